@@ -1,0 +1,7 @@
+"""Elements: the terminal equations of each kind of physical component."""
+
+from .base import Edge, Element, Kind, Parameter
+from .lumped import *  # noqa: F401,F403
+from .lumped import __all__ as _lumped
+
+__all__ = ["Edge", "Element", "Kind", "Parameter", *_lumped]

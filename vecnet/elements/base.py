@@ -1,0 +1,150 @@
+"""The element framework: edges, kinds, parameters and terminal equations.
+
+An element is one or more directed edges of a linear graph plus the terminal
+equations that relate the across and through variables of those edges. The
+formulations never look inside an element beyond :meth:`Element.terminal_equations`
+and :attr:`Element.kind`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, ClassVar
+
+import sympy
+
+from ..domains import Domain, domain as lookup_domain
+from ..errors import ModelError
+
+__all__ = ["Kind", "Parameter", "Edge", "EdgeVariables", "Element", "t"]
+
+#: The time variable of every model.
+t = sympy.Symbol("t", real=True)
+
+
+class Kind(Enum):
+    """What an element does with energy; decides its place in a normal tree."""
+
+    ACROSS_SOURCE = "across source"
+    ACROSS_STORE = "A-type"    # capacitor, mass, inertia, fluid and thermal capacitance
+    TRANSDUCER = "transducer"  # transformer, gyrator
+    DISSIPATOR = "D-type"      # resistor, damper, fluid and thermal resistance
+    THROUGH_STORE = "T-type"   # inductor, spring, fluid inertance
+    THROUGH_SOURCE = "through source"
+    CONSTRAINT = "constraint"  # rigid arms and joints of vector networks
+
+    @property
+    def normal_tree_rank(self) -> int | None:
+        """Place in the normal-tree order (lower first); ``None``: never a branch."""
+        return _NORMAL_RANK[self]
+
+
+_NORMAL_RANK = {Kind.ACROSS_SOURCE: 0, Kind.ACROSS_STORE: 1, Kind.TRANSDUCER: 2,
+                Kind.CONSTRAINT: 2, Kind.DISSIPATOR: 3, Kind.THROUGH_STORE: 4,
+                Kind.THROUGH_SOURCE: None}
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A named parameter of an element: its sympy symbol and optional numeric value."""
+
+    name: str
+    symbol: sympy.Expr
+    value: float | None = None
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One directed edge of an element: full edge name, tail, head and domain."""
+
+    name: str
+    tail: Hashable
+    head: Hashable
+    domain: Domain
+
+
+@dataclass(frozen=True)
+class EdgeVariables:
+    """The across and through variables of one edge, as sympy functions of :data:`t`."""
+
+    across: sympy.Expr
+    through: sympy.Expr
+
+
+class Element:
+    """Base class of all elements.
+
+    Subclasses declare ``kind``, ``domain``, ``ports`` (one name per edge; a
+    single empty name for one-port elements) and ``parameter_names``, and
+    implement :meth:`terminal_equations`.
+
+    A parameter may be given as a number (kept as a value of the element's own
+    symbol), as a sympy expression (used as is), or left out when the element
+    has a default. The symbol of a numeric parameter ``R`` of element ``R3`` is
+    ``R3`` (the element name starts with the parameter name), that of
+    parameter ``K`` of element ``motor`` is ``K_motor``.
+    """
+
+    kind: ClassVar[Kind]
+    domain: ClassVar[str] = "electrical"
+    ports: ClassVar[tuple[str, ...]] = ("",)
+    parameter_names: ClassVar[tuple[str, ...]] = ()
+    defaults: ClassVar[Mapping[str, Any]] = {}
+
+    def __init__(self, name: str, *nodes: Hashable, **parameters: Any) -> None:
+        if not isinstance(name, str) or not name or "." in name:
+            raise ModelError(f"element names are non-empty strings without dots; got {name!r}")
+        self.name = name
+        if len(nodes) != 2 * len(self.ports):
+            want = "tail, head" if len(self.ports) == 1 else ", ".join(
+                f"{p}_tail, {p}_head" for p in self.ports)
+            raise ModelError(f"{type(self).__name__} {name!r} takes the nodes ({want}); "
+                             f"got {len(nodes)} node(s)")
+        self.edges: tuple[Edge, ...] = tuple(
+            Edge(name if port == "" else f"{name}.{port}", nodes[2 * k], nodes[2 * k + 1],
+                 lookup_domain(self.domain))
+            for k, port in enumerate(self.ports))
+        unknown = sorted(set(parameters) - set(self.parameter_names))
+        if unknown:
+            raise ModelError(f"{type(self).__name__} {name!r} has no parameter(s) "
+                             f"{', '.join(unknown)}; its parameters are "
+                             f"{', '.join(self.parameter_names) or 'none'}")
+        self.parameters: dict[str, Parameter] = {}
+        for pname in self.parameter_names:
+            if pname in parameters:
+                given = parameters[pname]
+            elif pname in self.defaults:
+                given = self.defaults[pname]
+            else:
+                raise ModelError(f"{type(self).__name__} {name!r} needs parameter {pname!r}")
+            self.parameters[pname] = self._parameter(pname, given)
+
+    def _parameter(self, pname: str, given: Any) -> Parameter:
+        if isinstance(given, sympy.Basic):
+            return Parameter(pname, given)
+        if isinstance(given, numbers.Real) and not isinstance(given, bool):
+            symbol = sympy.Symbol(self.name if self.name.startswith(pname) else f"{pname}_{self.name}",
+                                  real=True)
+            return Parameter(pname, symbol, float(given))
+        raise ModelError(f"parameter {pname!r} of {self.name!r} must be a number or a sympy "
+                         f"expression; got {given!r}")
+
+    def symbol(self, pname: str) -> sympy.Expr:
+        """The sympy symbol (or expression) of parameter ``pname``."""
+        return self.parameters[pname].symbol
+
+    @property
+    def values(self) -> dict[sympy.Expr, float]:
+        """Numeric values of the parameters that have one, keyed by symbol."""
+        return {p.symbol: p.value for p in self.parameters.values() if p.value is not None}
+
+    def terminal_equations(self, variables: Mapping[str, EdgeVariables]) -> list[sympy.Eq]:
+        """The element's terminal equations in the edge variables ``variables[edge.name]``."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        ends = ", ".join(f"{e.name}: {e.tail!r}->{e.head!r}" for e in self.edges)
+        return f"<{type(self).__name__} {self.name} ({ends})>"

@@ -1,0 +1,210 @@
+"""Linear graphs: named directed edges between named nodes.
+
+A :class:`LinearGraph` is bare topology with no physics. Each edge has a
+unique name and an orientation from its tail to its head; parallel edges and
+several connected components are allowed, self-loops are not (an edge from a
+node to itself carries no across variable and joins no cutset).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from .errors import TopologyError, UnknownNameError
+
+if TYPE_CHECKING:
+    from .topology import Topology
+
+__all__ = ["LinearGraph"]
+
+
+class LinearGraph:
+    """A directed multigraph whose edges have unique names.
+
+    Parameters
+    ----------
+    edges : iterable of (name, tail, head), optional
+        Edges to add, in order. Node order is the order of first appearance.
+
+    Examples
+    --------
+    >>> g = LinearGraph([("R1", "a", "b"), ("C1", "b", "g"), ("V1", "g", "a")])
+    >>> g.edges
+    ('R1', 'C1', 'V1')
+    >>> g.ends("C1")
+    ('b', 'g')
+    >>> g.topology(tree=["R1", "C1"]).chords
+    ('V1',)
+    """
+
+    def __init__(self, edges: Iterable[tuple[str, Hashable, Hashable]] = ()) -> None:
+        self._nodes: dict[Hashable, int] = {}
+        self._edges: dict[str, int] = {}
+        self._tails: list[int] = []
+        self._heads: list[int] = []
+        self._nx: nx.MultiDiGraph | None = None
+        for edge in edges:
+            if not (isinstance(edge, (tuple, list)) and len(edge) == 3):
+                raise TopologyError(f"an edge is given as (name, tail, head); got {edge!r}")
+            self.add_edge(*edge)
+
+    # -- building -----------------------------------------------------------
+    def add_node(self, node: Hashable) -> None:
+        """Add a node (nodes are also added by :meth:`add_edge`). Adding it twice is harmless."""
+        _check_node(node)
+        if node not in self._nodes:
+            self._nodes[node] = len(self._nodes)
+            self._nx = None
+
+    def add_edge(self, name: str, tail: Hashable, head: Hashable) -> None:
+        """Add the edge ``name`` oriented from ``tail`` to ``head``.
+
+        Raises
+        ------
+        TopologyError
+            If ``name`` is not a non-empty string, is already used, or if
+            ``tail == head`` (a self-loop).
+        """
+        if not isinstance(name, str) or not name:
+            raise TopologyError(f"edge names are non-empty strings; got {name!r}")
+        if name in self._edges:
+            t, h = self.ends(name)
+            raise TopologyError(f"edge name {name!r} is already used (edge {t!r} -> {h!r}); "
+                                "give each edge a unique name")
+        _check_node(tail)
+        _check_node(head)
+        if tail == head:
+            raise TopologyError(f"edge {name!r} is a self-loop at node {tail!r}; "
+                                "an edge must join two different nodes")
+        self.add_node(tail)
+        self.add_node(head)
+        self._edges[name] = len(self._tails)
+        self._tails.append(self._nodes[tail])
+        self._heads.append(self._nodes[head])
+        self._nx = None
+
+    # -- reading ------------------------------------------------------------
+    @property
+    def nodes(self) -> tuple[Hashable, ...]:
+        """Node names in order of first appearance."""
+        return tuple(self._nodes)
+
+    @property
+    def edges(self) -> tuple[str, ...]:
+        """Edge names in the order they were added."""
+        return tuple(self._edges)
+
+    def number_of_nodes(self) -> int:
+        return len(self._nodes)
+
+    def number_of_edges(self) -> int:
+        return len(self._edges)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._edges
+
+    def has_node(self, node: Hashable) -> bool:
+        try:
+            return node in self._nodes
+        except TypeError:
+            return False
+
+    def edge_index(self, name: str) -> int:
+        """Position of edge ``name`` in :attr:`edges`."""
+        try:
+            return self._edges[name]
+        except (KeyError, TypeError):
+            raise UnknownNameError(f"no edge named {name!r} in the graph") from None
+
+    def node_index(self, node: Hashable) -> int:
+        """Position of ``node`` in :attr:`nodes`."""
+        try:
+            return self._nodes[node]
+        except (KeyError, TypeError):
+            raise UnknownNameError(f"no node {node!r} in the graph") from None
+
+    def ends(self, name: str) -> tuple[Hashable, Hashable]:
+        """``(tail, head)`` of edge ``name``."""
+        j = self.edge_index(name)
+        nodes = self.nodes
+        return nodes[self._tails[j]], nodes[self._heads[j]]
+
+    def index_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Tail and head node positions of every edge, as integer arrays."""
+        return (np.asarray(self._tails, dtype=np.int64), np.asarray(self._heads, dtype=np.int64))
+
+    def components(self) -> list[list[Hashable]]:
+        """Connected components (orientation ignored), each a list of nodes in graph order,
+        ordered by their first node.
+
+        >>> LinearGraph([("x", 1, 2), ("y", 3, 4)]).components()
+        [[1, 2], [3, 4]]
+        """
+        labels = component_labels(self)
+        nodes = self.nodes
+        groups: dict[int, list[Hashable]] = {}
+        for node, label in zip(nodes, labels.tolist()):
+            groups.setdefault(label, []).append(node)
+        return list(groups.values())
+
+    @property
+    def nx(self) -> nx.MultiDiGraph:
+        """A read-only :class:`networkx.MultiDiGraph` view; edge keys are the edge names."""
+        if self._nx is None:
+            g = nx.MultiDiGraph()
+            g.add_nodes_from(self._nodes)
+            nodes = self.nodes
+            g.add_edges_from((nodes[t], nodes[h], name)
+                             for name, t, h in zip(self._edges, self._tails, self._heads))
+            self._nx = nx.freeze(g)
+        return self._nx
+
+    def subgraph(self, edges: Iterable[str]) -> LinearGraph:
+        """The graph made of the named edges only (and their end nodes)."""
+        return LinearGraph((name, *self.ends(name)) for name in edges)
+
+    def topology(self, tree: Sequence[str] | Callable[[str], Any] | str | None = None,
+                 datum: Hashable | Sequence[Hashable] | None = None,
+                 sparse: bool | None = None) -> Topology:
+        """The :class:`~vecnet.topology.Topology` of this graph for a choice of tree.
+
+        See :func:`vecnet.topology.Topology` for the meaning of the arguments.
+        """
+        from .topology import Topology
+
+        return Topology(self, tree=tree, datum=datum, sparse=sparse)
+
+    def __repr__(self) -> str:
+        return f"<LinearGraph: {self.number_of_nodes()} nodes, {self.number_of_edges()} edges>"
+
+
+def _check_node(node: Hashable) -> None:
+    if node is None:
+        raise TopologyError("None cannot name a node; use a string or number")
+    try:
+        hash(node)
+    except TypeError:
+        raise TopologyError(f"node names must be hashable; got {node!r}") from None
+
+
+def component_labels(graph: LinearGraph, edges: np.ndarray | None = None) -> np.ndarray:
+    """Component label of every node of ``graph`` counting only the edges at positions
+    ``edges`` (all edges when omitted); labels are numbered in order of first node."""
+    tails, heads = graph.index_arrays()
+    if edges is not None:
+        tails, heads = tails[edges], heads[edges]
+    n = graph.number_of_nodes()
+    adjacency = sp.coo_matrix((np.ones(len(tails), dtype=np.int8), (tails, heads)), shape=(n, n))
+    _, labels = csgraph.connected_components(adjacency, directed=False)
+    # renumber so that components appear in order of their first node
+    _, first = np.unique(labels, return_index=True)
+    order = np.argsort(first)
+    rename = np.empty_like(order)
+    rename[order] = np.arange(len(order))
+    return rename[labels]

@@ -1,0 +1,122 @@
+"""Networks: elements placed on a linear graph."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import sympy
+
+from .elements.base import EdgeVariables, Element, t
+from .errors import ModelError, TopologyError, UnknownNameError
+from .graph import LinearGraph
+from .topology import Topology
+
+__all__ = ["Network"]
+
+
+class Network:
+    """A physical system: elements whose edges form a :class:`LinearGraph`.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("Vs", "g", "a", V=vn.Symbol("V")))
+    >>> _ = net.add(vn.Resistor("R1", "a", "b", R=1e3), vn.Capacitor("C1", "b", "g", C=1e-6))
+    >>> topo = net.topology(tree="normal")
+    >>> topo.branches, topo.chords
+    (('Vs', 'C1'), ('R1',))
+    """
+
+    def __init__(self, name: str = "network") -> None:
+        self.name = name
+        self.graph = LinearGraph()
+        self._elements: dict[str, Element] = {}
+        self._edge_owner: dict[str, Element] = {}
+
+    def add(self, *elements: Element) -> Element:
+        """Add elements; returns the last one. Nothing is added if any of them is refused.
+
+        Raises
+        ------
+        ModelError
+            Not an :class:`Element`, or an element name already used.
+        TopologyError
+            An edge that is a self-loop.
+        """
+        staged = LinearGraph((e, *self.graph.ends(e)) for e in self.graph.edges)
+        for node in self.graph.nodes:
+            staged.add_node(node)
+        names = set(self._elements)
+        for element in elements:
+            if not isinstance(element, Element):
+                raise ModelError(f"network {self.name!r}: can only add elements, got {element!r}")
+            if element.name in names:
+                raise ModelError(f"network {self.name!r} already has an element named "
+                                 f"{element.name!r}; element names must be unique")
+            names.add(element.name)
+            for edge in element.edges:
+                try:
+                    staged.add_edge(edge.name, edge.tail, edge.head)
+                except TopologyError as exc:
+                    raise TopologyError(f"element {element.name!r}: {exc}") from None
+        self.graph = staged
+        for element in elements:
+            self._elements[element.name] = element
+            for edge in element.edges:
+                self._edge_owner[edge.name] = element
+        return elements[-1] if elements else None
+
+    @property
+    def elements(self) -> tuple[Element, ...]:
+        return tuple(self._elements.values())
+
+    def element(self, name: str) -> Element:
+        """The element called ``name``."""
+        try:
+            return self._elements[name]
+        except (KeyError, TypeError):
+            raise UnknownNameError(f"network {self.name!r} has no element {name!r}") from None
+
+    def owner(self, edge: str) -> Element:
+        """The element that edge ``edge`` belongs to."""
+        try:
+            return self._edge_owner[edge]
+        except (KeyError, TypeError):
+            raise UnknownNameError(f"network {self.name!r} has no edge {edge!r}") from None
+
+    def variables(self, edge: str) -> EdgeVariables:
+        """The across and through variables of ``edge`` as sympy functions of time,
+        named after the domain (``v_R1(t)``, ``i_R1(t)``; ``F_k(t)`` for a spring)."""
+        dom = self.owner(edge).edges[0].domain
+        return EdgeVariables(sympy.Function(f"{dom.across_symbol}_{edge}", real=True)(t),
+                             sympy.Function(f"{dom.through_symbol}_{edge}", real=True)(t))
+
+    def tree_priority(self, rule: str) -> Callable[[str], Any]:
+        """The edge priority of a named tree rule.
+
+        ``"normal"`` orders edges across sources, A-type stores, transducers and
+        constraints, D-type, T-type; through sources are never branches. Within a
+        rank, edges keep the order they were added in.
+        """
+        if rule == "normal":
+            return lambda edge: self.owner(edge).kind.normal_tree_rank
+        raise TopologyError(f"unknown tree rule {rule!r}; use 'auto', 'normal', a list of "
+                            "branch names or a priority function")
+
+    def topology(self, tree: Sequence[str] | Callable[[str], Any] | str | None = "auto",
+                 datum: Hashable | Sequence[Hashable] | None = None,
+                 sparse: bool | None = None) -> Topology:
+        """The :class:`Topology` of the network's graph for a tree choice.
+
+        ``tree`` is a list of branch names, a priority function, ``"auto"`` or the
+        name of a rule of :meth:`tree_priority` such as ``"normal"``.
+        """
+        if isinstance(tree, str) and tree != "auto":
+            tree = self.tree_priority(tree)
+        return Topology(self.graph, tree=tree, datum=datum, sparse=sparse)
+
+    def __repr__(self) -> str:
+        return (f"<Network {self.name!r}: {len(self._elements)} elements, "
+                f"{self.graph.number_of_edges()} edges, {self.graph.number_of_nodes()} nodes>")
