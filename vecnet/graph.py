@@ -107,7 +107,10 @@ class LinearGraph:
         return len(self._edges)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._edges
+        try:
+            return name in self._edges
+        except TypeError:
+            return False
 
     def has_node(self, node: Hashable) -> bool:
         try:
@@ -164,6 +167,15 @@ class LinearGraph:
                              for name, t, h in zip(self._edges, self._tails, self._heads))
             self._nx = nx.freeze(g)
         return self._nx
+
+    def copy(self) -> LinearGraph:
+        """An independent copy with the same nodes and edges in the same order."""
+        other = LinearGraph()
+        other._nodes = dict(self._nodes)
+        other._edges = dict(self._edges)
+        other._tails = list(self._tails)
+        other._heads = list(self._heads)
+        return other
 
     def subgraph(self, edges: Iterable[str]) -> LinearGraph:
         """The graph made of the named edges only (and their end nodes)."""

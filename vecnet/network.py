@@ -45,9 +45,7 @@ class Network:
         TopologyError
             An edge that is a self-loop.
         """
-        staged = LinearGraph((e, *self.graph.ends(e)) for e in self.graph.edges)
-        for node in self.graph.nodes:
-            staged.add_node(node)
+        staged = self.graph.copy()
         names = set(self._elements)
         for element in elements:
             if not isinstance(element, Element):

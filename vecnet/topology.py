@@ -241,10 +241,7 @@ class Topology:
                  sparse: bool | None = None) -> None:
         if not isinstance(graph, LinearGraph):
             raise TopologyError(f"Topology needs a LinearGraph, got {type(graph).__name__}")
-        self.graph = LinearGraph((name, *graph.ends(name)) for name in graph.edges)
-        for node in graph.nodes:
-            self.graph.add_node(node)
-        graph = self.graph
+        self.graph = graph = graph.copy()
         self.sparse = graph.number_of_edges() > DENSE_EDGE_LIMIT if sparse is None else bool(sparse)
 
         if tree is None or (isinstance(tree, str) and tree == "auto"):
