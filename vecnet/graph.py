@@ -49,6 +49,7 @@ class LinearGraph:
         self._tails: list[int] = []
         self._heads: list[int] = []
         self._nx: nx.MultiDiGraph | None = None
+        self._arrays: tuple[np.ndarray, np.ndarray] | None = None
         for edge in edges:
             if not (isinstance(edge, (tuple, list)) and len(edge) == 3):
                 raise TopologyError(f"an edge is given as (name, tail, head); got {edge!r}")
@@ -61,6 +62,7 @@ class LinearGraph:
         if node not in self._nodes:
             self._nodes[node] = len(self._nodes)
             self._nx = None
+            self._arrays = None
 
     def add_edge(self, name: str, tail: Hashable, head: Hashable) -> None:
         """Add the edge ``name`` oriented from ``tail`` to ``head``.
@@ -82,12 +84,15 @@ class LinearGraph:
         if tail == head:
             raise TopologyError(f"edge {name!r} is a self-loop at node {tail!r}; "
                                 "an edge must join two different nodes")
-        self.add_node(tail)
-        self.add_node(head)
+        nodes = self._nodes
+        for node in (tail, head):
+            if node not in nodes:
+                nodes[node] = len(nodes)
         self._edges[name] = len(self._tails)
-        self._tails.append(self._nodes[tail])
-        self._heads.append(self._nodes[head])
+        self._tails.append(nodes[tail])
+        self._heads.append(nodes[head])
         self._nx = None
+        self._arrays = None
 
     # -- reading ------------------------------------------------------------
     @property
@@ -139,8 +144,13 @@ class LinearGraph:
         return nodes[self._tails[j]], nodes[self._heads[j]]
 
     def index_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """Tail and head node positions of every edge, as integer arrays."""
-        return (np.asarray(self._tails, dtype=np.int64), np.asarray(self._heads, dtype=np.int64))
+        """Tail and head node positions of every edge, as (read-only) integer arrays."""
+        if self._arrays is None:
+            tails = np.asarray(self._tails, dtype=np.int64)
+            heads = np.asarray(self._heads, dtype=np.int64)
+            tails.flags.writeable = heads.flags.writeable = False
+            self._arrays = (tails, heads)
+        return self._arrays
 
     def components(self) -> list[list[Hashable]]:
         """Connected components (orientation ignored), each a list of nodes in graph order,
@@ -175,6 +185,7 @@ class LinearGraph:
         other._edges = dict(self._edges)
         other._tails = list(self._tails)
         other._heads = list(self._heads)
+        other._arrays = self._arrays
         return other
 
     def subgraph(self, edges: Iterable[str]) -> LinearGraph:

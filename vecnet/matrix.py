@@ -55,8 +55,8 @@ class LabeledMatrix:
         if values.shape != (len(self.rows), len(self.columns)):
             raise ValueError(f"matrix of shape {values.shape} needs {values.shape[0]} row and "
                              f"{values.shape[1]} column labels, got {len(self.rows)} and {len(self.columns)}")
-        self._row_index = {r: i for i, r in enumerate(self.rows)}
-        self._col_index = {c: j for j, c in enumerate(self.columns)}
+        self._row_index: dict | None = None  # built on first lookup: large matrices rarely need it
+        self._col_index: dict | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -85,12 +85,16 @@ class LabeledMatrix:
         return LabeledMatrix(self.values.T, self.columns, self.rows)
 
     def row_index(self, label: Hashable) -> int:
+        if self._row_index is None:
+            self._row_index = {r: i for i, r in enumerate(self.rows)}
         try:
             return self._row_index[label]
         except KeyError:
             raise UnknownNameError(f"no row labelled {label!r}; rows are {list(self.rows)}") from None
 
     def column_index(self, label: Hashable) -> int:
+        if self._col_index is None:
+            self._col_index = {c: j for j, c in enumerate(self.columns)}
         try:
             return self._col_index[label]
         except KeyError:

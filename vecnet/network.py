@@ -11,6 +11,7 @@ from .elements.base import EdgeVariables, Element, t
 from .errors import ModelError, TopologyError, UnknownNameError
 from .graph import LinearGraph
 from .topology import Topology
+from .trees import normal_tree
 
 __all__ = ["Network"]
 
@@ -87,32 +88,21 @@ class Network:
     def variables(self, edge: str) -> EdgeVariables:
         """The across and through variables of ``edge`` as sympy functions of time,
         named after the domain (``v_R1(t)``, ``i_R1(t)``; ``F_k(t)`` for a spring)."""
-        dom = self.owner(edge).edges[0].domain
+        dom = next(e.domain for e in self.owner(edge).edges if e.name == edge)
         return EdgeVariables(sympy.Function(f"{dom.across_symbol}_{edge}", real=True)(t),
                              sympy.Function(f"{dom.through_symbol}_{edge}", real=True)(t))
-
-    def tree_priority(self, rule: str) -> Callable[[str], Any]:
-        """The edge priority of a named tree rule.
-
-        ``"normal"`` orders edges across sources, A-type stores, transducers and
-        constraints, D-type, T-type; through sources are never branches. Within a
-        rank, edges keep the order they were added in.
-        """
-        if rule == "normal":
-            return lambda edge: self.owner(edge).kind.normal_tree_rank
-        raise TopologyError(f"unknown tree rule {rule!r}; use 'auto', 'normal', a list of "
-                            "branch names or a priority function")
 
     def topology(self, tree: Sequence[str] | Callable[[str], Any] | str | None = "auto",
                  datum: Hashable | Sequence[Hashable] | None = None,
                  sparse: bool | None = None) -> Topology:
         """The :class:`Topology` of the network's graph for a tree choice.
 
-        ``tree`` is a list of branch names, a priority function, ``"auto"`` or the
-        name of a rule of :meth:`tree_priority` such as ``"normal"``.
+        ``tree`` is a list of branch names, a priority function (see
+        :func:`~vecnet.topology.spanning_forest`), ``"auto"`` or ``"normal"`` (see
+        :func:`~vecnet.trees.normal_tree`).
         """
-        if isinstance(tree, str) and tree != "auto":
-            tree = self.tree_priority(tree)
+        if tree == "normal":
+            tree = normal_tree(self)
         return Topology(self.graph, tree=tree, datum=datum, sparse=sparse)
 
     def __repr__(self) -> str:

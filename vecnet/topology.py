@@ -259,13 +259,13 @@ class Topology:
         self.nodes: tuple[Hashable, ...] = graph.nodes
         self.branches: tuple[str, ...] = tuple(branches)
         self.chords: tuple[str, ...] = tuple(e for e in graph.edges if e not in branch_set)
-        self.datum: tuple[Hashable, ...] = self._choose_datum(datum)
         self.components: list[list[Hashable]] = graph.components()
+        self.datum: tuple[Hashable, ...] = self._choose_datum(datum)
 
     # -- datum and tree structure ----------------------------------------------
     def _choose_datum(self, datum) -> tuple[Hashable, ...]:
         graph = self.graph
-        components = graph.components()
+        components = self.components
         if datum is None:
             return tuple(c[0] for c in components)
         chosen = [datum] if (not isinstance(datum, (list, tuple)) or graph.has_node(datum)) else list(datum)

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import sympy
 
 from ..domains import Domain, domain as lookup_domain
-from ..errors import ModelError
+from ..errors import ModelError, UnknownNameError
 
 __all__ = ["Kind", "Parameter", "Edge", "EdgeVariables", "Element", "t"]
 
@@ -77,9 +77,9 @@ class EdgeVariables:
 class Element:
     """Base class of all elements.
 
-    Subclasses declare ``kind``, ``domain``, ``ports`` (one name per edge; a
-    single empty name for one-port elements) and ``parameter_names``, and
-    implement :meth:`terminal_equations`.
+    Subclasses declare ``kind``, ``domain`` (one domain, or one per port),
+    ``ports`` (one name per edge; a single empty name for one-port elements)
+    and ``parameter_names``, and implement :meth:`terminal_equations`.
 
     A parameter may be given as a number (kept as a value of the element's own
     symbol), as a sympy expression (used as is), or left out when the element
@@ -89,7 +89,7 @@ class Element:
     """
 
     kind: ClassVar[Kind]
-    domain: ClassVar[str] = "electrical"
+    domain: ClassVar[str | tuple[str, ...]] = "electrical"
     ports: ClassVar[tuple[str, ...]] = ("",)
     parameter_names: ClassVar[tuple[str, ...]] = ()
     defaults: ClassVar[Mapping[str, Any]] = {}
@@ -103,9 +103,10 @@ class Element:
                 f"{p}_tail, {p}_head" for p in self.ports)
             raise ModelError(f"{type(self).__name__} {name!r} takes the nodes ({want}); "
                              f"got {len(nodes)} node(s)")
+        domains = self.domain if isinstance(self.domain, tuple) else (self.domain,) * len(self.ports)
         self.edges: tuple[Edge, ...] = tuple(
             Edge(name if port == "" else f"{name}.{port}", nodes[2 * k], nodes[2 * k + 1],
-                 lookup_domain(self.domain))
+                 lookup_domain(domains[k]))
             for k, port in enumerate(self.ports))
         unknown = sorted(set(parameters) - set(self.parameter_names))
         if unknown:
@@ -140,6 +141,14 @@ class Element:
     def values(self) -> dict[sympy.Expr, float]:
         """Numeric values of the parameters that have one, keyed by symbol."""
         return {p.symbol: p.value for p in self.parameters.values() if p.value is not None}
+
+    def edge(self, port: str = "") -> Edge:
+        """The edge of ``port`` (the only edge of a one-port)."""
+        for k, p in enumerate(self.ports):
+            if p == port:
+                return self.edges[k]
+        raise UnknownNameError(f"{type(self).__name__} {self.name!r} has no port {port!r}; "
+                               f"ports are {', '.join(self.ports)}")
 
     def terminal_equations(self, variables: Mapping[str, EdgeVariables]) -> list[sympy.Eq]:
         """The element's terminal equations in the edge variables ``variables[edge.name]``."""
