@@ -96,14 +96,24 @@ def test_python_blocks_run(path: Path, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # files a doc example writes land in a scratch directory
     namespace: dict = {"__name__": "__docs__"}
     for block in blocks:
+        failure = None
         try:
             _run(block, path, namespace)
-        except BaseException as exc:  # noqa: BLE001 - report any failure with its location
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                raise
-            shown = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next))
+        except Exception as exc:  # noqa: BLE001 - report any failure with its location
+            failure = _describe(exc, path)
+        if failure is not None:
             pytest.fail(f"{path.relative_to(ROOT)}: python block starting at line "
-                        f"{block.fence_line} failed:\n{shown}", pytrace=False)
+                        f"{block.fence_line} failed:\n{failure}", pytrace=False)
+
+
+def _describe(exc: BaseException, path: Path) -> str:
+    """The traceback of ``exc`` from the first frame inside the Markdown file on."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != str(path):
+        tb = tb.tb_next
+    if tb is None:  # e.g. a SyntaxError, which carries its own file and line
+        return "".join(traceback.format_exception_only(type(exc), exc))
+    return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
 def test_fence_parser() -> None:

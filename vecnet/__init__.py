@@ -6,12 +6,10 @@
 ('V',)
 """
 
-from sympy import Symbol
-
 from .domains import DOMAINS, Domain, domain
 from .elements import *  # noqa: F401,F403
 from .elements import __all__ as _elements
-from .elements.base import EdgeVariables, t
+from .elements.base import EdgeVariables, Symbol, t
 from .errors import (FormulationError, ModelError, TopologyError, TreeError, UnknownNameError,
                      VecnetError)
 from .graph import LinearGraph

@@ -12,14 +12,14 @@ import numbers
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import sympy
 
 from ..domains import Domain, domain as lookup_domain
 from ..errors import ModelError, UnknownNameError
 
-__all__ = ["Kind", "Parameter", "Edge", "EdgeVariables", "Element", "t"]
+__all__ = ["Kind", "Parameter", "Edge", "EdgeVariables", "Element", "Symbol", "t"]
 
 #: The time variable of every model.
 t = sympy.Symbol("t", real=True)
@@ -53,7 +53,7 @@ class Parameter:
 
     name: str
     symbol: sympy.Expr
-    value: float | None = None
+    value: Any = None  # a float; for a source signal also an expression in t or a callable
 
 
 @dataclass(frozen=True)
@@ -66,12 +66,22 @@ class Edge:
     domain: Domain
 
 
-@dataclass(frozen=True)
-class EdgeVariables:
+class EdgeVariables(NamedTuple):
     """The across and through variables of one edge, as sympy functions of :data:`t`."""
 
     across: sympy.Expr
     through: sympy.Expr
+
+
+def Symbol(name: str, **assumptions: Any) -> sympy.Symbol:
+    """A sympy symbol for a model parameter; real unless told otherwise, like the
+    symbols vecnet makes for numeric parameters.
+
+    >>> Symbol("R1").is_real
+    True
+    """
+    assumptions.setdefault("real", True)
+    return sympy.Symbol(name, **assumptions)
 
 
 class Element:
@@ -93,6 +103,8 @@ class Element:
     ports: ClassVar[tuple[str, ...]] = ("",)
     parameter_names: ClassVar[tuple[str, ...]] = ()
     defaults: ClassVar[Mapping[str, Any]] = {}
+    #: parameters that are input signals: always a symbol, with a value that may vary in time
+    signals: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, name: str, *nodes: Hashable, **parameters: Any) -> None:
         if not isinstance(name, str) or not name or "." in name:
@@ -124,12 +136,21 @@ class Element:
             self.parameters[pname] = self._parameter(pname, given)
 
     def _parameter(self, pname: str, given: Any) -> Parameter:
+        own = sympy.Symbol(self.name if self.name.startswith(pname) else f"{pname}_{self.name}",
+                           real=True)
+        number = isinstance(given, numbers.Real) and not isinstance(given, bool)
+        if pname in self.signals:
+            if isinstance(given, sympy.Symbol):
+                return Parameter(pname, given)
+            if number or callable(given) or (isinstance(given, sympy.Expr)
+                                             and given.free_symbols <= {t}):
+                return Parameter(pname, own, float(given) if number else given)
+            raise ModelError(f"signal {pname!r} of {self.name!r} must be a number, a symbol, an "
+                             f"expression in t or a function of t; got {given!r}")
         if isinstance(given, sympy.Basic):
             return Parameter(pname, given)
-        if isinstance(given, numbers.Real) and not isinstance(given, bool):
-            symbol = sympy.Symbol(self.name if self.name.startswith(pname) else f"{pname}_{self.name}",
-                                  real=True)
-            return Parameter(pname, symbol, float(given))
+        if number:
+            return Parameter(pname, own, float(given))
         raise ModelError(f"parameter {pname!r} of {self.name!r} must be a number or a sympy "
                          f"expression; got {given!r}")
 
@@ -139,8 +160,9 @@ class Element:
 
     @property
     def values(self) -> dict[sympy.Expr, float]:
-        """Numeric values of the parameters that have one, keyed by symbol."""
-        return {p.symbol: p.value for p in self.parameters.values() if p.value is not None}
+        """Numeric values of the (non-signal) parameters that have one, keyed by symbol."""
+        return {p.symbol: p.value for p in self.parameters.values()
+                if p.value is not None and p.name not in self.signals}
 
     def edge(self, port: str = "") -> Edge:
         """The edge of ``port`` (the only edge of a one-port)."""

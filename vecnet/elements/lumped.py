@@ -27,6 +27,7 @@ from collections.abc import Mapping
 
 import sympy
 
+from ..errors import ModelError
 from .base import EdgeVariables, Element, Kind, t
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "Inertia", "TorsionSpring", "RotaryDamper", "TorqueSource", "AngularVelocitySource",
     "FluidCapacitance", "FluidInertance", "FluidResistance", "PressureSource", "FlowSource",
     "ThermalCapacitance", "ThermalResistance", "TemperatureSource", "HeatFlowSource",
+    "NonlinearDissipator",
 ]
 
 
@@ -90,6 +92,7 @@ class _Viscous(OnePort):
 
 class _AcrossSource(OnePort):
     kind = Kind.ACROSS_SOURCE
+    driven = "across"
 
     def law(self, a, tau, p):
         return sympy.Eq(a, p)
@@ -97,9 +100,50 @@ class _AcrossSource(OnePort):
 
 class _ThroughSource(OnePort):
     kind = Kind.THROUGH_SOURCE
+    driven = "through"
 
     def law(self, a, tau, p):
         return sympy.Eq(tau, -p)
+
+
+class NonlinearDissipator(OnePort):
+    """A dissipator with a nonlinear law, given as a function that builds a sympy expression:
+    ``across=f`` for ``a = f(tau)`` or ``through=g`` for ``tau = g(a)``.
+
+    >>> import sympy
+    >>> orifice = NonlinearDissipator("O1", "p", "q", domain="fluid",
+    ...                               across=lambda Q: 2 * Q * sympy.Abs(Q))
+    >>> orifice.kind.value
+    'D-type'
+    """
+
+    kind = Kind.DISSIPATOR
+
+    def __init__(self, name: str, tail, head, *, domain: str = "electrical",
+                 across=None, through=None) -> None:
+        if (across is None) == (through is None):
+            raise ModelError(f"NonlinearDissipator {name!r}: give exactly one of across=f(tau) "
+                             "or through=g(a)")
+        law = across or through
+        if not callable(law):
+            raise ModelError(f"NonlinearDissipator {name!r}: the law must be a function "
+                             f"building a sympy expression, got {law!r}")
+        self.domain = domain
+        super().__init__(name, tail, head)
+        probe = sympy.Dummy("x", real=True)
+        try:
+            expression = sympy.sympify(law(probe))
+        except Exception as exc:
+            raise ModelError(f"NonlinearDissipator {name!r}: its law failed on a symbol: {exc}") from None
+        if not isinstance(expression, sympy.Expr):
+            raise ModelError(f"NonlinearDissipator {name!r}: its law must return an expression")
+        self._solve_for, self._law = ("across" if across else "through"), law
+
+    def terminal_equations(self, variables: Mapping[str, EdgeVariables]) -> list[sympy.Eq]:
+        v = variables[self.edges[0].name]
+        if self._solve_for == "across":
+            return [sympy.Eq(v.across, self._law(v.through))]
+        return [sympy.Eq(v.through, self._law(v.across))]
 
 
 def _domain(name: str):
@@ -108,6 +152,8 @@ def _domain(name: str):
         def apply(cls):
             cls.domain = name
             cls.parameter_names = (parameter,)
+            if issubclass(cls, (_AcrossSource, _ThroughSource)):
+                cls.signals = (parameter,)
             return cls
         return apply
     return wrap

@@ -1,0 +1,1 @@
+"""Formulations: graph + tree + terminal equations -> system equations."""
