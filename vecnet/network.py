@@ -105,6 +105,20 @@ class Network:
             tree = normal_tree(self)
         return Topology(self.graph, tree=tree, datum=datum, sparse=sparse)
 
+    def equations(self, tree: Sequence[str] | str = "normal", datum: Hashable | None = None):
+        """The cutset, circuit and terminal equations for ``tree``:
+        a :class:`~vecnet.formulation.lumped.NetworkEquations`."""
+        from .formulation.lumped import NetworkEquations
+
+        return NetworkEquations(self, tree=tree, datum=datum)
+
+    def state_space(self, outputs: Sequence[str] = (), tree: Sequence[str] | str = "normal",
+                    numeric: bool = False):
+        """State equations and linear model: see :func:`vecnet.formulation.lumped.state_space`."""
+        from .formulation.lumped import state_space
+
+        return state_space(self, outputs=outputs, tree=tree, numeric=numeric)
+
     def __repr__(self) -> str:
         return (f"<Network {self.name!r}: {len(self._elements)} elements, "
                 f"{self.graph.number_of_edges()} edges, {self.graph.number_of_nodes()} nodes>")

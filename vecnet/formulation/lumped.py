@@ -1,0 +1,432 @@
+"""Lumped networks: the three equation sets, state equations and linear models.
+
+Primary variables are the across variables of tree branches and the through
+variables of chords; the cutset and circuit equations give every secondary
+variable (branch through, chord across) in terms of them. State variables are
+the across variables of A-type branches and the through variables of T-type
+chords. Substituting the secondary variables into the terminal equations and
+solving them block by block (:mod:`vecnet.formulation.blt`) leaves the state
+equations ``x' = f(x, u, u')``; what cannot be solved explicitly stays as
+algebraic equations ``0 = g(x, z, u)`` for the DAE path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from ..elements.base import EdgeVariables, Kind, t
+from ..errors import FormulationError, UnknownNameError
+from ..topology import Topology
+from .blt import solve_blocks
+
+if TYPE_CHECKING:
+    from ..network import Network
+
+__all__ = ["NetworkEquations", "Input", "StateSpace", "network_equations", "state_space"]
+
+s = sympy.Symbol("s")
+
+
+@dataclass(frozen=True)
+class Input:
+    """An input of the network: the value of one source.
+
+    ``name`` says what the source drives (``"V7.across"``, ``"I1.through"``);
+    ``symbol`` stands for its value in the equations; ``signal`` is the value
+    given to the element (a number, an expression in ``t``, a function of
+    ``t``, or ``None`` when only symbolic). The driven edge variable equals
+    ``sign * value``: +1 for across sources, -1 for through sources, which
+    deliver their value into their head node.
+    """
+
+    name: str
+    element: str
+    symbol: sympy.Symbol
+    signal: Any
+    sign: int
+
+
+class NetworkEquations:
+    """The cutset, circuit and terminal equations of a network for one tree.
+
+    Attributes
+    ----------
+    topology : Topology
+    variables : dict
+        Edge name -> :class:`~vecnet.EdgeVariables` (sympy functions of ``t``).
+    cutset, circuit, terminal : list of sympy.Eq
+        ``v - p`` cutset equations (branch through variables), ``e - v + p``
+        circuit equations (chord across variables) and the ``e`` terminal
+        equations of the elements.
+    primary, secondary : tuple of sympy expressions
+        Branch across and chord through variables; branch through and chord
+        across variables.
+    states : dict
+        State name (``"C6.across"``) -> the edge variable it is.
+    dependent_stores : tuple of str
+        A-type elements in the cotree and T-type elements in the tree.
+    inputs : tuple of Input
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network()
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=2.0),
+    ...             vn.Capacitor("C", "b", "g", C=3.0))
+    >>> eqs = net.equations()
+    >>> eqs.counts
+    {'unknowns': 6, 'cutset': 2, 'circuit': 1, 'terminal': 3}
+    >>> list(eqs.states)
+    ['C.across']
+    """
+
+    def __init__(self, net: Network, tree: Sequence[str] | str = "normal",
+                 datum: Hashable | None = None) -> None:
+        self.network = net
+        self.topology: Topology = net.topology(tree=tree, datum=datum)
+        topo = self.topology
+        self.variables: dict[str, EdgeVariables] = {e: net.variables(e) for e in topo.edges}
+        self.cutset = topo.cutset_equations({e: v.through for e, v in self.variables.items()})
+        self.circuit = topo.circuit_equations({e: v.across for e, v in self.variables.items()})
+        self.terminal: list[sympy.Eq] = []
+        self.terminal_owner: list[str] = []
+        for element in net.elements:
+            for eq in element.terminal_equations(self.variables):
+                self.terminal.append(eq)
+                self.terminal_owner.append(element.name)
+        branches = set(topo.branches)
+        self.primary = tuple(self.variables[e].across for e in topo.branches) + tuple(
+            self.variables[e].through for e in topo.chords)
+        self.secondary = tuple(self.variables[e].through for e in topo.branches) + tuple(
+            self.variables[e].across for e in topo.chords)
+        self.states: dict[str, sympy.Expr] = {}
+        dependent = []
+        for element in net.elements:
+            edge = element.edges[0].name
+            if element.kind is Kind.ACROSS_STORE:
+                if edge in branches:
+                    self.states[f"{edge}.across"] = self.variables[edge].across
+                else:
+                    dependent.append(element.name)
+            elif element.kind is Kind.THROUGH_STORE:
+                if edge in branches:
+                    dependent.append(element.name)
+                else:
+                    self.states[f"{edge}.through"] = self.variables[edge].through
+        self.dependent_stores = tuple(dependent)
+        self.inputs = tuple(
+            Input(f"{el.edges[0].name}.{el.driven}", el.name, el.symbol(el.parameter_names[0]),
+                  el.parameters[el.parameter_names[0]].value, 1 if el.driven == "across" else -1)
+            for el in net.elements if el.kind in (Kind.ACROSS_SOURCE, Kind.THROUGH_SOURCE))
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Numbers of unknowns (``2e``) and of cutset, circuit and terminal equations."""
+        return {"unknowns": 2 * len(self.topology.edges), "cutset": len(self.cutset),
+                "circuit": len(self.circuit), "terminal": len(self.terminal)}
+
+    @property
+    def order(self) -> int:
+        """The system order: the number of independent energy stores."""
+        return len(self.states)
+
+    def diagnosis(self) -> str:
+        """The tree, the states and the dependent energy stores, in words."""
+        topo = self.topology
+        lines = [f"normal tree: {', '.join(topo.branches)}; cotree: {', '.join(topo.chords)}",
+                 f"state variables ({self.order}): {', '.join(self.states) or 'none'}"]
+        if self.dependent_stores:
+            lines.append(
+                f"dependent energy stores: {', '.join(self.dependent_stores)} (an A-type element in "
+                "the cotree or a T-type element in the tree stores energy that the other stores "
+                "fix); they add no state, and the system order is " + str(self.order))
+        else:
+            lines.append(f"no dependent energy stores; the system order is {self.order}")
+        return "\n".join(lines)
+
+    def secondary_equations(self) -> dict[sympy.Expr, sympy.Expr]:
+        """Each secondary variable as an expression in primary variables."""
+        return {eq.lhs: eq.rhs for eq in self.cutset + self.circuit}
+
+
+class StateSpace:
+    """State equations ``x' = f(x, u, u')`` and outputs ``y = h(x, u, u')`` of a network.
+
+    For linear networks ``x' = A x + B u + E u'`` and ``y = C x + D u + F u'``;
+    ``E`` and ``F`` are zero unless a dependent energy store differentiates an
+    input. Networks with algebraic loops that cannot be solved explicitly keep
+    algebraic variables ``z`` with residuals ``0 = g(x, z, u)``.
+
+    Attributes
+    ----------
+    states, inputs, outputs : tuple of str
+        Names such as ``"C6.across"``, ``"V7.across"``.
+    x, u, du, z : tuple of sympy.Symbol
+    f, h : sympy.Matrix
+    g : sympy.Matrix
+        Residuals of the algebraic variables ``z`` (empty for explicit models).
+    values : dict
+        Numeric parameter values of the elements, by symbol.
+    signals : dict
+        Input name -> the value given to its source (number, expression in t, callable).
+    """
+
+    def __init__(self, *, states, x, dx, inputs, u, du, f, z, g, variables, values, signals,
+                 outputs=(), dependent_stores=(), diagnosis: str = "") -> None:
+        self.states = tuple(states)
+        self.x = tuple(x)
+        self._dx = tuple(dx)
+        self.inputs = tuple(inputs)
+        self.u = tuple(u)
+        self.du = tuple(du)
+        self.f = sympy.ImmutableMatrix(f) if f else sympy.ImmutableMatrix.zeros(0, 1)
+        self.z = tuple(z)
+        self.g = sympy.ImmutableMatrix(g) if g else sympy.ImmutableMatrix.zeros(0, 1)
+        self._variables = dict(variables)
+        self.values = dict(values)
+        self.signals = dict(signals)
+        self.dependent_stores = tuple(dependent_stores)
+        self.diagnosis = diagnosis
+        self.outputs = tuple(outputs)
+        self.h = sympy.ImmutableMatrix([self.output(name) for name in self.outputs]) \
+            if self.outputs else sympy.ImmutableMatrix.zeros(0, 1)
+
+    # -- naming ---------------------------------------------------------------
+    @property
+    def variable_names(self) -> tuple[str, ...]:
+        """Every variable that can be an output: ``"<edge>.across"``, ``"<edge>.through"``."""
+        return tuple(self._variables)
+
+    def output(self, name: str) -> sympy.Expr:
+        """The expression of variable ``name`` in the states, inputs and input derivatives."""
+        try:
+            return self._variables[name]
+        except KeyError:
+            raise UnknownNameError(f"no variable {name!r}; variables are named "
+                                   "'<edge>.across' and '<edge>.through', e.g. "
+                                   f"{', '.join(list(self._variables)[:4])}") from None
+
+    def with_outputs(self, outputs: Iterable[str]) -> StateSpace:
+        """The same model with other outputs."""
+        return self._replace(outputs=tuple(outputs))
+
+    def _replace(self, **changes) -> StateSpace:
+        fields = dict(states=self.states, x=self.x, dx=self._dx, inputs=self.inputs, u=self.u,
+                      du=self.du, f=list(self.f), z=self.z, g=list(self.g),
+                      variables=self._variables, values=self.values, signals=self.signals,
+                      outputs=self.outputs, dependent_stores=self.dependent_stores,
+                      diagnosis=self.diagnosis)
+        fields.update(changes)
+        return StateSpace(**fields)
+
+    def subs(self, values: dict | None = None) -> StateSpace:
+        """Substitute parameter values: the elements' numeric values, or ``values``."""
+        values = self.values if values is None else {_symbol(k): v for k, v in values.items()}
+        exact = {k: sympy.nsimplify(v, rational=True) if isinstance(v, float) else v
+                 for k, v in values.items()}
+
+        def put(expr):
+            return expr.xreplace(exact)
+
+        return self._replace(f=[put(e) for e in self.f], g=[put(e) for e in self.g],
+                             variables={k: put(v) for k, v in self._variables.items()},
+                             values={k: v for k, v in self.values.items() if k not in exact})
+
+    def state_equations(self) -> list[sympy.Eq]:
+        """``d x_i/dt = f_i`` as sympy equations, for display."""
+        return [sympy.Eq(sympy.Derivative(sympy.Function(str(x))(t), t), fi)
+                for x, fi in zip(self.x, self.f)]
+
+    # -- linear model ---------------------------------------------------------
+    @property
+    def is_linear(self) -> bool:
+        """True when f and h are linear in the states, inputs and input derivatives."""
+        if self.z:
+            return False
+        args = list(self.x) + list(self.u) + list(self.du)
+        exprs = list(self.f) + list(self.h)
+        return all(not (sympy.Matrix([e]).jacobian(args).free_symbols & set(args)) for e in exprs)
+
+    def _jacobian(self, exprs: sympy.Matrix, args: Sequence[sympy.Symbol]) -> sympy.ImmutableMatrix:
+        if not self.is_linear:
+            raise FormulationError("the network is nonlinear (or keeps algebraic loops): it has "
+                                   "no A, B, C, D; use f and h, or linearize about an "
+                                   "operating point")
+        rows = len(exprs)
+        if not args:
+            return sympy.ImmutableMatrix.zeros(rows, 0)
+        if rows == 0:
+            return sympy.ImmutableMatrix.zeros(0, len(args))
+        return sympy.ImmutableMatrix(sympy.Matrix(exprs).jacobian(list(args)))
+
+    A = property(lambda self: self._jacobian(self.f, self.x), doc="``df/dx``")
+    B = property(lambda self: self._jacobian(self.f, self.u), doc="``df/du``")
+    E = property(lambda self: self._jacobian(self.f, self.du), doc="``df/du'`` (input derivatives)")
+    C = property(lambda self: self._jacobian(self.h, self.x), doc="``dh/dx``")
+    D = property(lambda self: self._jacobian(self.h, self.u), doc="``dh/du``")
+    F = property(lambda self: self._jacobian(self.h, self.du), doc="``dh/du'``")
+
+    def transfer_function(self) -> sympy.Matrix:
+        """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` as a sympy matrix of rational
+        functions in ``s``, found by exact fraction-free elimination (no inverse)."""
+        from sympy.polys.matrices import DomainMatrix
+
+        n = len(self.x)
+        A, B, C, D, E, F = self.A, self.B, self.C, self.D, self.E, self.F
+        direct = D + s * F
+        if n == 0 or not self.u:
+            return sympy.Matrix(direct).applyfunc(sympy.cancel)
+        lhs = DomainMatrix.from_Matrix(s * sympy.eye(n) - A)
+        rhs = DomainMatrix.from_Matrix(B + s * E)
+        lhs, rhs = lhs.unify(rhs)
+        field = lhs.domain.get_field()
+        solution = lhs.convert_to(field).lu_solve(rhs.convert_to(field)).to_Matrix()
+        return (C * solution + direct).applyfunc(sympy.cancel)
+
+    def _numeric(self):
+        import numpy as np
+
+        model = self.subs() if self.values else self
+        matrices = []
+        for m in (model.A, model.B, model.C, model.D, model.E, model.F):
+            if m.free_symbols:
+                raise FormulationError("numeric export needs a value for every parameter; "
+                                       f"missing: {', '.join(sorted(map(str, m.free_symbols)))}")
+            matrices.append(np.array(m.tolist(), dtype=float).reshape(m.shape))
+        A, B, C, D, E, F = matrices
+        if np.any(F):
+            raise FormulationError("an output depends on input derivatives: no proper state-"
+                                   "space model exists; use transfer_function()")
+        # x' = Ax + Bu + Eu': with w = x - E u, w' = A w + (A E + B) u and y = C w + (C E + D) u
+        return A, A @ E + B, C, C @ E + D
+
+    def to_scipy(self):
+        """A :class:`scipy.signal.StateSpace` (numeric values needed). With input
+        derivatives, the states are shifted: ``w = x - E u``."""
+        import scipy.signal
+
+        return scipy.signal.StateSpace(*self._numeric())
+
+    def to_control(self):
+        """A python-control ``StateSpace`` (``pip install control``), named by this model's
+        states, inputs and outputs."""
+        try:
+            import control
+        except ImportError as exc:
+            raise FormulationError("to_control() needs python-control: pip install control") from exc
+        return control.ss(*self._numeric(), states=list(self.states), inputs=list(self.inputs),
+                          outputs=list(self.outputs))
+
+    def __repr__(self) -> str:
+        kind = "linear" if self.is_linear else "nonlinear"
+        return (f"<StateSpace {kind}: {len(self.x)} states {list(self.states)}, inputs "
+                f"{list(self.inputs)}, outputs {list(self.outputs)}>")
+
+
+def _symbol(key) -> sympy.Symbol:
+    return key if isinstance(key, sympy.Basic) else sympy.Symbol(str(key), real=True)
+
+
+def network_equations(net: Network, tree: Sequence[str] | str = "normal",
+                      datum: Hashable | None = None) -> NetworkEquations:
+    """The :class:`NetworkEquations` of ``net`` for ``tree``."""
+    return NetworkEquations(net, tree=tree, datum=datum)
+
+
+def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] | str = "normal",
+                numeric: bool = False) -> StateSpace:
+    """State equations of a lumped network, with any edge variables as outputs.
+
+    Parameters
+    ----------
+    net : Network
+    outputs : iterable of str
+        Variable names, ``"<edge>.across"`` or ``"<edge>.through"``.
+    tree : list of str or "normal"
+        The tree; states are across variables of A-type branches and through
+        variables of T-type chords.
+    numeric : bool
+        Substitute the elements' numeric parameter values.
+
+    Raises
+    ------
+    FormulationError
+        An ill-posed network (across-source loop, through-source cutset), or
+        equations that need the derivative of an algebraic variable.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=vn.Symbol("V")),
+    ...             vn.Resistor("R", "a", "b", R=vn.Symbol("R")),
+    ...             vn.Capacitor("C", "g", "b", C=vn.Symbol("C")))
+    >>> ss = net.state_space(outputs=["C.across"])
+    >>> ss.A, ss.B
+    (Matrix([[-1/(C*R)]]), Matrix([[1/(C*R)]]))
+    >>> ss.transfer_function()
+    Matrix([[1/(C*R*s + 1)]])
+    """
+    eqs = NetworkEquations(net, tree=tree)
+    secondary = eqs.secondary_equations()
+    state_of = {fn: name for name, fn in eqs.states.items()}
+    x = {fn: sympy.Symbol(str(fn.func), real=True) for fn in eqs.states.values()}
+    dx = {fn: sympy.Symbol(f"d{fn.func}", real=True) for fn in eqs.states.values()}
+    driven = {}
+    for inp in eqs.inputs:
+        el = net.element(inp.element)
+        edge_vars = eqs.variables[el.edges[0].name]
+        driven[edge_vars.across if inp.sign == 1 else edge_vars.through] = inp
+    du = {inp.name: sympy.Symbol(f"d{inp.symbol}", real=True) for inp in eqs.inputs}
+    algebraic = {fn: sympy.Symbol(str(fn.func), real=True) for fn in eqs.primary
+                 if fn not in state_of and fn not in driven}
+
+    derivative_map = {sympy.Derivative(fn, t): dx[fn] for fn in x}
+    derivative_map.update({sympy.Derivative(fn, t): inp.sign * du[inp.name]
+                           for fn, inp in driven.items()})
+    value_map = {**x, **{fn: inp.sign * inp.symbol for fn, inp in driven.items()}, **algebraic}
+
+    def reduce(expr: sympy.Expr, owner: str) -> sympy.Expr:
+        expr = expr.xreplace(secondary).doit().xreplace(derivative_map).xreplace(value_map)
+        if expr.has(sympy.Derivative):
+            raise FormulationError(
+                f"element {owner!r} needs the derivative of an algebraic variable "
+                f"({', '.join(map(str, expr.atoms(sympy.Derivative)))}); choose a tree that "
+                "makes its energy store a state, or add a small resistance to break the loop")
+        return expr
+
+    residuals, labels = [], []
+    for eq, owner in zip(eqs.terminal, eqs.terminal_owner):
+        r = reduce(eq.lhs - eq.rhs, owner)
+        if r != 0:
+            residuals.append(r)
+            labels.append(owner)
+    unknowns = list(algebraic.values()) + list(dx.values())
+    solved = solve_blocks(residuals, unknowns, labels)
+    explicit = solved.explicit
+
+    f = []
+    for fn in eqs.states.values():
+        if dx[fn] not in explicit:
+            raise FormulationError(f"the state equation of {state_of[fn]} is implicit; "
+                                   "simulate it as a DAE")
+        f.append(explicit[dx[fn]])
+    every = {}
+    for edge, v in eqs.variables.items():
+        for kind, fn in (("across", v.across), ("through", v.through)):
+            expr = secondary.get(fn, fn).xreplace(value_map).xreplace(explicit)
+            every[f"{edge}.{kind}"] = expr
+    values = {}
+    for element in net.elements:
+        values.update(element.values)
+    model = StateSpace(
+        states=eqs.states, x=x.values(), dx=dx.values(), inputs=[i.name for i in eqs.inputs],
+        u=[i.symbol for i in eqs.inputs], du=du.values(), f=f, z=solved.implicit_unknowns,
+        g=solved.residuals, variables=every, values=values,
+        signals={i.name: i.signal for i in eqs.inputs}, outputs=tuple(outputs),
+        dependent_stores=eqs.dependent_stores, diagnosis=eqs.diagnosis())
+    return model.subs() if numeric else model
