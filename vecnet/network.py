@@ -119,6 +119,12 @@ class Network:
 
         return state_space(self, outputs=outputs, tree=tree, numeric=numeric)
 
+    def simulate(self, t_span: tuple[float, float], tree: Sequence[str] | str = "normal",
+                 **options):
+        """Simulate the network: its :meth:`state_space` integrated by
+        :func:`vecnet.numerics.simulate.simulate`; ``options`` are that function's."""
+        return self.state_space(tree=tree).simulate(t_span, **options)
+
     def __repr__(self) -> str:
         return (f"<Network {self.name!r}: {len(self._elements)} elements, "
                 f"{self.graph.number_of_edges()} edges, {self.graph.number_of_nodes()} nodes>")

@@ -10,7 +10,7 @@ returned as implicit residuals with their unknowns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -31,10 +31,16 @@ class BlockSolution:
 
 
 def solve_blocks(equations: Sequence[sympy.Expr], unknowns: Sequence[sympy.Symbol],
-                 labels: Sequence[str]) -> BlockSolution:
+                 labels: Sequence[str],
+                 derivatives: Mapping[sympy.Symbol, sympy.Symbol] | None = None,
+                 time_derivative: Callable[[sympy.Expr], sympy.Expr] | None = None) -> BlockSolution:
     """Solve ``equations`` (expressions equal to zero) for ``unknowns``.
 
     ``labels`` name the equations (by element) for error messages.
+    ``derivatives`` maps placeholder symbols to the unknowns whose time
+    derivatives they stand for (a dependent energy store differentiates an
+    algebraic variable); once that unknown is solved, the placeholder becomes
+    ``time_derivative(solution)``.
 
     Raises
     ------
@@ -67,15 +73,26 @@ def solve_blocks(equations: Sequence[sympy.Expr], unknowns: Sequence[sympy.Symbo
             + ", ".join(map(str, free)) + " stay undetermined (a structurally singular network)")
     solves = {i: matching[("eq", i)][1] for i in range(len(equations))}
     owner = {u: i for i, u in solves.items()}
+    derivatives = dict(derivatives or {})
     depends = nx.DiGraph()
     depends.add_nodes_from(range(len(equations)))
     depends.add_edges_from((owner[u], i) for i, vs in enumerate(incidence) for u in vs if owner[u] != i)
+    depends.add_edges_from((owner[derivatives[d]], i) for i, eq in enumerate(equations)
+                           for d in eq.free_symbols & set(derivatives))
     blocks = nx.condensation(depends)
     result = BlockSolution()
     for block in nx.topological_sort(blocks):
         members = sorted(blocks.nodes[block]["members"])
-        block_eqs = [equations[i].xreplace(result.explicit) for i in members]
         block_vars = [solves[i] for i in members]
+        rates = {}
+        for d in set().union(*(equations[i].free_symbols for i in members)) & set(derivatives):
+            base = derivatives[d]
+            if base not in result.explicit:
+                raise FormulationError(
+                    f"the equations of {', '.join(sorted({labels[i] for i in members}))} need the "
+                    f"derivative of {base}, which is not known explicitly (a higher-index model)")
+            rates[d] = time_derivative(result.explicit[base])
+        block_eqs = [equations[i].xreplace(rates).xreplace(result.explicit) for i in members]
         solution = _solve_block(block_eqs, block_vars)
         if solution is None:
             result.implicit_unknowns.extend(block_vars)

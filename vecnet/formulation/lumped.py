@@ -321,6 +321,12 @@ class StateSpace:
         return control.ss(*self._numeric(), states=list(self.states), inputs=list(self.inputs),
                           outputs=list(self.outputs))
 
+    def simulate(self, t_span, **options):
+        """Integrate in time: see :func:`vecnet.numerics.simulate.simulate`."""
+        from ..numerics.simulate import simulate
+
+        return simulate(self, t_span, **options)
+
     def __repr__(self) -> str:
         kind = "linear" if self.is_linear else "nonlinear"
         return (f"<StateSpace {kind}: {len(self.x)} states {list(self.states)}, inputs "
@@ -390,13 +396,27 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
                            for fn, inp in driven.items()})
     value_map = {**x, **{fn: inp.sign * inp.symbol for fn, inp in driven.items()}, **algebraic}
 
+    # a dependent store differentiates an algebraic variable: a placeholder stands for the rate
+    rate_of = {sympy.Derivative(fn, t): sympy.Symbol(f"d{sym}", real=True)
+               for fn, sym in algebraic.items()}
+    derivative_map.update(rate_of)
+    placeholders = {rate_of[sympy.Derivative(fn, t)]: sym for fn, sym in algebraic.items()}
+    du_of = {inp.symbol: du[inp.name] for inp in eqs.inputs}
+
+    def time_derivative(expr: sympy.Expr) -> sympy.Expr:
+        if expr.free_symbols & set(du.values()):
+            raise FormulationError("a dependent energy store needs the second derivative of an "
+                                   "input; drive the network through an element that stores energy")
+        return sum((expr.diff(v) * d for v, d in [*zip(x.values(), dx.values()), *du_of.items()]),
+                   sympy.Integer(0))
+
     def reduce(expr: sympy.Expr, owner: str) -> sympy.Expr:
         expr = expr.xreplace(secondary).doit().xreplace(derivative_map).xreplace(value_map)
         if expr.has(sympy.Derivative):
             raise FormulationError(
-                f"element {owner!r} needs the derivative of an algebraic variable "
-                f"({', '.join(map(str, expr.atoms(sympy.Derivative)))}); choose a tree that "
-                "makes its energy store a state, or add a small resistance to break the loop")
+                f"element {owner!r} needs the derivative of "
+                f"{', '.join(map(str, expr.atoms(sympy.Derivative)))}; choose a tree that "
+                "makes its energy store a state")
         return expr
 
     residuals, labels = [], []
@@ -406,7 +426,7 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
             residuals.append(r)
             labels.append(owner)
     unknowns = list(algebraic.values()) + list(dx.values())
-    solved = solve_blocks(residuals, unknowns, labels)
+    solved = solve_blocks(residuals, unknowns, labels, placeholders, time_derivative)
     explicit = solved.explicit
 
     f = []

@@ -1,0 +1,1 @@
+"""Numerics: compiled models, simulation, results."""

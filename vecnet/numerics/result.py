@@ -1,0 +1,64 @@
+"""Simulation results: labelled time series."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..errors import UnknownNameError
+
+__all__ = ["Result"]
+
+
+class Result:
+    """Time series of named variables, as returned by the ``simulate`` functions.
+
+    Attributes
+    ----------
+    t : numpy.ndarray
+        Sample times.
+    names : tuple of str
+        Every variable available: ``result[name]`` is its time series.
+    success : bool
+    message : str
+        The integrator's report.
+    """
+
+    def __init__(self, t: np.ndarray, series: dict[str, np.ndarray], success: bool = True,
+                 message: str = "") -> None:
+        self.t = t
+        self._series = series
+        self.success = success
+        self.message = message
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._series)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        try:
+            return self._series[name]
+        except KeyError:
+            raise UnknownNameError(f"no variable {name!r} in the result; it has "
+                                   f"{', '.join(list(self._series)[:8])}...") from None
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._series
+
+    def plot(self, names: Iterable[str] | None = None, ax=None):
+        """Plot the named variables (default: the first six) against time; returns the axes."""
+        import matplotlib.pyplot as plt
+
+        names = list(names) if names is not None else list(self._series)[:6]
+        if ax is None:
+            _, ax = plt.subplots()
+        for name in names:
+            ax.plot(self.t, self[name], label=name)
+        ax.set_xlabel("t [s]")
+        ax.legend()
+        return ax
+
+    def __repr__(self) -> str:
+        return (f"<Result: {len(self.t)} samples, t = {self.t[0]:g}..{self.t[-1]:g}, "
+                f"{len(self._series)} variables, success={self.success}>")
