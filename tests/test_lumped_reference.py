@@ -150,3 +150,26 @@ def test_outputs_chosen_after_formulation():
     assert other.outputs == ("R.across", "Vs.through") and other.C.shape == (2, 2)
     with pytest.raises(vn.UnknownNameError, match="no variable 'R.voltage'"):
         ss.with_outputs(["R.voltage"])
+
+
+def test_python_control_export_has_the_same_step_response():
+    control = pytest.importorskip("control")
+    Rv, Lv, Cv = 1.0, 0.5, 0.2
+    ss = series_rlc(Rv, Lv, Cv).state_space(outputs=["C.across"])
+    sys = ss.to_control()
+    assert list(sys.state_labels) == ["L:through", "C:across"] and sys.output_labels == ["C:across"]
+    ts = np.linspace(0, 3, 301)
+    step = control.step_response(sys, ts)
+    res = ss.simulate((0, 3), t_eval=ts)
+    assert np.max(np.abs(np.squeeze(step.outputs) - res["C.across"])) < 1e-6
+
+
+def test_result_plot(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    res = series_rlc(1.0, 0.5, 0.2).simulate((0, 1))
+    ax = res.plot(["C.across", "L.through"])
+    assert [line.get_label() for line in ax.get_lines()] == ["C.across", "L.through"]
+    ax.figure.savefig(tmp_path / "rlc.png")
+    assert (tmp_path / "rlc.png").stat().st_size > 1000

@@ -312,14 +312,19 @@ class StateSpace:
         return scipy.signal.StateSpace(*self._numeric())
 
     def to_control(self):
-        """A python-control ``StateSpace`` (``pip install control``), named by this model's
-        states, inputs and outputs."""
+        """A python-control ``StateSpace`` (``pip install vecnet[control]``) whose signals
+        carry this model's names with ``:`` for ``.`` (python-control reserves the dot):
+        ``"C6:across"``."""
         try:
             import control
         except ImportError as exc:
             raise FormulationError("to_control() needs python-control: pip install control") from exc
-        return control.ss(*self._numeric(), states=list(self.states), inputs=list(self.inputs),
-                          outputs=list(self.outputs))
+
+        def names(items):
+            return [n.replace(".", ":") for n in items]
+
+        return control.ss(*self._numeric(), states=names(self.states), inputs=names(self.inputs),
+                          outputs=names(self.outputs))
 
     def simulate(self, t_span, **options):
         """Integrate in time: see :func:`vecnet.numerics.simulate.simulate`."""
