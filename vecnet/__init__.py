@@ -10,6 +10,7 @@ from .domains import DOMAINS, Domain, domain
 from .elements import *  # noqa: F401,F403
 from .elements import __all__ as _elements
 from .elements.base import EdgeVariables, Symbol, t
+from . import planar
 from .errors import (FormulationError, ModelError, TopologyError, TreeError, UnknownNameError,
                      VecnetError)
 from .graph import LinearGraph
@@ -23,5 +24,5 @@ __all__ = [
     "Symbol", "t", "Domain", "DOMAINS", "domain", "EdgeVariables", *_elements,
     "VecnetError", "ModelError", "TopologyError", "TreeError", "UnknownNameError",
     "FormulationError", "LinearGraph", "LabeledMatrix", "Network", "Topology", "check_tree",
-    "incidence_matrix", "spanning_forest",
+    "incidence_matrix", "spanning_forest", "planar",
 ]

@@ -1,0 +1,258 @@
+"""Planar vector-network elements.
+
+Every node of a planar vector network is a frame in the plane: a point and an
+orientation. An edge from ``tail`` to ``head`` carries the across variables
+``(dr, dtheta)`` — the vector from the tail point to the head point and the
+rotation of the head frame relative to the tail frame — and the through
+variables ``(F, T)``: the force the head node applies to the element and the
+torque about the head point (passive sign convention, as in the lumped
+domains: a driver applying ``f`` to its head point has ``F = -f``).
+
+An element says three things:
+
+* ``coordinates``: the names of the coordinates it brings when it is a tree
+  branch, and ``branch_motion`` its ``(dr, dtheta)`` in those coordinates;
+* ``chord_constraints``: the equations its across variables must satisfy when
+  it is a chord (a cut joint closes a loop);
+* ``through``: its force and torque law (bodies, springs, dampers, drivers).
+
+The node frames of points fixed in a body share the body's orientation, so an
+arm has ``dtheta = 0`` and ``dr = R(theta_tail) rho``.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from .base import Element, Kind
+
+__all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
+           "PointOnLine", "TranslationalSpringDamper", "RotarySpringDamper", "ForceDriver",
+           "TorqueDriver", "MotionDriver"]
+
+
+def rotation(angle: sympy.Expr) -> sympy.Matrix:
+    """The planar rotation matrix of ``angle``."""
+    c, s = sympy.cos(angle), sympy.sin(angle)
+    return sympy.Matrix([[c, -s], [s, c]])
+
+
+def _vector(v) -> sympy.Matrix:
+    return sympy.Matrix([sympy.sympify(v[0]), sympy.sympify(v[1])])
+
+
+class PlanarElement(Element):
+    """Base of planar elements: no coordinates, no constraints, no force unless told."""
+
+    domain = "planar"
+    coordinates: tuple[str, ...] = ()
+    #: a joint: workless, its reaction is found from the cutset equations or multipliers
+    is_joint = False
+
+    def branch_motion(self, q: tuple[sympy.Expr, ...], tail_angle: sympy.Expr):
+        """``(dr, dtheta)`` of the edge as a tree branch, in its coordinates ``q``."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be a tree branch")
+
+    def chord_constraints(self, dr: sympy.Matrix, dtheta: sympy.Expr, tail_angle: sympy.Expr,
+                          t: sympy.Symbol) -> list[tuple[str, sympy.Expr]]:
+        """Named constraint equations ``(name, expression = 0)`` as a chord."""
+        return []
+
+    def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
+        """``(F, T)``: the through variables of a force element (``None`` for joints)."""
+        return None
+
+
+class MassElement(PlanarElement):
+    """A rigid body: the edge from the datum to the mass centre, ``F = m (r'' - g)``,
+    ``T = J theta''`` (``J`` about the mass centre)."""
+
+    kind = Kind.ACROSS_STORE
+    coordinates = ("x", "y", "angle")
+
+    def __init__(self, name, tail, head, m, J) -> None:
+        super().__init__(name, tail, head)
+        self.m, self.J = sympy.sympify(m), sympy.sympify(J)
+
+    def branch_motion(self, q, tail_angle):
+        return sympy.Matrix([q[0], q[1]]), q[2]
+
+
+class Arm(PlanarElement):
+    """A rigid arm: the body-fixed vector ``rho`` (body coordinates) from the tail frame
+    to the head point; ``dr = R(theta_tail) rho``, ``dtheta = 0``."""
+
+    kind = Kind.CONSTRAINT
+
+    def __init__(self, name, tail, head, rho) -> None:
+        super().__init__(name, tail, head)
+        self.rho = _vector(rho)
+
+    def branch_motion(self, q, tail_angle):
+        return rotation(tail_angle) * self.rho, sympy.Integer(0)
+
+    def chord_constraints(self, dr, dtheta, tail_angle, t):
+        gap = dr - rotation(tail_angle) * self.rho
+        return [(f"{self.name}.x", gap[0]), (f"{self.name}.y", gap[1]), (f"{self.name}.angle", dtheta)]
+
+
+class Revolute(PlanarElement):
+    """A pin: ``dr = 0``; its coordinate is the relative angle of the two bodies."""
+
+    kind = Kind.CONSTRAINT
+    is_joint = True
+    coordinates = ("angle",)
+
+    def branch_motion(self, q, tail_angle):
+        return sympy.zeros(2, 1), q[0]
+
+    def chord_constraints(self, dr, dtheta, tail_angle, t):
+        return [(f"{self.name}.x", dr[0]), (f"{self.name}.y", dr[1])]
+
+
+class Prismatic(PlanarElement):
+    """A slider along ``axis`` (tail body coordinates): ``dr = s R(theta_tail) axis``,
+    ``dtheta = angle0`` (the bodies keep their initial relative angle)."""
+
+    kind = Kind.CONSTRAINT
+    is_joint = True
+    coordinates = ("distance",)
+
+    def __init__(self, name, tail, head, axis, angle0=0) -> None:
+        super().__init__(name, tail, head)
+        axis = _vector(axis)
+        self.axis = axis / sympy.sqrt(axis.dot(axis))
+        self.angle0 = sympy.sympify(angle0)
+
+    def branch_motion(self, q, tail_angle):
+        return q[0] * rotation(tail_angle) * self.axis, self.angle0
+
+    def chord_constraints(self, dr, dtheta, tail_angle, t):
+        e = rotation(tail_angle) * self.axis
+        return [(f"{self.name}.angle", dtheta - self.angle0),
+                (f"{self.name}.normal", e[0] * dr[1] - e[1] * dr[0])]
+
+
+class Weld(PlanarElement):
+    """A rigid joint: ``dr = 0``, ``dtheta = angle0``."""
+
+    kind = Kind.CONSTRAINT
+    is_joint = True
+
+    def __init__(self, name, tail, head, angle0=0) -> None:
+        super().__init__(name, tail, head)
+        self.angle0 = sympy.sympify(angle0)
+
+    def branch_motion(self, q, tail_angle):
+        return sympy.zeros(2, 1), self.angle0
+
+    def chord_constraints(self, dr, dtheta, tail_angle, t):
+        return [(f"{self.name}.x", dr[0]), (f"{self.name}.y", dr[1]),
+                (f"{self.name}.angle", dtheta - self.angle0)]
+
+
+class PointOnLine(PlanarElement):
+    """A pin in a slot along ``axis`` (tail body coordinates): the head point stays on the
+    line, free to slide and turn; coordinates the distance along the slot and the angle."""
+
+    kind = Kind.CONSTRAINT
+    is_joint = True
+    coordinates = ("distance", "angle")
+
+    def __init__(self, name, tail, head, axis) -> None:
+        super().__init__(name, tail, head)
+        axis = _vector(axis)
+        self.axis = axis / sympy.sqrt(axis.dot(axis))
+
+    def branch_motion(self, q, tail_angle):
+        return q[0] * rotation(tail_angle) * self.axis, q[1]
+
+    def chord_constraints(self, dr, dtheta, tail_angle, t):
+        e = rotation(tail_angle) * self.axis
+        return [(f"{self.name}.normal", e[0] * dr[1] - e[1] * dr[0])]
+
+
+class _Free(PlanarElement):
+    """Force elements put no constraint; as branches they bring a free relative pose."""
+
+    coordinates = ("dx", "dy", "angle")
+
+    def branch_motion(self, q, tail_angle):
+        return sympy.Matrix([q[0], q[1]]), q[2]
+
+
+class TranslationalSpringDamper(_Free):
+    """A spring and damper between two points, acting along the line joining them:
+    tension ``f = force(length) + c * length'``; ``force`` defaults to ``k (length - L0)``.
+    ``F = f * dr / length``, ``T = 0``."""
+
+    def __init__(self, name, tail, head, force, c=0) -> None:
+        self.kind = Kind.THROUGH_STORE if force is not None else Kind.DISSIPATOR
+        super().__init__(name, tail, head)
+        self.force = force
+        self.c = sympy.sympify(c)
+
+    def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
+        length = sympy.sqrt(dr.dot(dr))
+        tension = (self.force(length) if self.force is not None else 0) + \
+            self.c * dr.dot(dr_rate) / length
+        return tension * dr / length, sympy.Integer(0)
+
+
+class RotarySpringDamper(_Free):
+    """A rotational spring and damper between two frames: ``T = k (dtheta - angle0) +
+    c dtheta'``, ``F = 0``."""
+
+    def __init__(self, name, tail, head, k=0, c=0, angle0=0) -> None:
+        self.kind = Kind.THROUGH_STORE if k else Kind.DISSIPATOR
+        super().__init__(name, tail, head)
+        self.k, self.c, self.angle0 = (sympy.sympify(v) for v in (k, c, angle0))
+
+    def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
+        return sympy.zeros(2, 1), self.k * (dtheta - self.angle0) + self.c * dtheta_rate
+
+
+class ForceDriver(_Free):
+    """An applied force ``f`` on the head point (edge from the datum): ``F = -f``."""
+
+    kind = Kind.THROUGH_SOURCE
+
+    def __init__(self, name, tail, head, force) -> None:
+        super().__init__(name, tail, head)
+        self.force = _vector(force)
+
+    def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
+        return -self.force, sympy.Integer(0)
+
+
+class TorqueDriver(_Free):
+    """An applied torque ``tau`` (counter-clockwise) on the head frame: ``T = -tau``."""
+
+    kind = Kind.THROUGH_SOURCE
+
+    def __init__(self, name, tail, head, torque) -> None:
+        super().__init__(name, tail, head)
+        self.torque = sympy.sympify(torque)
+
+    def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
+        return sympy.zeros(2, 1), -self.torque
+
+
+class MotionDriver(PlanarElement):
+    """Prescribed relative motion, parallel to a joint: the relative angle (``"angle"``)
+    or the distance along ``axis`` (``"distance"``) of the head frame follows ``motion(t)``."""
+
+    kind = Kind.ACROSS_SOURCE
+
+    def __init__(self, name, tail, head, motion, quantity="angle", axis=(1, 0)) -> None:
+        super().__init__(name, tail, head)
+        self.motion = sympy.sympify(motion)
+        self.quantity = quantity
+        axis = _vector(axis)
+        self.axis = axis / sympy.sqrt(axis.dot(axis))
+
+    def chord_constraints(self, dr, dtheta, tail_angle, t):
+        if self.quantity == "angle":
+            return [(f"{self.name}.angle", dtheta - self.motion)]
+        e = rotation(tail_angle) * self.axis
+        return [(f"{self.name}.distance", e.dot(dr) - self.motion)]

@@ -1,0 +1,252 @@
+"""Planar vector networks: branch coordinates, loop constraints and equations of motion.
+
+The tree decides the coordinates: every tree branch contributes the
+coordinates of its element (a mass element ``x, y, angle``; a revolute joint
+its angle; an arm nothing), so masses in the tree give absolute coordinates
+and joints in the tree give joint coordinates. Walking the tree from the
+datum gives every node's position and orientation in those coordinates (the
+path matrix at work); the circuit equation of every cotree joint is a
+constraint ``Phi(q) = 0``. The principle of orthogonality — Tellegen's
+theorem with virtual velocities consistent with the circuit equations —
+turns the cutset equations into
+
+    M(q) q'' = Q(q, q', t) + Phi_q^T lambda,
+
+where only the elements that store, dissipate or supply energy contribute;
+joints and arms are workless. ``lambda`` is the force (and torque) that each
+cut joint applies to the body at its head.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import networkx as nx
+import sympy
+
+from ..elements import planar as pe
+from ..elements.base import t
+from ..errors import FormulationError, ModelError
+from ..planar.mechanism import DATUM, Mechanism
+
+__all__ = ["MultibodyEquations"]
+
+_TREE_RANKS = {
+    "joint": {pe.Arm: 0, "joint": 1, pe.MassElement: 2, "force": 3},
+    "absolute": {pe.Arm: 0, pe.MassElement: 1, "joint": 2, "force": 3},
+}
+
+
+def _rank(element, ranks):
+    if isinstance(element, pe.MotionDriver):
+        return None
+    if element.is_joint:
+        return ranks["joint"]
+    for cls in (pe.Arm, pe.MassElement):
+        if isinstance(element, cls):
+            return ranks[cls]
+    return ranks["force"]
+
+
+class MultibodyEquations:
+    """The equations of motion of a planar :class:`~vecnet.planar.Mechanism`.
+
+    Attributes
+    ----------
+    topology : Topology
+        The graph with the chosen tree (datum: the ground frame).
+    coordinates : tuple of str
+        Names of the branch coordinates (``"link1.x"``, ``"P1.angle"``).
+    q, u : tuple of sympy.Symbol
+        The coordinates and their rates.
+    constraint_names : tuple of str
+    constraints : sympy.Matrix
+        ``Phi(q, t)``, from the circuit equations of cotree joints and drivers.
+    M, Q : sympy.Matrix
+        Mass matrix and generalized forces (computed when first read).
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+    >>> bob = mech.body("bob", mass=2.0, inertia=0.0, position=(1, 0))
+    >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+    >>> eom = mech.formulate(coordinates="joint")
+    >>> eom.M
+    Matrix([[2.0*sin(pin.angle)**2 + 2.0*cos(pin.angle)**2]])
+    """
+
+    def __init__(self, mechanism: Mechanism, coordinates: str = "joint",
+                 tree: list[str] | None = None) -> None:
+        if coordinates not in _TREE_RANKS and tree is None:
+            raise FormulationError(f"coordinates must be 'joint' or 'absolute' (or give tree=[...]); "
+                                   f"got {coordinates!r}")
+        self.mechanism = mechanism
+        net = mechanism.network
+        _check_bodies_joined(mechanism)
+        if tree is None:
+            ranks = _TREE_RANKS[coordinates]
+            tree = lambda edge: _rank(net.owner(edge), ranks)  # noqa: E731
+        else:
+            drives = [b for b in tree if isinstance(net.owner(b), pe.MotionDriver)]
+            if drives:
+                raise FormulationError(f"drivers {', '.join(drives)} prescribe motion: they belong "
+                                       "in the cotree")
+        self.topology = net.topology(tree=tree, datum=DATUM)
+        topo = self.topology
+        if len(topo.components) > 1:
+            loose = [c for c in topo.components if DATUM not in c]
+            raise ModelError("parts of the mechanism are joined to nothing: "
+                             + "; ".join(", ".join(map(str, c)) for c in loose))
+
+        # branch coordinates, in tree order
+        names, symbols = [], {}
+        for branch in topo.branches:
+            element = net.owner(branch)
+            own = []
+            for c in element.coordinates:
+                name = f"{branch}.{c}"
+                names.append(name)
+                own.append(sympy.Symbol(name, real=True))
+            symbols[branch] = tuple(own)
+        self.coordinates = tuple(names)
+        self.q = tuple(sympy.Symbol(n, real=True) for n in names)
+        self.u = tuple(sympy.Symbol(f"{n}'", real=True) for n in names)
+
+        # node poses along tree paths from the datum
+        position = {DATUM: sympy.zeros(2, 1)}
+        angle = {DATUM: sympy.Integer(0)}
+        tree_graph = nx.MultiGraph()
+        tree_graph.add_node(DATUM)
+        tree_graph.add_edges_from((*net.graph.ends(b), b) for b in topo.branches)
+        for here, there in nx.bfs_edges(tree_graph, DATUM):
+            branch = next(iter(tree_graph[here][there]))
+            element = net.owner(branch)
+            q_b = symbols[branch]
+            if net.graph.ends(branch)[0] == here:  # walked along the branch
+                dr, dtheta = element.branch_motion(q_b, angle[here])
+                angle[there] = angle[here] + dtheta
+                position[there] = position[here] + dr
+            else:
+                _, dtheta = element.branch_motion(q_b, sympy.Integer(0))
+                angle[there] = angle[here] - dtheta
+                dr, _ = element.branch_motion(q_b, angle[there])
+                position[there] = position[here] - dr
+        self.node_position = position
+        self.node_angle = angle
+
+        # constraints from the circuits of cotree joints and drivers
+        constraint_names, constraints = [], []
+        for chord in topo.chords:
+            element = net.owner(chord)
+            dr, dtheta, tail_angle = self.relative_pose(chord)
+            for name, expr in element.chord_constraints(dr, dtheta, tail_angle, t):
+                constraint_names.append(name)
+                constraints.append(expr)
+        self.constraint_names = tuple(constraint_names)
+        self.constraints = sympy.Matrix(constraints) if constraints else sympy.zeros(0, 1)
+        self.gravity = sympy.Matrix(mechanism.gravity)
+
+    # -- kinematics -------------------------------------------------------------
+    def relative_pose(self, edge: str):
+        """``(dr, dtheta, tail angle)`` of any edge from the node poses."""
+        tail, head = self.mechanism.network.graph.ends(edge)
+        return (self.node_position[head] - self.node_position[tail],
+                self.node_angle[head] - self.node_angle[tail], self.node_angle[tail])
+
+    def rate(self, expr):
+        """Time derivative of an expression in ``q`` and ``t``: ``d/dq expr * u + d/dt expr``."""
+        return expr.diff(t) + sum((expr.diff(qi) * ui for qi, ui in zip(self.q, self.u)),
+                                  sympy.S.Zero * expr)
+
+    @cached_property
+    def bodies(self) -> list[dict]:
+        """For each body: name, mass, inertia, centre position, angle."""
+        out = []
+        for element in self.mechanism.network.elements:
+            if isinstance(element, pe.MassElement):
+                centre = element.edges[0].head
+                out.append({"name": element.name, "m": element.m, "J": element.J,
+                            "r": self.node_position[centre], "theta": self.node_angle[centre]})
+        return out
+
+    @cached_property
+    def quantities(self) -> dict[sympy.Symbol, sympy.Expr]:
+        """Body quantity symbols (:meth:`Mechanism.quantity`) in terms of ``q`` and ``u``."""
+        out = {}
+        for body in self.bodies:
+            n = body["name"]
+            r, th = body["r"], body["theta"]
+            for what, expr in (("x", r[0]), ("y", r[1]), ("angle", th), ("vx", self.rate(r[0])),
+                               ("vy", self.rate(r[1])), ("omega", self.rate(th))):
+                out[sympy.Symbol(f"{n}.{what}", real=True)] = expr
+        return out
+
+    @cached_property
+    def force_elements(self) -> list[tuple]:
+        """``(element, (F, T), dr, dtheta)`` of every element with a force law, in q, u, t."""
+        out = []
+        for element in self.mechanism.network.elements:
+            dr, dtheta, _ = self.relative_pose(element.name)
+            law = element.through(dr, dtheta, self.rate(dr), self.rate(dtheta), t)
+            if law is not None and not isinstance(element, pe.MassElement):
+                F, T = law
+                out.append((element, (F.xreplace(self.quantities), T.xreplace(self.quantities)),
+                            dr, dtheta))
+        return out
+
+    @cached_property
+    def applied_forces(self) -> sympy.Matrix:
+        """Generalized forces of springs, dampers and drivers: ``-(dr_q^T F + dtheta_q^T T)``."""
+        n = len(self.q)
+        total = sympy.zeros(n, 1)
+        for _, (F, T), dr, dtheta in self.force_elements:
+            if n:
+                total -= dr.jacobian(self.q).T * F + sympy.Matrix([dtheta]).jacobian(self.q).T * T
+        return total
+
+    @cached_property
+    def M(self) -> sympy.Matrix:
+        """Mass matrix ``sum m J_r^T J_r + J J_theta^T J_theta``."""
+        n = len(self.q)
+        total = sympy.zeros(n, n)
+        for body in self.bodies:
+            Jr = body["r"].jacobian(self.q)
+            Jt = sympy.Matrix([body["theta"]]).jacobian(self.q)
+            total += body["m"] * Jr.T * Jr + body["J"] * Jt.T * Jt
+        return total
+
+    @cached_property
+    def Q(self) -> sympy.Matrix:
+        """Generalized forces: gravity, velocity terms of the bodies and applied forces."""
+        total = self.applied_forces.copy()
+        for body in self.bodies:
+            Jr = body["r"].jacobian(self.q)
+            Jt = sympy.Matrix([body["theta"]]).jacobian(self.q)
+            u = sympy.Matrix(self.u)
+            gamma_r = (Jr * u).jacobian(self.q) * u  # convective accelerations J' q'
+            gamma_t = (Jt * u).jacobian(self.q) * u
+            total += body["m"] * Jr.T * (self.gravity - gamma_r) - body["J"] * Jt.T * gamma_t
+        return total
+
+    @property
+    def constraint_jacobian(self) -> sympy.Matrix:
+        """``Phi_q``."""
+        return self.constraints.jacobian(self.q) if len(self.constraints) else sympy.zeros(0, len(self.q))
+
+    def __repr__(self) -> str:
+        return (f"<MultibodyEquations: {len(self.q)} coordinates {list(self.coordinates)}, "
+                f"{len(self.constraint_names)} constraints>")
+
+
+def _check_bodies_joined(mechanism: Mechanism) -> None:
+    net = mechanism.network
+    for name, body in mechanism.bodies.items():
+        own = {body.node} | {p.node for p in body._points.values()}
+        joined = any(
+            not isinstance(el, (pe.MassElement, pe.Arm))
+            and (set(e.tail for e in el.edges) | set(e.head for e in el.edges)) & own
+            for el in net.elements)
+        if not joined:
+            raise ModelError(f"body {name!r} is joined to nothing: connect it with a joint, a "
+                             "spring or a driver")
