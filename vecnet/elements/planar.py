@@ -37,6 +37,15 @@ def rotation(angle: sympy.Expr) -> sympy.Matrix:
     return sympy.Matrix([[c, -s], [s, c]])
 
 
+def _along(axis: sympy.Matrix, dr, tail_angle: float) -> float:
+    """Distance along a body-fixed axis turned by ``tail_angle``."""
+    import math
+
+    ex, ey = float(axis[0]), float(axis[1])
+    c, s = math.cos(tail_angle), math.sin(tail_angle)
+    return (c * ex - s * ey) * dr[0] + (s * ex + c * ey) * dr[1]
+
+
 def _vector(v) -> sympy.Matrix:
     return sympy.Matrix([sympy.sympify(v[0]), sympy.sympify(v[1])])
 
@@ -52,6 +61,10 @@ class PlanarElement(Element):
     def branch_motion(self, q: tuple[sympy.Expr, ...], tail_angle: sympy.Expr):
         """``(dr, dtheta)`` of the edge as a tree branch, in its coordinates ``q``."""
         raise NotImplementedError(f"{type(self).__name__} cannot be a tree branch")
+
+    def coordinates_from(self, dr, dtheta: float, tail_angle: float) -> tuple[float, ...]:
+        """The branch coordinates that give the relative pose ``(dr, dtheta)`` (numbers)."""
+        return ()
 
     def chord_constraints(self, dr: sympy.Matrix, dtheta: sympy.Expr, tail_angle: sympy.Expr,
                           t: sympy.Symbol) -> list[tuple[str, sympy.Expr]]:
@@ -76,6 +89,9 @@ class MassElement(PlanarElement):
 
     def branch_motion(self, q, tail_angle):
         return sympy.Matrix([q[0], q[1]]), q[2]
+
+    def coordinates_from(self, dr, dtheta, tail_angle):
+        return (dr[0], dr[1], dtheta)
 
 
 class Arm(PlanarElement):
@@ -106,6 +122,9 @@ class Revolute(PlanarElement):
     def branch_motion(self, q, tail_angle):
         return sympy.zeros(2, 1), q[0]
 
+    def coordinates_from(self, dr, dtheta, tail_angle):
+        return (dtheta,)
+
     def chord_constraints(self, dr, dtheta, tail_angle, t):
         return [(f"{self.name}.x", dr[0]), (f"{self.name}.y", dr[1])]
 
@@ -126,6 +145,9 @@ class Prismatic(PlanarElement):
 
     def branch_motion(self, q, tail_angle):
         return q[0] * rotation(tail_angle) * self.axis, self.angle0
+
+    def coordinates_from(self, dr, dtheta, tail_angle):
+        return (_along(self.axis, dr, tail_angle),)
 
     def chord_constraints(self, dr, dtheta, tail_angle, t):
         e = rotation(tail_angle) * self.axis
@@ -167,6 +189,9 @@ class PointOnLine(PlanarElement):
     def branch_motion(self, q, tail_angle):
         return q[0] * rotation(tail_angle) * self.axis, q[1]
 
+    def coordinates_from(self, dr, dtheta, tail_angle):
+        return (_along(self.axis, dr, tail_angle), dtheta)
+
     def chord_constraints(self, dr, dtheta, tail_angle, t):
         e = rotation(tail_angle) * self.axis
         return [(f"{self.name}.normal", e[0] * dr[1] - e[1] * dr[0])]
@@ -179,6 +204,9 @@ class _Free(PlanarElement):
 
     def branch_motion(self, q, tail_angle):
         return sympy.Matrix([q[0], q[1]]), q[2]
+
+    def coordinates_from(self, dr, dtheta, tail_angle):
+        return (dr[0], dr[1], dtheta)
 
 
 class TranslationalSpringDamper(_Free):

@@ -22,14 +22,17 @@ from __future__ import annotations
 from functools import cached_property
 
 import networkx as nx
+import numpy as np
+import scipy.linalg
 import sympy
+from scipy.optimize import root
 
 from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import FormulationError, ModelError
 from ..planar.mechanism import DATUM, Mechanism
 
-__all__ = ["MultibodyEquations"]
+__all__ = ["MultibodyEquations", "OperatingPoint", "Linearization"]
 
 _TREE_RANKS = {
     "joint": {pe.Arm: 0, "joint": 1, pe.MassElement: 2, "force": 3},
@@ -234,9 +237,198 @@ class MultibodyEquations:
         """``Phi_q``."""
         return self.constraints.jacobian(self.q) if len(self.constraints) else sympy.zeros(0, len(self.q))
 
+    # -- numerics -----------------------------------------------------------------
+    def compile(self, parameters: dict | None = None):
+        """The compiled numeric model (cached when no parameters are given)."""
+        from ..numerics.planar import CompiledMechanism
+
+        if parameters:
+            return CompiledMechanism(self, parameters)
+        if "_compiled" not in self.__dict__:
+            self.__dict__["_compiled"] = CompiledMechanism(self)
+        return self.__dict__["_compiled"]
+
+    def _index(self, names) -> dict[int, float]:
+        out = {}
+        for name, value in (names or {}).items():
+            if name not in self.coordinates:
+                raise ModelError(f"no coordinate {name!r}; coordinates are "
+                                 f"{', '.join(self.coordinates)}")
+            out[self.coordinates.index(name)] = float(value)
+        return out
+
+    def assemble(self, initial: dict | None = None, time: float = 0.0,
+                 parameters: dict | None = None):
+        """Assembled coordinates ``q`` (closing every loop) from the bodies' initial poses,
+        with the coordinates named in ``initial`` held at the given values."""
+        from ..numerics.planar import assemble, initial_guess, independent_rows
+
+        model = self.compile(parameters)
+        q = initial_guess(self)
+        fixed = self._index(initial)
+        for i, value in fixed.items():
+            q[i] = value
+        q = assemble(model, q, time, fixed=list(fixed))
+        snap = model.evaluate(time, q, np.zeros(model.n))
+        rank = len(independent_rows(snap.phi_q))
+        drives = [e.name for e in self.mechanism.network.elements if isinstance(e, pe.MotionDriver)]
+        if model.n - rank == 0 and not drives:
+            joints = [c for c in self.topology.chords
+                      if self.mechanism.network.element(c).is_joint]
+            raise FormulationError("the mechanism is locked: its constraints leave no degree of "
+                                   "freedom (the loops closed by " + ", ".join(joints) + ")")
+        return q
+
+    def degrees_of_freedom(self, q=None, time: float = 0.0) -> int:
+        """``n - rank(Phi_q)`` at ``q`` (default: the assembled pose). Redundant constraints
+        are found from the rank, not by counting."""
+        from ..numerics.planar import independent_rows
+
+        model = self.compile()
+        q = self.assemble(time=time) if q is None else np.asarray(q, dtype=float)
+        return model.n - len(independent_rows(model.evaluate(time, q, np.zeros(model.n)).phi_q))
+
+    def simulate(self, t_end: float, t_eval=None, method: str = "partition", rtol: float = 1e-8,
+                 atol: float = 1e-10, initial: dict | None = None,
+                 velocities: dict | None = None, parameters: dict | None = None):
+        """Forward dynamics from the assembled initial pose (at rest unless ``velocities``).
+
+        ``method="partition"`` integrates the independent coordinates with scipy
+        (``DOP853``), finding the dependent ones from the constraints at every step
+        (coordinate partitioning, constraints held to 1e-13); ``method="dae"``
+        integrates the DAE with IDA (scikit-sundae) and Baumgarte stabilization.
+        A mechanism whose drivers fix every degree of freedom is solved by kinematics.
+
+        Returns a :class:`~vecnet.numerics.result.Result` with every coordinate and its rate
+        (``"P1.angle'"``), every body's ``x, y, angle, vx, vy, omega``, every joint's
+        ``angle``, ``reaction`` (force on its head body; also ``.x``, ``.y``) and
+        ``torque``, every driver's ``effort``, and ``kinetic``, ``potential``, ``energy``,
+        ``constraint residual``.
+        """
+        from ..numerics import planar as num
+        from ..numerics.result import Result
+
+        model = self.compile(parameters)
+        times = np.linspace(0.0, t_end, 501) if t_eval is None else np.asarray(t_eval, float)
+        q0 = self.assemble(initial, 0.0, parameters)
+        u0 = num.consistent_velocities(model, 0.0, q0, self._index(velocities))
+        dof = model.n - len(num.independent_rows(model.evaluate(0.0, q0, u0).phi_q))
+        if dof == 0:
+            ts, qs, us = num.kinematics(model, times, q0)
+        elif method == "partition":
+            ts, qs, us = num.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol)
+        elif method == "dae":
+            ts, qs, us = num.integrate_dae(model, 0.0, q0, u0, times, rtol, atol)
+        else:
+            raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
+        return Result(ts, num.outputs(model, ts, qs, us), success=True, message=method)
+
+    def equilibrium(self, time: float = 0.0, parameters: dict | None = None):
+        """Static equilibrium from the initial pose: ``Q(q, 0) + Phi_q^T lambda = 0``,
+        ``Phi(q) = 0``. Returns an :class:`OperatingPoint`."""
+        from ..numerics import planar as num
+
+        model = self.compile(parameters)
+        q0 = self.assemble(time=time, parameters=parameters)
+        zero = np.zeros(model.n)
+        rows = num.independent_rows(model.evaluate(time, q0, zero).phi_q)
+
+        def residual(x):
+            q, lam = x[:model.n], x[model.n:]
+            snap = model.evaluate(time, q, zero)
+            A = snap.phi_q[rows]
+            return np.concatenate([snap.Q + A.T @ lam, snap.phi[rows]])
+
+        sol = root(residual, np.concatenate([q0, np.zeros(len(rows))]), tol=1e-13)
+        if not sol.success or np.max(np.abs(residual(sol.x))) > 1e-8:
+            raise FormulationError(f"no static equilibrium found near the initial pose: {sol.message}")
+        q = sol.x[:model.n]
+        lam = np.zeros(len(self.constraint_names))
+        lam[rows] = sol.x[model.n:]
+        return OperatingPoint(self, q, lam, time)
+
+    def linearize(self, point: OperatingPoint, parameters: dict | None = None, step: float = 1e-6):
+        """Linear model about a static equilibrium in independent coordinates: the null-space
+        reduction ``q = q* + N z`` with ``Phi_q N = 0`` gives ``M z'' + C z' + K z = 0`` with
+        ``M = N^T M N``, ``C = -N^T Q_u N``, ``K = -N^T (Q + Phi_q^T lambda)_q N``."""
+        model = self.compile(parameters)
+        q, lam, time = point.q, point.lam, point.time
+        zero = np.zeros(model.n)
+        snap = model.evaluate(time, q, zero)
+        N = scipy.linalg.null_space(snap.phi_q) if len(snap.phi) else np.eye(model.n)
+
+        def force(qq, uu):
+            s_ = model.evaluate(time, qq, uu)
+            return s_.Q + (s_.phi_q.T @ lam if len(lam) else 0.0)
+
+        Kq = np.zeros((model.n, model.n))
+        Cu = np.zeros((model.n, model.n))
+        for j in range(model.n):
+            e = np.zeros(model.n)
+            e[j] = step
+            Kq[:, j] = -(force(q + e, zero) - force(q - e, zero)) / (2 * step)
+            Cu[:, j] = -(force(q, e) - force(q, -e)) / (2 * step)
+        return Linearization(N.T @ snap.M @ N, N.T @ Cu @ N, N.T @ Kq @ N, N)
+
+    def inverse_dynamics(self, t_eval, parameters: dict | None = None):
+        """Kinematics and the efforts of drivers that fix every degree of freedom, with every
+        joint reaction from the cutset equations: a :class:`Result` as in :meth:`simulate`."""
+        from ..numerics import planar as num
+        from ..numerics.result import Result
+
+        model = self.compile(parameters)
+        times = np.asarray(t_eval, dtype=float)
+        q0 = self.assemble(time=float(times[0]), parameters=parameters)
+        ts, qs, us = num.kinematics(model, times, q0)
+        if model.n - len(num.independent_rows(model.evaluate(ts[0], q0, us[:, 0]).phi_q)) != 0:
+            raise FormulationError("inverse dynamics needs drivers that fix every degree of "
+                                   "freedom; use simulate() for forward dynamics")
+        return Result(ts, num.outputs(model, ts, qs, us), success=True, message="kinematics")
+
     def __repr__(self) -> str:
         return (f"<MultibodyEquations: {len(self.q)} coordinates {list(self.coordinates)}, "
                 f"{len(self.constraint_names)} constraints>")
+
+
+class OperatingPoint:
+    """A static equilibrium: coordinates ``q`` and multipliers ``lam``; ``point[name]`` reads
+    a coordinate by name."""
+
+    def __init__(self, eom: MultibodyEquations, q, lam, time: float) -> None:
+        self.eom, self.q, self.lam, self.time = eom, np.asarray(q), np.asarray(lam), time
+
+    def __getitem__(self, name: str) -> float:
+        return float(self.q[self.eom.coordinates.index(name)])
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.eom.coordinates, self.q))
+        return f"<OperatingPoint {pairs}>"
+
+
+class Linearization:
+    """``M z'' + C z' + K z = 0`` in independent coordinates ``z`` (``q - q* = basis z``)."""
+
+    def __init__(self, M, C, K, basis) -> None:
+        self.M, self.C, self.K, self.basis = M, C, K, basis
+
+    def eigenvalues(self) -> np.ndarray:
+        """Eigenvalues of the first-order system, sorted by imaginary part."""
+        d = self.M.shape[0]
+        A = np.block([[np.zeros((d, d)), np.eye(d)],
+                      [-np.linalg.solve(self.M, self.K), -np.linalg.solve(self.M, self.C)]])
+        ev = np.linalg.eigvals(A)
+        return ev[np.lexsort((ev.real, ev.imag))]
+
+    def natural_frequencies(self) -> np.ndarray:
+        """Undamped natural frequencies (rad/s): square roots of the eigenvalues of
+        ``M^-1 K``."""
+        return np.sqrt(np.sort(np.real(scipy.linalg.eigvals(self.K, self.M))))
+
+    def damping_ratios(self) -> np.ndarray:
+        """``-Re(s)/|s|`` of the oscillatory eigenvalues (upper half plane)."""
+        ev = self.eigenvalues()
+        up = ev[ev.imag > 0]
+        return -up.real / np.abs(up)
 
 
 def _check_bodies_joined(mechanism: Mechanism) -> None:

@@ -253,6 +253,18 @@ class Mechanism:
             raise UnknownNameError(f"no quantity {name!r}; use '<body>.x|y|angle|vx|vy|omega'")
         return sympy.Symbol(name, real=True)
 
+    def initial_pose(self, node: str) -> tuple[float, float, float]:
+        """``(x, y, angle)`` of a node in the initial (unassembled) pose."""
+        if node == DATUM:
+            return (0.0, 0.0, 0.0)
+        for body in [self.ground, *self.bodies.values()]:
+            for point in body._points.values():
+                if point.node == node:
+                    return (*point.position, body.angle)
+            if body.node == node:
+                return (*body.position, body.angle)
+        raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")
+
     # -- formulation -------------------------------------------------------------
     def formulate(self, coordinates: str = "joint", tree: list[str] | None = None):
         """The equations of motion: see :class:`vecnet.formulation.planar.MultibodyEquations`."""

@@ -1,0 +1,498 @@
+"""Numerics of planar multibody equations: compiling, assembly, simulation, reactions,
+equilibrium, linearization and inverse dynamics.
+
+Everything the numerics need is compiled once into a single function of
+``(t, q, u)`` with common-subexpression elimination: each body's position,
+angle, Jacobians and convective accelerations, the applied generalized
+forces, the constraints with their Jacobian, time derivative and
+acceleration right-hand side, and the through variables of every chord. The
+mass matrix is assembled numerically from the body Jacobians; nothing is
+inverted symbolically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.linalg
+import sympy
+from scipy.integrate import solve_ivp
+from scipy.optimize import root
+
+from ..elements import planar as pe
+from ..elements.base import t
+from ..errors import FormulationError, ModelError
+from .result import Result
+
+if TYPE_CHECKING:
+    from ..formulation.planar import MultibodyEquations
+
+__all__ = ["CompiledMechanism", "Snapshot"]
+
+
+@dataclass
+class Snapshot:
+    """Everything about the mechanism at one instant ``(t, q, u)``."""
+
+    M: np.ndarray
+    Q: np.ndarray
+    phi: np.ndarray
+    phi_q: np.ndarray
+    phi_t: np.ndarray
+    c: np.ndarray          # acceleration right-hand side: Phi_q q'' = c
+    bodies: list[dict]     # r, theta, Jr, Jt, gamma_r, gamma_t per body
+    chords: list[dict]     # F, T (or the constraint gradients of joints) per chord
+    potential: float
+
+
+class CompiledMechanism:
+    """Numeric functions of a :class:`MultibodyEquations`, compiled once.
+
+    Parameters
+    ----------
+    eom : MultibodyEquations
+    parameters : mapping, optional
+        Values for symbolic parameters (by symbol or name).
+    """
+
+    def __init__(self, eom: MultibodyEquations, parameters: dict | None = None) -> None:
+        self.eom = eom
+        q, u = list(eom.q), list(eom.u)
+        n = len(q)
+        self.n = n
+        values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)): v
+                  for k, v in (parameters or {}).items()}
+        um = sympy.Matrix(u)
+        pieces: list[tuple[str, Any, tuple]] = []  # (key, expression, shape)
+
+        def add(key, expr, shape):
+            pieces.append((key, expr, shape))
+
+        for k, body in enumerate(eom.bodies):
+            r, th = body["r"], sympy.Matrix([body["theta"]])
+            Jr, Jt = r.jacobian(q), th.jacobian(q)
+            add(("r", k), r, (2,))
+            add(("theta", k), th, (1,))
+            add(("Jr", k), Jr, (2, n))
+            add(("Jt", k), Jt, (1, n))
+            add(("gr", k), (Jr * um).jacobian(q) * um if n else sympy.zeros(2, 1), (2,))
+            add(("gt", k), (Jt * um).jacobian(q) * um if n else sympy.zeros(1, 1), (1,))
+            add(("m", k), sympy.Matrix([body["m"], body["J"]]), (2,))
+        add("Qa", eom.applied_forces, (n,))
+        phi = eom.constraints
+        m = len(phi)
+        phi_q = eom.constraint_jacobian
+        phi_t = phi.diff(t) if m else sympy.zeros(0, 1)
+        if m:
+            # Phi_q q'' = -( (Phi_q u)_q u + 2 Phi_qt u + Phi_tt )
+            c = -((phi_q * um).jacobian(q) * um + 2 * phi_q.diff(t) * um + phi_t.diff(t))
+        else:
+            c = sympy.zeros(0, 1)
+        add("phi", phi, (m,))
+        add("phi_q", phi_q, (m, n))
+        add("phi_t", phi_t, (m,))
+        add("c", c, (m,))
+        add("potential", sympy.Matrix([_potential(eom)]), (1,))
+        for edge in eom.topology.edges:
+            add(("head", edge), eom.node_position[eom.mechanism.network.graph.ends(edge)[1]], (2,))
+            dr, dtheta, tail_angle = eom.relative_pose(edge)
+            element = eom.mechanism.network.element(edge)
+            along = (pe.rotation(tail_angle) * element.axis).dot(dr) \
+                if hasattr(element, "axis") else sympy.S.Zero
+            add(("rel", edge), sympy.Matrix([dtheta, along]), (2,))
+        self.chord_kinds = []
+        for chord in eom.topology.chords:
+            element = eom.mechanism.network.element(chord)
+            dr, dtheta, tail_angle = eom.relative_pose(chord)
+            if isinstance(element, pe.MassElement):
+                self.chord_kinds.append((chord, "mass"))
+                continue
+            law = element.through(dr, dtheta, eom.rate(dr), eom.rate(dtheta), t)
+            if law is not None:
+                F, T = law
+                add(("F", chord), F.xreplace(eom.quantities), (2,))
+                add(("T", chord), sympy.Matrix([T.xreplace(eom.quantities)]), (1,))
+                self.chord_kinds.append((chord, "force"))
+            else:  # a cut joint: its reaction comes from the multipliers of its constraints
+                x, y, a = sympy.symbols("_dx _dy _da", real=True)
+                rows = element.chord_constraints(sympy.Matrix([x, y]), a, tail_angle, t)
+                grad = sympy.Matrix([[e.diff(x), e.diff(y), e.diff(a)] for _, e in rows])
+                grad = grad.xreplace({x: dr[0], y: dr[1], a: dtheta}) if rows else grad
+                add(("G", chord), grad, (len(rows), 3))
+                self.chord_kinds.append((chord, "joint"))
+        exprs, self._layout = [], []
+        for key, expr, shape in pieces:
+            flat = [sympy.sympify(e).xreplace(values) for e in sympy.Matrix(expr)]
+            self._layout.append((key, len(exprs), shape))
+            exprs.extend(flat)
+        free = set().union(*(e.free_symbols for e in exprs)) - set(q) - set(u) - {t}
+        if free:
+            raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, free)))
+                             + "; pass parameters={...}")
+        replacements, reduced = sympy.cse(exprs)
+        self.operations = sum(sympy.count_ops(v) for _, v in replacements) + sum(
+            sympy.count_ops(e) for e in reduced)
+        self._fn = sympy.lambdify((t, q, u), exprs, modules="numpy", cse=True)
+        self.gravity = np.array([float(g) for g in eom.gravity])
+        self.m = m
+
+    def evaluate(self, time: float, q: np.ndarray, u: np.ndarray) -> Snapshot:
+        """All numeric quantities at ``(t, q, u)``."""
+        flat = np.asarray(self._fn(time, q, u), dtype=float)
+        got = {key: flat[start:start + int(np.prod(shape))].reshape(shape)
+               for key, start, shape in self._layout}
+        n = self.n
+        M = np.zeros((n, n))
+        Q = got["Qa"].copy()
+        bodies = []
+        for k in range(len(self.eom.bodies)):
+            mass, inertia = got[("m", k)]
+            Jr, Jt = got[("Jr", k)], got[("Jt", k)][0]
+            M += mass * Jr.T @ Jr + inertia * np.outer(Jt, Jt)
+            Q += mass * Jr.T @ (self.gravity - got[("gr", k)]) - inertia * Jt * got[("gt", k)][0]
+            bodies.append({"r": got[("r", k)], "theta": got[("theta", k)][0], "Jr": Jr, "Jt": Jt,
+                           "gr": got[("gr", k)], "gt": got[("gt", k)][0], "m": mass, "J": inertia})
+        self.last = got  # node positions and relative poses, for the outputs
+        chords = []
+        for chord, kind in self.chord_kinds:
+            entry = {"name": chord, "kind": kind, "head": got[("head", chord)]}
+            if kind == "force":
+                entry.update(F=got[("F", chord)], T=got[("T", chord)][0])
+            elif kind == "joint":
+                entry.update(G=got[("G", chord)])
+            chords.append(entry)
+        return Snapshot(M, Q, got["phi"], got["phi_q"], got["phi_t"], got["c"], bodies, chords,
+                        float(got["potential"][0]))
+
+
+def _potential(eom: MultibodyEquations) -> sympy.Expr:
+    """Potential energy of gravity and springs (a constant offset is irrelevant)."""
+    total = sympy.S.Zero
+    for body in eom.bodies:
+        total -= body["m"] * eom.gravity.dot(body["r"])
+    stretch = sympy.Dummy("s", positive=True)
+    for element, _, dr, dtheta in eom.force_elements:
+        if isinstance(element, pe.TranslationalSpringDamper) and element.force is not None:
+            length = sympy.sqrt(dr.dot(dr))
+            energy = sympy.integrate(element.force(stretch), (stretch, 0, length))
+            total += energy if not energy.has(sympy.Integral) else sympy.nan
+        elif isinstance(element, pe.RotarySpringDamper) and element.k != 0:
+            total += element.k * (dtheta - element.angle0) ** 2 / 2
+    return total
+
+
+# -- assembly ---------------------------------------------------------------------
+
+def initial_guess(eom: MultibodyEquations) -> np.ndarray:
+    """Branch coordinates read off the bodies' initial poses."""
+    mech = eom.mechanism
+    values = []
+    for branch in eom.topology.branches:
+        element = mech.network.element(branch)
+        tail, head = element.edges[0].tail, element.edges[0].head
+        xt, yt, at = mech.initial_pose(tail)
+        xh, yh, ah = mech.initial_pose(head)
+        values.extend(element.coordinates_from((xh - xt, yh - yt), ah - at, at))
+    return np.array(values, dtype=float)
+
+
+def independent_rows(phi_q: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    """Indices of a maximal set of independent constraint rows (QR with pivoting)."""
+    if phi_q.shape[0] == 0:
+        return np.zeros(0, dtype=int)
+    _, r, piv = scipy.linalg.qr(phi_q.T, pivoting=True, mode="economic")
+    diag = np.abs(np.diag(r))
+    rank = int(np.sum(diag > tol * max(1.0, diag[0] if len(diag) else 1.0)))
+    return np.sort(piv[:rank])
+
+
+def assemble(model: CompiledMechanism, q: np.ndarray, time: float = 0.0, fixed=(),
+             tol: float = 1e-12, iterations: int = 50) -> np.ndarray:
+    """Close the loops: solve ``Phi(q, t) = 0`` from ``q`` by minimum-norm Newton steps,
+    keeping the coordinates at positions ``fixed`` as they are.
+
+    Raises
+    ------
+    FormulationError
+        When the loops cannot be closed; the message names the constraints left open.
+    """
+    q = np.array(q, dtype=float)
+    zero = np.zeros(model.n)
+    free = np.setdiff1d(np.arange(model.n), np.asarray(fixed, dtype=int))
+    for _ in range(iterations):
+        snap = model.evaluate(time, q, zero)
+        if model.m == 0 or np.max(np.abs(snap.phi)) < tol:
+            return q
+        step, *_ = np.linalg.lstsq(snap.phi_q[:, free], snap.phi, rcond=None)
+        q[free] -= step
+    snap = model.evaluate(time, q, zero)
+    worst = np.argsort(-np.abs(snap.phi))[:4]
+    names = [f"{model.eom.constraint_names[i]} (off by {snap.phi[i]:.3g})" for i in worst]
+    raise FormulationError("the mechanism cannot be assembled: the loop closure equations "
+                           + ", ".join(names) + " stay open; check the joint positions and "
+                           "the initial poses")
+
+
+def consistent_velocities(model: CompiledMechanism, time: float, q: np.ndarray,
+                          given: dict[int, float]) -> np.ndarray:
+    """Velocities satisfying ``Phi_q u = -Phi_t`` with the given coordinates' rates fixed."""
+    n = model.n
+    snap = model.evaluate(time, q, np.zeros(n))
+    rows = [snap.phi_q] if model.m else []
+    rhs = [-snap.phi_t] if model.m else []
+    for i, value in given.items():
+        e = np.zeros((1, n))
+        e[0, i] = 1.0
+        rows.append(e)
+        rhs.append(np.array([value]))
+    if not rows:
+        return np.zeros(n)
+    u, *_ = np.linalg.lstsq(np.vstack(rows), np.concatenate(rhs), rcond=None)
+    return u
+
+
+def accelerations(snap: Snapshot, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Solve ``M q'' - Phi_q^T lambda = Q``, ``Phi_q q'' = c`` (independent rows)."""
+    n = snap.M.shape[0]
+    A = snap.phi_q[rows]
+    k = len(rows)
+    kkt = np.zeros((n + k, n + k))
+    kkt[:n, :n] = snap.M
+    kkt[:n, n:] = -A.T
+    kkt[n:, :n] = A
+    sol = np.linalg.solve(kkt, np.concatenate([snap.Q, snap.c[rows]]))
+    lam = np.zeros(len(snap.phi))
+    lam[rows] = sol[n:]
+    return sol[:n], lam
+
+
+# -- simulation ---------------------------------------------------------------------
+
+class _Partition:
+    """Coordinate partitioning: independent coordinates ``w`` integrated, dependent ``v``
+    found from the constraints (Newton) and their velocity equations."""
+
+    def __init__(self, model: CompiledMechanism, time: float, q: np.ndarray) -> None:
+        self.model = model
+        snap = model.evaluate(time, q, np.zeros(model.n))
+        self.rows = independent_rows(snap.phi_q)
+        A = snap.phi_q[self.rows]
+        if len(self.rows):
+            _, _, piv = scipy.linalg.qr(A, pivoting=True, mode="economic")
+            self.dep = np.sort(piv[:len(self.rows)])
+        else:
+            self.dep = np.zeros(0, dtype=int)
+        self.ind = np.setdiff1d(np.arange(model.n), self.dep)
+        self.q = q.copy()
+
+    def full(self, time: float, w: np.ndarray, uw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        model, q = self.model, self.q
+        q[self.ind] = w
+        zero = np.zeros(model.n)
+        for _ in range(25):
+            snap = model.evaluate(time, q, zero)
+            res = snap.phi[self.rows]
+            if not len(res) or np.max(np.abs(res)) < 1e-13:
+                break
+            q[self.dep] -= np.linalg.solve(snap.phi_q[np.ix_(self.rows, self.dep)], res)
+        else:
+            raise FormulationError(f"at t = {time:.6g} the loops cannot be closed: the mechanism "
+                                   "left its assembly (a singular configuration?)")
+        u = np.zeros(model.n)
+        u[self.ind] = uw
+        if len(self.dep):
+            A = snap.phi_q[self.rows]
+            u[self.dep] = np.linalg.solve(A[:, self.dep], -(A[:, self.ind] @ uw + snap.phi_t[self.rows]))
+        return q.copy(), u
+
+    def conditioning(self, time: float, q: np.ndarray) -> float:
+        if not len(self.dep):
+            return 1.0
+        A = self.model.evaluate(time, q, np.zeros(self.model.n)).phi_q[self.rows]
+        sv = np.linalg.svd(A[:, self.dep], compute_uv=False)
+        return sv[-1] / max(np.linalg.svd(A, compute_uv=False)[0], 1e-300)
+
+
+def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853"):
+    """Forward dynamics on scipy: integrate the independent coordinates, re-partitioning
+    when the dependent ones approach a singular choice. Returns (t, q, u) at ``times``."""
+    out_q, out_u, out_t = [], [], []
+    time, q, u = t0, q0.copy(), u0.copy()
+    pending = np.asarray(times, dtype=float)
+    while True:
+        part = _Partition(model, time, q)
+        y0 = np.concatenate([q[part.ind], u[part.ind]])
+        k = len(part.ind)
+
+        def rhs(tt, y, part=part, k=k):
+            qf, uf = part.full(tt, y[:k], y[k:])
+            a, _ = accelerations(model.evaluate(tt, qf, uf), part.rows)
+            return np.concatenate([y[k:], a[part.ind]])
+
+        def singular(tt, y, part=part, k=k):
+            qf, _ = part.full(tt, y[:k], y[k:])
+            return part.conditioning(tt, qf) - 1e-3
+
+        singular.terminal, singular.direction = True, -1
+        t_end = pending[-1] if len(pending) else time
+        sol = solve_ivp(rhs, (time, t_end), y0, method=method, rtol=rtol, atol=atol,
+                        t_eval=pending[pending >= time], events=singular if len(part.dep) else None,
+                        dense_output=False)
+        if sol.status == -1:
+            raise FormulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
+        for tt, y in zip(sol.t, sol.y.T):
+            qf, uf = part.full(tt, y[:k], y[k:])
+            out_t.append(tt)
+            out_q.append(qf)
+            out_u.append(uf)
+        pending = pending[pending > (sol.t[-1] if len(sol.t) else time)]
+        if sol.status != 1 or not len(pending):
+            break
+        time = float(sol.t_events[0][0])
+        y = sol.y_events[0][0]
+        q, u = part.full(time, y[:k], y[k:])
+    return np.array(out_t), np.array(out_q).T, np.array(out_u).T
+
+
+def integrate_dae(model, t0, q0, u0, times, rtol, atol, stabilization: float = 10.0):
+    """Forward dynamics on IDA (scikit-sundae): the index-1 DAE in ``(q, u, lambda)`` with
+    Baumgarte stabilization of the position and velocity constraints."""
+    from sksundae.ida import IDA
+
+    n = model.n
+    rows = independent_rows(model.evaluate(t0, q0, u0).phi_q)
+    k = len(rows)
+    alpha = stabilization
+
+    def residual(tt, y, yp, res):
+        q, u, lam = y[:n], y[n:2 * n], y[2 * n:]
+        snap = model.evaluate(tt, q, u)
+        A = snap.phi_q[rows]
+        res[:n] = yp[:n] - u
+        res[n:2 * n] = snap.M @ yp[n:2 * n] - snap.Q - A.T @ lam
+        res[2 * n:] = (A @ yp[n:2 * n] - snap.c[rows] + 2 * alpha * (A @ u + snap.phi_t[rows])
+                       + alpha**2 * snap.phi[rows])
+
+    a0, lam0 = accelerations(model.evaluate(t0, q0, u0), rows)
+    y0 = np.concatenate([q0, u0, lam0[rows]])
+    yp0 = np.concatenate([u0, a0, np.zeros(k)])
+    solver = IDA(residual, algebraic_idx=list(range(2 * n, 2 * n + k)) or None, rtol=rtol, atol=atol)
+    tspan = np.asarray(times, dtype=float)
+    if tspan[0] != t0:
+        tspan = np.concatenate([[t0], tspan])
+    sol = solver.solve(tspan, y0, yp0)
+    if not sol.success:
+        raise FormulationError(f"IDA failed: {sol.message}")
+    keep = np.isin(sol.t, times)
+    return sol.t[keep], sol.y[keep, :n].T, sol.y[keep, n:2 * n].T
+
+
+# -- outputs ---------------------------------------------------------------------------
+
+def outputs(model: CompiledMechanism, times, qs, us) -> dict[str, np.ndarray]:
+    """Named time series: coordinates, bodies, joint coordinates and reactions, energies."""
+    eom = model.eom
+    net = eom.mechanism.network
+    topo = eom.topology
+    series: dict[str, list] = {}
+    row: dict[str, object] = {}
+
+    def put(name, value):  # a body quantity may also be a coordinate: one entry per name
+        row[name] = value
+
+    A_c = topo.chord_part.toarray()
+    constraint_rows = _constraint_rows(eom)
+    rows = None
+    for time, q, u in zip(times, qs.T, us.T):
+        snap = model.evaluate(time, q, u)
+        if rows is None:
+            rows = independent_rows(snap.phi_q)
+        a, lam = accelerations(snap, rows)
+        got = model.last
+        for name, value in zip(eom.coordinates, q):
+            put(name, value)
+        for name, value in zip(eom.coordinates, u):
+            put(f"{name}'", value)
+        kinetic = 0.5 * u @ snap.M @ u
+        put("kinetic", kinetic)
+        put("potential", snap.potential)
+        put("energy", kinetic + snap.potential)
+        put("constraint residual", float(np.max(np.abs(snap.phi))) if len(snap.phi) else 0.0)
+        forces, moments = {}, {}
+        for body, data in zip(eom.bodies, snap.bodies):
+            name = body["name"]
+            v = data["Jr"] @ u
+            omega = float(data["Jt"] @ u)  # Jt is the row of d theta / dq
+            for what, value in (("x", data["r"][0]), ("y", data["r"][1]), ("angle", data["theta"]),
+                                ("vx", v[0]), ("vy", v[1]), ("omega", omega)):
+                put(f"{name}.{what}", value)
+            F = data["m"] * (data["Jr"] @ a + data["gr"] - model.gravity)
+            T = data["J"] * (float(data["Jt"] @ a) + data["gt"])
+            forces[name], moments[name] = F, T + _cross(data["r"], F)
+        for chord in snap.chords:
+            name = chord["name"]
+            if chord["kind"] == "force":
+                F, T = chord["F"], chord["T"]
+            elif chord["kind"] == "joint":
+                lam_c = lam[constraint_rows[name]]
+                F, T = -chord["G"][:, :2].T @ lam_c, -float(chord["G"][:, 2] @ lam_c)
+            else:
+                continue
+            forces[name], moments[name] = F, T + _cross(chord["head"], F)
+        # cutset equations for the branches: (F, moment about the origin) = -A_c (F, M)_chords
+        F_c = np.array([forces[c] for c in topo.chords]).reshape(len(topo.chords), 2)
+        M_c = np.array([moments[c] for c in topo.chords])
+        F_b = -A_c @ F_c if len(topo.chords) else np.zeros((len(topo.branches), 2))
+        M_b = -A_c @ M_c if len(topo.chords) else np.zeros(len(topo.branches))
+        for i, b in enumerate(topo.branches):
+            forces[b] = F_b[i]
+            moments[b] = M_b[i]
+        for element in net.elements:
+            name = element.name
+            if element.is_joint or isinstance(element, pe.MotionDriver):
+                if element.is_joint:
+                    F = forces[name]
+                    T = moments[name] - _cross(got[("head", name)], F)
+                    dtheta, along = got[("rel", name)]
+                    put(f"{name}.reaction", -F)
+                    put(f"{name}.reaction.x", -F[0])
+                    put(f"{name}.reaction.y", -F[1])
+                    put(f"{name}.torque", -T)
+                    put(f"{name}.angle", dtheta)
+                    if hasattr(element, "axis"):
+                        put(f"{name}.distance", along)
+                else:  # the driver's multiplier is its effort along its coordinate
+                    put(f"{name}.effort", float(lam[constraint_rows[name]][0]))
+        for name, value in row.items():
+            series.setdefault(name, []).append(value)
+        row.clear()
+    return {k: np.array(v) for k, v in series.items()}
+
+
+def _cross(r, F) -> float:
+    return float(r[0] * F[1] - r[1] * F[0])
+
+
+def _constraint_rows(eom) -> dict[str, np.ndarray]:
+    """Rows of the constraint vector that belong to each chord."""
+    rows: dict[str, list[int]] = {}
+    names = eom.constraint_names
+    for chord in eom.topology.chords:
+        rows[chord] = [i for i, n in enumerate(names) if n.rpartition(".")[0] == chord]
+    return {k: np.array(v, dtype=int) for k, v in rows.items()}
+
+
+def kinematics(model: CompiledMechanism, times, q0: np.ndarray):
+    """Positions, velocities and accelerations of a mechanism whose drivers fix every degree
+    of freedom, from the constraints alone: ``Phi = 0``, ``Phi_q u = -Phi_t``, ``Phi_q a = c``."""
+    qs, us = [], []
+    q = q0.copy()
+    for time in times:
+        q = assemble(model, q, time)
+        snap = model.evaluate(time, q, np.zeros(model.n))
+        u, *_ = np.linalg.lstsq(snap.phi_q, -snap.phi_t, rcond=None)
+        qs.append(q.copy())
+        us.append(u)
+    return np.asarray(times, dtype=float), np.array(qs).T, np.array(us).T
