@@ -11,8 +11,9 @@ from .elements import *  # noqa: F401,F403
 from .elements import __all__ as _elements
 from .elements.base import EdgeVariables, Symbol, t
 from . import planar
-from .errors import (FormulationError, ModelError, TopologyError, TreeError, UnknownNameError,
-                     VecnetError)
+from .errors import (FormulationError, ModelError, SimulationError, TopologyError, TreeError,
+                     UnknownNameError, VecnetError)
+from .formulation.lumped import s
 from .graph import LinearGraph
 from .matrix import LabeledMatrix
 from .network import Network
@@ -23,6 +24,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Symbol", "t", "Domain", "DOMAINS", "domain", "EdgeVariables", *_elements,
     "VecnetError", "ModelError", "TopologyError", "TreeError", "UnknownNameError",
-    "FormulationError", "LinearGraph", "LabeledMatrix", "Network", "Topology", "check_tree",
+    "FormulationError", "SimulationError", "s", "LinearGraph", "LabeledMatrix", "Network", "Topology", "check_tree",
     "incidence_matrix", "spanning_forest", "planar",
 ]

@@ -16,6 +16,7 @@ __all__ = [
     "TreeError",
     "UnknownNameError",
     "FormulationError",
+    "SimulationError",
 ]
 
 
@@ -44,3 +45,7 @@ class UnknownNameError(VecnetError, LookupError):
 
 class FormulationError(VecnetError, ValueError):
     """The equations cannot be formed or solved as asked (ill-posed network)."""
+
+
+class SimulationError(VecnetError, RuntimeError):
+    """A numerical integration or solve did not succeed; the message gives the solver's report."""

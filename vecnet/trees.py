@@ -9,6 +9,7 @@ forced into the tree are *dependent* energy stores.
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -41,8 +42,39 @@ def normal_tree(net: Network) -> list[str]:
     >>> normal_tree(net)
     ['V', 'C']
     """
-    graph = net.graph
     _check_through_source_cutsets(net)
+    transducers = [el for el in net.elements if el.kind is Kind.TRANSDUCER]
+    if len(transducers) <= MAX_ENUMERATED:
+        # every way to place the transducers; keep the one with the most independent stores
+        options = [[(e.name,) for e in el.edges] if el.coupling == "transformer"
+                   else [tuple(e.name for e in el.edges), ()] for el in transducers]
+        best = None
+        for choice in itertools.product(*options):
+            branches = _greedy(net, [edge for edges in choice for edge in edges])
+            if branches is not None and (best is None or _order(net, branches) > best[0]):
+                best = (_order(net, branches), branches)
+        if best is not None:
+            return best[1]
+    return _greedy(net, None)
+
+
+#: up to this many transducers, every placement is tried; above it, one greedy pass
+MAX_ENUMERATED = 10
+
+
+def _order(net: Network, branches: list[str]) -> int:
+    """A-type stores in the tree plus T-type stores out of it."""
+    inside = set(branches)
+    return sum((el.kind is Kind.ACROSS_STORE and el.edges[0].name in inside)
+               or (el.kind is Kind.THROUGH_STORE and el.edges[0].name not in inside)
+               for el in net.elements)
+
+
+def _greedy(net: Network, transducer_edges: list[str] | None) -> list[str] | None:
+    """Branches taken in normal-tree order. With ``transducer_edges`` given, exactly those
+    transducer edges are taken (``None`` if one of them closes a circuit); without, each
+    transducer is placed by :func:`_place_transducer`."""
+    graph = net.graph
     forest = UnionFind(graph.nodes)
     branches: list[str] = []
 
@@ -63,8 +95,13 @@ def normal_tree(net: Network) -> list[str]:
                         take(edge.name)
                     elif rank is Kind.ACROSS_SOURCE:
                         _across_source_loop(net, branches, edge.name)
+    if transducer_edges is not None:
+        for edge in transducer_edges:
+            if not joins(edge):
+                return None
+            take(edge)
     for element in elements:
-        if element.kind is Kind.TRANSDUCER:
+        if element.kind is Kind.TRANSDUCER and transducer_edges is None:
             forest = _place_transducer(net, element, branches, forest)
         elif element.kind is Kind.CONSTRAINT:
             for edge in element.edges:
@@ -103,24 +140,26 @@ def _place_transducer(net: Network, element, branches: list[str], forest: UnionF
             forest.union(tail, head)
             branches.append(name)
             return forest
-    # both edges close circuits through A-type stores: one store becomes dependent
+    # both edges close circuits: an A-type store on one of them becomes dependent
     tree = nx.MultiGraph()
     tree.add_edges_from((*graph.ends(b), b) for b in branches)
-    tail, head = graph.ends(names[0])
-    path = nx.shortest_path(tree, tail, head)
-    on_path = [key for u, v in zip(path, path[1:]) for key in tree[u][v]]
-    stores = [b for b in on_path if net.owner(b).kind is Kind.ACROSS_STORE]
-    if not stores:
-        raise FormulationError(f"transformer {element.name!r}: both of its edges close circuits "
-                               f"of sources and transducers ({', '.join(on_path)}); "
-                               "the network is over-constrained")
-    evicted = max(stores, key=branches.index)
-    branches.remove(evicted)
-    branches.append(names[0])
-    rebuilt = UnionFind(graph.nodes)
-    for b in branches:
-        rebuilt.union(*graph.ends(b))
-    return rebuilt
+    circuits = []
+    for name in names:
+        tail, head = graph.ends(name)
+        path = nx.shortest_path(tree, tail, head)
+        on_path = [key for u, v in zip(path, path[1:]) for key in tree[u][v]]
+        stores = [b for b in on_path if net.owner(b).kind is Kind.ACROSS_STORE]
+        circuits.append(on_path)
+        if stores:
+            branches.remove(max(stores, key=branches.index))
+            branches.append(name)
+            rebuilt = UnionFind(graph.nodes)
+            for b in branches:
+                rebuilt.union(*graph.ends(b))
+            return rebuilt
+    raise FormulationError(f"transformer {element.name!r}: both of its edges close circuits "
+                           f"of sources and transducers ({'; '.join(', '.join(c) for c in circuits)}) "
+                           "with no energy store to release; the network is over-constrained")
 
 
 def _across_source_loop(net: Network, branches: list[str], chord: str) -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from ..elements.base import EdgeVariables, Kind, t
-from ..errors import FormulationError, UnknownNameError
+from ..errors import FormulationError, ModelError, UnknownNameError
 from ..topology import Topology
 from .blt import solve_blocks
 
@@ -169,6 +169,8 @@ class StateSpace:
     f, h : sympy.Matrix
     g : sympy.Matrix
         Residuals of the algebraic variables ``z`` (empty for explicit models).
+    z_names : tuple of str
+        The variable (``"<edge>.across"`` or ``.through``) each ``z`` stands for.
     values : dict
         Numeric parameter values of the elements, by symbol.
     signals : dict
@@ -176,7 +178,7 @@ class StateSpace:
     """
 
     def __init__(self, *, states, x, dx, inputs, u, du, f, z, g, variables, values, signals,
-                 outputs=(), dependent_stores=(), diagnosis: str = "") -> None:
+                 outputs=(), dependent_stores=(), diagnosis: str = "", z_names=()) -> None:
         self.states = tuple(states)
         self.x = tuple(x)
         self._dx = tuple(dx)
@@ -185,12 +187,13 @@ class StateSpace:
         self.du = tuple(du)
         self.f = sympy.ImmutableMatrix(f) if f else sympy.ImmutableMatrix.zeros(0, 1)
         self.z = tuple(z)
+        self.z_names = tuple(z_names)
         self.g = sympy.ImmutableMatrix(g) if g else sympy.ImmutableMatrix.zeros(0, 1)
         self._variables = dict(variables)
         self.values = dict(values)
         self.signals = dict(signals)
         self.dependent_stores = tuple(dependent_stores)
-        self.diagnosis = diagnosis
+        self._diagnosis = diagnosis
         self.outputs = tuple(outputs)
         self.h = sympy.ImmutableMatrix([self.output(name) for name in self.outputs]) \
             if self.outputs else sympy.ImmutableMatrix.zeros(0, 1)
@@ -219,13 +222,22 @@ class StateSpace:
                       du=self.du, f=list(self.f), z=self.z, g=list(self.g),
                       variables=self._variables, values=self.values, signals=self.signals,
                       outputs=self.outputs, dependent_stores=self.dependent_stores,
-                      diagnosis=self.diagnosis)
+                      diagnosis=self._diagnosis, z_names=self.z_names)
         fields.update(changes)
         return StateSpace(**fields)
 
+    def diagnosis(self) -> str:
+        """The tree, the states and the dependent energy stores, in words."""
+        return self._diagnosis
+
     def subs(self, values: dict | None = None) -> StateSpace:
-        """Substitute parameter values: the elements' numeric values, or ``values``."""
+        """Substitute parameter values: the elements' numeric values, or ``values``.
+        Inputs are not parameters: give their values when simulating."""
         values = self.values if values is None else {_symbol(k): v for k, v in values.items()}
+        inputs = [k for k in values if k in self.u]
+        if inputs:
+            raise ModelError(f"{', '.join(map(str, inputs))} stand(s) for input(s) "
+                             f"{', '.join(self.inputs)}; give input values to simulate()")
         exact = {k: sympy.nsimplify(v, rational=True) if isinstance(v, float) else v
                  for k, v in values.items()}
 
@@ -440,17 +452,24 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
             raise FormulationError(f"the state equation of {state_of[fn]} is implicit; "
                                    "simulate it as a DAE")
         f.append(explicit[dx[fn]])
+    # variables solved before the states' rates may contain them (dependent stores)
+    rates = dict(zip(dx.values(), f))
+    explicit = {k: v.xreplace(rates) for k, v in explicit.items()}
+    z_names = {}
     every = {}
     for edge, v in eqs.variables.items():
         for kind, fn in (("across", v.across), ("through", v.through)):
             expr = secondary.get(fn, fn).xreplace(value_map).xreplace(explicit)
             every[f"{edge}.{kind}"] = expr
+            if fn in algebraic and algebraic[fn] in solved.implicit_unknowns:
+                z_names[algebraic[fn]] = f"{edge}.{kind}"
     values = {}
     for element in net.elements:
         values.update(element.values)
     model = StateSpace(
         states=eqs.states, x=x.values(), dx=dx.values(), inputs=[i.name for i in eqs.inputs],
         u=[i.symbol for i in eqs.inputs], du=du.values(), f=f, z=solved.implicit_unknowns,
+        z_names=[z_names[z] for z in solved.implicit_unknowns],
         g=solved.residuals, variables=every, values=values,
         signals={i.name: i.signal for i in eqs.inputs}, outputs=tuple(outputs),
         dependent_stores=eqs.dependent_stores, diagnosis=eqs.diagnosis())

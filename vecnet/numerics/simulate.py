@@ -11,7 +11,7 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import root
 
 from ..elements.base import t
-from ..errors import FormulationError, ModelError
+from ..errors import ModelError, SimulationError
 from .result import Result
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ __all__ = ["simulate"]
 def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str, Any] | None = None,
              initial: Mapping[str, float] | None = None, t_eval: Sequence[float] | None = None,
              method: str = "LSODA", rtol: float = 1e-8, atol: float = 1e-10,
-             parameters: Mapping[Any, float] | None = None) -> Result:
+             parameters: Mapping[Any, float] | None = None, max_steps: int = 100_000) -> Result:
     """Integrate a state-space model in time.
 
     Parameters
@@ -34,7 +34,9 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
         Input name -> a number, an expression in ``vn.t`` or a function of ``t``.
         Inputs not named use the value given to their source.
     initial : mapping, optional
-        State name -> initial value (default 0).
+        State name -> initial value (default 0). For models with algebraic loops,
+        algebraic variables (``model.z_names``) may be named too, as starting guesses
+        for the consistent initial values.
     t_eval : sequence, optional
         Output times (default: 501 evenly spaced).
     method, rtol, atol
@@ -42,11 +44,18 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
         loops are integrated with IDA (scikit-sundae) at the same tolerances.
     parameters : mapping, optional
         Values for parameters that have none (by symbol or name).
+    max_steps : int
+        Step limit of the IDA integrator.
 
     Returns
     -------
     Result
-        Every state, input and edge variable of the model by name.
+        Every state and edge variable of the model by name.
+
+    Raises
+    ------
+    SimulationError
+        The integrator failed; the message gives its report.
 
     Examples
     --------
@@ -71,10 +80,11 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     if unknown_inputs:
         raise ModelError(f"no input(s) {', '.join(sorted(unknown_inputs))}; inputs are "
                          f"{', '.join(model.inputs) or 'none'}")
-    unknown_states = set(initial or {}) - set(model.states)
+    unknown_states = set(initial or {}) - set(model.states) - set(model.z_names)
     if unknown_states:
         raise ModelError(f"no state(s) {', '.join(sorted(unknown_states))}; states are "
                          f"{', '.join(model.states) or 'none'}")
+    guesses = np.array([float((initial or {}).get(name, 0.0)) for name in model.z_names])
     u_fn, du_fn = _input_functions(model, inputs or {})
     x0 = np.array([float((initial or {}).get(name, 0.0)) for name in model.states])
     t0, t1 = map(float, t_span)
@@ -83,13 +93,16 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     f = _compile(args, list(model.f))
     if model.z:
         g = _compile(args, list(model.g))
-        ts, xs, zs, ok, message = _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol)
+        ts, xs, zs, ok, message = _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol,
+                                                 atol, guesses, max_steps)
     else:
         def rhs(time, x):
             return f(time, x, (), u_fn(time), du_fn(time))
 
         sol = solve_ivp(rhs, (t0, t1), x0, method=method, t_eval=times, rtol=rtol, atol=atol)
         ts, xs, zs, ok, message = sol.t, sol.y, np.zeros((0, len(sol.t))), sol.success, sol.message
+    if not ok:
+        raise SimulationError(f"the integration stopped: {message}")
     return _result(model, args, ts, xs, zs, u_fn, du_fn, ok, message)
 
 
@@ -139,14 +152,22 @@ def _input_functions(model: StateSpace, inputs: Mapping[str, Any]):
     return u, du
 
 
-def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol):
+def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses, max_steps):
     from sksundae.ida import IDA
 
     n, m = len(model.x), len(model.z)
-    guess = root(lambda z: g(t0, x0, z, u_fn(t0), du_fn(t0)), np.zeros(m), tol=1e-12)
-    if not guess.success:
-        raise FormulationError(f"no consistent initial values for {', '.join(map(str, model.z))}: "
-                               f"{guess.message}")
+
+    def loop(z):
+        return g(t0, x0, z, u_fn(t0), du_fn(t0))
+
+    # a zero start can sit where a square law has no slope: try a few starts
+    for start in (guesses, guesses + 1.0, guesses - 1.0):
+        guess = root(loop, start, tol=1e-12)
+        if guess.success and np.max(np.abs(loop(guess.x))) < 1e-9:
+            break
+    else:
+        raise SimulationError(f"no consistent initial values for {', '.join(model.z_names)}: "
+                              f"{guess.message}; pass guesses in initial={{...}}")
     z0 = guess.x
     y0 = np.concatenate([x0, z0])
     yp0 = np.concatenate([f(t0, x0, z0, u_fn(t0), du_fn(t0)), np.zeros(m)])
@@ -158,11 +179,17 @@ def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol):
         res[n:] = g(time, x, z, u, du)
 
     solver = IDA(residual, algebraic_idx=list(range(n, n + m)), rtol=rtol, atol=atol,
-                 calc_initcond="yp0", calc_init_dt=(times[-1] - t0) * 1e-3 or 1e-6)
-    tspan = times if len(times) > 2 and times[0] == t0 else np.concatenate([[t0], times])
+                 calc_initcond="yp0", calc_init_dt=(times[-1] - t0) * 1e-3 or 1e-6,
+                 max_num_steps=max_steps)
+    tspan = np.unique(np.concatenate([[t0], times]))
+    if len(tspan) == 2:  # IDA reads a two-point span as "report every internal step"
+        tspan = np.array([tspan[0], 0.5 * (tspan[0] + tspan[1]), tspan[1]])
     sol = solver.solve(tspan, y0, yp0)
+    if not sol.success:
+        raise SimulationError(f"IDA stopped at t = {sol.t[-1] if len(sol.t) else t0:.6g}: "
+                              f"{sol.message}")
     keep = np.isin(sol.t, times)
-    return (sol.t[keep], sol.y[keep, :n].T, sol.y[keep, n:].T, bool(sol.success), str(sol.message))
+    return (sol.t[keep], sol.y[keep, :n].T, sol.y[keep, n:].T, True, str(sol.message))
 
 
 def _result(model, args, ts, xs, zs, u_fn, du_fn, ok, message) -> Result:
