@@ -23,7 +23,7 @@ from scipy.optimize import root
 
 from ..elements import planar as pe
 from ..elements.base import t
-from ..errors import FormulationError, ModelError
+from ..errors import FormulationError, ModelError, SimulationError
 from .result import Result
 
 if TYPE_CHECKING:
@@ -271,8 +271,9 @@ def accelerations(snap: Snapshot, rows: np.ndarray) -> tuple[np.ndarray, np.ndar
 # -- simulation ---------------------------------------------------------------------
 
 class _Partition:
-    """Coordinate partitioning: independent coordinates ``w`` integrated, dependent ``v``
-    found from the constraints (Newton) and their velocity equations."""
+    """Coordinate partitioning: the independent coordinates ``ind`` carry the motion; the
+    dependent ones ``dep`` are found from the constraints (Newton, starting from the value
+    carried along with the state) and their velocities from the velocity constraints."""
 
     def __init__(self, model: CompiledMechanism, time: float, q: np.ndarray) -> None:
         self.model = model
@@ -285,106 +286,120 @@ class _Partition:
         else:
             self.dep = np.zeros(0, dtype=int)
         self.ind = np.setdiff1d(np.arange(model.n), self.dep)
-        self.q = q.copy()
 
-    def full(self, time: float, w: np.ndarray, uw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        model, q = self.model, self.q
-        q[self.ind] = w
+    def project(self, time: float, q: np.ndarray, uw: np.ndarray):
+        """Consistent ``(q, u, snapshot at rest)`` from a state near the constraint manifold."""
+        model = self.model
+        q = np.array(q, dtype=float)
         zero = np.zeros(model.n)
         for _ in range(25):
             snap = model.evaluate(time, q, zero)
             res = snap.phi[self.rows]
-            if not len(res) or np.max(np.abs(res)) < 1e-13:
+            if not len(res) or np.max(np.abs(res)) < 1e-12:
                 break
-            q[self.dep] -= np.linalg.solve(snap.phi_q[np.ix_(self.rows, self.dep)], res)
+            step = np.linalg.solve(snap.phi_q[np.ix_(self.rows, self.dep)], res)
+            q[self.dep] -= step
+            if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):  # at roundoff
+                snap = model.evaluate(time, q, zero)
+                break
         else:
-            raise FormulationError(f"at t = {time:.6g} the loops cannot be closed: the mechanism "
-                                   "left its assembly (a singular configuration?)")
+            raise SimulationError(f"at t = {time:.6g} the loops cannot be closed: the mechanism "
+                                  "left its assembly (a singular configuration?)")
         u = np.zeros(model.n)
         u[self.ind] = uw
         if len(self.dep):
             A = snap.phi_q[self.rows]
             u[self.dep] = np.linalg.solve(A[:, self.dep], -(A[:, self.ind] @ uw + snap.phi_t[self.rows]))
-        return q.copy(), u
+        return q, u, snap
 
-    def conditioning(self, time: float, q: np.ndarray) -> float:
+    def conditioning(self, snap: Snapshot) -> float:
+        """Smallest singular value of ``Phi_v`` relative to the largest of ``Phi_q``."""
         if not len(self.dep):
             return 1.0
-        A = self.model.evaluate(time, q, np.zeros(self.model.n)).phi_q[self.rows]
+        A = snap.phi_q[self.rows]
         sv = np.linalg.svd(A[:, self.dep], compute_uv=False)
         return sv[-1] / max(np.linalg.svd(A, compute_uv=False)[0], 1e-300)
 
 
 def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853"):
-    """Forward dynamics on scipy: integrate the independent coordinates, re-partitioning
-    when the dependent ones approach a singular choice. Returns (t, q, u) at ``times``."""
+    """Forward dynamics on scipy by coordinate partitioning.
+
+    The state is every coordinate plus the rates of the independent ones; each evaluation
+    projects the dependent coordinates onto the constraints, so the loops stay closed to
+    roundoff. When the dependent coordinates approach a singular choice the partition is
+    chosen anew. Returns ``(t, q, u)`` at ``times``."""
     out_q, out_u, out_t = [], [], []
     time, q, u = t0, q0.copy(), u0.copy()
     pending = np.asarray(times, dtype=float)
+    n = model.n
     while True:
         part = _Partition(model, time, q)
-        y0 = np.concatenate([q[part.ind], u[part.ind]])
-        k = len(part.ind)
+        y0 = np.concatenate([q, u[part.ind]])
 
-        def rhs(tt, y, part=part, k=k):
-            qf, uf = part.full(tt, y[:k], y[k:])
+        def rhs(tt, y, part=part):
+            qf, uf, _ = part.project(tt, y[:n], y[n:])
             a, _ = accelerations(model.evaluate(tt, qf, uf), part.rows)
-            return np.concatenate([y[k:], a[part.ind]])
+            return np.concatenate([uf, a[part.ind]])
 
-        def singular(tt, y, part=part, k=k):
-            qf, _ = part.full(tt, y[:k], y[k:])
-            return part.conditioning(tt, qf) - 1e-3
+        def singular(tt, y, part=part):
+            return part.conditioning(part.project(tt, y[:n], y[n:])[2]) - 1e-3
 
         singular.terminal, singular.direction = True, -1
-        t_end = pending[-1] if len(pending) else time
-        sol = solve_ivp(rhs, (time, t_end), y0, method=method, rtol=rtol, atol=atol,
-                        t_eval=pending[pending >= time], events=singular if len(part.dep) else None,
-                        dense_output=False)
+        sol = solve_ivp(rhs, (time, pending[-1]), y0, method=method, rtol=rtol, atol=atol,
+                        t_eval=pending[pending >= time],
+                        events=singular if len(part.dep) else None)
         if sol.status == -1:
-            raise FormulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
+            raise SimulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
         for tt, y in zip(sol.t, sol.y.T):
-            qf, uf = part.full(tt, y[:k], y[k:])
+            qf, uf, _ = part.project(tt, y[:n], y[n:])
             out_t.append(tt)
             out_q.append(qf)
             out_u.append(uf)
-        pending = pending[pending > (sol.t[-1] if len(sol.t) else time)]
+        done = sol.t[-1] if len(sol.t) else time
+        pending = pending[pending > done]
         if sol.status != 1 or not len(pending):
             break
         time = float(sol.t_events[0][0])
         y = sol.y_events[0][0]
-        q, u = part.full(time, y[:k], y[k:])
+        q, u, _ = part.project(time, y[:n], y[n:])
     return np.array(out_t), np.array(out_q).T, np.array(out_u).T
 
 
-def integrate_dae(model, t0, q0, u0, times, rtol, atol, stabilization: float = 10.0):
-    """Forward dynamics on IDA (scikit-sundae): the index-1 DAE in ``(q, u, lambda)`` with
-    Baumgarte stabilization of the position and velocity constraints."""
+def integrate_dae(model, t0, q0, u0, times, rtol, atol):
+    """Forward dynamics on IDA (scikit-sundae): the DAE in the stabilized index-2 form of
+    Gear, Gupta and Leimkuhler, which keeps both the position and the velocity constraints
+
+        q' = u + Phi_q^T mu,   M u' = Q + Phi_q^T lambda,   Phi = 0,   Phi_q u + Phi_t = 0.
+
+    The multipliers are left out of the error test (a very large absolute tolerance), as
+    index-2 problems need. Returns ``(t, q, u)`` at ``times``."""
     from sksundae.ida import IDA
 
     n = model.n
     rows = independent_rows(model.evaluate(t0, q0, u0).phi_q)
     k = len(rows)
-    alpha = stabilization
 
     def residual(tt, y, yp, res):
-        q, u, lam = y[:n], y[n:2 * n], y[2 * n:]
+        q, u, lam, mu = y[:n], y[n:2 * n], y[2 * n:2 * n + k], y[2 * n + k:]
         snap = model.evaluate(tt, q, u)
         A = snap.phi_q[rows]
-        res[:n] = yp[:n] - u
+        res[:n] = yp[:n] - u - A.T @ mu
         res[n:2 * n] = snap.M @ yp[n:2 * n] - snap.Q - A.T @ lam
-        res[2 * n:] = (A @ yp[n:2 * n] - snap.c[rows] + 2 * alpha * (A @ u + snap.phi_t[rows])
-                       + alpha**2 * snap.phi[rows])
+        res[2 * n:2 * n + k] = snap.phi[rows]
+        res[2 * n + k:] = A @ u + snap.phi_t[rows]
 
     a0, lam0 = accelerations(model.evaluate(t0, q0, u0), rows)
-    y0 = np.concatenate([q0, u0, lam0[rows]])
-    yp0 = np.concatenate([u0, a0, np.zeros(k)])
-    solver = IDA(residual, algebraic_idx=list(range(2 * n, 2 * n + k)) or None, rtol=rtol, atol=atol)
-    tspan = np.asarray(times, dtype=float)
-    if tspan[0] != t0:
-        tspan = np.concatenate([[t0], tspan])
+    y0 = np.concatenate([q0, u0, lam0[rows], np.zeros(k)])
+    yp0 = np.concatenate([u0, a0, np.zeros(2 * k)])
+    tolerances = np.concatenate([np.full(2 * n, atol), np.full(2 * k, 1e12)])
+    solver = IDA(residual, algebraic_idx=list(range(2 * n, 2 * n + 2 * k)) or None, rtol=rtol,
+                 atol=tolerances, max_num_steps=100_000)
+    tspan = np.unique(np.concatenate([[t0], np.asarray(times, dtype=float)]))
+    if len(tspan) == 2:  # IDA reads a two-point span as "report every internal step"
+        tspan = np.array([tspan[0], 0.5 * (tspan[0] + tspan[1]), tspan[1]])
     sol = solver.solve(tspan, y0, yp0)
     if not sol.success:
-        raise FormulationError(f"IDA failed: {sol.message}")
+        raise SimulationError(f"IDA stopped at t = {sol.t[-1]:.6g}: {sol.message}")
     keep = np.isin(sol.t, times)
     return sol.t[keep], sol.y[keep, :n].T, sol.y[keep, n:2 * n].T
 
