@@ -1,0 +1,165 @@
+"""Planar vector networks against facts from outside the formulation."""
+
+import numpy as np
+import pytest
+import sympy
+
+import vecnet as vn
+from planar_models import four_bar, link, pendulum, slider_crank
+
+
+def test_pendulum_equation_of_motion():
+    """(J + m l^2) beta'' + b beta' + k beta + m g l sin(beta) = 0 (Thompson)."""
+    m, J, l, k, b, g = 2.0, 0.3, 0.8, 5.0, 0.4, 9.81
+    eom = pendulum(m, J, l, k, b, g=g).formulate("joint")
+    assert eom.coordinates == ("pin.angle",)
+    model = eom.compile()
+    rng = np.random.default_rng(1)
+    for beta, rate in rng.uniform(-2, 2, size=(5, 2)):
+        snap = model.evaluate(0.0, np.array([beta]), np.array([rate]))
+        assert snap.M[0, 0] == pytest.approx(J + m * l**2, rel=1e-13)
+        assert snap.Q[0] == pytest.approx(-b * rate - k * beta - m * g * l * np.sin(beta), rel=1e-12)
+
+
+@pytest.mark.parametrize("build, names, t_end", [
+    (lambda: pendulum(k=3.0, c=0.2), ["bob.angle", "bob.x"], 3.0),
+    (lambda: four_bar(), ["crank.angle", "rocker.angle", "coupler.x"], 2.0),
+    (lambda: slider_crank(torque=2.0), ["crank.angle", "slider.x"], 1.0),
+])
+def test_absolute_and_joint_coordinates_give_the_same_motion(build, names, t_end):
+    mech = build()
+    ts = np.linspace(0, t_end, 21)
+    joint = mech.formulate("joint").simulate(t_end, t_eval=ts, rtol=1e-10, atol=1e-12)
+    absolute = mech.formulate("absolute").simulate(t_end, t_eval=ts, rtol=1e-10, atol=1e-12)
+    for name in names:
+        assert np.max(np.abs(joint[name] - absolute[name])) < 1e-6, name
+
+
+def double_pendulum():
+    mech = vn.planar.Mechanism("double", gravity=(0, -9.81))
+    upper, u0, u1 = link(mech, "upper", (0, 0), (1.0, 0.3), 1.0)
+    lower, l0, l1 = link(mech, "lower", (1.0, 0.3), (1.5, 1.0), 0.7)
+    mech.revolute("P1", mech.ground.point(0, 0), u0)
+    mech.revolute("P2", u1, l0)
+    return mech
+
+
+@pytest.mark.parametrize("build", [four_bar, double_pendulum], ids=["four-bar", "double pendulum"])
+@pytest.mark.parametrize("method", ["partition", "dae"])
+def test_conservative_motion_keeps_energy_and_constraints(build, method):
+    eom = build().formulate("joint")
+    res = eom.simulate(10.0, t_eval=np.linspace(0, 10, 101), method=method, rtol=1e-10, atol=1e-12)
+    energy = res["energy"]
+    scale = np.max(np.abs(res["kinetic"])) + np.max(np.abs(res["potential"]))
+    assert np.ptp(energy) / scale < 1e-6
+    assert np.max(res["constraint residual"]) < 1e-8
+    assert np.ptp(res["kinetic"]) > 0.1 * scale  # it really moved
+
+
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+def test_hanging_pendulum_pin_carries_its_weight(coordinates):
+    m, g = 2.0, 9.81
+    res = pendulum(m=m, beta0=0.0, g=g).formulate(coordinates).simulate(1.0, t_eval=[0.0, 1.0])
+    assert np.allclose(res["pin.reaction"], [[0.0, m * g]] * 2, atol=1e-9)
+    assert np.allclose(res["pin.torque"], 0.0, atol=1e-9)
+
+
+def test_slider_crank_driver_power_is_the_rate_of_energy():
+    omega = 3.0
+    eom = slider_crank(drive=0.7 + omega * vn.t).formulate("joint")
+    ts = np.linspace(0.0, 2.0, 2001)
+    res = eom.inverse_dynamics(ts)
+    power = res["D.effort"] * omega                 # driver torque times crank speed
+    rate = np.gradient(res["energy"], ts)           # finite differences of the total energy
+    inner = slice(5, -5)
+    assert np.max(np.abs(power[inner] - rate[inner])) < 1e-4 * np.max(np.abs(power))
+    # the slider follows the crank: x = r cos a + sqrt(L^2 - r^2 sin^2 a)
+    a = 0.7 + omega * ts
+    assert np.allclose(res["slider.x"], 0.3 * np.cos(a) + np.sqrt(1 - 0.09 * np.sin(a) ** 2),
+                       atol=1e-10)
+
+
+def test_pendulum_small_oscillation_frequency():
+    m, J, l, k, c, g = 2.0, 0.3, 0.8, 5.0, 0.0, 9.81
+    eom = pendulum(m, J, l, k, c, beta0=0.3, g=g).formulate("absolute")
+    point = eom.equilibrium()
+    assert point["bob.angle"] == pytest.approx(0.0, abs=1e-10)
+    lin = eom.linearize(point)
+    assert lin.natural_frequencies()[0] == pytest.approx(np.sqrt((k + m * g * l) / (J + m * l**2)),
+                                                          rel=1e-8)
+
+
+def test_four_bar_linearization_matches_finite_differences():
+    eom = four_bar(spring=200.0).formulate("joint")
+    point = eom.equilibrium()
+    lin = eom.linearize(point)
+    model = eom.compile()
+    # the nonlinear model in one independent coordinate z = crank angle, the others from
+    # the loop closure; accelerations from the full equations with the multipliers
+    from vecnet.numerics.planar import _Partition, accelerations
+
+    part = _Partition(model, 0.0, point.q)
+
+    def rhs(z):
+        q = point.q.copy()
+        q[part.ind] = z[:1]
+        qf, uf, _ = part.project(0.0, q, z[1:])
+        a, _ = accelerations(model.evaluate(0.0, qf, uf), part.rows)
+        return np.concatenate([z[1:], a[part.ind]])
+
+    z0 = np.array([point.q[part.ind][0], 0.0])
+    h = 1e-6
+    jac = np.column_stack([(rhs(z0 + h * e) - rhs(z0 - h * e)) / (2 * h) for e in np.eye(2)])
+    assert np.allclose(np.sort_complex(np.linalg.eigvals(jac)), np.sort_complex(lin.eigenvalues()),
+                       rtol=1e-5)
+    assert np.all(np.abs(lin.eigenvalues().imag) > 0)  # a stable oscillation about equilibrium
+
+
+def test_parallelogram_with_a_redundant_link_moves_with_one_degree_of_freedom():
+    mech = vn.planar.Mechanism("parallelogram", gravity=(0, -9.81))
+    cranks = []
+    for i, x in enumerate((0.0, 1.0, 2.0)):      # three parallel cranks of length 1
+        body, p0, p1 = link(mech, f"crank{i}", (x, 0.0), (x + 0.6, 0.8), 1.0)
+        mech.revolute(f"G{i}", mech.ground.point(x, 0.0), p0)
+        cranks.append(p1)
+    coupler = mech.body("coupler", mass=2.0, inertia=0.7, position=(1.6, 0.8), angle=0.0)
+    for i, p in enumerate(cranks):
+        mech.revolute(f"C{i}", p, coupler.point(-1.0 + i, 0.0))
+    bodies, pins = 4, 6
+    assert 3 * bodies - 2 * pins == 0                   # Grubler: no mobility
+    eom = mech.formulate("joint")
+    assert eom.degrees_of_freedom() == 1                # the rank finds the redundant loop
+    res = eom.simulate(1.0, t_eval=np.linspace(0, 1, 11), rtol=1e-9, atol=1e-11)
+    assert np.ptp(res["crank0.angle"]) > 0.1
+    assert np.allclose(res["crank0.angle"], res["crank2.angle"], atol=1e-8)
+    assert np.max(res["constraint residual"]) < 1e-8
+
+
+def test_bad_mechanisms():
+    mech = vn.planar.Mechanism("m")
+    a = mech.body("a", mass=1.0, inertia=0.1, position=(1, 0))
+    mech.revolute("P", mech.ground.point(0, 0), a.point(-1, 0))
+    mech.body("loose", mass=1.0, inertia=0.1, position=(3, 0))
+    with pytest.raises(vn.ModelError, match="body 'loose' is joined to nothing"):
+        mech.formulate()
+    with pytest.raises(vn.ModelError, match="two points of the same body 'a'"):
+        mech.revolute("Q", a.point(1, 0), a.point(0.5, 0))
+
+    far = vn.planar.Mechanism("far")
+    b = far.body("b", mass=1.0, inertia=0.1, position=(1, 0))
+    far.revolute("P1", far.ground.point(0, 0), b.point(-1, 0))
+    far.revolute("P2", b.point(1, 0), far.ground.point(5, 0))   # a 2 m link, pins 5 m apart
+    with pytest.raises(vn.FormulationError, match="cannot be assembled.*P2"):
+        far.formulate().assemble()
+
+    locked = vn.planar.Mechanism("locked")
+    c = locked.body("c", mass=1.0, inertia=0.1, position=(1, 0))
+    locked.revolute("L1", locked.ground.point(0, 0), c.point(-1, 0))
+    locked.revolute("L2", c.point(1, 0), locked.ground.point(2, 0))
+    with pytest.raises(vn.FormulationError, match="locked.*L2"):
+        locked.formulate().simulate(1.0)
+
+    with pytest.raises(vn.ModelError, match="already has something named 'L1'"):
+        locked.revolute("L1", locked.ground.point(0, 1), c.point(0, 1))
+    with pytest.raises(vn.UnknownNameError):
+        locked.drive("D", "nope", 1.0)
