@@ -96,6 +96,8 @@ assert np.abs(beta_vn - ref.y[0]).max() < 1e-6
 assert np.allclose(res["bob.angle"], res["pin.angle"])
 # the damper dissipates: the energy (kinetic + gravity + hinge spring) never rises
 print(f"energy: {res['energy'][0]:.6f} J at release, {res['energy'][-1]:.6f} J at t = {t_end:g} s")
+E0 = -m * g * l * math.cos(beta0) + k * beta0**2 / 2       # at rest: gravity and the hinge spring
+assert abs(res["energy"][0] - E0) < 1e-9
 assert np.all(np.diff(res["energy"]) < 1e-9)
 
 if args.plot:

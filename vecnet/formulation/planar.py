@@ -269,8 +269,7 @@ class MultibodyEquations:
         for i, value in fixed.items():
             q[i] = value
         q = assemble(model, q, time, fixed=list(fixed))
-        snap = model.evaluate(time, q, np.zeros(model.n))
-        rank = len(independent_rows(snap.phi_q))
+        rank = len(independent_rows(model.constraints(time, q)[1]))
         drives = [e.name for e in self.mechanism.network.elements if isinstance(e, pe.MotionDriver)]
         if model.n - rank == 0 and not drives:
             joints = [c for c in self.topology.chords
@@ -286,7 +285,7 @@ class MultibodyEquations:
 
         model = self.compile()
         q = self.assemble(time=time) if q is None else np.asarray(q, dtype=float)
-        return model.n - len(independent_rows(model.evaluate(time, q, np.zeros(model.n)).phi_q))
+        return model.n - len(independent_rows(model.constraints(time, q)[1]))
 
     def simulate(self, t_end: float, t_eval=None, method: str = "partition", rtol: float = 1e-8,
                  atol: float = 1e-10, initial: dict | None = None,
@@ -312,7 +311,7 @@ class MultibodyEquations:
         times = np.linspace(0.0, t_end, 501) if t_eval is None else np.asarray(t_eval, float)
         q0 = self.assemble(initial, 0.0, parameters)
         u0 = num.consistent_velocities(model, 0.0, q0, self._index(velocities))
-        dof = model.n - len(num.independent_rows(model.evaluate(0.0, q0, u0).phi_q))
+        dof = model.n - len(num.independent_rows(model.constraints(0.0, q0)[1]))
         if dof == 0:
             ts, qs, us = num.kinematics(model, times, q0)
         elif method == "partition":
@@ -331,7 +330,7 @@ class MultibodyEquations:
         model = self.compile(parameters)
         q0 = self.assemble(time=time, parameters=parameters)
         zero = np.zeros(model.n)
-        rows = num.independent_rows(model.evaluate(time, q0, zero).phi_q)
+        rows = num.independent_rows(model.constraints(time, q0)[1])
 
         def residual(x):
             q, lam = x[:model.n], x[model.n:]
@@ -380,7 +379,7 @@ class MultibodyEquations:
         times = np.asarray(t_eval, dtype=float)
         q0 = self.assemble(time=float(times[0]), parameters=parameters)
         ts, qs, us = num.kinematics(model, times, q0)
-        if model.n - len(num.independent_rows(model.evaluate(ts[0], q0, us[:, 0]).phi_q)) != 0:
+        if model.n - len(num.independent_rows(model.constraints(ts[0], q0)[1])) != 0:
             raise FormulationError("inverse dynamics needs drivers that fix every degree of "
                                    "freedom; use simulate() for forward dynamics")
         return Result(ts, num.outputs(model, ts, qs, us), success=True, message="kinematics")

@@ -45,6 +45,7 @@ class Snapshot:
     bodies: list[dict]     # r, theta, Jr, Jt, gamma_r, gamma_t per body
     chords: list[dict]     # F, T (or the constraint gradients of joints) per chord
     potential: float
+    values: dict           # every compiled quantity by key
 
 
 class CompiledMechanism:
@@ -65,43 +66,35 @@ class CompiledMechanism:
         values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)): v
                   for k, v in (parameters or {}).items()}
         um = sympy.Matrix(u)
-        pieces: list[tuple[str, Any, tuple]] = []  # (key, expression, shape)
+        constraints, dynamics, extras = [], [], []  # (key, expression, shape) per group
 
-        def add(key, expr, shape):
-            pieces.append((key, expr, shape))
-
-        for k, body in enumerate(eom.bodies):
-            r, th = body["r"], sympy.Matrix([body["theta"]])
-            Jr, Jt = r.jacobian(q), th.jacobian(q)
-            add(("r", k), r, (2,))
-            add(("theta", k), th, (1,))
-            add(("Jr", k), Jr, (2, n))
-            add(("Jt", k), Jt, (1, n))
-            add(("gr", k), (Jr * um).jacobian(q) * um if n else sympy.zeros(2, 1), (2,))
-            add(("gt", k), (Jt * um).jacobian(q) * um if n else sympy.zeros(1, 1), (1,))
-            add(("m", k), sympy.Matrix([body["m"], body["J"]]), (2,))
-        add("Qa", eom.applied_forces, (n,))
         phi = eom.constraints
         m = len(phi)
         phi_q = eom.constraint_jacobian
         phi_t = phi.diff(t) if m else sympy.zeros(0, 1)
-        if m:
-            # Phi_q q'' = -( (Phi_q u)_q u + 2 Phi_qt u + Phi_tt )
-            c = -((phi_q * um).jacobian(q) * um + 2 * phi_q.diff(t) * um + phi_t.diff(t))
-        else:
-            c = sympy.zeros(0, 1)
-        add("phi", phi, (m,))
-        add("phi_q", phi_q, (m, n))
-        add("phi_t", phi_t, (m,))
-        add("c", c, (m,))
-        add("potential", sympy.Matrix([_potential(eom)]), (1,))
+        constraints += [("phi", phi, (m,)), ("phi_q", phi_q, (m, n)), ("phi_t", phi_t, (m,))]
+        for k, body in enumerate(eom.bodies):
+            r, th = body["r"], sympy.Matrix([body["theta"]])
+            Jr, Jt = r.jacobian(q), th.jacobian(q)
+            dynamics += [
+                (("Jr", k), Jr, (2, n)), (("Jt", k), Jt, (1, n)),
+                (("gr", k), (Jr * um).jacobian(q) * um if n else sympy.zeros(2, 1), (2,)),
+                (("gt", k), (Jt * um).jacobian(q) * um if n else sympy.zeros(1, 1), (1,)),
+                (("m", k), sympy.Matrix([body["m"], body["J"]]), (2,))]
+            extras += [(("r", k), r, (2,)), (("theta", k), th, (1,))]
+        # Phi_q q'' = c = -( (Phi_q u)_q u + 2 Phi_qt u + Phi_tt )
+        c = -((phi_q * um).jacobian(q) * um + 2 * phi_q.diff(t) * um + phi_t.diff(t)) if m \
+            else sympy.zeros(0, 1)
+        dynamics += [("Qa", eom.applied_forces, (n,)), ("c", c, (m,))]
+        extras.append(("potential", sympy.Matrix([_potential(eom)]), (1,)))
+        graph = eom.mechanism.network.graph
         for edge in eom.topology.edges:
-            add(("head", edge), eom.node_position[eom.mechanism.network.graph.ends(edge)[1]], (2,))
+            extras.append((("head", edge), eom.node_position[graph.ends(edge)[1]], (2,)))
             dr, dtheta, tail_angle = eom.relative_pose(edge)
             element = eom.mechanism.network.element(edge)
             along = (pe.rotation(tail_angle) * element.axis).dot(dr) \
                 if hasattr(element, "axis") else sympy.S.Zero
-            add(("rel", edge), sympy.Matrix([dtheta, along]), (2,))
+            extras.append((("rel", edge), sympy.Matrix([dtheta, along]), (2,)))
         self.chord_kinds = []
         for chord in eom.topology.chords:
             element = eom.mechanism.network.element(chord)
@@ -112,37 +105,34 @@ class CompiledMechanism:
             law = element.through(dr, dtheta, eom.rate(dr), eom.rate(dtheta), t)
             if law is not None:
                 F, T = law
-                add(("F", chord), F.xreplace(eom.quantities), (2,))
-                add(("T", chord), sympy.Matrix([T.xreplace(eom.quantities)]), (1,))
+                extras += [(("F", chord), F.xreplace(eom.quantities), (2,)),
+                           (("T", chord), sympy.Matrix([T.xreplace(eom.quantities)]), (1,))]
                 self.chord_kinds.append((chord, "force"))
             else:  # a cut joint: its reaction comes from the multipliers of its constraints
                 x, y, a = sympy.symbols("_dx _dy _da", real=True)
                 rows = element.chord_constraints(sympy.Matrix([x, y]), a, tail_angle, t)
                 grad = sympy.Matrix([[e.diff(x), e.diff(y), e.diff(a)] for _, e in rows])
                 grad = grad.xreplace({x: dr[0], y: dr[1], a: dtheta}) if rows else grad
-                add(("G", chord), grad, (len(rows), 3))
+                extras.append((("G", chord), grad, (len(rows), 3)))
                 self.chord_kinds.append((chord, "joint"))
-        exprs, self._layout = [], []
-        for key, expr, shape in pieces:
-            flat = [sympy.sympify(e).xreplace(values) for e in sympy.Matrix(expr)]
-            self._layout.append((key, len(exprs), shape))
-            exprs.extend(flat)
-        free = set().union(*(e.free_symbols for e in exprs)) - set(q) - set(u) - {t}
-        if free:
-            raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, free)))
-                             + "; pass parameters={...}")
-        replacements, reduced = sympy.cse(exprs)
-        self.operations = sum(sympy.count_ops(v) for _, v in replacements) + sum(
-            sympy.count_ops(e) for e in reduced)
-        self._fn = sympy.lambdify((t, q, u), exprs, modules="numpy", cse=True)
+        self._constraints = _Compiled(constraints, (t, q), values)
+        self._dynamics = _Compiled(dynamics, (t, q, u), values)
+        self._extras = _Compiled(extras, (t, q, u), values)
+        #: operations after common-subexpression elimination in what a simulation evaluates
+        self.operations = self._constraints.operations + self._dynamics.operations
         self.gravity = np.array([float(g) for g in eom.gravity])
         self.m = m
 
-    def evaluate(self, time: float, q: np.ndarray, u: np.ndarray) -> Snapshot:
-        """All numeric quantities at ``(t, q, u)``."""
-        flat = np.asarray(self._fn(time, q, u), dtype=float)
-        got = {key: flat[start:start + int(np.prod(shape))].reshape(shape)
-               for key, start, shape in self._layout}
+    def constraints(self, time: float, q: np.ndarray):
+        """``(Phi, Phi_q, Phi_t)`` at ``(t, q)``."""
+        got = self._constraints(time, q)
+        return got["phi"], got["phi_q"], got["phi_t"]
+
+    def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, extras: bool = False) -> Snapshot:
+        """Mass matrix, forces and constraints at ``(t, q, u)``; with ``extras``, also the
+        body poses, chord through variables, node positions and potential energy."""
+        got = self._dynamics(time, q, u)
+        got.update(self._constraints(time, q))
         n = self.n
         M = np.zeros((n, n))
         Q = got["Qa"].copy()
@@ -152,19 +142,48 @@ class CompiledMechanism:
             Jr, Jt = got[("Jr", k)], got[("Jt", k)][0]
             M += mass * Jr.T @ Jr + inertia * np.outer(Jt, Jt)
             Q += mass * Jr.T @ (self.gravity - got[("gr", k)]) - inertia * Jt * got[("gt", k)][0]
-            bodies.append({"r": got[("r", k)], "theta": got[("theta", k)][0], "Jr": Jr, "Jt": Jt,
-                           "gr": got[("gr", k)], "gt": got[("gt", k)][0], "m": mass, "J": inertia})
-        self.last = got  # node positions and relative poses, for the outputs
-        chords = []
-        for chord, kind in self.chord_kinds:
-            entry = {"name": chord, "kind": kind, "head": got[("head", chord)]}
-            if kind == "force":
-                entry.update(F=got[("F", chord)], T=got[("T", chord)][0])
-            elif kind == "joint":
-                entry.update(G=got[("G", chord)])
-            chords.append(entry)
+            bodies.append({"Jr": Jr, "Jt": Jt, "gr": got[("gr", k)], "gt": got[("gt", k)][0],
+                           "m": mass, "J": inertia})
+        chords, potential = [], float("nan")
+        if extras:
+            got.update(self._extras(time, q, u))
+            for k, body in enumerate(bodies):
+                body.update(r=got[("r", k)], theta=got[("theta", k)][0])
+            for chord, kind in self.chord_kinds:
+                entry = {"name": chord, "kind": kind, "head": got[("head", chord)]}
+                if kind == "force":
+                    entry.update(F=got[("F", chord)], T=got[("T", chord)][0])
+                elif kind == "joint":
+                    entry.update(G=got[("G", chord)])
+                chords.append(entry)
+            potential = float(got["potential"][0])
         return Snapshot(M, Q, got["phi"], got["phi_q"], got["phi_t"], got["c"], bodies, chords,
-                        float(got["potential"][0]))
+                        potential, got)
+
+
+class _Compiled:
+    """Expressions in groups of named shapes, lambdified together with common
+    subexpressions; calling it returns the named numeric arrays."""
+
+    def __init__(self, pieces, args, values) -> None:
+        exprs, self.layout = [], []
+        for key, expr, shape in pieces:
+            self.layout.append((key, len(exprs), shape))
+            exprs.extend(sympy.sympify(e).xreplace(values) for e in sympy.Matrix(expr))
+        known = set(args[1]) | {args[0]} | (set(args[2]) if len(args) > 2 else set())
+        free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
+        if free:
+            raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, free)))
+                             + "; pass parameters={...}")
+        replacements, reduced = sympy.cse(exprs)
+        self.operations = sum(sympy.count_ops(v) for _, v in replacements) + sum(
+            sympy.count_ops(e) for e in reduced)
+        self.fn = sympy.lambdify(args, exprs, modules="numpy", cse=True)
+
+    def __call__(self, *values) -> dict:
+        flat = np.asarray(self.fn(*values), dtype=float)
+        return {key: flat[start:start + int(np.prod(shape))].reshape(shape)
+                for key, start, shape in self.layout}
 
 
 def _potential(eom: MultibodyEquations) -> sympy.Expr:
@@ -222,14 +241,14 @@ def assemble(model: CompiledMechanism, q: np.ndarray, time: float = 0.0, fixed=(
     zero = np.zeros(model.n)
     free = np.setdiff1d(np.arange(model.n), np.asarray(fixed, dtype=int))
     for _ in range(iterations):
-        snap = model.evaluate(time, q, zero)
-        if model.m == 0 or np.max(np.abs(snap.phi)) < tol:
+        phi, phi_q, _ = model.constraints(time, q)
+        if model.m == 0 or np.max(np.abs(phi)) < tol:
             return q
-        step, *_ = np.linalg.lstsq(snap.phi_q[:, free], snap.phi, rcond=None)
+        step, *_ = np.linalg.lstsq(phi_q[:, free], phi, rcond=None)
         q[free] -= step
-    snap = model.evaluate(time, q, zero)
-    worst = np.argsort(-np.abs(snap.phi))[:4]
-    names = [f"{model.eom.constraint_names[i]} (off by {snap.phi[i]:.3g})" for i in worst]
+    phi = model.constraints(time, q)[0]
+    worst = np.argsort(-np.abs(phi))[:4]
+    names = [f"{model.eom.constraint_names[i]} (off by {phi[i]:.3g})" for i in worst]
     raise FormulationError("the mechanism cannot be assembled: the loop closure equations "
                            + ", ".join(names) + " stay open; check the joint positions and "
                            "the initial poses")
@@ -239,9 +258,9 @@ def consistent_velocities(model: CompiledMechanism, time: float, q: np.ndarray,
                           given: dict[int, float]) -> np.ndarray:
     """Velocities satisfying ``Phi_q u = -Phi_t`` with the given coordinates' rates fixed."""
     n = model.n
-    snap = model.evaluate(time, q, np.zeros(n))
-    rows = [snap.phi_q] if model.m else []
-    rhs = [-snap.phi_t] if model.m else []
+    _, phi_q, phi_t = model.constraints(time, q)
+    rows = [phi_q] if model.m else []
+    rhs = [-phi_t] if model.m else []
     for i, value in given.items():
         e = np.zeros((1, n))
         e[0, i] = 1.0
@@ -277,9 +296,9 @@ class _Partition:
 
     def __init__(self, model: CompiledMechanism, time: float, q: np.ndarray) -> None:
         self.model = model
-        snap = model.evaluate(time, q, np.zeros(model.n))
-        self.rows = independent_rows(snap.phi_q)
-        A = snap.phi_q[self.rows]
+        phi_q = model.constraints(time, q)[1]
+        self.rows = independent_rows(phi_q)
+        A = phi_q[self.rows]
         if len(self.rows):
             _, _, piv = scipy.linalg.qr(A, pivoting=True, mode="economic")
             self.dep = np.sort(piv[:len(self.rows)])
@@ -288,35 +307,34 @@ class _Partition:
         self.ind = np.setdiff1d(np.arange(model.n), self.dep)
 
     def project(self, time: float, q: np.ndarray, uw: np.ndarray):
-        """Consistent ``(q, u, snapshot at rest)`` from a state near the constraint manifold."""
+        """Consistent ``(q, u, snapshot)`` from a state near the constraint manifold."""
         model = self.model
         q = np.array(q, dtype=float)
-        zero = np.zeros(model.n)
-        for _ in range(25):
-            snap = model.evaluate(time, q, zero)
-            res = snap.phi[self.rows]
-            if not len(res) or np.max(np.abs(res)) < 1e-12:
-                break
-            step = np.linalg.solve(snap.phi_q[np.ix_(self.rows, self.dep)], res)
-            q[self.dep] -= step
-            if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):  # at roundoff
-                snap = model.evaluate(time, q, zero)
-                break
-        else:
-            raise SimulationError(f"at t = {time:.6g} the loops cannot be closed: the mechanism "
-                                  "left its assembly (a singular configuration?)")
         u = np.zeros(model.n)
         u[self.ind] = uw
         if len(self.dep):
-            A = snap.phi_q[self.rows]
-            u[self.dep] = np.linalg.solve(A[:, self.dep], -(A[:, self.ind] @ uw + snap.phi_t[self.rows]))
-        return q, u, snap
+            for _ in range(25):
+                phi, phi_q, phi_t = model.constraints(time, q)
+                res = phi[self.rows]
+                if np.max(np.abs(res)) < 1e-12:
+                    break
+                step = np.linalg.solve(phi_q[np.ix_(self.rows, self.dep)], res)
+                q[self.dep] -= step
+                if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):  # at roundoff
+                    phi, phi_q, phi_t = model.constraints(time, q)
+                    break
+            else:
+                raise SimulationError(f"at t = {time:.6g} the loops cannot be closed: the "
+                                      "mechanism left its assembly (a singular configuration?)")
+            A = phi_q[self.rows]
+            u[self.dep] = np.linalg.solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
+        return q, u, model.evaluate(time, q, u)
 
-    def conditioning(self, snap: Snapshot) -> float:
+    def conditioning(self, time: float, q: np.ndarray) -> float:
         """Smallest singular value of ``Phi_v`` relative to the largest of ``Phi_q``."""
         if not len(self.dep):
             return 1.0
-        A = snap.phi_q[self.rows]
+        A = self.model.constraints(time, q)[1][self.rows]
         sv = np.linalg.svd(A[:, self.dep], compute_uv=False)
         return sv[-1] / max(np.linalg.svd(A, compute_uv=False)[0], 1e-300)
 
@@ -337,12 +355,12 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853")
         y0 = np.concatenate([q, u[part.ind]])
 
         def rhs(tt, y, part=part):
-            qf, uf, _ = part.project(tt, y[:n], y[n:])
-            a, _ = accelerations(model.evaluate(tt, qf, uf), part.rows)
+            qf, uf, snap = part.project(tt, y[:n], y[n:])
+            a, _ = accelerations(snap, part.rows)
             return np.concatenate([uf, a[part.ind]])
 
         def singular(tt, y, part=part):
-            return part.conditioning(part.project(tt, y[:n], y[n:])[2]) - 1e-3
+            return part.conditioning(tt, y[:n]) - 1e-3
 
         singular.terminal, singular.direction = True, -1
         sol = solve_ivp(rhs, (time, pending[-1]), y0, method=method, rtol=rtol, atol=atol,
@@ -376,7 +394,7 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol):
     from sksundae.ida import IDA
 
     n = model.n
-    rows = independent_rows(model.evaluate(t0, q0, u0).phi_q)
+    rows = independent_rows(model.constraints(t0, q0)[1])
     k = len(rows)
 
     def residual(tt, y, yp, res):
@@ -421,11 +439,11 @@ def outputs(model: CompiledMechanism, times, qs, us) -> dict[str, np.ndarray]:
     constraint_rows = _constraint_rows(eom)
     rows = None
     for time, q, u in zip(times, qs.T, us.T):
-        snap = model.evaluate(time, q, u)
+        snap = model.evaluate(time, q, u, extras=True)
         if rows is None:
             rows = independent_rows(snap.phi_q)
         a, lam = accelerations(snap, rows)
-        got = model.last
+        got = snap.values
         for name, value in zip(eom.coordinates, q):
             put(name, value)
         for name, value in zip(eom.coordinates, u):
@@ -506,8 +524,8 @@ def kinematics(model: CompiledMechanism, times, q0: np.ndarray):
     q = q0.copy()
     for time in times:
         q = assemble(model, q, time)
-        snap = model.evaluate(time, q, np.zeros(model.n))
-        u, *_ = np.linalg.lstsq(snap.phi_q, -snap.phi_t, rcond=None)
+        _, phi_q, phi_t = model.constraints(time, q)
+        u, *_ = np.linalg.lstsq(phi_q, -phi_t, rcond=None)
         qs.append(q.copy())
         us.append(u)
     return np.asarray(times, dtype=float), np.array(qs).T, np.array(us).T
