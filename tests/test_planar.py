@@ -103,7 +103,7 @@ def test_four_bar_linearization_matches_finite_differences():
     def rhs(z):
         q = point.q.copy()
         q[part.ind] = z[:1]
-        qf, uf, _ = part.project(0.0, q, z[1:])
+        qf, uf = part.project(0.0, q, z[1:])
         a, _ = accelerations(model.evaluate(0.0, qf, uf), part.rows)
         return np.concatenate([z[1:], a[part.ind]])
 

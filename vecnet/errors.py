@@ -17,6 +17,7 @@ __all__ = [
     "UnknownNameError",
     "FormulationError",
     "SimulationError",
+    "ModelFileError",
 ]
 
 
@@ -49,3 +50,23 @@ class FormulationError(VecnetError, ValueError):
 
 class SimulationError(VecnetError, RuntimeError):
     """A numerical integration or solve did not succeed; the message gives the solver's report."""
+
+
+class ModelFileError(ModelError):
+    """A model file or netlist is malformed, hostile or refers to something it does not define.
+
+    ``location`` says where: a JSON pointer into the model document (``"/elements/3/parameters/R"``)
+    or a netlist line (``"netlist line 7"``). The message starts with it.
+
+    >>> str(ModelFileError("unknown element type 'Resistr'", location="/elements/0/type"))
+    "/elements/0/type: unknown element type 'Resistr'"
+    """
+
+    def __init__(self, message: str, location: str = "") -> None:
+        self.location = location
+        self.detail = message
+        # the location leads, so a one-line report says where to look first
+        super().__init__(f"{location}: {message}" if location else message)
+
+    def __reduce__(self):  # keep the location when pickled (pytest-xdist, multiprocessing)
+        return (type(self), (self.detail, self.location))

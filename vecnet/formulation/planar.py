@@ -80,7 +80,8 @@ class MultibodyEquations:
     """
 
     def __init__(self, mechanism: Mechanism, coordinates: str = "joint",
-                 tree: list[str] | None = None) -> None:
+                 tree: list[str] | None = None,
+                 joint_loads: dict[str, sympy.Symbol] | None = None) -> None:
         if coordinates not in _TREE_RANKS and tree is None:
             raise FormulationError(f"coordinates must be 'joint' or 'absolute' (or give tree=[...]); "
                                    f"got {coordinates!r}")
@@ -149,6 +150,14 @@ class MultibodyEquations:
         self.constraint_names = tuple(constraint_names)
         self.constraints = sympy.Matrix(constraints) if constraints else sympy.zeros(0, 1)
         self.gravity = sympy.Matrix(mechanism.gravity)
+        self.joint_loads = dict(joint_loads or {})
+        for joint in self.joint_loads:
+            element = net.element(joint)
+            if not isinstance(element, (pe.Revolute, pe.Prismatic)):
+                raise ModelError(f"a load can act across a revolute or prismatic joint only; "
+                                 f"{joint!r} is a {type(element).__name__}")
+        #: symbols whose values are given at run time (loads across joints)
+        self.inputs = tuple(self.joint_loads.values())
 
     # -- kinematics -------------------------------------------------------------
     def relative_pose(self, edge: str):
@@ -198,14 +207,27 @@ class MultibodyEquations:
                             dr, dtheta))
         return out
 
+    def joint_coordinate(self, joint: str) -> sympy.Expr:
+        """The relative angle (revolute) or the distance along the axis (prismatic) of a
+        joint, in the coordinates ``q``."""
+        element = self.mechanism.network.element(joint)
+        dr, dtheta, tail_angle = self.relative_pose(joint)
+        if isinstance(element, pe.Prismatic):
+            return (pe.rotation(tail_angle) * element.axis).dot(dr)
+        return dtheta
+
     @cached_property
     def applied_forces(self) -> sympy.Matrix:
-        """Generalized forces of springs, dampers and drivers: ``-(dr_q^T F + dtheta_q^T T)``."""
+        """Generalized forces of springs, dampers, drivers and joint loads:
+        ``-(dr_q^T F + dtheta_q^T T)`` and ``load * d(joint coordinate)/dq``."""
         n = len(self.q)
         total = sympy.zeros(n, 1)
+        if not n:
+            return total
         for _, (F, T), dr, dtheta in self.force_elements:
-            if n:
-                total -= dr.jacobian(self.q).T * F + sympy.Matrix([dtheta]).jacobian(self.q).T * T
+            total -= dr.jacobian(self.q).T * F + sympy.Matrix([dtheta]).jacobian(self.q).T * T
+        for joint, load in self.joint_loads.items():
+            total += sympy.Matrix([self.joint_coordinate(joint)]).jacobian(self.q).T * load
         return total
 
     @cached_property
@@ -315,9 +337,9 @@ class MultibodyEquations:
         if dof == 0:
             ts, qs, us = num.kinematics(model, times, q0)
         elif method == "partition":
-            ts, qs, us = num.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol)
+            ts, qs, us, _ = num.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol)
         elif method == "dae":
-            ts, qs, us = num.integrate_dae(model, 0.0, q0, u0, times, rtol, atol)
+            ts, qs, us, _ = num.integrate_dae(model, 0.0, q0, u0, times, rtol, atol)
         else:
             raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
         return Result(ts, num.outputs(model, ts, qs, us), success=True, message=method)

@@ -60,9 +60,10 @@ class CompiledMechanism:
 
     def __init__(self, eom: MultibodyEquations, parameters: dict | None = None) -> None:
         self.eom = eom
-        q, u = list(eom.q), list(eom.u)
+        q, u, w = list(eom.q), list(eom.u), list(eom.inputs)
         n = len(q)
         self.n = n
+        self.inputs = len(w)
         values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)): v
                   for k, v in (parameters or {}).items()}
         um = sympy.Matrix(u)
@@ -116,8 +117,8 @@ class CompiledMechanism:
                 extras.append((("G", chord), grad, (len(rows), 3)))
                 self.chord_kinds.append((chord, "joint"))
         self._constraints = _Compiled(constraints, (t, q), values)
-        self._dynamics = _Compiled(dynamics, (t, q, u), values)
-        self._extras = _Compiled(extras, (t, q, u), values)
+        self._dynamics = _Compiled(dynamics, (t, q, u, w), values)
+        self._extras = _Compiled(extras, (t, q, u, w), values)
         #: operations after common-subexpression elimination in what a simulation evaluates
         self.operations = self._constraints.operations + self._dynamics.operations
         self.gravity = np.array([float(g) for g in eom.gravity])
@@ -128,10 +129,13 @@ class CompiledMechanism:
         got = self._constraints(time, q)
         return got["phi"], got["phi_q"], got["phi_t"]
 
-    def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, extras: bool = False) -> Snapshot:
-        """Mass matrix, forces and constraints at ``(t, q, u)``; with ``extras``, also the
-        body poses, chord through variables, node positions and potential energy."""
-        got = self._dynamics(time, q, u)
+    def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, extras: bool = False,
+                 w: np.ndarray | None = None) -> Snapshot:
+        """Mass matrix, forces and constraints at ``(t, q, u)`` with inputs ``w`` (the loads
+        across joints, default zero); with ``extras``, also the body poses, chord through
+        variables, node positions and potential energy."""
+        w = np.zeros(self.inputs) if w is None else w
+        got = self._dynamics(time, q, u, w)
         got.update(self._constraints(time, q))
         n = self.n
         M = np.zeros((n, n))
@@ -146,7 +150,7 @@ class CompiledMechanism:
                            "m": mass, "J": inertia})
         chords, potential = [], float("nan")
         if extras:
-            got.update(self._extras(time, q, u))
+            got.update(self._extras(time, q, u, w))
             for k, body in enumerate(bodies):
                 body.update(r=got[("r", k)], theta=got[("theta", k)][0])
             for chord, kind in self.chord_kinds:
@@ -170,7 +174,7 @@ class _Compiled:
         for key, expr, shape in pieces:
             self.layout.append((key, len(exprs), shape))
             exprs.extend(sympy.sympify(e).xreplace(values) for e in sympy.Matrix(expr))
-        known = set(args[1]) | {args[0]} | (set(args[2]) if len(args) > 2 else set())
+        known = {args[0]}.union(*args[1:])
         free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
         if free:
             raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, free)))
@@ -307,7 +311,7 @@ class _Partition:
         self.ind = np.setdiff1d(np.arange(model.n), self.dep)
 
     def project(self, time: float, q: np.ndarray, uw: np.ndarray):
-        """Consistent ``(q, u, snapshot)`` from a state near the constraint manifold."""
+        """Consistent ``(q, u)`` from a state near the constraint manifold."""
         model = self.model
         q = np.array(q, dtype=float)
         u = np.zeros(model.n)
@@ -328,7 +332,7 @@ class _Partition:
                                       "mechanism left its assembly (a singular configuration?)")
             A = phi_q[self.rows]
             u[self.dep] = np.linalg.solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
-        return q, u, model.evaluate(time, q, u)
+        return q, u
 
     def conditioning(self, time: float, q: np.ndarray) -> float:
         """Smallest singular value of ``Phi_v`` relative to the largest of ``Phi_q``."""
@@ -339,25 +343,34 @@ class _Partition:
         return sv[-1] / max(np.linalg.svd(A, compute_uv=False)[0], 1e-300)
 
 
-def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853"):
+def _no_extra(time, q, u, s):
+    return np.zeros(0), None
+
+
+def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
+                          extra=_no_extra, s0=()):
     """Forward dynamics on scipy by coordinate partitioning.
 
-    The state is every coordinate plus the rates of the independent ones; each evaluation
-    projects the dependent coordinates onto the constraints, so the loops stay closed to
-    roundoff. When the dependent coordinates approach a singular choice the partition is
-    chosen anew. Returns ``(t, q, u)`` at ``times``."""
-    out_q, out_u, out_t = [], [], []
-    time, q, u = t0, q0.copy(), u0.copy()
+    The state is every coordinate, the rates of the independent ones and the states ``s``
+    of anything coupled to the mechanism: ``extra(t, q, u, s)`` returns their rates and the
+    mechanism's inputs. Each evaluation projects the dependent coordinates onto the
+    constraints, so the loops stay closed to roundoff; when the dependent coordinates
+    approach a singular choice the partition is chosen anew. Returns ``(t, q, u, s)`` at
+    ``times``."""
+    out_q, out_u, out_s, out_t = [], [], [], []
+    time, q, u, s = t0, q0.copy(), u0.copy(), np.asarray(s0, dtype=float)
     pending = np.asarray(times, dtype=float)
     n = model.n
     while True:
         part = _Partition(model, time, q)
-        y0 = np.concatenate([q, u[part.ind]])
+        k = len(part.ind)
+        y0 = np.concatenate([q, u[part.ind], s])
 
-        def rhs(tt, y, part=part):
-            qf, uf, snap = part.project(tt, y[:n], y[n:])
-            a, _ = accelerations(snap, part.rows)
-            return np.concatenate([uf, a[part.ind]])
+        def rhs(tt, y, part=part, k=k):
+            qf, uf = part.project(tt, y[:n], y[n:n + k])
+            sdot, w = extra(tt, qf, uf, y[n + k:])
+            a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
+            return np.concatenate([uf, a[part.ind], sdot])
 
         def singular(tt, y, part=part):
             return part.conditioning(tt, y[:n]) - 1e-3
@@ -369,48 +382,58 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853")
         if sol.status == -1:
             raise SimulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
         for tt, y in zip(sol.t, sol.y.T):
-            qf, uf, _ = part.project(tt, y[:n], y[n:])
+            qf, uf = part.project(tt, y[:n], y[n:n + k])
             out_t.append(tt)
             out_q.append(qf)
             out_u.append(uf)
+            out_s.append(y[n + k:])
         done = sol.t[-1] if len(sol.t) else time
         pending = pending[pending > done]
         if sol.status != 1 or not len(pending):
             break
         time = float(sol.t_events[0][0])
         y = sol.y_events[0][0]
-        q, u, _ = part.project(time, y[:n], y[n:])
-    return np.array(out_t), np.array(out_q).T, np.array(out_u).T
+        q, u = part.project(time, y[:n], y[n:n + k])
+        s = y[n + k:]
+    return (np.array(out_t), np.array(out_q).T, np.array(out_u).T,
+            np.array(out_s).T.reshape(len(s), len(out_t)))
 
 
-def integrate_dae(model, t0, q0, u0, times, rtol, atol):
+def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=()):
     """Forward dynamics on IDA (scikit-sundae): the DAE in the stabilized index-2 form of
     Gear, Gupta and Leimkuhler, which keeps both the position and the velocity constraints
 
         q' = u + Phi_q^T mu,   M u' = Q + Phi_q^T lambda,   Phi = 0,   Phi_q u + Phi_t = 0.
 
     The multipliers are left out of the error test (a very large absolute tolerance), as
-    index-2 problems need. Returns ``(t, q, u)`` at ``times``."""
+    index-2 problems need. States ``s`` coupled to the mechanism follow ``s' = sdot`` from
+    ``extra(t, q, u, s) -> (sdot, inputs)``. Returns ``(t, q, u, s)`` at ``times``."""
     from sksundae.ida import IDA
 
     n = model.n
     rows = independent_rows(model.constraints(t0, q0)[1])
     k = len(rows)
+    s0 = np.asarray(s0, dtype=float)
+    e = len(s0)
+    lo = 2 * n + e  # the multipliers follow the states
 
     def residual(tt, y, yp, res):
-        q, u, lam, mu = y[:n], y[n:2 * n], y[2 * n:2 * n + k], y[2 * n + k:]
-        snap = model.evaluate(tt, q, u)
+        q, u, s, lam, mu = y[:n], y[n:2 * n], y[2 * n:lo], y[lo:lo + k], y[lo + k:]
+        sdot, w = extra(tt, q, u, s)
+        snap = model.evaluate(tt, q, u, w=w)
         A = snap.phi_q[rows]
         res[:n] = yp[:n] - u - A.T @ mu
         res[n:2 * n] = snap.M @ yp[n:2 * n] - snap.Q - A.T @ lam
-        res[2 * n:2 * n + k] = snap.phi[rows]
-        res[2 * n + k:] = A @ u + snap.phi_t[rows]
+        res[2 * n:lo] = yp[2 * n:lo] - sdot
+        res[lo:lo + k] = snap.phi[rows]
+        res[lo + k:] = A @ u + snap.phi_t[rows]
 
-    a0, lam0 = accelerations(model.evaluate(t0, q0, u0), rows)
-    y0 = np.concatenate([q0, u0, lam0[rows], np.zeros(k)])
-    yp0 = np.concatenate([u0, a0, np.zeros(2 * k)])
-    tolerances = np.concatenate([np.full(2 * n, atol), np.full(2 * k, 1e12)])
-    solver = IDA(residual, algebraic_idx=list(range(2 * n, 2 * n + 2 * k)) or None, rtol=rtol,
+    sdot0, w0 = extra(t0, q0, u0, s0)
+    a0, lam0 = accelerations(model.evaluate(t0, q0, u0, w=w0), rows)
+    y0 = np.concatenate([q0, u0, s0, lam0[rows], np.zeros(k)])
+    yp0 = np.concatenate([u0, a0, sdot0, np.zeros(2 * k)])
+    tolerances = np.concatenate([np.full(lo, atol), np.full(2 * k, 1e12)])
+    solver = IDA(residual, algebraic_idx=list(range(lo, lo + 2 * k)) or None, rtol=rtol,
                  atol=tolerances, max_num_steps=100_000)
     tspan = np.unique(np.concatenate([[t0], np.asarray(times, dtype=float)]))
     if len(tspan) == 2:  # IDA reads a two-point span as "report every internal step"
@@ -419,13 +442,14 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol):
     if not sol.success:
         raise SimulationError(f"IDA stopped at t = {sol.t[-1]:.6g}: {sol.message}")
     keep = np.isin(sol.t, times)
-    return sol.t[keep], sol.y[keep, :n].T, sol.y[keep, n:2 * n].T
+    return sol.t[keep], sol.y[keep, :n].T, sol.y[keep, n:2 * n].T, sol.y[keep, 2 * n:lo].T
 
 
 # -- outputs ---------------------------------------------------------------------------
 
-def outputs(model: CompiledMechanism, times, qs, us) -> dict[str, np.ndarray]:
-    """Named time series: coordinates, bodies, joint coordinates and reactions, energies."""
+def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.ndarray]:
+    """Named time series: coordinates, bodies, joint coordinates and reactions, energies;
+    ``ws`` holds the mechanism's inputs at each time (default zero)."""
     eom = model.eom
     net = eom.mechanism.network
     topo = eom.topology
@@ -438,8 +462,9 @@ def outputs(model: CompiledMechanism, times, qs, us) -> dict[str, np.ndarray]:
     A_c = topo.chord_part.toarray()
     constraint_rows = _constraint_rows(eom)
     rows = None
-    for time, q, u in zip(times, qs.T, us.T):
-        snap = model.evaluate(time, q, u, extras=True)
+    ws = np.zeros((model.inputs, len(times))) if ws is None else ws
+    for time, q, u, w in zip(times, qs.T, us.T, ws.T):
+        snap = model.evaluate(time, q, u, extras=True, w=w)
         if rows is None:
             rows = independent_rows(snap.phi_q)
         a, lam = accelerations(snap, rows)
