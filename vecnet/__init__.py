@@ -14,6 +14,8 @@ from . import planar
 from .errors import (FormulationError, ModelError, SimulationError, TopologyError, TreeError,
                      UnknownNameError, VecnetError)
 from .formulation.lumped import s
+from .elements.signals import PID, Block, Gain, Integrator, total
+from .formulation.coupled import System
 from .graph import LinearGraph
 from .matrix import LabeledMatrix
 from .network import Network
@@ -25,5 +27,6 @@ __all__ = [
     "Symbol", "t", "Domain", "DOMAINS", "domain", "EdgeVariables", *_elements,
     "VecnetError", "ModelError", "TopologyError", "TreeError", "UnknownNameError",
     "FormulationError", "SimulationError", "s", "LinearGraph", "LabeledMatrix", "Network", "Topology", "check_tree",
-    "incidence_matrix", "spanning_forest", "planar",
+    "incidence_matrix", "spanning_forest", "planar", "System", "Block", "Gain", "Integrator",
+    "PID", "total",
 ]

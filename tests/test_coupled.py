@@ -1,0 +1,104 @@
+"""Mixed-domain systems: lumped networks driving planar mechanisms."""
+
+import numpy as np
+import pytest
+from scipy.integrate import simpson
+
+import vecnet as vn
+
+R, L, K, J, b = 2.0, 0.05, 0.4, 0.02, 0.003
+
+
+def motor_network(with_inertia=False, voltage=12.0):
+    net = vn.Network("motor")
+    net.add(vn.VoltageSource("V", "g", "a", V=voltage), vn.Resistor("Ra", "a", "b", R=R),
+            vn.Inductor("La", "b", "c", L=L), vn.DCMotor("M", "ref", "w", "g", "c", K=K),
+            vn.RotaryDamper("bearing", "w", "ref", b=b))
+    if with_inertia:
+        net.add(vn.Inertia("J", "ref", "w", J=J))
+    else:
+        net.add(vn.RotaryPort("shaft", "ref", "w", joint="O"))
+    return net
+
+
+def test_motor_through_the_mechanism_matches_the_lumped_motor_and_inertia():
+    mech = vn.planar.Mechanism("rotor", gravity=(0, 0))
+    rotor = mech.body("rotor", mass=1.0, inertia=J)
+    mech.revolute("O", mech.ground.centre, rotor.centre)
+    ts = np.linspace(0, 0.5, 51)
+    coupled = vn.System(mech, motor_network()).simulate(0.5, t_eval=ts, rtol=1e-10, atol=1e-12)
+    lumped = motor_network(with_inertia=True).simulate((0, 0.5), t_eval=ts, rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(coupled["O.angle'"] - lumped["J.across"])) < 1e-6
+    assert np.max(np.abs(coupled["La.through"] - lumped["La.through"])) < 1e-6
+    assert np.max(np.abs(lumped["J.across"])) > 10   # it spun up
+
+
+def motor_pendulum(m=0.5, l=0.3, Jc=0.004, voltage=0.0):
+    mech = vn.planar.Mechanism("pendulum", gravity=(0, -9.81))
+    bob = mech.body("bob", mass=m, inertia=Jc, position=(0, -l))
+    mech.revolute("O", mech.ground.point(0, 0), bob.point(0, l))
+    net = vn.Network("motor")
+    net.add(vn.VoltageSource("V", "g", "a", V=voltage), vn.Resistor("Ra", "a", "b", R=R),
+            vn.Inductor("La", "b", "c", L=L), vn.DCMotor("M", "ref", "w", "g", "c", K=K),
+            vn.RotaryPort("shaft", "ref", "w", joint="O"))
+    return mech, net
+
+
+def test_linearized_motor_pendulum_has_the_hand_derived_eigenvalues():
+    m, l, Jc, g = 0.5, 0.3, 0.004, 9.81
+    mech, net = motor_pendulum(m, l, Jc)
+    lin = vn.System(mech, net).formulate().linearize()
+    Jp = Jc + m * l**2
+    # by hand, states (beta, beta', i): Jp beta'' = K i - m g l beta, L i' = V - R i - K beta'
+    A = np.array([[0, 1, 0], [-m * g * l / Jp, 0, K / Jp], [0, -K / L, -R / L]])
+    expected = np.linalg.eigvals(A)
+    got = lin.eigenvalues()
+    assert len(got) == 3
+    assert np.allclose(np.sort_complex(got), np.sort_complex(expected), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("method", ["partition", "dae"])
+def test_energy_bookkeeping_across_domains(method):
+    """Electrical energy in = mechanical energy stored + energy dissipated."""
+    mech, net = motor_pendulum(voltage=3.0)
+    ts = np.linspace(0, 5, 5001)
+    res = vn.System(mech, net).simulate(5.0, t_eval=ts, method=method, rtol=1e-10, atol=1e-12)
+    supplied = -simpson(res["V.across"] * res["V.through"], x=ts)
+    dissipated = simpson(res["Ra.across"] * res["Ra.through"], x=ts)
+    magnetic = 0.5 * L * res["La.through"] ** 2
+    mechanical = res["energy"]
+    stored = (mechanical[-1] - mechanical[0]) + (magnetic[-1] - magnetic[0])
+    assert abs(supplied - stored - dissipated) < 1e-6 * abs(supplied)
+    assert supplied > 0.1
+
+
+def test_pid_position_control_reaches_the_setpoint():
+    mech, net = motor_pendulum()
+    net_input = vn.Symbol("u")
+    net = vn.Network("motor")
+    net.add(vn.VoltageSource("V", "g", "a", V=net_input), vn.Resistor("Ra", "a", "b", R=R),
+            vn.Inductor("La", "b", "c", L=L), vn.DCMotor("M", "ref", "w", "g", "c", K=K),
+            vn.RotaryPort("shaft", "ref", "w", joint="O"))
+    system = vn.System(mech, net)
+    reference = 0.6
+    pid = vn.PID("pid", reference - system.sensor("O.angle"), kp=40.0, ki=60.0, kd=3.0, tf=0.01)
+    system = vn.System(mech, net, blocks=[pid], connect={"V.across": pid.output})
+    res = system.simulate(6.0, t_eval=np.linspace(0, 6, 61))
+    assert abs(res["O.angle"][-1] - reference) < 1e-3
+    assert np.max(res["O.angle"]) < 1.5 * reference
+
+
+def test_bad_couplings():
+    mech = vn.planar.Mechanism("m")
+    a = mech.body("a", mass=1.0, inertia=0.1, position=(1, 0))
+    mech.weld("W", mech.ground.point(0, 0), a.point(-1, 0))
+    net = vn.Network("n")
+    net.add(vn.TorqueSource("T", "g", "w", T=1.0), vn.RotaryPort("p", "g", "w", joint="W"))
+    with pytest.raises(vn.ModelError, match="port 'p'.*revolute joint; 'W' is a Weld"):
+        vn.System(mech, net)
+    net2 = vn.Network("n2")
+    net2.add(vn.TorqueSource("T", "g", "w", T=1.0), vn.RotaryPort("p", "g", "w", joint="P9"))
+    with pytest.raises(vn.ModelError, match="joint 'P9'"):
+        vn.System(mech, net2)
+    with pytest.raises(vn.UnknownNameError, match="no joint or body 'P9'"):
+        vn.System(mech).sensor("P9.angle")

@@ -1,0 +1,414 @@
+"""Graphviz diagrams of linear graphs, networks and planar mechanisms.
+
+:func:`draw` turns a :class:`~vecnet.LinearGraph`, a :class:`~vecnet.Network`,
+a :class:`~vecnet.planar.Mechanism` (its vector network) or a
+:class:`~vecnet.Topology` into a :class:`graphviz.Digraph`, and optionally
+writes it to a file. The picture follows the textbook conventions:
+
+* one arrow per edge, from its tail to its head, labelled with its name
+  and/or the domain's through and across symbols (``"R3\\ni, v"``);
+* tree branches solid and bold, chords dashed (when a tree is given);
+* one colour per domain (:data:`DOMAIN_COLOURS`);
+* the two port edges of a transducer pass through two small dots joined by
+  a dotted line that carries the transducer's name;
+* in a vector network the datum (the ground frame) sits at the top, mass
+  elements end in a filled arrowhead, rigid arms in an open ``vee``, joints in
+  a circle and force elements and drivers in an empty triangle.
+
+Rendering to SVG, PNG or PDF needs the Graphviz ``dot`` program; DOT text
+(:func:`to_dot`, or a ``.dot`` path) does not.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import graphviz
+
+from .elements.base import Element, Kind
+from .errors import VecnetError
+from .graph import LinearGraph
+from .network import Network
+from .topology import Topology
+
+__all__ = ["draw", "to_dot", "svg", "DOMAIN_COLOURS", "OutputError", "GraphvizError"]
+
+#: Edge colour of each domain; edges of a bare graph are black.
+DOMAIN_COLOURS: dict[str, str] = {
+    "electrical": "#1f62b4",     # blue
+    "translational": "#2a8a2a",  # green
+    "rotational": "#c0392b",     # red
+    "fluid": "#138d90",          # teal
+    "thermal": "#d4720b",        # orange
+    "planar": "#4b3f72",         # indigo
+}
+
+#: Formats written as text without the ``dot`` program.
+TEXT_FORMATS = ("dot", "gv")
+#: Formats rendered by the ``dot`` program.
+RENDERED_FORMATS = ("svg", "png", "pdf")
+#: Graphs with more edges than this are not rendered for notebook display.
+REPR_EDGE_LIMIT = 400
+
+_LABELS = ("names", "variables", "both")
+# arrowheads that tell the planar element families apart
+_PLANAR_ARROWS = {"mass": "normal", "arm": "vee", "joint": "odot", "force": "empty",
+                  "driver": "diamond"}
+
+
+class OutputError(VecnetError, ValueError):
+    """A diagram or listing was asked for in a way vecnet cannot honour (unknown object,
+    format, label style or tree rule)."""
+
+
+class GraphvizError(VecnetError, RuntimeError):
+    """The Graphviz ``dot`` program is missing or failed to render a diagram."""
+
+
+@dataclass
+class _Model:
+    """What the drawing needs from the object: the graph and, if known, its elements."""
+
+    graph: LinearGraph
+    title: str = ""
+    network: Network | None = None
+    mechanism: Any = None
+    topology: Topology | None = None
+
+
+def _model(obj: Any) -> _Model:
+    from .formulation.lumped import NetworkEquations
+    from .formulation.planar import MultibodyEquations
+    from .planar.mechanism import Mechanism
+
+    if isinstance(obj, Mechanism):
+        return _Model(obj.network.graph, obj.name, obj.network, obj)
+    if isinstance(obj, Network):
+        return _Model(obj.graph, obj.name, obj)
+    if isinstance(obj, LinearGraph):
+        return _Model(obj)
+    if isinstance(obj, Topology):
+        return _Model(obj.graph, topology=obj)
+    if isinstance(obj, NetworkEquations):
+        net = obj.network
+        return _Model(net.graph, net.name, net, topology=obj.topology)
+    if isinstance(obj, MultibodyEquations):
+        mech = obj.mechanism
+        return _Model(mech.network.graph, mech.name, mech.network, mech, topology=obj.topology)
+    raise OutputError(f"cannot draw a {type(obj).__name__}; draw a LinearGraph, Network, "
+                      "planar Mechanism, Topology, NetworkEquations or MultibodyEquations")
+
+
+def _branches(model: _Model, tree: Any) -> tuple[str, ...] | None:
+    """The tree branches to style, or None for no tree styling."""
+    if tree is None:
+        return model.topology.branches if model.topology is not None else None
+    if isinstance(tree, str) and tree in ("joint", "absolute"):
+        if model.mechanism is None:
+            raise OutputError(f"tree={tree!r} chooses the coordinates of a planar mechanism; "
+                              "draw a vn.planar.Mechanism, or give a list of branches")
+        return model.mechanism.formulate(coordinates=tree).topology.branches
+    if isinstance(tree, str) and tree not in ("normal", "auto"):
+        raise OutputError(f"unknown tree rule {tree!r}; give a list of branch names, 'normal', "
+                          "'auto', or for a mechanism 'joint' or 'absolute'")
+    if model.network is not None:
+        return model.network.topology(tree=tree).branches
+    if tree == "normal":
+        raise OutputError("tree='normal' needs the element kinds: draw a Network, not a bare "
+                          "LinearGraph or Topology")
+    return model.graph.topology(tree=tree).branches  # validates a list of branches
+
+
+def _datum(model: _Model, datum: Any) -> tuple[Hashable, ...]:
+    if datum is not None:
+        # the Topology checks the names and fills in a datum for every other component
+        return model.graph.topology(datum=datum).datum
+    if model.topology is not None:
+        return model.topology.datum
+    if model.mechanism is not None:
+        from .planar.mechanism import DATUM
+
+        return (DATUM,)
+    return ()  # a lumped graph has no preferred reference node until one is named
+
+
+def _node_ids(graph: LinearGraph) -> dict[Hashable, str]:
+    """DOT names of the nodes: their own names when those are unambiguous and free of the
+    ':' that DOT reads as a port, else ``n0, n1, ...`` (the labels keep the real names)."""
+    names = [str(n) for n in graph.nodes]
+    if len(set(names)) == len(names) and not any(":" in n for n in names):
+        return dict(zip(graph.nodes, names))
+    return {n: f"n{i}" for i, n in enumerate(graph.nodes)}
+
+
+def _planar_family(element: Element) -> str:
+    from .elements import planar as pe
+
+    if isinstance(element, pe.MassElement):
+        return "mass"
+    if isinstance(element, pe.Arm):
+        return "arm"
+    if isinstance(element, pe.MotionDriver):
+        return "driver"
+    if getattr(element, "is_joint", False):
+        return "joint"
+    return "force"
+
+
+def _edge_label(name: str, domain: Any, labels: str) -> str:
+    if domain is None:
+        through, across = "τ", "a"
+    else:
+        through, across = domain.through_symbol, domain.across_symbol
+    name_text = graphviz.escape(name)
+    if labels == "names":
+        return name_text
+    if labels == "variables":
+        return f"{graphviz.escape(through)}_{name_text}, {graphviz.escape(across)}_{name_text}"
+    return f"{name_text}\\n{graphviz.escape(through)}, {graphviz.escape(across)}"
+
+
+def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = None,
+         path: str | os.PathLike | None = None, format: str | None = None,
+         labels: str = "names", datum: Hashable | Sequence[Hashable] | None = None,
+         datum_position: str = "top", title: str | None = None) -> graphviz.Digraph:
+    """A Graphviz diagram of a linear graph, network, planar mechanism or topology.
+
+    Parameters
+    ----------
+    obj : LinearGraph, Network, planar Mechanism or Topology
+        A mechanism is drawn as its vector network. A Topology (and the
+        equation objects that hold one) bring their own tree and datum.
+    tree : list of str, "normal", "auto", "joint", "absolute", callable or None
+        Tree branches are drawn solid and bold, chords dashed. A list names the
+        branches; ``"normal"`` is the normal tree of a network, ``"auto"`` the
+        spanning tree in graph order; ``"joint"`` and ``"absolute"`` are the
+        trees of ``mech.formulate(coordinates=...)``. ``None``: no tree styling
+        (unless ``obj`` is a Topology).
+    path : str or path-like, optional
+        Write the diagram here: DOT text for ``.dot``/``.gv``, a picture for
+        ``.svg``, ``.png`` or ``.pdf``.
+    format : str, optional
+        One of ``dot``, ``gv``, ``svg``, ``png``, ``pdf``; taken from the suffix
+        of ``path`` when not given.
+    labels : "names", "variables" or "both"
+        Edge labels: the edge name, the through and across variables
+        (``"i_R3, v_R3"``), or both (``"R3"`` over ``"i, v"``).
+    datum : node or list of nodes, optional
+        Reference node(s) to mark (drawn as a box at the top). Default: the
+        ground frame of a mechanism or the datum of a Topology; none for other
+        graphs.
+    datum_position : "top" or "bottom"
+        Where the datum goes; edges then run down (or up) the page.
+    title : str, optional
+        Caption under the picture; default the network or mechanism name.
+
+    Returns
+    -------
+    graphviz.Digraph
+        Its ``.source`` is the DOT text; ``.pipe(format="svg")`` renders it.
+
+    Raises
+    ------
+    OutputError
+        Unknown object, label style, tree rule or format, or a file that
+        cannot be written.
+    GraphvizError
+        A rendered format was asked for and the ``dot`` program is missing or
+        failed. DOT text always works.
+    TreeError
+        The branches given do not form a spanning tree.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> g = vn.LinearGraph([("R", "a", "b"), ("C", "b", "g"), ("V", "g", "a")])
+    >>> dot = vn.draw(g, tree=["R", "C"])        # V is the chord
+    >>> [line.split("[")[0].strip() for line in dot.source.splitlines() if "style=dashed" in line]
+    ['g -> a']
+    """
+    if labels not in _LABELS:
+        raise OutputError(f"labels must be one of {', '.join(map(repr, _LABELS))}; got {labels!r}")
+    if datum_position not in ("top", "bottom"):
+        raise OutputError(f"datum_position must be 'top' or 'bottom'; got {datum_position!r}")
+    fmt = _format(path, format)
+    model = _model(obj)
+    branches = _branches(model, tree)
+    dot = _build(model, branches, labels, _datum(model, datum), datum_position,
+                 model.title if title is None else title)
+    if path is not None:
+        _write(dot, os.fspath(path), fmt)
+    return dot
+
+
+def to_dot(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = None,
+           labels: str = "names", **options: Any) -> str:
+    """The DOT text of :func:`draw` (no Graphviz program needed).
+
+    >>> import vecnet as vn
+    >>> text = vn.to_dot(vn.LinearGraph([("x", "p", "q")]))
+    >>> text.startswith("digraph") and "p -> q" in text
+    True
+    """
+    return draw(obj, tree=tree, labels=labels, **options).source
+
+
+def svg(obj: Any, **options: Any) -> str:
+    """The diagram of :func:`draw` rendered as SVG text (needs the ``dot`` program).
+
+    >>> import vecnet as vn
+    >>> svg(vn.LinearGraph([("x", "p", "q")])).lstrip().startswith("<?xml")
+    True
+    """
+    return _pipe(draw(obj, **options), "svg").decode("utf-8")
+
+
+def repr_svg(obj: Any) -> str | None:
+    """SVG for notebook display: ``None`` (so the notebook shows the text form instead)
+    when the graph is too large to be worth laying out or ``dot`` is not installed."""
+    model = _model(obj)
+    if model.graph.number_of_edges() > REPR_EDGE_LIMIT:
+        return None
+    try:
+        return svg(obj)
+    except GraphvizError:
+        return None
+
+
+# -- building the DOT graph ---------------------------------------------------------------
+def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
+           datum: tuple[Hashable, ...], datum_position: str, title: str) -> graphviz.Digraph:
+    graph, network = model.graph, model.network
+    dot = graphviz.Digraph(name=_dot_name(title))
+    dot.attr(rankdir="TB" if datum_position == "top" else "BT", newrank="true")
+    if title:
+        dot.attr(label=graphviz.escape(title), labelloc="b", fontname="Helvetica", fontsize="14")
+    dot.attr("node", fontname="Helvetica", fontsize="11", shape="circle", width="0.3",
+             margin="0.02", style="filled", fillcolor="white")
+    dot.attr("edge", fontname="Helvetica", fontsize="10", arrowsize="0.8")
+    ids = _node_ids(graph)
+    datum_set = set(datum)
+    planar = model.mechanism is not None
+    bodies = set(model.mechanism.bodies) if planar else set()
+
+    # nodes: the datum as a box (ranked first), body frames shaded, points small
+    for node in graph.nodes:
+        attrs = {"id": f"node-{node}", "label": graphviz.escape(str(node))}
+        if node in datum_set:
+            attrs.update(shape="box", style="filled", fillcolor="#e6e6e6", penwidth="1.5")
+        elif node in bodies:
+            attrs.update(shape="ellipse", style="filled", fillcolor="#dcdcf0")
+        elif planar:
+            attrs.update(shape="ellipse", fontsize="9", height="0.25")
+        dot.node(ids[node], **attrs)
+    if datum_set:
+        with dot.subgraph(name="datum") as sub:
+            sub.attr(rank="source")
+            for node in datum:
+                sub.node(ids[node])
+
+    branch_set = set(branches) if branches is not None else None
+    taken = set(ids.values())  # DOT names in use, so that port dots get names of their own
+    drawn: set[str] = set()
+    for name in graph.edges:
+        if name in drawn:
+            continue
+        element = network.owner(name) if network is not None else None
+        if element is not None and len(element.edges) > 1:
+            _draw_multiport(dot, element, ids, taken, branch_set, labels, planar)
+            drawn.update(e.name for e in element.edges)
+            continue
+        tail, head = graph.ends(name)
+        attrs = _edge_style(name, element, branch_set, labels, planar)
+        dot.edge(ids[tail], ids[head], **attrs)
+        drawn.add(name)
+    return dot
+
+
+def _edge_style(name: str, element: Element | None, branch_set: set[str] | None, labels: str,
+                planar: bool) -> dict[str, str]:
+    domain = next((e.domain for e in element.edges if e.name == name), None) if element else None
+    colour = DOMAIN_COLOURS.get(domain.name, "black") if domain is not None else "black"
+    attrs = {"id": f"edge-{name}", "label": _edge_label(name, domain, labels),
+             "color": colour, "fontcolor": colour}
+    if element is not None:
+        attrs["tooltip"] = graphviz.escape(f"{type(element).__name__} {element.name}")
+    if branch_set is not None:
+        if name in branch_set:
+            attrs.update(style="solid", penwidth="2")
+        else:
+            attrs.update(style="dashed", penwidth="1")
+    if planar and element is not None:
+        attrs["arrowhead"] = _PLANAR_ARROWS[_planar_family(element)]
+    return attrs
+
+
+def _draw_multiport(dot: graphviz.Digraph, element: Element, ids: dict[Hashable, str],
+                    taken: set[str], branch_set: set[str] | None, labels: str,
+                    planar: bool) -> None:
+    """Each port edge runs tail -> dot -> head; a dotted line joins the dots."""
+    dots = []
+    for edge in element.edges:
+        attrs = _edge_style(edge.name, element, branch_set, labels, planar)
+        # a DOT name of its own: edge names may hold ':' (a port in DOT) or clash with nodes
+        mid = f"_port{len(taken)}"
+        while mid in taken:
+            mid = "_" + mid
+        taken.add(mid)
+        dots.append(mid)
+        dot.node(mid, label="", shape="point", width="0.06", color=attrs["color"],
+                 id=f"port-{edge.name}")
+        first = {k: v for k, v in attrs.items() if k not in ("label", "id")}
+        dot.edge(ids[edge.tail], mid, arrowhead="none", id=f"edge-{edge.name}-tail", **first)
+        dot.edge(mid, ids[edge.head], **attrs)
+    coupling = getattr(element, "coupling", "")
+    text = f"{element.name}\\n({coupling})" if coupling else element.name
+    for a, b in zip(dots, dots[1:]):
+        dot.edge(a, b, dir="none", style="dotted", penwidth="1.5", color="#555555",
+                 fontcolor="#555555", xlabel=text, constraint="false",
+                 id=f"link-{element.name}" if len(dots) == 2 else f"link-{a}-{b}")
+
+
+def _dot_name(title: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in title) or "G"
+
+
+# -- writing ----------------------------------------------------------------------------
+def _format(path: str | os.PathLike | None, format: str | None) -> str | None:
+    if format is None:
+        if path is None:
+            return None
+        suffix = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
+        if not suffix:
+            raise OutputError(f"cannot tell the format of {os.fspath(path)!r}: give format= "
+                              f"({', '.join(TEXT_FORMATS + RENDERED_FORMATS)}) or a suffix")
+        format = suffix
+    format = format.lower()
+    if format not in TEXT_FORMATS + RENDERED_FORMATS:
+        raise OutputError(f"unknown diagram format {format!r}; use one of "
+                          f"{', '.join(TEXT_FORMATS + RENDERED_FORMATS)}")
+    return format
+
+
+def _pipe(dot: graphviz.Digraph, fmt: str) -> bytes:
+    try:
+        return dot.pipe(format=fmt)
+    except graphviz.ExecutableNotFound:
+        raise GraphvizError(f"rendering {fmt.upper()} needs the Graphviz 'dot' program, which "
+                            "is not on the PATH: install Graphviz (e.g. apt install graphviz), "
+                            "or write DOT text with to_dot() or a .dot path") from None
+    except graphviz.CalledProcessError as exc:
+        detail = exc.stderr.decode(errors="replace").strip() if exc.stderr else str(exc)
+        raise GraphvizError(f"Graphviz 'dot' failed to render {fmt.upper()}: {detail}") from None
+
+
+def _write(dot: graphviz.Digraph, path: str, fmt: str) -> None:
+    data = dot.source.encode("utf-8") if fmt in TEXT_FORMATS else _pipe(dot, fmt)
+    try:
+        with open(path, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
+        raise OutputError(f"cannot write the diagram to {path!r}: {exc.strerror or exc}") from None

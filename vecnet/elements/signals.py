@@ -1,0 +1,76 @@
+"""Signal blocks for simple controllers: gains, sums, integrators and PID.
+
+Signals are sympy expressions: sensors of a mechanism (joint angles and
+rates, body coordinates), time ``t``, and the outputs of blocks. A block has
+states with their rates and an output; a controller acts on the physical
+system through the value of an ideal source, e.g.
+``vn.VoltageSource("V", "g", "a", V=pid.output)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy
+
+from ..errors import ModelError
+
+__all__ = ["Block", "Gain", "Integrator", "PID", "total"]
+
+
+@dataclass
+class Block:
+    """A signal block: ``states`` with their ``rates`` and an ``output`` expression."""
+
+    name: str
+    output: sympy.Expr
+    states: tuple[sympy.Symbol, ...] = ()
+    rates: tuple[sympy.Expr, ...] = ()
+    initial: tuple[float, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not self.initial:
+            self.initial = (0.0,) * len(self.states)
+
+
+def _expr(value, what: str) -> sympy.Expr:
+    try:
+        return sympy.sympify(value, strict=True)
+    except (sympy.SympifyError, TypeError):
+        raise ModelError(f"{what}: a number or a sympy expression is needed, got {value!r}") from None
+
+
+def Gain(name: str, signal, k) -> Block:
+    """``output = k * signal``.
+
+    >>> import sympy
+    >>> Gain("g", sympy.Symbol("e"), 3).output
+    3*e
+    """
+    return Block(name, _expr(k, name) * _expr(signal, name))
+
+
+def total(*signals) -> sympy.Expr:
+    """The sum of signals (a summing junction); subtract with a minus sign."""
+    return sympy.Add(*[_expr(s, "sum") for s in signals])
+
+
+def Integrator(name: str, signal, initial: float = 0.0) -> Block:
+    """``output' = signal``."""
+    state = sympy.Symbol(f"{name}.state", real=True)
+    return Block(name, state, (state,), (_expr(signal, name),), (float(initial),))
+
+
+def PID(name: str, error, kp=0.0, ki=0.0, kd=0.0, tf=0.01) -> Block:
+    """A PID controller with a first-order filter on the derivative:
+    ``output = kp e + ki \\int e + kd (e - f)/tf`` with ``f' = (e - f)/tf``, the filtered
+    derivative being ``kd s/(tf s + 1)``. Its states are the integral and the filter."""
+    if float(tf) <= 0:
+        raise ModelError(f"PID {name!r}: the derivative filter needs tf > 0")
+    e = _expr(error, name)
+    integral = sympy.Symbol(f"{name}.integral", real=True)
+    filtered = sympy.Symbol(f"{name}.filter", real=True)
+    kp, ki, kd, tf = (_expr(v, name) for v in (kp, ki, kd, tf))
+    derivative = (e - filtered) / tf
+    return Block(name, kp * e + ki * integral + kd * derivative, (integral, filtered),
+                 (e, derivative))

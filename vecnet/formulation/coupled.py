@@ -1,0 +1,314 @@
+"""Mixed-domain systems: lumped networks and signal blocks driving a planar mechanism.
+
+One formulation of the whole: the mechanism's equations of motion (branch
+coordinates, loop constraints, ``M q'' = Q + Phi_q^T lambda``), the state
+equations of the lumped network in which every port is an across source driven
+by its joint's rate, and the signal blocks. The through variable of each port
+(the torque or force the network applies across its joint) is a load on the
+mechanism. Everything outside the mechanism is compiled into one function of
+``(t, q, u, x, z)`` returning the rates of the lumped states ``x`` and block
+states ``z`` and the loads, and integrated with the mechanism on the same two
+paths as a mechanism alone.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+import sympy
+from scipy.optimize import root
+from sympy.utilities.lambdify import implemented_function
+
+from ..elements import planar as pe
+from ..elements.base import t
+from ..elements.coupling import LinearPort, Port, RotaryPort
+from ..elements.signals import Block
+from ..errors import FormulationError, ModelError, UnknownNameError
+from ..network import Network
+from ..planar.mechanism import Mechanism
+from .planar import MultibodyEquations
+
+__all__ = ["System", "CoupledModel", "LinearModel"]
+
+
+class System:
+    """A planar mechanism, a lumped network joined to it by ports, and signal blocks.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    network : Network, optional
+        Lumped elements in any domain, with :class:`~vecnet.RotaryPort` and
+        :class:`~vecnet.LinearPort` edges tied to joints of the mechanism.
+    blocks : sequence of Block
+        Signal blocks (:func:`~vecnet.PID`, :func:`~vecnet.Integrator`, ...).
+    connect : mapping
+        Network input name (``"V.across"``) -> the signal expression that drives it,
+        in ``t``, sensors (:meth:`sensor`) and block outputs.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("wheel", gravity=(0, 0))
+    >>> wheel = mech.body("wheel", mass=1.0, inertia=0.5)
+    >>> _ = mech.revolute("O", mech.ground.centre, wheel.centre)
+    >>> net = vn.Network("drive")
+    >>> _ = net.add(vn.TorqueSource("T", "g", "w", T=1.0), vn.RotaryPort("shaft", "g", "w", joint="O"))
+    >>> res = vn.System(mech, net).simulate(2.0, t_eval=[2.0])
+    >>> round(float(res["O.angle'"][-1]), 9)     # J w' = T: w = 2 * 1.0 / 0.5
+    4.0
+    """
+
+    def __init__(self, mechanism: Mechanism, network: Network | None = None,
+                 blocks: Sequence[Block] = (), connect: Mapping[str, Any] | None = None) -> None:
+        if not isinstance(mechanism, Mechanism):
+            raise ModelError(f"System needs a vn.planar.Mechanism, got {type(mechanism).__name__}")
+        self.mechanism = mechanism
+        self.network = network if network is not None else Network("empty")
+        self.blocks = tuple(blocks)
+        self.connect = dict(connect or {})
+        self.ports = [el for el in self.network.elements if isinstance(el, Port)]
+        joints = {}
+        for port in self.ports:
+            try:
+                joint = mechanism.network.element(port.joint)
+            except UnknownNameError:
+                raise ModelError(f"port {port.name!r} names joint {port.joint!r}, which mechanism "
+                                 f"{mechanism.name!r} does not have") from None
+            wanted = pe.Revolute if isinstance(port, RotaryPort) else pe.Prismatic
+            if not isinstance(joint, wanted):
+                raise ModelError(f"port {port.name!r}: a {type(port).__name__} needs a "
+                                 f"{wanted.__name__.lower()} joint; {port.joint!r} is a "
+                                 f"{type(joint).__name__}")
+            if port.joint in joints:
+                raise ModelError(f"ports {joints[port.joint]!r} and {port.name!r} both drive joint "
+                                 f"{port.joint!r}; join them in the network instead")
+            joints[port.joint] = port.name
+
+    def sensor(self, name: str) -> sympy.Symbol:
+        """A symbol measuring the mechanism: ``"<joint>.angle"``, ``"<joint>.rate"`` (the joint
+        coordinate of a revolute or prismatic joint and its rate) or a body quantity
+        ``"<body>.x|y|angle|vx|vy|omega"``."""
+        head, _, what = name.rpartition(".")
+        if head in self.mechanism.bodies:
+            return self.mechanism.quantity(name)
+        try:
+            element = self.mechanism.network.element(head)
+        except UnknownNameError:
+            raise UnknownNameError(f"sensor {name!r}: the mechanism has no joint or body "
+                                   f"{head!r}") from None
+        if not isinstance(element, (pe.Revolute, pe.Prismatic)) or what not in ("angle", "rate"):
+            raise ModelError(f"sensor {name!r}: joints measure '<joint>.angle' and '<joint>.rate' "
+                             "(revolute or prismatic joints)")
+        return sympy.Symbol(f"{head}.{what}", real=True)
+
+    def formulate(self, coordinates: str = "joint") -> CoupledModel:
+        """The combined model: see :class:`CoupledModel`."""
+        return CoupledModel(self, coordinates)
+
+    def simulate(self, t_end: float, coordinates: str = "joint", **options):
+        """Formulate and simulate: see :meth:`CoupledModel.simulate`."""
+        return self.formulate(coordinates).simulate(t_end, **options)
+
+
+class CoupledModel:
+    """The formulated mixed-domain system.
+
+    Attributes
+    ----------
+    eom : MultibodyEquations
+        The mechanism, with a load symbol across every port's joint.
+    lumped : StateSpace
+        The network's state equations (ports are inputs driven by joint rates).
+    states : tuple of str
+        Lumped states then block states, by name.
+    """
+
+    def __init__(self, system: System, coordinates: str = "joint") -> None:
+        self.system = system
+        loads = {p.joint: sympy.Symbol(f"{p.name}.load", real=True) for p in system.ports}
+        self.eom = MultibodyEquations(system.mechanism, coordinates=coordinates, joint_loads=loads)
+        eom = self.eom
+        self.lumped = system.network.state_space() if system.network.elements else None
+        lumped = self.lumped
+        if lumped is not None and lumped.z:
+            raise FormulationError("the network keeps algebraic loops "
+                                   f"({', '.join(lumped.z_names)}); coupled simulation needs "
+                                   "explicit state equations")
+        lumped = lumped.subs() if lumped is not None else None
+
+        # sensors in terms of the mechanism coordinates
+        sensors = dict(eom.quantities)
+        for element in system.mechanism.network.elements:
+            if isinstance(element, (pe.Revolute, pe.Prismatic)):
+                coordinate = eom.joint_coordinate(element.name)
+                sensors[sympy.Symbol(f"{element.name}.angle", real=True)] = coordinate
+                sensors[sympy.Symbol(f"{element.name}.rate", real=True)] = eom.rate(coordinate)
+        block_states = [s for b in system.blocks for s in b.states]
+        block_outputs = {sympy.Symbol(b.name, real=True): b.output for b in system.blocks}
+
+        def signal(expr, what):
+            expr = sympy.sympify(expr).xreplace(block_outputs).xreplace(sensors)
+            unknown = expr.free_symbols - {t} - set(eom.q) - set(eom.u) - set(block_states)
+            if unknown:
+                raise ModelError(f"{what}: unknown signal(s) {', '.join(sorted(map(str, unknown)))}; "
+                                 "use time t, sensors (system.sensor) and block outputs")
+            return expr
+
+        # the inputs of the network: port rates, connected signals, or their sources' values
+        unknown_inputs = set(system.connect) - set(lumped.inputs if lumped else ())
+        if unknown_inputs:
+            raise UnknownNameError(f"connect names no input(s) {', '.join(sorted(unknown_inputs))}"
+                                   f"; the network's inputs are {', '.join(lumped.inputs) if lumped else 'none'}")
+        replacement = {}
+        port_rates = {sympy.Symbol(f"{p.name}.rate", real=True): p for p in system.ports}
+        for name, symbol in zip(lumped.inputs if lumped else (), lumped.u if lumped else ()):
+            if symbol in port_rates:
+                joint = port_rates[symbol].joint
+                replacement[symbol] = sensors[sympy.Symbol(f"{joint}.rate", real=True)]
+            elif name in system.connect:
+                replacement[symbol] = signal(system.connect[name], f"input {name!r}")
+            else:
+                replacement[symbol] = _time_signal(lumped.signals.get(name), name)
+        x = list(lumped.x) if lumped else []
+        self.states = tuple(list(lumped.states if lumped else ()) + [str(s) for s in block_states])
+        self.initial_states = np.array([0.0] * len(x) + [v for b in system.blocks for v in b.initial])
+        rates = [e.xreplace(replacement) for e in (lumped.f if lumped else [])]
+        rates += [signal(r, f"block {b.name!r}") for b in system.blocks for r in b.rates]
+        load_exprs = [lumped.output(f"{p.name}.through").xreplace(replacement) for p in system.ports]
+        du = set(lumped.du) if lumped else set()
+        if any(e.free_symbols & du for e in rates + load_exprs):
+            raise FormulationError("the network differentiates an input driven by the mechanism "
+                                   "(e.g. an inertia in parallel with a port); model that inertia "
+                                   "as a body of the mechanism")
+        args = (t, list(eom.q), list(eom.u), x + block_states)
+        self._ext = sympy.lambdify(args, rates + load_exprs, modules="numpy", cse=True)
+        self._nrates = len(rates)
+        names = list(lumped.variable_names) if lumped else []
+        exprs = [lumped.output(n).xreplace(replacement) for n in names]
+        names += [b.name for b in system.blocks]
+        exprs += [signal(b.output, f"block {b.name!r}") for b in system.blocks]
+        self._names = names
+        self._outputs = sympy.lambdify(args, exprs, modules="numpy", cse=True) if exprs else None
+
+    def extra(self, time, q, u, s):
+        """Rates of the lumped and block states and the loads on the mechanism."""
+        values = np.asarray(self._ext(time, q, u, s), dtype=float).reshape(-1)
+        return values[:self._nrates], values[self._nrates:]
+
+    def _initial(self, initial: Mapping[str, float] | None):
+        s0 = self.initial_states.copy()
+        for name, value in (initial or {}).items():
+            if name not in self.states:
+                raise ModelError(f"no state {name!r}; states are {', '.join(self.states)}")
+            s0[self.states.index(name)] = float(value)
+        return s0
+
+    def simulate(self, t_end: float, t_eval=None, method: str = "partition", rtol: float = 1e-8,
+                 atol: float = 1e-10, initial: Mapping[str, float] | None = None,
+                 coordinates: Mapping[str, float] | None = None,
+                 velocities: Mapping[str, float] | None = None):
+        """Simulate the whole system from the assembled mechanism and the lumped and block
+        states in ``initial`` (by name, default zero). Returns a Result with everything the
+        mechanism reports plus every network variable and every block output."""
+        from ..numerics import planar as num
+        from ..numerics.result import Result
+
+        eom = self.eom
+        model = eom.compile()
+        times = np.linspace(0.0, t_end, 501) if t_eval is None else np.asarray(t_eval, float)
+        q0 = eom.assemble(coordinates, 0.0)
+        u0 = num.consistent_velocities(model, 0.0, q0, eom._index(velocities))
+        s0 = self._initial(initial)
+        if method == "partition":
+            ts, qs, us, ss = num.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol,
+                                                       extra=self.extra, s0=s0)
+        elif method == "dae":
+            ts, qs, us, ss = num.integrate_dae(model, 0.0, q0, u0, times, rtol, atol,
+                                               extra=self.extra, s0=s0)
+        else:
+            raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
+        ws = np.array([self.extra(tt, q, u, s)[1] for tt, q, u, s in
+                       zip(ts, qs.T, us.T, ss.T)]).T.reshape(len(self.system.ports), len(ts))
+        series = num.outputs(model, ts, qs, us, ws)
+        for name, values in zip(self.states, ss):
+            series[name] = values
+        if self._outputs is not None:
+            for name, values in zip(self._names, self._outputs(ts, qs, us, ss)):
+                series.setdefault(name, np.broadcast_to(np.asarray(values, float), ts.shape).copy())
+        return Result(ts, series, success=True, message=method)
+
+    def equilibrium(self, time: float = 0.0):
+        """A static equilibrium of the whole system near the assembled pose: the mechanism at
+        rest, the lumped and block states steady. Returns ``(q, s)``."""
+        from ..numerics import planar as num
+
+        model = self.eom.compile()
+        q0 = self.eom.assemble(time=time)
+        rows = num.independent_rows(model.constraints(time, q0)[1])
+        n, e, k = model.n, len(self.states), len(rows)
+        zero = np.zeros(n)
+
+        def residual(v):
+            q, s, lam = v[:n], v[n:n + e], v[n + e:]
+            sdot, w = self.extra(time, q, zero, s)
+            snap = model.evaluate(time, q, zero, w=w)
+            return np.concatenate([snap.Q + snap.phi_q[rows].T @ lam, snap.phi[rows], sdot])
+
+        sol = root(residual, np.concatenate([q0, self.initial_states, np.zeros(k)]), tol=1e-13)
+        if not sol.success or np.max(np.abs(residual(sol.x))) > 1e-8:
+            raise FormulationError(f"no equilibrium of the system found: {sol.message}")
+        return sol.x[:n], sol.x[n:n + e]
+
+    def linearize(self, point=None, time: float = 0.0, step: float = 1e-6) -> LinearModel:
+        """The linear model about an equilibrium (default: :meth:`equilibrium`), in the
+        independent mechanism coordinates, their rates, and the lumped and block states; found
+        from central differences of the combined equations (constraints kept exactly)."""
+        from ..numerics import planar as num
+
+        q_eq, s_eq = self.equilibrium(time) if point is None else point
+        model = self.eom.compile()
+        part = num._Partition(model, time, q_eq)
+        n, k = model.n, len(part.ind)
+
+        def rhs(state):
+            q = q_eq.copy()
+            q[part.ind] = state[:k]
+            qf, uf = part.project(time, q, state[k:2 * k])
+            sdot, w = self.extra(time, qf, uf, state[2 * k:])
+            a, _ = num.accelerations(model.evaluate(time, qf, uf, w=w), part.rows)
+            return np.concatenate([state[k:2 * k], a[part.ind], sdot])
+
+        x0 = np.concatenate([q_eq[part.ind], np.zeros(k), s_eq])
+        A = np.column_stack([(rhs(x0 + step * e) - rhs(x0 - step * e)) / (2 * step)
+                             for e in np.eye(len(x0))])
+        names = [self.eom.coordinates[i] for i in part.ind]
+        return LinearModel(A, tuple(names + [f"{c}'" for c in names] + list(self.states)))
+
+
+class LinearModel:
+    """``x' = A x`` about an equilibrium, with the names of the states."""
+
+    def __init__(self, A: np.ndarray, states: tuple[str, ...]) -> None:
+        self.A, self.states = A, states
+
+    def eigenvalues(self) -> np.ndarray:
+        """Eigenvalues sorted by real then imaginary part."""
+        ev = scipy.linalg.eigvals(self.A)
+        return ev[np.lexsort((ev.imag, ev.real))]
+
+
+def _time_signal(value, name: str) -> sympy.Expr:
+    if value is None:
+        raise ModelError(f"input {name!r} has no value: give its source a value or connect it")
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, numbers.Real):
+        return sympy.Float(value)
+    if callable(value):
+        return implemented_function(sympy.Function(f"{name}_signal"), value)(t)
+    raise ModelError(f"input {name!r}: cannot use {value!r} as a signal")
