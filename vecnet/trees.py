@@ -86,33 +86,28 @@ def _greedy(net: Network, transducer_edges: list[str] | None) -> list[str] | Non
         forest.union(*graph.ends(edge))
         branches.append(edge)
 
-    elements = net.elements
-    for rank in (Kind.ACROSS_SOURCE, Kind.ACROSS_STORE):
-        for element in elements:
-            if element.kind is rank:
+    def take_all(kind: Kind) -> None:
+        for element in net.elements:
+            if element.kind is kind:
                 for edge in element.edges:
                     if joins(edge.name):
                         take(edge.name)
-                    elif rank is Kind.ACROSS_SOURCE:
+                    elif kind is Kind.ACROSS_SOURCE:
                         _across_source_loop(net, branches, edge.name)
-    if transducer_edges is not None:
+
+    take_all(Kind.ACROSS_SOURCE)
+    take_all(Kind.ACROSS_STORE)
+    if transducer_edges is None:
+        for element in net.elements:
+            if element.kind is Kind.TRANSDUCER:
+                forest = _place_transducer(net, element, branches, forest)
+    else:
         for edge in transducer_edges:
             if not joins(edge):
                 return None
             take(edge)
-    for element in elements:
-        if element.kind is Kind.TRANSDUCER and transducer_edges is None:
-            forest = _place_transducer(net, element, branches, forest)
-        elif element.kind is Kind.CONSTRAINT:
-            for edge in element.edges:
-                if joins(edge.name):
-                    take(edge.name)
-    for rank in (Kind.DISSIPATOR, Kind.THROUGH_STORE):
-        for element in elements:
-            if element.kind is rank:
-                for edge in element.edges:
-                    if joins(edge.name):
-                        take(edge.name)
+    for kind in (Kind.CONSTRAINT, Kind.DISSIPATOR, Kind.THROUGH_STORE):
+        take_all(kind)
     return branches
 
 
