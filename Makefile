@@ -17,6 +17,8 @@ test: $(STAMP) graphviz
 bench: $(STAMP)
 	$(PY) -m pip install -q -e '.[test,bench]'
 	$(PY) benchmarks/topology.py
+	$(PY) benchmarks/lumped.py
+	$(PY) benchmarks/planar.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
