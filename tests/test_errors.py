@@ -21,6 +21,13 @@ def test_branches_with_a_circuit_name_the_circuit(square):
     assert all(e in message for e in ("ab", "bc", "ac")) and "cd" not in message
 
 
+def test_parallel_branches_are_a_circuit():
+    for ends in (("p", "q"), ("q", "p")):   # same or opposite directions
+        g = vn.LinearGraph([("x", "p", "q"), ("y", *ends)])
+        with pytest.raises(vn.TreeError, match=r"branches x, y form a circuit"):
+            g.topology(tree=["x", "y"])
+
+
 def test_branches_that_leave_nodes_out_name_them(square):
     with pytest.raises(vn.TreeError, match="leaves out node") as info:
         square.topology(tree=["ab", "bc"])

@@ -30,3 +30,17 @@ __all__ = [
     "incidence_matrix", "spanning_forest", "planar", "System", "Block", "Gain", "Integrator",
     "PID", "total",
 ]
+
+from .draw import draw, to_dot  # noqa: E402
+from .teaching import latex, text  # noqa: E402
+
+__all__ += ["draw", "to_dot", "latex", "text"]
+
+# model files, netlists and safe expressions
+from . import io  # noqa: E402
+from .errors import ModelFileError  # noqa: E402
+from .io import (format_expression, load_model, load_netlist, model_to_dict,  # noqa: E402
+                 parse_expression, save_model)
+
+__all__ += ["io", "ModelFileError", "parse_expression", "format_expression", "load_model",
+            "save_model", "model_to_dict", "load_netlist"]

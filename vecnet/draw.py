@@ -28,7 +28,7 @@ from typing import Any
 
 import graphviz
 
-from .elements.base import Element, Kind
+from .elements.base import Element
 from .errors import VecnetError
 from .graph import LinearGraph
 from .network import Network
@@ -283,7 +283,7 @@ def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
            datum: tuple[Hashable, ...], datum_position: str, title: str) -> graphviz.Digraph:
     graph, network = model.graph, model.network
     dot = graphviz.Digraph(name=_dot_name(title))
-    dot.attr(rankdir="TB" if datum_position == "top" else "BT", newrank="true")
+    dot.attr(rankdir="TB" if datum_position == "top" else "BT", newrank="true", pad="0.15")
     if title:
         dot.attr(label=graphviz.escape(title), labelloc="b", fontname="Helvetica", fontsize="14")
     dot.attr("node", fontname="Helvetica", fontsize="11", shape="circle", width="0.3",

@@ -206,6 +206,13 @@ class LinearGraph:
     def __repr__(self) -> str:
         return f"<LinearGraph: {self.number_of_nodes()} nodes, {self.number_of_edges()} edges>"
 
+    def _repr_svg_(self) -> str | None:
+        """The diagram of :func:`vecnet.draw.draw` as SVG, for notebooks (``None`` when the
+        Graphviz ``dot`` program is missing or the graph is too large to lay out)."""
+        from .draw import repr_svg  # drawing depends on this module, not the reverse
+
+        return repr_svg(self)
+
 
 def _check_node(node: Hashable) -> None:
     if node is None:

@@ -142,6 +142,13 @@ class LabeledMatrix:
         kind = "sparse" if self.issparse else "dense"
         return f"<LabeledMatrix {self.shape[0]}x{self.shape[1]} {kind}>\n{self}"
 
+    def _repr_latex_(self) -> str | None:
+        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        large to typeset)."""
+        from .teaching import repr_latex  # output depends on this module, not the reverse
+
+        return repr_latex(self)
+
 
 def _format_entry(x: Any) -> str:
     if isinstance(x, (float, np.floating)) and float(x).is_integer():

@@ -128,3 +128,10 @@ class Network:
     def __repr__(self) -> str:
         return (f"<Network {self.name!r}: {len(self._elements)} elements, "
                 f"{self.graph.number_of_edges()} edges, {self.graph.number_of_nodes()} nodes>")
+
+    def _repr_svg_(self) -> str | None:
+        """The diagram of :func:`vecnet.draw.draw` as SVG, for notebooks (``None`` when the
+        Graphviz ``dot`` program is missing or the graph is too large to lay out)."""
+        from .draw import repr_svg  # drawing depends on this module, not the reverse
+
+        return repr_svg(self)

@@ -175,9 +175,8 @@ def check_tree(graph: LinearGraph, branches: Sequence[str]) -> None:
     pieces = int(labels.max()) + 1 if len(labels) else 0
     v = graph.number_of_nodes()
     if pieces != v - len(branches):  # a forest on v nodes with k edges has v - k pieces
-        cycle = nx.find_cycle(nx.MultiGraph(graph.subgraph(branches).nx))
-        loop = ", ".join(key for _, _, key in cycle)
-        raise TreeError(f"the branches {', '.join(sorted(key for _, _, key in cycle))} form a circuit "
+        loop = ", ".join(_a_circuit(graph, branches))
+        raise TreeError(f"the branches {', '.join(sorted(loop.split(', ')))} form a circuit "
                         f"({loop}); a tree has no circuits: move one of them to the cotree")
     wanted = int(component_labels(graph).max()) + 1 if v else 0
     if pieces != wanted:
@@ -192,6 +191,17 @@ def check_tree(graph: LinearGraph, branches: Sequence[str]) -> None:
         shown = "; ".join("{" + ", ".join(map(repr, g)) + "}" for g in groups.values())
         raise TreeError(f"the tree falls apart into {pieces} pieces ({shown}) where the graph has "
                         f"{wanted} connected component(s): add branches joining the pieces")
+
+
+def _a_circuit(graph: LinearGraph, branches: list[str]) -> list[str]:
+    """The edges of one circuit among ``branches`` (which contain one), in walking order."""
+    seen: dict[frozenset, str] = {}
+    for b in branches:  # two branches joining the same nodes: the shortest circuit
+        pair = frozenset(graph.ends(b))
+        if pair in seen:
+            return [seen[pair], b]
+        seen[pair] = b
+    return [key for _, _, key in nx.find_cycle(nx.MultiGraph(graph.subgraph(branches).nx))]
 
 
 def _degree_positive(graph: LinearGraph, node: Hashable) -> bool:

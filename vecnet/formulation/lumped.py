@@ -152,6 +152,13 @@ class NetworkEquations:
         """Each secondary variable as an expression in primary variables."""
         return {eq.lhs: eq.rhs for eq in self.cutset + self.circuit}
 
+    def _repr_latex_(self) -> str | None:
+        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        large to typeset)."""
+        from ..teaching import repr_latex  # output depends on this module, not the reverse
+
+        return repr_latex(self)
+
 
 class StateSpace:
     """State equations ``x' = f(x, u, u')`` and outputs ``y = h(x, u, u')`` of a network.
@@ -348,6 +355,13 @@ class StateSpace:
         kind = "linear" if self.is_linear else "nonlinear"
         return (f"<StateSpace {kind}: {len(self.x)} states {list(self.states)}, inputs "
                 f"{list(self.inputs)}, outputs {list(self.outputs)}>")
+
+    def _repr_latex_(self) -> str | None:
+        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        large to typeset)."""
+        from ..teaching import repr_latex  # output depends on this module, not the reverse
+
+        return repr_latex(self)
 
 
 def _symbol(key) -> sympy.Symbol:

@@ -410,6 +410,13 @@ class MultibodyEquations:
         return (f"<MultibodyEquations: {len(self.q)} coordinates {list(self.coordinates)}, "
                 f"{len(self.constraint_names)} constraints>")
 
+    def _repr_latex_(self) -> str | None:
+        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        large to typeset)."""
+        from ..teaching import repr_latex  # output depends on this module, not the reverse
+
+        return repr_latex(self)
+
 
 class OperatingPoint:
     """A static equilibrium: coordinates ``q`` and multipliers ``lam``; ``point[name]`` reads

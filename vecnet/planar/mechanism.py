@@ -275,3 +275,10 @@ class Mechanism:
     def __repr__(self) -> str:
         return (f"<Mechanism {self.name!r}: {len(self.bodies)} bodies, "
                 f"{self.network.graph.number_of_edges()} edges>")
+
+    def _repr_svg_(self) -> str | None:
+        """The diagram of :func:`vecnet.draw.draw` as SVG, for notebooks (``None`` when the
+        Graphviz ``dot`` program is missing or the graph is too large to lay out)."""
+        from ..draw import repr_svg  # drawing depends on this module, not the reverse
+
+        return repr_svg(self)
