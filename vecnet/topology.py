@@ -493,7 +493,7 @@ class Topology:
             row = part.getrow(i).tocoo()
             rhs = -sum((int(s) * var[self.chords[c]] for c, s in zip(row.col, row.data)),
                        sympy.Integer(0))
-            equations.append(sympy.Eq(var[b], rhs))
+            equations.append(sympy.Eq(var[b], rhs, evaluate=False))
         return equations
 
     def circuit_equations(self, across: str | dict[str, sympy.Expr] = "a") -> list[sympy.Eq]:
@@ -510,7 +510,7 @@ class Topology:
             col = part.getcol(k).tocoo()
             rhs = sum((int(s) * var[self.branches[b]] for b, s in zip(col.row, col.data)),
                       sympy.Integer(0))
-            equations.append(sympy.Eq(var[c], rhs))
+            equations.append(sympy.Eq(var[c], rhs, evaluate=False))
         return equations
 
     def _variables(self, spec: str | dict[str, sympy.Expr]) -> dict[str, sympy.Expr]:

@@ -73,6 +73,12 @@ class EdgeVariables(NamedTuple):
     through: sympy.Expr
 
 
+def equation(lhs: sympy.Expr, rhs: sympy.Expr) -> sympy.Eq:
+    """``Eq(lhs, rhs)`` as written: sympy's evaluation of relations costs assumption queries
+    that large networks cannot afford, and a terminal equation is never trivially true."""
+    return sympy.Eq(lhs, rhs, evaluate=False)
+
+
 def Symbol(name: str, **assumptions: Any) -> sympy.Symbol:
     """A sympy symbol for a model parameter; real unless told otherwise, like the
     symbols vecnet makes for numeric parameters.

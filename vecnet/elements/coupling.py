@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sympy
 
-from .base import Element, Kind
+from .base import Element, Kind, equation
 
 __all__ = ["RotaryPort", "LinearPort", "Port"]
 
@@ -42,7 +42,7 @@ class Port(Element):
 
     def terminal_equations(self, variables):
         v = variables[self.edges[0].name]
-        return [sympy.Eq(v.across, self.symbol("rate"))]
+        return [equation(v.across, self.symbol("rate"))]
 
 
 class RotaryPort(Port):

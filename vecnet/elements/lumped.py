@@ -28,7 +28,7 @@ from collections.abc import Mapping
 import sympy
 
 from ..errors import ModelError
-from .base import EdgeVariables, Element, Kind, t
+from .base import EdgeVariables, Element, Kind, equation, t
 
 __all__ = [
     "Resistor", "Capacitor", "Inductor", "VoltageSource", "CurrentSource",
@@ -55,14 +55,14 @@ class _Capacitive(OnePort):
     kind = Kind.ACROSS_STORE
 
     def law(self, a, tau, p):
-        return sympy.Eq(tau, p * a.diff(t))
+        return equation(tau, p * a.diff(t))
 
 
 class _Inductive(OnePort):
     kind = Kind.THROUGH_STORE
 
     def law(self, a, tau, p):
-        return sympy.Eq(a, p * tau.diff(t))
+        return equation(a, p * tau.diff(t))
 
 
 class _Stiffness(OnePort):
@@ -71,14 +71,14 @@ class _Stiffness(OnePort):
     kind = Kind.THROUGH_STORE
 
     def law(self, a, tau, p):
-        return sympy.Eq(tau.diff(t), p * a)
+        return equation(tau.diff(t), p * a)
 
 
 class _Resistive(OnePort):
     kind = Kind.DISSIPATOR
 
     def law(self, a, tau, p):
-        return sympy.Eq(a, p * tau)
+        return equation(a, p * tau)
 
 
 class _Viscous(OnePort):
@@ -87,7 +87,7 @@ class _Viscous(OnePort):
     kind = Kind.DISSIPATOR
 
     def law(self, a, tau, p):
-        return sympy.Eq(tau, p * a)
+        return equation(tau, p * a)
 
 
 class _AcrossSource(OnePort):
@@ -95,7 +95,7 @@ class _AcrossSource(OnePort):
     driven = "across"
 
     def law(self, a, tau, p):
-        return sympy.Eq(a, p)
+        return equation(a, p)
 
 
 class _ThroughSource(OnePort):
@@ -103,7 +103,7 @@ class _ThroughSource(OnePort):
     driven = "through"
 
     def law(self, a, tau, p):
-        return sympy.Eq(tau, -p)
+        return equation(tau, -p)
 
 
 class NonlinearDissipator(OnePort):
@@ -142,8 +142,8 @@ class NonlinearDissipator(OnePort):
     def terminal_equations(self, variables: Mapping[str, EdgeVariables]) -> list[sympy.Eq]:
         v = variables[self.edges[0].name]
         if self._solve_for == "across":
-            return [sympy.Eq(v.across, self._law(v.through))]
-        return [sympy.Eq(v.through, self._law(v.across))]
+            return [equation(v.across, self._law(v.through))]
+        return [equation(v.through, self._law(v.across))]
 
 
 def _domain(name: str):

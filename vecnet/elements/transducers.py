@@ -24,7 +24,7 @@ from collections.abc import Mapping
 
 import sympy
 
-from .base import EdgeVariables, Element, Kind
+from .base import EdgeVariables, Element, Kind, equation
 
 __all__ = ["Transformer", "Gyrator", "GearPair", "Lever", "Pulley", "RackAndPinion",
            "ElectricalTransformer", "DCMotor", "Pump", "Piston"]
@@ -47,8 +47,8 @@ class TwoPort(Element):
         p1, p2 = (variables[e.name] for e in self.edges)
         k = self.symbol(self.parameter_names[0])
         if self.coupling == "transformer":
-            return [sympy.Eq(p2.across, k * p1.across), sympy.Eq(p1.through, -k * p2.through)]
-        return [sympy.Eq(p1.through, k * p2.across), sympy.Eq(p2.through, -k * p1.across)]
+            return [equation(p2.across, k * p1.across), equation(p1.through, -k * p2.through)]
+        return [equation(p1.through, k * p2.across), equation(p2.through, -k * p1.across)]
 
 
 class Transformer(TwoPort):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -245,8 +246,7 @@ class StateSpace:
         if inputs:
             raise ModelError(f"{', '.join(map(str, inputs))} stand(s) for input(s) "
                              f"{', '.join(self.inputs)}; give input values to simulate()")
-        exact = {k: sympy.nsimplify(v, rational=True) if isinstance(v, float) else v
-                 for k, v in values.items()}
+        exact = {k: _exact(v) if isinstance(v, float) else v for k, v in values.items()}
 
         def put(expr):
             return expr.xreplace(exact)
@@ -261,37 +261,51 @@ class StateSpace:
                 for x, fi in zip(self.x, self.f)]
 
     # -- linear model ---------------------------------------------------------
-    @property
+    @cached_property
     def is_linear(self) -> bool:
         """True when f and h are linear in the states, inputs and input derivatives."""
-        if self.z:
-            return False
-        args = list(self.x) + list(self.u) + list(self.du)
-        exprs = list(self.f) + list(self.h)
-        return all(not (sympy.Matrix([e]).jacobian(args).free_symbols & set(args)) for e in exprs)
+        return self._linear_parts is not None
 
-    def _jacobian(self, exprs: sympy.Matrix, args: Sequence[sympy.Symbol]) -> sympy.ImmutableMatrix:
-        if not self.is_linear:
+    @cached_property
+    def _linear_parts(self) -> dict[str, sympy.ImmutableMatrix] | None:
+        if self.z:
+            return None
+        args = list(self.x) + list(self.u) + list(self.du)
+        groups = (("f", self.f, ("A", "B", "E")), ("h", self.h, ("C", "D", "F")))
+        parts = {}
+        for _, exprs, names in groups:
+            jac = sympy.Matrix(exprs).jacobian(args) if len(exprs) and args \
+                else sympy.zeros(len(exprs), len(args))
+            if jac.free_symbols & set(args):
+                return None
+            sizes = (len(self.x), len(self.u), len(self.du))
+            start = 0
+            for name, size in zip(names, sizes):
+                parts[name] = sympy.ImmutableMatrix(jac[:, start:start + size]) if len(exprs) \
+                    else sympy.ImmutableMatrix.zeros(0, size)
+                start += size
+        return parts
+
+    def _part(self, name: str) -> sympy.ImmutableMatrix:
+        if self._linear_parts is None:
             raise FormulationError("the network is nonlinear (or keeps algebraic loops): it has "
                                    "no A, B, C, D; use f and h, or linearize about an "
                                    "operating point")
-        rows = len(exprs)
-        if not args:
-            return sympy.ImmutableMatrix.zeros(rows, 0)
-        if rows == 0:
-            return sympy.ImmutableMatrix.zeros(0, len(args))
-        return sympy.ImmutableMatrix(sympy.Matrix(exprs).jacobian(list(args)))
+        return self._linear_parts[name]
 
-    A = property(lambda self: self._jacobian(self.f, self.x), doc="``df/dx``")
-    B = property(lambda self: self._jacobian(self.f, self.u), doc="``df/du``")
-    E = property(lambda self: self._jacobian(self.f, self.du), doc="``df/du'`` (input derivatives)")
-    C = property(lambda self: self._jacobian(self.h, self.x), doc="``dh/dx``")
-    D = property(lambda self: self._jacobian(self.h, self.u), doc="``dh/du``")
-    F = property(lambda self: self._jacobian(self.h, self.du), doc="``dh/du'``")
+    A = property(lambda self: self._part("A"), doc="``df/dx``")
+    B = property(lambda self: self._part("B"), doc="``df/du``")
+    E = property(lambda self: self._part("E"), doc="``df/du'`` (input derivatives)")
+    C = property(lambda self: self._part("C"), doc="``dh/dx``")
+    D = property(lambda self: self._part("D"), doc="``dh/du``")
+    F = property(lambda self: self._part("F"), doc="``dh/du'``")
 
     def transfer_function(self) -> sympy.Matrix:
         """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` as a sympy matrix of rational
-        functions in ``s``, found by exact fraction-free elimination (no inverse)."""
+        functions in ``s``, exact and without inverting a symbolic matrix: for numeric models
+        each entry comes from two characteristic polynomials (the matrix determinant lemma,
+        ``det(sI - A + B_j C_i) = det(sI - A) (1 + C_i (sI - A)^{-1} B_j)``); otherwise from
+        fraction-free elimination over the rational functions of the parameters."""
         from sympy.polys.matrices import DomainMatrix
 
         n = len(self.x)
@@ -299,6 +313,19 @@ class StateSpace:
         direct = D + s * F
         if n == 0 or not self.u:
             return sympy.Matrix(direct).applyfunc(sympy.cancel)
+        numeric = not (A.free_symbols | B.free_symbols | C.free_symbols) and E.is_zero_matrix
+        if numeric:
+            def charpoly(M):
+                return sympy.Poly(DomainMatrix.from_Matrix(sympy.Matrix(M)).convert_to(
+                    sympy.QQ).charpoly(), s)
+
+            base = charpoly(A)
+            H = sympy.zeros(C.rows, B.cols)
+            for i in range(C.rows):
+                for j in range(B.cols):
+                    shifted = charpoly(A - B[:, j] * C[i, :])
+                    H[i, j] = sympy.cancel((shifted - base).as_expr() / base.as_expr()) + direct[i, j]
+            return H
         lhs = DomainMatrix.from_Matrix(s * sympy.eye(n) - A)
         rhs = DomainMatrix.from_Matrix(B + s * E)
         lhs, rhs = lhs.unify(rhs)
@@ -362,6 +389,13 @@ class StateSpace:
         from ..teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
+
+
+@lru_cache(maxsize=4096)
+def _exact(value: float) -> sympy.Rational:
+    """The simplest rational a float stands for (0.1 -> 1/10, 1/3. -> 1/3); cached because
+    networks repeat a few values many times and the search is slow."""
+    return sympy.nsimplify(value, rational=True)
 
 
 def _symbol(key) -> sympy.Symbol:
