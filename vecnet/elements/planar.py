@@ -214,11 +214,12 @@ class TranslationalSpringDamper(_Free):
     tension ``f = force(length) + c * length'``; ``force`` defaults to ``k (length - L0)``.
     ``F = f * dr / length``, ``T = 0``."""
 
-    def __init__(self, name, tail, head, force, c=0) -> None:
+    def __init__(self, name, tail, head, force, c=0, length=0) -> None:
         self.kind = Kind.THROUGH_STORE if force is not None else Kind.DISSIPATOR
         super().__init__(name, tail, head)
         self.force = force
         self.c = sympy.sympify(c)
+        self.length = sympy.sympify(length)  # where the stored energy is zero
 
     def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
         length = sympy.sqrt(dr.dot(dr))

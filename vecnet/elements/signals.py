@@ -64,13 +64,22 @@ def Integrator(name: str, signal, initial: float = 0.0) -> Block:
 def PID(name: str, error, kp=0.0, ki=0.0, kd=0.0, tf=0.01) -> Block:
     """A PID controller with a first-order filter on the derivative:
     ``output = kp e + ki \\int e + kd (e - f)/tf`` with ``f' = (e - f)/tf``, the filtered
-    derivative being ``kd s/(tf s + 1)``. Its states are the integral and the filter."""
+    derivative being ``kd s/(tf s + 1)``. Its states are the integral (when ``ki != 0``) and
+    the filter (when ``kd != 0``)."""
     if float(tf) <= 0:
         raise ModelError(f"PID {name!r}: the derivative filter needs tf > 0")
     e = _expr(error, name)
-    integral = sympy.Symbol(f"{name}.integral", real=True)
-    filtered = sympy.Symbol(f"{name}.filter", real=True)
     kp, ki, kd, tf = (_expr(v, name) for v in (kp, ki, kd, tf))
-    derivative = (e - filtered) / tf
-    return Block(name, kp * e + ki * integral + kd * derivative, (integral, filtered),
-                 (e, derivative))
+    output, states, rates = kp * e, [], []
+    if ki != 0:  # a PD controller has no integral state (it would never settle under load)
+        integral = sympy.Symbol(f"{name}.integral", real=True)
+        output += ki * integral
+        states.append(integral)
+        rates.append(e)
+    if kd != 0:
+        filtered = sympy.Symbol(f"{name}.filter", real=True)
+        derivative = (e - filtered) / tf
+        output += kd * derivative
+        states.append(filtered)
+        rates.append(derivative)
+    return Block(name, output, tuple(states), tuple(rates))

@@ -14,6 +14,7 @@ paths as a mechanism alone.
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -310,5 +311,8 @@ def _time_signal(value, name: str) -> sympy.Expr:
     if isinstance(value, numbers.Real):
         return sympy.Float(value)
     if callable(value):
-        return implemented_function(sympy.Function(f"{name}_signal"), value)(t)
+        # a valid identifier for the generated code; vectorized for whole time series
+        label = re.sub(r"\W", "_", name) + "_signal"
+        return implemented_function(sympy.Function(label),
+                                    np.vectorize(value, otypes=[float]))(t)
     raise ModelError(f"input {name!r}: cannot use {value!r} as a signal")

@@ -29,7 +29,7 @@ from scipy.optimize import root
 
 from ..elements import planar as pe
 from ..elements.base import t
-from ..errors import FormulationError, ModelError
+from ..errors import FormulationError, ModelError, UnknownNameError
 from ..planar.mechanism import DATUM, Mechanism
 
 __all__ = ["MultibodyEquations", "OperatingPoint", "Linearization"]
@@ -360,7 +360,11 @@ class MultibodyEquations:
             A = snap.phi_q[rows]
             return np.concatenate([snap.Q + A.T @ lam, snap.phi[rows]])
 
-        sol = root(residual, np.concatenate([q0, np.zeros(len(rows))]), tol=1e-13)
+        # multipliers that balance the forces at the start: a far better guess than zero
+        snap = model.evaluate(time, q0, zero)
+        lam0 = np.linalg.lstsq(snap.phi_q[rows].T, -snap.Q, rcond=None)[0] if len(rows) \
+            else np.zeros(0)
+        sol = root(residual, np.concatenate([q0, lam0]), tol=1e-13)
         if not sol.success or np.max(np.abs(residual(sol.x))) > 1e-8:
             raise FormulationError(f"no static equilibrium found near the initial pose: {sol.message}")
         q = sol.x[:model.n]
@@ -420,13 +424,27 @@ class MultibodyEquations:
 
 class OperatingPoint:
     """A static equilibrium: coordinates ``q`` and multipliers ``lam``; ``point[name]`` reads
-    a coordinate by name."""
+    any quantity a simulation reports (coordinates, body poses, joint angles, reactions)."""
 
     def __init__(self, eom: MultibodyEquations, q, lam, time: float) -> None:
         self.eom, self.q, self.lam, self.time = eom, np.asarray(q), np.asarray(lam), time
 
-    def __getitem__(self, name: str) -> float:
-        return float(self.q[self.eom.coordinates.index(name)])
+    @cached_property
+    def values(self) -> dict[str, np.ndarray]:
+        from ..numerics.planar import outputs
+
+        n = len(self.q)
+        series = outputs(self.eom.compile(), [self.time], self.q.reshape(n, 1), np.zeros((n, 1)))
+        return {name: value[0] for name, value in series.items()}
+
+    def __getitem__(self, name: str):
+        if name in self.eom.coordinates:
+            return float(self.q[self.eom.coordinates.index(name)])
+        try:
+            value = self.values[name]
+        except KeyError:
+            raise UnknownNameError(f"no quantity {name!r} at this operating point") from None
+        return float(value) if np.ndim(value) == 0 else value
 
     def __repr__(self) -> str:
         pairs = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.eom.coordinates, self.q))

@@ -179,6 +179,8 @@ class _Compiled:
         if free:
             raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, free)))
                              + "; pass parameters={...}")
+        self.slices = [(key, start, start + int(np.prod(shape)), shape)
+                       for key, start, shape in self.layout]
         replacements, reduced = sympy.cse(exprs)
         self.operations = sum(sympy.count_ops(v) for _, v in replacements) + sum(
             sympy.count_ops(e) for e in reduced)
@@ -186,12 +188,12 @@ class _Compiled:
 
     def __call__(self, *values) -> dict:
         flat = np.asarray(self.fn(*values), dtype=float)
-        return {key: flat[start:start + int(np.prod(shape))].reshape(shape)
-                for key, start, shape in self.layout}
+        return {key: flat[start:stop].reshape(shape) for key, start, stop, shape in self.slices}
 
 
 def _potential(eom: MultibodyEquations) -> sympy.Expr:
-    """Potential energy of gravity and springs (a constant offset is irrelevant)."""
+    """Potential energy of gravity (zero at the origin) and springs (zero at their free
+    length, or at length 0 for a spring given by a force law)."""
     total = sympy.S.Zero
     for body in eom.bodies:
         total -= body["m"] * eom.gravity.dot(body["r"])
@@ -199,7 +201,8 @@ def _potential(eom: MultibodyEquations) -> sympy.Expr:
     for element, _, dr, dtheta in eom.force_elements:
         if isinstance(element, pe.TranslationalSpringDamper) and element.force is not None:
             length = sympy.sqrt(dr.dot(dr))
-            energy = sympy.integrate(element.force(stretch), (stretch, 0, length))
+            # zero at the free length when it is known
+            energy = sympy.integrate(element.force(stretch), (stretch, element.length, length))
             total += energy if not energy.has(sympy.Integral) else sympy.nan
         elif isinstance(element, pe.RotarySpringDamper) and element.k != 0:
             total += element.k * (dtheta - element.angle0) ** 2 / 2
@@ -499,6 +502,9 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
             else:
                 continue
             forces[name], moments[name] = F, T + _cross(chord["head"], F)
+            if chord["kind"] == "force":  # what a spring, damper or driver carries
+                put(f"{name}.force", F)
+                put(f"{name}.torque", T)
         # cutset equations for the branches: (F, moment about the origin) = -A_c (F, M)_chords
         F_c = np.array([forces[c] for c in topo.chords]).reshape(len(topo.chords), 2)
         M_c = np.array([moments[c] for c in topo.chords])

@@ -198,7 +198,8 @@ class Mechanism:
                 length = math.hypot(xb - xa, yb - ya)
             k_, length_ = sympy.sympify(k), sympy.sympify(length)
             force = lambda stretch: k_ * (stretch - length_)  # noqa: E731
-        return self._add(pe.TranslationalSpringDamper(name, a.node, b.node, force=force, c=c))
+        return self._add(pe.TranslationalSpringDamper(name, a.node, b.node, force=force, c=c,
+                                                      length=length if k is not None else 0))
 
     def damper(self, name: str, a: Point, b: Point, c):
         """A translational viscous damper between two points: tension ``c * length'``."""
