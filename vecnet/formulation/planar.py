@@ -311,7 +311,8 @@ class MultibodyEquations:
 
     def simulate(self, t_end: float, t_eval=None, method: str = "partition", rtol: float = 1e-8,
                  atol: float = 1e-10, initial: dict | None = None,
-                 velocities: dict | None = None, parameters: dict | None = None):
+                 velocities: dict | None = None, parameters: dict | None = None,
+                 progress=None):
         """Forward dynamics from the assembled initial pose (at rest unless ``velocities``).
 
         ``method="partition"`` integrates the independent coordinates with scipy
@@ -324,7 +325,8 @@ class MultibodyEquations:
         (``"P1.angle'"``), every body's ``x, y, angle, vx, vy, omega``, every joint's
         ``angle``, ``reaction`` (force on its head body; also ``.x``, ``.y``) and
         ``torque``, every driver's ``effort``, and ``kinetic``, ``potential``, ``energy``,
-        ``constraint residual``.
+        ``constraint residual``. ``progress``, if given, is called with the model time as
+        the integration advances.
         """
         from ..numerics import planar as num
         from ..numerics.result import Result
@@ -337,9 +339,11 @@ class MultibodyEquations:
         if dof == 0:
             ts, qs, us = num.kinematics(model, times, q0)
         elif method == "partition":
-            ts, qs, us, _ = num.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol)
+            ts, qs, us, _ = num.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol,
+                                                      progress=progress)
         elif method == "dae":
-            ts, qs, us, _ = num.integrate_dae(model, 0.0, q0, u0, times, rtol, atol)
+            ts, qs, us, _ = num.integrate_dae(model, 0.0, q0, u0, times, rtol, atol,
+                                              progress=progress)
         else:
             raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
         return Result(ts, num.outputs(model, ts, qs, us), success=True, message=method)

@@ -351,7 +351,7 @@ def _no_extra(time, q, u, s):
 
 
 def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
-                          extra=_no_extra, s0=()):
+                          extra=_no_extra, s0=(), progress=None):
     """Forward dynamics on scipy by coordinate partitioning.
 
     The state is every coordinate, the rates of the independent ones and the states ``s``
@@ -370,6 +370,8 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         y0 = np.concatenate([q, u[part.ind], s])
 
         def rhs(tt, y, part=part, k=k):
+            if progress is not None:
+                progress(tt)
             qf, uf = part.project(tt, y[:n], y[n:n + k])
             sdot, w = extra(tt, qf, uf, y[n + k:])
             a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
@@ -402,7 +404,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             np.array(out_s).T.reshape(len(s), len(out_t)))
 
 
-def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=()):
+def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), progress=None):
     """Forward dynamics on IDA (scikit-sundae): the DAE in the stabilized index-2 form of
     Gear, Gupta and Leimkuhler, which keeps both the position and the velocity constraints
 
@@ -421,6 +423,8 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=()):
     lo = 2 * n + e  # the multipliers follow the states
 
     def residual(tt, y, yp, res):
+        if progress is not None:
+            progress(tt)
         q, u, s, lam, mu = y[:n], y[n:2 * n], y[2 * n:lo], y[lo:lo + k], y[lo + k:]
         sdot, w = extra(tt, q, u, s)
         snap = model.evaluate(tt, q, u, w=w)

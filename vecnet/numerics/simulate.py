@@ -23,7 +23,8 @@ __all__ = ["simulate"]
 def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str, Any] | None = None,
              initial: Mapping[str, float] | None = None, t_eval: Sequence[float] | None = None,
              method: str = "LSODA", rtol: float = 1e-8, atol: float = 1e-10,
-             parameters: Mapping[Any, float] | None = None, max_steps: int = 100_000) -> Result:
+             parameters: Mapping[Any, float] | None = None, max_steps: int = 100_000,
+             progress: Callable[[float], None] | None = None) -> Result:
     """Integrate a state-space model in time.
 
     Parameters
@@ -46,6 +47,8 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
         Values for parameters that have none (by symbol or name).
     max_steps : int
         Step limit of the IDA integrator.
+    progress : callable, optional
+        Called with the model time as the integration advances.
 
     Returns
     -------
@@ -94,9 +97,11 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     if model.z:
         g = _compile(args, list(model.g))
         ts, xs, zs, ok, message = _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol,
-                                                 atol, guesses, max_steps)
+                                                 atol, guesses, max_steps, progress)
     else:
         def rhs(time, x):
+            if progress is not None:
+                progress(time)
             return f(time, x, (), u_fn(time), du_fn(time))
 
         sol = solve_ivp(rhs, (t0, t1), x0, method=method, t_eval=times, rtol=rtol, atol=atol)
@@ -152,7 +157,8 @@ def _input_functions(model: StateSpace, inputs: Mapping[str, Any]):
     return u, du
 
 
-def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses, max_steps):
+def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses, max_steps,
+                   progress=None):
     from sksundae.ida import IDA
 
     n, m = len(model.x), len(model.z)
@@ -173,6 +179,8 @@ def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses,
     yp0 = np.concatenate([f(t0, x0, z0, u_fn(t0), du_fn(t0)), np.zeros(m)])
 
     def residual(time, y, yp, res):
+        if progress is not None:
+            progress(time)
         x, z = y[:n], y[n:]
         u, du = u_fn(time), du_fn(time)
         res[:n] = yp[:n] - f(time, x, z, u, du)
