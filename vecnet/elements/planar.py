@@ -58,9 +58,23 @@ class PlanarElement(Element):
     #: a joint: workless, its reaction is found from the cutset equations or multipliers
     is_joint = False
 
+    #: the frame of ``rho``: the tail frame (body-fixed) or the ground frame
+    frame = "tail"
+
+    def motion(self):
+        """The relative motion as a tree branch, affine in the element's coordinates ``q``:
+        ``(rho0, rho_q, theta0, theta_q)`` with ``dr = R(frame angle) (rho0 + rho_q q)`` and
+        ``dtheta = theta0 + theta_q . q`` (``rho_q`` is 2 x k, ``theta_q`` has k entries)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be a tree branch")
+
     def branch_motion(self, q: tuple[sympy.Expr, ...], tail_angle: sympy.Expr):
         """``(dr, dtheta)`` of the edge as a tree branch, in its coordinates ``q``."""
-        raise NotImplementedError(f"{type(self).__name__} cannot be a tree branch")
+        rho0, rho_q, theta0, theta_q = self.motion()
+        qv = sympy.Matrix(list(q)) if q else sympy.zeros(0, 1)
+        rho = sympy.Matrix(rho0) + (sympy.Matrix(rho_q) * qv if q else sympy.zeros(2, 1))
+        turn = rotation(tail_angle) if self.frame == "tail" else sympy.eye(2)
+        dtheta = sympy.sympify(theta0) + sum((a * b for a, b in zip(theta_q, q)), sympy.S.Zero)
+        return turn * rho, dtheta
 
     def coordinates_from(self, dr, dtheta: float, tail_angle: float) -> tuple[float, ...]:
         """The branch coordinates that give the relative pose ``(dr, dtheta)`` (numbers)."""
@@ -83,12 +97,14 @@ class MassElement(PlanarElement):
     kind = Kind.ACROSS_STORE
     coordinates = ("x", "y", "angle")
 
+    frame = "ground"
+
     def __init__(self, name, tail, head, m, J) -> None:
         super().__init__(name, tail, head)
         self.m, self.J = sympy.sympify(m), sympy.sympify(J)
 
-    def branch_motion(self, q, tail_angle):
-        return sympy.Matrix([q[0], q[1]]), q[2]
+    def motion(self):
+        return (0, 0), ((1, 0, 0), (0, 1, 0)), 0, (0, 0, 1)
 
     def coordinates_from(self, dr, dtheta, tail_angle):
         return (dr[0], dr[1], dtheta)
@@ -104,8 +120,8 @@ class Arm(PlanarElement):
         super().__init__(name, tail, head)
         self.rho = _vector(rho)
 
-    def branch_motion(self, q, tail_angle):
-        return rotation(tail_angle) * self.rho, sympy.Integer(0)
+    def motion(self):
+        return tuple(self.rho), ((), ()), 0, ()
 
     def chord_constraints(self, dr, dtheta, tail_angle, t):
         gap = dr - rotation(tail_angle) * self.rho
@@ -119,8 +135,8 @@ class Revolute(PlanarElement):
     is_joint = True
     coordinates = ("angle",)
 
-    def branch_motion(self, q, tail_angle):
-        return sympy.zeros(2, 1), q[0]
+    def motion(self):
+        return (0, 0), ((0,), (0,)), 0, (1,)
 
     def coordinates_from(self, dr, dtheta, tail_angle):
         return (dtheta,)
@@ -143,8 +159,8 @@ class Prismatic(PlanarElement):
         self.axis = axis / sympy.sqrt(axis.dot(axis))
         self.angle0 = sympy.sympify(angle0)
 
-    def branch_motion(self, q, tail_angle):
-        return q[0] * rotation(tail_angle) * self.axis, self.angle0
+    def motion(self):
+        return (0, 0), ((self.axis[0],), (self.axis[1],)), self.angle0, (0,)
 
     def coordinates_from(self, dr, dtheta, tail_angle):
         return (_along(self.axis, dr, tail_angle),)
@@ -165,8 +181,8 @@ class Weld(PlanarElement):
         super().__init__(name, tail, head)
         self.angle0 = sympy.sympify(angle0)
 
-    def branch_motion(self, q, tail_angle):
-        return sympy.zeros(2, 1), self.angle0
+    def motion(self):
+        return (0, 0), ((), ()), self.angle0, ()
 
     def chord_constraints(self, dr, dtheta, tail_angle, t):
         return [(f"{self.name}.x", dr[0]), (f"{self.name}.y", dr[1]),
@@ -186,8 +202,8 @@ class PointOnLine(PlanarElement):
         axis = _vector(axis)
         self.axis = axis / sympy.sqrt(axis.dot(axis))
 
-    def branch_motion(self, q, tail_angle):
-        return q[0] * rotation(tail_angle) * self.axis, q[1]
+    def motion(self):
+        return (0, 0), ((self.axis[0], 0), (self.axis[1], 0)), 0, (0, 1)
 
     def coordinates_from(self, dr, dtheta, tail_angle):
         return (_along(self.axis, dr, tail_angle), dtheta)
@@ -201,9 +217,10 @@ class _Free(PlanarElement):
     """Force elements put no constraint; as branches they bring a free relative pose."""
 
     coordinates = ("dx", "dy", "angle")
+    frame = "ground"
 
-    def branch_motion(self, q, tail_angle):
-        return sympy.Matrix([q[0], q[1]]), q[2]
+    def motion(self):
+        return (0, 0), ((1, 0, 0), (0, 1, 0)), 0, (0, 0, 1)
 
     def coordinates_from(self, dr, dtheta, tail_angle):
         return (dr[0], dr[1], dtheta)

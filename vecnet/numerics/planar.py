@@ -12,9 +12,11 @@ inverted symbolically.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import networkx as nx
 import numpy as np
 import scipy.linalg
 import sympy
@@ -23,6 +25,7 @@ from scipy.optimize import root
 
 from ..elements import planar as pe
 from ..elements.base import t
+from ..planar.mechanism import DATUM
 from ..errors import FormulationError, ModelError, SimulationError
 from .result import Result
 
@@ -49,7 +52,15 @@ class Snapshot:
 
 
 class CompiledMechanism:
-    """Numeric functions of a :class:`MultibodyEquations`, compiled once.
+    """Numeric functions of a :class:`MultibodyEquations`, set up once.
+
+    The kinematics are propagated numerically along the tree, as the path matrix
+    prescribes: every branch moves its head frame relative to its tail frame by a motion
+    affine in its own coordinates, so each node's angle, position, their Jacobians and
+    the convective (velocity-product) accelerations follow from its parent's in a few
+    vector operations. No large expression is formed or differentiated; only the small
+    laws of cut joints, drivers and force elements are compiled (with common
+    subexpressions). The mass matrix is assembled from the body Jacobians.
 
     Parameters
     ----------
@@ -60,74 +71,192 @@ class CompiledMechanism:
 
     def __init__(self, eom: MultibodyEquations, parameters: dict | None = None) -> None:
         self.eom = eom
-        q, u, w = list(eom.q), list(eom.u), list(eom.inputs)
-        n = len(q)
-        self.n = n
-        self.inputs = len(w)
-        values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)): v
-                  for k, v in (parameters or {}).items()}
-        um = sympy.Matrix(u)
-        constraints, dynamics, extras = [], [], []  # (key, expression, shape) per group
+        net, topo = eom.mechanism.network, eom.topology
+        self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)): v
+                       for k, v in (parameters or {}).items()}
+        self.n = n = len(eom.q)
+        self.inputs = len(eom.inputs)
+        self.gravity = np.array([self._number(g, "gravity") for g in eom.gravity])
+        self.node = {node: i for i, node in enumerate(topo.nodes)}
+        self.operations = 0
 
-        phi = eom.constraints
-        m = len(phi)
-        phi_q = eom.constraint_jacobian
-        phi_t = phi.diff(t) if m else sympy.zeros(0, 1)
-        constraints += [("phi", phi, (m,)), ("phi_q", phi_q, (m, n)), ("phi_t", phi_t, (m,))]
-        for k, body in enumerate(eom.bodies):
-            r, th = body["r"], sympy.Matrix([body["theta"]])
-            Jr, Jt = r.jacobian(q), th.jacobian(q)
-            dynamics += [
-                (("Jr", k), Jr, (2, n)), (("Jt", k), Jt, (1, n)),
-                (("gr", k), (Jr * um).jacobian(q) * um if n else sympy.zeros(2, 1), (2,)),
-                (("gt", k), (Jt * um).jacobian(q) * um if n else sympy.zeros(1, 1), (1,)),
-                (("m", k), sympy.Matrix([body["m"], body["J"]]), (2,))]
-            extras += [(("r", k), r, (2,)), (("theta", k), th, (1,))]
-        # Phi_q q'' = c = -( (Phi_q u)_q u + 2 Phi_qt u + Phi_tt )
-        c = -((phi_q * um).jacobian(q) * um + 2 * phi_q.diff(t) * um + phi_t.diff(t)) if m \
-            else sympy.zeros(0, 1)
-        dynamics += [("Qa", eom.applied_forces, (n,)), ("c", c, (m,))]
-        extras.append(("potential", sympy.Matrix([_potential(eom)]), (1,)))
-        graph = eom.mechanism.network.graph
-        for edge in eom.topology.edges:
-            extras.append((("head", edge), eom.node_position[graph.ends(edge)[1]], (2,)))
-            dr, dtheta, tail_angle = eom.relative_pose(edge)
-            element = eom.mechanism.network.element(edge)
-            along = (pe.rotation(tail_angle) * element.axis).dot(dr) \
-                if hasattr(element, "axis") else sympy.S.Zero
-            extras.append((("rel", edge), sympy.Matrix([dtheta, along]), (2,)))
-        self.chord_kinds = []
-        for chord in eom.topology.chords:
-            element = eom.mechanism.network.element(chord)
-            dr, dtheta, tail_angle = eom.relative_pose(chord)
+        # the tree walk: for each branch, its coordinates and affine motion
+        start, where = 0, {}
+        for branch in topo.branches:
+            k = len(net.element(branch).coordinates)
+            where[branch] = np.arange(start, start + k)
+            start += k
+        self.walk = []
+        tree_graph = nx.MultiGraph()
+        tree_graph.add_node(DATUM)
+        tree_graph.add_edges_from((*net.graph.ends(b), b) for b in topo.branches)
+        for here, there in nx.bfs_edges(tree_graph, DATUM):
+            branch = next(iter(tree_graph[here][there]))
+            element = net.element(branch)
+            rho0, rho_q, theta0, theta_q = element.motion()
+            k = len(where[branch])
+            self.walk.append((
+                self.node[here], self.node[there], net.graph.ends(branch)[0] == here,
+                element.frame == "tail", where[branch],
+                np.array([self._number(x, branch) for x in rho0]),
+                np.array([[self._number(x, branch) for x in row] for row in rho_q]).reshape(2, k),
+                self._number(theta0, branch),
+                np.array([self._number(x, branch) for x in theta_q]).reshape(k)))
+
+        self.bodies = []
+        for body in eom.bodies:
+            element = net.element(body["name"])
+            self.bodies.append((body["name"], self.node[element.edges[0].head],
+                                self._number(element.m, body["name"]),
+                                self._number(element.J, body["name"])))
+        self.body_nodes = np.array([b[1] for b in self.bodies], dtype=int)
+        self.masses = np.array([b[2] for b in self.bodies])
+        self.inertias = np.array([b[3] for b in self.bodies])
+        quantity_symbols = [sympy.Symbol(f"{b[0]}.{w}", real=True) for b in self.bodies
+                            for w in ("x", "y", "angle", "vx", "vy", "omega")]
+
+        # the small compiled laws, in relative pose variables x = (dx, dy, dtheta, tail angle)
+        x = sympy.symbols("_dx _dy _dth _tht", real=True)
+        xd = sympy.symbols("_dxd _dyd _dthd _thtd", real=True)
+        dr, dth, tht = sympy.Matrix(x[:2]), x[2], x[3]
+        self.constraint_laws, self.force_laws, self.energies, self.loads = [], [], [], []
+        row = 0
+        for chord in topo.chords:
+            element = net.element(chord)
+            ends = tuple(self.node[v] for v in net.graph.ends(chord))
+            rows = element.chord_constraints(dr, dth, tht, t)
+            if rows:
+                phi = sympy.Matrix([e for _, e in rows]).xreplace(self.values)
+                grad = phi.jacobian(x)
+                xdv = sympy.Matrix(xd)
+                # Phi'' = grad . x'' + second, with x'' = J q'' + convective terms
+                second = sympy.Matrix([(xdv.T * sympy.hessian(phi[i], x) * xdv)[0]
+                                       for i in range(len(rows))])
+                second += 2 * grad.diff(t) * xdv + phi.diff(t, 2)
+                fn = self._compile((t, x, xd), [phi, grad, phi.diff(t), second], chord)
+                self.constraint_laws.append((chord, ends, np.arange(row, row + len(rows)), fn))
+                row += len(rows)
+        self.m = row
+        for element in net.elements:
             if isinstance(element, pe.MassElement):
-                self.chord_kinds.append((chord, "mass"))
                 continue
-            law = element.through(dr, dtheta, eom.rate(dr), eom.rate(dtheta), t)
+            ends = tuple(self.node[v] for v in net.graph.ends(element.name))
+            law = element.through(dr, dth, sympy.Matrix(xd[:2]), xd[2], t)
             if law is not None:
                 F, T = law
-                extras += [(("F", chord), F.xreplace(eom.quantities), (2,)),
-                           (("T", chord), sympy.Matrix([T.xreplace(eom.quantities)]), (1,))]
-                self.chord_kinds.append((chord, "force"))
-            else:  # a cut joint: its reaction comes from the multipliers of its constraints
-                x, y, a = sympy.symbols("_dx _dy _da", real=True)
-                rows = element.chord_constraints(sympy.Matrix([x, y]), a, tail_angle, t)
-                grad = sympy.Matrix([[e.diff(x), e.diff(y), e.diff(a)] for _, e in rows])
-                grad = grad.xreplace({x: dr[0], y: dr[1], a: dtheta}) if rows else grad
-                extras.append((("G", chord), grad, (len(rows), 3)))
-                self.chord_kinds.append((chord, "joint"))
-        self._constraints = _Compiled(constraints, (t, q), values)
-        self._dynamics = _Compiled(dynamics, (t, q, u, w), values)
-        self._extras = _Compiled(extras, (t, q, u, w), values)
-        #: operations after common-subexpression elimination in what a simulation evaluates
-        self.operations = self._constraints.operations + self._dynamics.operations
-        self.gravity = np.array([float(g) for g in eom.gravity])
-        self.m = m
+                fn = self._compile((t, x, xd, quantity_symbols), [F, sympy.Matrix([T])],
+                                   element.name)
+                self.force_laws.append((element.name, ends, fn))
+            energy = _stored_energy(element, dr, dth)
+            if energy is not None:
+                self.energies.append((ends, self._compile((x,), [sympy.Matrix([energy])],
+                                                          element.name)))
+        for k, (joint, _) in enumerate(eom.joint_loads.items()):
+            element = net.element(joint)
+            axis = np.array([float(a) for a in element.axis]) if isinstance(element, pe.Prismatic) \
+                else None
+            self.loads.append((tuple(self.node[v] for v in net.graph.ends(joint)), axis, k))
+        self.axes = {e.name: np.array([float(a) for a in e.axis]) for e in net.elements
+                     if hasattr(e, "axis")}
+
+    def _number(self, value, owner: str) -> float:
+        value = sympy.sympify(value).xreplace(self.values)
+        if value.free_symbols:
+            raise ModelError(f"{owner!r}: no value for parameter(s) "
+                             + ", ".join(sorted(map(str, value.free_symbols)))
+                             + "; pass parameters={...}")
+        return float(value)
+
+    def _compile(self, args, matrices, owner: str):
+        exprs = [sympy.sympify(e).xreplace(self.values) for m in matrices for e in sympy.Matrix(m)]
+        known = {t}.union(*(set(a) if isinstance(a, (list, tuple)) else {a} for a in args))
+        free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
+        if free:
+            raise ModelError(f"{owner!r}: no value for parameter(s) "
+                             + ", ".join(sorted(map(str, free))) + "; pass parameters={...}")
+        replacements, reduced = sympy.cse(exprs)
+        self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
+            sympy.count_ops(e) for e in reduced)
+        fn = sympy.lambdify(args, exprs, modules="numpy", cse=True)
+        shapes = [sympy.Matrix(m).shape for m in matrices]
+
+        def call(*values):
+            flat = np.asarray(fn(*values), dtype=float).reshape(-1)
+            out, at = [], 0
+            for rows, cols in shapes:
+                out.append(flat[at:at + rows * cols].reshape(rows, cols))
+                at += rows * cols
+            return out
+
+        return call
+
+    # -- kinematics along the tree ------------------------------------------------------
+    def kinematics(self, q: np.ndarray, u: np.ndarray):
+        """Angle, position, their Jacobians and convective accelerations of every node."""
+        V, n = len(self.node), self.n
+        theta, r = np.zeros(V), np.zeros((V, 2))
+        Jt, Jr = np.zeros((V, n)), np.zeros((V, 2, n))
+        gt, gr = np.zeros(V), np.zeros((V, 2))
+        for here, there, forward, body_frame, idx, rho0, rho_q, theta0, theta_q in self.walk:
+            sign = 1.0 if forward else -1.0
+            moves = len(idx) > 0
+            qb = q[idx] if moves else ()
+            theta[there] = theta[here] + sign * (theta0 + (theta_q @ qb if moves else 0.0))
+            Jt[there] = Jt[here]
+            if moves:
+                Jt[there, idx] += sign * theta_q
+            gt[there] = gt[here]
+            r[there], Jr[there], gr[there] = r[here], Jr[here], gr[here]
+            local = rho0 + rho_q @ qb if moves else rho0
+            if not (local.any() or rho_q.any()):
+                continue  # no translation: a pin, a weld, a pure rotation
+            tail = here if forward else there
+            phi = theta[tail] if body_frame else 0.0
+            c, s_ = math.cos(phi), math.sin(phi)
+            dx, dy = c * local[0] - s_ * local[1], s_ * local[0] + c * local[1]
+            r[there, 0] += sign * dx
+            r[there, 1] += sign * dy
+            if moves:
+                Jr[there, 0, idx] += sign * (c * rho_q[0] - s_ * rho_q[1])
+                Jr[there, 1, idx] += sign * (s_ * rho_q[0] + c * rho_q[1])
+            if body_frame and phi_moves(Jt[tail]):
+                # the tail frame turns: d(dr) = (k x dr) dphi, plus centripetal and Coriolis
+                omega = Jt[tail] @ u
+                Jr[there, 0] -= sign * dy * Jt[tail]
+                Jr[there, 1] += sign * dx * Jt[tail]
+                gx, gy = -dy * gt[tail] - dx * omega**2, dx * gt[tail] - dy * omega**2
+                if moves:
+                    sx, sy = (c * rho_q[0] - s_ * rho_q[1]) @ u[idx], (s_ * rho_q[0] + c * rho_q[1]) @ u[idx]
+                    gx, gy = gx - 2 * omega * sy, gy + 2 * omega * sx
+                gr[there, 0] += sign * gx
+                gr[there, 1] += sign * gy
+        return theta, r, Jt, Jr, gt, gr
+
+    def _pose(self, ends, theta, r, Jt, Jr, gt, gr, u):
+        """Relative pose variables of an edge, their Jacobian, rates and convective terms."""
+        a, b = ends
+        x = np.array([r[b, 0] - r[a, 0], r[b, 1] - r[a, 1], theta[b] - theta[a], theta[a]])
+        Jx = np.vstack([Jr[b] - Jr[a], Jt[b] - Jt[a], Jt[a]])
+        gx = np.array([gr[b, 0] - gr[a, 0], gr[b, 1] - gr[a, 1], gt[b] - gt[a], gt[a]])
+        return x, Jx, Jx @ u, gx
 
     def constraints(self, time: float, q: np.ndarray):
         """``(Phi, Phi_q, Phi_t)`` at ``(t, q)``."""
-        got = self._constraints(time, q)
-        return got["phi"], got["phi_q"], got["phi_t"]
+        return self._constraints(time, q, np.zeros(self.n), self.kinematics(q, np.zeros(self.n)))[:3]
+
+    def _constraints(self, time, q, u, kin):
+        phi, phi_q = np.zeros(self.m), np.zeros((self.m, self.n))
+        phi_t, c = np.zeros(self.m), np.zeros(self.m)
+        grads = {}
+        for chord, ends, rows, fn in self.constraint_laws:
+            x, Jx, xd, gx = self._pose(ends, *kin, u)
+            value, grad, rate, second = fn(time, x, xd)
+            phi[rows] = value[:, 0]
+            phi_q[rows] = grad @ Jx
+            phi_t[rows] = rate[:, 0]
+            c[rows] = -(grad @ gx + second[:, 0])
+            grads[chord] = grad
+        return phi, phi_q, phi_t, c, grads
 
     def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, extras: bool = False,
                  w: np.ndarray | None = None) -> Snapshot:
@@ -135,78 +264,81 @@ class CompiledMechanism:
         across joints, default zero); with ``extras``, also the body poses, chord through
         variables, node positions and potential energy."""
         w = np.zeros(self.inputs) if w is None else w
-        got = self._dynamics(time, q, u, w)
-        got.update(self._constraints(time, q))
-        n = self.n
-        M = np.zeros((n, n))
-        Q = got["Qa"].copy()
-        bodies = []
-        for k in range(len(self.eom.bodies)):
-            mass, inertia = got[("m", k)]
-            Jr, Jt = got[("Jr", k)], got[("Jt", k)][0]
-            M += mass * Jr.T @ Jr + inertia * np.outer(Jt, Jt)
-            Q += mass * Jr.T @ (self.gravity - got[("gr", k)]) - inertia * Jt * got[("gt", k)][0]
-            bodies.append({"Jr": Jr, "Jt": Jt, "gr": got[("gr", k)], "gt": got[("gt", k)][0],
-                           "m": mass, "J": inertia})
-        chords, potential = [], float("nan")
+        kin = self.kinematics(q, u)
+        theta, r, Jt, Jr, gt, gr = kin
+        nodes, mass, inertia = self.body_nodes, self.masses, self.inertias
+        Jrb, Jtb = Jr[nodes], Jt[nodes]
+        M = np.einsum("bij,bik,b->jk", Jrb, Jrb, mass) + np.einsum("bj,bk,b->jk", Jtb, Jtb, inertia)
+        Q = np.einsum("bij,bi,b->j", Jrb, self.gravity - gr[nodes], mass) - Jtb.T @ (inertia * gt[nodes])
+        velocity, omega = Jrb @ u, Jtb @ u
+        bodies = [{"Jr": Jr[k], "Jt": Jt[k], "gr": gr[k], "gt": gt[k], "m": m_, "J": j_,
+                   "r": r[k], "theta": theta[k]} for k, m_, j_ in zip(nodes, mass, inertia)]
+        quantities = np.column_stack([r[nodes], theta[nodes], velocity, omega]).reshape(-1)
+        forces = {}
+        for name, ends, fn in self.force_laws:
+            x, Jx, xd, _ = self._pose(ends, *kin, u)
+            F, T = fn(time, x, xd, quantities)
+            F, T = F[:, 0], T[0, 0]
+            Q -= Jx[:2].T @ F + Jx[2] * T
+            forces[name] = (F, T)
+        for (a, b), axis, k in self.loads:
+            if axis is None:
+                Q += w[k] * (Jt[b] - Jt[a])
+            else:  # force along the axis turned with the tail frame
+                ca, sa = np.cos(theta[a]), np.sin(theta[a])
+                e = np.array([ca * axis[0] - sa * axis[1], sa * axis[0] + ca * axis[1]])
+                d = r[b] - r[a]
+                Q += w[k] * (e @ (Jr[b] - Jr[a]) + (np.array([-e[1], e[0]]) @ d) * Jt[a])
+        phi, phi_q, phi_t, c, grads = self._constraints(time, q, u, kin)
+        chords, potential, values = [], float("nan"), {}
         if extras:
-            got.update(self._extras(time, q, u, w))
-            for k, body in enumerate(bodies):
-                body.update(r=got[("r", k)], theta=got[("theta", k)][0])
-            for chord, kind in self.chord_kinds:
-                entry = {"name": chord, "kind": kind, "head": got[("head", chord)]}
-                if kind == "force":
-                    entry.update(F=got[("F", chord)], T=got[("T", chord)][0])
-                elif kind == "joint":
-                    entry.update(G=got[("G", chord)])
+            net = self.eom.mechanism.network
+            for edge in self.eom.topology.edges:
+                a, b = (self.node[v] for v in net.graph.ends(edge))
+                along = 0.0
+                if edge in self.axes:
+                    ca, sa = np.cos(theta[a]), np.sin(theta[a])
+                    axis = self.axes[edge]
+                    along = (np.array([ca * axis[0] - sa * axis[1], sa * axis[0] + ca * axis[1]])
+                             @ (r[b] - r[a]))
+                values[("head", edge)] = r[b]
+                values[("rel", edge)] = np.array([theta[b] - theta[a], along])
+            for chord in self.eom.topology.chords:
+                element = net.element(chord)
+                entry = {"name": chord, "head": r[self.node[net.graph.ends(chord)[1]]]}
+                if isinstance(element, pe.MassElement):
+                    entry["kind"] = "mass"
+                elif chord in forces:
+                    entry.update(kind="force", F=forces[chord][0], T=forces[chord][1])
+                elif chord in grads:
+                    entry.update(kind="joint", G=grads[chord][:, :3])
+                else:
+                    continue
                 chords.append(entry)
-            potential = float(got["potential"][0])
-        return Snapshot(M, Q, got["phi"], got["phi_q"], got["phi_t"], got["c"], bodies, chords,
-                        potential, got)
+            potential = -sum(m * self.gravity @ r[node] for _, node, m, _ in self.bodies)
+            for ends, fn in self.energies:
+                a, b = ends
+                x = np.array([r[b, 0] - r[a, 0], r[b, 1] - r[a, 1], theta[b] - theta[a], theta[a]])
+                potential += float(fn(x)[0][0, 0])
+        return Snapshot(M, Q, phi, phi_q, phi_t, c, bodies, chords, float(potential), values)
 
 
-class _Compiled:
-    """Expressions in groups of named shapes, lambdified together with common
-    subexpressions; calling it returns the named numeric arrays."""
-
-    def __init__(self, pieces, args, values) -> None:
-        exprs, self.layout = [], []
-        for key, expr, shape in pieces:
-            self.layout.append((key, len(exprs), shape))
-            exprs.extend(sympy.sympify(e).xreplace(values) for e in sympy.Matrix(expr))
-        known = {args[0]}.union(*args[1:])
-        free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
-        if free:
-            raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, free)))
-                             + "; pass parameters={...}")
-        self.slices = [(key, start, start + int(np.prod(shape)), shape)
-                       for key, start, shape in self.layout]
-        replacements, reduced = sympy.cse(exprs)
-        self.operations = sum(sympy.count_ops(v) for _, v in replacements) + sum(
-            sympy.count_ops(e) for e in reduced)
-        self.fn = sympy.lambdify(args, exprs, modules="numpy", cse=True)
-
-    def __call__(self, *values) -> dict:
-        flat = np.asarray(self.fn(*values), dtype=float)
-        return {key: flat[start:stop].reshape(shape) for key, start, stop, shape in self.slices}
+def phi_moves(row: np.ndarray) -> bool:
+    """Whether a frame angle depends on the coordinates at all."""
+    return bool(row.any())
 
 
-def _potential(eom: MultibodyEquations) -> sympy.Expr:
-    """Potential energy of gravity (zero at the origin) and springs (zero at their free
-    length, or at length 0 for a spring given by a force law)."""
-    total = sympy.S.Zero
-    for body in eom.bodies:
-        total -= body["m"] * eom.gravity.dot(body["r"])
-    stretch = sympy.Dummy("s", positive=True)
-    for element, _, dr, dtheta in eom.force_elements:
-        if isinstance(element, pe.TranslationalSpringDamper) and element.force is not None:
-            length = sympy.sqrt(dr.dot(dr))
-            # zero at the free length when it is known
-            energy = sympy.integrate(element.force(stretch), (stretch, element.length, length))
-            total += energy if not energy.has(sympy.Integral) else sympy.nan
-        elif isinstance(element, pe.RotarySpringDamper) and element.k != 0:
-            total += element.k * (dtheta - element.angle0) ** 2 / 2
-    return total
+def _stored_energy(element, dr, dtheta):
+    """Energy stored by a spring: zero at its free length (or at length 0 for a spring
+    given by a force law) and at its free angle; ``None`` for other elements."""
+    if isinstance(element, pe.TranslationalSpringDamper) and element.force is not None:
+        stretch = sympy.Dummy("s", positive=True)
+        length = sympy.sqrt(dr.dot(dr))
+        energy = sympy.integrate(element.force(stretch), (stretch, element.length, length))
+        return energy if not energy.has(sympy.Integral) else sympy.nan
+    if isinstance(element, pe.RotarySpringDamper) and element.k != 0:
+        return element.k * (dtheta - element.angle0) ** 2 / 2
+    return None
 
 
 # -- assembly ---------------------------------------------------------------------
