@@ -3,15 +3,20 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# Root installs system packages directly; anyone else goes through sudo when it is there.
+# Root installs system packages directly; anyone else goes through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test bench graphviz clean
+.PHONY: demo test bench graphviz chromium system-package clean
 
+# The main job: teaching reports and simulation plots of a motor-pump network and a four-bar.
 demo: $(STAMP) graphviz
-	$(PY) examples/topology_e1.py
+	@mkdir -p out
+	$(PY) -m vecnet.cli report examples/models/motor_pump.json --output out/motor_pump.html
+	$(PY) -m vecnet.cli simulate examples/models/motor_pump.json --output out/motor_pump.png
+	$(PY) -m vecnet.cli report examples/models/fourbar.json --output out/fourbar.html
+	$(PY) -m vecnet.cli simulate examples/models/fourbar.json --output out/fourbar.png
 
-test: $(STAMP) graphviz
+test: $(STAMP) graphviz chromium
 	$(PY) -m pytest -q -n 2
 
 bench: $(STAMP)
@@ -26,14 +31,21 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
-# The Graphviz `dot` program renders diagrams; install it when missing and a package manager is at hand.
+# System programs, installed when missing and a package manager is at hand:
+# Graphviz `dot` renders diagrams; headless Chromium runs the report's end-to-end test.
 graphviz:
-	@command -v dot >/dev/null 2>&1 || { \
-	  if command -v apt-get >/dev/null 2>&1; then \
-	    $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq graphviz >/dev/null; \
-	  elif command -v dnf >/dev/null 2>&1; then $(SUDO) dnf install -y -q graphviz; \
-	  elif command -v brew >/dev/null 2>&1; then brew install graphviz; \
-	  else echo "note: Graphviz 'dot' not found; diagrams will be DOT text only"; fi; }
+	@command -v dot >/dev/null 2>&1 || $(MAKE) --no-print-directory system-package PACKAGE=graphviz
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  $(MAKE) --no-print-directory system-package PACKAGE=chromium
+
+system-package:
+	@if command -v apt-get >/dev/null 2>&1; then \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(PACKAGE) >/dev/null; \
+	elif command -v dnf >/dev/null 2>&1; then $(SUDO) dnf install -y -q $(PACKAGE); \
+	elif command -v brew >/dev/null 2>&1; then brew install $(PACKAGE); \
+	else echo "note: $(PACKAGE) not found and no package manager to install it"; fi
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis
