@@ -112,6 +112,7 @@ class CompiledMechanism:
         self.body_nodes = np.array([b[1] for b in self.bodies], dtype=int)
         self.masses = np.array([b[2] for b in self.bodies])
         self.inertias = np.array([b[3] for b in self.bodies])
+        self.weights = np.concatenate([np.repeat(self.masses, 2), self.inertias])
         quantity_symbols = [sympy.Symbol(f"{b[0]}.{w}", real=True) for b in self.bodies
                             for w in ("x", "y", "angle", "vx", "vy", "omega")]
 
@@ -158,6 +159,9 @@ class CompiledMechanism:
             self.loads.append((tuple(self.node[v] for v in net.graph.ends(joint)), axis, k))
         self.axes = {e.name: np.array([float(a) for a in e.axis]) for e in net.elements
                      if hasattr(e, "axis")}
+        self._no_inputs = np.zeros(self.inputs)
+        self._unconstrained = (np.zeros(0), np.zeros((0, n)), np.zeros(0), np.zeros(0), {})
+        self._compile_walk()
 
     def _number(self, value, owner: str) -> float:
         value = sympy.sympify(value).xreplace(self.values)
@@ -191,53 +195,90 @@ class CompiledMechanism:
         return call
 
     # -- kinematics along the tree ------------------------------------------------------
-    def kinematics(self, q: np.ndarray, u: np.ndarray):
-        """Angle, position, their Jacobians and convective accelerations of every node."""
-        V, n = len(self.node), self.n
-        theta, r = np.zeros(V), np.zeros((V, 2))
-        Jt, Jr = np.zeros((V, n)), np.zeros((V, 2, n))
-        gt, gr = np.zeros(V), np.zeros((V, 2))
+    def _walk(self):
+        """The tree walk on symbols: every node's angle, position, Jacobian rows and
+        convective accelerations as short expressions built from its parent's, so that
+        compiling them shares every partial sum (nothing large is differentiated)."""
+        q, u = list(self.eom.q), list(self.eom.u)
+        n, V = self.n, len(self.node)
+        zero = sympy.S.Zero
+        theta, r = [zero] * V, [(zero, zero)] * V
+        Jt, Jr = [[zero] * n] * V, [([zero] * n, [zero] * n)] * V
+        gt, gr = [zero] * V, [(zero, zero)] * V
         for here, there, forward, body_frame, idx, rho0, rho_q, theta0, theta_q in self.walk:
-            sign = 1.0 if forward else -1.0
-            moves = len(idx) > 0
-            qb = q[idx] if moves else ()
-            theta[there] = theta[here] + sign * (theta0 + (theta_q @ qb if moves else 0.0))
-            Jt[there] = Jt[here]
-            if moves:
-                Jt[there, idx] += sign * theta_q
-            gt[there] = gt[here]
+            sign = 1 if forward else -1
+            qb, ub = [q[i] for i in idx], [u[i] for i in idx]
+            theta[there] = theta[here] + sign * (theta0 + sum(a * b for a, b in zip(theta_q, qb)))
+            jt = list(Jt[here])
+            for i, a in zip(idx, theta_q):
+                jt[i] += sign * a
+            Jt[there], gt[there] = jt, gt[here]
             r[there], Jr[there], gr[there] = r[here], Jr[here], gr[here]
-            local = rho0 + rho_q @ qb if moves else rho0
-            if not (local.any() or rho_q.any()):
+            local = [rho0[k] + sum(rho_q[k][j] * qb[j] for j in range(len(qb))) for k in (0, 1)]
+            if not (np.any(rho0) or np.any(rho_q)):
                 continue  # no translation: a pin, a weld, a pure rotation
             tail = here if forward else there
-            phi = theta[tail] if body_frame else 0.0
-            c, s_ = math.cos(phi), math.sin(phi)
+            phi = theta[tail] if body_frame else zero
+            c, s_ = sympy.cos(phi), sympy.sin(phi)
             dx, dy = c * local[0] - s_ * local[1], s_ * local[0] + c * local[1]
-            r[there, 0] += sign * dx
-            r[there, 1] += sign * dy
-            if moves:
-                Jr[there, 0, idx] += sign * (c * rho_q[0] - s_ * rho_q[1])
-                Jr[there, 1, idx] += sign * (s_ * rho_q[0] + c * rho_q[1])
-            if body_frame and phi_moves(Jt[tail]):
+            r[there] = (r[here][0] + sign * dx, r[here][1] + sign * dy)
+            jx, jy = list(Jr[here][0]), list(Jr[here][1])
+            sx = sy = zero
+            for j, i in enumerate(idx):  # the branch's own coordinates slide it
+                ex, ey = c * rho_q[0][j] - s_ * rho_q[1][j], s_ * rho_q[0][j] + c * rho_q[1][j]
+                jx[i] += sign * ex
+                jy[i] += sign * ey
+                sx, sy = sx + ex * ub[j], sy + ey * ub[j]
+            gx, gy = gr[here]
+            if body_frame and any(a != 0 for a in Jt[tail]):
                 # the tail frame turns: d(dr) = (k x dr) dphi, plus centripetal and Coriolis
-                omega = Jt[tail] @ u
-                Jr[there, 0] -= sign * dy * Jt[tail]
-                Jr[there, 1] += sign * dx * Jt[tail]
-                gx, gy = -dy * gt[tail] - dx * omega**2, dx * gt[tail] - dy * omega**2
-                if moves:
-                    sx, sy = (c * rho_q[0] - s_ * rho_q[1]) @ u[idx], (s_ * rho_q[0] + c * rho_q[1]) @ u[idx]
-                    gx, gy = gx - 2 * omega * sy, gy + 2 * omega * sx
-                gr[there, 0] += sign * gx
-                gr[there, 1] += sign * gy
+                omega = sum((a * b for a, b in zip(Jt[tail], u) if a != 0), zero)
+                jx = [a - sign * dy * b for a, b in zip(jx, Jt[tail])]
+                jy = [a + sign * dx * b for a, b in zip(jy, Jt[tail])]
+                gx += sign * (-dy * gt[tail] - dx * omega**2 - 2 * omega * sy)
+                gy += sign * (dx * gt[tail] - dy * omega**2 + 2 * omega * sx)
+            Jr[there], gr[there] = (jx, jy), (gx, gy)
         return theta, r, Jt, Jr, gt, gr
+
+    def _compile_walk(self) -> None:
+        theta, r, Jt, Jr, gt, gr = self._walk()
+        # Jacobians are needed only where bodies, laws and loads act
+        needed = sorted(set(self.body_nodes.tolist())
+                        | {i for _, ends, *_ in self.constraint_laws for i in ends}
+                        | {i for _, ends, _ in self.force_laws for i in ends}
+                        | {i for ends, _, _ in self.loads for i in ends}
+                        | {i for ends, _ in self.energies for i in ends})
+        self.needed = np.array(needed, dtype=int)
+        self.row = {node: i for i, node in enumerate(needed)}
+        self.body_rows = np.array([self.row[i] for i in self.body_nodes], dtype=int)
+        exprs = list(theta) + [x for p in r for x in p]
+        for i in needed:
+            exprs += list(Jt[i]) + Jr[i][0] + Jr[i][1] + [gt[i], gr[i][0], gr[i][1]]
+        exprs = [sympy.sympify(e) for e in exprs]
+        replacements, reduced = sympy.cse(exprs)
+        self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
+            sympy.count_ops(e) for e in reduced)
+        self._kinematics = sympy.lambdify((list(self.eom.q), list(self.eom.u)), exprs,
+                                          modules="numpy", cse=lambda e: (replacements, reduced))
+
+    def kinematics(self, q: np.ndarray, u: np.ndarray):
+        """Angle, position, their Jacobians and convective accelerations of the nodes
+        (the Jacobians and convective terms of the nodes where something acts, by row)."""
+        V, n, k = len(self.node), self.n, len(self.needed)
+        flat = np.asarray(self._kinematics(q, u), dtype=float)
+        theta, r = flat[:V], flat[V:3 * V].reshape(V, 2)
+        per_node = flat[3 * V:].reshape(k, 3 * n + 3)
+        # rows of the nodes where something acts (self.row maps a node to its row)
+        return (theta, r, per_node[:, :n], per_node[:, n:3 * n].reshape(k, 2, n),
+                per_node[:, 3 * n], per_node[:, 3 * n + 1:])
 
     def _pose(self, ends, theta, r, Jt, Jr, gt, gr, u):
         """Relative pose variables of an edge, their Jacobian, rates and convective terms."""
         a, b = ends
+        ra, rb = self.row[a], self.row[b]
         x = np.array([r[b, 0] - r[a, 0], r[b, 1] - r[a, 1], theta[b] - theta[a], theta[a]])
-        Jx = np.vstack([Jr[b] - Jr[a], Jt[b] - Jt[a], Jt[a]])
-        gx = np.array([gr[b, 0] - gr[a, 0], gr[b, 1] - gr[a, 1], gt[b] - gt[a], gt[a]])
+        Jx = np.vstack([Jr[rb] - Jr[ra], Jt[rb] - Jt[ra], Jt[ra]])
+        gx = np.array([gr[rb, 0] - gr[ra, 0], gr[rb, 1] - gr[ra, 1], gt[rb] - gt[ra], gt[ra]])
         return x, Jx, Jx @ u, gx
 
     def constraints(self, time: float, q: np.ndarray):
@@ -263,17 +304,17 @@ class CompiledMechanism:
         """Mass matrix, forces and constraints at ``(t, q, u)`` with inputs ``w`` (the loads
         across joints, default zero); with ``extras``, also the body poses, chord through
         variables, node positions and potential energy."""
-        w = np.zeros(self.inputs) if w is None else w
+        w = self._no_inputs if w is None else w
         kin = self.kinematics(q, u)
         theta, r, Jt, Jr, gt, gr = kin
-        nodes, mass, inertia = self.body_nodes, self.masses, self.inertias
-        Jrb, Jtb = Jr[nodes], Jt[nodes]
-        M = np.einsum("bij,bik,b->jk", Jrb, Jrb, mass) + np.einsum("bj,bk,b->jk", Jtb, Jtb, inertia)
-        Q = np.einsum("bij,bi,b->j", Jrb, self.gravity - gr[nodes], mass) - Jtb.T @ (inertia * gt[nodes])
-        velocity, omega = Jrb @ u, Jtb @ u
-        bodies = [{"Jr": Jr[k], "Jt": Jt[k], "gr": gr[k], "gt": gt[k], "m": m_, "J": j_,
-                   "r": r[k], "theta": theta[k]} for k, m_, j_ in zip(nodes, mass, inertia)]
-        quantities = np.column_stack([r[nodes], theta[nodes], velocity, omega]).reshape(-1)
+        nodes, rows = self.body_nodes, self.body_rows
+        # M = sum m Jr^T Jr + J Jt^T Jt as one product of the stacked, weighted Jacobians
+        stacked = np.vstack([Jr[rows].reshape(-1, self.n), Jt[rows]])
+        weighted = stacked * self.weights[:, None]
+        M = stacked.T @ weighted
+        Q = weighted.T @ np.concatenate([(self.gravity - gr[rows]).reshape(-1), -gt[rows]])
+        quantities = np.column_stack([r[nodes], theta[nodes], Jr[rows] @ u, Jt[rows] @ u]
+                                     ).reshape(-1) if self.force_laws else ()
         forces = {}
         for name, ends, fn in self.force_laws:
             x, Jx, xd, _ = self._pose(ends, *kin, u)
@@ -282,16 +323,21 @@ class CompiledMechanism:
             Q -= Jx[:2].T @ F + Jx[2] * T
             forces[name] = (F, T)
         for (a, b), axis, k in self.loads:
+            ra, rb = self.row[a], self.row[b]
             if axis is None:
-                Q += w[k] * (Jt[b] - Jt[a])
+                Q += w[k] * (Jt[rb] - Jt[ra])
             else:  # force along the axis turned with the tail frame
                 ca, sa = np.cos(theta[a]), np.sin(theta[a])
                 e = np.array([ca * axis[0] - sa * axis[1], sa * axis[0] + ca * axis[1]])
                 d = r[b] - r[a]
-                Q += w[k] * (e @ (Jr[b] - Jr[a]) + (np.array([-e[1], e[0]]) @ d) * Jt[a])
-        phi, phi_q, phi_t, c, grads = self._constraints(time, q, u, kin)
-        chords, potential, values = [], float("nan"), {}
+                Q += w[k] * (e @ (Jr[rb] - Jr[ra]) + (np.array([-e[1], e[0]]) @ d) * Jt[ra])
+        phi, phi_q, phi_t, c, grads = self._constraints(time, q, u, kin) if self.m \
+            else self._unconstrained
+        bodies, chords, potential, values = [], [], float("nan"), {}
         if extras:
+            bodies = [{"Jr": Jr[i], "Jt": Jt[i], "gr": gr[i], "gt": gt[i], "m": m_, "J": j_,
+                       "r": r[k], "theta": theta[k]}
+                      for k, i, m_, j_ in zip(nodes, rows, self.masses, self.inertias)]
             net = self.eom.mechanism.network
             for edge in self.eom.topology.edges:
                 a, b = (self.node[v] for v in net.graph.ends(edge))
@@ -321,11 +367,6 @@ class CompiledMechanism:
                 x = np.array([r[b, 0] - r[a, 0], r[b, 1] - r[a, 1], theta[b] - theta[a], theta[a]])
                 potential += float(fn(x)[0][0, 0])
         return Snapshot(M, Q, phi, phi_q, phi_t, c, bodies, chords, float(potential), values)
-
-
-def phi_moves(row: np.ndarray) -> bool:
-    """Whether a frame angle depends on the coordinates at all."""
-    return bool(row.any())
 
 
 def _stored_energy(element, dr, dtheta):
@@ -414,8 +455,10 @@ def consistent_velocities(model: CompiledMechanism, time: float, q: np.ndarray,
 def accelerations(snap: Snapshot, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Solve ``M q'' - Phi_q^T lambda = Q``, ``Phi_q q'' = c`` (independent rows)."""
     n = snap.M.shape[0]
-    A = snap.phi_q[rows]
     k = len(rows)
+    if k == 0:
+        return np.linalg.solve(snap.M, snap.Q), np.zeros(len(snap.phi))
+    A = snap.phi_q[rows]
     kkt = np.zeros((n + k, n + k))
     kkt[:n, :n] = snap.M
     kkt[:n, n:] = -A.T
@@ -504,7 +547,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         def rhs(tt, y, part=part, k=k):
             if progress is not None:
                 progress(tt)
-            qf, uf = part.project(tt, y[:n], y[n:n + k])
+            qf, uf = part.project(tt, y[:n], y[n:n + k]) if len(part.dep) else (y[:n], y[n:2 * n])
             sdot, w = extra(tt, qf, uf, y[n + k:])
             a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
             return np.concatenate([uf, a[part.ind], sdot])
