@@ -100,8 +100,8 @@ class Element:
     A parameter may be given as a number (kept as a value of the element's own
     symbol), as a sympy expression (used as is), or left out when the element
     has a default. The symbol of a numeric parameter ``R`` of element ``R3`` is
-    ``R3`` (the element name is the parameter name followed by digits or an
-    underscore), that of parameter ``K`` of element ``motor`` is ``K_motor``.
+    ``R3`` (the element name is the parameter name, or it followed by digits),
+    that of parameter ``K`` of element ``motor`` is ``K_motor``.
     """
 
     kind: ClassVar[Kind]
@@ -144,7 +144,7 @@ class Element:
     def _parameter(self, pname: str, given: Any) -> Parameter:
         # textbook names: R3 of resistor R3, but b_bearing of damper "bearing"
         rest = self.name[len(pname):] if self.name.startswith(pname) else None
-        plain = rest is not None and (rest == "" or rest[0].isdigit() or rest[0] == "_")
+        plain = rest is not None and (rest == "" or rest.isdigit())
         own = sympy.Symbol(self.name if plain else f"{pname}_{self.name}", real=True)
         number = isinstance(given, numbers.Real) and not isinstance(given, bool)
         if pname in self.signals:

@@ -300,13 +300,14 @@ class MultibodyEquations:
                                    "freedom (the loops closed by " + ", ".join(joints) + ")")
         return q
 
-    def degrees_of_freedom(self, q=None, time: float = 0.0) -> int:
+    def degrees_of_freedom(self, q=None, time: float = 0.0, parameters: dict | None = None) -> int:
         """``n - rank(Phi_q)`` at ``q`` (default: the assembled pose). Redundant constraints
         are found from the rank, not by counting."""
         from ..numerics.planar import independent_rows
 
-        model = self.compile()
-        q = self.assemble(time=time) if q is None else np.asarray(q, dtype=float)
+        model = self.compile(parameters)
+        q = self.assemble(time=time, parameters=parameters) if q is None \
+            else np.asarray(q, dtype=float)
         return model.n - len(independent_rows(model.constraints(time, q)[1]))
 
     def simulate(self, t_end: float, t_eval=None, method: str = "partition", rtol: float = 1e-8,

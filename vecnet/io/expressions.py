@@ -29,9 +29,12 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+import sys
+import warnings
 from collections.abc import Mapping
 
 import sympy
+from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
 from ..elements.base import t
@@ -43,7 +46,7 @@ __all__ = ["parse_expression", "format_expression", "FUNCTIONS", "CONSTANTS",
 #: longest expression text accepted
 MAX_LENGTH = 2000
 #: most syntax nodes in one expression
-MAX_NODES = 1200
+MAX_NODES = 1000
 #: deepest nesting (a chain ``a + b + c + ...`` counts as one level)
 MAX_DEPTH = 60
 #: largest exponent, in absolute value, when the exponent is a number
@@ -109,7 +112,7 @@ def _check_size(tree: ast.AST, text: str, location: str) -> None:
     count, stack = 0, [(tree, 0)]
     while stack:
         node, depth = stack.pop()
-        count += 1
+        count += isinstance(node, (ast.expr, ast.keyword))  # not the Load and operator markers
         if count > MAX_NODES:
             raise _fail(location, f"expression is too large (more than {MAX_NODES} syntax nodes)")
         if depth > MAX_DEPTH:
@@ -134,8 +137,36 @@ def _chain(node: ast.BinOp, family) -> list[tuple[ast.AST, ast.operator | None]]
     return items
 
 
+def _negate(value: sympy.Expr) -> sympy.Expr:
+    # one flat product, as sympy builds -(x + y)*z from its factors (value.__neg__ would
+    # distribute the sign into the sum instead)
+    return sympy.Mul(sympy.S.NegativeOne, value)
+
+
 def _has_power(node: ast.AST) -> bool:
     return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) for n in ast.walk(node))
+
+
+def _double(number: sympy.Number) -> bool:
+    """Whether a sympy number is a normal double (sympy's numbers reach beyond both ends)."""
+    try:
+        value = float(number)
+    except OverflowError:  # a huge integer or fraction
+        return False
+    return math.isfinite(value) and (number.is_zero or abs(value) >= sys.float_info.min)
+
+
+_RECIPROCAL = {sympy.cot: sympy.tan, sympy.sec: sympy.cos, sympy.csc: sympy.sin,
+               sympy.coth: sympy.tanh, sympy.sech: sympy.cosh, sympy.csch: sympy.sinh}
+
+
+def _reciprocals(expr: sympy.Expr) -> sympy.Expr:
+    """Write cot, sec, csc (and their hyperbolic cousins), which sympy makes on its own
+    (tan(x + pi/2) is -cot(x)), as reciprocals of the functions the format knows."""
+    if not expr.has(*_RECIPROCAL):
+        return expr
+    return expr.replace(lambda e: getattr(e, "func", None) in _RECIPROCAL,
+                        lambda e: 1 / _RECIPROCAL[e.func](e.args[0]))
 
 
 def _digits(number: sympy.Rational) -> float:
@@ -163,7 +194,7 @@ class _Builder:
             return self.dotted(node)
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.USub):
-                return -self.build(node.operand)
+                return _negate(self.build(node.operand))
             if isinstance(node.op, ast.UAdd):
                 return self.build(node.operand)
             raise self.refuse(node, f"operator {_OPERATORS.get(type(node.op), type(node.op).__name__)}")
@@ -211,16 +242,21 @@ class _Builder:
     def binary(self, node: ast.BinOp) -> sympy.Expr:
         family = _family(node)
         if family is _SUM:
-            terms = [self.build(n) if op is not ast.Sub and not isinstance(op, ast.Sub)
-                     else -self.build(n) for n, op in _chain(node, _SUM)]
-            return sympy.Add(*terms)
+            terms = [_negate(self.build(n)) if isinstance(op, ast.Sub) else self.build(n)
+                     for n, op in _chain(node, _SUM)]
+            return self.defined(sympy.Add(*terms), node)
         if family is _PRODUCT:
             factors = []
-            for operand, op in _chain(node, _PRODUCT):
+            for k, (operand, op) in enumerate(_chain(node, _PRODUCT)):
+                if k == 0 and isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.USub):
+                    # -a*b is (-a)*b to Python; taking -1 as a factor of the whole product
+                    # gives what sympy printed, -(x + y)*z, rather than (-x - y)*z
+                    factors.append(sympy.S.NegativeOne)
+                    operand = operand.operand
                 value = self.build(operand)
-                factors.append(self.power(value, sympy.Integer(-1), operand)
+                factors.append(self.power(value, sympy.Integer(-1), node)
                                if isinstance(op, ast.Div) else value)
-            return sympy.Mul(*factors)
+            return self.defined(sympy.Mul(*factors), node)
         if isinstance(node.op, ast.Pow):
             if _has_power(node.right):
                 raise self.refuse(node, "a power tower (a power in an exponent)")
@@ -231,20 +267,52 @@ class _Builder:
         if exponent.is_Number:
             if abs(exponent) > MAX_EXPONENT:
                 raise self.refuse(node, f"an exponent larger than {MAX_EXPONENT} in absolute value")
-            if base.is_Rational and exponent.is_Integer \
-                    and _digits(base) * abs(int(exponent)) > MAX_DIGITS:
+            # exact powers are computed at once: bound their size before sympy does
+            if base.is_Rational and exponent.is_Rational \
+                    and _digits(base) * abs(float(exponent)) > MAX_DIGITS:
                 raise self.refuse(node, f"a number of more than {MAX_DIGITS} digits")
-        if base.is_zero and (exponent.is_negative or exponent.is_zero is None):
+        if base.is_zero and exponent.is_negative:
             raise self.refuse(node, "division by zero")
-        return sympy.Pow(base, exponent)
+        return self.defined(sympy.Pow(base, exponent), node)
+
+    def defined(self, value: sympy.Expr, node: ast.AST) -> sympy.Expr:
+        """Stop at the first infinite, undefined, complex or huge value, before later
+        operations hide it (atan(log(0)) is a bounded interval) or take very long on it:
+        sympy's numbers have no exponent limit, and a function of a huge number
+        (sinh(sinh(600000)), exp(exp(1e4))) needs ever more precision."""
+        if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo, sympy.AccumBounds):
+            raise _fail(self.location, f"{_snippet(self.text, node)} is infinite or undefined")
+        if value.has(sympy.I):
+            raise _fail(self.location, f"{_snippet(self.text, node)} is a complex number")
+        if not all(_double(f) for f in value.atoms(sympy.Number)):
+            raise _fail(self.location, f"{_snippet(self.text, node)} is out of the range of "
+                                       "floating point numbers")
+        if not value.free_symbols:
+            self.constant_in_range(value, node)
+        return value
+
+    def constant_in_range(self, value: sympy.Expr, node: ast.AST) -> None:
+        """A constant (acos(3), sinh(700), 10**400) must be a real number a double can hold."""
+        number = value if value.is_Number else value.evalf(15)
+        if number.has(sympy.I) or not number.is_Number:
+            # acos(3) and (-8)**(1/3) stay unevaluated, yet are complex
+            raise _fail(self.location, f"{_snippet(self.text, node)} is not a real number")
+        try:
+            finite = math.isfinite(float(number))
+        except OverflowError:
+            finite = False
+        if not finite:
+            raise _fail(self.location, f"{_snippet(self.text, node)} is out of the range of "
+                                       "floating point numbers")
 
     def call(self, node: ast.Call) -> sympy.Expr:
         if not isinstance(node.func, ast.Name):
             raise self.refuse(node, "calling anything but a named function")
         fname = node.func.id
         if fname not in FUNCTIONS:
-            what = "a parameter" if fname in self.names else "a function the format knows"
-            raise _fail(self.location, f"call of {fname!r} is not allowed ({fname!r} is not {what}); "
+            what = "a name, not a function" if fname in self.names or fname in CONSTANTS \
+                or fname == "t" else "not a function the format knows"
+            raise _fail(self.location, f"call of {fname!r} is not allowed ({fname!r} is {what}); "
                                        f"functions are {', '.join(FUNCTIONS)}")
         if node.keywords:
             raise self.refuse(node.keywords[0], "keyword argument")
@@ -255,7 +323,11 @@ class _Builder:
         if not low <= len(node.args) <= high:
             want = str(low) if low == high else f"{low} to {high}"
             raise _fail(self.location, f"{fname}() takes {want} argument(s), got {len(node.args)}")
-        return function(*(self.build(a) for a in node.args))
+        args = [self.build(a) for a in node.args]
+        for arg, arg_node in zip(args, node.args):
+            if not arg.free_symbols:  # a literal like 9**64 never went through defined()
+                self.constant_in_range(arg, arg_node)
+        return self.defined(function(*args), node)
 
 
 def parse_expression(text: str, names: Mapping[str, sympy.Expr], location: str = "", *,
@@ -287,33 +359,43 @@ def parse_expression(text: str, names: Mapping[str, sympy.Expr], location: str =
     >>> parse_expression("().__class__", {}, "/inputs/V")
     Traceback (most recent call last):
     ...
-    vecnet.errors.ModelFileError: /inputs/V: tuple is not allowed in an expression: '()'
+    vecnet.errors.ModelFileError: /inputs/V: attribute access is not allowed in an expression: '().__class__'
     """
     if not isinstance(text, str):
         raise _fail(location, f"an expression must be text, got {type(text).__name__}")
     if len(text) > MAX_LENGTH:
         raise _fail(location, f"expression is too long ({len(text)} characters; at most {MAX_LENGTH})")
-    if not text.strip():
+    # line breaks would end the expression early; inside one they are only spacing
+    text = " ".join(text.split())
+    if not text:
         raise _fail(location, "empty expression")
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        with warnings.catch_warnings():  # "invalid decimal literal" and such: we report, not warn
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
-        raise _fail(location, f"not an expression: {exc.msg} in {text.strip()[:40]!r}") from None
+        raise _fail(location, f"not an expression: {exc.msg} in {text[:40]!r}") from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
         raise _fail(location, f"not an expression ({type(exc).__name__})") from None
     _check_size(tree, text, location)
-    builder = _Builder(text.strip(), names, location, time)
+    builder = _Builder(text, names, location, time)
     try:
         expr = builder.build(tree)
     except RecursionError:
         raise _fail(location, "expression is nested too deeply") from None
+    except ModelFileError:
+        raise
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        # sympy refusing a combination, e.g. min() of values it cannot compare
+        raise _fail(location, f"expression {text[:40]!r} cannot be evaluated: {exc}") from None
     expr = sympy.sympify(expr)  # a plain Python number from Min/Max folding becomes a sympy one
-    if expr.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
-        raise _fail(location, f"expression {text.strip()[:40]!r} is infinite or undefined "
-                              "(a division by zero?)")
-    if expr.has(sympy.I):
-        raise _fail(location, f"expression {text.strip()[:40]!r} is a complex number")
-    return expr
+    expr = _reciprocals(expr)
+    try:
+        return builder.defined(expr, tree.body)  # a bare literal has not been checked yet
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        if isinstance(exc, ModelFileError):
+            raise
+        raise _fail(location, f"expression {text[:40]!r} cannot be evaluated: {exc}") from None
 
 
 # -- writing ------------------------------------------------------------------------------
@@ -348,12 +430,29 @@ class _Printer(StrPrinter):
     def _print_Symbol(self, expr):
         return expr.name
 
+    def _print_Mul(self, expr):
+        coeff, rest = expr.as_coeff_Mul()
+        if coeff.is_Rational and coeff.q != 1 and rest is not sympy.S.One:
+            # sympy would print 1/(2*(x + y)), which reads back with the 2 distributed over
+            # the sum: keep the fraction's denominator apart
+            body = self.parenthesize(rest, precedence(expr))
+            number = abs(coeff.p)
+            sign = "-" if coeff < 0 else ""
+            if number == 1:
+                return f"{sign}{body}/{coeff.q}"
+            if body.startswith("1/"):
+                return f"{sign}{number}{body[1:]}/{coeff.q}"
+            return f"{sign}{number}*{body}/{coeff.q}"
+        return super()._print_Mul(expr)
+
 
 def _check_writable(expr: sympy.Expr, location: str) -> sympy.Expr:
     """Refuse what the format cannot express; make every float a double."""
     floats = {}
     for node in sympy.preorder_traversal(expr):
         if node.is_Float:
+            if not _double(node):
+                raise _fail(location, f"number {node} is out of the range of a model file")
             floats[node] = sympy.Float(float(node))
         elif node.is_Symbol:
             name = node.name
@@ -380,8 +479,20 @@ def _check_writable(expr: sympy.Expr, location: str) -> sympy.Expr:
     return expr.xreplace(floats) if floats else expr
 
 
+def _rebuilt(expr: sympy.Basic) -> sympy.Basic:
+    """``expr`` built again from its leaves with sympy's constructors: the canonical form
+    that reading its text gives (sympy keeps Abs(x)*sqrt(Abs(x)) when made one way and
+    makes Abs(x)**(3/2) another way)."""
+    if not expr.args:
+        return expr
+    return expr.func(*(_rebuilt(a) for a in expr.args))
+
+
 def format_expression(expr: sympy.Expr | float | int, location: str = "") -> str:
     """Text for ``expr`` that :func:`parse_expression` reads back to the same expression.
+
+    Reading the text gives ``expr`` itself, or the same expression as sympy builds it
+    from its parts when ``expr`` was put together in a non-canonical way.
 
     Raises :class:`~vecnet.errors.ModelFileError` for what the format cannot hold
     (unknown functions, derivatives, complex numbers, symbol names that are not
@@ -397,11 +508,11 @@ def format_expression(expr: sympy.Expr | float | int, location: str = "") -> str
     expr = sympy.sympify(expr)
     if not isinstance(expr, sympy.Expr):
         raise _fail(location, f"not an expression: {expr!r}")
-    expr = _check_writable(expr, location)
-    text = _Printer({"order": "none"}).doprint(expr)
+    expr = _check_writable(_reciprocals(expr), location)
+    text = _Printer().doprint(expr)
     names = {s.name: s for s in expr.free_symbols if s != t}
     back = parse_expression(text, names, location)
-    if back != expr:
+    if back != expr and back != _rebuilt(expr):
         # sympy's canonical forms can differ after printing; say so rather than save a change
         raise _fail(location, f"{expr} cannot be written exactly (it reads back as {back})")
     return text

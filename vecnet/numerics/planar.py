@@ -72,8 +72,8 @@ class CompiledMechanism:
     def __init__(self, eom: MultibodyEquations, parameters: dict | None = None) -> None:
         self.eom = eom
         net, topo = eom.mechanism.network, eom.topology
-        self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)): v
-                       for k, v in (parameters or {}).items()}
+        self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
+                       sympy.sympify(v) for k, v in (parameters or {}).items()}
         self.n = n = len(eom.q)
         self.inputs = len(eom.inputs)
         self.gravity = np.array([self._number(g, "gravity") for g in eom.gravity])

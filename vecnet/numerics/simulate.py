@@ -127,8 +127,10 @@ def _signal(value: Any, name: str) -> tuple[Callable[[float], float], Callable[[
     if isinstance(value, sympy.Basic):
         if value.free_symbols - {t}:
             raise ModelError(f"input {name!r}: {value} depends on more than t")
+        # a step's derivative is zero wherever it is defined: impulses are dropped
+        slope = sympy.diff(value, t).replace(sympy.DiracDelta, lambda *args: sympy.S.Zero)
         return (sympy.lambdify(t, value, modules="numpy"),
-                sympy.lambdify(t, sympy.diff(value, t), modules="numpy"))
+                sympy.lambdify(t, slope, modules="numpy"))
     if callable(value):
         def slope(time: float) -> float:
             h = 1e-6 * (1.0 + abs(time))

@@ -1,0 +1,203 @@
+"""The ``vecnet`` command: matrices, equations, diagrams, simulations and reports of a model.
+
+Usage::
+
+    vecnet matrices MODEL [--tree TREE] [--format text|latex] [--output FILE]
+    vecnet equations MODEL [--tree TREE] [--format text|latex] [--output FILE]
+    vecnet draw MODEL [--tree TREE] [--format svg|png|pdf|dot] [--output FILE]
+    vecnet simulate MODEL [--format csv|png|svg] [--output FILE] [--t-end T]
+    vecnet report MODEL [--tree TREE] [--output FILE]
+
+MODEL is a JSON model file or a SPICE netlist (``.cir``, ``.sp``, ``.net``,
+``.spice``). Errors in the model print one line with its location and exit
+with status 2; no partial output file is left behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import VecnetError
+
+NETLIST_SUFFIXES = (".cir", ".sp", ".net", ".spice")
+
+
+def _load(path: str):
+    from .io import Model, load_model, load_netlist
+
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file")
+    if path.lower().endswith(NETLIST_SUFFIXES):
+        return Model("network", load_netlist(path))
+    return load_model(path)
+
+
+def _tree(model, spec: str | None):
+    if spec is None:
+        return model.tree or ("normal" if model.kind == "network" else model.coordinates)
+    if spec in ("normal", "auto", "joint", "absolute"):
+        return spec
+    return [name.strip() for name in spec.split(",") if name.strip()]
+
+
+def _topology(model, tree):
+    if model.kind == "network":
+        return model.system.equations(tree=tree).topology
+    coordinates = tree if isinstance(tree, str) else "joint"
+    return model.system.formulate(coordinates=coordinates,
+                                  tree=None if isinstance(tree, str) else tree).topology
+
+
+def _emit(text: str | bytes, output: str | None) -> str | None:
+    from .report import write_atomically
+
+    if output is None:
+        sys.stdout.write(text if isinstance(text, str) else text.decode())
+        return None
+    write_atomically(output, text)
+    return output
+
+
+def _matrices(model, args) -> str | None:
+    from .teaching import latex, text
+
+    topo = _topology(model, _tree(model, args.tree))
+    show = latex if args.format == "latex" else text
+    parts = [("[IN] incidence", topo.incidence),
+             (f"[A] reduced incidence (datum {', '.join(map(str, topo.datum))})",
+              topo.reduced_incidence),
+             ("[CU] fundamental cutsets", topo.cutset), ("[CI] fundamental circuits", topo.circuit)]
+    body = f"tree: {', '.join(topo.branches)}\ncotree: {', '.join(topo.chords)}\n\n" + "\n\n".join(
+        f"{title}\n{show(m)}" for title, m in parts) + "\n"
+    return _emit(body, args.output)
+
+
+def _equations(model, args) -> str | None:
+    from .teaching import latex, text
+
+    show = latex if args.format == "latex" else text
+    tree = _tree(model, args.tree)
+    if model.kind == "network":
+        eqs = model.system.equations(tree=tree)
+        body = show(eqs) + "\n\n" + show(model.system.state_space(tree=tree)) + "\n"
+    else:
+        coordinates = tree if isinstance(tree, str) else "joint"
+        body = show(model.system.formulate(coordinates=coordinates,
+                                           tree=None if isinstance(tree, str) else tree)) + "\n"
+    return _emit(body, args.output)
+
+
+def _draw(model, args) -> str | None:
+    from .draw import draw, to_dot
+
+    tree = list(_topology(model, _tree(model, args.tree)).branches)
+    fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "dot")
+    if fmt == "dot":
+        return _emit(to_dot(model.system, tree=tree), args.output)
+    if args.output is None:
+        raise VecnetError("--output FILE is needed for a rendered diagram (or use --format dot)")
+    draw(model.system, tree=tree, path=args.output, format=fmt)
+    return args.output
+
+
+def _progress(label: str, t_end: float):
+    """A progress bar on standard error when it is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+    shown = [-1]
+
+    def update(time: float) -> None:
+        percent = int(100 * min(max(time / t_end, 0.0), 1.0)) if t_end else 100
+        if percent != shown[0]:
+            shown[0] = percent
+            bar = "#" * (percent // 4)
+            sys.stderr.write(f"\r{label} [{bar:<25}] {percent:3d}%")
+            if percent == 100:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+    return update
+
+
+def _simulate(model, args) -> str | None:
+    t_span = model.t_span or (0.0, 1.0)
+    if args.t_end is not None:
+        t_span = (t_span[0], float(args.t_end))
+    res = model.simulate(t_span=t_span, progress=_progress("simulating", t_span[1]))
+    names = [n for n in (model.outputs or list(res.names)[:6]) if np.ndim(res[n]) == 1]
+    fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
+    if fmt == "csv":
+        rows = ["t," + ",".join(names)] + [
+            ",".join(f"{v:.10g}" for v in [t] + [res[n][k] for n in names])
+            for k, t in enumerate(res.t)]
+        return _emit("\n".join(rows) + "\n", args.output)
+    if fmt in ("png", "svg", "pdf"):
+        import io
+
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        if args.output is None:
+            raise VecnetError(f"--output FILE is needed for a {fmt} plot")
+        ax = res.plot(names)
+        ax.set_title(model.name)
+        buffer = io.BytesIO()
+        ax.figure.savefig(buffer, format=fmt, bbox_inches="tight")
+        plt.close(ax.figure)
+        return _emit(buffer.getvalue(), args.output)
+    raise VecnetError(f"unknown simulation format {fmt!r}: use csv, png, svg or pdf")
+
+
+def _report(model, args) -> str | None:
+    from .report import report
+
+    output = args.output or "report.html"
+    report(model, output, tree=args.tree if args.tree in ("normal", "auto", "joint", "absolute")
+           else (_tree(model, args.tree) if args.tree else None))
+    return output
+
+
+COMMANDS = {"matrices": _matrices, "equations": _equations, "draw": _draw,
+            "simulate": _simulate, "report": _report}
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="vecnet", description="Equations of physical systems from "
+                                "linear graphs: matrices, equations, diagrams, simulations and "
+                                "reports of a model file.")
+    p.add_argument("command", choices=sorted(COMMANDS))
+    p.add_argument("model", help="JSON model file or SPICE netlist")
+    p.add_argument("--tree", help="normal, auto, joint, absolute, or branch names separated by commas")
+    p.add_argument("--format", help="text|latex (matrices, equations), svg|png|pdf|dot (draw), "
+                   "csv|png|svg|pdf (simulate)")
+    p.add_argument("--output", "-o", help="output file (default: standard output; report.html)")
+    p.add_argument("--t-end", type=float, help="simulate up to this time")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = parser().parse_args(argv)
+    try:
+        model = _load(args.model)
+        written = COMMANDS[args.command](model, args)
+    except (VecnetError, FileNotFoundError) as exc:
+        location = getattr(exc, "location", "")
+        where = f"{args.model}{':' + location if location else ''}"
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        sys.stderr.write(f"vecnet: error: {where}: {message}\n")
+        return 2
+    if written:
+        print(os.path.abspath(written))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,19 @@
+"""Model files, netlist import and safe expressions.
+
+* :func:`load_model`, :func:`save_model`, :func:`model_to_dict`: JSON model files
+  (``docs/model-format.md``);
+* :func:`load_netlist`: a SPICE netlist subset as a :class:`~vecnet.Network`;
+* :func:`parse_expression`, :func:`format_expression`: formulas as text, read
+  without evaluating code.
+
+>>> from vecnet.io import parse_expression
+>>> parse_expression("2*pi", {})
+2*pi
+"""
+
+from .expressions import format_expression, parse_expression
+from .model import Model, load_model, model_to_dict, save_model
+from .spice import load_netlist
+
+__all__ = ["parse_expression", "format_expression", "Model", "load_model", "save_model",
+           "model_to_dict", "load_netlist"]

@@ -1,0 +1,1009 @@
+"""JSON model files: lumped networks and planar mechanisms as data.
+
+A model file is a JSON object with the format version ``"vecnet": "1"`` and a
+``kind``, ``"network"`` or ``"mechanism"``. The format is described in
+``docs/model-format.md`` and by the JSON Schema ``vecnet/io/schema/model-v1.json``.
+
+Loading never runs code from the file: formulas are read by
+:func:`vecnet.io.parse_expression`. A file is checked in three steps, each
+failing with a one-line :class:`~vecnet.errors.ModelFileError` whose
+``location`` is a JSON pointer (``/elements/3/parameters/R``) or a line of
+the file:
+
+1. JSON syntax (with duplicate keys, ``NaN`` and huge numbers refused);
+2. the schema (types, required and unknown keys);
+3. meaning: element types, parameters, names, node, body, point, joint and
+   edge references, expressions.
+
+:func:`save_model` writes a model back; loading what it wrote gives the same
+equations.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Callable, Mapping
+from contextlib import suppress
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import numpy as np
+import sympy
+
+from ..domains import DOMAINS
+from ..elements import lumped, transducers
+from ..elements.base import EdgeVariables, Element, Kind, Symbol, t
+from ..errors import ModelError, ModelFileError, VecnetError
+from ..network import Network
+from ..planar.mechanism import DATUM, Mechanism
+from .expressions import CONSTANTS, FUNCTIONS, format_expression, parse_expression
+
+__all__ = ["Model", "load_model", "save_model", "model_to_dict", "FORMAT_VERSION", "SCHEMA",
+           "ELEMENT_TYPES"]
+
+#: the version of the model format this module reads and writes
+FORMAT_VERSION = "1"
+#: largest model file read, in bytes
+MAX_FILE_SIZE = 10_000_000
+#: the JSON Schema of the format (draft 2020-12)
+SCHEMA: dict = json.loads(resources.files("vecnet.io").joinpath("schema/model-v1.json")
+                          .read_text(encoding="utf-8"))
+_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+#: element type name in a file -> element class
+ELEMENT_TYPES: dict[str, type[Element]] = {
+    name: getattr(module, name) for module in (lumped, transducers) for name in module.__all__
+    if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), Element)}
+_GENERIC_TWO_PORTS = ("Transformer", "Gyrator")
+_RESERVED = {"t"} | set(CONSTANTS) | set(FUNCTIONS)
+_SOURCES = (Kind.ACROSS_SOURCE, Kind.THROUGH_SOURCE)
+_BODY_QUANTITIES = ("x", "y", "angle", "vx", "vy", "omega")
+_MECHANISM_RESULTS = ("kinetic", "potential", "energy", "constraint residual")
+_MECHANISM_PARTS = ("gravity", "ground", "bodies", "joints", "forces", "drives")
+
+
+def _pointer(*parts: Any) -> str:
+    """A JSON pointer (RFC 6901) from keys and indices."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts) or "/"
+
+
+def _error(location: str, message: str) -> ModelFileError:
+    return ModelFileError(message, location=location)
+
+
+# -- the model ---------------------------------------------------------------------------
+
+@dataclass
+class Model:
+    """A network or mechanism with the settings of its model file.
+
+    Attributes
+    ----------
+    kind : str
+        ``"network"`` or ``"mechanism"``.
+    system : Network or Mechanism
+        The built :class:`~vecnet.Network` or :class:`~vecnet.planar.Mechanism`.
+    parameters : dict
+        Declared parameter name -> numeric value, or ``None`` for a symbol without one.
+    inputs : dict
+        Network input name (``"Vs.across"``) -> sympy expression in :data:`vecnet.t`.
+    initial, velocities : dict
+        Initial values: state name -> number for networks, coordinate name -> number
+        (and rate) for mechanisms.
+    outputs : list of str
+    tree : str or list of str or None
+        Networks: ``"normal"``, ``"auto"`` or branch names; mechanisms: branch names or ``None``.
+    coordinates : str
+        Mechanisms: ``"joint"`` or ``"absolute"``.
+    t_span, points
+        Simulation interval and number of output points (``None``: not given).
+    source : dict or None
+        For mechanisms, the description (bodies, points, joints, ...) the system was built
+        from; :func:`save_model` writes it back.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("Vs", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1e3),
+    ...             vn.Capacitor("C", "g", "b", C=1e-6))
+    >>> model = Model("network", net, outputs=["C.across"])
+    >>> model_to_dict(model)["elements"][1]
+    {'type': 'Resistor', 'name': 'R', 'nodes': ['a', 'b'], 'parameters': {'R': 1000.0}}
+    """
+
+    kind: str
+    system: Network | Mechanism
+    parameters: dict[str, float | None] = field(default_factory=dict)
+    inputs: dict[str, sympy.Expr] = field(default_factory=dict)
+    initial: dict[str, float] = field(default_factory=dict)
+    velocities: dict[str, float] = field(default_factory=dict)
+    outputs: list[str] = field(default_factory=list)
+    tree: str | list[str] | None = None
+    coordinates: str = "joint"
+    t_span: tuple[float, float] | None = None
+    points: int | None = None
+    description: str = ""
+    source: dict | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("network", "mechanism"):
+            raise ModelError(f"a model's kind is 'network' or 'mechanism', not {self.kind!r}")
+        expected = Network if self.kind == "network" else Mechanism
+        if not isinstance(self.system, expected):
+            raise ModelError(f"a {self.kind} model holds a {expected.__name__}, "
+                             f"got {type(self.system).__name__}")
+
+    @property
+    def name(self) -> str:
+        return self.system.name
+
+    @property
+    def symbols(self) -> dict[str, sympy.Symbol]:
+        """Declared parameter name -> its sympy symbol."""
+        return {name: Symbol(name) for name in self.parameters}
+
+    @property
+    def values(self) -> dict[sympy.Symbol, float]:
+        """Numeric values of the declared parameters that have one, by symbol."""
+        return {Symbol(name): value for name, value in self.parameters.items() if value is not None}
+
+    def state_space(self):
+        """The network's :class:`~vecnet.formulation.lumped.StateSpace` for the file's tree
+        and outputs (declared parameters stay symbols; ``.subs(model.values)`` fills them in)."""
+        self._need("network")
+        return self.system.state_space(outputs=self.outputs, tree=self.tree or "normal")
+
+    def formulate(self):
+        """The mechanism's :class:`~vecnet.formulation.planar.MultibodyEquations` for the
+        file's coordinates (or tree)."""
+        self._need("mechanism")
+        return self.system.formulate(coordinates=self.coordinates, tree=self.tree or None)
+
+    def simulate(self, t_span: tuple[float, float] | None = None, points: int | None = None,
+                 progress: Callable[[float], None] | None = None):
+        """Simulate with the file's settings (or the ``t_span`` and ``points`` given);
+        declared parameter values are applied. ``progress`` is called with the time reached
+        as the integration goes on. Returns a :class:`~vecnet.numerics.result.Result`."""
+        # only passed on when given, so that the integrators keep their own default
+        extra = {} if progress is None else {"progress": progress}
+        t_span = tuple(t_span or self.t_span or ())
+        if len(t_span) != 2:
+            raise ModelError(f"model {self.name!r} has no simulation t_span; pass t_span=(t0, t1)")
+        points = int(points or self.points or 501)
+        times = np.linspace(float(t_span[0]), float(t_span[1]), points)
+        values = self.values
+        if self.kind == "mechanism":
+            if t_span[0] != 0:
+                raise ModelError("mechanisms are simulated from t = 0; t_span must start at 0")
+            # sympy numbers: the planar compiler substitutes them with xreplace
+            exact = {k: sympy.Float(v) for k, v in values.items()}
+            return self.formulate().simulate(float(t_span[1]), t_eval=times,
+                                             initial=self.initial or None,
+                                             velocities=self.velocities or None,
+                                             parameters=exact or None, **extra)
+        ss = self.state_space()
+        inputs: dict[str, Any] = {}
+        for name, u in zip(ss.inputs, ss.u):
+            if name in self.inputs:
+                inputs[name] = _time_function(self.inputs[name].xreplace(values), name)
+            elif u in values:  # a source whose value is a declared parameter
+                inputs[name] = values[u]
+            elif isinstance(ss.signals.get(name), sympy.Basic):
+                inputs[name] = _time_function(ss.signals[name], name)
+        parameters = {k: v for k, v in values.items() if k not in set(ss.u)}
+        return ss.simulate((float(t_span[0]), float(t_span[1])), inputs=inputs,
+                           initial=self.initial or None, t_eval=times,
+                           parameters=parameters or None, **extra)
+
+    def _need(self, kind: str) -> None:
+        if self.kind != kind:
+            raise ModelError(f"model {self.name!r} is a {self.kind}, not a {kind}")
+
+
+def _time_function(expr: sympy.Expr, name: str):
+    """A number, or a numeric function of t: the simulator then takes slopes by finite
+    differences instead of differentiating steps and kinks into delta functions."""
+    expr = sympy.sympify(expr)
+    if expr.free_symbols - {t}:
+        raise ModelError(f"input {name!r}: {expr} needs values for "
+                         f"{', '.join(sorted(map(str, expr.free_symbols - {t})))}")
+    if not expr.free_symbols:
+        return float(expr)
+    fn = sympy.lambdify(t, expr, modules="numpy")
+    return lambda time: float(fn(time))
+
+
+# -- reading ----------------------------------------------------------------------------
+
+class _Refused(Exception):
+    def __init__(self, message: str, needle: str) -> None:
+        super().__init__(message)
+        self.needle = needle
+
+
+def _line_of(text: str, needle: str, occurrence: int = 1) -> str:
+    """``"line N"`` of the ``occurrence``-th match of ``needle`` in ``text`` (or ``"/"``)."""
+    matches = list(re.finditer(needle, text))
+    if len(matches) >= occurrence:
+        return f"line {text.count(chr(10), 0, matches[occurrence - 1].start()) + 1}"
+    return "/"
+
+
+def _parse_json(text: str) -> Any:
+    def pairs(items):
+        seen = set()
+        for key, _ in items:
+            if key in seen:
+                raise _Refused(f"duplicate key {key!r}", re.escape(json.dumps(key)) + r"\s*:")
+            seen.add(key)
+        return dict(items)
+
+    def constant(name):
+        raise _Refused(f"{name} is not a number in JSON", re.escape(name))
+
+    def number(literal):
+        value = float(literal)
+        if not math.isfinite(value):
+            raise _Refused(f"number {literal[:20]} is out of range", re.escape(literal))
+        return value
+
+    def integer(literal):
+        if len(literal) > 300:  # Python refuses very long integers anyway; say so clearly
+            raise _Refused("integer with more than 300 digits", re.escape(literal[:30]))
+        return int(literal)
+
+    try:
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant,
+                          parse_float=number, parse_int=integer)
+    except json.JSONDecodeError as exc:
+        raise _error(f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+    except _Refused as exc:
+        occurrence = 2 if str(exc).startswith("duplicate") else 1
+        raise _error(_line_of(text, exc.needle, occurrence), str(exc)) from None
+    except RecursionError:
+        raise _error("/", "the JSON is nested too deeply") from None
+
+
+def _read(source: str | os.PathLike | Mapping) -> dict:
+    if isinstance(source, Mapping):
+        try:
+            return copy.deepcopy(dict(source))
+        except RecursionError:
+            raise _error("/", "the model is nested too deeply") from None
+    if not isinstance(source, (str, os.PathLike)):
+        raise _error("/", f"load_model takes a file path or a dict, got {type(source).__name__}")
+    path = Path(source)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_SIZE + 1)
+    except OSError as exc:
+        raise _error(str(path), f"cannot read the model file: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_SIZE:
+        raise _error(str(path), f"the model file is larger than {MAX_FILE_SIZE} bytes")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise _error(f"byte offset {exc.start}", "the model file is not UTF-8 text") from None
+    return _parse_json(text)
+
+
+def _schema_message(error: jsonschema.ValidationError) -> str:
+    message = " ".join(error.message.split())
+    return message if len(message) <= 200 else message[:197] + "..."
+
+
+def _validate(doc: Any) -> None:
+    if not isinstance(doc, dict):
+        raise _error("/", f"a model file holds a JSON object {{...}}, not a {type(doc).__name__}")
+    if "vecnet" not in doc:
+        raise _error("/", f'no format version: start the model with "vecnet": "{FORMAT_VERSION}"')
+    if doc["vecnet"] != FORMAT_VERSION:
+        raise _error("/vecnet", f"unsupported model format version {doc['vecnet']!r}; this "
+                                f"vecnet reads version \"{FORMAT_VERSION}\"")
+    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(doc))
+    if error is not None:
+        raise _error(_pointer(*error.absolute_path), _schema_message(error))
+
+
+class _Scope:
+    """The declared parameters and how to read values that use them."""
+
+    def __init__(self, declared: Mapping[str, float | None]) -> None:
+        for name in declared:
+            if name in _RESERVED:
+                raise _error(_pointer("parameters", name),
+                             f"{name!r} is a built-in name (t, pi, e and the functions); "
+                             "choose another parameter name")
+        self.values = {n: (None if v is None else float(v)) for n, v in declared.items()}
+        self.symbols = {n: Symbol(n) for n in declared}
+        self.numeric = {self.symbols[n]: sympy.Float(v) for n, v in self.values.items()
+                        if v is not None}
+
+    def expr(self, value: Any, loc: str, *, time: bool = False,
+             extra: Mapping[str, sympy.Expr] | None = None) -> sympy.Expr:
+        """A number or an expression over the declared names (and ``extra``)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise _error(loc, f"expected a number or an expression, got {value!r}")
+        if isinstance(value, (int, float)):
+            return sympy.Float(float(value))
+        names = dict(self.symbols)
+        for key, symbol in (extra or {}).items():
+            if key in names:
+                raise _error(loc, f"parameter {key!r} has the name of a variable here; rename it")
+            names[key] = symbol
+        return parse_expression(value, names, loc, time=time)
+
+    def raw(self, value: Any, loc: str, *, time: bool = False) -> Any:
+        """Numbers stay Python floats (an element then keeps them as values of its own
+        symbols), text becomes a sympy expression."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        return self.expr(value, loc, time=time)
+
+    def number(self, value: Any, loc: str) -> float:
+        """A value that must be a number once the declared values are put in."""
+        expr = self.expr(value, loc).xreplace(self.numeric)
+        missing = sorted(map(str, expr.free_symbols))
+        if missing:
+            raise _error(loc, f"needs a number, but parameter(s) {', '.join(missing)} have no "
+                              "value; give them one under \"parameters\"")
+        try:
+            number = float(expr)
+        except (TypeError, ValueError, OverflowError):  # sqrt(l - 1) with l = 0.4
+            raise _error(loc, f"the value {expr} is not a real number") from None
+        if not math.isfinite(number):
+            raise _error(loc, "the value is not finite")
+        return number
+
+    def pair(self, values: list, loc: str) -> tuple[float, float]:
+        return self.number(values[0], f"{loc}/0"), self.number(values[1], f"{loc}/1")
+
+
+def _simulation(doc: Mapping, model: Model) -> None:
+    sim = doc.get("simulation")
+    if sim is None:
+        return
+    t0, t1 = (float(x) for x in sim["t_span"])
+    if not t1 > t0:
+        raise _error("/simulation/t_span", f"the end time {t1:g} must come after the start {t0:g}")
+    if model.kind == "mechanism" and t0 != 0:
+        raise _error("/simulation/t_span/0", "mechanisms are simulated from t = 0")
+    model.t_span, model.points = (t0, t1), sim.get("points")
+
+
+def _unique(names: dict[str, str], name: str, loc: str) -> None:
+    if name in names:
+        raise _error(loc, f"duplicate name {name!r} (also at {names[name]})")
+    names[name] = loc
+
+
+def _suggest(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+# -- networks ---------------------------------------------------------------------------
+
+class _Law:
+    """A nonlinear law read from a file: ``expression`` with ``variable`` replaced by the
+    argument (the callable :class:`~vecnet.NonlinearDissipator` wants)."""
+
+    def __init__(self, expression: sympy.Expr, variable: sympy.Symbol) -> None:
+        self.expression, self.variable = expression, variable
+
+    def __call__(self, x):
+        return self.expression.xreplace({self.variable: x})
+
+
+def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None) -> Element:
+    kind = entry["type"]
+    cls = ELEMENT_TYPES.get(kind)
+    if cls is None:
+        raise _error(f"{loc}/type", f"unknown element type {kind!r}{_suggest(kind, ELEMENT_TYPES)} "
+                                    f"(types: {', '.join(ELEMENT_TYPES)})")
+    name, nodes = entry["name"], entry["nodes"]
+    want = 2 * len(cls.ports)
+    if len(nodes) != want:
+        ends = "tail, head" if want == 2 else "tail and head of port 1, then of port 2"
+        raise _error(f"{loc}/nodes", f"{kind} {name!r} takes {want} nodes ({ends}); got {len(nodes)}")
+    for k, node in enumerate(nodes):
+        if isinstance(node, bool):
+            raise _error(f"{loc}/nodes/{k}", "a node is a string or an integer")
+        if declared_nodes is not None and node not in declared_nodes:
+            raise _error(f"{loc}/nodes/{k}", f"unknown node {node!r}; the file declares nodes "
+                                             f"{', '.join(map(repr, declared_nodes))}")
+    for k in range(0, want, 2):
+        if nodes[k] == nodes[k + 1]:
+            raise _error(f"{loc}/nodes", f"{kind} {name!r}: tail and head are both {nodes[k]!r}; "
+                                         "an edge joins two different nodes")
+    allowed = {"type", "name", "nodes", "description"}
+    if cls is lumped.NonlinearDissipator:
+        allowed |= {"domain", "across", "through"}
+    elif kind in _GENERIC_TWO_PORTS:
+        allowed |= {"domains", "parameters"}
+    else:
+        allowed |= {"parameters"}
+    for key in entry:
+        if key not in allowed:
+            raise _error(f"{loc}/{key}", f"{kind} takes no {key!r}; it takes "
+                                         f"{', '.join(sorted(allowed - {'description'}))}")
+    kwargs: dict[str, Any] = {}
+    if cls is lumped.NonlinearDissipator:
+        domain = entry.get("domain", "electrical")
+        if domain not in DOMAINS or DOMAINS[domain].dimension != "scalar":
+            raise _error(f"{loc}/domain", f"unknown domain {domain!r}; domains are "
+                         + ", ".join(d for d, v in DOMAINS.items() if v.dimension == "scalar"))
+        laws = [key for key in ("across", "through") if key in entry]
+        if len(laws) != 1:
+            raise _error(loc, f"NonlinearDissipator {name!r}: give exactly one of \"across\" "
+                              "(a = f(tau), in tau) or \"through\" (tau = g(a), in a)")
+        key = laws[0]
+        var = Symbol("tau" if key == "across" else "a")
+        expr = scope.expr(entry[key], f"{loc}/{key}", extra={var.name: var})
+        kwargs = {"domain": domain, key: _Law(expr, var)}
+    else:
+        given = entry.get("parameters", {})
+        for pname in given:
+            if pname not in cls.parameter_names:
+                raise _error(f"{loc}/parameters/{pname}",
+                             f"{kind} has no parameter {pname!r}{_suggest(pname, cls.parameter_names)}"
+                             f"; its parameters are {', '.join(cls.parameter_names) or 'none'}")
+        missing = [p for p in cls.parameter_names if p not in given and p not in cls.defaults]
+        if missing:
+            raise _error(f"{loc}/parameters", f"{kind} {name!r} needs parameter(s) "
+                                              f"{', '.join(missing)}")
+        for pname, value in given.items():
+            ploc = f"{loc}/parameters/{pname}"
+            signal = pname in cls.signals
+            value = scope.raw(value, ploc, time=signal)
+            if signal and isinstance(value, sympy.Expr) and not isinstance(value, sympy.Symbol) \
+                    and not value.free_symbols <= {t}:
+                raise _error(ploc, "a source value is a number, a declared parameter or an "
+                                   "expression in t alone; to drive it with a formula in "
+                                   "parameters, name a parameter here and give the formula "
+                                   "under \"inputs\"")
+            kwargs[pname] = value
+        if "domains" in entry:
+            for k, d in enumerate(entry["domains"]):
+                if d not in DOMAINS or DOMAINS[d].dimension != "scalar":
+                    raise _error(f"{loc}/domains/{k}", f"unknown domain {d!r}; domains are "
+                                 + ", ".join(x for x, v in DOMAINS.items() if v.dimension == "scalar"))
+            kwargs["domains"] = tuple(entry["domains"])
+    try:
+        return cls(name, *nodes, **kwargs)
+    except VecnetError as exc:
+        raise _error(loc, str(exc)) from None
+
+
+def _edge_variable(key: str, loc: str, net: Network) -> str:
+    edge, _, what = key.rpartition(".")
+    if what not in ("across", "through") or not edge:
+        raise _error(loc, f"{key!r} is not a variable name; write '<edge>.across' or "
+                          "'<edge>.through'")
+    if edge not in net.graph:
+        raise _error(loc, f"no edge {edge!r}{_suggest(edge, net.graph.edges)}")
+    return edge
+
+
+def _check_symbols(net: Network, scope: _Scope) -> None:
+    """Numbers are kept as values of symbols named after the element; two parameters must
+    not end up with the same symbol."""
+    owners: dict[str, str] = {}
+    for i, element in enumerate(net.elements):
+        for pname, p in element.parameters.items():
+            if p.value is None or not isinstance(p.symbol, sympy.Symbol):
+                continue
+            loc, sname = f"/elements/{i}/parameters/{pname}", p.symbol.name
+            if sname in scope.symbols:
+                raise _error(loc, f"this number is kept as the value of symbol {sname!r}, which is "
+                                  f"also a declared parameter; write \"{sname}\" to use the "
+                                  "parameter, or rename one of them")
+            if sname in owners:
+                raise _error(loc, f"this number is kept as the value of symbol {sname!r}, as is "
+                                  f"the one at {owners[sname]}; rename one of the elements")
+            owners[sname] = loc
+
+
+def _load_network(doc: Mapping, scope: _Scope) -> Model:
+    net = Network(doc.get("name", "network"))
+    declared = None
+    if "nodes" in doc:
+        declared = {}
+        for k, node in enumerate(doc["nodes"]):
+            if isinstance(node, bool):
+                raise _error(f"/nodes/{k}", "a node is a string or an integer")
+            if node in declared:
+                raise _error(f"/nodes/{k}", f"node {node!r} is declared twice")
+            declared[node] = k
+            net.graph.add_node(node)
+    names: dict[str, str] = {}
+    for i, entry in enumerate(doc["elements"]):
+        loc = f"/elements/{i}"
+        _unique(names, entry["name"], f"{loc}/name")
+        element = _element(entry, loc, scope, declared)
+        try:
+            net.add(element)
+        except VecnetError as exc:
+            raise _error(loc, str(exc)) from None
+    if declared is not None:
+        used = {e.tail for el in net.elements for e in el.edges} | \
+               {e.head for el in net.elements for e in el.edges}
+        for node, k in declared.items():
+            if node not in used:
+                raise _error(f"/nodes/{k}", f"node {node!r} is declared but no element uses it")
+    _check_symbols(net, scope)
+
+    model = Model("network", net, parameters=dict(scope.values),
+                  description=doc.get("description", ""))
+    for key, value in doc.get("inputs", {}).items():
+        loc = _pointer("inputs", key)
+        edge = _edge_variable(key, loc, net)
+        element = net.owner(edge)
+        if element.kind not in _SOURCES:
+            raise _error(loc, f"{edge!r} is a {type(element).__name__}, not a source; inputs "
+                              "are the values of sources")
+        if key != f"{edge}.{element.driven}":
+            raise _error(loc, f"the input of {type(element).__name__} {edge!r} is "
+                              f"'{edge}.{element.driven}'")
+        model.inputs[key] = scope.expr(value, loc, time=True)
+    for key, value in doc.get("initial", {}).items():
+        loc = _pointer("initial", key)
+        _edge_variable(key, loc, net)
+        model.initial[key] = scope.number(value, loc)
+    for k, name in enumerate(doc.get("outputs", [])):
+        _edge_variable(name, f"/outputs/{k}", net)
+        model.outputs.append(name)
+    tree = doc.get("tree")
+    if isinstance(tree, list):
+        seen: set[str] = set()
+        for k, edge in enumerate(tree):
+            if edge not in net.graph:
+                raise _error(f"/tree/{k}", f"no edge {edge!r}{_suggest(edge, net.graph.edges)}")
+            if edge in seen:
+                raise _error(f"/tree/{k}", f"edge {edge!r} is listed twice")
+            seen.add(edge)
+        tree = list(tree)
+    model.tree = tree
+    _simulation(doc, model)
+    return model
+
+
+# -- mechanisms -------------------------------------------------------------------------
+
+class _MechanismReader:
+    def __init__(self, doc: Mapping, scope: _Scope) -> None:
+        self.doc, self.scope = doc, scope
+        # numbers: the numeric planar model reads gravity as floats
+        gravity = scope.pair(doc.get("gravity", [0.0, -9.81]), "/gravity")
+        self.mech = Mechanism(doc.get("name", "mechanism"), gravity=gravity)
+        self.points: dict[str, Any] = {}
+        self.names: dict[str, str] = {DATUM: "the ground frame"}
+        self.joints: dict[str, str] = {}
+
+    def call(self, loc: str, method, *args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except VecnetError as exc:
+            raise _error(loc, str(exc)) from None
+
+    def point(self, ref: str, loc: str):
+        body_name, dot, pname = ref.partition(".")
+        if body_name == DATUM:
+            body = self.mech.ground
+        elif body_name in self.mech.bodies:
+            body = self.mech.bodies[body_name]
+        else:
+            raise _error(loc, f"unknown body {body_name!r}{_suggest(body_name, self.mech.bodies)}; "
+                              f"bodies are {', '.join(self.mech.bodies)} and ground")
+        if not dot:
+            return body.centre
+        key = f"{body_name}.{pname}"
+        if key not in self.points:
+            own = [k.partition(".")[2] for k in self.points if k.startswith(body_name + ".")]
+            raise _error(loc, f"{body_name} has no point {pname!r}"
+                              + (f"; its points are {', '.join(own)}" if own else
+                                 "; declare it under the body's \"points\""))
+        return self.points[key]
+
+    def body(self, ref: str, loc: str, ground: bool = False):
+        if ref == DATUM and ground:
+            return self.mech.ground
+        if ref not in self.mech.bodies:
+            extra = " and ground" if ground else ""
+            raise _error(loc, f"unknown body {ref!r}{_suggest(ref, self.mech.bodies)}; bodies are "
+                              f"{', '.join(self.mech.bodies)}{extra}")
+        return self.mech.bodies[ref]
+
+    def add_points(self, body, points: Mapping, loc: str) -> None:
+        for pname, xy in points.items():
+            x, y = self.scope.pair(xy, f"{loc}/{pname}")
+            self.points[f"{body.name}.{pname}"] = self.call(f"{loc}/{pname}", body.point, x, y,
+                                                            name=pname)
+
+    def quantities(self) -> dict[str, sympy.Symbol]:
+        return {f"{b}.{q}": self.mech.quantity(f"{b}.{q}") for b in self.mech.bodies
+                if b.isidentifier() for q in _BODY_QUANTITIES}
+
+    def signal(self, value: Any, loc: str) -> sympy.Expr:
+        return self.scope.expr(value, loc, time=True, extra=self.quantities())
+
+    def build(self) -> Mechanism:
+        doc, scope, mech = self.doc, self.scope, self.mech
+        self.add_points(mech.ground, doc.get("ground", {}).get("points", {}), "/ground/points")
+        for i, entry in enumerate(doc["bodies"]):
+            loc = f"/bodies/{i}"
+            name = entry["name"]
+            _unique(self.names, name, f"{loc}/name")
+            mass = scope.raw(entry["mass"], f"{loc}/mass")
+            inertia = scope.raw(entry["inertia"], f"{loc}/inertia")
+            for what, value, strict in (("mass", mass, True), ("inertia", inertia, False)):
+                number = _as_number(value, scope)
+                if number is not None and (number <= 0 if strict else number < 0):
+                    raise _error(f"{loc}/{what}", f"{what} of body {name!r} must be "
+                                                  f"{'positive' if strict else 'zero or more'}; "
+                                                  f"got {number:g}")
+            position = scope.pair(entry["position"], f"{loc}/position")
+            angle = scope.number(entry.get("angle", 0.0), f"{loc}/angle")
+            body = self.call(loc, mech.body, name, mass=mass, inertia=inertia,
+                             position=position, angle=angle)
+            self.add_points(body, entry.get("points", {}), f"{loc}/points")
+        for i, entry in enumerate(doc.get("joints", [])):
+            self.joint(entry, f"/joints/{i}")
+        for i, entry in enumerate(doc.get("forces", [])):
+            self.force(entry, f"/forces/{i}")
+        for i, entry in enumerate(doc.get("drives", [])):
+            loc = f"/drives/{i}"
+            _unique(self.names, entry["name"], f"{loc}/name")
+            joint = entry["joint"]
+            if joint not in self.joints:
+                raise _error(f"{loc}/joint", f"unknown joint {joint!r}{_suggest(joint, self.joints)}")
+            if self.joints[joint] not in ("revolute", "prismatic"):
+                raise _error(f"{loc}/joint", f"only revolute and prismatic joints can be driven; "
+                                             f"{joint!r} is a {self.joints[joint]} joint")
+            motion = scope.expr(entry["motion"], f"{loc}/motion", time=True)
+            self.call(loc, mech.drive, entry["name"], joint, motion)
+        return mech
+
+    def between(self, entry: Mapping, loc: str):
+        a, b = (self.point(ref, f"{loc}/between/{k}") for k, ref in enumerate(entry["between"]))
+        if a.body is b.body:
+            raise _error(f"{loc}/between", f"both ends are on {a.body.name!r}; a joint or force "
+                                           "element joins two different bodies")
+        return a, b
+
+    def joint(self, entry: Mapping, loc: str) -> None:
+        kind, name = entry["type"], entry["name"]
+        _unique(self.names, name, f"{loc}/name")
+        a, b = self.between(entry, loc)
+        if kind in ("prismatic", "slot"):
+            axis = self.scope.pair(entry.get("axis", [1.0, 0.0]), f"{loc}/axis")
+            if axis == (0.0, 0.0):
+                raise _error(f"{loc}/axis", "the axis must not be zero")
+            method = self.mech.prismatic if kind == "prismatic" else self.mech.slot
+            self.call(loc, method, name, a, b, axis=axis)
+        else:
+            if "axis" in entry:
+                raise _error(f"{loc}/axis", f"a {kind} joint has no axis")
+            self.call(loc, self.mech.revolute if kind == "revolute" else self.mech.weld, name, a, b)
+        self.joints[name] = kind
+
+    def force(self, entry: Mapping, loc: str) -> None:
+        kind, name, scope, mech = entry["type"], entry["name"], self.scope, self.mech
+        _unique(self.names, name, f"{loc}/name")
+        if kind == "spring":
+            a, b = self.between(entry, loc)
+            c = scope.expr(entry.get("c", 0), f"{loc}/c")
+            if "force" in entry:
+                for key in ("k", "length"):
+                    if key in entry:
+                        raise _error(f"{loc}/{key}", "give either k (and length) or force, not both")
+                length = Symbol("length")
+                law = _Law(scope.expr(entry["force"], f"{loc}/force",
+                                      extra={"length": length}), length)
+                self.call(loc, mech.spring, name, a, b, force=law, c=c)
+            else:
+                if "k" not in entry:
+                    raise _error(loc, f"spring {name!r} needs k (and length) or force")
+                k = scope.expr(entry["k"], f"{loc}/k")
+                length = scope.expr(entry["length"], f"{loc}/length") if "length" in entry else None
+                self.call(loc, mech.spring, name, a, b, k=k, length=length, c=c)
+        elif kind == "damper":
+            a, b = self.between(entry, loc)
+            self.call(loc, mech.damper, name, a, b, c=scope.expr(entry["c"], f"{loc}/c"))
+        elif kind == "rotary_spring":
+            if "k" not in entry and "c" not in entry:
+                raise _error(loc, f"rotary spring {name!r} needs k, c or both")
+            a, b = self.between(entry, loc)
+            angle = scope.expr(entry["angle"], f"{loc}/angle") if "angle" in entry else None
+            self.call(loc, mech.rotary_spring, name, a, b,
+                      k=scope.expr(entry.get("k", 0), f"{loc}/k"),
+                      c=scope.expr(entry.get("c", 0), f"{loc}/c"), angle=angle)
+        elif kind == "torque":
+            body = self.body(entry["body"], f"{loc}/body")
+            reaction = self.body(entry["reaction"], f"{loc}/reaction", ground=True) \
+                if "reaction" in entry else None
+            if reaction is body:
+                raise _error(f"{loc}/reaction", "a torque reacts on another body than it drives")
+            value = self.signal(entry["value"], f"{loc}/value")
+            self.call(loc, mech.torque, name, body, value, reaction=reaction)
+        else:  # force
+            point = self.point(entry["point"], f"{loc}/point")
+            if point.body is mech.ground:
+                raise _error(f"{loc}/point", "a force acts on a body, not on the ground")
+            value = [self.signal(v, f"{loc}/value/{k}") for k, v in enumerate(entry["value"])]
+            self.call(loc, mech.force, name, point, value)
+
+
+def _as_number(value: Any, scope: _Scope) -> float | None:
+    if isinstance(value, float):
+        return value
+    expr = value.xreplace(scope.numeric)
+    return float(expr) if expr.is_number and expr.is_real else None
+
+
+def _coordinate_name(key: str, loc: str, mech: Mechanism) -> None:
+    edge, _, coordinate = key.rpartition(".")
+    if edge not in mech.network.graph:
+        raise _error(loc, f"{key!r} is not a coordinate name ('<edge>.<coordinate>', e.g. "
+                          f"'P1.angle'); there is no edge {edge!r}")
+    own = mech.network.owner(edge).coordinates
+    if coordinate not in own:
+        raise _error(loc, f"{edge!r} has no coordinate {coordinate!r}; its coordinates are "
+                          f"{', '.join(own) or 'none'}")
+
+
+def _load_mechanism(doc: Mapping, scope: _Scope) -> Model:
+    reader = _MechanismReader(doc, scope)
+    mech = reader.build()
+    model = Model("mechanism", mech, parameters=dict(scope.values),
+                  description=doc.get("description", ""),
+                  source={k: copy.deepcopy(doc[k]) for k in _MECHANISM_PARTS if k in doc})
+    model.coordinates = doc.get("coordinates", "joint")
+    if "tree" in doc:
+        seen: set[str] = set()
+        for k, edge in enumerate(doc["tree"]):
+            if edge not in mech.network.graph:
+                raise _error(f"/tree/{k}", f"no edge {edge!r}{_suggest(edge, mech.network.graph.edges)}")
+            if edge in seen:
+                raise _error(f"/tree/{k}", f"edge {edge!r} is listed twice")
+            if edge in {e["name"] for e in doc.get("drives", [])}:
+                raise _error(f"/tree/{k}", f"drive {edge!r} prescribes motion; it belongs in the cotree")
+            seen.add(edge)
+        model.tree = list(doc["tree"])
+    for section, target in (("initial", model.initial), ("velocities", model.velocities)):
+        for key, value in doc.get(section, {}).items():
+            loc = _pointer(section, key)
+            _coordinate_name(key, loc, mech)
+            target[key] = scope.number(value, loc)
+    known = set(mech.bodies) | {e.name for e in mech.network.elements}
+    for k, name in enumerate(doc.get("outputs", [])):
+        head = name.split(".")[0].rstrip("'")
+        if name not in _MECHANISM_RESULTS and head not in known:
+            raise _error(f"/outputs/{k}", f"unknown output {name!r}: results are named after "
+                                          "bodies, joints, force elements and coordinates "
+                                          f"('crank.angle', 'P1.reaction'), or are "
+                                          f"{', '.join(_MECHANISM_RESULTS)}")
+        model.outputs.append(name)
+    _simulation(doc, model)
+    return model
+
+
+def load_model(source: str | os.PathLike | Mapping[str, Any]) -> Model:
+    """Read a model file (or an already parsed dict) into a :class:`Model`.
+
+    Raises
+    ------
+    ModelFileError
+        The file cannot be read or is not a valid model; ``location`` says where.
+
+    Examples
+    --------
+    >>> model = load_model({"vecnet": "1", "kind": "network", "name": "rc",
+    ...     "parameters": {"R": 1000.0, "C": 1e-6},
+    ...     "elements": [
+    ...         {"type": "VoltageSource", "name": "Vs", "nodes": ["g", "a"], "parameters": {"V": 1.0}},
+    ...         {"type": "Resistor", "name": "R1", "nodes": ["a", "b"], "parameters": {"R": "R"}},
+    ...         {"type": "Capacitor", "name": "C1", "nodes": ["g", "b"], "parameters": {"C": "C"}}],
+    ...     "outputs": ["C1.across"]})
+    >>> model.state_space().transfer_function()
+    Matrix([[1/(C*R*s + 1)]])
+    >>> load_model({"vecnet": "2", "kind": "network"})
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.ModelFileError: /vecnet: unsupported model format version '2'; this vecnet reads version "1"
+    """
+    doc = _read(source)
+    _validate(doc)
+    scope = _Scope(doc.get("parameters", {}))
+    if doc["kind"] == "network":
+        return _load_network(doc, scope)
+    return _load_mechanism(doc, scope)
+
+
+# -- writing ----------------------------------------------------------------------------
+
+def _node(node: Any, loc: str) -> str | int:
+    if isinstance(node, bool) or not isinstance(node, (str, int)):
+        raise _error(loc, f"node {node!r} cannot be written: nodes in model files are strings "
+                          "or integers")
+    return node
+
+
+def _write_value(value: Any, loc: str, found: dict[str, None]) -> float | str:
+    """A parameter value as a number or as expression text (noting the symbols it uses)."""
+    if isinstance(value, sympy.Basic):
+        text = format_expression(value, loc)
+        for s in sorted(value.free_symbols, key=str):
+            if s != t:
+                found.setdefault(s.name, None)
+        return text
+    if callable(value):
+        raise _error(loc, "a Python function cannot be written to a model file; give an "
+                          "expression in vn.t instead")
+    number = float(value)
+    if not math.isfinite(number):
+        raise _error(loc, f"{number} cannot be written to a model file")
+    return number
+
+
+def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
+    elements = []
+    for i, element in enumerate(net.elements):
+        loc = f"/elements/{i}"
+        cls, kind = type(element), type(element).__name__
+        if ELEMENT_TYPES.get(kind) is not cls:
+            raise _error(loc, f"element class {cls.__module__}.{kind} is not part of the model "
+                              f"format; types are {', '.join(ELEMENT_TYPES)}")
+        entry: dict[str, Any] = {"type": kind, "name": element.name,
+                                 "nodes": [_node(n, f"{loc}/nodes") for e in element.edges
+                                           for n in (e.tail, e.head)]}
+        if isinstance(element, lumped.NonlinearDissipator):
+            edge = element.edges[0]
+            a, tau = Symbol("a"), Symbol("tau")
+            (law,) = element.terminal_equations({edge.name: EdgeVariables(a, tau)})
+            key = "across" if law.lhs == a else "through"
+            entry["domain"] = edge.domain.name
+            used: dict[str, None] = {}
+            entry[key] = _write_value(law.rhs, f"{loc}/{key}", used)
+            used.pop("tau" if key == "across" else "a", None)  # the law's own variable
+            found.update(used)
+        else:
+            parameters = {}
+            for pname, p in element.parameters.items():
+                ploc = f"{loc}/parameters/{pname}"
+                value = p.symbol if p.value is None else p.value
+                parameters[pname] = _write_value(value, ploc, found)
+            domains = [e.domain.name for e in element.edges]
+            if kind in _GENERIC_TWO_PORTS and tuple(domains) != tuple(cls.domain):
+                entry["domains"] = domains
+            if parameters:
+                entry["parameters"] = parameters
+        elements.append(entry)
+    return {"nodes": [_node(n, "/nodes") for n in net.graph.nodes], "elements": elements}
+
+
+def _check_source(model: Model) -> dict:
+    if model.source is None:
+        raise ModelError(f"mechanism {model.name!r} was built in Python; only mechanisms loaded "
+                         "from a model file can be saved")
+    # the description must still be the system: rebuild it and compare the element names
+    rebuilt = _MechanismReader({"name": model.name, **model.source},
+                               _Scope(model.parameters)).build()
+    ours = [e.name for e in model.system.network.elements]
+    if [e.name for e in rebuilt.network.elements] != ours:
+        raise ModelError(f"mechanism {model.name!r} was changed after it was loaded; "
+                         "save_model writes the description it was loaded from")
+    return copy.deepcopy(model.source)
+
+
+def model_to_dict(model: Model) -> dict[str, Any]:
+    """The model file contents of ``model`` as a JSON-ready dict.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("r")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=vn.Symbol("U")),
+    ...             vn.Resistor("R", "a", "g", R=2.0))
+    >>> doc = model_to_dict(Model("network", net))
+    >>> doc["parameters"], doc["elements"][0]["parameters"]
+    ({'U': None}, {'V': 'U'})
+    """
+    doc: dict[str, Any] = {"vecnet": FORMAT_VERSION, "kind": model.kind, "name": model.name}
+    if model.description:
+        doc["description"] = model.description
+    found: dict[str, None] = {}
+    if model.kind == "network":
+        parts = _network_parts(model.system, found)
+    else:
+        parts = _check_source(model)
+    inputs = {key: _write_value(expr, _pointer("inputs", key), found)
+              for key, expr in model.inputs.items()}
+    parameters = dict(model.parameters)
+    for name in found:
+        parameters.setdefault(name, None)
+    if parameters:
+        doc["parameters"] = parameters
+    doc.update(parts)
+    if inputs:
+        doc["inputs"] = inputs
+    if model.kind == "mechanism" and model.coordinates != "joint":
+        doc["coordinates"] = model.coordinates
+    if model.tree is not None:
+        doc["tree"] = model.tree if isinstance(model.tree, str) else list(model.tree)
+    for key in ("initial", "velocities"):
+        values = getattr(model, key)
+        if values:
+            doc[key] = {k: _write_value(v, _pointer(key, k), found) for k, v in values.items()}
+    if model.outputs:
+        doc["outputs"] = list(model.outputs)
+    if model.t_span is not None:
+        doc["simulation"] = {"t_span": [float(model.t_span[0]), float(model.t_span[1])]}
+        if model.points is not None:
+            doc["simulation"]["points"] = int(model.points)
+    _validate(doc)  # what is written can be read: a name or node the schema refuses stops here
+    return doc
+
+
+def _dumps(value: Any, indent: int = 0, width: int = 100) -> str:
+    """JSON with two-space indentation, but anything that fits on one line kept on one
+    line (an element, a list of nodes), so that saved files stay readable."""
+    flat = json.dumps(value, allow_nan=False)
+    if not isinstance(value, (dict, list)) or indent + len(flat) <= width or not value:
+        return flat
+    pad = " " * (indent + 2)
+    if isinstance(value, dict):
+        items = [f"{pad}{json.dumps(k)}: {_dumps(v, indent + 2, width)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + _dumps(v, indent + 2, width) for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def save_model(model: Model, path: str | os.PathLike) -> None:
+    """Write ``model`` to ``path`` as JSON. The file is replaced in one step: if anything
+    fails, an existing file is left as it was and no partial file remains.
+
+    >>> import tempfile, os, vecnet as vn
+    >>> net = vn.Network("r")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "g", R=2.0))
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     save_model(Model("network", net), os.path.join(d, "r.json"))
+    ...     load_model(os.path.join(d, "r.json")).system.element("R").parameters["R"].value
+    2.0
+    """
+    doc = model_to_dict(model)  # any error comes before the file is touched
+    try:
+        text = _dumps(doc) + "\n"
+    except (TypeError, ValueError) as exc:
+        raise _error("/", f"the model cannot be written as JSON: {exc}") from None
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                   dir=path.parent if str(path.parent) else ".")
+    except OSError as exc:
+        raise _error(str(path), f"cannot write the model file: {exc.strerror or exc}") from None
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o644  # mkstemp makes the file private; a model file is an ordinary document
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _error(str(path), f"cannot write the model file: {exc.strerror or exc}") from None
+        raise

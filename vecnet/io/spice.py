@@ -1,0 +1,340 @@
+"""Import of a SPICE netlist subset as a :class:`~vecnet.Network`.
+
+Read: ``R``, ``L``, ``C``, ``V`` and ``I`` cards; values with the scale factors
+``f p n u m k meg g t`` (any case; a unit such as ``F``, ``H``, ``V``, ``A``,
+``Ohm`` or ``Hz`` may follow, as in ``10uF``); DC sources, ``PULSE(v1 v2 td
+tr tf pw [per])`` and ``SIN(vo va freq [td [theta]])`` (an ``AC``
+specification is accepted and ignored: vecnet finds transfer functions
+symbolically); comments (``*`` lines, ``;`` to the end of a line),
+continuation lines (``+``), ``.end``. As in SPICE the first line is the title
+(it names the network). Node ``0`` (or ``gnd``) is the ground, added first so
+that it is the datum. Analysis and output commands (``.tran``, ``.ac``,
+``.op``, ``.print``, ...) are skipped; anything else, such as transistors,
+diodes, subcircuits or ``.model``, raises :class:`~vecnet.errors.ModelFileError`
+naming the line.
+
+Orientation (``docs/conventions.md``): a SPICE element ``X n+ n- ...`` is the
+edge from ``n-`` (tail) to ``n+`` (head), so its across variable is
+``V(n+) - V(n-)`` and its through variable is the current from ``n+`` through
+the element to ``n-``, both as in SPICE. ``Vname n+ n- value`` is a
+:class:`~vecnet.VoltageSource` whose head is ``value`` above its tail. A
+current source ``Iname n+ n- value`` drives ``value`` from ``n+`` through the
+source into ``n-``; a :class:`~vecnet.CurrentSource` delivers its value into
+its head, so its edge runs from ``n+`` (tail) to ``n-`` (head).
+
+Source waveforms are sympy expressions in :data:`vecnet.t`, built directly
+from the numbers of the card (no text is evaluated).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import sympy
+
+from ..elements import lumped
+from ..elements.base import t
+from ..errors import ModelFileError, VecnetError
+from ..network import Network
+
+__all__ = ["load_netlist", "parse_value", "pulse", "sine"]
+
+MAX_NETLIST_SIZE = 10_000_000
+
+# scale factor -> power of ten
+_SCALE = {"f": -15, "p": -12, "n": -9, "u": -6, "m": -3, "k": 3, "meg": 6, "g": 9, "t": 12}
+_UNITS = {"", "f", "h", "v", "a", "ohm", "ohms", "s", "sec", "hz"}
+_NUMBER = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)([a-z]*)", re.IGNORECASE)
+_GROUND = {"0", "gnd"}
+
+_CARDS = {"r": (lumped.Resistor, "R"), "l": (lumped.Inductor, "L"), "c": (lumped.Capacitor, "C"),
+          "v": (lumped.VoltageSource, "V"), "i": (lumped.CurrentSource, "I")}
+_UNSUPPORTED = {
+    "b": "behavioural source", "d": "diode", "e": "voltage-controlled voltage source",
+    "f": "current-controlled current source", "g": "voltage-controlled current source",
+    "h": "current-controlled voltage source", "j": "JFET", "k": "coupled inductors",
+    "m": "MOSFET", "o": "lossy transmission line", "q": "bipolar transistor",
+    "s": "voltage-controlled switch", "t": "transmission line", "u": "uniform RC line",
+    "w": "current-controlled switch", "x": "subcircuit instance", "z": "MESFET",
+    "a": "code model", "n": "device model", "p": "coupled transmission line",
+    "y": "transmission line",
+}
+_SKIPPED = {".tran", ".ac", ".dc", ".op", ".print", ".plot", ".probe", ".options", ".option",
+            ".save", ".temp", ".width", ".meas", ".measure", ".four", ".noise", ".disto",
+            ".tf", ".sens", ".pz", ".title"}
+
+
+def _fail(line: int, message: str) -> ModelFileError:
+    return ModelFileError(message, location=f"netlist line {line}")
+
+
+def parse_value(token: str, line: int = 0) -> float:
+    """A SPICE number with an optional scale factor and unit.
+
+    >>> parse_value("4.7k"), parse_value("10uF"), parse_value("1MEG"), parse_value("2m")
+    (4700.0, 1e-05, 1000000.0, 0.002)
+    """
+    match = _NUMBER.fullmatch(token)
+    if match is None:
+        raise _fail(line, f"{token!r} is not a number")
+    number, suffix = match.group(1), match.group(2).lower()
+    scale = 0
+    if suffix.startswith("meg"):
+        scale, suffix = _SCALE["meg"], suffix[3:]
+    elif suffix[:1] in _SCALE and suffix not in _UNITS - {"f"}:
+        # a lone "f" is femto, as in SPICE; "h", "a", "s" ... are units, not scale factors
+        scale, suffix = _SCALE[suffix[0]], suffix[1:]
+    if suffix not in _UNITS:
+        raise _fail(line, f"{token!r}: unknown scale factor or unit {match.group(2)!r}; scale "
+                          "factors are f p n u m k meg g t")
+    # in decimal, so that 10u is the double nearest 1e-5 (10 * 1e-6 is not)
+    try:
+        value = float(Decimal(number).scaleb(scale))
+    except ArithmeticError:
+        raise _fail(line, f"{token!r} is out of range") from None
+    if value != value or abs(value) == float("inf"):
+        raise _fail(line, f"{token!r} is out of range")
+    return value
+
+
+def _ramp(x: sympy.Expr) -> sympy.Expr:
+    return x * sympy.Heaviside(x)
+
+
+def pulse(v1: float, v2: float, td: float, tr: float, tf: float, pw: float,
+          per: float | None = None) -> sympy.Expr:
+    """SPICE ``PULSE(v1 v2 td tr tf pw per)`` as an expression in :data:`vecnet.t`:
+    ``v1`` until ``td``, a ramp of ``tr`` to ``v2``, ``v2`` for ``pw``, a ramp of ``tf``
+    back to ``v1``; repeated every ``per`` (``None``: once).
+
+    >>> import vecnet as vn
+    >>> p = pulse(0, 1, 1e-3, 1e-4, 1e-4, 5e-4, 2e-3)
+    >>> [round(float(p.subs(vn.t, x)), 9) for x in (0, 1.05e-3, 1.3e-3, 2e-3, 3.3e-3)]
+    [0.0, 0.5, 1.0, 0.0, 1.0]
+    """
+    v1, v2, td, tr, tf, pw = (sympy.Float(float(x)) for x in (v1, v2, td, tr, tf, pw))
+    local = t - td
+    if per is not None:
+        local = sympy.Mod(local, sympy.Float(float(per)))
+    rise = (_ramp(local) - _ramp(local - tr)) / tr if tr > 0 else sympy.Heaviside(local)
+    fall_at = tr + pw
+    fall = (_ramp(local - fall_at) - _ramp(local - fall_at - tf)) / tf if tf > 0 \
+        else sympy.Heaviside(local - fall_at)
+    return v1 + (v2 - v1) * sympy.Heaviside(t - td) * (rise - fall)
+
+
+def sine(vo: float, va: float, freq: float, td: float = 0.0, theta: float = 0.0) -> sympy.Expr:
+    """SPICE ``SIN(vo va freq td theta)`` as an expression in :data:`vecnet.t`:
+    ``vo`` until ``td``, then ``vo + va exp(-theta (t - td)) sin(2 pi freq (t - td))``.
+
+    >>> import vecnet as vn
+    >>> s = sine(1, 2, 50)
+    >>> round(float(s.subs(vn.t, 0.005)), 12)
+    3.0
+    """
+    vo, va, freq, td, theta = (sympy.Float(float(x)) for x in (vo, va, freq, td, theta))
+    local = t - td
+    wave = va * sympy.sin(2 * sympy.pi * freq * local)
+    if theta != 0:
+        wave = wave * sympy.exp(-theta * local)
+    if td != 0:
+        wave = wave * sympy.Heaviside(local)
+    return vo + wave
+
+
+def _tokens(text: str) -> list[str]:
+    return text.replace("(", " ( ").replace(")", " ) ").replace(",", " ").split()
+
+
+def _source(words: list[str], line: int, card: str) -> float | sympy.Expr:
+    """The value of a V or I card from the words after its nodes."""
+    value: float | sympy.Expr | None = None
+    transient = None
+    ac = False
+    k = 0
+    while k < len(words):
+        word = words[k].lower()
+        if word == "dc":
+            if k + 1 >= len(words):
+                raise _fail(line, f"{card}: DC needs a value")
+            value, k = parse_value(words[k + 1], line), k + 2
+        elif word == "ac":
+            # small-signal magnitude and phase: not a time signal (SPICE's DC value is then 0)
+            ac = True
+            k += 1
+            for _ in range(2):
+                if k < len(words) and _NUMBER.fullmatch(words[k]):
+                    parse_value(words[k], line)
+                    k += 1
+        elif word in ("pulse", "sin"):
+            if transient is not None:
+                raise _fail(line, f"{card}: more than one transient function")
+            if k + 1 >= len(words) or words[k + 1] != "(" or ")" not in words[k + 1:]:
+                raise _fail(line, f"{card}: write {word.upper()}(...) with its values in parentheses")
+            end = words.index(")", k + 1)
+            args = [parse_value(w, line) for w in words[k + 2:end]]
+            transient = _waveform(word, args, line, card)
+            k = end + 1
+        elif word in ("exp", "pwl", "sffm", "am", "trrandom", "trnoise"):
+            raise _fail(line, f"{card}: {word.upper()} sources are not supported; use DC, "
+                              "PULSE or SIN")
+        elif value is None and transient is None and k == 0 and _NUMBER.fullmatch(words[k]):
+            value, k = parse_value(words[k], line), k + 1
+        else:
+            raise _fail(line, f"{card}: unexpected {words[k]!r}")
+    if transient is not None:
+        return transient
+    if value is None and not ac:
+        raise _fail(line, f"{card}: no value")
+    return 0.0 if value is None else value
+
+
+def _waveform(kind: str, args: list[float], line: int, card: str) -> sympy.Expr:
+    if kind == "pulse":
+        if not 6 <= len(args) <= 7:
+            raise _fail(line, f"{card}: PULSE takes v1 v2 td tr tf pw [per]; got {len(args)} values")
+        if min(args[2:]) < 0:
+            raise _fail(line, f"{card}: PULSE times must not be negative")
+        if len(args) == 7 and args[6] <= 0:
+            raise _fail(line, f"{card}: PULSE period must be positive")
+        return pulse(*args)
+    if not 3 <= len(args) <= 5:
+        raise _fail(line, f"{card}: SIN takes vo va freq [td [theta]]; got {len(args)} values")
+    return sine(*args)
+
+
+def _logical_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, text) of each card, with continuation lines joined."""
+    cards: list[tuple[int, str]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if number == 1:
+            continue  # the title line
+        stripped = raw.split(";", 1)[0].strip()
+        if not stripped or stripped.startswith("*"):
+            continue
+        if stripped.startswith("+"):
+            if not cards:
+                raise _fail(number, "a continuation line (+) with nothing to continue")
+            cards[-1] = (cards[-1][0], cards[-1][1] + " " + stripped[1:])
+            continue
+        cards.append((number, stripped))
+    return cards
+
+
+def _read(source: str | os.PathLike) -> str:
+    if isinstance(source, str) and ("\n" in source or "\r" in source):
+        text = source
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_NETLIST_SIZE + 1)
+        except OSError as exc:
+            raise ModelFileError(f"cannot read the netlist: {exc.strerror or exc}",
+                                 location=str(path)) from None
+        if len(data) > MAX_NETLIST_SIZE:
+            raise ModelFileError(f"the netlist is larger than {MAX_NETLIST_SIZE} bytes",
+                                 location=str(path))
+        text = data.decode("utf-8", errors="replace")
+    else:
+        raise ModelFileError(f"load_netlist takes a file path or netlist text, got "
+                             f"{type(source).__name__}", location="netlist line 1")
+    if len(text) > MAX_NETLIST_SIZE:
+        raise ModelFileError(f"the netlist is larger than {MAX_NETLIST_SIZE} characters",
+                             location="netlist line 1")
+    return text
+
+
+def load_netlist(source: str | os.PathLike) -> Network:
+    """The :class:`~vecnet.Network` of a SPICE netlist (a file path, or the text itself
+    when it has more than one line).
+
+    Raises
+    ------
+    ModelFileError
+        An unsupported card, a malformed value or a repeated name; ``location`` is the
+        netlist line.
+
+    Examples
+    --------
+    >>> net = load_netlist('''RC low-pass
+    ... V1 in 0 DC 1
+    ... R1 in out 1k
+    ... C1 out 0 1u
+    ... .end''')
+    >>> net.state_space(outputs=["C1.across"]).transfer_function()
+    Matrix([[1/(C1*R1*s + 1)]])
+    """
+    text = _read(source)
+    lines = text.splitlines()
+    title = lines[0].strip().lstrip("*").strip() if lines else ""
+    net = Network(title[:200] or "netlist")
+    spelling: dict[str, str] = {}   # SPICE names are case-insensitive: first spelling wins
+    seen: dict[str, int] = {}
+    elements = []
+    uses_ground = False
+    in_control = False
+    for line, card in _logical_lines(text):
+        words = _tokens(card)
+        head = words[0].lower()
+        if in_control:
+            in_control = head != ".endc"
+            continue
+        if head == ".end":
+            break
+        if head.startswith("."):
+            if head == ".control":
+                in_control = True
+            elif head not in _SKIPPED:
+                raise _fail(line, f"unsupported command {words[0]!r}; this importer reads R, L, "
+                                  "C, V and I cards")
+            continue
+        letter = head[0]
+        if letter not in _CARDS:
+            what = _UNSUPPORTED.get(letter, "card")
+            raise _fail(line, f"unsupported card {words[0]!r} ({what}); this importer reads R, "
+                              "L, C, V and I cards")
+        name = words[0]
+        if head in seen:
+            raise _fail(line, f"element {name!r} is defined again (first on line {seen[head]})")
+        seen[head] = line
+        if len(words) < 4:
+            raise _fail(line, f"{name}: expected '{name} n+ n- value'")
+        nodes = []
+        for word in words[1:3]:
+            if word in ("(", ")"):
+                raise _fail(line, f"{name}: expected two node names")
+            key = "0" if word.lower() in _GROUND else word.lower()
+            uses_ground |= key == "0"
+            nodes.append(spelling.setdefault(key, "0" if key == "0" else word))
+        plus, minus = nodes
+        if plus == minus:
+            raise _fail(line, f"{name}: both ends are node {plus!r}")
+        cls, pname = _CARDS[letter]
+        if letter in "vi":
+            value = _source(words[3:], line, name)
+        else:
+            if len(words) > 4:
+                raise _fail(line, f"{name}: unexpected {words[4]!r} (only '{name} n+ n- value' "
+                                  "is read)")
+            value = parse_value(words[3], line)
+        # a current source delivers into its head, SPICE's I drives into n-: see the module doc
+        tail, head_node = (plus, minus) if letter == "i" else (minus, plus)
+        try:
+            elements.append(cls(name, tail, head_node, **{pname: value}))
+        except VecnetError as exc:
+            raise _fail(line, str(exc)) from None
+    if uses_ground:
+        net.graph.add_node("0")  # first in graph order: the datum
+    if not elements:
+        raise ModelFileError("the netlist has no R, L, C, V or I cards (the first line is the "
+                             "title)", location="netlist line 1")
+    for element in elements:
+        try:
+            net.add(element)
+        except VecnetError as exc:
+            raise _fail(seen[element.name.lower()], str(exc)) from None
+    return net
