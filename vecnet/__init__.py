@@ -6,41 +6,39 @@
 ('V',)
 """
 
+from . import io, planar
 from .domains import DOMAINS, Domain, domain
+from .draw import draw, to_dot
 from .elements import *  # noqa: F401,F403
 from .elements import __all__ as _elements
 from .elements.base import EdgeVariables, Symbol, t
-from . import planar
-from .errors import (FormulationError, ModelError, SimulationError, TopologyError, TreeError,
-                     UnknownNameError, VecnetError)
-from .formulation.lumped import s
 from .elements.signals import PID, Block, Gain, Integrator, total
+from .errors import (FormulationError, ModelError, ModelFileError, SimulationError,
+                     TopologyError, TreeError, UnknownNameError, VecnetError)
 from .formulation.coupled import System
+from .formulation.lumped import s
 from .graph import LinearGraph
+from .io import (format_expression, load_model, load_netlist, model_to_dict, parse_expression,
+                 save_model)
 from .matrix import LabeledMatrix
 from .network import Network
+from .report import report
+from .teaching import latex, text
 from .topology import Topology, check_tree, incidence_matrix, spanning_forest
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Symbol", "t", "Domain", "DOMAINS", "domain", "EdgeVariables", *_elements,
-    "VecnetError", "ModelError", "TopologyError", "TreeError", "UnknownNameError",
-    "FormulationError", "SimulationError", "s", "LinearGraph", "LabeledMatrix", "Network", "Topology", "check_tree",
-    "incidence_matrix", "spanning_forest", "planar", "System", "Block", "Gain", "Integrator",
-    "PID", "total",
+    # graphs and topology
+    "LinearGraph", "Topology", "LabeledMatrix", "check_tree", "incidence_matrix",
+    "spanning_forest",
+    # elements, networks, mechanisms and coupled systems
+    *_elements, "Domain", "DOMAINS", "domain", "EdgeVariables", "Network", "planar", "System",
+    "Block", "Gain", "Integrator", "PID", "total", "Symbol", "t", "s",
+    # output and files
+    "draw", "to_dot", "latex", "text", "report", "io", "load_model", "save_model",
+    "model_to_dict", "load_netlist", "parse_expression", "format_expression",
+    # errors
+    "VecnetError", "ModelError", "ModelFileError", "TopologyError", "TreeError",
+    "UnknownNameError", "FormulationError", "SimulationError",
 ]
-
-from .draw import draw, to_dot  # noqa: E402
-from .teaching import latex, text  # noqa: E402
-
-__all__ += ["draw", "to_dot", "latex", "text"]
-
-# model files, netlists and safe expressions
-from . import io  # noqa: E402
-from .errors import ModelFileError  # noqa: E402
-from .io import (format_expression, load_model, load_netlist, model_to_dict,  # noqa: E402
-                 parse_expression, save_model)
-
-__all__ += ["io", "ModelFileError", "parse_expression", "format_expression", "load_model",
-            "save_model", "model_to_dict", "load_netlist"]

@@ -26,7 +26,7 @@ from sympy.utilities.lambdify import implemented_function
 
 from ..elements import planar as pe
 from ..elements.base import t
-from ..elements.coupling import LinearPort, Port, RotaryPort
+from ..elements.coupling import Port, RotaryPort
 from ..elements.signals import Block
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..network import Network
@@ -274,7 +274,7 @@ class CoupledModel:
         q_eq, s_eq = self.equilibrium(time) if point is None else point
         model = self.eom.compile()
         part = num._Partition(model, time, q_eq)
-        n, k = model.n, len(part.ind)
+        k = len(part.ind)
 
         def rhs(state):
             q = q_eq.copy()

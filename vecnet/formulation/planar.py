@@ -117,27 +117,11 @@ class MultibodyEquations:
         self.q = tuple(sympy.Symbol(n, real=True) for n in names)
         self.u = tuple(sympy.Symbol(f"{n}'", real=True) for n in names)
 
-        # node poses along tree paths from the datum
-        position = {DATUM: sympy.zeros(2, 1)}
-        angle = {DATUM: sympy.Integer(0)}
-        tree_graph = nx.MultiGraph()
-        tree_graph.add_node(DATUM)
-        tree_graph.add_edges_from((*net.graph.ends(b), b) for b in topo.branches)
-        for here, there in nx.bfs_edges(tree_graph, DATUM):
-            branch = next(iter(tree_graph[here][there]))
-            element = net.owner(branch)
-            q_b = symbols[branch]
-            if net.graph.ends(branch)[0] == here:  # walked along the branch
-                dr, dtheta = element.branch_motion(q_b, angle[here])
-                angle[there] = angle[here] + dtheta
-                position[there] = position[here] + dr
-            else:
-                _, dtheta = element.branch_motion(q_b, sympy.Integer(0))
-                angle[there] = angle[here] - dtheta
-                dr, _ = element.branch_motion(q_b, angle[there])
-                position[there] = position[here] - dr
-        self.node_position = position
-        self.node_angle = angle
+        # node poses, Jacobian rows and convective accelerations along tree paths
+        self.walk = tree_walk(self)
+        (self.node_angle, self.node_position, self.node_angle_jacobian,
+         self.node_position_jacobian, self.node_angle_convective,
+         self.node_position_convective) = tree_kinematics(self)
 
         # constraints from the circuits of cotree joints and drivers
         constraint_names, constraints = [], []
@@ -216,6 +200,13 @@ class MultibodyEquations:
             return (pe.rotation(tail_angle) * element.axis).dot(dr)
         return dtheta
 
+    def edge_jacobians(self, edge: str) -> tuple[sympy.Matrix, sympy.Matrix]:
+        """``(d dr/dq, d dtheta/dq)`` of any edge, from the node Jacobian rows."""
+        tail, head = self.mechanism.network.graph.ends(edge)
+        Jr, Jt = self.node_position_jacobian, self.node_angle_jacobian
+        return (sympy.Matrix(2, len(self.q), lambda i, j: Jr[head][i][j] - Jr[tail][i][j]),
+                sympy.Matrix(1, len(self.q), lambda i, j: Jt[head][j] - Jt[tail][j]))
+
     @cached_property
     def applied_forces(self) -> sympy.Matrix:
         """Generalized forces of springs, dampers, drivers and joint loads:
@@ -224,11 +215,20 @@ class MultibodyEquations:
         total = sympy.zeros(n, 1)
         if not n:
             return total
-        for _, (F, T), dr, dtheta in self.force_elements:
-            total -= dr.jacobian(self.q).T * F + sympy.Matrix([dtheta]).jacobian(self.q).T * T
+        for element, (F, T), _, _ in self.force_elements:
+            Jdr, Jdt = self.edge_jacobians(element.name)
+            total -= Jdr.T * F + Jdt.T * T
         for joint, load in self.joint_loads.items():
             total += sympy.Matrix([self.joint_coordinate(joint)]).jacobian(self.q).T * load
         return total
+
+    def _body_rows(self, body: dict):
+        node = self.mechanism.network.element(body["name"]).edges[0].head
+        n = len(self.q)
+        Jr = sympy.Matrix(2, n, lambda i, j: self.node_position_jacobian[node][i][j])
+        Jt = sympy.Matrix(1, n, lambda i, j: self.node_angle_jacobian[node][j])
+        return (Jr, Jt, sympy.Matrix(self.node_position_convective[node]),
+                self.node_angle_convective[node])
 
     @cached_property
     def M(self) -> sympy.Matrix:
@@ -236,8 +236,7 @@ class MultibodyEquations:
         n = len(self.q)
         total = sympy.zeros(n, n)
         for body in self.bodies:
-            Jr = body["r"].jacobian(self.q)
-            Jt = sympy.Matrix([body["theta"]]).jacobian(self.q)
+            Jr, Jt, _, _ = self._body_rows(body)
             total += body["m"] * Jr.T * Jr + body["J"] * Jt.T * Jt
         return total
 
@@ -246,11 +245,7 @@ class MultibodyEquations:
         """Generalized forces: gravity, velocity terms of the bodies and applied forces."""
         total = self.applied_forces.copy()
         for body in self.bodies:
-            Jr = body["r"].jacobian(self.q)
-            Jt = sympy.Matrix([body["theta"]]).jacobian(self.q)
-            u = sympy.Matrix(self.u)
-            gamma_r = (Jr * u).jacobian(self.q) * u  # convective accelerations J' q'
-            gamma_t = (Jt * u).jacobian(self.q) * u
+            Jr, Jt, gamma_r, gamma_t = self._body_rows(body)  # J' q' from the tree walk
             total += body["m"] * Jr.T * (self.gravity - gamma_r) - body["J"] * Jt.T * gamma_t
         return total
 
@@ -425,6 +420,76 @@ class MultibodyEquations:
         from ..teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
+
+
+def tree_walk(eom: MultibodyEquations) -> list[tuple]:
+    """The tree in breadth-first order from the datum: ``(here, there, branch, forward,
+    coordinate positions)`` for every branch, ``forward`` when it points away from the datum."""
+    net, topo = eom.mechanism.network, eom.topology
+    start, where = 0, {}
+    for branch in topo.branches:
+        k = len(net.element(branch).coordinates)
+        where[branch] = list(range(start, start + k))
+        start += k
+    tree = nx.MultiGraph()
+    tree.add_node(DATUM)
+    tree.add_edges_from((*net.graph.ends(b), b) for b in topo.branches)
+    walk = []
+    for here, there in nx.bfs_edges(tree, DATUM):
+        branch = next(iter(tree[here][there]))
+        walk.append((here, there, branch, net.graph.ends(branch)[0] == here, where[branch]))
+    return walk
+
+
+def tree_kinematics(eom: MultibodyEquations):
+    """Every node's angle, position, Jacobian rows and convective accelerations, each built
+    from its parent's along the tree by the branch's affine relative motion (no large
+    expression is differentiated): dictionaries by node of the angle, the position (2 x 1),
+    the angle's and the position's Jacobian rows, and the two convective terms ``J' q'``."""
+    q, u, n = list(eom.q), list(eom.u), len(eom.q)
+    net = eom.mechanism.network
+    zero = sympy.S.Zero
+    theta, r = {DATUM: zero}, {DATUM: (zero, zero)}
+    Jt, Jr = {DATUM: [zero] * n}, {DATUM: ([zero] * n, [zero] * n)}
+    gt, gr = {DATUM: zero}, {DATUM: (zero, zero)}
+    for here, there, branch, forward, idx in eom.walk:
+        element = net.element(branch)
+        rho0, rho_q, theta0, theta_q = element.motion()
+        sign = 1 if forward else -1
+        qb, ub = [q[i] for i in idx], [u[i] for i in idx]
+        theta[there] = theta[here] + sign * (sympy.sympify(theta0)
+                                             + sum((a * b for a, b in zip(theta_q, qb)), zero))
+        jt = list(Jt[here])
+        for i, a in zip(idx, theta_q):
+            jt[i] += sign * a
+        Jt[there], gt[there] = jt, gt[here]
+        r[there], Jr[there], gr[there] = r[here], Jr[here], gr[here]
+        if all(x == 0 for x in rho0) and all(x == 0 for row in rho_q for x in row):
+            continue  # no translation: a pin, a weld, a pure rotation
+        local = [rho0[k] + sum((rho_q[k][j] * qb[j] for j in range(len(qb))), zero) for k in (0, 1)]
+        tail = here if forward else there
+        phi = theta[tail] if element.frame == "tail" else zero
+        c, s_ = sympy.cos(phi), sympy.sin(phi)
+        dx, dy = c * local[0] - s_ * local[1], s_ * local[0] + c * local[1]
+        r[there] = (r[here][0] + sign * dx, r[here][1] + sign * dy)
+        jx, jy = list(Jr[here][0]), list(Jr[here][1])
+        sx = sy = zero
+        for j, i in enumerate(idx):  # the branch's own coordinates slide it
+            ex, ey = c * rho_q[0][j] - s_ * rho_q[1][j], s_ * rho_q[0][j] + c * rho_q[1][j]
+            jx[i] += sign * ex
+            jy[i] += sign * ey
+            sx, sy = sx + ex * ub[j], sy + ey * ub[j]
+        gx, gy = gr[here]
+        if element.frame == "tail" and any(a != 0 for a in Jt[tail]):
+            # the tail frame turns: d(dr) = (k x dr) dphi, plus centripetal and Coriolis terms
+            omega = sum((a * b for a, b in zip(Jt[tail], u) if a != 0), zero)
+            jx = [a - sign * dy * b for a, b in zip(jx, Jt[tail])]
+            jy = [a + sign * dx * b for a, b in zip(jy, Jt[tail])]
+            gx += sign * (-dy * gt[tail] - dx * omega**2 - 2 * omega * sy)
+            gy += sign * (dx * gt[tail] - dy * omega**2 + 2 * omega * sx)
+        Jr[there], gr[there] = (jx, jy), (gx, gy)
+    position = {node: sympy.Matrix(p) for node, p in r.items()}
+    return theta, position, Jt, Jr, gt, gr
 
 
 class OperatingPoint:

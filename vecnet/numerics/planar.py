@@ -12,22 +12,17 @@ inverted symbolically.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 import scipy.linalg
 import sympy
 from scipy.integrate import solve_ivp
-from scipy.optimize import root
 
 from ..elements import planar as pe
 from ..elements.base import t
-from ..planar.mechanism import DATUM
 from ..errors import FormulationError, ModelError, SimulationError
-from .result import Result
 
 if TYPE_CHECKING:
     from ..formulation.planar import MultibodyEquations
@@ -79,29 +74,6 @@ class CompiledMechanism:
         self.gravity = np.array([self._number(g, "gravity") for g in eom.gravity])
         self.node = {node: i for i, node in enumerate(topo.nodes)}
         self.operations = 0
-
-        # the tree walk: for each branch, its coordinates and affine motion
-        start, where = 0, {}
-        for branch in topo.branches:
-            k = len(net.element(branch).coordinates)
-            where[branch] = np.arange(start, start + k)
-            start += k
-        self.walk = []
-        tree_graph = nx.MultiGraph()
-        tree_graph.add_node(DATUM)
-        tree_graph.add_edges_from((*net.graph.ends(b), b) for b in topo.branches)
-        for here, there in nx.bfs_edges(tree_graph, DATUM):
-            branch = next(iter(tree_graph[here][there]))
-            element = net.element(branch)
-            rho0, rho_q, theta0, theta_q = element.motion()
-            k = len(where[branch])
-            self.walk.append((
-                self.node[here], self.node[there], net.graph.ends(branch)[0] == here,
-                element.frame == "tail", where[branch],
-                np.array([self._number(x, branch) for x in rho0]),
-                np.array([[self._number(x, branch) for x in row] for row in rho_q]).reshape(2, k),
-                self._number(theta0, branch),
-                np.array([self._number(x, branch) for x in theta_q]).reshape(k)))
 
         self.bodies = []
         for body in eom.bodies:
@@ -195,53 +167,14 @@ class CompiledMechanism:
         return call
 
     # -- kinematics along the tree ------------------------------------------------------
-    def _walk(self):
-        """The tree walk on symbols: every node's angle, position, Jacobian rows and
-        convective accelerations as short expressions built from its parent's, so that
-        compiling them shares every partial sum (nothing large is differentiated)."""
-        q, u = list(self.eom.q), list(self.eom.u)
-        n, V = self.n, len(self.node)
-        zero = sympy.S.Zero
-        theta, r = [zero] * V, [(zero, zero)] * V
-        Jt, Jr = [[zero] * n] * V, [([zero] * n, [zero] * n)] * V
-        gt, gr = [zero] * V, [(zero, zero)] * V
-        for here, there, forward, body_frame, idx, rho0, rho_q, theta0, theta_q in self.walk:
-            sign = 1 if forward else -1
-            qb, ub = [q[i] for i in idx], [u[i] for i in idx]
-            theta[there] = theta[here] + sign * (theta0 + sum(a * b for a, b in zip(theta_q, qb)))
-            jt = list(Jt[here])
-            for i, a in zip(idx, theta_q):
-                jt[i] += sign * a
-            Jt[there], gt[there] = jt, gt[here]
-            r[there], Jr[there], gr[there] = r[here], Jr[here], gr[here]
-            local = [rho0[k] + sum(rho_q[k][j] * qb[j] for j in range(len(qb))) for k in (0, 1)]
-            if not (np.any(rho0) or np.any(rho_q)):
-                continue  # no translation: a pin, a weld, a pure rotation
-            tail = here if forward else there
-            phi = theta[tail] if body_frame else zero
-            c, s_ = sympy.cos(phi), sympy.sin(phi)
-            dx, dy = c * local[0] - s_ * local[1], s_ * local[0] + c * local[1]
-            r[there] = (r[here][0] + sign * dx, r[here][1] + sign * dy)
-            jx, jy = list(Jr[here][0]), list(Jr[here][1])
-            sx = sy = zero
-            for j, i in enumerate(idx):  # the branch's own coordinates slide it
-                ex, ey = c * rho_q[0][j] - s_ * rho_q[1][j], s_ * rho_q[0][j] + c * rho_q[1][j]
-                jx[i] += sign * ex
-                jy[i] += sign * ey
-                sx, sy = sx + ex * ub[j], sy + ey * ub[j]
-            gx, gy = gr[here]
-            if body_frame and any(a != 0 for a in Jt[tail]):
-                # the tail frame turns: d(dr) = (k x dr) dphi, plus centripetal and Coriolis
-                omega = sum((a * b for a, b in zip(Jt[tail], u) if a != 0), zero)
-                jx = [a - sign * dy * b for a, b in zip(jx, Jt[tail])]
-                jy = [a + sign * dx * b for a, b in zip(jy, Jt[tail])]
-                gx += sign * (-dy * gt[tail] - dx * omega**2 - 2 * omega * sy)
-                gy += sign * (dx * gt[tail] - dy * omega**2 + 2 * omega * sx)
-            Jr[there], gr[there] = (jx, jy), (gx, gy)
-        return theta, r, Jt, Jr, gt, gr
-
     def _compile_walk(self) -> None:
-        theta, r, Jt, Jr, gt, gr = self._walk()
+        eom, nodes = self.eom, self.eom.topology.nodes
+        theta = [eom.node_angle[v] for v in nodes]
+        r = [tuple(eom.node_position[v]) for v in nodes]
+        Jt = [eom.node_angle_jacobian[v] for v in nodes]
+        Jr = [eom.node_position_jacobian[v] for v in nodes]
+        gt = [eom.node_angle_convective[v] for v in nodes]
+        gr = [eom.node_position_convective[v] for v in nodes]
         # Jacobians are needed only where bodies, laws and loads act
         needed = sorted(set(self.body_nodes.tolist())
                         | {i for _, ends, *_ in self.constraint_laws for i in ends}
@@ -254,7 +187,11 @@ class CompiledMechanism:
         exprs = list(theta) + [x for p in r for x in p]
         for i in needed:
             exprs += list(Jt[i]) + Jr[i][0] + Jr[i][1] + [gt[i], gr[i][0], gr[i][1]]
-        exprs = [sympy.sympify(e) for e in exprs]
+        exprs = [sympy.sympify(e).xreplace(self.values) for e in exprs]
+        free = set().union(*(e.free_symbols for e in exprs)) - set(eom.q) - set(eom.u)
+        if free:
+            raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, free)))
+                             + "; pass parameters={...}")
         replacements, reduced = sympy.cse(exprs)
         self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
             sympy.count_ops(e) for e in reduced)
@@ -418,7 +355,6 @@ def assemble(model: CompiledMechanism, q: np.ndarray, time: float = 0.0, fixed=(
         When the loops cannot be closed; the message names the constraints left open.
     """
     q = np.array(q, dtype=float)
-    zero = np.zeros(model.n)
     free = np.setdiff1d(np.arange(model.n), np.asarray(fixed, dtype=int))
     for _ in range(iterations):
         phi, phi_q, _ = model.constraints(time, q)
