@@ -74,6 +74,7 @@ from scipy.integrate import solve_ivp
 from sympy.core.cache import clear_cache
 
 import vecnet as vn
+from _table import Checks, format_ratio, format_row, format_time, print_header
 
 FULL = {"ladders": [5, 10, 20, 40], "symbolic": [5, 10, 20, 40], "nonlinear": 333}
 QUICK = {"ladders": [5, 10], "symbolic": [5, 10], "nonlinear": 33}
@@ -234,30 +235,6 @@ def lcapy_measure(n: int, route: str) -> tuple[str, float | str, Any]:
 
 
 # -- output -------------------------------------------------------------------------------
-def format_time(seconds: float) -> str:
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.0f} us"
-    if seconds < 1:
-        return f"{seconds * 1e3:.1f} ms"
-    return f"{seconds:.2f} s"
-
-
-def format_ratio(ratio: float) -> str:
-    return f"{ratio:.1f}x" if ratio >= 1 else f"{ratio:.2g}x"
-
-
-def format_row(cells: list[str], columns) -> str:
-    return "  ".join(f"{cell:{align}{width}}"
-                     for cell, (_, width, align) in zip(cells, columns)).rstrip()
-
-
-def print_header(title: str, columns) -> None:
-    print(f"\n{title}")
-    line = format_row([name for name, _, _ in columns], columns)
-    print(line)
-    print("-" * len(line))
-
-
 def print_versions() -> None:
     import lcapy
 
@@ -268,18 +245,6 @@ def print_versions() -> None:
     print("time: perf_counter, sympy cache cleared before each run, best of up to "
           f"{MAX_RUNS} runs within {TIME_BUDGET:.0f} s; lcapy runs in a child process, "
           f"stopped after {LCAPY_BUDGET:.0f} s")
-
-
-class Checks:
-    """Counts failed checks and turns each outcome into a table note."""
-
-    def __init__(self) -> None:
-        self.failures = 0
-
-    def note(self, ok: bool, passed: str, failed: str) -> str:
-        if not ok:
-            self.failures += 1
-        return passed if ok else failed
 
 
 # -- part 1: numeric ladders ------------------------------------------------------------

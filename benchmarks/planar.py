@@ -59,6 +59,7 @@ from sympy.physics.mechanics import (KanesMethod, Point, ReferenceFrame, RigidBo
                                      dynamicsymbols, outer)
 
 import vecnet as vn
+from _table import Checks, format_ratio, format_row, format_time, print_header
 
 FULL_SIZES = [2, 4, 8, 16, 24]
 QUICK_SIZES = [2, 4]
@@ -286,34 +287,6 @@ def measure_kane(n: int, times: np.ndarray) -> dict[str, Any]:
 
 
 # -- output -------------------------------------------------------------------------------
-def format_time(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.0f} us"
-    if seconds < 1:
-        return f"{seconds * 1e3:.1f} ms"
-    return f"{seconds:.2f} s"
-
-
-def format_ratio(ratio: float | None) -> str:
-    if ratio is None:
-        return ""
-    return f"{ratio:.1f}x" if ratio >= 1 else f"{ratio:.2g}x"
-
-
-def format_row(cells: list[str], columns) -> str:
-    return "  ".join(f"{cell:{align}{width}}"
-                     for cell, (_, width, align) in zip(cells, columns)).rstrip()
-
-
-def print_header(title: str, columns) -> None:
-    print(f"\n{title}")
-    line = format_row([name for name, _, _ in columns], columns)
-    print(line)
-    print("-" * len(line))
-
-
 def print_versions() -> None:
     print(f"Python {sys.version.split()[0]} ({platform.python_implementation()}), "
           f"sympy {sympy.__version__}, numpy {np.__version__}, scipy {scipy.__version__}, "
@@ -322,18 +295,6 @@ def print_versions() -> None:
     print("time: perf_counter, sympy cache cleared before each formulation, best of up to "
           f"{MAX_RUNS} runs within {TIME_BUDGET:.0f} s; simulations run once; KanesMethod runs "
           f"in a child process, its formulation stopped after {KANE_BUDGET:.0f} s")
-
-
-class Checks:
-    """Counts failed checks and turns each outcome into a table note."""
-
-    def __init__(self) -> None:
-        self.failures = 0
-
-    def note(self, ok: bool, passed: str, failed: str) -> str:
-        if not ok:
-            self.failures += 1
-        return passed if ok else failed
 
 
 # -- the benchmark ---------------------------------------------------------------------------

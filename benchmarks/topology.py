@@ -50,6 +50,7 @@ import numpy as np
 import scipy
 
 import vecnet as vn
+from _table import Checks, format_row, format_time, print_header
 
 SEED = 20240601
 MAX_DENSE_ENTRIES = 2e8
@@ -168,25 +169,6 @@ def dense_cutset(graph: vn.LinearGraph, branches: tuple[str, ...], datum: tuple)
 
 
 # -- output -------------------------------------------------------------------------
-def format_time(seconds: float) -> str:
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.0f} us"
-    if seconds < 1:
-        return f"{seconds * 1e3:.1f} ms"
-    return f"{seconds:.2f} s"
-
-
-def format_row(cells: list[str]) -> str:
-    return "  ".join(f"{cell:{align}{width}}" for cell, (_, width, align) in zip(cells, COLUMNS)).rstrip()
-
-
-def print_header(title: str) -> None:
-    print(f"\n{title}")
-    line = format_row([name for name, _, _ in COLUMNS])
-    print(line)
-    print("-" * len(line))
-
-
 def print_row(quantity: str, edges: int, ours: Measurement, dense: Measurement | None = None,
               note: str = "") -> None:
     cells = [quantity, f"{edges:,}", format_time(ours.seconds), f"{ours.peak_bytes / 1e6:.2f}"]
@@ -196,7 +178,7 @@ def print_row(quantity: str, edges: int, ours: Measurement, dense: Measurement |
         cells += [format_time(dense.seconds), f"{dense.peak_bytes / 1e6:.2f}",
                   f"{dense.seconds / ours.seconds:.2f}x",
                   f"{dense.peak_bytes / max(ours.peak_bytes, 1):.2f}x"]
-    print(format_row(cells + [note]), flush=True)
+    print(format_row(cells + [note], COLUMNS), flush=True)
 
 
 def print_versions() -> None:
@@ -209,18 +191,6 @@ def print_versions() -> None:
 
 
 # -- benchmarks -------------------------------------------------------------------
-class Checks:
-    """Counts failed checks and turns each outcome into a table note."""
-
-    def __init__(self) -> None:
-        self.failures = 0
-
-    def note(self, ok: bool, passed: str, failed: str) -> str:
-        if not ok:
-            self.failures += 1
-        return passed if ok else failed
-
-
 def is_spanning_tree(graph: vn.LinearGraph, branches: list[str]) -> bool:
     try:
         vn.check_tree(graph, branches)
@@ -294,10 +264,10 @@ def main() -> int:
     rng = np.random.default_rng(SEED)
     checks = Checks()
     print_versions()
-    print_header("Part 1: incidence, reduced incidence, spanning forest")
+    print_header("Part 1: incidence, reduced incidence, spanning forest", COLUMNS)
     for edges in matrix_sizes:
         bench_matrices(edges, rng, checks)
-    print_header("Part 2: fundamental cutset matrix [CU] = [1 | A_c] vs dense inv(A_t) @ A")
+    print_header("Part 2: fundamental cutset matrix [CU] = [1 | A_c] vs dense inv(A_t) @ A", COLUMNS)
     for edges in cutset_sizes:
         bench_cutset(edges, rng, checks)
     print(f"\ntotal run time {time.perf_counter() - start:.1f} s; "
