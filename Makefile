@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Root installs system packages directly; anyone else goes through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test bench graphviz chromium system-package clean
+.PHONY: demo test test-min bench graphviz chromium system-package clean
 
 # The main job: teaching reports and simulation plots of a motor-pump network and a four-bar.
 demo: $(STAMP) graphviz
@@ -18,6 +18,13 @@ demo: $(STAMP) graphviz
 
 test: $(STAMP) graphviz chromium
 	$(PY) -m pytest -q -n 2
+
+# The suite against the oldest supported dependencies (pinned in requirements-min.txt).
+test-min: graphviz chromium
+	$(PYTHON) -m venv .venv-min
+	.venv-min/bin/python -m pip install -q -r requirements-min.txt
+	.venv-min/bin/python -m pip install -q --no-deps -e .
+	.venv-min/bin/python -m pytest -q -n 2
 
 bench: $(STAMP)
 	$(PY) -m pip install -q -e '.[test,bench]'
@@ -48,4 +55,4 @@ system-package:
 	else echo "note: $(PACKAGE) not found and no package manager to install it"; fi
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-min out .pytest_cache .hypothesis

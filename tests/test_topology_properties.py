@@ -72,7 +72,8 @@ def test_forest_size_and_rank_of_reduced_incidence(g):
     v, e, p = len(g.nodes), len(g.edges), component_count(g)
     assert len(topo.datum) == p
     assert len(topo.branches) == v - p and len(topo.chords) == e - v + p
-    assert np.linalg.matrix_rank(topo.reduced_incidence.toarray()) == v - p
+    A = topo.reduced_incidence.toarray()
+    assert (np.linalg.matrix_rank(A) if A.size else 0) == v - p
 
 
 @given(any_graph)
