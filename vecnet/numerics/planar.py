@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 __all__ = ["CompiledMechanism", "Snapshot"]
 
+#: Up to this many coordinates the mass matrix and forces are compiled whole; above it
+#: they are assembled from the compiled body Jacobians (whole expressions grow as n^3).
+WHOLE_LIMIT = 6
+
 
 @dataclass
 class Snapshot:
@@ -134,6 +138,7 @@ class CompiledMechanism:
         self._no_inputs = np.zeros(self.inputs)
         self._unconstrained = (np.zeros(0), np.zeros((0, n)), np.zeros(0), np.zeros(0), {})
         self._compile_walk()
+        self._mass_and_forces = self._compile_mass_and_forces() if n <= WHOLE_LIMIT else None
 
     def _number(self, value, owner: str) -> float:
         value = sympy.sympify(value).xreplace(self.values)
@@ -198,6 +203,19 @@ class CompiledMechanism:
         self._kinematics = sympy.lambdify((list(self.eom.q), list(self.eom.u)), exprs,
                                           modules="numpy", cse=lambda e: (replacements, reduced))
 
+    def _compile_mass_and_forces(self):
+        """For small systems, ``M`` and the bodies' part of ``Q`` compiled whole: one call
+        then costs less than assembling them from the Jacobians."""
+        eom = self.eom
+        M = eom.M.xreplace(self.values)
+        Q = (eom.Q - eom.applied_forces).xreplace(self.values)
+        exprs = list(M) + list(Q)
+        replacements, reduced = sympy.cse(exprs)
+        self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
+            sympy.count_ops(e) for e in reduced)
+        return sympy.lambdify((list(eom.q), list(eom.u)), exprs, modules="numpy",
+                              cse=lambda e: (replacements, reduced))
+
     def kinematics(self, q: np.ndarray, u: np.ndarray):
         """Angle, position, their Jacobians and convective accelerations of the nodes
         (the Jacobians and convective terms of the nodes where something acts, by row)."""
@@ -242,14 +260,23 @@ class CompiledMechanism:
         across joints, default zero); with ``extras``, also the body poses, chord through
         variables, node positions and potential energy."""
         w = self._no_inputs if w is None else w
+        n, nodes, rows = self.n, self.body_nodes, self.body_rows
+        if self._mass_and_forces is not None and not (extras or self.m or self.force_laws
+                                                      or self.loads):
+            flat = np.asarray(self._mass_and_forces(q, u), dtype=float)
+            return Snapshot(flat[:n * n].reshape(n, n), flat[n * n:], *self._unconstrained[:4],
+                            [], [], float("nan"), {})
         kin = self.kinematics(q, u)
         theta, r, Jt, Jr, gt, gr = kin
-        nodes, rows = self.body_nodes, self.body_rows
-        # M = sum m Jr^T Jr + J Jt^T Jt as one product of the stacked, weighted Jacobians
-        stacked = np.vstack([Jr[rows].reshape(-1, self.n), Jt[rows]])
-        weighted = stacked * self.weights[:, None]
-        M = stacked.T @ weighted
-        Q = weighted.T @ np.concatenate([(self.gravity - gr[rows]).reshape(-1), -gt[rows]])
+        if self._mass_and_forces is not None:
+            flat = np.asarray(self._mass_and_forces(q, u), dtype=float)
+            M, Q = flat[:n * n].reshape(n, n), flat[n * n:].copy()
+        else:
+            # M = sum m Jr^T Jr + J Jt^T Jt as one product of the stacked, weighted Jacobians
+            stacked = np.vstack([Jr[rows].reshape(-1, n), Jt[rows]])
+            weighted = stacked * self.weights[:, None]
+            M = stacked.T @ weighted
+            Q = weighted.T @ np.concatenate([(self.gravity - gr[rows]).reshape(-1), -gt[rows]])
         quantities = np.column_stack([r[nodes], theta[nodes], Jr[rows] @ u, Jt[rows] @ u]
                                      ).reshape(-1) if self.force_laws else ()
         forces = {}
