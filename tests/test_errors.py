@@ -81,7 +81,6 @@ def test_self_loops_and_duplicate_names():
 
 
 def test_bad_names_and_nodes():
-    g = vn.LinearGraph()
     for bad in ([("", 1, 2)], [(3, 1, 2)], [("x", [1], 2)], [("x", None, 2)], [("x", 1)], ["abc"]):
         with pytest.raises(vn.TopologyError):
             vn.LinearGraph(bad)

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-import sympy
 
 import vecnet as vn
 from planar_models import four_bar, link, pendulum, slider_crank

@@ -5,7 +5,6 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import vecnet as vn

@@ -7,7 +7,6 @@ with networkx, circuits by walking them.
 
 import networkx as nx
 import numpy as np
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
