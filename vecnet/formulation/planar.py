@@ -342,7 +342,11 @@ class MultibodyEquations:
                                               progress=progress)
         else:
             raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
-        return Result(ts, num.outputs(model, ts, qs, us), success=True, message=method)
+        # the coordinates now; reactions, energies and the rest when first read
+        series = {**dict(zip(self.coordinates, qs)),
+                  **{f"{c}'": rates for c, rates in zip(self.coordinates, us)}}
+        return Result(ts, series, success=True, message=method,
+                      derive=lambda: num.outputs(model, ts, qs, us))
 
     def equilibrium(self, time: float = 0.0, parameters: dict | None = None):
         """Static equilibrium from the initial pose: ``Q(q, 0) + Phi_q^T lambda = 0``,

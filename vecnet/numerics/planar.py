@@ -216,6 +216,16 @@ class CompiledMechanism:
         return sympy.lambdify((list(eom.q), list(eom.u)), exprs, modules="numpy",
                               cse=lambda e: (replacements, reduced))
 
+    def mass_and_forces(self, time: float, q: np.ndarray, u: np.ndarray):
+        """``(M, Q)`` at ``(t, q, u)`` with no loads across joints: the whole right-hand side
+        of a mechanism without constraints."""
+        if self._mass_and_forces is not None and not (self.force_laws or self.loads):
+            n = self.n
+            flat = np.asarray(self._mass_and_forces(q, u), dtype=float)
+            return flat[:n * n].reshape(n, n), flat[n * n:]
+        snap = self.evaluate(time, q, u)
+        return snap.M, snap.Q
+
     def kinematics(self, q: np.ndarray, u: np.ndarray):
         """Angle, position, their Jacobians and convective accelerations of the nodes
         (the Jacobians and convective terms of the nodes where something acts, by row)."""
@@ -514,6 +524,11 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             sdot, w = extra(tt, qf, uf, y[n + k:])
             a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
             return np.concatenate([uf, a[part.ind], sdot])
+
+        if not len(part.dep) and not len(s) and extra is _no_extra and progress is None:
+            def rhs(tt, y):  # an open chain alone: M u' = Q, nothing to project or couple
+                M, Q = model.mass_and_forces(tt, y[:n], y[n:])
+                return np.concatenate([y[n:], np.linalg.solve(M, Q)])
 
         def singular(tt, y, part=part):
             return part.conditioning(tt, y[:n]) - 1e-3

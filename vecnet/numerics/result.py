@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -26,17 +26,28 @@ class Result:
     """
 
     def __init__(self, t: np.ndarray, series: dict[str, np.ndarray], success: bool = True,
-                 message: str = "") -> None:
+                 message: str = "", derive: Callable[[], dict[str, np.ndarray]] | None = None
+                 ) -> None:
         self.t = t
         self._series = series
         self.success = success
         self.message = message
+        self._derive = derive  # the other series, computed when first asked for
+
+    def _complete(self) -> None:
+        if self._derive is not None:
+            derive, self._derive = self._derive, None
+            for name, values in derive().items():
+                self._series.setdefault(name, values)
 
     @property
     def names(self) -> tuple[str, ...]:
+        self._complete()
         return tuple(self._series)
 
     def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._series:
+            self._complete()
         try:
             return self._series[name]
         except KeyError:
@@ -44,6 +55,8 @@ class Result:
                                    f"{', '.join(list(self._series)[:8])}...") from None
 
     def __contains__(self, name: str) -> bool:
+        if name not in self._series:
+            self._complete()
         return name in self._series
 
     def plot(self, names: Iterable[str] | None = None, ax=None):
