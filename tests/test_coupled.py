@@ -37,6 +37,7 @@ def motor_pendulum(m=0.5, l=0.3, Jc=0.004, voltage=0.0):
     mech = vn.planar.Mechanism("pendulum", gravity=(0, -9.81))
     bob = mech.body("bob", mass=m, inertia=Jc, position=(0, -l))
     mech.revolute("O", mech.ground.point(0, 0), bob.point(0, l))
+    bob.point(0, -l, name="tip")
     net = vn.Network("motor")
     net.add(vn.VoltageSource("V", "g", "a", V=voltage), vn.Resistor("Ra", "a", "b", R=R),
             vn.Inductor("La", "b", "c", L=L), vn.DCMotor("M", "ref", "w", "g", "c", K=K),
@@ -102,3 +103,17 @@ def test_bad_couplings():
         vn.System(mech, net2)
     with pytest.raises(vn.UnknownNameError, match="no joint or body 'P9'"):
         vn.System(mech).sensor("P9.angle")
+
+
+def test_point_sensors_follow_the_mechanism():
+    mech, net = motor_pendulum(voltage=2.0)
+    system = vn.System(mech, net)
+    tip = [vn.Gain(f"tip_{w}", system.sensor(f"bob.tip.{w}"), 1.0) for w in ("x", "y", "vx")]
+    res = vn.System(mech, net, blocks=tip).simulate(1.0, t_eval=np.linspace(0, 1, 11))
+    angle, omega = res["O.angle"], res["O.angle'"]
+    # the pin is 0.3 above the centre and the tip 0.6 below the pin: (0.6 sin a, -0.6 cos a)
+    assert np.allclose(res["tip_x"], 0.6 * np.sin(angle), atol=1e-9)
+    assert np.allclose(res["tip_y"], -0.6 * np.cos(angle), atol=1e-9)
+    assert np.allclose(res["tip_vx"], 0.6 * np.cos(angle) * omega, atol=1e-9)
+    with pytest.raises(vn.ModelError, match="points measure"):
+        system.sensor("bob.tip.angle")

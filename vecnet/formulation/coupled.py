@@ -92,11 +92,16 @@ class System:
 
     def sensor(self, name: str) -> sympy.Symbol:
         """A symbol measuring the mechanism: ``"<joint>.angle"``, ``"<joint>.rate"`` (the joint
-        coordinate of a revolute or prismatic joint and its rate) or a body quantity
-        ``"<body>.x|y|angle|vx|vy|omega"``."""
+        coordinate of a revolute or prismatic joint and its rate), a body quantity
+        ``"<body>.x|y|angle|vx|vy|omega"`` or a point quantity ``"<point>.x|y|vx|vy"`` (points
+        are named ``"<body>.<name>"``, e.g. ``"crank.p1"``)."""
         head, _, what = name.rpartition(".")
         if head in self.mechanism.bodies:
             return self.mechanism.quantity(name)
+        if "." in head and self.mechanism.network.graph.has_node(head):
+            if what not in ("x", "y", "vx", "vy"):
+                raise ModelError(f"sensor {name!r}: points measure '<point>.x|y|vx|vy'")
+            return sympy.Symbol(name, real=True)
         try:
             element = self.mechanism.network.element(head)
         except UnknownNameError:
@@ -142,8 +147,15 @@ class CoupledModel:
                                    "explicit state equations")
         lumped = lumped.subs() if lumped is not None else None
 
-        # sensors in terms of the mechanism coordinates
+        # sensors in terms of the mechanism coordinates (point velocities from the Jacobian rows)
         sensors = dict(eom.quantities)
+        for node, position in eom.node_position.items():
+            if "." in str(node):
+                jx, jy = eom.node_position_jacobian[node]
+                for what, expr in (("x", position[0]), ("y", position[1]),
+                                   ("vx", sum(a * b for a, b in zip(jx, eom.u))),
+                                   ("vy", sum(a * b for a, b in zip(jy, eom.u)))):
+                    sensors[sympy.Symbol(f"{node}.{what}", real=True)] = sympy.sympify(expr)
         for element in system.mechanism.network.elements:
             if isinstance(element, (pe.Revolute, pe.Prismatic)):
                 coordinate = eom.joint_coordinate(element.name)
