@@ -76,7 +76,7 @@ class MultibodyEquations:
     >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
     >>> eom = mech.formulate(coordinates="joint")
     >>> eom.M
-    Matrix([[2.0*sin(pin.angle)**2 + 2.0*cos(pin.angle)**2]])
+    Matrix([[2.0]])
     """
 
     def __init__(self, mechanism: Mechanism, coordinates: str = "joint",
@@ -121,7 +121,8 @@ class MultibodyEquations:
         self.walk = tree_walk(self)
         (self.node_angle, self.node_position, self.node_angle_jacobian,
          self.node_position_jacobian, self.node_angle_convective,
-         self.node_position_convective) = tree_kinematics(self)
+         self.node_position_convective, self._frame_jacobian,
+         self._frame_convective) = tree_kinematics(self)
 
         # constraints from the circuits of cotree joints and drivers
         constraint_names, constraints = [], []
@@ -223,31 +224,44 @@ class MultibodyEquations:
         return total
 
     def _body_rows(self, body: dict):
+        """The body centre's frame-wise position Jacobian columns and convective term, and
+        its angle's Jacobian row and convective term."""
         node = self.mechanism.network.element(body["name"]).edges[0].head
-        n = len(self.q)
-        Jr = sympy.Matrix(2, n, lambda i, j: self.node_position_jacobian[node][i][j])
-        Jt = sympy.Matrix(1, n, lambda i, j: self.node_angle_jacobian[node][j])
-        return (Jr, Jt, sympy.Matrix(self.node_position_convective[node]),
-                self.node_angle_convective[node])
+        return (self._frame_jacobian[node], self._frame_convective[node],
+                self.node_angle_jacobian[node], self.node_angle_convective[node])
 
     @cached_property
     def M(self) -> sympy.Matrix:
         """Mass matrix ``sum m J_r^T J_r + J J_theta^T J_theta``."""
+        rows = [(body["m"], body["J"], self._body_rows(body)) for body in self.bodies]
+
+        def entry(i, j):
+            return frame_dot((m, Jr[i], Jr[j]) for m, _, (Jr, *_) in rows) + sum(
+                (J * Jt[i] * Jt[j] for _, J, (_, _, Jt, _) in rows), sympy.S.Zero)
+
         n = len(self.q)
-        total = sympy.zeros(n, n)
-        for body in self.bodies:
-            Jr, Jt, _, _ = self._body_rows(body)
-            total += body["m"] * Jr.T * Jr + body["J"] * Jt.T * Jt
-        return total
+        M = sympy.zeros(n, n)
+        for i in range(n):
+            for j in range(i, n):
+                M[i, j] = M[j, i] = entry(i, j)
+        return M
+
+    @cached_property
+    def body_forces(self) -> sympy.Matrix:
+        """The bodies' generalized forces: gravity and velocity terms,
+        ``sum m J_r^T (g - J_r' q') - J J_theta^T J_theta' q'``."""
+        gravity = {sympy.S.Zero: tuple(self.gravity)}
+        rows = [(body["m"], body["J"], self._body_rows(body)) for body in self.bodies]
+        return sympy.Matrix([
+            frame_dot(pair for m, _, (Jr, gr, _, _) in rows
+                      for pair in ((m, Jr[i], gravity), (-m, Jr[i], gr)))
+            - sum((J * Jt[i] * gt for _, J, (_, _, Jt, gt) in rows), sympy.S.Zero)
+            for i in range(len(self.q))])
 
     @cached_property
     def Q(self) -> sympy.Matrix:
-        """Generalized forces: gravity, velocity terms of the bodies and applied forces."""
-        total = self.applied_forces.copy()
-        for body in self.bodies:
-            Jr, Jt, gamma_r, gamma_t = self._body_rows(body)  # J' q' from the tree walk
-            total += body["m"] * Jr.T * (self.gravity - gamma_r) - body["J"] * Jt.T * gamma_t
-        return total
+        """Generalized forces: the bodies' (gravity and velocity terms) and the applied ones."""
+        return self.body_forces + self.applied_forces
 
     @property
     def constraint_jacobian(self) -> sympy.Matrix:
@@ -448,14 +462,21 @@ def tree_walk(eom: MultibodyEquations) -> list[tuple]:
 def tree_kinematics(eom: MultibodyEquations):
     """Every node's angle, position, Jacobian rows and convective accelerations, each built
     from its parent's along the tree by the branch's affine relative motion (no large
-    expression is differentiated): dictionaries by node of the angle, the position (2 x 1),
-    the angle's and the position's Jacobian rows, and the two convective terms ``J' q'``."""
+    expression is differentiated).
+
+    Vectors are kept frame-wise, as ``{phi: (wx, wy)}`` meaning the sum of ``R(phi) w``
+    over the frame angles ``phi`` of the branches passed: dot products of such vectors
+    then come out as cosines and sines of angle differences (:func:`frame_dot`), with no
+    ``sin^2 + cos^2`` left to simplify. Returns dictionaries by node of the angle, the
+    position (2 x 1), the angle's Jacobian row, the position's Jacobian rows (x and y),
+    the convective terms ``J' q'`` of the angle and of the position, and the frame-wise
+    position Jacobian columns and convective term."""
     q, u, n = list(eom.q), list(eom.u), len(eom.q)
     net = eom.mechanism.network
     zero = sympy.S.Zero
-    theta, r = {DATUM: zero}, {DATUM: (zero, zero)}
-    Jt, Jr = {DATUM: [zero] * n}, {DATUM: ([zero] * n, [zero] * n)}
-    gt, gr = {DATUM: zero}, {DATUM: (zero, zero)}
+    theta, gt = {DATUM: zero}, {DATUM: zero}
+    Jt = {DATUM: [zero] * n}
+    r, Jr, gr = {DATUM: {}}, {DATUM: [{}] * n}, {DATUM: {}}   # frame-wise
     for here, there, branch, forward, idx in eom.walk:
         element = net.element(branch)
         rho0, rho_q, theta0, theta_q = element.motion()
@@ -473,27 +494,68 @@ def tree_kinematics(eom: MultibodyEquations):
         local = [rho0[k] + sum((rho_q[k][j] * qb[j] for j in range(len(qb))), zero) for k in (0, 1)]
         tail = here if forward else there
         phi = theta[tail] if element.frame == "tail" else zero
-        c, s_ = sympy.cos(phi), sympy.sin(phi)
-        dx, dy = c * local[0] - s_ * local[1], s_ * local[0] + c * local[1]
-        r[there] = (r[here][0] + sign * dx, r[here][1] + sign * dy)
-        jx, jy = list(Jr[here][0]), list(Jr[here][1])
-        sx = sy = zero
+        r[there] = _frame_add(r[here], phi, local, sign)
+        columns = list(Jr[here])
+        slide = [zero, zero]
         for j, i in enumerate(idx):  # the branch's own coordinates slide it
-            ex, ey = c * rho_q[0][j] - s_ * rho_q[1][j], s_ * rho_q[0][j] + c * rho_q[1][j]
-            jx[i] += sign * ex
-            jy[i] += sign * ey
-            sx, sy = sx + ex * ub[j], sy + ey * ub[j]
-        gx, gy = gr[here]
+            column = (rho_q[0][j], rho_q[1][j])
+            columns[i] = _frame_add(columns[i], phi, column, sign)
+            slide = [slide[k] + column[k] * ub[j] for k in (0, 1)]
         if element.frame == "tail" and any(a != 0 for a in Jt[tail]):
             # the tail frame turns: d(dr) = (k x dr) dphi, plus centripetal and Coriolis terms
             omega = sum((a * b for a, b in zip(Jt[tail], u) if a != 0), zero)
-            jx = [a - sign * dy * b for a, b in zip(jx, Jt[tail])]
-            jy = [a + sign * dx * b for a, b in zip(jy, Jt[tail])]
-            gx += sign * (-dy * gt[tail] - dx * omega**2 - 2 * omega * sy)
-            gy += sign * (dx * gt[tail] - dy * omega**2 + 2 * omega * sx)
-        Jr[there], gr[there] = (jx, jy), (gx, gy)
-    position = {node: sympy.Matrix(p) for node, p in r.items()}
-    return theta, position, Jt, Jr, gt, gr
+            turned = (-local[1], local[0])
+            for i, a in enumerate(Jt[tail]):
+                if a != 0:
+                    columns[i] = _frame_add(columns[i], phi, turned, sign * a)
+            gr[there] = _frame_add(gr[here], phi, (
+                turned[0] * gt[tail] - local[0] * omega**2 - 2 * omega * slide[1],
+                turned[1] * gt[tail] - local[1] * omega**2 + 2 * omega * slide[0]), sign)
+        Jr[there] = columns
+    position = {node: sympy.Matrix(_world(p)) for node, p in r.items()}
+    jacobian = {node: tuple(map(list, zip(*(_world(c) for c in cols)))) if n else ([], [])
+                for node, cols in Jr.items()}
+    convective = {node: _world(g) for node, g in gr.items()}
+    return theta, position, Jt, jacobian, gt, convective, Jr, gr
+
+
+def _frame_add(vector: dict, phi, w, scale) -> dict:
+    """``vector + scale R(phi) w`` for a frame-wise vector (a new dictionary)."""
+    out = dict(vector)
+    old = out.get(phi, (sympy.S.Zero, sympy.S.Zero))
+    out[phi] = (old[0] + scale * w[0], old[1] + scale * w[1])
+    return out
+
+
+def _world(vector: dict) -> tuple:
+    """World components of a frame-wise vector."""
+    x = y = sympy.S.Zero
+    for phi, (wx, wy) in vector.items():
+        c, s = sympy.cos(phi), sympy.sin(phi)
+        x, y = x + c * wx - s * wy, y + s * wx + c * wy
+    return x, y
+
+
+def frame_dot(pairs) -> sympy.Expr:
+    """``sum weight * (a . b)`` over ``(weight, a, b)`` for frame-wise vectors, collected
+    by the trigonometric function of each angle difference: ``R(phi) w . R(psi) v =
+    w . R(psi - phi) v = cos(psi - phi) w.v + sin(psi - phi) w.(k x v)``.
+
+    >>> a, b = sympy.symbols("a b")
+    >>> frame_dot([(2, {a: (1, 0)}, {a: (1, 0), b: (0, 1)})])
+    2*sin(a - b) + 2
+    """
+    terms: dict = {}
+    for weight, a, b in pairs:
+        for phi, (wx, wy) in a.items():
+            for psi, (vx, vy) in b.items():
+                d, cross = psi - phi, wy * vx - wx * vy
+                if d.could_extract_minus_sign():
+                    d, cross = -d, -cross
+                for key, value in ((sympy.cos(d), wx * vx + wy * vy), (sympy.sin(d), cross)):
+                    if key != 0 and value != 0:
+                        terms[key] = terms.get(key, sympy.S.Zero) + weight * value
+    return sympy.Add(*(key * value for key, value in terms.items()))
 
 
 class OperatingPoint:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
+from scipy.linalg import lapack
 import sympy
 from scipy.integrate import solve_ivp
 
@@ -208,7 +209,7 @@ class CompiledMechanism:
         then costs less than assembling them from the Jacobians."""
         eom = self.eom
         M = eom.M.xreplace(self.values)
-        Q = (eom.Q - eom.applied_forces).xreplace(self.values)
+        Q = eom.body_forces.xreplace(self.values)
         exprs = list(M) + list(Q)
         replacements, reduced = sympy.cse(exprs)
         self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
@@ -425,18 +426,34 @@ def consistent_velocities(model: CompiledMechanism, time: float, q: np.ndarray,
     return u
 
 
+def solve(A: np.ndarray, b: np.ndarray, positive_definite: bool = False) -> np.ndarray:
+    """``A x = b`` by LAPACK directly (Cholesky when ``positive_definite``, else LU): at the
+    size of a mechanism, ``numpy.linalg.solve``'s checks cost more than the factorization.
+    Raises ``numpy.linalg.LinAlgError`` when ``A`` is singular."""
+    if not len(b):
+        return np.zeros(0)
+    if positive_definite:
+        _, x, info = lapack.dposv(A, b)
+        if info == 0:
+            return x
+    _, _, x, info = lapack.dgesv(A, b)
+    if info != 0:
+        raise np.linalg.LinAlgError("singular matrix")
+    return x
+
+
 def accelerations(snap: Snapshot, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Solve ``M q'' - Phi_q^T lambda = Q``, ``Phi_q q'' = c`` (independent rows)."""
     n = snap.M.shape[0]
     k = len(rows)
     if k == 0:
-        return np.linalg.solve(snap.M, snap.Q), np.zeros(len(snap.phi))
+        return solve(snap.M, snap.Q, positive_definite=True), np.zeros(len(snap.phi))
     A = snap.phi_q[rows]
     kkt = np.zeros((n + k, n + k))
     kkt[:n, :n] = snap.M
     kkt[:n, n:] = -A.T
     kkt[n:, :n] = A
-    sol = np.linalg.solve(kkt, np.concatenate([snap.Q, snap.c[rows]]))
+    sol = solve(kkt, np.concatenate([snap.Q, snap.c[rows]]))
     lam = np.zeros(len(snap.phi))
     lam[rows] = sol[n:]
     return sol[:n], lam
@@ -473,7 +490,7 @@ class _Partition:
                 res = phi[self.rows]
                 if np.max(np.abs(res)) < 1e-12:
                     break
-                step = np.linalg.solve(phi_q[np.ix_(self.rows, self.dep)], res)
+                step = solve(phi_q[np.ix_(self.rows, self.dep)], res)
                 q[self.dep] -= step
                 if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):  # at roundoff
                     phi, phi_q, phi_t = model.constraints(time, q)
@@ -482,7 +499,7 @@ class _Partition:
                 raise SimulationError(f"at t = {time:.6g} the loops cannot be closed: the "
                                       "mechanism left its assembly (a singular configuration?)")
             A = phi_q[self.rows]
-            u[self.dep] = np.linalg.solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
+            u[self.dep] = solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
         return q, u
 
     def conditioning(self, time: float, q: np.ndarray) -> float:
@@ -528,7 +545,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         if not len(part.dep) and not len(s) and extra is _no_extra and progress is None:
             def rhs(tt, y):  # an open chain alone: M u' = Q, nothing to project or couple
                 M, Q = model.mass_and_forces(tt, y[:n], y[n:])
-                return np.concatenate([y[n:], np.linalg.solve(M, Q)])
+                return np.concatenate([y[n:], solve(M, Q, positive_definite=True)])
 
         def singular(tt, y, part=part):
             return part.conditioning(tt, y[:n]) - 1e-3
