@@ -529,11 +529,12 @@ def _frame_add(vector: dict, phi, w, scale) -> dict:
 
 def _world(vector: dict) -> tuple:
     """World components of a frame-wise vector."""
-    x = y = sympy.S.Zero
+    xs, ys = [], []
     for phi, (wx, wy) in vector.items():
         c, s = sympy.cos(phi), sympy.sin(phi)
-        x, y = x + c * wx - s * wy, y + s * wx + c * wy
-    return x, y
+        xs += [c * wx, -s * wy]
+        ys += [s * wx, c * wy]
+    return sympy.Add(*xs), sympy.Add(*ys)
 
 
 def frame_dot(pairs) -> sympy.Expr:
