@@ -88,6 +88,37 @@ def test_pendulum_small_oscillation_frequency():
                                                           rel=1e-8)
 
 
+def test_pendulum_torque_to_angle_transfer_function():
+    """Thompson's pendulum driven by a hinge torque tau: (J + m l^2) s^2 + c s + k + m g l
+    is the denominator of beta / tau. Absolute coordinates, so the null space is used."""
+    m, J, l, k, c, g = 2.0, 0.3, 0.8, 5.0, 0.7, 9.81
+    mech = pendulum(m, J, l, k, c, beta0=0.3, g=g)
+    mech.torque("tau", mech.bodies["bob"], 0.0)
+    eom = mech.formulate("absolute")
+    lin = eom.linearize(eom.equilibrium())
+    assert lin.inputs == ("tau",)
+    angle = lin.basis[eom.coordinates.index("bob.angle")]
+    for s in (0.3j, 1.7 + 2.0j, -0.4):
+        H = angle @ np.linalg.solve(lin.M * s**2 + lin.C * s + lin.K, lin.B)
+        assert H[0] == pytest.approx(1 / ((J + m * l**2) * s**2 + c * s + k + m * g * l), rel=1e-7)
+
+
+def test_four_bar_force_input_does_virtual_work():
+    """B of a force on the coupler: the power of a unit force equals the velocity of its
+    point, here from differentiating the point's position symbolically."""
+    mech = four_bar(spring=200.0)
+    coupler = mech.bodies["coupler"]
+    point = coupler.point(0.2, 0.1)
+    mech.force("F", point, (0.0, 0.0))
+    eom = mech.formulate("joint")
+    op = eom.equilibrium()
+    lin = eom.linearize(op)
+    assert lin.inputs == ("F.x", "F.y")
+    position = eom.node_position[point.node]
+    J = np.array(position.jacobian(eom.q).subs(dict(zip(eom.q, op.q))), dtype=float)
+    np.testing.assert_allclose(lin.B, (J @ lin.basis).T, atol=1e-12)
+
+
 def test_four_bar_linearization_matches_finite_differences():
     eom = four_bar(spring=200.0).formulate("joint")
     point = eom.equilibrium()

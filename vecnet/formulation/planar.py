@@ -392,8 +392,24 @@ class MultibodyEquations:
 
     def linearize(self, point: OperatingPoint, parameters: dict | None = None, step: float = 1e-6):
         """Linear model about a static equilibrium in independent coordinates: the null-space
-        reduction ``q = q* + N z`` with ``Phi_q N = 0`` gives ``M z'' + C z' + K z = 0`` with
-        ``M = N^T M N``, ``C = -N^T Q_u N``, ``K = -N^T (Q + Phi_q^T lambda)_q N``."""
+        reduction ``q = q* + N z`` with ``Phi_q N = 0`` gives ``M z'' + C z' + K z = B w`` with
+        ``M = N^T M N``, ``C = -N^T Q_u N``, ``K = -N^T (Q + Phi_q^T lambda)_q N`` and ``B``
+        the generalized forces of unit inputs ``w``: every torque driver (by name), every
+        force driver (``"<name>.x"``, ``"<name>.y"``) and every load across a joint, each
+        added to its value at the equilibrium.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+        >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(0, -1))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+        >>> _ = mech.torque("T", bob, 0.0)
+        >>> eom = mech.formulate()
+        >>> lin = eom.linearize(eom.equilibrium())
+        >>> lin.inputs, lin.B.round(12).tolist(), lin.K.round(9).tolist()
+        (('T',), [[1.0]], [[9.81]])
+        """
         model = self.compile(parameters)
         q, lam, time = point.q, point.lam, point.time
         zero = np.zeros(model.n)
@@ -411,7 +427,9 @@ class MultibodyEquations:
             e[j] = step
             Kq[:, j] = -(force(q + e, zero) - force(q - e, zero)) / (2 * step)
             Cu[:, j] = -(force(q, e) - force(q, -e)) / (2 * step)
-        return Linearization(N.T @ snap.M @ N, N.T @ Cu @ N, N.T @ Kq @ N, N)
+        inputs, columns = model.input_forces(time, q)
+        return Linearization(N.T @ snap.M @ N, N.T @ Cu @ N, N.T @ Kq @ N, N,
+                             N.T @ columns, inputs)
 
     def inverse_dynamics(self, t_eval, parameters: dict | None = None):
         """Kinematics and the efforts of drivers that fix every degree of freedom, with every
@@ -589,10 +607,12 @@ class OperatingPoint:
 
 
 class Linearization:
-    """``M z'' + C z' + K z = 0`` in independent coordinates ``z`` (``q - q* = basis z``)."""
+    """``M z'' + C z' + K z = B w`` in independent coordinates ``z`` (``q - q* = basis z``),
+    with the inputs ``w`` named by ``inputs``."""
 
-    def __init__(self, M, C, K, basis) -> None:
+    def __init__(self, M, C, K, basis, B, inputs) -> None:
         self.M, self.C, self.K, self.basis = M, C, K, basis
+        self.B, self.inputs = B, tuple(inputs)
 
     def eigenvalues(self) -> np.ndarray:
         """Eigenvalues of the first-order system, sorted by imaginary part."""

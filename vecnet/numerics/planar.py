@@ -238,6 +238,29 @@ class CompiledMechanism:
         return (theta, r, per_node[:, :n], per_node[:, n:3 * n].reshape(k, 2, n),
                 per_node[:, 3 * n], per_node[:, 3 * n + 1:])
 
+    def input_forces(self, time: float, q: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Generalized forces of unit inputs at ``q``: every torque driver (by name), every
+        force driver (``"<name>.x"``, ``"<name>.y"``) and every load across a joint; returns
+        the names and the ``n x inputs`` matrix."""
+        zero = np.zeros(self.n)
+        kin = self.kinematics(q, zero)
+        names, columns = [], []
+        for name, ends, _ in self.force_laws:
+            element = self.eom.mechanism.network.element(name)
+            # a driver's through variable is minus its value: Q = -J^T (F, T) = J^T value
+            rows = ([(name, 2)] if isinstance(element, pe.TorqueDriver) else
+                    [(f"{name}.x", 0), (f"{name}.y", 1)] if isinstance(element, pe.ForceDriver)
+                    else [])
+            if rows:
+                Jx = self._pose(ends, *kin, zero)[1]
+                names += [label for label, _ in rows]
+                columns += [Jx[k] for _, k in rows]
+        base = self.evaluate(time, q, zero).Q
+        for k, load in enumerate(self.eom.inputs):
+            names.append(str(load))
+            columns.append(self.evaluate(time, q, zero, w=np.eye(self.inputs)[k]).Q - base)
+        return names, np.array(columns).T.reshape(self.n, len(names))
+
     def _pose(self, ends, theta, r, Jt, Jr, gt, gr, u):
         """Relative pose variables of an edge, their Jacobian, rates and convective terms."""
         a, b = ends
