@@ -9,8 +9,8 @@ The tanks start empty. The orifice is a nonlinear dissipator: its flow cannot be
 explicitly in its pressure, so it stays an algebraic variable and the model
 is integrated as a DAE. At steady state all of Qin leaves through the
 orifice, so P3 = k Qin^2, P2 = P3 + R Qin and P1 = P2 + R Qin. The script
-also linearizes the model about that steady state by hand (ss.f and ss.g
-are sympy matrices) to find the time constants.
+also linearizes the model about that steady state (ss.linearize), where the
+orifice acts as the resistance dP/dQ = 2 k Qin, to find the time constants.
 
 Run with ``python examples/hydraulic_tanks.py [--plot out.png]``.
 """
@@ -58,14 +58,13 @@ P1 = P2 + R * Qin
 print(f"\nsteady state by hand: levels {P1 / (rho * g):.4f}, {P2 / (rho * g):.4f}, "
       f"{P3 / (rho * g):.4f} m")
 
-# linearize x' = f(x, z, u), 0 = g(x, z, u) about the steady state
-num = ss.subs()
-x, z = sympy.Matrix(num.x), sympy.Matrix(num.z)
-point = {**dict(zip(num.x, [P1, P2, P3])), num.z[0]: Qin, num.u[0]: Qin}
-fx, fz = num.f.jacobian(x).subs(point), num.f.jacobian(z).subs(point)
-gx, gz = num.g.jacobian(x).subs(point), num.g.jacobian(z).subs(point)
-assert max(abs(float(e)) for e in list(num.f.subs(point)) + list(num.g.subs(point))) < 1e-9
-A = np.array((fx - fz * gz.solve(gx)).tolist(), dtype=float)
+# the linear model about that steady state: the orifice becomes the resistance 2 k Qin
+lin = ss.linearize({"tank1.across": P1, "tank2.across": P2, "tank3.across": P3})
+A = np.array(lin.A, dtype=float)
+order = [lin.states.index(f"tank{n}.across") for n in (1, 2, 3)]
+Ro = 2 * k * Qin
+by_hand = np.array([[-1 / R, 1 / R, 0], [1 / R, -2 / R, 1 / R], [0, 1 / R, -1 / R - 1 / Ro]]) / C
+assert np.allclose(A[np.ix_(order, order)], by_hand, rtol=1e-12)
 time_constants = np.sort(-1 / np.linalg.eigvals(A).real)
 print("linearized time constants [s]:", np.round(time_constants, 2))
 

@@ -173,3 +173,77 @@ def test_result_plot(tmp_path):
     assert [line.get_label() for line in ax.get_lines()] == ["C.across", "L.through"]
     ax.figure.savefig(tmp_path / "rlc.png")
     assert (tmp_path / "rlc.png").stat().st_size > 1000
+
+
+def two_tanks(Q, C=0.5, R=4.0, k=3.0):
+    """A pump fills tank 1, a pipe R joins it to tank 2, an orifice P = k Q|Q| drains tank 2."""
+    net = vn.Network("two tanks")
+    net.add(vn.FlowSource("pump", "g", "p1", Q=Q), vn.FluidCapacitance("tank1", "g", "p1", C=C),
+            vn.FluidCapacitance("tank2", "g", "p2", C=C), vn.FluidResistance("pipe", "p2", "p1", R=R),
+            vn.NonlinearDissipator("orifice", "g", "p2", domain="fluid",
+                                   across=lambda q: k * q * sympy.Abs(q)))
+    return net
+
+
+def test_linearized_tanks_have_the_orifice_resistance_2kQ():
+    """About the steady state P2 = k Q0^2, P1 = P2 + R Q0 the orifice acts as the
+    resistance dP/dQ = 2 k Q0 (Rowell & Wormley's linearized fluid resistance)."""
+    Q0, C, R, k = 2.0, 0.5, 4.0, 3.0
+    P2 = k * Q0**2
+    P1 = P2 + R * Q0
+    ss = two_tanks(Q0, C, R, k).state_space(outputs=["orifice.through"])
+    assert ss.z_names == ("orifice.through",) and not ss.is_linear
+    lin = ss.linearize({"tank1.across": P1, "tank2.across": P2})
+    Ro = 2 * k * Q0
+    A = np.array([[-1 / (R * C), 1 / (R * C)], [1 / (R * C), -1 / (R * C) - 1 / (Ro * C)]])
+    index = [lin.states.index(name) for name in ("tank1.across", "tank2.across")]
+    np.testing.assert_allclose(np.array(lin.A, dtype=float)[np.ix_(index, index)], A, rtol=1e-12)
+    np.testing.assert_allclose(np.array(lin.B, dtype=float)[index, 0], [1 / C, 0], rtol=1e-12)
+    np.testing.assert_allclose(np.array(lin.C, dtype=float)[0, index], [0, 1 / Ro], rtol=1e-12)
+    # a small step of the pump from the steady state: the nonlinear deviation follows the
+    # linear model to second order in the step
+    step = 1e-4 * Q0
+    start = {"tank1.across": P1, "tank2.across": P2, "orifice.through": Q0}
+    times = np.linspace(0, 20, 41)
+    nonlinear = ss.simulate((0, 20), inputs={"pump.through": Q0 + step}, initial=start,
+                            t_eval=times)
+    linear = lin.simulate((0, 20), inputs={"pump.through": step}, t_eval=times)
+    deviation = nonlinear["orifice.through"] - Q0
+    assert np.max(np.abs(deviation - linear["orifice.through"])) < 1e-2 * step
+
+
+def test_linearized_diode_is_its_small_signal_conductance():
+    """A source V through R charges C in parallel with a diode i = Is (exp(v/Vt) - 1): about
+    the steady state (found here with brentq) the diode is the conductance Is/Vt exp(v0/Vt)."""
+    from scipy.optimize import brentq
+
+    V, R, Cv, Is, Vt = 5.0, 1e3, 1e-6, 1e-12, 0.025
+    net = vn.Network("diode")
+    net.add(vn.VoltageSource("V", "g", "a", V=V), vn.Resistor("R", "a", "b", R=R),
+            vn.Capacitor("C", "g", "b", C=Cv),
+            vn.NonlinearDissipator("D", "b", "g", through=lambda v: -Is * (sympy.exp(-v / Vt) - 1)))
+    v0 = brentq(lambda v: (V - v) / R - Is * (np.exp(v / Vt) - 1), 0.0, V)
+    ss = net.state_space(outputs=["D.through"])
+    lin = ss.linearize({"C.across": v0})
+    g = Is / Vt * np.exp(v0 / Vt)
+    assert float(lin.A[0, 0]) == pytest.approx(-(1 / R + g) / Cv, rel=1e-9)
+    assert float(lin.B[0, 0]) == pytest.approx(1 / (R * Cv), rel=1e-9)
+    assert abs(float(lin.C[0, 0])) == pytest.approx(g, rel=1e-9)
+
+
+def test_linearizing_a_linear_network_gives_it_back():
+    ss = series_rlc(2.0, 0.5, 0.1).state_space(outputs=["C.across", "R.through"])
+    lin = ss.linearize({"C.across": 0.3, "L.through": -0.2})
+    for name in "ABCD":
+        assert getattr(lin, name) == getattr(ss.subs(), name)
+
+
+def test_linearize_names_what_is_wrong():
+    ss = two_tanks(2.0).state_space()
+    with pytest.raises(vn.ModelError, match="tank2.across"):
+        ss.linearize({"tank1.across": 20.0})
+    with pytest.raises(vn.UnknownNameError, match="tank3"):
+        ss.linearize({"tank1.across": 20.0, "tank2.across": 12.0, "tank3.across": 1.0})
+    ramp = two_tanks(vn.t).state_space()
+    with pytest.raises(vn.ModelError, match="pump.through"):
+        ramp.linearize({"tank1.across": 20.0, "tank2.across": 12.0})

@@ -12,7 +12,7 @@ algebraic equations ``0 = g(x, z, u)`` for the DAE path.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -289,7 +289,7 @@ class StateSpace:
     def _part(self, name: str) -> sympy.ImmutableMatrix:
         if self._linear_parts is None:
             raise FormulationError("the network is nonlinear (or keeps algebraic loops): it has "
-                                   "no A, B, C, D; use f and h, or linearize about an "
+                                   "no A, B, C, D; use f and h, or linearize(point) about an "
                                    "operating point")
         return self._linear_parts[name]
 
@@ -371,6 +371,13 @@ class StateSpace:
 
         return control.ss(*self._numeric(), states=names(self.states), inputs=names(self.inputs),
                           outputs=names(self.outputs))
+
+    def linearize(self, point: Mapping[str, float], parameters: Mapping | None = None) -> StateSpace:
+        """The linear model of the deviations from an operating point: see
+        :func:`vecnet.numerics.linearize.linearize`."""
+        from ..numerics.linearize import linearize
+
+        return linearize(self, point, parameters)
 
     def simulate(self, t_span, **options):
         """Integrate in time: see :func:`vecnet.numerics.simulate.simulate`."""

@@ -70,15 +70,7 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     >>> round(float(res["C.across"][-1]), 6)   # 1 - exp(-1)
     0.632121
     """
-    model = model.subs()
-    if parameters:
-        model = model.subs({k: v for k, v in parameters.items()})
-    known = set(model.x) | set(model.u) | set(model.du) | set(model.z) | {t}
-    exprs = list(model.f) + list(model.g) + [model.output(n) for n in model.variable_names]
-    missing = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
-    if missing:
-        raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, missing)))
-                         + "; give numbers to the elements or pass parameters={...}")
+    model = numeric_model(model, parameters)
     unknown_inputs = set(inputs or {}) - set(model.inputs)
     if unknown_inputs:
         raise ModelError(f"no input(s) {', '.join(sorted(unknown_inputs))}; inputs are "
@@ -109,6 +101,35 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     if not ok:
         raise SimulationError(f"the integration stopped: {message}")
     return _result(model, args, ts, xs, zs, u_fn, du_fn, ok, message)
+
+
+def numeric_model(model: StateSpace, parameters: Mapping[Any, float] | None = None) -> StateSpace:
+    """``model`` with its element values and ``parameters`` substituted; raises
+    :class:`~vecnet.errors.ModelError` naming any parameter still without a value."""
+    model = model.subs()
+    if parameters:
+        model = model.subs(dict(parameters))
+    known = set(model.x) | set(model.u) | set(model.du) | set(model.z) | {t}
+    exprs = list(model.f) + list(model.g) + [model.output(n) for n in model.variable_names]
+    missing = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
+    if missing:
+        raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, missing)))
+                         + "; give numbers to the elements or pass parameters={...}")
+    return model
+
+
+def solve_algebraic(residual: Callable[[np.ndarray], np.ndarray], guesses: np.ndarray,
+                    names: Sequence[str], option: str) -> np.ndarray:
+    """The algebraic variables ``z`` with ``residual(z) = 0``, from ``guesses``; raises
+    :class:`~vecnet.errors.SimulationError` naming them (and the keyword ``option`` that
+    takes better guesses) when no start converges."""
+    # a zero start can sit where a square law has no slope: try a few starts
+    for start in (guesses, guesses + 1.0, guesses - 1.0):
+        guess = root(residual, start, tol=1e-12)
+        if guess.success and np.max(np.abs(residual(guess.x))) < 1e-9:
+            return guess.x
+    raise SimulationError(f"no consistent values for {', '.join(names)}: {guess.message}; "
+                          f"pass guesses in {option}={{...}}")
 
 
 def _compile(args, exprs: list[sympy.Expr]) -> Callable[..., np.ndarray]:
@@ -165,18 +186,8 @@ def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses,
 
     n, m = len(model.x), len(model.z)
 
-    def loop(z):
-        return g(t0, x0, z, u_fn(t0), du_fn(t0))
-
-    # a zero start can sit where a square law has no slope: try a few starts
-    for start in (guesses, guesses + 1.0, guesses - 1.0):
-        guess = root(loop, start, tol=1e-12)
-        if guess.success and np.max(np.abs(loop(guess.x))) < 1e-9:
-            break
-    else:
-        raise SimulationError(f"no consistent initial values for {', '.join(model.z_names)}: "
-                              f"{guess.message}; pass guesses in initial={{...}}")
-    z0 = guess.x
+    z0 = solve_algebraic(lambda z: g(t0, x0, z, u_fn(t0), du_fn(t0)), guesses, model.z_names,
+                         "initial")
     y0 = np.concatenate([x0, z0])
     yp0 = np.concatenate([f(t0, x0, z0, u_fn(t0), du_fn(t0)), np.zeros(m)])
 
