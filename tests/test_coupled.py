@@ -117,3 +117,56 @@ def test_point_sensors_follow_the_mechanism():
     assert np.allclose(res["tip_vx"], 0.6 * np.cos(angle) * omega, atol=1e-9)
     with pytest.raises(vn.ModelError, match="points measure"):
         system.sensor("bob.tip.angle")
+
+
+def strut_pendulum(network_spring: bool, k=40.0, c=0.8):
+    """A bob on a pin at the origin, held by a spring and damper from the ground point
+    (0.5, 0.2) to a point of the bob: in the mechanism, or in a translational network
+    joined to the two points by a LinearPort."""
+    mech = vn.planar.Mechanism("strut", gravity=(0, -9.81))
+    bob = mech.body("bob", mass=0.7, inertia=0.01, position=(0.3, -0.5))
+    mech.revolute("O", mech.ground.point(0, 0), bob.point(-0.3, 0.5))
+    anchor, attach = mech.ground.point(0.5, 0.2), bob.point(0.1, 0.1, name="eye")
+    net = None
+    if network_spring:
+        net = vn.Network("strut")
+        net.add(vn.LinearPort("strut", "ref", "x", points=(anchor, attach)),
+                vn.Spring("k", "ref", "x", k=k), vn.Damper("c", "ref", "x", b=c))
+    else:
+        mech.spring("k", anchor, attach, k=k, c=c)
+    return mech, net
+
+
+def test_linear_port_between_points_acts_like_a_spring_of_the_mechanism():
+    """The network's spring and damper, working through a port between two points, move the
+    bob exactly as the mechanism's own spring-damper between the same points (free length:
+    the initial distance, where the network spring starts unstretched)."""
+    ts = np.linspace(0, 2, 41)
+    mech, _ = strut_pendulum(False)
+    reference = mech.formulate().simulate(2.0, t_eval=ts, rtol=1e-10, atol=1e-12)
+    mech, net = strut_pendulum(True)
+    coupled = vn.System(mech, net).simulate(2.0, t_eval=ts, rtol=1e-10, atol=1e-12)
+    assert np.max(np.abs(coupled["O.angle"] - reference["O.angle"])) < 1e-7
+    assert np.ptp(reference["O.angle"]) > 0.1     # it swung
+    # the port's across variable is the rate at which the strut lengthens: the eye is at
+    # R(beta) (0.4, -0.4) from the pin, the anchor at (0.5, 0.2)
+    beta, rate = coupled["O.angle"], coupled["O.angle'"]
+    c, s = np.cos(beta), np.sin(beta)
+    d = np.array([0.4 * c + 0.4 * s - 0.5, 0.4 * s - 0.4 * c - 0.2])
+    d_rate = np.array([-0.4 * s + 0.4 * c, 0.4 * c + 0.4 * s]) * rate
+    np.testing.assert_allclose(coupled["strut.across"], (d * d_rate).sum(0) / np.hypot(*d),
+                               atol=1e-9)
+
+
+def test_bad_point_ports():
+    mech, _ = strut_pendulum(False)
+    with pytest.raises(vn.ModelError, match="either joint"):
+        vn.LinearPort("p", "ref", "x")
+    with pytest.raises(vn.ModelError, match="two different points"):
+        vn.LinearPort("p", "ref", "x", points=("bob.eye", "bob.eye"))
+    for points, message in ((("ground.p1", "bob.nowhere"), "no point.*bob.nowhere"),
+                            (("bob", "bob.eye"), "both on 'bob'")):
+        net = vn.Network("n")
+        net.add(vn.LinearPort("p", "ref", "x", points=points), vn.Spring("k", "ref", "x", k=1.0))
+        with pytest.raises(vn.ModelError, match=message):
+            vn.System(mech, net)

@@ -8,7 +8,9 @@ is the power the network delivers to the mechanism through the port.
 * :class:`RotaryPort` (rotational domain) on a revolute joint: across the
   relative angular velocity of the joint, through the torque across it.
 * :class:`LinearPort` (translational domain) on a prismatic joint: across the
-  sliding velocity, through the force along the axis.
+  sliding velocity, through the force along the axis; or between two points of the
+  mechanism: across the rate at which their distance grows, through the force pushing
+  them apart along the line between them (an actuator or cylinder without mass).
 
 Inside the lumped formulation a port is an across source driven by the joint
 rate; the torque or force it carries becomes a load on the mechanism.
@@ -18,27 +20,33 @@ from __future__ import annotations
 
 import sympy
 
+from ..errors import ModelError
 from .base import Element, Kind, equation
 
 __all__ = ["RotaryPort", "LinearPort", "Port"]
 
 
 class Port(Element):
-    """Base of ports: an across-source edge of the lumped network tied to ``joint``."""
+    """Base of ports: an across-source edge of the lumped network tied to a mechanism
+    joint or, for a :class:`LinearPort`, to a pair of points."""
 
     kind = Kind.ACROSS_SOURCE
     driven = "across"
     parameter_names = ("rate",)
     signals = ("rate",)
 
-    def __init__(self, name: str, tail, head, joint: str) -> None:
-        if not isinstance(joint, str) or not joint:
-            from ..errors import ModelError
-
+    def __init__(self, name: str, tail, head, joint: str | None = None,
+                 points: tuple[str, str] | None = None) -> None:
+        super().__init__(name, tail, head, rate=sympy.Symbol(f"{name}.rate", real=True))
+        if points is None and (not isinstance(joint, str) or not joint):
             raise ModelError(f"{type(self).__name__} {name!r}: name the mechanism joint it "
                              "drives, e.g. joint='P1'")
-        super().__init__(name, tail, head, rate=sympy.Symbol(f"{name}.rate", real=True))
-        self.joint = joint
+        self.joint, self.points = joint, points
+
+    @property
+    def target(self) -> str | tuple[str, str]:
+        """What the port acts on: a joint name, or a pair of point names."""
+        return self.points or self.joint
 
     def terminal_equations(self, variables):
         v = variables[self.edges[0].name]
@@ -56,9 +64,32 @@ class RotaryPort(Port):
 
     domain = "rotational"
 
+    def __init__(self, name: str, tail, head, joint: str) -> None:
+        super().__init__(name, tail, head, joint=joint)
+
 
 class LinearPort(Port):
     """A translational edge whose across variable is the sliding velocity of prismatic
-    ``joint`` and whose through variable is the force along its axis."""
+    ``joint`` and whose through variable is the force along its axis; or, with
+    ``points=(a, b)`` instead, the rate at which the distance from point ``a`` to point
+    ``b`` grows and the force pushing them apart. Points are named as the mechanism
+    names their nodes (``"boom.p2"``, ``"ground.p1"``, a body's name for its mass
+    centre) or given as :class:`~vecnet.planar.Point` objects.
+
+    >>> LinearPort("cylinder", "ref", "x", points=("ground.p1", "boom.p2")).target
+    ('ground.p1', 'boom.p2')
+    """
 
     domain = "translational"
+
+    def __init__(self, name: str, tail, head, joint: str | None = None, points=None) -> None:
+        if (joint is None) == (points is None):
+            raise ModelError(f"LinearPort {name!r}: give either joint='S' (a prismatic joint) "
+                             "or points=(a, b)")
+        if points is not None:
+            points = tuple(getattr(p, "node", p) for p in points)
+            if (len(points) != 2 or not all(isinstance(p, str) and p for p in points)
+                    or points[0] == points[1]):
+                raise ModelError(f"LinearPort {name!r}: points must be two different points, "
+                                 f"e.g. points=('ground.p1', 'boom.p2'); got {points!r}")
+        super().__init__(name, tail, head, joint=joint, points=points)

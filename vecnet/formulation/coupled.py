@@ -31,7 +31,7 @@ from ..elements.signals import Block
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..network import Network
 from ..planar.mechanism import Mechanism
-from .planar import MultibodyEquations
+from .planar import MultibodyEquations, _check_point_pair
 
 __all__ = ["System", "CoupledModel", "LinearModel"]
 
@@ -68,27 +68,35 @@ class System:
                  blocks: Sequence[Block] = (), connect: Mapping[str, Any] | None = None) -> None:
         if not isinstance(mechanism, Mechanism):
             raise ModelError(f"System needs a vn.planar.Mechanism, got {type(mechanism).__name__}")
+        if network is not None and not isinstance(network, Network):
+            raise ModelError(f"System's network must be a vn.Network, got {type(network).__name__}")
         self.mechanism = mechanism
         self.network = network if network is not None else Network("empty")
         self.blocks = tuple(blocks)
         self.connect = dict(connect or {})
         self.ports = [el for el in self.network.elements if isinstance(el, Port)]
-        joints = {}
+        targets = {}
         for port in self.ports:
-            try:
-                joint = mechanism.network.element(port.joint)
-            except UnknownNameError:
-                raise ModelError(f"port {port.name!r} names joint {port.joint!r}, which mechanism "
-                                 f"{mechanism.name!r} does not have") from None
-            wanted = pe.Revolute if isinstance(port, RotaryPort) else pe.Prismatic
-            if not isinstance(joint, wanted):
-                raise ModelError(f"port {port.name!r}: a {type(port).__name__} needs a "
-                                 f"{wanted.__name__.lower()} joint; {port.joint!r} is a "
-                                 f"{type(joint).__name__}")
-            if port.joint in joints:
-                raise ModelError(f"ports {joints[port.joint]!r} and {port.name!r} both drive joint "
-                                 f"{port.joint!r}; join them in the network instead")
-            joints[port.joint] = port.name
+            if isinstance(port.target, tuple):
+                try:
+                    _check_point_pair(mechanism, port.target)
+                except ModelError as exc:
+                    raise ModelError(f"port {port.name!r}: {exc}") from None
+            else:
+                try:
+                    joint = mechanism.network.element(port.joint)
+                except UnknownNameError:
+                    raise ModelError(f"port {port.name!r} names joint {port.joint!r}, which "
+                                     f"mechanism {mechanism.name!r} does not have") from None
+                wanted = pe.Revolute if isinstance(port, RotaryPort) else pe.Prismatic
+                if not isinstance(joint, wanted):
+                    raise ModelError(f"port {port.name!r}: a {type(port).__name__} needs a "
+                                     f"{wanted.__name__.lower()} joint; {port.joint!r} is a "
+                                     f"{type(joint).__name__}")
+            if port.target in targets:
+                raise ModelError(f"ports {targets[port.target]!r} and {port.name!r} both drive "
+                                 f"{port.target!r}; join them in the network instead")
+            targets[port.target] = port.name
 
     def sensor(self, name: str) -> sympy.Symbol:
         """A symbol measuring the mechanism: ``"<joint>.angle"``, ``"<joint>.rate"`` (the joint
@@ -136,7 +144,7 @@ class CoupledModel:
 
     def __init__(self, system: System, coordinates: str = "joint") -> None:
         self.system = system
-        loads = {p.joint: sympy.Symbol(f"{p.name}.load", real=True) for p in system.ports}
+        loads = {p.target: sympy.Symbol(f"{p.name}.load", real=True) for p in system.ports}
         self.eom = MultibodyEquations(system.mechanism, coordinates=coordinates, joint_loads=loads)
         eom = self.eom
         self.lumped = system.network.state_space() if system.network.elements else None
@@ -181,8 +189,7 @@ class CoupledModel:
         port_rates = {sympy.Symbol(f"{p.name}.rate", real=True): p for p in system.ports}
         for name, symbol in zip(lumped.inputs if lumped else (), lumped.u if lumped else ()):
             if symbol in port_rates:
-                joint = port_rates[symbol].joint
-                replacement[symbol] = sensors[sympy.Symbol(f"{joint}.rate", real=True)]
+                replacement[symbol] = eom.rate(eom.load_coordinate(port_rates[symbol].target))
             elif name in system.connect:
                 replacement[symbol] = signal(system.connect[name], f"input {name!r}")
             else:

@@ -81,7 +81,7 @@ class MultibodyEquations:
 
     def __init__(self, mechanism: Mechanism, coordinates: str = "joint",
                  tree: list[str] | None = None,
-                 joint_loads: dict[str, sympy.Symbol] | None = None) -> None:
+                 joint_loads: dict | None = None) -> None:
         if coordinates not in _TREE_RANKS and tree is None:
             raise FormulationError(f"coordinates must be 'joint' or 'absolute' (or give tree=[...]); "
                                    f"got {coordinates!r}")
@@ -136,12 +136,15 @@ class MultibodyEquations:
         self.constraints = sympy.Matrix(constraints) if constraints else sympy.zeros(0, 1)
         self.gravity = sympy.Matrix(mechanism.gravity)
         self.joint_loads = dict(joint_loads or {})
-        for joint in self.joint_loads:
-            element = net.element(joint)
+        for target in self.joint_loads:
+            if isinstance(target, tuple):
+                _check_point_pair(mechanism, target)
+                continue
+            element = net.element(target)
             if not isinstance(element, (pe.Revolute, pe.Prismatic)):
                 raise ModelError(f"a load can act across a revolute or prismatic joint only; "
-                                 f"{joint!r} is a {type(element).__name__}")
-        #: symbols whose values are given at run time (loads across joints)
+                                 f"{target!r} is a {type(element).__name__}")
+        #: symbols whose values are given at run time (loads across joints or point pairs)
         self.inputs = tuple(self.joint_loads.values())
 
     # -- kinematics -------------------------------------------------------------
@@ -201,6 +204,14 @@ class MultibodyEquations:
             return (pe.rotation(tail_angle) * element.axis).dot(dr)
         return dtheta
 
+    def load_coordinate(self, target) -> sympy.Expr:
+        """The coordinate a load works on: a joint's (:meth:`joint_coordinate`) or, for a
+        pair of point names ``(a, b)``, the distance from ``a`` to ``b``."""
+        if isinstance(target, tuple):
+            d = self.node_position[target[1]] - self.node_position[target[0]]
+            return sympy.sqrt(d.dot(d))
+        return self.joint_coordinate(target)
+
     def edge_jacobians(self, edge: str) -> tuple[sympy.Matrix, sympy.Matrix]:
         """``(d dr/dq, d dtheta/dq)`` of any edge, from the node Jacobian rows."""
         tail, head = self.mechanism.network.graph.ends(edge)
@@ -210,8 +221,8 @@ class MultibodyEquations:
 
     @cached_property
     def applied_forces(self) -> sympy.Matrix:
-        """Generalized forces of springs, dampers, drivers and joint loads:
-        ``-(dr_q^T F + dtheta_q^T T)`` and ``load * d(joint coordinate)/dq``."""
+        """Generalized forces of springs, dampers, drivers and loads:
+        ``-(dr_q^T F + dtheta_q^T T)`` and ``load * d(load coordinate)/dq``."""
         n = len(self.q)
         total = sympy.zeros(n, 1)
         if not n:
@@ -219,8 +230,8 @@ class MultibodyEquations:
         for element, (F, T), _, _ in self.force_elements:
             Jdr, Jdt = self.edge_jacobians(element.name)
             total -= Jdr.T * F + Jdt.T * T
-        for joint, load in self.joint_loads.items():
-            total += sympy.Matrix([self.joint_coordinate(joint)]).jacobian(self.q).T * load
+        for target, load in self.joint_loads.items():
+            total += sympy.Matrix([self.load_coordinate(target)]).jacobian(self.q).T * load
         return total
 
     def _body_rows(self, body: dict):
@@ -645,3 +656,22 @@ def _check_bodies_joined(mechanism: Mechanism) -> None:
         if not joined:
             raise ModelError(f"body {name!r} is joined to nothing: connect it with a joint, a "
                              "spring or a driver")
+
+
+def _check_point_pair(mechanism: Mechanism, points: tuple[str, str]) -> None:
+    """Two points of different bodies (a load between points of one body does nothing)."""
+    missing = [p for p in points if p not in _point_nodes(mechanism)]
+    if missing:
+        raise ModelError(f"no point(s) {', '.join(map(repr, missing))} in mechanism "
+                         f"{mechanism.name!r}; points are named '<body>.<point>' (e.g. "
+                         "'ground.p1') or by their body for the mass centre")
+    bodies = {p.split(".")[0] for p in points}
+    if len(bodies) == 1:
+        raise ModelError(f"points {points[0]!r} and {points[1]!r} are both on "
+                         f"{bodies.pop()!r}: their distance never changes")
+
+
+def _point_nodes(mechanism: Mechanism) -> set[str]:
+    """Names of the mechanism's points: the ground, the mass centres and body points."""
+    return {DATUM} | set(mechanism.bodies) | {
+        str(v) for v in mechanism.network.graph.nodes if "." in str(v)}

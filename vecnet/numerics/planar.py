@@ -129,11 +129,16 @@ class CompiledMechanism:
             if energy is not None:
                 self.energies.append((ends, self._compile((x,), [sympy.Matrix([energy])],
                                                           element.name)))
-        for k, (joint, _) in enumerate(eom.joint_loads.items()):
-            element = net.element(joint)
-            axis = np.array([float(a) for a in element.axis]) if isinstance(element, pe.Prismatic) \
-                else None
-            self.loads.append((tuple(self.node[v] for v in net.graph.ends(joint)), axis, k))
+        for k, target in enumerate(eom.joint_loads):
+            if isinstance(target, tuple):  # along the line between two points
+                self.loads.append((tuple(self.node[v] for v in target), "line", None, k))
+                continue
+            element = net.element(target)
+            ends = tuple(self.node[v] for v in net.graph.ends(target))
+            if isinstance(element, pe.Prismatic):
+                self.loads.append((ends, "axis", np.array([float(a) for a in element.axis]), k))
+            else:
+                self.loads.append((ends, "angle", None, k))
         self.axes = {e.name: np.array([float(a) for a in e.axis]) for e in net.elements
                      if hasattr(e, "axis")}
         self._no_inputs = np.zeros(self.inputs)
@@ -185,7 +190,7 @@ class CompiledMechanism:
         needed = sorted(set(self.body_nodes.tolist())
                         | {i for _, ends, *_ in self.constraint_laws for i in ends}
                         | {i for _, ends, _ in self.force_laws for i in ends}
-                        | {i for ends, _, _ in self.loads for i in ends}
+                        | {i for ends, *_ in self.loads for i in ends}
                         | {i for ends, _ in self.energies for i in ends})
         self.needed = np.array(needed, dtype=int)
         self.row = {node: i for i, node in enumerate(needed)}
@@ -320,14 +325,16 @@ class CompiledMechanism:
             F, T = F[:, 0], T[0, 0]
             Q -= Jx[:2].T @ F + Jx[2] * T
             forces[name] = (F, T)
-        for (a, b), axis, k in self.loads:
+        for (a, b), kind, axis, k in self.loads:
             ra, rb = self.row[a], self.row[b]
-            if axis is None:
+            d = r[b] - r[a]
+            if kind == "angle":
                 Q += w[k] * (Jt[rb] - Jt[ra])
+            elif kind == "line":  # pushing the points apart
+                Q += w[k] * (d @ (Jr[rb] - Jr[ra])) / np.hypot(*d)
             else:  # force along the axis turned with the tail frame
                 ca, sa = np.cos(theta[a]), np.sin(theta[a])
                 e = np.array([ca * axis[0] - sa * axis[1], sa * axis[0] + ca * axis[1]])
-                d = r[b] - r[a]
                 Q += w[k] * (e @ (Jr[rb] - Jr[ra]) + (np.array([-e[1], e[0]]) @ d) * Jt[ra])
         phi, phi_q, phi_t, c, grads = self._constraints(time, q, u, kin) if self.m \
             else self._unconstrained
