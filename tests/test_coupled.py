@@ -58,6 +58,34 @@ def test_linearized_motor_pendulum_has_the_hand_derived_eigenvalues():
     assert np.allclose(np.sort_complex(got), np.sort_complex(expected), rtol=1e-6, atol=1e-6)
 
 
+def test_linearized_motor_pendulum_transfer_functions():
+    """Voltage to angle and to current, by hand: Jp b'' = K i - m g l b, L i' = V - R i - K b',
+    so b/V = K / den and i/V = (Jp s^2 + m g l) / den with den = (L s + R)(Jp s^2 + m g l)
+    + K^2 s (each up to the sign of the motor's orientation). The DC gain of the angle also
+    equals the static angle per volt of the nonlinear system's equilibrium."""
+    m, l, Jc, g = 0.5, 0.3, 0.004, 9.81
+    mech, net = motor_pendulum(m, l, Jc)
+    lin = vn.System(mech, net).formulate().linearize(outputs=["O.angle", "La.through"])
+    assert lin.inputs == ("V.across",) and lin.outputs == ("O.angle", "La.through")
+    Jp = Jc + m * l**2
+    signs = []
+    for s in (0.0, 2.0j, 5.0 + 30.0j, -1.0 + 0.5j):
+        G = lin.C @ np.linalg.solve(s * np.eye(len(lin.states)) - lin.A, lin.B) + lin.D
+        den = (L * s + R) * (Jp * s**2 + m * g * l) + K**2 * s
+        signs.append([G[0, 0] * den / K, G[1, 0] * den / (Jp * s**2 + m * g * l)])
+    signs = np.array(signs)
+    assert np.allclose(np.abs(signs), 1, rtol=1e-5) and np.allclose(signs, signs[0], rtol=1e-5)
+    volts = 0.05
+    mech, net = motor_pendulum(m, l, Jc, voltage=volts)
+    model = vn.System(mech, net).formulate()
+    q, _ = model.equilibrium()
+    angle = q[model.eom.coordinates.index("O.angle")]
+    G0 = (lin.D - lin.C @ np.linalg.solve(lin.A, lin.B))[0, 0]
+    assert angle / volts == pytest.approx(G0, rel=1e-4)
+    assert np.ravel(lin.to_control().dcgain())[0] == pytest.approx(G0, rel=1e-9)
+
+
+
 @pytest.mark.parametrize("method", ["partition", "dae"])
 def test_energy_bookkeeping_across_domains(method):
     """Electrical energy in = mechanical energy stored + energy dissipated."""

@@ -31,6 +31,7 @@ from ..elements.signals import Block
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..network import Network
 from ..planar.mechanism import Mechanism
+from .lumped import control_state_space
 from .planar import MultibodyEquations, _check_point_pair
 
 __all__ = ["System", "CoupledModel", "LinearModel"]
@@ -187,13 +188,18 @@ class CoupledModel:
                                    f"; the network's inputs are {', '.join(lumped.inputs) if lumped else 'none'}")
         replacement = {}
         port_rates = {sympy.Symbol(f"{p.name}.rate", real=True): p for p in system.ports}
+        #: the network inputs not driven by ports: a linear model takes them as its inputs
+        self.inputs = tuple(name for name, symbol in zip(lumped.inputs if lumped else (),
+                                                         lumped.u if lumped else ())
+                            if symbol not in port_rates)
+        offsets = {name: sympy.Symbol(f"_offset{k}", real=True) for k, name in enumerate(self.inputs)}
         for name, symbol in zip(lumped.inputs if lumped else (), lumped.u if lumped else ()):
             if symbol in port_rates:
                 replacement[symbol] = eom.rate(eom.load_coordinate(port_rates[symbol].target))
             elif name in system.connect:
-                replacement[symbol] = signal(system.connect[name], f"input {name!r}")
+                replacement[symbol] = signal(system.connect[name], f"input {name!r}") + offsets[name]
             else:
-                replacement[symbol] = _time_signal(lumped.signals.get(name), name)
+                replacement[symbol] = _time_signal(lumped.signals.get(name), name) + offsets[name]
         x = list(lumped.x) if lumped else []
         self.states = tuple(list(lumped.states if lumped else ()) + [str(s) for s in block_states])
         self.initial_states = np.array([0.0] * len(x) + [v for b in system.blocks for v in b.initial])
@@ -205,8 +211,9 @@ class CoupledModel:
             raise FormulationError("the network differentiates an input driven by the mechanism "
                                    "(e.g. an inertia in parallel with a port); model that inertia "
                                    "as a body of the mechanism")
-        args = (t, list(eom.q), list(eom.u), x + block_states)
+        args = (t, list(eom.q), list(eom.u), x + block_states, list(offsets.values()))
         self._ext = sympy.lambdify(args, rates + load_exprs, modules="numpy", cse=True)
+        self._no_offsets = np.zeros(len(offsets))
         self._nrates = len(rates)
         names = list(lumped.variable_names) if lumped else []
         exprs = [lumped.output(n).xreplace(replacement) for n in names]
@@ -215,9 +222,11 @@ class CoupledModel:
         self._names = names
         self._outputs = sympy.lambdify(args, exprs, modules="numpy", cse=True) if exprs else None
 
-    def extra(self, time, q, u, s):
-        """Rates of the lumped and block states and the loads on the mechanism."""
-        values = np.asarray(self._ext(time, q, u, s), dtype=float).reshape(-1)
+    def extra(self, time, q, u, s, offsets=None):
+        """Rates of the lumped and block states and the loads on the mechanism; ``offsets``
+        are added to the inputs (:attr:`inputs`, default zero)."""
+        offsets = self._no_offsets if offsets is None else offsets
+        values = np.asarray(self._ext(time, q, u, s, offsets), dtype=float).reshape(-1)
         return values[:self._nrates], values[self._nrates:]
 
     def _initial(self, initial: Mapping[str, float] | None):
@@ -258,7 +267,8 @@ class CoupledModel:
         for name, values in zip(self.states, ss):
             series[name] = values
         if self._outputs is not None:
-            for name, values in zip(self._names, self._outputs(ts, qs, us, ss)):
+            offsets = np.zeros((len(self.inputs), len(ts)))
+            for name, values in zip(self._names, self._outputs(ts, qs, us, ss, offsets)):
                 series.setdefault(name, np.broadcast_to(np.asarray(values, float), ts.shape).copy())
         return Result(ts, series, success=True, message=method)
 
@@ -284,42 +294,77 @@ class CoupledModel:
             raise FormulationError(f"no equilibrium of the system found: {sol.message}")
         return sol.x[:n], sol.x[n:n + e]
 
-    def linearize(self, point=None, time: float = 0.0, step: float = 1e-6) -> LinearModel:
-        """The linear model about an equilibrium (default: :meth:`equilibrium`), in the
-        independent mechanism coordinates, their rates, and the lumped and block states; found
-        from central differences of the combined equations (constraints kept exactly)."""
+    def linearize(self, point=None, time: float = 0.0, step: float = 1e-6,
+                  outputs: Sequence[str] = ()) -> LinearModel:
+        """The linear model ``x' = A x + B w``, ``y = C x + D w`` about an equilibrium
+        (default: :meth:`equilibrium`). The states are the independent mechanism coordinates,
+        their rates, and the lumped and block states; the inputs ``w`` are added to the
+        network inputs that no port drives (:attr:`inputs`, e.g. ``"V.across"``); the
+        outputs are any of the mechanism coordinates and their rates (``"O.angle'"``), the
+        network variables and the block outputs. Found from central differences of the
+        combined equations (constraints kept exactly)."""
         from ..numerics import planar as num
 
         q_eq, s_eq = self.equilibrium(time) if point is None else point
         model = self.eom.compile()
         part = num._Partition(model, time, q_eq)
-        k = len(part.ind)
+        k, n = len(part.ind), model.n
+        coordinates = {**{c: i for i, c in enumerate(self.eom.coordinates)},
+                       **{f"{c}'": n + i for i, c in enumerate(self.eom.coordinates)}}
+        unknown = [o for o in outputs if o not in coordinates and o not in self._names]
+        if unknown:
+            raise UnknownNameError(f"no output(s) {', '.join(unknown)}; outputs are the "
+                                   "mechanism coordinates and their rates, the network variables "
+                                   "and the block outputs")
 
-        def rhs(state):
+        def evaluate(state, offsets):
             q = q_eq.copy()
             q[part.ind] = state[:k]
             qf, uf = part.project(time, q, state[k:2 * k])
-            sdot, w = self.extra(time, qf, uf, state[2 * k:])
+            sdot, w = self.extra(time, qf, uf, state[2 * k:], offsets)
             a, _ = num.accelerations(model.evaluate(time, qf, uf, w=w), part.rows)
-            return np.concatenate([state[k:2 * k], a[part.ind], sdot])
+            values = (np.asarray(self._outputs(time, qf, uf, state[2 * k:], offsets), dtype=float)
+                      if self._outputs is not None and outputs else np.zeros(0))
+            y = [np.concatenate([qf, uf])[coordinates[o]] if o in coordinates
+                 else values[self._names.index(o)] for o in outputs]
+            return np.concatenate([state[k:2 * k], a[part.ind], sdot]), np.array(y, dtype=float)
 
-        x0 = np.concatenate([q_eq[part.ind], np.zeros(k), s_eq])
-        A = np.column_stack([(rhs(x0 + step * e) - rhs(x0 - step * e)) / (2 * step)
-                             for e in np.eye(len(x0))])
+        x0, w0 = np.concatenate([q_eq[part.ind], np.zeros(k), s_eq]), self._no_offsets
+
+        def jacobian(perturbed, size):
+            """d(rates, outputs)/d(state or input) by central differences."""
+            columns = [np.concatenate(evaluate(*perturbed(e))) - np.concatenate(
+                evaluate(*perturbed(-e))) for e in np.eye(size) * step]
+            return np.array(columns).T.reshape(len(x0) + len(outputs), size) / (2 * step)
+
+        by_state = jacobian(lambda e: (x0 + e, w0), len(x0))
+        by_input = jacobian(lambda e: (x0, w0 + e), len(w0))
         names = [self.eom.coordinates[i] for i in part.ind]
-        return LinearModel(A, tuple(names + [f"{c}'" for c in names] + list(self.states)))
+        return LinearModel(by_state[:len(x0)], by_input[:len(x0)], by_state[len(x0):],
+                           by_input[len(x0):],
+                           tuple(names + [f"{c}'" for c in names] + list(self.states)),
+                           self.inputs, tuple(outputs))
 
 
 class LinearModel:
-    """``x' = A x`` about an equilibrium, with the names of the states."""
+    """``x' = A x + B w``, ``y = C x + D w`` about an equilibrium: deviations of the
+    ``states``, ``inputs`` and ``outputs`` (names) from their values there."""
 
-    def __init__(self, A: np.ndarray, states: tuple[str, ...]) -> None:
-        self.A, self.states = A, states
+    def __init__(self, A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray,
+                 states: tuple[str, ...], inputs: tuple[str, ...], outputs: tuple[str, ...]) -> None:
+        self.A, self.B, self.C, self.D = A, B, C, D
+        self.states, self.inputs, self.outputs = states, inputs, outputs
 
     def eigenvalues(self) -> np.ndarray:
         """Eigenvalues sorted by real then imaginary part."""
         ev = scipy.linalg.eigvals(self.A)
         return ev[np.lexsort((ev.imag, ev.real))]
+
+    def to_control(self):
+        """A python-control ``StateSpace`` (``pip install vecnet[control]``), its signals
+        named as here with ``:`` for ``.`` (python-control reserves the dot)."""
+        return control_state_space(self.A, self.B, self.C, self.D, self.states, self.inputs,
+                                   self.outputs)
 
 
 def _time_signal(value, name: str) -> sympy.Expr:

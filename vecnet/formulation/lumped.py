@@ -361,16 +361,7 @@ class StateSpace:
         """A python-control ``StateSpace`` (``pip install vecnet[control]``) whose signals
         carry this model's names with ``:`` for ``.`` (python-control reserves the dot):
         ``"C6:across"``."""
-        try:
-            import control
-        except ImportError as exc:
-            raise FormulationError("to_control() needs python-control: pip install control") from exc
-
-        def names(items):
-            return [n.replace(".", ":") for n in items]
-
-        return control.ss(*self._numeric(), states=names(self.states), inputs=names(self.inputs),
-                          outputs=names(self.outputs))
+        return control_state_space(*self._numeric(), self.states, self.inputs, self.outputs)
 
     def linearize(self, point: Mapping[str, float], parameters: Mapping | None = None) -> StateSpace:
         """The linear model of the deviations from an operating point: see
@@ -396,6 +387,21 @@ class StateSpace:
         from ..teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
+
+
+def control_state_space(A, B, C, D, states, inputs, outputs):
+    """A python-control ``StateSpace`` with named signals, ``:`` for ``.`` (python-control
+    reserves the dot)."""
+    try:
+        import control
+    except ImportError as exc:
+        raise FormulationError("to_control() needs python-control: pip install control") from exc
+
+    def names(items):
+        return [n.replace(".", ":") for n in items]
+
+    return control.ss(A, B, C, D, states=names(states), inputs=names(inputs),
+                      outputs=names(outputs))
 
 
 @lru_cache(maxsize=4096)
