@@ -138,7 +138,7 @@ assert np.allclose(s, np.linalg.norm(E_now - B, axis=1))       # s is the pin di
 volume = A * (s - s[0]) + C * (p1 - p1[0])
 print(f"oil pumped {pumped * 1e3:.4f} L = in the cylinder {A * (s[-1] - s[0]) * 1e3:.4f} L "
       f"+ compressed {C * (p1[-1] - p1[0]) * 1e3:.2e} L")
-assert abs(volume[-1] - pumped) < 1e-9 * pumped
+assert abs(volume[-1] - pumped) < 1e-8 * pumped     # to the integration tolerance
 
 # 3. the steady lift: extension rate close to D w0 / A
 mid = (ts > 1.0) & (ts < 2.2)

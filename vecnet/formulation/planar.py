@@ -25,7 +25,6 @@ import networkx as nx
 import numpy as np
 import scipy.linalg
 import sympy
-from scipy.optimize import root
 
 from ..elements import planar as pe
 from ..elements.base import t
@@ -373,32 +372,67 @@ class MultibodyEquations:
         return Result(ts, series, success=True, message=method,
                       derive=lambda: num.outputs(model, ts, qs, us))
 
-    def equilibrium(self, time: float = 0.0, parameters: dict | None = None):
-        """Static equilibrium from the initial pose: ``Q(q, 0) + Phi_q^T lambda = 0``,
-        ``Phi(q) = 0``. Returns an :class:`OperatingPoint`."""
+    def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
+                    iterations: int = 100):
+        """Static equilibrium near the initial pose: ``Q(q, 0) + Phi_q^T lambda = 0``,
+        ``Phi(q) = 0``, by Newton steps on the assembled mechanism. At every step the
+        coordinates are partitioned anew, the generalized force is reduced to the
+        independent ones ``z`` (``V^T Q`` with ``q' = V z'``) and a step in ``z``, limited
+        to 0.2, is followed by assembling the dependent coordinates (all constraints, so
+        redundant ones stay satisfied); the multipliers then balance the forces. Returns
+        an :class:`OperatingPoint`."""
         from ..numerics import planar as num
 
         model = self.compile(parameters)
-        q0 = self.assemble(time=time, parameters=parameters)
+        q = self.assemble(time=time, parameters=parameters)
         zero = np.zeros(model.n)
-        rows = num.independent_rows(model.constraints(time, q0)[1])
 
-        def residual(x):
-            q, lam = x[:model.n], x[model.n:]
-            snap = model.evaluate(time, q, zero)
-            A = snap.phi_q[rows]
-            return np.concatenate([snap.Q + A.T @ lam, snap.phi[rows]])
+        def reduced(q_start, ind, dep, z):
+            """The pose with independent coordinates z, and V^T Q there."""
+            q_new = q_start.copy()
+            q_new[ind] = z
+            q_new = num.assemble(model, q_new, time, fixed=ind)
+            snap = model.evaluate(time, q_new, zero)
+            V = np.zeros((model.n, len(ind)))
+            V[ind] = np.eye(len(ind))
+            if len(dep):
+                V[dep] = -np.linalg.lstsq(snap.phi_q[:, dep], snap.phi_q[:, ind], rcond=None)[0]
+            return q_new, V.T @ snap.Q
 
-        # multipliers that balance the forces at the start: a far better guess than zero
-        snap = model.evaluate(time, q0, zero)
-        lam0 = np.linalg.lstsq(snap.phi_q[rows].T, -snap.Q, rcond=None)[0] if len(rows) \
-            else np.zeros(0)
-        sol = root(residual, np.concatenate([q0, lam0]), tol=1e-13)
-        if not sol.success or np.max(np.abs(residual(sol.x))) > 1e-8:
-            raise FormulationError(f"no static equilibrium found near the initial pose: {sol.message}")
-        q = sol.x[:model.n]
+        for _ in range(iterations):
+            part = num._Partition(model, time, q)
+            ind, dep, z = part.ind, part.dep, q[part.ind]
+            _, r = reduced(q, ind, dep, z)
+            scale = max(1.0, np.max(np.abs(model.evaluate(time, q, zero).Q), initial=0.0))
+            if np.max(np.abs(r), initial=0.0) < 1e-11 * scale:
+                break
+            h = 1e-7 * (1.0 + np.abs(z))
+            J = np.column_stack([(reduced(q, ind, dep, z + e)[1] - reduced(q, ind, dep, z - e)[1])
+                                 / (2 * e[j]) for j, e in enumerate(np.diag(h))])
+            dz = -np.linalg.lstsq(J, r, rcond=None)[0]
+            dz *= min(1.0, 0.2 / max(np.max(np.abs(dz)), 1e-300))
+            for _ in range(30):  # halve the step until the force drops (and it assembles)
+                try:
+                    q_new, r_new = reduced(q, ind, dep, z + dz)
+                except FormulationError:
+                    dz /= 2
+                    continue
+                if np.linalg.norm(r_new) < np.linalg.norm(r) or np.max(np.abs(dz)) < 1e-12:
+                    break
+                dz /= 2
+            else:
+                raise FormulationError("no static equilibrium found near the initial pose: the "
+                                       "search left the assembled mechanism")
+            q = q_new
+        snap = model.evaluate(time, q, zero)
+        rows = num.independent_rows(snap.phi_q)
         lam = np.zeros(len(self.constraint_names))
-        lam[rows] = sol.x[model.n:]
+        if len(rows):
+            lam[rows] = np.linalg.lstsq(snap.phi_q[rows].T, -snap.Q, rcond=None)[0]
+        imbalance = np.max(np.abs(snap.Q + snap.phi_q.T @ lam), initial=0.0)
+        if imbalance > 1e-8 * max(1.0, np.max(np.abs(snap.Q), initial=0.0)):
+            raise FormulationError("no static equilibrium found near the initial pose: forces "
+                                   f"unbalanced by {imbalance:.3g} after {iterations} steps")
         return OperatingPoint(self, q, lam, time)
 
     def linearize(self, point: OperatingPoint, parameters: dict | None = None, step: float = 1e-6):
