@@ -55,6 +55,8 @@ def linearize(model: StateSpace, point: Mapping[str, float],
         A state, an input's value or a parameter's value is missing.
     FormulationError
         The algebraic loop is singular at the point (``g_z`` has no inverse).
+    SimulationError
+        No values of the algebraic variables satisfy ``g = 0`` from the guesses.
 
     Examples
     --------
