@@ -233,21 +233,26 @@ class MultibodyEquations:
             total += sympy.Matrix([self.load_coordinate(target)]).jacobian(self.q).T * load
         return total
 
-    def _body_rows(self, body: dict):
-        """The body centre's frame-wise position Jacobian columns and convective term, and
-        its angle's Jacobian row and convective term."""
-        node = self.mechanism.network.element(body["name"]).edges[0].head
-        return (self._frame_jacobian[node], self._frame_convective[node],
-                self.node_angle_jacobian[node], self.node_angle_convective[node])
+    @cached_property
+    def _body_terms(self) -> list[tuple]:
+        """Per body: mass, inertia, the centre's frame-wise position Jacobian columns and
+        convective term, and its angle's Jacobian row and convective term."""
+        out = []
+        for body in self.bodies:
+            node = self.mechanism.network.element(body["name"]).edges[0].head
+            out.append((body["m"], body["J"], self._frame_jacobian[node],
+                        self._frame_convective[node], self.node_angle_jacobian[node],
+                        self.node_angle_convective[node]))
+        return out
 
     @cached_property
     def M(self) -> sympy.Matrix:
         """Mass matrix ``sum m J_r^T J_r + J J_theta^T J_theta``."""
-        rows = [(body["m"], body["J"], self._body_rows(body)) for body in self.bodies]
+        terms = self._body_terms
 
         def entry(i, j):
-            return frame_dot((m, Jr[i], Jr[j]) for m, _, (Jr, *_) in rows) + sum(
-                (J * Jt[i] * Jt[j] for _, J, (_, _, Jt, _) in rows), sympy.S.Zero)
+            return frame_dot((m, Jr[i], Jr[j]) for m, _, Jr, *_ in terms) + sum(
+                (J * Jt[i] * Jt[j] for _, J, _, _, Jt, _ in terms), sympy.S.Zero)
 
         n = len(self.q)
         M = sympy.zeros(n, n)
@@ -261,11 +266,11 @@ class MultibodyEquations:
         """The bodies' generalized forces: gravity and velocity terms,
         ``sum m J_r^T (g - J_r' q') - J J_theta^T J_theta' q'``."""
         gravity = {sympy.S.Zero: tuple(self.gravity)}
-        rows = [(body["m"], body["J"], self._body_rows(body)) for body in self.bodies]
+        terms = self._body_terms
         return sympy.Matrix([
-            frame_dot(pair for m, _, (Jr, gr, _, _) in rows
+            frame_dot(pair for m, _, Jr, gr, _, _ in terms
                       for pair in ((m, Jr[i], gravity), (-m, Jr[i], gr)))
-            - sum((J * Jt[i] * gt for _, J, (_, _, Jt, gt) in rows), sympy.S.Zero)
+            - sum((J * Jt[i] * gt for _, J, _, _, Jt, gt in terms), sympy.S.Zero)
             for i in range(len(self.q))])
 
     @cached_property
