@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
-from scipy.linalg import lapack
 import sympy
 from scipy.integrate import solve_ivp
+from scipy.linalg import lapack
 
 from ..elements import planar as pe
 from ..elements.base import t
