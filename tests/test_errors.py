@@ -111,7 +111,7 @@ def test_bad_element_parameters():
         vn.Resistor("R1", "a", "b", R="10k")
     with pytest.raises(vn.ModelError, match="takes the nodes"):
         vn.Resistor("R1", "a", R=1.0)
-    with pytest.raises(vn.ModelError, match="without dots"):
+    with pytest.raises(vn.ModelError, match="'.' is not part of a name"):
         vn.Resistor("R.1", "a", "b", R=1.0)
     with pytest.raises(vn.UnknownNameError, match="unknown domain"):
         vn.domain("acoustic")

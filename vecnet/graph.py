@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from .errors import TopologyError, UnknownNameError
+from .names import check_name, check_node
 
 if TYPE_CHECKING:
     from .topology import Topology
@@ -70,11 +71,12 @@ class LinearGraph:
         Raises
         ------
         TopologyError
-            If ``name`` is not a non-empty string, is already used, or if
-            ``tail == head`` (a self-loop).
+            If ``name`` breaks the name policy (:mod:`vecnet.names`), is already used, if a
+            node is not a name or a non-negative integer, or if ``tail == head`` (a self-loop).
         """
-        if not isinstance(name, str) or not name:
-            raise TopologyError(f"edge names are non-empty strings; got {name!r}")
+        # the name policy of vecnet.names: '.' joins an element and its port, '-' a body
+        # and its point in the names of the arms vecnet makes
+        check_name(name, "edge name", separators=".-", error=TopologyError)
         if name in self._edges:
             t, h = self.ends(name)
             raise TopologyError(f"edge name {name!r} is already used (edge {t!r} -> {h!r}); "
@@ -215,12 +217,8 @@ class LinearGraph:
 
 
 def _check_node(node: Hashable) -> None:
-    if node is None:
-        raise TopologyError("None cannot name a node; use a string or number")
-    try:
-        hash(node)
-    except TypeError:
-        raise TopologyError(f"node names must be hashable; got {node!r}") from None
+    """Nodes are names (dots allowed, as in ``crank.p1``) or non-negative integers."""
+    check_node(node, error=TopologyError)
 
 
 def component_labels(graph: LinearGraph, edges: np.ndarray | None = None) -> np.ndarray:

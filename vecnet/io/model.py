@@ -41,9 +41,10 @@ import sympy
 
 from ..domains import DOMAINS
 from ..elements import lumped, transducers
-from ..elements.base import EdgeVariables, Element, Kind, Symbol, t
+from ..elements.base import EdgeVariables, Element, Kind, Symbol, number_problem, t
 from ..errors import ModelError, ModelFileError, VecnetError
-from ..network import Network
+from ..names import check_name, check_node, shown
+from ..network import Network, warn_connectivity
 from ..planar.mechanism import DATUM, Mechanism
 from .expressions import CONSTANTS, FUNCTIONS, format_expression, parse_expression
 
@@ -251,7 +252,14 @@ def _parse_json(text: str) -> Any:
     def constant(name):
         raise _Refused(f"{name} is not a number in JSON", re.escape(name))
 
+    def ascii_digits(literal):
+        # float() and int() read Arabic-Indic and other digits too: JSON numbers are ASCII
+        if not literal.isascii():
+            raise _Refused(f"number {shown(literal, 20)} is not written in ASCII digits",
+                           re.escape(literal))
+
     def number(literal):
+        ascii_digits(literal)
         value = float(literal)
         if not math.isfinite(value):
             raise _Refused(f"number {literal[:20]} is out of range", re.escape(literal))
@@ -260,6 +268,7 @@ def _parse_json(text: str) -> Any:
     def integer(literal):
         if len(literal) > 300:  # Python refuses very long integers anyway; say so clearly
             raise _Refused("integer with more than 300 digits", re.escape(literal[:30]))
+        ascii_digits(literal)
         return int(literal)
 
     try:
@@ -297,6 +306,35 @@ def _read(source: str | os.PathLike | Mapping) -> dict:
     return _parse_json(text)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_data(doc: Any) -> None:
+    """Refuse, at their JSON pointer, values no model needs and that break later steps:
+    NaN and infinite numbers (a dict given to :func:`load_model` may hold them), subnormal
+    numbers (their reciprocals overflow) and text with lone surrogates (``"\\ud800"`` in
+    JSON: not a character, and no output can encode it). Iterative: the document may be deep."""
+    stack: list[tuple[Any, tuple]] = [(doc, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, float):
+            problem = number_problem(value)
+            if problem:
+                raise _error(_pointer(*path), f"the number {value!r} {problem}")
+        elif isinstance(value, str):
+            if not value.isascii() and _SURROGATE.search(value):
+                raise _error(_pointer(*path), f"the text {shown(value)} holds a lone surrogate "
+                                              "(an escape such as \\ud800 that is no character)")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str) and not key.isascii() and _SURROGATE.search(key):
+                    raise _error(_pointer(*path, key), f"the key {shown(key)} holds a lone "
+                                                       "surrogate (no character)")
+                stack.append((item, (*path, key)))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((item, (*path, k)) for k, item in enumerate(value))
+
+
 def _schema_message(error: jsonschema.ValidationError) -> str:
     message = " ".join(error.message.split())
     return message if len(message) <= 200 else message[:197] + "..."
@@ -320,6 +358,7 @@ class _Scope:
 
     def __init__(self, declared: Mapping[str, float | None]) -> None:
         for name in declared:
+            check_name(name, "parameter name", _pointer("parameters", name))
             if name in _RESERVED:
                 raise _error(_pointer("parameters", name),
                              f"{name!r} is a built-in name (t, pi, e and the functions); "
@@ -382,6 +421,9 @@ def _simulation(doc: Mapping, model: Model) -> None:
 
 
 def _unique(names: dict[str, str], name: str, loc: str) -> None:
+    """Check a name of the file (element, body, joint, force, drive) against the name
+    policy of :mod:`vecnet.names` and against the names already used."""
+    check_name(name, "name", loc)
     if name in names:
         raise _error(loc, f"duplicate name {name!r} (also at {names[name]})")
     names[name] = loc
@@ -419,6 +461,7 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
     for k, node in enumerate(nodes):
         if isinstance(node, bool):
             raise _error(f"{loc}/nodes/{k}", "a node is a string or an integer")
+        check_node(node, f"{loc}/nodes/{k}")
         if declared_nodes is not None and node not in declared_nodes:
             raise _error(f"{loc}/nodes/{k}", f"unknown node {node!r}; the file declares nodes "
                                              f"{', '.join(map(repr, declared_nodes))}")
@@ -427,6 +470,8 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
             raise _error(f"{loc}/nodes", f"{kind} {name!r}: tail and head are both {nodes[k]!r}; "
                                          "an edge joins two different nodes")
     allowed = {"type", "name", "nodes", "description"}
+    if cls.positive:
+        allowed.add("allow_negative")
     if cls is lumped.NonlinearDissipator:
         allowed |= {"domain", "across", "through"}
     elif kind in _GENERIC_TWO_PORTS:
@@ -479,6 +524,24 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
                     raise _error(f"{loc}/domains/{k}", f"unknown domain {d!r}; domains are "
                                  + ", ".join(x for x, v in DOMAINS.items() if v.dimension == "scalar"))
             kwargs["domains"] = tuple(entry["domains"])
+    allow_negative = bool(entry.get("allow_negative"))
+    if allow_negative:
+        kwargs["allow_negative"] = True
+    for pname in cls.positive:
+        # a number, or a parameter symbol bound to a number under "parameters": check it
+        value = kwargs.get(pname)
+        if isinstance(value, sympy.Expr):
+            bound = value.xreplace(scope.numeric)
+            try:
+                value = float(bound) if bound.is_number else None
+            except (TypeError, ValueError, OverflowError):
+                value = None  # not real: the formulation says so
+            given = " (with the values under \"parameters\")"
+        else:
+            given = ""
+        problem = value is not None and cls.value_problem(pname, value, name, allow_negative)
+        if problem:
+            raise _error(f"{loc}/parameters/{pname}", problem + given)
     try:
         return cls(name, *nodes, **kwargs)
     except VecnetError as exc:
@@ -522,6 +585,7 @@ def _load_network(doc: Mapping, scope: _Scope) -> Model:
         for k, node in enumerate(doc["nodes"]):
             if isinstance(node, bool):
                 raise _error(f"/nodes/{k}", "a node is a string or an integer")
+            check_node(node, f"/nodes/{k}")
             if node in declared:
                 raise _error(f"/nodes/{k}", f"node {node!r} is declared twice")
             declared[node] = k
@@ -542,6 +606,7 @@ def _load_network(doc: Mapping, scope: _Scope) -> Model:
             if node not in used:
                 raise _error(f"/nodes/{k}", f"node {node!r} is declared but no element uses it")
     _check_symbols(net, scope)
+    warn_connectivity(net, "model")
 
     model = Model("network", net, parameters=dict(scope.values),
                   description=doc.get("description", ""))
@@ -626,6 +691,7 @@ class _MechanismReader:
 
     def add_points(self, body, points: Mapping, loc: str) -> None:
         for pname, xy in points.items():
+            check_name(pname, "point name", f"{loc}/{pname}")
             x, y = self.scope.pair(xy, f"{loc}/{pname}")
             self.points[f"{body.name}.{pname}"] = self.call(f"{loc}/{pname}", body.point, x, y,
                                                             name=pname)
@@ -823,6 +889,7 @@ def load_model(source: str | os.PathLike | Mapping[str, Any]) -> Model:
     vecnet.errors.ModelFileError: /vecnet: unsupported model format version '2'; this vecnet reads version "1"
     """
     doc = _read(source)
+    _check_data(doc)
     _validate(doc)
     scope = _Scope(doc.get("parameters", {}))
     if doc["kind"] == "network":
