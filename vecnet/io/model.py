@@ -73,8 +73,13 @@ _MECHANISM_PARTS = ("gravity", "ground", "bodies", "joints", "forces", "drives")
 
 
 def _pointer(*parts: Any) -> str:
-    """A JSON pointer (RFC 6901) from keys and indices."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts) or "/"
+    """A JSON pointer (RFC 6901) from keys and indices. Characters that cannot be shown
+    (control characters, lone surrogates) are written as backslash escapes, so that the
+    location of a hostile key can always be printed."""
+    def part(p: Any) -> str:
+        text = str(p).replace("~", "~0").replace("/", "~1")
+        return text if text.isprintable() else ascii(text)[1:-1]
+    return "".join("/" + part(p) for p in parts) or "/"
 
 
 def _error(location: str, message: str) -> ModelFileError:
@@ -955,6 +960,8 @@ def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
                 entry["domains"] = domains
             if parameters:
                 entry["parameters"] = parameters
+            if getattr(element, "allow_negative", False):
+                entry["allow_negative"] = True
         elements.append(entry)
     return {"nodes": [_node(n, "/nodes") for n in net.graph.nodes], "elements": elements}
 

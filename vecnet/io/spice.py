@@ -31,6 +31,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import unicodedata
 from decimal import Decimal
 from pathlib import Path
 
@@ -85,7 +86,10 @@ def parse_value(token: str, line: int = 0) -> float:
     """
     match = _NUMBER.fullmatch(token)
     if match is None:
-        raise _fail(line, f"{token!r} is not a number")
+        if not token.isascii() and any(unicodedata.category(c) == "Nd" for c in token):
+            raise _fail(line, f"{shown(token)} is not a number: write numbers with the ASCII "
+                              "digits 0-9")
+        raise _fail(line, f"{shown(token)} is not a number")
     number, suffix = match.group(1), match.group(2).lower()
     scale = 0
     if suffix.startswith("meg"):
