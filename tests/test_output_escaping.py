@@ -94,9 +94,11 @@ def hostile_network(names: list[str], name: str = "hostile") -> tuple[vn.Network
     return net, values
 
 
-def hostile_mechanism(names: list[str], name: str = "hostile") -> tuple[vn.planar.Mechanism, dict]:
-    """A pendulum chain with hostile body, point, joint and force names, and the torque
-    given by a parameter symbol with a hostile name. Returns it and the parameter values."""
+def hostile_mechanism(names: list[str], name: str = "hostile",
+                      bodies: int = 2) -> tuple[vn.planar.Mechanism, dict]:
+    """A pendulum chain of ``bodies`` bodies with hostile body, point, joint and force
+    names (five names a body), the torques given by parameter symbols with hostile names.
+    Returns it and the parameter values."""
     mech = vn.planar.Mechanism(name, gravity=(0, -9.81))
     k = 0
     values = {}
@@ -104,10 +106,11 @@ def hostile_mechanism(names: list[str], name: str = "hostile") -> tuple[vn.plana
     def next_name() -> str:
         nonlocal k
         k += 1
-        return names[(k - 1) % len(names)]
+        base = names[(k - 1) % len(names)]
+        return base if k <= len(names) else f"{base} {k}"  # unique when the names wrap
 
     previous = mech.ground.point(0, 0)
-    for i in range(2):
+    for i in range(bodies):
         body = mech.body(next_name() + " body", mass=1.0, inertia=0.1, position=(i + 0.5, 0))
         mech.revolute(next_name() + " joint", previous, body.point(-0.5, 0, name=next_name()))
         previous = body.point(0.5, 0, name=next_name())
