@@ -19,6 +19,15 @@ A through source of value ``f`` delivers ``f`` into its head node (a force
 source pushes its head point with ``f``), hence ``tau = -f`` in the passive
 convention. A mass, inertia or capacitance to ground is an edge from the
 ground (datum) node to the node of its across variable.
+
+The stores and dissipators (every family but the sources) must have positive
+values: zero is refused with what it means (a zero resistance or inductance
+is a short circuit, a zero capacitance or damping an open circuit), and a
+negative number unless the element is made with ``allow_negative=True``.
+Sources take any sign and no ``allow_negative``.
+
+>>> Capacitor("C1", "a", "b", C=-1e-6, allow_negative=True).parameters["C"].value
+-1e-06
 """
 
 from __future__ import annotations
