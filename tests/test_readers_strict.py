@@ -330,3 +330,21 @@ def test_hostile_corpus_messages(name):
         vn.load_netlist(path) if path.suffix == ".cir" else vn.load_model(path)
     assert MESSAGES[name] in str(info.value)
     assert str(info.value).encode("utf-8")                   # printable as UTF-8
+
+
+def test_sympy_numbers_and_huge_integers_are_checked_like_floats():
+    import sympy
+    with pytest.raises(vn.ModelError, match="not physical"):
+        vn.Capacitor("C1", "a", "b", C=sympy.Float(-1.0))
+    with pytest.raises(vn.ModelError, match="short circuit"):
+        vn.Resistor("R1", "a", "b", R=sympy.Integer(0))
+    with pytest.raises(vn.ModelError, match="out of the range"):
+        vn.Resistor("R1", "a", "b", R=10**400)
+    with pytest.raises(vn.ModelFileError, match="out of the range") as info:
+        vn.load_model(rc(r=10**400))
+    assert info.value.location == "/elements/1/parameters/R"
+
+
+def test_signal_block_names_follow_the_policy():
+    with pytest.raises(vn.ModelError, match="block name"):
+        vn.Gain("g<x>", vn.Symbol("e"), 2)

@@ -11,6 +11,7 @@ import sympy
 from .elements.base import EdgeVariables, Element, Kind, t
 from .errors import ModelError, TopologyError, UnknownNameError, VecnetWarning
 from .graph import LinearGraph
+from .names import shown
 from .topology import Topology
 from .trees import normal_tree
 
@@ -199,13 +200,13 @@ def connectivity_problems(net: Network) -> list[str]:
             elements = members.get(key, [])
             if any(e.kind in _SOURCES for e in elements):
                 continue
-            problems.append(f"network {net.name!r}: a part with nodes "
+            problems.append(f"network {shown(net.name)}: a part with nodes "
                             f"{_listed([nodes[k] for k in part])} (elements "
                             f"{_listed([e.name for e in elements]) or 'none'}) is not connected "
                             "to the rest and has no source")
     for k, d in enumerate(degree):
         if d == 1:
-            problems.append(f"network {net.name!r}: node {_listed([nodes[k]])} is touched only by "
+            problems.append(f"network {shown(net.name)}: node {_listed([nodes[k]])} is touched only by "
                             f"{ascii(toucher[k])} (a dangling node: nothing flows through "
                             f"{ascii(toucher[k])})")
     return problems

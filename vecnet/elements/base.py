@@ -181,6 +181,9 @@ class Element:
                 raise ModelError(f"{type(self).__name__} {name!r} needs parameter {pname!r}")
             self.parameters[pname] = self._parameter(pname, given)
             value = self.parameters[pname].value
+            symbol = self.parameters[pname].symbol
+            if value is None and isinstance(symbol, sympy.Number) and symbol.is_real:
+                value = float(symbol)  # a sympy number given as such: check it alike
             if isinstance(value, float):
                 problem = self.value_problem(pname, value, name, allow_negative)
                 if problem:
@@ -234,7 +237,11 @@ class Element:
         if isinstance(given, sympy.Basic):
             return Parameter(pname, given)
         if number:
-            return Parameter(pname, own, float(given))
+            try:
+                return Parameter(pname, own, float(given))
+            except OverflowError:  # an int beyond the doubles
+                raise ModelError(f"parameter {pname!r} of {self.name!r}: {given} is out of the "
+                                 "range of floating point numbers") from None
         raise ModelError(f"parameter {pname!r} of {self.name!r} must be a number or a sympy "
                          f"expression; got {given!r}")
 

@@ -326,6 +326,9 @@ def _check_data(doc: Any) -> None:
             problem = number_problem(value)
             if problem:
                 raise _error(_pointer(*path), f"the number {value!r} {problem}")
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**1023:
+            raise _error(_pointer(*path), "the integer is out of the range of floating point "
+                                          "numbers")
         elif isinstance(value, str):
             if not value.isascii() and _SURROGATE.search(value):
                 raise _error(_pointer(*path), f"the text {shown(value)} holds a lone surrogate "
@@ -611,7 +614,7 @@ def _load_network(doc: Mapping, scope: _Scope) -> Model:
             if node not in used:
                 raise _error(f"/nodes/{k}", f"node {node!r} is declared but no element uses it")
     _check_symbols(net, scope)
-    warn_connectivity(net, "model")
+    warn_connectivity(net)
 
     model = Model("network", net, parameters=dict(scope.values),
                   description=doc.get("description", ""))

@@ -384,5 +384,7 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
             net.add(element)
         except VecnetError as exc:
             raise _fail(seen[element.name.lower()], str(exc)) from None
-    warn_connectivity(net, "netlist")
+    # a file's path leads the warning; netlist text given directly has none
+    warn_connectivity(net, "" if isinstance(source, str) and ("\n" in source or "\r" in source)
+                      else str(source))
     return net
