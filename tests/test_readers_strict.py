@@ -348,3 +348,11 @@ def test_sympy_numbers_and_huge_integers_are_checked_like_floats():
 def test_signal_block_names_follow_the_policy():
     with pytest.raises(vn.ModelError, match="block name"):
         vn.Gain("g<x>", vn.Symbol("e"), 2)
+
+
+def test_mechanism_files_check_stiffness_bound_to_parameters():
+    doc = json.loads((EXAMPLES / "pendulum.json").read_text())
+    doc["parameters"]["k"] = -3.0
+    with pytest.raises(vn.ModelFileError, match="zero or more") as info:
+        vn.load_model(doc)
+    assert info.value.location == "/forces/0/k"

@@ -1,7 +1,8 @@
 """Linear graphs: named directed edges between named nodes.
 
 A :class:`LinearGraph` is bare topology with no physics. Each edge has a
-unique name and an orientation from its tail to its head; parallel edges and
+unique name (under the name policy of :mod:`vecnet.names`; nodes are names or
+non-negative integers) and an orientation from its tail to its head; parallel edges and
 several connected components are allowed, self-loops are not (an edge from a
 node to itself carries no across variable and joins no cutset).
 """

@@ -663,6 +663,14 @@ class _MechanismReader:
         self.names: dict[str, str] = {DATUM: "the ground frame"}
         self.joints: dict[str, str] = {}
 
+    def not_negative(self, value: Any, loc: str, what: str, name: str) -> Any:
+        """Stiffness and damping of a mechanism: zero (none) or more, also when given as
+        declared parameters with values."""
+        number = _as_number(value, self.scope)
+        if number is not None and number < 0:
+            raise _error(loc, f"{what} of {name!r} must be zero or more; got {number:g}")
+        return value
+
     def call(self, loc: str, method, *args, **kwargs):
         try:
             return method(*args, **kwargs)
@@ -776,7 +784,8 @@ class _MechanismReader:
         _unique(self.names, name, f"{loc}/name")
         if kind == "spring":
             a, b = self.between(entry, loc)
-            c = scope.expr(entry.get("c", 0), f"{loc}/c")
+            c = self.not_negative(scope.expr(entry.get("c", 0), f"{loc}/c"), f"{loc}/c",
+                                  "the damping", name)
             if "force" in entry:
                 for key in ("k", "length"):
                     if key in entry:
@@ -788,20 +797,24 @@ class _MechanismReader:
             else:
                 if "k" not in entry:
                     raise _error(loc, f"spring {name!r} needs k (and length) or force")
-                k = scope.expr(entry["k"], f"{loc}/k")
+                k = self.not_negative(scope.expr(entry["k"], f"{loc}/k"), f"{loc}/k",
+                                      "the stiffness", name)
                 length = scope.expr(entry["length"], f"{loc}/length") if "length" in entry else None
                 self.call(loc, mech.spring, name, a, b, k=k, length=length, c=c)
         elif kind == "damper":
             a, b = self.between(entry, loc)
-            self.call(loc, mech.damper, name, a, b, c=scope.expr(entry["c"], f"{loc}/c"))
+            c = self.not_negative(scope.expr(entry["c"], f"{loc}/c"), f"{loc}/c", "the damping", name)
+            self.call(loc, mech.damper, name, a, b, c=c)
         elif kind == "rotary_spring":
             if "k" not in entry and "c" not in entry:
                 raise _error(loc, f"rotary spring {name!r} needs k, c or both")
             a, b = self.between(entry, loc)
             angle = scope.expr(entry["angle"], f"{loc}/angle") if "angle" in entry else None
             self.call(loc, mech.rotary_spring, name, a, b,
-                      k=scope.expr(entry.get("k", 0), f"{loc}/k"),
-                      c=scope.expr(entry.get("c", 0), f"{loc}/c"), angle=angle)
+                      k=self.not_negative(scope.expr(entry.get("k", 0), f"{loc}/k"), f"{loc}/k",
+                                          "the stiffness", name),
+                      c=self.not_negative(scope.expr(entry.get("c", 0), f"{loc}/c"), f"{loc}/c",
+                                          "the damping", name), angle=angle)
         elif kind == "torque":
             body = self.body(entry["body"], f"{loc}/body")
             reaction = self.body(entry["reaction"], f"{loc}/reaction", ground=True) \
