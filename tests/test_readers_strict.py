@@ -20,7 +20,7 @@ import pytest
 import vecnet as vn
 from vecnet.errors import VecnetWarning
 from vecnet.io import expressions
-from vecnet.io.model import Model, model_to_dict
+from vecnet.io.model import model_to_dict
 from vecnet.network import connectivity_problems
 
 BAD = Path(__file__).parent / "data" / "bad_models"
