@@ -22,6 +22,7 @@ Rendering to SVG, PNG or PDF needs the Graphviz ``dot`` program; DOT text
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,8 @@ from .graph import LinearGraph
 from .network import Network
 from .topology import Topology
 
-__all__ = ["draw", "to_dot", "svg", "DOMAIN_COLOURS", "OutputError", "GraphvizError"]
+__all__ = ["draw", "to_dot", "svg", "DOMAIN_COLOURS", "OutputError", "GraphvizError",
+           "GraphvizTimeoutError", "DOT_TIMEOUT"]
 
 #: Edge colour of each domain; edges of a bare graph are black.
 DOMAIN_COLOURS: dict[str, str] = {
@@ -52,6 +54,12 @@ TEXT_FORMATS = ("dot", "gv")
 RENDERED_FORMATS = ("svg", "png", "pdf")
 #: Graphs with more edges than this are not rendered for notebook display.
 REPR_EDGE_LIMIT = 400
+#: Longest time (seconds) the ``dot`` program may take to render one diagram.
+DOT_TIMEOUT = 60.0
+#: Graphs with more edges than this get a bounded layout effort (``nslimit``): dot's
+#: network simplex grows steeply on ladders with a common node (100 RC stages took
+#: minutes with the default effort, 2 s with the bound).
+LARGE_GRAPH_EDGES = 40
 
 _LABELS = ("names", "variables", "both")
 # arrowheads that tell the planar element families apart
@@ -66,6 +74,10 @@ class OutputError(VecnetError, ValueError):
 
 class GraphvizError(VecnetError, RuntimeError):
     """The Graphviz ``dot`` program is missing or failed to render a diagram."""
+
+
+class GraphvizTimeoutError(GraphvizError):
+    """The ``dot`` program took longer than :data:`DOT_TIMEOUT` and was stopped."""
 
 
 @dataclass
@@ -324,6 +336,8 @@ def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
     graph, network = model.graph, model.network
     dot = graphviz.Digraph(name=_dot_name(title))
     dot.attr(rankdir="TB" if datum_position == "top" else "BT", newrank="true", pad="0.15")
+    if graph.number_of_edges() > LARGE_GRAPH_EDGES:
+        dot.attr(nslimit="2", nslimit1="2")
     if title:
         dot.attr(label=_label(title), labelloc="b", fontname="Helvetica", fontsize="14")
     dot.attr("node", fontname="Helvetica", fontsize="11", shape="circle", width="0.3",
@@ -436,15 +450,28 @@ def _format(path: str | os.PathLike | None, format: str | None) -> str | None:
 
 
 def _pipe(dot: graphviz.Digraph, fmt: str) -> bytes:
+    """Render ``dot`` with the ``dot`` program, stopped after :data:`DOT_TIMEOUT` seconds.
+
+    (``graphviz.Digraph.pipe`` has no time limit, and a ``dot`` left running outlives a
+    Python process that is stopped while waiting for it.)
+    """
+    source = dot.source.encode("utf-8", "backslashreplace")  # names are already plain
     try:
-        return dot.pipe(format=fmt)
-    except graphviz.ExecutableNotFound:
+        run = subprocess.run([dot.engine, f"-T{fmt}"], input=source, capture_output=True,
+                             timeout=DOT_TIMEOUT, check=False)
+    except FileNotFoundError:
         raise GraphvizError(f"rendering {fmt.upper()} needs the Graphviz 'dot' program, which "
                             "is not on the PATH: install Graphviz (e.g. apt install graphviz), "
                             "or write DOT text with to_dot() or a .dot path") from None
-    except graphviz.CalledProcessError as exc:
-        detail = exc.stderr.decode(errors="replace").strip() if exc.stderr else str(exc)
-        raise GraphvizError(f"Graphviz 'dot' failed to render {fmt.upper()}: {detail}") from None
+    except subprocess.TimeoutExpired:  # subprocess.run has killed dot
+        raise GraphvizTimeoutError(
+            f"Graphviz 'dot' took more than {DOT_TIMEOUT:g} s to lay out {fmt.upper()} for "
+            f"{dot.source.count(' -> ')} edges and was stopped; write DOT text with to_dot() "
+            "or a .dot path instead") from None
+    if run.returncode != 0:
+        detail = run.stderr.decode(errors="replace").strip() or f"exit status {run.returncode}"
+        raise GraphvizError(f"Graphviz 'dot' failed to render {fmt.upper()}: {detail}")
+    return run.stdout
 
 
 def _write(dot: graphviz.Digraph, path: str, fmt: str) -> None:

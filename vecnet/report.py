@@ -40,6 +40,9 @@ __all__ = ["report", "write_atomically", "CONTENT_SECURITY_POLICY"]
 
 #: Expressions with more operations than this are listed as text only.
 MATHML_LIMIT = 400
+#: Graphs with more edges than this are not drawn (Graphviz's layout time grows steeply:
+#: about 20 s for 400 edges of a ladder); the matrices and equations are still listed.
+DIAGRAM_EDGE_LIMIT = 200
 
 #: The page has no scripts and loads nothing: only inline styles (the style sheet and the
 #: SVG's style attributes) and data: images are allowed; no base URL, no form target.
@@ -134,15 +137,13 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
 
 
 def _network(model, tree, simulate: bool) -> str:
-    from .draw import svg
     from .teaching import text
 
     net = model.system
     tree = tree or model.tree or "normal"
     eqs = net.equations(tree=tree)
     topo = eqs.topology
-    parts = [_section("Linear graph", _figure(svg(net, tree=list(topo.branches)),
-                                              "Tree branches solid, chords dashed."))]
+    parts = [_section("Linear graph", _diagram(net, topo))]
     parts.append(_topology(topo))
     counts = eqs.counts
     parts.append(_section(
@@ -166,14 +167,11 @@ def _network(model, tree, simulate: bool) -> str:
 
 
 def _mechanism(model, tree, simulate: bool) -> str:
-    from .draw import svg
-
     mech = model.system
     coordinates = tree if tree in ("joint", "absolute") else model.coordinates
     eom = mech.formulate(coordinates=coordinates)
     topo = eom.topology
-    parts = [_section("Vector network", _figure(svg(mech, tree=list(topo.branches)),
-                                                "Tree branches solid, chords dashed."))]
+    parts = [_section("Vector network", _diagram(mech, topo))]
     parts.append(_topology(topo))
     dynamics = (f"<p>Coordinates ({len(eom.q)}): {html.escape(', '.join(eom.coordinates))}</p>"
                 + "<p>Constraints from the circuits of the cut joints:</p>"
@@ -189,6 +187,22 @@ def _mechanism(model, tree, simulate: bool) -> str:
         parts.append(_section("Simulation", _figure(_plot(res, names), "Body angles.")
                               + _figure(_plot(res, ["energy"]), "Total energy.")))
     return "".join(parts)
+
+
+def _diagram(system: Network | Mechanism, topo) -> str:
+    """The diagram with the tree of ``topo``, or a note why it is left out (too large, or
+    Graphviz stopped after :data:`vecnet.draw.DOT_TIMEOUT`)."""
+    from .draw import GraphvizTimeoutError, svg
+
+    edges = topo.graph.number_of_edges()
+    if edges > DIAGRAM_EDGE_LIMIT:
+        return (f'<p class="note">The diagram is left out: {edges} edges, more than '
+                f"{DIAGRAM_EDGE_LIMIT} (vn.draw or the draw command still write it).</p>")
+    try:
+        picture = svg(system, tree=list(topo.branches))
+    except GraphvizTimeoutError as exc:
+        return f'<p class="note">The diagram is left out: {html.escape(str(exc))}</p>'
+    return _figure(picture, "Tree branches solid, chords dashed.")
 
 
 def _topology(topo) -> str:
