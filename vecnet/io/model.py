@@ -39,6 +39,7 @@ import jsonschema
 import numpy as np
 import sympy
 
+from ..bounds import check_oscillation, time_grid
 from ..domains import DOMAINS
 from ..elements import lumped, transducers
 from ..elements.base import EdgeVariables, Element, Kind, Symbol, number_problem, t
@@ -185,15 +186,14 @@ class Model:
         t_span = tuple(t_span or self.t_span or ())
         if len(t_span) != 2:
             raise ModelError(f"model {self.name!r} has no simulation t_span; pass t_span=(t0, t1)")
-        points = int(points or self.points or 501)
-        times = np.linspace(float(t_span[0]), float(t_span[1]), points)
+        t0, t1, times = time_grid(t_span, points=int(points or self.points or 501))
         values = self.values
         if self.kind == "mechanism":
             if t_span[0] != 0:
                 raise ModelError("mechanisms are simulated from t = 0; t_span must start at 0")
             # sympy numbers: the planar compiler substitutes them with xreplace
             exact = {k: sympy.Float(v) for k, v in values.items()}
-            return self.formulate().simulate(float(t_span[1]), t_eval=times,
+            return self.formulate().simulate(t1, t_eval=times,
                                              initial=self.initial or None,
                                              velocities=self.velocities or None,
                                              parameters=exact or None, **extra)
@@ -201,13 +201,15 @@ class Model:
         inputs: dict[str, Any] = {}
         for name, u in zip(ss.inputs, ss.u):
             if name in self.inputs:
-                inputs[name] = _time_function(self.inputs[name].xreplace(values), name)
+                signal = self.inputs[name].xreplace(values)
+                check_oscillation(name, signal, t1 - t0)
+                inputs[name] = _time_function(signal, name)
             elif u in values:  # a source whose value is a declared parameter
                 inputs[name] = values[u]
             elif isinstance(ss.signals.get(name), sympy.Basic):
                 inputs[name] = _time_function(ss.signals[name], name)
         parameters = {k: v for k, v in values.items() if k not in set(ss.u)}
-        return ss.simulate((float(t_span[0]), float(t_span[1])), inputs=inputs,
+        return ss.simulate((t0, t1), inputs=inputs,
                            initial=self.initial or None, t_eval=times,
                            parameters=parameters or None, **extra)
 

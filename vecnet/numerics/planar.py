@@ -553,8 +553,9 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     of anything coupled to the mechanism: ``extra(t, q, u, s)`` returns their rates and the
     mechanism's inputs. Each evaluation projects the dependent coordinates onto the
     constraints, so the loops stay closed to roundoff; when the dependent coordinates
-    approach a singular choice the partition is chosen anew. Returns ``(t, q, u, s)`` at
-    ``times``."""
+    approach a singular choice the partition is chosen anew. ``progress(t, y)``, if given,
+    sees every evaluation (a :class:`~vecnet.bounds.Watch` bounds the work). Returns
+    ``(t, q, u, s)`` at ``times``."""
     out_q, out_u, out_s, out_t = [], [], [], []
     time, q, u, s = t0, q0.copy(), u0.copy(), np.asarray(s0, dtype=float)
     pending = np.asarray(times, dtype=float)
@@ -566,14 +567,16 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
 
         def rhs(tt, y, part=part, k=k):
             if progress is not None:
-                progress(tt)
+                progress(tt, y)
             qf, uf = part.project(tt, y[:n], y[n:n + k]) if len(part.dep) else (y[:n], y[n:2 * n])
             sdot, w = extra(tt, qf, uf, y[n + k:])
             a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
             return np.concatenate([uf, a[part.ind], sdot])
 
-        if not len(part.dep) and not len(s) and extra is _no_extra and progress is None:
+        if not len(part.dep) and not len(s) and extra is _no_extra:
             def rhs(tt, y):  # an open chain alone: M u' = Q, nothing to project or couple
+                if progress is not None:
+                    progress(tt, y)
                 M, Q = model.mass_and_forces(tt, y[:n], y[n:])
                 return np.concatenate([y[n:], solve(M, Q, positive_definite=True)])
 
@@ -612,7 +615,8 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
 
     The multipliers are left out of the error test (a very large absolute tolerance), as
     index-2 problems need. States ``s`` coupled to the mechanism follow ``s' = sdot`` from
-    ``extra(t, q, u, s) -> (sdot, inputs)``. Returns ``(t, q, u, s)`` at ``times``."""
+    ``extra(t, q, u, s) -> (sdot, inputs)``; ``progress(t, y)`` sees every evaluation.
+    Returns ``(t, q, u, s)`` at ``times``."""
     from sksundae.ida import IDA
 
     n = model.n
@@ -624,7 +628,7 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
 
     def residual(tt, y, yp, res):
         if progress is not None:
-            progress(tt)
+            progress(tt, y)
         q, u, s, lam, mu = y[:n], y[n:2 * n], y[2 * n:lo], y[lo:lo + k], y[lo + k:]
         sdot, w = extra(tt, q, u, s)
         snap = model.evaluate(tt, q, u, w=w)
