@@ -98,6 +98,13 @@ def limits(**changes: float) -> Iterator[Limits]:
     if unknown:
         raise ModelError(f"unknown limit(s) {', '.join(unknown)}; the limits are "
                          f"{', '.join(sorted(known))}")
+    counts = {f.name for f in fields(Limits) if f.type == "int"}
+    for name in counts & set(changes):  # a whole number given as 5000.0 is still a count
+        value = changes[name]
+        if isinstance(value, float) and value.is_integer():
+            changes[name] = int(value)
+        elif not isinstance(value, int):
+            raise ModelError(f"limit {name} must be a whole number; got {value!r}")
     token = _LIMITS.set(replace(get_limits(), **changes))
     try:
         yield _LIMITS.get()
