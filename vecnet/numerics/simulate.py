@@ -91,23 +91,25 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     args = (t, model.x, model.z, model.u, model.du)
     f = _compile(args, list(model.f))
     watch = Watch(t0, t1, progress, names=[*model.states, *model.z_names])
-    try:
-        if model.z:
-            g = _compile(args, list(model.g))
-            ts, xs, zs, ok, message = _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times,
-                                                     rtol, atol, guesses, max_steps, watch)
-        else:
-            def rhs(time, x):
-                watch(time, x)
-                return f(time, x, (), u_fn(time), du_fn(time))
+    # an overflow is reported by the watch, which names the state, not warned about
+    with np.errstate(over="ignore", invalid="ignore"):
+        try:
+            if model.z:
+                g = _compile(args, list(model.g))
+                ts, xs, zs, ok, message = _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times,
+                                                         rtol, atol, guesses, max_steps, watch)
+            else:
+                def rhs(time, x):
+                    watch(time, x)
+                    return f(time, x, (), u_fn(time), du_fn(time))
 
-            sol = solve_ivp(rhs, (t0, t1), x0, method=method, t_eval=times, rtol=rtol,
-                            atol=atol)
-            ts, xs, zs, ok, message = (sol.t, sol.y, np.zeros((0, len(sol.t))), sol.success,
-                                       sol.message)
-    except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
-        raise SimulationError(f"the model could not be evaluated ({exc}): a value is too large "
-                              "or too small for double precision") from None
+                sol = solve_ivp(rhs, (t0, t1), x0, method=method, t_eval=times, rtol=rtol,
+                                atol=atol)
+                ts, xs, zs, ok, message = (sol.t, sol.y, np.zeros((0, len(sol.t))), sol.success,
+                                           sol.message)
+        except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
+            raise SimulationError(f"the model could not be evaluated ({exc}): a value is too large "
+                                  "or too small for double precision") from None
     if not ok:
         raise SimulationError(f"the integration stopped: {message}")
     return _result(model, args, ts, xs, zs, u_fn, du_fn, ok, message)
