@@ -112,7 +112,9 @@ def limits(**changes: float) -> Iterator[Limits]:
         _LIMITS.reset(token)
 
 
-def _number(value: Any, what: str) -> float:
+def finite_number(value: Any, what: str) -> float:
+    """``value`` as a finite float; a :class:`~vecnet.errors.ModelError` naming ``what``
+    otherwise."""
     try:
         number = float(value)
     except (TypeError, ValueError, OverflowError):
@@ -144,7 +146,7 @@ def time_grid(t_span: Sequence[Any], t_eval: Sequence[float] | None = None,
     """
     if isinstance(t_span, (str, bytes)) or len(t_span) != 2:
         raise ModelError(f"t_span must be (t0, t1); got {t_span!r}")
-    t0, t1 = (_number(v, "t_span") for v in t_span)
+    t0, t1 = (finite_number(v, "t_span") for v in t_span)
     if not t1 > t0:
         raise ModelError(f"t_span {tuple(t_span)!r} must end after it starts: simulations run "
                          "forward in time")

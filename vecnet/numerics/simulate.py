@@ -10,7 +10,7 @@ import sympy
 from scipy.integrate import solve_ivp
 from scipy.optimize import root
 
-from ..bounds import Watch, check_oscillation, time_grid
+from ..bounds import Watch, check_oscillation, finite_number, time_grid
 from ..elements.base import t
 from ..errors import ModelError, SimulationError
 from .result import Result
@@ -185,17 +185,8 @@ def _signal(value: Any, name: str) -> tuple[Callable[[float], float], Callable[[
 
 
 def _initial_values(initial: Mapping[str, Any] | None, names: Sequence[str]) -> np.ndarray:
-    values = []
-    for name in names:
-        value = (initial or {}).get(name, 0.0)
-        try:
-            number = float(value)
-        except (TypeError, ValueError, OverflowError):
-            raise ModelError(f"initial value of {name!r} must be a number; got {value!r}") from None
-        if not np.isfinite(number):
-            raise ModelError(f"initial value of {name!r} must be finite; got {value!r}")
-        values.append(number)
-    return np.array(values)
+    return np.array([finite_number((initial or {}).get(name, 0.0), f"initial value of {name!r}")
+                     for name in names])
 
 
 def _input_functions(model: StateSpace, signals: Mapping[str, Any]):
