@@ -6,6 +6,9 @@ import warnings
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
+import numpy as np
+import scipy.sparse
+import scipy.sparse.csgraph
 import sympy
 
 from .elements.base import EdgeVariables, Element, Kind, t
@@ -167,27 +170,24 @@ def connectivity_problems(net: Network) -> list[str]:
     network 'two': a part with nodes 'x', 'y' (elements 'C', 'R2') is not connected to the rest and has no source
     network 'two': node 'z' is touched only by 'R3' (a dangling node: nothing flows through 'R3')
     """
-    graph = net.graph
-    nodes = graph.nodes
+    nodes = net.graph.nodes
     index = {node: k for k, node in enumerate(nodes)}
-    parent = list(range(len(nodes)))
-
-    def root(k: int) -> int:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    degree = [0] * len(nodes)
+    degree = np.zeros(len(nodes), dtype=int)
     toucher: dict[int, str] = {}
+    pairs = []
     for element in net.elements:
         ends = [index[n] for edge in element.edges for n in (edge.tail, edge.head)]
         for edge in element.edges:
             for node in (edge.tail, edge.head):
                 degree[index[node]] += 1
                 toucher[index[node]] = edge.name
-        for k in ends[1:]:  # all nodes of one element are one part (a two-port's sides too)
-            parent[root(k)] = root(ends[0])
+        # all nodes of one element are one part (a two-port's sides too)
+        pairs.extend((ends[0], k) for k in ends[1:])
+    rows, columns = np.array(pairs, dtype=int).reshape(-1, 2).T
+    joined = scipy.sparse.coo_matrix((np.ones(len(rows)), (rows, columns)),
+                                     shape=(len(nodes), len(nodes)))
+    _, label = scipy.sparse.csgraph.connected_components(joined, directed=False)
+    root = label.__getitem__
     parts: dict[int, list[int]] = {}
     for k in range(len(nodes)):
         parts.setdefault(root(k), []).append(k)
