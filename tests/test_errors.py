@@ -94,6 +94,7 @@ def test_network_refuses_without_half_adding():
     with pytest.raises(vn.TopologyError, match="element 'C2'.*self-loop"):
         net.add(vn.Capacitor("C2", "b", "b", C=1.0))
     assert [e.name for e in net.elements] == ["R1"] and net.graph.edges == ("R1",)
+    assert net.graph.nodes == ("a", "b")                 # nodes of a refused batch too
     with pytest.raises(vn.ModelError, match="can only add elements"):
         net.add("R2")
     with pytest.raises(vn.TopologyError, match="unknown tree rule"):

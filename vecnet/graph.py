@@ -181,6 +181,21 @@ class LinearGraph:
             self._nx = nx.freeze(g)
         return self._nx
 
+    def _size(self) -> tuple[int, int]:
+        return len(self._nodes), len(self._tails)
+
+    def _shrink(self, size: tuple[int, int]) -> None:
+        """Take back the nodes and edges added since :meth:`_size` gave ``size`` (they are the
+        last ones: nodes and edges are kept in order of addition)."""
+        nodes, edges = size
+        for name in list(self._edges)[edges:]:
+            del self._edges[name]
+        for node in list(self._nodes)[nodes:]:
+            del self._nodes[node]
+        del self._tails[edges:], self._heads[edges:]
+        self._nx = None
+        self._arrays = None
+
     def copy(self) -> LinearGraph:
         """An independent copy with the same nodes and edges in the same order."""
         other = LinearGraph()

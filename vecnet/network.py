@@ -51,21 +51,25 @@ class Network:
         TopologyError
             An edge that is a self-loop.
         """
-        staged = self.graph.copy()
-        names = set(self._elements)
-        for element in elements:
-            if not isinstance(element, Element):
-                raise ModelError(f"network {self.name!r}: can only add elements, got {element!r}")
-            if element.name in names:
-                raise ModelError(f"network {self.name!r} already has an element named "
-                                 f"{element.name!r}; element names must be unique")
-            names.add(element.name)
-            for edge in element.edges:
-                try:
-                    staged.add_edge(edge.name, edge.tail, edge.head)
-                except TopologyError as exc:
-                    raise TopologyError(f"element {element.name!r}: {exc}") from None
-        self.graph = staged
+        graph, size = self.graph, self.graph._size()
+        batch: set[str] = set()
+        try:
+            for element in elements:
+                if not isinstance(element, Element):
+                    raise ModelError(f"network {self.name!r}: can only add elements, got "
+                                     f"{element!r}")
+                if element.name in self._elements or element.name in batch:
+                    raise ModelError(f"network {self.name!r} already has an element named "
+                                     f"{element.name!r}; element names must be unique")
+                batch.add(element.name)
+                for edge in element.edges:
+                    try:
+                        graph.add_edge(edge.name, edge.tail, edge.head)
+                    except TopologyError as exc:
+                        raise TopologyError(f"element {element.name!r}: {exc}") from None
+        except BaseException:
+            graph._shrink(size)  # nothing of a refused batch stays
+            raise
         for element in elements:
             self._elements[element.name] = element
             for edge in element.edges:
