@@ -201,7 +201,8 @@ class Model:
         inputs: dict[str, Any] = {}
         for name, u in zip(ss.inputs, ss.u):
             if name in self.inputs:
-                signal = self.inputs[name].xreplace(values)
+                # sympify: a whole input that is one parameter becomes its (float) value
+                signal = sympy.sympify(self.inputs[name].xreplace(values))
                 check_oscillation(name, signal, t1 - t0)
                 inputs[name] = _time_function(signal, name)
             elif u in values:  # a source whose value is a declared parameter
@@ -510,7 +511,7 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
         given = entry.get("parameters", {})
         for pname in given:
             if pname not in cls.parameter_names:
-                raise _error(f"{loc}/parameters/{pname}",
+                raise _error(loc + _pointer("parameters", pname),
                              f"{kind} has no parameter {pname!r}{_suggest(pname, cls.parameter_names)}"
                              f"; its parameters are {', '.join(cls.parameter_names) or 'none'}")
         missing = [p for p in cls.parameter_names if p not in given and p not in cls.defaults]
@@ -709,10 +710,10 @@ class _MechanismReader:
 
     def add_points(self, body, points: Mapping, loc: str) -> None:
         for pname, xy in points.items():
-            check_name(pname, "point name", f"{loc}/{pname}")
-            x, y = self.scope.pair(xy, f"{loc}/{pname}")
-            self.points[f"{body.name}.{pname}"] = self.call(f"{loc}/{pname}", body.point, x, y,
-                                                            name=pname)
+            ploc = loc + _pointer(pname)  # the key is the user's: escaped like any pointer
+            check_name(pname, "point name", ploc)
+            x, y = self.scope.pair(xy, ploc)
+            self.points[f"{body.name}.{pname}"] = self.call(ploc, body.point, x, y, name=pname)
 
     def quantities(self) -> dict[str, sympy.Symbol]:
         return {f"{b}.{q}": self.mech.quantity(f"{b}.{q}") for b in self.mech.bodies

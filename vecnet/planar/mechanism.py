@@ -181,6 +181,19 @@ class Mechanism:
             raise ModelError(f"{name!r} joins two points of the same body {a.body.name!r}; "
                              "a joint or force element must join two different bodies")
 
+    @staticmethod
+    def _line_of_action(name: str, a: Point, b: Point) -> float:
+        """The initial distance from ``a`` to ``b``; refused when the points are at the same
+        place, where the line a spring or damper acts along has no direction."""
+        (xa, ya), (xb, yb) = a.position, b.position
+        distance = math.hypot(xb - xa, yb - ya)
+        if not distance > 1e-9 * max(1.0, abs(xa), abs(ya), abs(xb), abs(yb)):
+            raise ModelError(f"{name!r} joins points {a.node!r} and {b.node!r}, which start at "
+                             f"the same place ({xa:g}, {ya:g}): a spring or damper acts along the "
+                             "line between its points, which has no direction there; attach "
+                             "it to points apart (or use a rotary_spring)")
+        return distance
+
     def _relative_angle(self, a: Point, b: Point) -> float:
         return b.body.angle - a.body.angle
 
@@ -212,10 +225,10 @@ class Mechanism:
         _not_negative(name, k=k, c=c)
         if (k is None) == (force is None):
             raise ModelError(f"spring {name!r}: give either k (and length) or force=f(length)")
+        distance = self._line_of_action(name, a, b)
         if force is None:
             if length is None:
-                (xa, ya), (xb, yb) = a.position, b.position
-                length = math.hypot(xb - xa, yb - ya)
+                length = distance
             k_, length_ = sympy.sympify(k), sympy.sympify(length)
             force = lambda stretch: k_ * (stretch - length_)  # noqa: E731
         return self._add(pe.TranslationalSpringDamper(name, a.node, b.node, force=force, c=c,
@@ -225,6 +238,7 @@ class Mechanism:
         """A translational viscous damper between two points: tension ``c * length'``."""
         self._points(name, a, b)
         _not_negative(name, c=c)
+        self._line_of_action(name, a, b)
         return self._add(pe.TranslationalSpringDamper(name, a.node, b.node, force=None, c=c))
 
     def rotary_spring(self, name: str, a: Body | Point, b: Body | Point, k=0, c=0, angle=None):
