@@ -825,3 +825,50 @@ def test_generated_cases_through_the_command_line(case, command, to_file, capsys
         assert not written
     else:
         assert written == bool(to_file or command[0] == "report")
+
+
+# -- what fuzzing found, kept as plain tests ---------------------------------------------------
+
+def test_found_a_hostile_key_is_escaped_in_its_location():
+    doc = copy.deepcopy(BUNDLED["pendulum"])
+    doc["ground"]["points"]["a\nb/c"] = [0, 0]
+    with pytest.raises(vn.ModelFileError) as info:
+        vn.load_model(doc)
+    assert info.value.location == "/ground/points/a\\nb~1c"
+    check_error(info.value)
+    doc = copy.deepcopy(BUNDLED["rlc"])
+    doc["elements"][1]["parameters"]["R\n"] = 1.0
+    with pytest.raises(vn.ModelFileError) as info:
+        vn.load_model(doc)
+    assert info.value.location == "/elements/1/parameters/R\\n"
+
+
+def test_found_an_input_that_is_one_parameter_is_simulated():
+    doc = copy.deepcopy(BUNDLED["rlc"])
+    doc["inputs"] = {"Vs.across": "R"}                  # once crashed the frequency check
+    res = vn.load_model(doc).simulate(t_span=(0, 1e-3), points=3)
+    assert len(res.t) == 3
+
+
+def test_found_a_spring_between_points_that_start_together_is_refused():
+    doc = copy.deepcopy(BUNDLED["pendulum"])             # bob.pin starts at the ground origin
+    doc["forces"].append({"type": "spring", "name": "F0", "between": ["ground", "bob.pin"],
+                          "k": 0.0, "c": 0.0})          # once a sympy ShapeError
+    with pytest.raises(vn.ModelFileError, match="start at the same place") as info:
+        vn.load_model(doc)
+    assert info.value.location == "/forces/1"
+    doc["forces"][1] = {"type": "damper", "name": "F0", "between": ["bob.pin", "ground.O"],
+                        "c": 1.0}
+    with pytest.raises(vn.ModelFileError, match="start at the same place"):
+        vn.load_model(doc)
+
+
+def test_found_a_partition_change_before_the_first_output_time():
+    doc = copy.deepcopy(BUNDLED["fourbar"])
+    doc["bodies"][1]["points"]["C"] = ["pi", 0]          # the loop closes far from the file's pose
+    model = vn.load_model(doc)
+    try:                                                  # once an AttributeError from scipy's []
+        with vn.limits(max_evaluations=2_000, max_seconds=10):  # the event comes before
+            model.simulate(t_span=(0.0, 1.0), points=2)
+    except vn.SimulationError as exc:
+        check_error(exc)

@@ -589,7 +589,9 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                         events=singular if len(part.dep) else None)
         if sol.status == -1:
             raise SimulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
-        for tt, y in zip(sol.t, sol.y.T):
+        # scipy leaves sol.y an empty list when an event ends the run before any output time
+        ys = np.asarray(sol.y, dtype=float).reshape(len(y0), len(sol.t))
+        for tt, y in zip(sol.t, ys.T):
             qf, uf = part.project(tt, y[:n], y[n:n + k])
             out_t.append(tt)
             out_q.append(qf)
