@@ -863,6 +863,17 @@ def test_found_a_spring_between_points_that_start_together_is_refused():
         vn.load_model(doc)
 
 
+def test_found_a_damper_between_points_the_joints_hold_together_is_refused():
+    doc = copy.deepcopy(BUNDLED["fourbar"])
+    doc["forces"].append({"type": "damper", "name": "F1", "between": ["crank.B", "coupler.C"],
+                          "c": 1})
+    doc["bodies"][1]["points"]["C"] = [0.5, 0.866]      # apart in the file, but P2 ...
+    doc["joints"][1]["between"] = ["coupler.C", "crank.B"]  # ... pins coupler.C to crank.B
+    model = vn.load_model(doc)
+    with pytest.raises(vn.FormulationError, match="held at the same place"):
+        vn.text(model.formulate())                       # once a sympy ShapeError
+
+
 def test_found_a_partition_change_before_the_first_output_time():
     doc = copy.deepcopy(BUNDLED["fourbar"])
     doc["bodies"][1]["points"]["C"] = ["pi", 0]          # the loop closes far from the file's pose
