@@ -893,3 +893,18 @@ def test_found_a_partition_change_before_the_first_output_time():
             model.simulate(t_span=(0.0, 1.0), points=2)
     except vn.SimulationError as exc:
         check_error(exc)
+
+
+def test_found_powers_beyond_the_limit_made_by_simplification_are_refused():
+    R = vn.Symbol("R")
+    for text in ["R/R**-64", "R**64*R"]:                 # both are R**65, once read but unwritable
+        with pytest.raises(vn.ModelFileError, match="makes the power"):
+            vn.parse_expression(text, {"R": R}, "/x")
+    assert vn.format_expression(vn.parse_expression("R**64", {"R": R})) == "R**64"
+
+
+def test_found_an_input_without_real_values_is_a_simulation_error():
+    doc = copy.deepcopy(BUNDLED["rlc"])
+    doc["inputs"] = {"Vs.across": "t**0.5"}              # complex just before t = 0
+    with pytest.raises(vn.SimulationError, match="no real value"):   # once a TypeError
+        vn.load_model(doc).simulate(t_span=(0, 1e-3), points=3)

@@ -505,6 +505,11 @@ def parse_expression(text: str, names: Mapping[str, sympy.Expr], location: str =
         raise _fail(location, f"expression {text[:40]!r} cannot be evaluated: {exc}") from None
     expr = sympy.sympify(expr)  # a plain Python number from Min/Max folding becomes a sympy one
     expr = _reciprocals(expr)
+    for power in expr.atoms(sympy.Pow):  # R/R**-64 and R**64*R are R**65: bound them too,
+        # so that whatever is read can be written back (format_expression)
+        if power.exp.is_Number and abs(power.exp) > MAX_EXPONENT:
+            raise _fail(location, f"{text[:40]!r} makes the power {str(power)[:40]}, whose "
+                                  f"exponent is larger than {MAX_EXPONENT} in absolute value")
     try:
         return builder.defined(expr, tree.body)  # a bare literal has not been checked yet
     except (TypeError, ValueError, ArithmeticError) as exc:

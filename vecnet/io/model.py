@@ -43,7 +43,7 @@ from ..bounds import check_oscillation, time_grid
 from ..domains import DOMAINS
 from ..elements import lumped, transducers
 from ..elements.base import EdgeVariables, Element, Kind, Symbol, number_problem, t
-from ..errors import ModelError, ModelFileError, VecnetError
+from ..errors import ModelError, ModelFileError, SimulationError, VecnetError
 from ..names import check_name, check_node, shown
 from ..network import Network, warn_connectivity
 from ..planar.mechanism import DATUM, Mechanism
@@ -229,7 +229,18 @@ def _time_function(expr: sympy.Expr, name: str):
     if not expr.free_symbols:
         return float(expr)
     fn = sympy.lambdify(t, expr, modules="numpy")
-    return lambda time: float(fn(time))
+
+    def value(time: float) -> float:
+        v = fn(time)
+        if isinstance(v, complex) or np.iscomplexobj(v):  # sqrt(t) before t = 0, log(-1)
+            if v.imag != 0:
+                raise SimulationError(f"input {name!r} = {expr} has no real value at "
+                                      f"t = {time:g} (the slope of an input is taken from its "
+                                      "values on both sides of each time)")
+            v = v.real
+        return float(v)
+
+    return value
 
 
 # -- reading ----------------------------------------------------------------------------
