@@ -38,7 +38,7 @@ Profiles::
                                        # examples, about 15 s on one core
     VECNET_FUZZ=long pytest tests/test_fuzz.py --hypothesis-show-statistics
                                        # 25 times the examples (about 4,300), new ones
-                                       # each run; about 10 minutes
+                                       # each run; about 7 minutes
 
 ``--hypothesis-show-statistics`` lists, per test, the examples tried and the
 outcomes (``ok`` or the error class and the part of the file it points at).
