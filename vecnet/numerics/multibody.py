@@ -1,0 +1,295 @@
+"""Dimension-free numerics of vector-network mechanisms: assembly, consistent velocities,
+accelerations with multipliers and forward dynamics by coordinate partitioning.
+
+These functions work on any compiled mechanism model that offers
+
+* ``n`` (coordinates), ``m`` (constraint rows) and ``evaluate(t, q, u, w=None)`` giving a
+  snapshot with ``M``, ``Q``, ``phi``, ``phi_q``, ``phi_t``, ``c`` where ``phi_q`` is the
+  Jacobian of the constraints with respect to the speeds ``u`` and ``c`` the acceleration
+  right-hand side (``phi_q u' = c``);
+* ``constraints(t, q) -> (phi, phi_q, phi_t)``: the position-level constraints with their
+  Jacobian in ``q`` (for assembly and projection);
+* ``mass_and_forces(t, q, u) -> (M, Q)``.
+
+A planar model has ``q' = u``. A spatial one has unit quaternions among its coordinates
+and angular velocities among its speeds; it also offers ``nu`` (number of speeds),
+``rates(q, u) -> q'`` and ``kinematic_map(q) -> N`` (``q' = N(q) u``), ``normalize(q)``
+and ``velocity_constraints(t, q) -> (phi_u, phi_t)`` with ``phi_u = Phi_q N``. Newton
+steps for assembly and projection are taken in the speeds, ``q <- q - N(q) dz``, and the
+quaternions normalized after each, so their unit norm is kept without extra equations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+from scipy.integrate import solve_ivp
+from scipy.linalg import lapack
+
+from ..errors import FormulationError, SimulationError
+
+__all__ = ["independent_rows", "solve", "accelerations", "assemble", "consistent_velocities",
+           "Partition", "integrate_partitioned", "speeds", "rates", "normalize",
+           "velocity_constraints", "kinematic_map"]
+
+
+def speeds(model) -> int:
+    """Number of speeds ``u`` (the coordinates' count when ``q' = u``)."""
+    return getattr(model, "nu", model.n)
+
+
+def rates(model, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``q'`` from the speeds: ``N(q) u`` (``u`` itself when the model has no map)."""
+    f = getattr(model, "rates", None)
+    return u if f is None else f(q, u)
+
+
+def normalize(model, q: np.ndarray) -> np.ndarray:
+    """The coordinates with every unit quaternion normalized (unchanged for the plane)."""
+    f = getattr(model, "normalize", None)
+    return q if f is None else f(q)
+
+
+def velocity_constraints(model, time: float, q: np.ndarray, position=None):
+    """``(phi_u, phi_t)``: the velocity constraints ``phi_u u + phi_t = 0``; ``position``
+    (the result of ``model.constraints``) is reused when ``q' = u``."""
+    f = getattr(model, "velocity_constraints", None)
+    if f is None:
+        _, phi_q, phi_t = model.constraints(time, q) if position is None else position
+        return phi_q, phi_t
+    return f(time, q)
+
+
+def independent_rows(phi_q: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    """Indices of a maximal set of independent constraint rows (QR with pivoting).
+
+    >>> independent_rows(np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0]])).tolist()
+    [1, 2]
+    """
+    if phi_q.shape[0] == 0:
+        return np.zeros(0, dtype=int)
+    _, r, piv = scipy.linalg.qr(phi_q.T, pivoting=True, mode="economic")
+    diag = np.abs(np.diag(r))
+    rank = int(np.sum(diag > tol * max(1.0, diag[0] if len(diag) else 1.0)))
+    return np.sort(piv[:rank])
+
+
+def solve(A: np.ndarray, b: np.ndarray, positive_definite: bool = False) -> np.ndarray:
+    """``A x = b`` by LAPACK directly (Cholesky when ``positive_definite``, else LU): at the
+    size of a mechanism, ``numpy.linalg.solve``'s checks cost more than the factorization.
+    Raises ``numpy.linalg.LinAlgError`` when ``A`` is singular."""
+    if not len(b):
+        return np.zeros(0)
+    if positive_definite:
+        _, x, info = lapack.dposv(A, b)
+        if info == 0:
+            return x
+    _, _, x, info = lapack.dgesv(A, b)
+    if info != 0:
+        raise np.linalg.LinAlgError("singular matrix")
+    return x
+
+
+def accelerations(snap, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Solve ``M u' - Phi_u^T lambda = Q``, ``Phi_u u' = c`` (independent rows)."""
+    n = snap.M.shape[0]
+    k = len(rows)
+    if k == 0:
+        return solve(snap.M, snap.Q, positive_definite=True), np.zeros(len(snap.phi))
+    A = snap.phi_q[rows]
+    kkt = np.zeros((n + k, n + k))
+    kkt[:n, :n] = snap.M
+    kkt[:n, n:] = -A.T
+    kkt[n:, :n] = A
+    sol = solve(kkt, np.concatenate([snap.Q, snap.c[rows]]))
+    lam = np.zeros(len(snap.phi))
+    lam[rows] = sol[n:]
+    return sol[:n], lam
+
+
+def kinematic_map(model, q: np.ndarray) -> np.ndarray | None:
+    """``N(q)`` with ``q' = N(q) u``; ``None`` when ``q' = u``."""
+    f = getattr(model, "kinematic_map", None)
+    return None if f is None else f(q)
+
+
+def _move(model, q: np.ndarray, columns: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """``q - N[:, columns] step`` (normalized): a Newton step taken in the speeds."""
+    N = kinematic_map(model, q)
+    if N is None:
+        q[columns] -= step
+        return q
+    return normalize(model, q - N[:, columns] @ step)
+
+
+def assemble(model, q: np.ndarray, time: float = 0.0, fixed=(), tol: float = 1e-12,
+             iterations: int = 50) -> np.ndarray:
+    """Close the loops: solve ``Phi(q, t) = 0`` from ``q`` by minimum-norm Newton steps in
+    the speeds (``q <- q - N(q) Phi_u^+ Phi``), keeping the speeds at positions ``fixed``
+    at zero (their coordinates as they are).
+
+    Raises
+    ------
+    FormulationError
+        When the loops cannot be closed; the message names the constraints left open.
+    """
+    q = np.array(normalize(model, np.asarray(q, dtype=float)), dtype=float)
+    free = np.setdiff1d(np.arange(speeds(model)), np.asarray(fixed, dtype=int))
+    for _ in range(iterations):
+        position = model.constraints(time, q)
+        phi = position[0]
+        if not len(phi) or np.max(np.abs(phi)) < tol:
+            return q
+        phi_u = velocity_constraints(model, time, q, position)[0]
+        step, *_ = np.linalg.lstsq(phi_u[:, free], phi, rcond=None)
+        q = _move(model, q, free, step)
+        if not np.all(np.isfinite(q)):
+            break
+    phi = model.constraints(time, q)[0]
+    phi = np.where(np.isfinite(phi), phi, np.inf)
+    names = getattr(model, "constraint_names", None) or model.eom.constraint_names
+    worst = np.argsort(-np.abs(phi))[:4]
+    shown = [f"{names[i]} (off by {phi[i]:.3g})" for i in worst]
+    raise FormulationError("the mechanism cannot be assembled: the loop closure equations "
+                           + ", ".join(shown) + " stay open; check the joint positions and "
+                           "the initial poses")
+
+
+def consistent_velocities(model, time: float, q: np.ndarray, given: dict[int, float]) -> np.ndarray:
+    """Speeds satisfying ``Phi_u u = -Phi_t`` with the given speeds fixed (least squares)."""
+    n = speeds(model)
+    phi_u, phi_t = velocity_constraints(model, time, q)
+    rows = [phi_u] if len(phi_t) else []
+    rhs = [-phi_t] if len(phi_t) else []
+    for i, value in given.items():
+        e = np.zeros((1, n))
+        e[0, i] = 1.0
+        rows.append(e)
+        rhs.append(np.array([value]))
+    if not rows:
+        return np.zeros(n)
+    u, *_ = np.linalg.lstsq(np.vstack(rows), np.concatenate(rhs), rcond=None)
+    return u
+
+
+def _split(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Independent rows of ``A``, and its columns split into dependent and independent."""
+    rows = independent_rows(A)
+    if len(rows):
+        _, _, piv = scipy.linalg.qr(A[rows], pivoting=True, mode="economic")
+        dep = np.sort(piv[:len(rows)])
+    else:
+        dep = np.zeros(0, dtype=int)
+    return rows, dep, np.setdiff1d(np.arange(A.shape[1]), dep)
+
+
+class Partition:
+    """Coordinate partitioning: the independent speeds ``ind`` carry the motion; the
+    coordinates move along the dependent speeds ``dep`` to satisfy the constraints
+    (Newton, starting from the values carried along with the state), and the dependent
+    speeds follow from the velocity constraints. With ``q' = u`` the dependent speeds
+    are the rates of the dependent coordinates."""
+
+    def __init__(self, model, time: float, q: np.ndarray) -> None:
+        self.model = model
+        self.rows, self.dep, self.ind = _split(velocity_constraints(model, time, q)[0])
+
+    def project(self, time: float, q: np.ndarray, uw: np.ndarray):
+        """Consistent ``(q, u)`` from a state near the constraint manifold."""
+        model = self.model
+        q = np.array(normalize(model, q), dtype=float)
+        u = np.zeros(speeds(model))
+        u[self.ind] = uw
+        if len(self.dep):
+            for _ in range(25):
+                position = model.constraints(time, q)
+                res = position[0][self.rows]
+                if np.max(np.abs(res)) < 1e-12:
+                    break
+                A = velocity_constraints(model, time, q, position)[0]
+                step = solve(A[np.ix_(self.rows, self.dep)], res)
+                q = _move(model, q, self.dep, step)
+                if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):  # at roundoff
+                    position = model.constraints(time, q)
+                    break
+            else:
+                raise SimulationError(f"at t = {time:.6g} the loops cannot be closed: the "
+                                      "mechanism left its assembly (a singular configuration?)")
+            A, phi_t = velocity_constraints(model, time, q, position)
+            A = A[self.rows]
+            u[self.dep] = solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
+        return q, u
+
+    def conditioning(self, time: float, q: np.ndarray) -> float:
+        """Smallest singular value of ``Phi_v`` relative to the largest of ``Phi_u``."""
+        if not len(self.dep):
+            return 1.0
+        A = velocity_constraints(self.model, time, q)[0][self.rows]
+        sv = np.linalg.svd(A[:, self.dep], compute_uv=False)
+        return sv[-1] / max(np.linalg.svd(A, compute_uv=False)[0], 1e-300)
+
+
+def _no_extra(time, q, u, s):
+    return np.zeros(0), None
+
+
+def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
+                          extra=_no_extra, s0=(), progress=None):
+    """Forward dynamics on scipy by coordinate partitioning.
+
+    The state is every coordinate, the independent speeds and the states ``s`` of anything
+    coupled to the mechanism: ``extra(t, q, u, s)`` returns their rates and the
+    mechanism's inputs. Each evaluation projects the dependent coordinates onto the
+    constraints (and normalizes quaternions), so the loops stay closed to roundoff; when
+    the dependent coordinates approach a singular choice the partition is chosen anew.
+    Returns ``(t, q, u, s)`` at ``times``."""
+    out_q, out_u, out_s, out_t = [], [], [], []
+    time, q, u, s = t0, q0.copy(), u0.copy(), np.asarray(s0, dtype=float)
+    pending = np.asarray(times, dtype=float)
+    n, nu = model.n, speeds(model)
+    while True:
+        part = Partition(model, time, q)
+        k = len(part.ind)
+        y0 = np.concatenate([q, u[part.ind], s])
+        constrained = bool(len(part.dep))
+
+        def rhs(tt, y, part=part, k=k):
+            if progress is not None:
+                progress(tt)
+            qf, uf = part.project(tt, y[:n], y[n:n + k]) if constrained \
+                else (normalize(model, y[:n]), y[n:n + nu])
+            sdot, w = extra(tt, qf, uf, y[n + k:])
+            a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
+            return np.concatenate([rates(model, qf, uf), a[part.ind], sdot])
+
+        if not constrained and not len(s) and extra is _no_extra and progress is None:
+            def rhs(tt, y):  # an open chain alone: M u' = Q, nothing to project or couple
+                qf = normalize(model, y[:n])
+                M, Q = model.mass_and_forces(tt, qf, y[n:])
+                return np.concatenate([rates(model, qf, y[n:]), solve(M, Q, positive_definite=True)])
+
+        def singular(tt, y, part=part):
+            return part.conditioning(tt, y[:n]) - 1e-3
+
+        singular.terminal, singular.direction = True, -1
+        sol = solve_ivp(rhs, (time, pending[-1]), y0, method=method, rtol=rtol, atol=atol,
+                        t_eval=pending[pending >= time],
+                        events=singular if constrained else None)
+        if sol.status == -1:
+            raise SimulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
+        for tt, y in zip(sol.t, sol.y.T):
+            qf, uf = part.project(tt, y[:n], y[n:n + k])
+            out_t.append(tt)
+            out_q.append(qf)
+            out_u.append(uf)
+            out_s.append(y[n + k:])
+        done = sol.t[-1] if len(sol.t) else time
+        pending = pending[pending > done]
+        if sol.status != 1 or not len(pending):
+            break
+        time = float(sol.t_events[0][0])
+        y = sol.y_events[0][0]
+        q, u = part.project(time, y[:n], y[n:n + k])
+        s = y[n + k:]
+    return (np.array(out_t), np.array(out_q).T, np.array(out_u).T,
+            np.array(out_s).T.reshape(len(s), len(out_t)))
