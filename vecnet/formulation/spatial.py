@@ -39,14 +39,24 @@ _TREE_RANKS = {
 }
 
 
+def _equations(element) -> int:
+    """How many constraint equations a joint brings when it is cut (a screw cannot be)."""
+    try:
+        return sum(3 if p[0] == "point" else 1 for p in element.primitives())
+    except NotImplementedError:
+        return 6
+
+
 def _rank(element, ranks):
+    """Tree priority: arms, then joints (those with the most equations first, so loops are
+    cut at the joints that give the fewest constraints) and bodies, then force elements."""
     if element.is_joint:
-        return ranks["joint"]
+        return (ranks["joint"], -_equations(element))
     if isinstance(element, se.SpatialArm):
-        return ranks["arm"]
+        return (ranks["arm"], 0)
     if isinstance(element, se.SpatialMass):
-        return ranks["mass"]
-    return ranks["force"]
+        return (ranks["mass"], 0)
+    return (ranks["force"], 0)
 
 
 class SpatialEquations:

@@ -30,7 +30,7 @@ from ..errors import FormulationError, SimulationError
 
 __all__ = ["independent_rows", "solve", "accelerations", "assemble", "consistent_velocities",
            "Partition", "integrate_partitioned", "speeds", "rates", "normalize",
-           "velocity_constraints", "kinematic_map"]
+           "velocity_constraints", "kinematic_map", "position_constraints"]
 
 
 def speeds(model) -> int:
@@ -54,7 +54,7 @@ def velocity_constraints(model, time: float, q: np.ndarray, position=None):
     """``(phi_u, phi_t)``: the velocity constraints ``phi_u u + phi_t = 0``; ``position``
     (the result of ``model.constraints``) is reused when ``q' = u``."""
     f = getattr(model, "velocity_constraints", None)
-    if f is None:
+    if f is None or (position is not None and getattr(model, "jacobian_in_speeds", False)):
         _, phi_q, phi_t = model.constraints(time, q) if position is None else position
         return phi_q, phi_t
     return f(time, q)
@@ -183,50 +183,71 @@ def _split(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rows, dep, np.setdiff1d(np.arange(A.shape[1]), dep)
 
 
+def position_constraints(model, time: float, q: np.ndarray):
+    """``(residual, Jacobian in q)`` of the position-level equations that coordinate
+    partitioning solves: the constraints, and for a spatial model also the quaternions'
+    unit norms."""
+    f = getattr(model, "position_constraints", None)
+    if f is None:
+        phi, phi_q, _ = model.constraints(time, q)
+        return phi, phi_q
+    return f(time, q)
+
+
 class Partition:
-    """Coordinate partitioning: the independent speeds ``ind`` carry the motion; the
-    coordinates move along the dependent speeds ``dep`` to satisfy the constraints
-    (Newton, starting from the values carried along with the state), and the dependent
-    speeds follow from the velocity constraints. With ``q' = u`` the dependent speeds
-    are the rates of the dependent coordinates."""
+    """Coordinate partitioning: the independent coordinates are kept as integrated, the
+    dependent ones ``dep_q`` found from the position equations (Newton, starting from the
+    values carried along with the state); the independent speeds ``ind`` are integrated
+    and the dependent ones ``dep`` found from the velocity constraints. With ``q' = u``
+    both splits are one."""
 
     def __init__(self, model, time: float, q: np.ndarray) -> None:
         self.model = model
         self.rows, self.dep, self.ind = _split(velocity_constraints(model, time, q)[0])
+        if getattr(model, "position_constraints", None) is None:
+            self.rows_q, self.dep_q = self.rows, self.dep
+        else:
+            self.rows_q, self.dep_q, _ = _split(position_constraints(model, time, q)[1])
 
     def project(self, time: float, q: np.ndarray, uw: np.ndarray):
         """Consistent ``(q, u)`` from a state near the constraint manifold."""
         model = self.model
-        q = np.array(normalize(model, q), dtype=float)
+        q = np.array(q, dtype=float)
         u = np.zeros(speeds(model))
         u[self.ind] = uw
-        if len(self.dep):
+        if not len(self.dep_q):
+            q = normalize(model, q)
+        else:
             for _ in range(25):
-                position = model.constraints(time, q)
-                res = position[0][self.rows]
+                res, jac = position_constraints(model, time, q)
+                res = res[self.rows_q]
                 if np.max(np.abs(res)) < 1e-12:
                     break
-                A = velocity_constraints(model, time, q, position)[0]
-                step = solve(A[np.ix_(self.rows, self.dep)], res)
-                q = _move(model, q, self.dep, step)
+                step = solve(jac[np.ix_(self.rows_q, self.dep_q)], res)
+                q[self.dep_q] -= step
                 if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):  # at roundoff
-                    position = model.constraints(time, q)
                     break
             else:
                 raise SimulationError(f"at t = {time:.6g} the loops cannot be closed: the "
                                       "mechanism left its assembly (a singular configuration?)")
-            A, phi_t = velocity_constraints(model, time, q, position)
+        if len(self.dep):
+            A, phi_t = velocity_constraints(model, time, q)
             A = A[self.rows]
             u[self.dep] = solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
         return q, u
 
     def conditioning(self, time: float, q: np.ndarray) -> float:
-        """Smallest singular value of ``Phi_v`` relative to the largest of ``Phi_u``."""
-        if not len(self.dep):
-            return 1.0
-        A = velocity_constraints(self.model, time, q)[0][self.rows]
-        sv = np.linalg.svd(A[:, self.dep], compute_uv=False)
-        return sv[-1] / max(np.linalg.svd(A, compute_uv=False)[0], 1e-300)
+        """Smallest singular value of the dependent block relative to the largest of the
+        whole Jacobian (the worse of the position and the velocity split)."""
+        out = 1.0
+        pairs = [(velocity_constraints(self.model, time, q)[0][self.rows], self.dep)]
+        if self.dep_q is not self.dep:
+            pairs.append((position_constraints(self.model, time, q)[1][self.rows_q], self.dep_q))
+        for A, dep in pairs:
+            if len(dep):
+                sv = np.linalg.svd(A[:, dep], compute_uv=False)
+                out = min(out, sv[-1] / max(np.linalg.svd(A, compute_uv=False)[0], 1e-300))
+        return out
 
 
 def _no_extra(time, q, u, s):
@@ -241,7 +262,8 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     coupled to the mechanism: ``extra(t, q, u, s)`` returns their rates and the
     mechanism's inputs. Each evaluation projects the dependent coordinates onto the
     constraints (and normalizes quaternions), so the loops stay closed to roundoff; when
-    the dependent coordinates approach a singular choice the partition is chosen anew.
+    the dependent coordinates approach a singular choice the partition is chosen anew, and
+    a trial step that cannot be projected is rejected (the integrator shortens it).
     Returns ``(t, q, u, s)`` at ``times``."""
     out_q, out_u, out_s, out_t = [], [], [], []
     time, q, u, s = t0, q0.copy(), u0.copy(), np.asarray(s0, dtype=float)
@@ -251,13 +273,20 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         part = Partition(model, time, q)
         k = len(part.ind)
         y0 = np.concatenate([q, u[part.ind], s])
-        constrained = bool(len(part.dep))
+        constrained = bool(len(part.dep) or len(part.dep_q))
 
         def rhs(tt, y, part=part, k=k):
             if progress is not None:
                 progress(tt)
-            qf, uf = part.project(tt, y[:n], y[n:n + k]) if constrained \
-                else (normalize(model, y[:n]), y[n:n + nu])
+            if constrained:
+                try:
+                    qf, uf = part.project(tt, y[:n], y[n:n + k])
+                except (SimulationError, np.linalg.LinAlgError):
+                    # a trial state too far out to project (a large step near a poor
+                    # partition): a huge rate makes the integrator reject the step
+                    return np.full(len(y), 1e100)
+            else:
+                qf, uf = normalize(model, y[:n]), y[n:n + nu]
             sdot, w = extra(tt, qf, uf, y[n + k:])
             a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
             return np.concatenate([rates(model, qf, uf), a[part.ind], sdot])
@@ -277,7 +306,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                         events=singular if constrained else None)
         if sol.status == -1:
             raise SimulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
-        for tt, y in zip(sol.t, sol.y.T):
+        for tt, y in zip(sol.t, np.asarray(sol.y).reshape(len(y0), len(sol.t)).T):
             qf, uf = part.project(tt, y[:n], y[n:n + k])
             out_t.append(tt)
             out_q.append(qf)

@@ -47,7 +47,9 @@ class SpatialSnapshot:
 
 
 def _cross(a, b):
-    return np.cross(a, b)
+    """``a x b`` for 3-vectors (numpy.cross costs more than the arithmetic here)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
 
 
 class CompiledSpatial:
@@ -164,7 +166,7 @@ class CompiledSpatial:
         out["v"] = out["Jv"] @ u
         return out
 
-    def _constraints(self, time, q, u, kin):
+    def _constraints(self, time, q, u, kin, accelerations=True):
         m, nu = self.m, self.nu
         phi, phi_u, c = np.zeros(m), np.zeros((m, nu)), np.zeros(m)
         maps = []   # (chord, rows, kind, vector): the wrench on the head per unit multiplier
@@ -183,21 +185,24 @@ class CompiledSpatial:
                 row += 3
                 continue
             ea = R[a] @ e
-            ed = _cross(kin["gw"][ka], ea) + _cross(wa, _cross(wa, ea))   # e'' without u'
+            if accelerations:   # e'' without u'
+                ed = _cross(kin["gw"][ka], ea) + _cross(wa, _cross(wa, ea))
             if kind == "perpendicular":
                 fb = R[b] @ f
-                fd = _cross(kin["gw"][kb], fb) + _cross(wb, _cross(wb, fb))
                 axis = _cross(ea, fb)
                 phi[row] = ea @ fb
                 phi_u[row] = axis @ (Jwa - Jwb)
-                c[row] = -(ed @ fb + 2 * _cross(wa, ea) @ _cross(wb, fb) + ea @ fd)
+                if accelerations:
+                    fd = _cross(kin["gw"][kb], fb) + _cross(wb, _cross(wb, fb))
+                    c[row] = -(ed @ fb + 2 * _cross(wa, ea) @ _cross(wb, fb) + ea @ fd)
                 maps.append((chord, np.array([row]), "torque", -axis.reshape(3, 1)))
             else:  # plane: ea . (r_b - r_a) = 0
                 d = r[b] - r[a]
                 phi[row] = ea @ d
                 phi_u[row] = _cross(ea, d) @ Jwa + ea @ (Jvb - Jva)
-                c[row] = -(ed @ d + 2 * _cross(wa, ea) @ (kin["v"][kb] - kin["v"][ka])
-                           + ea @ (kin["gv"][kb] - kin["gv"][ka]))
+                if accelerations:
+                    c[row] = -(ed @ d + 2 * _cross(wa, ea) @ (kin["v"][kb] - kin["v"][ka])
+                               + ea @ (kin["gv"][kb] - kin["gv"][ka]))
                 maps.append((chord, np.array([row]), "force", ea.reshape(3, 1)))
             row += 1
         return phi, phi_u, np.zeros(m), c, maps
@@ -206,7 +211,28 @@ class CompiledSpatial:
         """``(Phi, Phi_u, Phi_t)`` at ``(t, q)``; the Jacobian is in the speeds
         (``Phi_u = Phi_q N``), which is all assembly and projection need."""
         kin = self.kinematics(q, self._zero)
-        return self._constraints(time, q, self._zero, kin)[:3]
+        return self._constraints(time, q, self._zero, kin, accelerations=False)[:3]
+
+    #: ``constraints`` gives the Jacobian in the speeds (reused by the multibody numerics)
+    jacobian_in_speeds = True
+
+    def position_constraints(self, time: float, q: np.ndarray):
+        """The constraints (with every quaternion normalized, so they do not depend on its
+        length) and the quaternions' norms ``(|p|^2 - 1)/2``, with their Jacobian in ``q``:
+        ``Phi_u N^+`` scaled by ``1/|p|`` in each quaternion's columns, and ``p^T``."""
+        unit = self.normalize(q)
+        phi, phi_u, _ = self.constraints(time, unit)
+        N = self.kinematic_map(unit)
+        jac = phi_u @ np.linalg.solve(N.T @ N, N.T) if self.m else np.zeros((0, self.n))
+        for idx in self.quaternions:
+            jac[:, idx] /= np.linalg.norm(q[idx])
+        rows, res = [jac], [phi]
+        for idx in self.quaternions if self.m else ():   # alone, normalize() suffices
+            row = np.zeros((1, self.n))
+            row[0, idx] = q[idx]
+            rows.append(row)
+            res.append(np.array([(q[idx] @ q[idx] - 1.0) / 2]))
+        return np.concatenate(res), np.vstack(rows)
 
     def velocity_constraints(self, time: float, q: np.ndarray):
         """``(Phi_u, Phi_t)``."""
@@ -224,7 +250,7 @@ class CompiledSpatial:
             Jv, Jwb = kin["Jv"][k], R.T @ kin["Jw"][k]
             wb, gwb = Jwb @ u, R.T @ kin["gw"][k]
             M += m * Jv.T @ Jv + Jwb.T @ J @ Jwb
-            Q += Jv.T @ (m * (self.gravity - kin["gv"][k])) - Jwb.T @ (J @ gwb + np.cross(wb, J @ wb))
+            Q += Jv.T @ (m * (self.gravity - kin["gv"][k])) - Jwb.T @ (J @ gwb + _cross(wb, J @ wb))
         forces = {}
         if self._applied is not None:
             flat = self._applied(time, q, u)

@@ -1,0 +1,246 @@
+"""Spatial mechanisms against facts from outside the code: conservation laws, Euler's
+stability of free rotation, the Lagrange top's regular precession, Wittenburg's six-pin
+loop, the planar four-bar, a hanging pendulum's reaction, and bad input."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+import vecnet as vn
+from vecnet.spatial.rotations import quaternion_matrix
+
+sys.path.insert(0, str(Path(__file__).parent))
+from planar_models import four_bar  # noqa: E402
+
+G = 9.81
+
+
+def _frames(orientations: np.ndarray) -> np.ndarray:
+    return np.array([quaternion_matrix(p) for p in orientations])
+
+
+# -- torque-free rigid body (Wittenburg Sec. 4.1) ---------------------------------------
+def _free_body(omega, t_end=20.0):
+    mech = vn.spatial.Mechanism("free", gravity=(0, 0, 0))
+    mech.body("b", 2.0, (7.0, 5.0, 3.0), orientation=Rotation.from_euler("zyx", [0.3, -0.2, 0.5]))
+    return mech.formulate().simulate(t_end, t_eval=np.linspace(0, t_end, 201), rtol=1e-12,
+                                     atol=1e-13, velocities={"b.omega": omega})
+
+
+def test_torque_free_body_conserves_energy_and_angular_momentum():
+    res = _free_body((0.9, -0.4, 1.3))
+    R = _frames(res["b.orientation"])
+    J = np.diag([7.0, 5.0, 3.0])
+    L = np.array([Ri @ J @ Ri.T @ w for Ri, w in zip(R, res["b.omega"])])
+    energy = res["energy"]
+    assert np.max(np.abs(energy - energy[0])) < 1e-9 * abs(energy[0])
+    assert np.max(np.linalg.norm(L - L[0], axis=1)) < 1e-9 * np.linalg.norm(L[0])
+    assert abs(np.linalg.norm(res["b.orientation"], axis=1) - 1).max() < 1e-12
+
+
+@pytest.mark.parametrize("axis, stable", [(0, True), (1, False), (2, True)])
+def test_rotation_about_principal_axes(axis, stable):
+    """About the axes of the largest and smallest moment a 1e-3 rad/s perturbation stays
+    small; about the middle one it grows to the order of the spin."""
+    C = Rotation.from_euler("zyx", [0.3, -0.2, 0.5]).as_matrix()
+    omega_body = np.full(3, 1e-3)
+    omega_body[axis] = 2.0
+    res = _free_body(tuple(C @ omega_body))
+    R = _frames(res["b.orientation"])
+    body = np.array([Ri.T @ w for Ri, w in zip(R, res["b.omega"])])
+    off_axis = np.max(np.abs(np.delete(body, axis, axis=1)))
+    if stable:
+        assert off_axis < 1e-2
+    else:
+        assert off_axis > 0.5
+
+
+# -- Lagrange top (Wittenburg 4.31-4.39) ------------------------------------------------
+@pytest.mark.parametrize("root", [+1, -1])
+def test_lagrange_top_regular_precession(root):
+    m, s, Jt, J3, omega3, theta0 = 1.5, 0.2, 0.02, 0.03, 60.0, 0.4
+    J1 = Jt + m * s**2                      # transverse moment about the fixed point
+    disc = 1 - 4 * J1 * m * G * s * np.cos(theta0) / (J3**2 * omega3**2)
+    psi_dot = J3 * omega3 / (2 * J1 * np.cos(theta0)) * (1 + root * np.sqrt(disc))
+    tilt = Rotation.from_euler("x", theta0).as_matrix()
+    e3 = tilt[:, 2]
+    mech = vn.spatial.Mechanism("top", gravity=(0, 0, -G))
+    top = mech.body("top", m, (Jt, Jt, J3), position=s * e3, orientation=tilt)
+    mech.spherical("tip", mech.ground.point(0, 0, 0), top.point(0, 0, -s))
+    omega = psi_dot * np.array([0, 0, 1.0]) + (omega3 - psi_dot * np.cos(theta0)) * e3
+    T = 2 * np.pi / abs(psi_dot)            # one precession period
+    res = mech.formulate().simulate(T, t_eval=np.linspace(0, T, 101), rtol=1e-12, atol=1e-13,
+                                    velocities={"top.omega": tuple(omega)})
+    axis = _frames(res["top.orientation"])[:, :, 2]
+    theta = np.arccos(axis[:, 2])
+    azimuth = np.unwrap(np.arctan2(axis[:, 1], axis[:, 0]))
+    rate = np.gradient(azimuth, res.t)
+    assert np.max(np.abs(theta - theta0)) < 1e-6 * theta0
+    assert np.max(np.abs(rate[1:-1] - psi_dot)) < 1e-6 * abs(psi_dot)
+    spin = np.einsum("ij,ij->i", axis, res["top.omega"])
+    assert np.max(np.abs(spin - omega3)) < 1e-6 * omega3
+
+
+# -- Wittenburg Example 5.3: six pins, one degree of freedom ------------------------------
+def six_pin_loop():
+    edges = [(0, -1, 0), (0, 0, -1), (1, 0, 0), (0, 1, 0), (0, 0, 1), (-1, 0, 0)]
+    vertices = np.cumsum([(0, 0, 0)] + edges, axis=0)   # V0 .. V6 = V0
+    axes = np.eye(3)[[0, 1, 2, 0, 1, 2]]
+    mech = vn.spatial.Mechanism("six pins", gravity=(0, 0, -G))
+    parent = mech.ground
+    bodies = [mech.ground]
+    for k in range(1, 6):
+        centre = (vertices[k] + vertices[k + 1]) / 2
+        bodies.append(mech.body(f"b{k}", 1.0, (0.1, 0.1, 0.1), position=centre))
+    for k in range(1, 7):   # joint k at V_k joins body k-1 and body k (body 6 = ground)
+        a, b = bodies[k - 1], bodies[k % 6]
+        V = vertices[k]
+        mech.revolute(f"J{k}", a.point(*(V - a.position)), b.point(*(V - b.position)),
+                      axis=axes[k - 1])
+    return mech
+
+
+def test_six_pin_loop_moves_with_one_degree_of_freedom():
+    mech = six_pin_loop()
+    eom = mech.formulate(coordinates="joint", tree=None)
+    assert len(eom.u) - len(eom.constraint_names) == 0     # counting says locked
+    assert eom.degrees_of_freedom() == 1                    # the rank says one
+    res = eom.simulate(2.0, t_eval=np.linspace(0, 2, 41), velocities={"J1.angle": 1.0},
+                       rtol=1e-10, atol=1e-12)
+    q = [res[f"J{k}.angle"] for k in range(1, 7)]
+    assert np.ptp(q[0]) > 0.3                               # it moves
+    # Wittenburg's relations, with every pin angle measured about its +e axis
+    assert np.max(np.abs(q[2] - q[0])) < 1e-8
+    assert np.max(np.abs(q[4] + q[0])) < 1e-8
+    assert np.max(np.abs(q[3] + q[1])) < 1e-8
+    assert np.max(np.abs(np.sin(q[0]) + np.sin(q[0]) * np.sin(q[1]) - np.sin(q[1]))) < 1e-8
+    assert np.max(res["constraint residual"]) < 1e-10
+
+
+# -- the planar four-bar rebuilt in space -----------------------------------------------
+def spatial_four_bar(planar):
+    mech = vn.spatial.Mechanism("fourbar", gravity=(0, -9.81, 0))
+    for name, body in planar.bodies.items():
+        mech.body(name, body.mass, (0.01, body.inertia, body.inertia),
+                  position=(*body.position, 0.0),
+                  orientation=Rotation.from_euler("z", body.angle))
+    for element in planar.network.elements:
+        if type(element).__name__ != "Revolute":
+            continue
+        edge = element.edges[0]
+        ends = []
+        for node in (edge.tail, edge.head):
+            for body in [planar.ground, *planar.bodies.values()]:
+                for local, point in body._points.items():
+                    if point.node == node:
+                        owner = mech.ground if body.mass is None else mech.bodies[body.name]
+                        ends.append(owner.point(*local, 0.0))
+        mech.revolute(element.name, *ends, axis=(0, 0, 1))
+    return mech
+
+
+def test_planar_four_bar_moves_alike_in_space():
+    planar = four_bar()
+    kw = dict(t_eval=np.linspace(0, 2, 21), rtol=1e-11, atol=1e-12)
+    flat = planar.formulate().simulate(2.0, **kw)
+    space = spatial_four_bar(planar).formulate().simulate(2.0, **kw)
+    for name in planar.bodies:
+        for axis in "xy":
+            assert np.max(np.abs(space[f"{name}.{axis}"] - flat[f"{name}.{axis}"])) < 1e-9
+        assert np.max(np.abs(space[f"{name}.z"])) < 1e-12
+        p = space[f"{name}.orientation"]
+        angle = np.unwrap(2 * np.arctan2(p[:, 3], p[:, 0]))
+        assert np.max(np.abs(angle - flat[f"{name}.angle"])) < 1e-9
+    assert np.max(np.abs(space["energy"] - flat["energy"])) < 1e-8
+
+
+# -- a spatial four-bar (RSSR) ------------------------------------------------------------
+def rssr():
+    mech = vn.spatial.Mechanism("rssr", gravity=(0, 0, -G))
+    A, B = np.zeros(3), np.array([0.5, 0.0, 0.2])
+    D, C = np.array([1.5, 1.0, 0.0]), np.array([1.5, 1.0, 0.8])
+    links = {}
+    for name, P, R, m in (("crank", A, B, 1.0), ("coupler", B, C, 2.0), ("rocker", D, C, 1.5)):
+        links[name] = (mech.body(name, m, (0.02, 0.05, 0.06), position=(P + R) / 2), P, R)
+
+    def at(name, X):
+        body = links[name][0]
+        return body.point(*(X - body.position))
+
+    mech.revolute("R1", mech.ground.point(*A), at("crank", A), axis=(0, 0, 1))
+    mech.spherical("S1", at("crank", B), at("coupler", B))
+    mech.spherical("S2", at("coupler", C), at("rocker", C))
+    mech.revolute("R2", at("rocker", D), mech.ground.point(*D), axis=(1, 0, 0))
+    return mech
+
+
+def test_rssr_conserves_energy_and_closes_its_loop():
+    eom = rssr().formulate()
+    assert eom.degrees_of_freedom() == 2                    # the mechanism and the coupler spin
+    res = eom.simulate(5.0, t_eval=np.linspace(0, 5, 51), rtol=1e-9, atol=1e-11,
+                       velocities={"R1.angle": 2.0})
+    energy = res["energy"]
+    assert np.max(np.abs(energy - energy[0])) < 1e-6
+    assert np.max(res["constraint residual"]) < 1e-8
+    assert np.ptp(res["R1.angle"]) > 1.0
+
+
+# -- reactions ------------------------------------------------------------------------------
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+def test_hanging_spherical_pendulum_carries_its_weight(coordinates):
+    m = 2.5
+    mech = vn.spatial.Mechanism("pendulum", gravity=(0, 0, -G))
+    bob = mech.body("bob", m, (0.1, 0.2, 0.25), position=(0, 0, -1.2))
+    mech.spherical("ball", mech.ground.point(0, 0, 0), bob.point(0, 0, 1.2))
+    res = mech.formulate(coordinates).simulate(1.0, t_eval=np.linspace(0, 1, 5))
+    assert np.allclose(res["ball.reaction"], [[0, 0, m * G]] * 5, rtol=0, atol=1e-9 * m * G)
+    assert np.allclose(res["ball.reaction_torque"], 0, atol=1e-9)
+
+
+def test_reaction_of_a_cut_joint_equals_the_cutset_one():
+    """A revolute pendulum swinging: the joint reaction from the multipliers (joint cut,
+    absolute coordinates) equals that from the cutset equations (joint in the tree)."""
+    mech = vn.spatial.Mechanism("pendulum", gravity=(0, 0, -G))
+    bob = mech.body("bob", 1.3, (0.1, 0.2, 0.25), position=(0.6, 0.3, -0.8),
+                    orientation=Rotation.from_euler("y", 0.3))
+    mech.revolute("pin", mech.ground.point(0, 0, 0), bob.point(*(bob.R.T @ [-0.6, -0.3, 0.8])),
+                  axis=(0, 1, 0))
+    kw = dict(t_eval=np.linspace(0, 1, 11), rtol=1e-11, atol=1e-12)
+    tree = mech.formulate("joint").simulate(1.0, velocities={"pin.angle": 1.0}, **kw)
+    omega = tree["bob.omega"][0]
+    cut = mech.formulate("absolute").simulate(
+        1.0, velocities={"bob.omega": omega, "bob.velocity": tree["bob.velocity"][0]}, **kw)
+    for what in ("reaction", "reaction_torque"):
+        a, b = tree[f"pin.{what}"], cut[f"pin.{what}"]
+        assert np.max(np.abs(a - b)) < 1e-7 * np.max(np.abs(a))
+
+
+# -- bad input -----------------------------------------------------------------------------
+def test_bad_input_names_the_element():
+    mech = vn.spatial.Mechanism("bad")
+    with pytest.raises(vn.ModelError, match="'b1'.*unit quaternion"):
+        mech.body("b1", 1.0, (1, 1, 1), orientation=(1, 0.1, 0, 0))
+    with pytest.raises(vn.ModelError, match="'b2'.*not a rotation"):
+        mech.body("b2", 1.0, (1, 1, 1), orientation=np.diag([1.0, 1.0, -1.0]))
+    with pytest.raises(vn.ModelError, match="'b3'.*triangle inequality"):
+        mech.body("b3", 1.0, (1, 1, 3))
+    body = mech.body("b4", 1.0, (1, 1, 1), position=(0, 0, -1))
+    with pytest.raises(vn.ModelError, match="'J'.*zero length"):
+        mech.revolute("J", mech.ground.point(0, 0, 0), body.point(0, 0, 1), axis=(0, 0, 0))
+    with pytest.raises(vn.ModelError, match="'U'.*perpendicular"):
+        mech.universal("U", mech.ground.point(0, 0, 0), body.point(0, 0, 1),
+                       axes=((1, 0, 0), (1, 1, 0)))
+
+
+def test_a_loop_that_cannot_close_is_reported():
+    mech = vn.spatial.Mechanism("open")
+    rod = mech.body("rod", 1.0, (0.1, 0.1, 0.01), position=(0, 0, 0))
+    mech.spherical("left", mech.ground.point(-2, 0, 0), rod.point(-0.5, 0, 0))
+    mech.spherical("right", mech.ground.point(2, 0, 0), rod.point(0.5, 0, 0))
+    with pytest.raises(vn.FormulationError, match="cannot be assembled.*(left|right)"):
+        mech.formulate().simulate(0.1)
