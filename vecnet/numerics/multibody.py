@@ -215,23 +215,30 @@ class Partition:
         q = np.array(q, dtype=float)
         u = np.zeros(speeds(model))
         u[self.ind] = uw
+        own = getattr(model, "position_constraints", None) is None   # q' = u: one system
+        position = None
         if not len(self.dep_q):
             q = normalize(model, q)
         else:
             for _ in range(25):
-                res, jac = position_constraints(model, time, q)
+                if own:
+                    position = model.constraints(time, q)
+                    res, jac = position[0], position[1]
+                else:
+                    res, jac = model.position_constraints(time, q)
                 res = res[self.rows_q]
                 if np.max(np.abs(res)) < 1e-12:
                     break
                 step = solve(jac[np.ix_(self.rows_q, self.dep_q)], res)
                 q[self.dep_q] -= step
+                position = None
                 if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):  # at roundoff
                     break
             else:
                 raise SimulationError(f"at t = {time:.6g} the loops cannot be closed: the "
                                       "mechanism left its assembly (a singular configuration?)")
         if len(self.dep):
-            A, phi_t = velocity_constraints(model, time, q)
+            A, phi_t = velocity_constraints(model, time, q, position)
             A = A[self.rows]
             u[self.dep] = solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
         return q, u

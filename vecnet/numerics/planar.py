@@ -16,14 +16,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.linalg
 import sympy
-from scipy.integrate import solve_ivp
-from scipy.linalg import lapack
 
 from ..elements import planar as pe
 from ..elements.base import t
-from ..errors import FormulationError, ModelError, SimulationError
+from ..errors import ModelError, SimulationError
+# the dimension-free numerics (shared with spatial mechanisms), under their planar names
+from .multibody import Partition as _Partition  # noqa: F401
+from .multibody import (_no_extra, accelerations, assemble,  # noqa: F401
+                        consistent_velocities, independent_rows, integrate_partitioned, solve)
 
 if TYPE_CHECKING:
     from ..formulation.planar import MultibodyEquations
@@ -400,208 +401,6 @@ def initial_guess(eom: MultibodyEquations) -> np.ndarray:
         xh, yh, ah = mech.initial_pose(head)
         values.extend(element.coordinates_from((xh - xt, yh - yt), ah - at, at))
     return np.array(values, dtype=float)
-
-
-def independent_rows(phi_q: np.ndarray, tol: float = 1e-9) -> np.ndarray:
-    """Indices of a maximal set of independent constraint rows (QR with pivoting)."""
-    if phi_q.shape[0] == 0:
-        return np.zeros(0, dtype=int)
-    _, r, piv = scipy.linalg.qr(phi_q.T, pivoting=True, mode="economic")
-    diag = np.abs(np.diag(r))
-    rank = int(np.sum(diag > tol * max(1.0, diag[0] if len(diag) else 1.0)))
-    return np.sort(piv[:rank])
-
-
-def assemble(model: CompiledMechanism, q: np.ndarray, time: float = 0.0, fixed=(),
-             tol: float = 1e-12, iterations: int = 50) -> np.ndarray:
-    """Close the loops: solve ``Phi(q, t) = 0`` from ``q`` by minimum-norm Newton steps,
-    keeping the coordinates at positions ``fixed`` as they are.
-
-    Raises
-    ------
-    FormulationError
-        When the loops cannot be closed; the message names the constraints left open.
-    """
-    q = np.array(q, dtype=float)
-    free = np.setdiff1d(np.arange(model.n), np.asarray(fixed, dtype=int))
-    for _ in range(iterations):
-        phi, phi_q, _ = model.constraints(time, q)
-        if model.m == 0 or np.max(np.abs(phi)) < tol:
-            return q
-        step, *_ = np.linalg.lstsq(phi_q[:, free], phi, rcond=None)
-        q[free] -= step
-    phi = model.constraints(time, q)[0]
-    worst = np.argsort(-np.abs(phi))[:4]
-    names = [f"{model.eom.constraint_names[i]} (off by {phi[i]:.3g})" for i in worst]
-    raise FormulationError("the mechanism cannot be assembled: the loop closure equations "
-                           + ", ".join(names) + " stay open; check the joint positions and "
-                           "the initial poses")
-
-
-def consistent_velocities(model: CompiledMechanism, time: float, q: np.ndarray,
-                          given: dict[int, float]) -> np.ndarray:
-    """Velocities satisfying ``Phi_q u = -Phi_t`` with the given coordinates' rates fixed."""
-    n = model.n
-    _, phi_q, phi_t = model.constraints(time, q)
-    rows = [phi_q] if model.m else []
-    rhs = [-phi_t] if model.m else []
-    for i, value in given.items():
-        e = np.zeros((1, n))
-        e[0, i] = 1.0
-        rows.append(e)
-        rhs.append(np.array([value]))
-    if not rows:
-        return np.zeros(n)
-    u, *_ = np.linalg.lstsq(np.vstack(rows), np.concatenate(rhs), rcond=None)
-    return u
-
-
-def solve(A: np.ndarray, b: np.ndarray, positive_definite: bool = False) -> np.ndarray:
-    """``A x = b`` by LAPACK directly (Cholesky when ``positive_definite``, else LU): at the
-    size of a mechanism, ``numpy.linalg.solve``'s checks cost more than the factorization.
-    Raises ``numpy.linalg.LinAlgError`` when ``A`` is singular."""
-    if not len(b):
-        return np.zeros(0)
-    if positive_definite:
-        _, x, info = lapack.dposv(A, b)
-        if info == 0:
-            return x
-    _, _, x, info = lapack.dgesv(A, b)
-    if info != 0:
-        raise np.linalg.LinAlgError("singular matrix")
-    return x
-
-
-def accelerations(snap: Snapshot, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Solve ``M q'' - Phi_q^T lambda = Q``, ``Phi_q q'' = c`` (independent rows)."""
-    n = snap.M.shape[0]
-    k = len(rows)
-    if k == 0:
-        return solve(snap.M, snap.Q, positive_definite=True), np.zeros(len(snap.phi))
-    A = snap.phi_q[rows]
-    kkt = np.zeros((n + k, n + k))
-    kkt[:n, :n] = snap.M
-    kkt[:n, n:] = -A.T
-    kkt[n:, :n] = A
-    sol = solve(kkt, np.concatenate([snap.Q, snap.c[rows]]))
-    lam = np.zeros(len(snap.phi))
-    lam[rows] = sol[n:]
-    return sol[:n], lam
-
-
-# -- simulation ---------------------------------------------------------------------
-
-class _Partition:
-    """Coordinate partitioning: the independent coordinates ``ind`` carry the motion; the
-    dependent ones ``dep`` are found from the constraints (Newton, starting from the value
-    carried along with the state) and their velocities from the velocity constraints."""
-
-    def __init__(self, model: CompiledMechanism, time: float, q: np.ndarray) -> None:
-        self.model = model
-        phi_q = model.constraints(time, q)[1]
-        self.rows = independent_rows(phi_q)
-        A = phi_q[self.rows]
-        if len(self.rows):
-            _, _, piv = scipy.linalg.qr(A, pivoting=True, mode="economic")
-            self.dep = np.sort(piv[:len(self.rows)])
-        else:
-            self.dep = np.zeros(0, dtype=int)
-        self.ind = np.setdiff1d(np.arange(model.n), self.dep)
-
-    def project(self, time: float, q: np.ndarray, uw: np.ndarray):
-        """Consistent ``(q, u)`` from a state near the constraint manifold."""
-        model = self.model
-        q = np.array(q, dtype=float)
-        u = np.zeros(model.n)
-        u[self.ind] = uw
-        if len(self.dep):
-            for _ in range(25):
-                phi, phi_q, phi_t = model.constraints(time, q)
-                res = phi[self.rows]
-                if np.max(np.abs(res)) < 1e-12:
-                    break
-                step = solve(phi_q[np.ix_(self.rows, self.dep)], res)
-                q[self.dep] -= step
-                if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):  # at roundoff
-                    phi, phi_q, phi_t = model.constraints(time, q)
-                    break
-            else:
-                raise SimulationError(f"at t = {time:.6g} the loops cannot be closed: the "
-                                      "mechanism left its assembly (a singular configuration?)")
-            A = phi_q[self.rows]
-            u[self.dep] = solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
-        return q, u
-
-    def conditioning(self, time: float, q: np.ndarray) -> float:
-        """Smallest singular value of ``Phi_v`` relative to the largest of ``Phi_q``."""
-        if not len(self.dep):
-            return 1.0
-        A = self.model.constraints(time, q)[1][self.rows]
-        sv = np.linalg.svd(A[:, self.dep], compute_uv=False)
-        return sv[-1] / max(np.linalg.svd(A, compute_uv=False)[0], 1e-300)
-
-
-def _no_extra(time, q, u, s):
-    return np.zeros(0), None
-
-
-def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
-                          extra=_no_extra, s0=(), progress=None):
-    """Forward dynamics on scipy by coordinate partitioning.
-
-    The state is every coordinate, the rates of the independent ones and the states ``s``
-    of anything coupled to the mechanism: ``extra(t, q, u, s)`` returns their rates and the
-    mechanism's inputs. Each evaluation projects the dependent coordinates onto the
-    constraints, so the loops stay closed to roundoff; when the dependent coordinates
-    approach a singular choice the partition is chosen anew. Returns ``(t, q, u, s)`` at
-    ``times``."""
-    out_q, out_u, out_s, out_t = [], [], [], []
-    time, q, u, s = t0, q0.copy(), u0.copy(), np.asarray(s0, dtype=float)
-    pending = np.asarray(times, dtype=float)
-    n = model.n
-    while True:
-        part = _Partition(model, time, q)
-        k = len(part.ind)
-        y0 = np.concatenate([q, u[part.ind], s])
-
-        def rhs(tt, y, part=part, k=k):
-            if progress is not None:
-                progress(tt)
-            qf, uf = part.project(tt, y[:n], y[n:n + k]) if len(part.dep) else (y[:n], y[n:2 * n])
-            sdot, w = extra(tt, qf, uf, y[n + k:])
-            a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
-            return np.concatenate([uf, a[part.ind], sdot])
-
-        if not len(part.dep) and not len(s) and extra is _no_extra and progress is None:
-            def rhs(tt, y):  # an open chain alone: M u' = Q, nothing to project or couple
-                M, Q = model.mass_and_forces(tt, y[:n], y[n:])
-                return np.concatenate([y[n:], solve(M, Q, positive_definite=True)])
-
-        def singular(tt, y, part=part):
-            return part.conditioning(tt, y[:n]) - 1e-3
-
-        singular.terminal, singular.direction = True, -1
-        sol = solve_ivp(rhs, (time, pending[-1]), y0, method=method, rtol=rtol, atol=atol,
-                        t_eval=pending[pending >= time],
-                        events=singular if len(part.dep) else None)
-        if sol.status == -1:
-            raise SimulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
-        for tt, y in zip(sol.t, sol.y.T):
-            qf, uf = part.project(tt, y[:n], y[n:n + k])
-            out_t.append(tt)
-            out_q.append(qf)
-            out_u.append(uf)
-            out_s.append(y[n + k:])
-        done = sol.t[-1] if len(sol.t) else time
-        pending = pending[pending > done]
-        if sol.status != 1 or not len(pending):
-            break
-        time = float(sol.t_events[0][0])
-        y = sol.y_events[0][0]
-        q, u = part.project(time, y[:n], y[n:n + k])
-        s = y[n + k:]
-    return (np.array(out_t), np.array(out_q).T, np.array(out_u).T,
-            np.array(out_s).T.reshape(len(s), len(out_t)))
 
 
 def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), progress=None):
