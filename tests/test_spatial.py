@@ -244,3 +244,62 @@ def test_a_loop_that_cannot_close_is_reported():
     mech.spherical("right", mech.ground.point(2, 0, 0), rod.point(0.5, 0, 0))
     with pytest.raises(vn.FormulationError, match="cannot be assembled.*(left|right)"):
         mech.formulate().simulate(0.1)
+
+
+# -- force elements ---------------------------------------------------------------------
+def _pendulum_with_springs(c=0.0, c_rot=0.0):
+    """A revolute link and a ball-jointed bob, a spring from the bob to the ground and a
+    torsion spring on the revolute joint (dampers ``c``, ``c_rot`` in parallel)."""
+    mech = vn.spatial.Mechanism("springs", gravity=(0.5, 0, -G))
+    link = mech.body("link", 1.0, (0.05, 0.08, 0.04), position=(0.4, 0, 0),
+                     orientation=Rotation.from_euler("xz", [0.2, 0.1]))
+    bob = mech.body("bob", 0.7, (0.01, 0.012, 0.015), position=(0.8, 0.1, -0.3))
+    mech.revolute("hinge", mech.ground.point(0, 0, 0), link.point(*(link.R.T @ [-0.4, 0, 0])),
+                  axis=(0, 1, 1))
+    mech.spherical("ball", link.point(*(link.R.T @ [0.4, 0, 0])),
+                   bob.point(*(np.array([0.8, 0, 0]) - bob.position)))
+    mech.spring("k", mech.ground.point(1.0, 0.5, 0.2), bob.centre, k=40.0, length=0.3, c=c)
+    mech.rotary_spring("kt", "hinge", k=3.0, c=c_rot, angle=0.2)
+    return mech
+
+
+def test_springs_conserve_energy_and_dampers_dissipate_it():
+    kw = dict(t_eval=np.linspace(0, 2, 41), rtol=1e-11, atol=1e-12,
+              velocities={"hinge.angle": 1.0, "bob.omega": (0, 0, 1.0)})
+    res = _pendulum_with_springs().formulate().simulate(2.0, **kw)
+    energy = res["energy"]
+    assert np.ptp(res["potential"]) > 0.1
+    assert np.max(np.abs(energy - energy[0])) < 1e-8 * np.max(np.abs(energy))
+    damped = _pendulum_with_springs(c=0.5, c_rot=0.2).formulate().simulate(2.0, **kw)
+    assert np.all(np.diff(damped["energy"]) < 1e-10)
+    assert damped["energy"][-1] < damped["energy"][0] - 0.05
+
+
+def test_a_rotary_spring_on_a_cut_joint_acts_alike():
+    """The torsion spring reads the joint angle from the frames when the joint is cut."""
+    kw = dict(t_eval=np.linspace(0, 1, 11), rtol=1e-11, atol=1e-12)
+    mech = _pendulum_with_springs(c=0.3, c_rot=0.2)
+    tree = mech.formulate("joint").simulate(1.0, **kw)
+    cut = mech.formulate("absolute").simulate(1.0, **kw)
+    for name in ("link.position", "bob.position", "hinge.angle", "energy"):
+        assert np.max(np.abs(tree[name] - cut[name])) < 1e-7
+
+
+def test_drivers_change_momentum_as_newton_says():
+    """A free body under a constant world force on its mass centre and a constant world
+    torque (one component given as a function of t): ``m v = m v0 + F t`` and the angular
+    momentum about the mass centre ``L = L0 + tau t``."""
+    F, tau, m = np.array([0.3, -0.2, 0.5]), np.array([0.1, 0.4, -0.2]), 2.0
+    mech = vn.spatial.Mechanism("pushed", gravity=(0, 0, 0))
+    body = mech.body("b", m, (0.3, 0.2, 0.15), orientation=Rotation.from_euler("y", 0.4))
+    mech.force("F", body.centre, tuple(F))
+    mech.torque("T", body, (lambda t: tau[0], tau[1], tau[2]))
+    res = mech.formulate().simulate(2.0, t_eval=np.linspace(0, 2, 21), rtol=1e-12, atol=1e-13,
+                                    velocities={"b.omega": (1.0, 0.5, -0.3),
+                                                "b.velocity": (0.1, 0, 0)})
+    J = np.diag([0.3, 0.2, 0.15])
+    R = _frames(res["b.orientation"])
+    L = np.array([Ri @ J @ Ri.T @ w for Ri, w in zip(R, res["b.omega"])])
+    assert np.allclose(m * res["b.velocity"], m * np.array([0.1, 0, 0]) + np.outer(res.t, F),
+                       atol=1e-10)
+    assert np.allclose(L, L[0] + np.outer(res.t, tau), atol=1e-9)
