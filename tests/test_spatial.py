@@ -303,3 +303,23 @@ def test_drivers_change_momentum_as_newton_says():
     assert np.allclose(m * res["b.velocity"], m * np.array([0.1, 0, 0]) + np.outer(res.t, F),
                        atol=1e-10)
     assert np.allclose(L, L[0] + np.outer(res.t, tau), atol=1e-9)
+
+
+# -- statics and linear models -----------------------------------------------------------
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+def test_compound_spherical_pendulum_frequencies(coordinates):
+    """A body on a ball joint, mass centre l below it: equilibrium hanging straight down
+    from a tilted start; swinging about each horizontal principal axis at
+    sqrt(m g l / (J + m l^2)); free spin about the vertical (frequency 0)."""
+    m, l, J = 1.7, 0.9, np.array([0.05, 0.11, 0.08])
+    mech = vn.spatial.Mechanism("pendulum", gravity=(0, 0, -G))
+    tilt = Rotation.from_euler("xy", [0.4, -0.3])
+    bob = mech.body("bob", m, tuple(J), position=tilt.apply([0, 0, -l]), orientation=tilt)
+    mech.spherical("ball", mech.ground.point(0, 0, 0), bob.point(0, 0, l))
+    eom = mech.formulate(coordinates)
+    op = eom.equilibrium()
+    assert np.allclose(op["bob.position"], [0, 0, -l], atol=1e-9)
+    assert np.allclose(op["ball.reaction"], [0, 0, m * G], atol=1e-8)
+    frequencies = eom.linearize(op).natural_frequencies()
+    expected = np.sort([0.0, *np.sqrt(m * G * l / (J[:2] + m * l**2))])
+    assert np.allclose(frequencies, expected, rtol=1e-6, atol=1e-6)

@@ -29,9 +29,9 @@ from ..elements.base import t
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..spatial.mechanism import DATUM, Mechanism
 from ..spatial.rotations import skew
-from .planar import tree_walk
+from .planar import Linearization, OperatingPoint, tree_walk
 
-__all__ = ["SpatialEquations", "spatial_kinematics"]
+__all__ = ["SpatialEquations", "SpatialOperatingPoint", "spatial_kinematics"]
 
 _TREE_RANKS = {
     "joint": {"arm": 0, "joint": 1, "mass": 2, "force": 3},
@@ -425,6 +425,53 @@ class SpatialEquations:
         return Result(ts, series, success=True, message=method,
                       derive=lambda: outputs(model, ts, qs, us))
 
+    def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
+                    iterations: int = 100) -> SpatialOperatingPoint:
+        """Static equilibrium near the initial pose
+        (:func:`vecnet.numerics.multibody.equilibrium`): Newton steps in the directions the
+        constraints allow, then the multipliers; an :class:`SpatialOperatingPoint`.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("p", gravity=(0, 0, -9.81))
+        >>> bob = mech.body("bob", 1.0, (0.01, 0.01, 0.01), position=(0.5, 0, -0.5))
+        >>> _ = mech.spherical("ball", mech.ground.point(0, 0, 0), bob.point(-0.5, 0, 0.5))
+        >>> op = mech.formulate().equilibrium()
+        >>> (op["bob.position"].round(9) + 0.0).tolist()
+        [0.0, 0.0, -0.707106781]
+        """
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        q = self.assemble(time=time, parameters=parameters)
+        q, lam = mb.equilibrium(model, q, time, iterations)
+        return SpatialOperatingPoint(self, q, lam, time)
+
+    def linearize(self, point: OperatingPoint, parameters: dict | None = None,
+                  step: float = 1e-6) -> Linearization:
+        """Linear model about a static equilibrium in independent coordinates (Thompson):
+        with ``H2`` a basis of the null space of ``Phi_u`` and ``u = H2 z'``,
+        ``M = H2^T M H2``, ``C = -H2^T (Q)_u H2``, ``K = -H2^T (Q + Phi_u^T lambda)_q N H2``
+        (:func:`vecnet.numerics.multibody.linear_model`); a
+        :class:`~vecnet.formulation.planar.Linearization` (no inputs yet).
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("p", gravity=(0, 0, -9.81))
+        >>> bob = mech.body("bob", 1.0, (1e-3, 1e-3, 1e-3), position=(0, 0, -1))
+        >>> _ = mech.spherical("ball", mech.ground.point(0, 0, 0), bob.point(0, 0, 1))
+        >>> eom = mech.formulate()
+        >>> eom.linearize(eom.equilibrium()).natural_frequencies().round(4).tolist()
+        [0.0, 3.1305, 3.1305]
+        """
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step)
+        return Linearization(M, C, K, H, np.zeros((M.shape[0], 0)), ())
+
     def __repr__(self) -> str:
         return (f"<SpatialEquations: {len(self.q)} coordinates {list(self.coordinates)}, "
                 f"{len(self.constraint_names)} constraints>")
@@ -522,3 +569,16 @@ def spatial_kinematics(eom: SpatialEquations):
             Jv[there] = Jv[here] + sign * cols
             gv[there] = gv[here] + sign * Vd
     return R, r, Jw, Jv, gw, gv
+
+
+class SpatialOperatingPoint(OperatingPoint):
+    """A static equilibrium of a spatial mechanism: ``point[name]`` reads any quantity a
+    simulation reports (coordinates, body poses, reactions)."""
+
+    @cached_property
+    def values(self) -> dict[str, np.ndarray]:
+        from ..numerics.spatial import outputs
+
+        nu = len(self.eom.u)
+        series = outputs(self.eom.compile(), [self.time], self.q.reshape(-1, 1), np.zeros((nu, 1)))
+        return {name: value[0] for name, value in series.items()}

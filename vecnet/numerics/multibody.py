@@ -30,7 +30,8 @@ from ..errors import FormulationError, SimulationError
 
 __all__ = ["independent_rows", "solve", "accelerations", "assemble", "consistent_velocities",
            "Partition", "integrate_partitioned", "speeds", "rates", "normalize",
-           "velocity_constraints", "kinematic_map", "position_constraints"]
+           "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
+           "displace", "equilibrium", "linear_model"]
 
 
 def speeds(model) -> int:
@@ -329,3 +330,110 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         s = y[n + k:]
     return (np.array(out_t), np.array(out_q).T, np.array(out_u).T,
             np.array(out_s).T.reshape(len(s), len(out_t)))
+
+
+# -- statics and linear models ---------------------------------------------------------
+
+def tangent_basis(model, time: float, q: np.ndarray) -> np.ndarray:
+    """An orthonormal basis ``H2`` of the null space of ``Phi_u`` (``Phi_u H2 = 0``): the
+    speeds the constraints allow (Thompson's reduced order)."""
+    phi_u = velocity_constraints(model, time, q)[0]
+    if not len(phi_u):
+        return np.eye(speeds(model))
+    return scipy.linalg.null_space(phi_u)
+
+
+def displace(model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``q`` moved by the speed-space displacement ``v``: ``q + N(q) v``, normalized."""
+    N = kinematic_map(model, q)
+    return normalize(model, q + (v if N is None else N @ v))
+
+
+def _independent_basis(model, time: float, q: np.ndarray, split) -> np.ndarray:
+    """``V`` with ``u = V w`` for the independent speeds ``w`` of a partition (continuous
+    in ``q``, unlike an orthonormal null-space basis)."""
+    rows, dep, ind = split
+    V = np.zeros((speeds(model), len(ind)))
+    V[ind] = np.eye(len(ind))
+    if len(dep):
+        A = velocity_constraints(model, time, q)[0][rows]
+        V[dep] = -np.linalg.lstsq(A[:, dep], A[:, ind], rcond=None)[0]
+    return V
+
+
+def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
+    """Static equilibrium near the assembled ``q``: ``V^T Q(q, 0) = 0`` with ``u = V w`` the
+    speeds a partition leaves independent, by Newton steps ``q + N V dw`` (finite-difference
+    Jacobian, steps limited to 0.2 and halved until the force drops), each followed by
+    assembly; then the multipliers from ``Q + Phi_u^T lambda = 0``. Returns
+    ``(q, lambda)``.
+
+    Raises
+    ------
+    FormulationError
+        When no equilibrium is found near the start.
+    """
+    zero = np.zeros(speeds(model))
+
+    def reduced(q0, split, w):
+        V = _independent_basis(model, time, q0, split)
+        q1 = assemble(model, displace(model, q0, V @ w), time)
+        return q1, _independent_basis(model, time, q1, split).T @ model.evaluate(time, q1, zero).Q
+
+    for _ in range(iterations):
+        split = _split(velocity_constraints(model, time, q)[0])
+        d = len(split[2])
+        Q = model.evaluate(time, q, zero).Q
+        r = _independent_basis(model, time, q, split).T @ Q
+        if np.max(np.abs(r), initial=0.0) < 1e-11 * max(1.0, np.max(np.abs(Q), initial=0.0)):
+            break
+        h = 1e-7
+        J = np.column_stack([(reduced(q, split, h * e)[1] - reduced(q, split, -h * e)[1]) / (2 * h)
+                             for e in np.eye(d)])
+        dw = -np.linalg.lstsq(J, r, rcond=None)[0]
+        dw *= min(1.0, 0.2 / max(np.max(np.abs(dw)), 1e-300))
+        for _ in range(30):
+            try:
+                q_new, r_new = reduced(q, split, dw)
+            except FormulationError:
+                dw /= 2
+                continue
+            if np.linalg.norm(r_new) < np.linalg.norm(r) or np.max(np.abs(dw)) < 1e-12:
+                break
+            dw /= 2
+        else:
+            raise FormulationError("no static equilibrium found near the initial pose: the "
+                                   "search left the assembled mechanism")
+        q = q_new
+    snap = model.evaluate(time, q, zero)
+    rows = independent_rows(snap.phi_q)
+    lam = np.zeros(len(snap.phi))
+    if len(rows):
+        lam[rows] = np.linalg.lstsq(snap.phi_q[rows].T, -snap.Q, rcond=None)[0]
+    imbalance = np.max(np.abs(snap.Q + snap.phi_q.T @ lam), initial=0.0)
+    if imbalance > 1e-8 * max(1.0, np.max(np.abs(snap.Q), initial=0.0)):
+        raise FormulationError("no static equilibrium found near the initial pose: forces "
+                               f"unbalanced by {imbalance:.3g} after {iterations} steps")
+    return q, lam
+
+
+def linear_model(model, q: np.ndarray, lam: np.ndarray, time: float = 0.0, step: float = 1e-6):
+    """``(M, C, K, H2)`` of the motion near the equilibrium ``(q, lambda)`` in independent
+    coordinates ``z`` (``u = H2 z'``): ``M = H2^T M H2``, ``C = -H2^T f_u H2``,
+    ``K = -H2^T f_q N H2`` with ``f = Q + Phi_u^T lambda`` (Thompson's reduced order)."""
+    nu = speeds(model)
+    zero = np.zeros(nu)
+    H = tangent_basis(model, time, q)
+
+    def force(qq, uu):
+        snap = model.evaluate(time, qq, uu)
+        return snap.Q + (snap.phi_q.T @ lam if len(lam) else 0.0)
+
+    d = H.shape[1]
+    K, C = np.zeros((nu, d)), np.zeros((nu, d))
+    for j in range(d):
+        v = step * H[:, j]
+        K[:, j] = -(force(displace(model, q, v), zero) - force(displace(model, q, -v), zero)) / (2 * step)
+        C[:, j] = -(force(q, v) - force(q, -v)) / (2 * step)
+    M = model.evaluate(time, q, zero).M
+    return H.T @ M @ H, H.T @ C, H.T @ K, H
