@@ -323,3 +323,64 @@ def test_compound_spherical_pendulum_frequencies(coordinates):
     frequencies = eom.linearize(op).natural_frequencies()
     expected = np.sort([0.0, *np.sqrt(m * G * l / (J[:2] + m * l**2))])
     assert np.allclose(frequencies, expected, rtol=1e-6, atol=1e-6)
+
+
+# -- the joint catalogue: tree branch and cut joint agree ------------------------------------
+CATALOGUE = {   # joint -> (builder call, degrees of freedom)
+    "revolute": (lambda m, a, b: m.revolute("J", a, b, axis=(0.2, 1, 0.3)), 1),
+    "prismatic": (lambda m, a, b: m.prismatic("J", a, b, axis=(1, 0.2, -0.4)), 1),
+    "cylindrical": (lambda m, a, b: m.cylindrical("J", a, b, axis=(0.3, 0.1, 1)), 2),
+    "universal": (lambda m, a, b: m.universal("J", a, b, axes=((1, 0, 0), (0, 0.6, 0.8))), 2),
+    "spherical": (lambda m, a, b: m.spherical("J", a, b), 3),
+    "planar": (lambda m, a, b: m.planar_joint("J", a, b, normal=(0.1, 0.2, 1)), 3),
+    "weld": (lambda m, a, b: m.weld("J", a, b), 1),   # to a hinged body (below)
+    "point on line": (lambda m, a, b: m.point_on_line("J", a, b, axis=(1, 0.5, 0)), 4),
+    "point on plane": (lambda m, a, b: m.point_on_plane("J", a, b, normal=(0, 0.3, 1)), 5),
+}
+
+
+def _on_joint(kind):
+    mech = vn.spatial.Mechanism(kind, gravity=(1.0, -0.5, -G))
+    body = mech.body("b", 1.2, (0.05, 0.07, 0.09), position=(0.3, 0.1, -0.5),
+                     orientation=Rotation.from_euler("zx", [0.3, -0.2]))
+    base = mech.ground
+    if kind == "weld":
+        base = mech.body("h", 0.8, (0.02, 0.03, 0.04), position=(0, 0, 0.2))
+        mech.revolute("hinge", mech.ground.point(0, 0, 0.4), base.point(0, 0, 0.2),
+                      axis=(0.3, 1, 0))
+    CATALOGUE[kind][0](mech, base.point(*(base.R.T @ -base.position)),
+                       body.point(*(body.R.T @ [-0.3, -0.1, 0.5])))
+    mech.spring("k", mech.ground.point(0.5, 0.5, 0.2), body.point(0.1, 0, 0), k=30.0, length=0.2)
+    return mech
+
+
+@pytest.mark.parametrize("kind", list(CATALOGUE))
+def test_every_joint_moves_alike_in_the_tree_and_cut(kind):
+    mech = _on_joint(kind)
+    joint, absolute = mech.formulate("joint"), mech.formulate("absolute")
+    assert not joint.constraint_names
+    assert len(joint.u) == CATALOGUE[kind][1] == absolute.degrees_of_freedom()
+    kw = dict(t_eval=np.linspace(0, 0.5, 6), rtol=1e-11, atol=1e-12)
+    rates = {name: 0.7 + 0.1 * i for i, name in enumerate(joint.speed_names)}
+    a = joint.simulate(0.5, velocities=rates, **kw)
+    b = absolute.simulate(0.5, velocities={"b.omega": a["b.omega"][0],
+                                           "b.velocity": a["b.velocity"][0]}, **kw)
+    assert np.ptp(a["b.position"], axis=0).max() > 1e-2
+    assert np.max(np.abs(a["b.position"] - b["b.position"])) < 1e-8
+    assert np.max(np.abs(a["b.orientation"] - b["b.orientation"])) < 1e-8
+    assert np.max(np.abs(a["energy"] - a["energy"][0])) < 1e-8
+    assert np.max(np.abs(a["J.reaction"] - b["J.reaction"])) < 1e-6
+    assert np.max(np.abs(a["J.reaction_torque"] - b["J.reaction_torque"])) < 1e-6
+
+
+def test_screw_joint_couples_turning_and_advance():
+    """A body on a vertical screw of pitch h (per radian) under gravity:
+    (J + m h^2) theta'' = -m g h."""
+    m, J, h = 2.0, 0.05, 0.1
+    mech = vn.spatial.Mechanism("screw", gravity=(0, 0, -G))
+    nut = mech.body("nut", m, (0.04, 0.04, J))
+    mech.screw("J", mech.ground.point(0, 0, 0), nut.centre, axis=(0, 0, 1), pitch=h)
+    res = mech.formulate().simulate(1.0, t_eval=np.linspace(0, 1, 11))
+    alpha = -m * G * h / (J + m * h**2)
+    assert np.allclose(res["J.angle"], alpha * res.t**2 / 2, atol=1e-9)
+    assert np.allclose(res["nut.z"], h * alpha * res.t**2 / 2, atol=1e-9)

@@ -180,7 +180,7 @@ class _Joint(SpatialElement):
     def _lock_rotation(self, names=("a", "b", "c")):
         """Three perpendicularity conditions that hold the initial relative rotation."""
         a = np.eye(3)
-        b = self.R0.T @ a  # the same vectors in head axes at the initial pose
+        b = self.R0  # row i: R0^T e_i, the tail's axis i in head axes at the initial pose
         return [("perpendicular", f"{self.name}.{names[0]}", a[0], b[1]),
                 ("perpendicular", f"{self.name}.{names[1]}", a[0], b[2]),
                 ("perpendicular", f"{self.name}.{names[2]}", a[1], b[2])]
