@@ -389,8 +389,11 @@ class SpatialEquations:
                  initial: dict | None = None, velocities: dict | None = None,
                  parameters: dict | None = None, method: str = "partition"):
         """Forward dynamics from the assembled initial pose (at rest unless ``velocities``,
-        see :meth:`initial_speeds`), by coordinate partitioning on scipy's ``DOP853``
-        (:func:`vecnet.numerics.multibody.integrate_partitioned`).
+        see :meth:`initial_speeds`): ``method="partition"`` by coordinate partitioning on
+        scipy's ``DOP853`` (:func:`vecnet.numerics.multibody.integrate_partitioned`),
+        ``method="dae"`` on IDA in the stabilized index-2 form
+        (:func:`vecnet.numerics.multibody.integrate_dae`); both shared with planar
+        mechanisms.
 
         Returns a :class:`~vecnet.numerics.result.Result` with every coordinate and speed,
         every body's ``x, y, z``, ``position`` (n x 3), ``velocity``, ``omega`` (world axes,
@@ -412,14 +415,14 @@ class SpatialEquations:
         from ..numerics.result import Result
         from ..numerics.spatial import outputs
 
-        if method != "partition":
-            raise FormulationError(f"spatial mechanisms integrate by method='partition'; got "
-                                   f"{method!r}")
+        integrators = {"partition": mb.integrate_partitioned, "dae": mb.integrate_dae}
+        if method not in integrators:
+            raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
         model = self.compile(parameters)
         times = np.linspace(0.0, t_end, 501) if t_eval is None else np.asarray(t_eval, float)
         q0 = self.assemble(initial, 0.0, parameters)
         u0 = self.initial_speeds(q0, velocities, 0.0, parameters)
-        ts, qs, us, _ = mb.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol)
+        ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol)
         series = {**dict(zip(self.coordinates, qs)),
                   **{(n if n.endswith("'") else n): v for n, v in zip(self.speed_names, us)}}
         return Result(ts, series, success=True, message=method,

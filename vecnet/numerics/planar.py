@@ -20,11 +20,12 @@ import sympy
 
 from ..elements import planar as pe
 from ..elements.base import t
-from ..errors import ModelError, SimulationError
+from ..errors import ModelError
 # the dimension-free numerics (shared with spatial mechanisms), under their planar names
 from .multibody import Partition as _Partition  # noqa: F401
 from .multibody import (_no_extra, accelerations, assemble,  # noqa: F401
-                        consistent_velocities, independent_rows, integrate_partitioned, solve)
+                        consistent_velocities, independent_rows, integrate_dae,
+                        integrate_partitioned, solve)
 
 if TYPE_CHECKING:
     from ..formulation.planar import MultibodyEquations
@@ -401,54 +402,6 @@ def initial_guess(eom: MultibodyEquations) -> np.ndarray:
         xh, yh, ah = mech.initial_pose(head)
         values.extend(element.coordinates_from((xh - xt, yh - yt), ah - at, at))
     return np.array(values, dtype=float)
-
-
-def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), progress=None):
-    """Forward dynamics on IDA (scikit-sundae): the DAE in the stabilized index-2 form of
-    Gear, Gupta and Leimkuhler, which keeps both the position and the velocity constraints
-
-        q' = u + Phi_q^T mu,   M u' = Q + Phi_q^T lambda,   Phi = 0,   Phi_q u + Phi_t = 0.
-
-    The multipliers are left out of the error test (a very large absolute tolerance), as
-    index-2 problems need. States ``s`` coupled to the mechanism follow ``s' = sdot`` from
-    ``extra(t, q, u, s) -> (sdot, inputs)``. Returns ``(t, q, u, s)`` at ``times``."""
-    from sksundae.ida import IDA
-
-    n = model.n
-    rows = independent_rows(model.constraints(t0, q0)[1])
-    k = len(rows)
-    s0 = np.asarray(s0, dtype=float)
-    e = len(s0)
-    lo = 2 * n + e  # the multipliers follow the states
-
-    def residual(tt, y, yp, res):
-        if progress is not None:
-            progress(tt)
-        q, u, s, lam, mu = y[:n], y[n:2 * n], y[2 * n:lo], y[lo:lo + k], y[lo + k:]
-        sdot, w = extra(tt, q, u, s)
-        snap = model.evaluate(tt, q, u, w=w)
-        A = snap.phi_q[rows]
-        res[:n] = yp[:n] - u - A.T @ mu
-        res[n:2 * n] = snap.M @ yp[n:2 * n] - snap.Q - A.T @ lam
-        res[2 * n:lo] = yp[2 * n:lo] - sdot
-        res[lo:lo + k] = snap.phi[rows]
-        res[lo + k:] = A @ u + snap.phi_t[rows]
-
-    sdot0, w0 = extra(t0, q0, u0, s0)
-    a0, lam0 = accelerations(model.evaluate(t0, q0, u0, w=w0), rows)
-    y0 = np.concatenate([q0, u0, s0, lam0[rows], np.zeros(k)])
-    yp0 = np.concatenate([u0, a0, sdot0, np.zeros(2 * k)])
-    tolerances = np.concatenate([np.full(lo, atol), np.full(2 * k, 1e12)])
-    solver = IDA(residual, algebraic_idx=list(range(lo, lo + 2 * k)) or None, rtol=rtol,
-                 atol=tolerances, max_num_steps=100_000)
-    tspan = np.unique(np.concatenate([[t0], np.asarray(times, dtype=float)]))
-    if len(tspan) == 2:  # IDA reads a two-point span as "report every internal step"
-        tspan = np.array([tspan[0], 0.5 * (tspan[0] + tspan[1]), tspan[1]])
-    sol = solver.solve(tspan, y0, yp0)
-    if not sol.success:
-        raise SimulationError(f"IDA stopped at t = {sol.t[-1]:.6g}: {sol.message}")
-    keep = np.isin(sol.t, times)
-    return sol.t[keep], sol.y[keep, :n].T, sol.y[keep, n:2 * n].T, sol.y[keep, 2 * n:lo].T
 
 
 # -- outputs ---------------------------------------------------------------------------
