@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sympy
 from scipy.spatial.transform import Rotation
 
 import vecnet as vn
@@ -386,3 +387,48 @@ def test_screw_joint_couples_turning_and_advance():
     alpha = -m * G * h / (J + m * h**2)
     assert np.allclose(res["J.angle"], alpha * res.t**2 / 2, atol=1e-9)
     assert np.allclose(res["nut.z"], h * alpha * res.t**2 / 2, atol=1e-9)
+
+
+# -- prescribed motion and inverse dynamics -------------------------------------------------
+def rsur(**drive):
+    """A spatial four-bar with a universal joint at the rocker (no idle spin): crank R1
+    about z, ball at the crank pin, universal at the rocker pin, rocker R2 about x."""
+    mech = vn.spatial.Mechanism("rsur", gravity=(0, 0, -G))
+    A, B = np.zeros(3), np.array([0.5, 0.0, 0.2])
+    D, C = np.array([1.5, 1.0, 0.0]), np.array([1.5, 1.0, 0.8])
+    bodies = {name: mech.body(name, m, (0.02, 0.05, 0.06), position=(P + R) / 2)
+              for name, P, R, m in (("crank", A, B, 1.0), ("coupler", B, C, 2.0),
+                                    ("rocker", D, C, 1.5))}
+
+    def at(name, X):
+        return bodies[name].point(*(X - bodies[name].position))
+
+    mech.revolute("R1", mech.ground.point(*A), at("crank", A), axis=(0, 0, 1))
+    mech.spherical("S", at("crank", B), at("coupler", B))
+    u = np.cross(C - B, (1, 0, 0))          # across the coupler, so it cannot spin
+    mech.universal("U", at("coupler", C), at("rocker", C), axes=(u, (1, 0, 0)))
+    mech.revolute("R2", at("rocker", D), mech.ground.point(*D), axis=(1, 0, 0))
+    if drive:
+        mech.drive("motor", "R1", drive["motion"])
+    return mech
+
+
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+def test_inverse_dynamics_driver_power_is_the_energy_rate(coordinates):
+    mech = rsur(motion=0.4 * sympy.sin(3 * vn.t))   # the crank rocks (it cannot turn round)
+    eom = mech.formulate(coordinates)
+    assert eom.degrees_of_freedom() == 0
+    times = np.linspace(0, 2, 401)
+    res = eom.inverse_dynamics(times)
+    E, h = res["energy"], times[1] - times[0]
+    energy_rate = (-E[4:] + 8 * E[3:-1] - 8 * E[1:-3] + E[:-4]) / (12 * h)   # fourth order
+    power = (res["motor.effort"] * 1.2 * np.cos(3 * times))[2:-2]
+    assert np.max(np.abs(energy_rate - power)) < 1e-6 * np.max(np.abs(power))
+    assert np.max(res["constraint residual"]) < 1e-10
+
+
+def test_forward_dynamics_with_the_driver_follows_it():
+    mech = rsur(motion=0.4 * vn.t**2)
+    eom = mech.formulate()
+    res = eom.inverse_dynamics(np.linspace(0, 1, 11))
+    assert np.allclose(res["R1.angle"], 0.4 * res.t**2, atol=1e-10)

@@ -37,6 +37,7 @@ __all__ = ["SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute", "Sp
            "SpatialCylindrical", "SpatialScrew", "SpatialSpherical", "SpatialUniversal",
            "SpatialPlanarJoint", "SpatialWeld", "SpatialPointOnLine", "SpatialPointOnPlane",
            "SpatialSpringDamper", "SpatialRotarySpringDamper", "SpatialForce", "SpatialTorque",
+           "SpatialMotionDriver",
            "perpendiculars", "revolute_angle"]
 
 
@@ -495,3 +496,16 @@ class SpatialTorque(_Free):
     def through(self, pose, t):
         tau = pose["R_head"] * self.torque if self.body else self.torque
         return sympy.zeros(3, 1), -tau
+
+
+class SpatialMotionDriver(SpatialElement):
+    """Prescribed motion of a revolute, prismatic or cylindrical joint's coordinate
+    (``quantity`` ``"angle"`` or ``"distance"``): ``coordinate = motion(t)``, an expression
+    in ``t``. Parallel to its joint; never a tree branch. Its multiplier is the effort (torque
+    or force along the axis) it applies to the joint's head body."""
+
+    kind = Kind.ACROSS_SOURCE
+
+    def __init__(self, name, tail, head, joint: str, quantity: str, motion) -> None:
+        super().__init__(name, tail, head)
+        self.joint, self.quantity, self.motion = joint, quantity, sympy.sympify(motion)

@@ -49,7 +49,10 @@ def _equations(element) -> int:
 
 def _rank(element, ranks):
     """Tree priority: arms, then joints (those with the most equations first, so loops are
-    cut at the joints that give the fewest constraints) and bodies, then force elements."""
+    cut at the joints that give the fewest constraints) and bodies, then force elements;
+    drivers of motion never."""
+    if isinstance(element, se.SpatialMotionDriver):
+        return None
     if element.is_joint:
         return (ranks["joint"], -_equations(element))
     if isinstance(element, se.SpatialArm):
@@ -99,6 +102,11 @@ class SpatialEquations:
         if tree is None:
             ranks = _TREE_RANKS[coordinates]
             tree = lambda edge: _rank(net.owner(edge), ranks)  # noqa: E731
+        else:
+            drives = [b for b in tree if isinstance(net.owner(b), se.SpatialMotionDriver)]
+            if drives:
+                raise FormulationError(f"drivers {', '.join(drives)} prescribe motion: they "
+                                       "belong in the cotree")
         self.topology = net.topology(tree=tree, datum=DATUM)
         topo = self.topology
         if len(topo.components) > 1:
@@ -134,6 +142,10 @@ class SpatialEquations:
         for chord in topo.chords:
             element = net.element(chord)
             tail, head = net.graph.ends(chord)
+            if isinstance(element, se.SpatialMotionDriver):
+                self.primitives.append((chord, "drive", chord, tail, head,
+                                        None, self._drive_info(element)))
+                continue
             for prim in element.primitives():
                 kind, name = prim[0], prim[1]
                 e = np.asarray(prim[2], float) if len(prim) > 2 else None
@@ -146,6 +158,9 @@ class SpatialEquations:
             if kind == "point":
                 constraint_names += [f"{name}.x", f"{name}.y", f"{name}.z"]
                 constraints += list(d)
+            elif kind == "drive":
+                constraint_names.append(f"{name}.{f['quantity']}")
+                constraints.append(f["symbolic"])
             elif kind == "perpendicular":
                 constraint_names.append(name)
                 constraints.append((Ra * sympy.Matrix(e)).dot(Rb * sympy.Matrix(f)))
@@ -155,6 +170,29 @@ class SpatialEquations:
         self.constraint_names = tuple(constraint_names)
         self.constraints = sympy.Matrix(constraints) if constraints else sympy.zeros(0, 1)
         self.gravity = sympy.Matrix(mechanism.gravity)
+
+    def _drive_info(self, driver) -> dict:
+        """What a driver needs: its joint's axis and initial relative rotation, the index of
+        the driven coordinate and speed when the joint is in the tree, and the symbolic
+        constraint ``coordinate - motion(t)``."""
+        net = self.mechanism.network
+        joint = net.element(driver.joint)
+        name = f"{driver.joint}.{driver.quantity}"
+        info = {"name": driver.name, "quantity": driver.quantity, "motion": driver.motion,
+                "axis": joint.axis,
+                "R0": joint.R0, "joint": driver.joint, "q": None, "u": None}
+        if name in self.coordinates:
+            info["q"] = self.coordinates.index(name)
+            info["u"] = self.speed_names.index(f"{name}'")
+            value = self.q[info["q"]]
+        elif driver.quantity == "angle":
+            value = self.joint_angle(driver.joint)[0]
+        else:
+            tail, head = net.graph.ends(driver.joint)
+            value = (self.node_rotation[tail] * sympy.Matrix(joint.axis)).dot(
+                self.node_position[head] - self.node_position[tail])
+        info["symbolic"] = value - driver.motion
+        return info
 
     # -- kinematics -----------------------------------------------------------------
     def omega(self, node) -> sympy.Matrix:
@@ -323,7 +361,8 @@ class SpatialEquations:
         held = [self.speed_names.index(f"{self.coordinates[i]}'") for i in fixed]
         q = mb.assemble(model, q, time, fixed=held)
         rank = len(mb.independent_rows(model.velocity_constraints(time, q)[0]))
-        if model.nu - rank == 0:
+        driven = any(isinstance(e, se.SpatialMotionDriver) for e in self.mechanism.network.elements)
+        if model.nu - rank == 0 and not driven:
             joints = [c for c in self.topology.chords if self.mechanism.network.element(c).is_joint]
             raise FormulationError("the mechanism is locked: its constraints leave no degree of "
                                    "freedom (the loops closed by " + ", ".join(joints) + ")")
@@ -427,6 +466,30 @@ class SpatialEquations:
                   **{(n if n.endswith("'") else n): v for n, v in zip(self.speed_names, us)}}
         return Result(ts, series, success=True, message=method,
                       derive=lambda: outputs(model, ts, qs, us))
+
+    def inverse_dynamics(self, t_eval, parameters: dict | None = None):
+        """Kinematics and the efforts of drivers that fix every degree of freedom, with every
+        joint reaction: a :class:`~vecnet.numerics.result.Result` as from :meth:`simulate`,
+        with ``"<driver>.effort"``."""
+        from ..numerics import multibody as mb
+        from ..numerics.result import Result
+        from ..numerics.spatial import outputs
+
+        model = self.compile(parameters)
+        times = np.asarray(t_eval, dtype=float)
+        q = self.assemble(time=float(times[0]), parameters=parameters)
+        if self.degrees_of_freedom(q, float(times[0]), parameters) != 0:
+            raise FormulationError("inverse dynamics needs drivers that fix every degree of "
+                                   "freedom; use simulate() for forward dynamics")
+        qs, us = [], []
+        for time in times:
+            q = mb.assemble(model, q, time)
+            phi_u, phi_t = model.velocity_constraints(time, q)
+            qs.append(q.copy())
+            us.append(np.linalg.lstsq(phi_u, -phi_t, rcond=None)[0])
+        qs, us = np.array(qs).T, np.array(us).T
+        return Result(times, {}, success=True, message="kinematics",
+                      derive=lambda: outputs(model, times, qs, us))
 
     def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
                     iterations: int = 100) -> SpatialOperatingPoint:

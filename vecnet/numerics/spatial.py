@@ -113,6 +113,11 @@ class CompiledSpatial:
                 energies.append(energy)
         self._energy = self._lambdify((q,), [sympy.Add(*energies)], "springs") if energies else None
         self._zero = np.zeros(self.nu)
+        self._motions = {}
+        for chord, kind, _, _, _, _, info in eom.primitives:
+            if kind == "drive":
+                f = info["motion"]
+                self._motions[chord] = self._lambdify((t,), [f, f.diff(t), f.diff(t, 2)], chord)
 
     # -- compiling --------------------------------------------------------------------
     def _number(self, value, owner: str) -> float:
@@ -168,7 +173,7 @@ class CompiledSpatial:
 
     def _constraints(self, time, q, u, kin, accelerations=True):
         m, nu = self.m, self.nu
-        phi, phi_u, c = np.zeros(m), np.zeros((m, nu)), np.zeros(m)
+        phi, phi_u, c, phi_t = np.zeros(m), np.zeros((m, nu)), np.zeros(m), np.zeros(m)
         maps = []   # (chord, rows, kind, vector): the wrench on the head per unit multiplier
         row = 0
         R, r = kin["R"], kin["r"]
@@ -176,6 +181,15 @@ class CompiledSpatial:
             ka, kb = self.row[a], self.row[b]
             Jwa, Jwb, Jva, Jvb = kin["Jw"][ka], kin["Jw"][kb], kin["Jv"][ka], kin["Jv"][kb]
             wa, wb = kin["w"][ka], kin["w"][kb]
+            if kind == "drive":
+                self._drive(row, time, q, kin, a, b, ka, kb, f, phi, phi_u, phi_t, c,
+                            accelerations)
+                e_world = R[a] @ f["axis"]
+                maps.append((chord, np.array([row]),
+                             "torque" if f["quantity"] == "angle" else "force",
+                             e_world.reshape(3, 1)))
+                row += 1
+                continue
             if kind == "point":
                 rows = slice(row, row + 3)
                 phi[rows] = r[b] - r[a]
@@ -205,7 +219,37 @@ class CompiledSpatial:
                                + ea @ (kin["gv"][kb] - kin["gv"][ka]))
                 maps.append((chord, np.array([row]), "force", ea.reshape(3, 1)))
             row += 1
-        return phi, phi_u, np.zeros(m), c, maps
+        return phi, phi_u, phi_t, c, maps
+
+    def _drive(self, row, time, q, kin, a, b, ka, kb, info, phi, phi_u, phi_t, c, acc):
+        """The row of a motion driver: ``coordinate - f(t)``."""
+        f, fd, fdd = self._motions_at(info, time)
+        phi_t[row] = -fd
+        if info["q"] is not None:   # the joint is in the tree: its own coordinate
+            phi[row] = q[info["q"]] - f
+            phi_u[row, info["u"]] = 1.0
+            c[row] = fdd
+            return
+        R, r = kin["R"], kin["r"]
+        ea = R[a] @ info["axis"]
+        wa, wb = kin["w"][ka], kin["w"][kb]
+        if info["quantity"] == "angle":
+            angle = se.revolute_angle(info["axis"], R[a], R[b], info["R0"])
+            phi[row] = (angle - f + np.pi) % (2 * np.pi) - np.pi
+            phi_u[row] = ea @ (kin["Jw"][kb] - kin["Jw"][ka])
+            if acc:
+                c[row] = fdd - (ea @ (kin["gw"][kb] - kin["gw"][ka]) + _cross(wa, ea) @ (wb - wa))
+            return
+        d = r[b] - r[a]
+        phi[row] = ea @ d - f
+        phi_u[row] = _cross(ea, d) @ kin["Jw"][ka] + ea @ (kin["Jv"][kb] - kin["Jv"][ka])
+        if acc:
+            ed = _cross(kin["gw"][ka], ea) + _cross(wa, _cross(wa, ea))
+            c[row] = fdd - (ed @ d + 2 * _cross(wa, ea) @ (kin["v"][kb] - kin["v"][ka])
+                            + ea @ (kin["gv"][kb] - kin["gv"][ka]))
+
+    def _motions_at(self, info, time):
+        return self._motions[info["name"]](time)
 
     def constraints(self, time: float, q: np.ndarray):
         """``(Phi, Phi_u, Phi_t)`` at ``(t, q)``; the Jacobian is in the speeds
@@ -324,6 +368,9 @@ def outputs(model: CompiledSpatial, times, qs, us) -> dict[str, np.ndarray]:
                 F += vectors @ lam[idx]
             else:
                 T += vectors @ lam[idx]
+        for chord, idx, kind, _ in snap.reaction_maps:
+            if chord in model._motions:
+                row[f"{chord}.effort"] = float(lam[idx][0])
         for chord, (F, T) in wrench.items():
             head = r[model.node[net.graph.ends(chord)[1]]]
             through[chord] = (-F, np.cross(head, -F) - T)

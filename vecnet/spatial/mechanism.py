@@ -276,6 +276,32 @@ class Mechanism:
         return self._add(se.SpatialTorque(name, base.node, body.node,
                                           self._vector(name, torque, "torque"), body=body_axes))
 
+    def drive(self, name: str, joint: str, motion, quantity: str | None = None):
+        """Prescribe the coordinate of revolute, prismatic or cylindrical ``joint``
+        (``quantity``: ``"angle"`` or ``"distance"``; by default the joint's only one, the
+        angle of a cylindrical joint) as ``motion``: a number or a sympy expression in
+        ``vn.t``. The driver's effort is reported as ``"<name>.effort"``."""
+        self._check_name(name)
+        element = self.network.element(joint)
+        kinds = {se.SpatialRevolute: ("angle",), se.SpatialPrismatic: ("distance",),
+                 se.SpatialCylindrical: ("angle", "distance")}
+        allowed = kinds.get(type(element))
+        if allowed is None:
+            raise ModelError(f"drive {name!r}: only revolute, prismatic and cylindrical joints "
+                             f"can be driven; {joint!r} is a {type(element).__name__}")
+        quantity = allowed[0] if quantity is None else quantity
+        if quantity not in allowed:
+            raise ModelError(f"drive {name!r}: {joint!r} has no {quantity!r}; it has "
+                             + ", ".join(allowed))
+        if callable(motion) and not isinstance(motion, sympy.Basic):
+            raise ModelError(f"drive {name!r}: give the motion as a sympy expression in vn.t "
+                             "(its derivatives are needed), not a Python function")
+        value = sympy.sympify(motion)
+        if value.free_symbols - {sympy.Symbol("t", real=True)}:
+            raise ModelError(f"drive {name!r}: the motion may depend on t only; got {value}")
+        edge = element.edges[0]
+        return self._add(se.SpatialMotionDriver(name, edge.tail, edge.head, joint, quantity, value))
+
     # -- poses -------------------------------------------------------------------------
     def initial_pose(self, node: str) -> tuple[np.ndarray, np.ndarray]:
         """``(position, rotation matrix)`` of a node in the initial (unassembled) pose."""
