@@ -21,7 +21,7 @@ import sympy
 from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import ModelError
-from ..spatial.rotations import matrix_quaternion
+from ..spatial.rotations import euler_angles, matrix_quaternion
 from . import multibody as mb
 
 if TYPE_CHECKING:
@@ -404,4 +404,5 @@ def outputs(model: CompiledSpatial, times, qs, us) -> dict[str, np.ndarray]:
         for i in range(1, len(p)):
             if p[i] @ p[i - 1] < 0:
                 p[i] = -p[i]
+        out[f"{name}.euler"] = np.unwrap(euler_angles(p), axis=0)   # z-y-x (Bryant) angles
     return out
