@@ -432,3 +432,24 @@ def test_forward_dynamics_with_the_driver_follows_it():
     eom = mech.formulate()
     res = eom.inverse_dynamics(np.linspace(0, 1, 11))
     assert np.allclose(res["R1.angle"], 0.4 * res.t**2, atol=1e-10)
+
+
+# -- the numeric tree walk of large mechanisms ---------------------------------------------
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+def test_numeric_tree_walk_equals_the_compiled_one(coordinates, monkeypatch):
+    """Large mechanisms walk the tree in numbers over compiled branch motions; small ones
+    compile the whole walk. Both give the same kinematics, M, Q and constraints."""
+    from vecnet.numerics import spatial as ns
+
+    rng = np.random.default_rng(0)
+    for mech in (rssr(), rsur(), _on_joint("point on line"), _pendulum_with_springs(c=0.3)):
+        eom = mech.formulate(coordinates)
+        monkeypatch.setattr(ns, "WHOLE_LIMIT", 100)
+        whole = ns.CompiledSpatial(eom)
+        monkeypatch.setattr(ns, "WHOLE_LIMIT", 0)
+        walked = ns.CompiledSpatial(eom)
+        assert whole.whole and not walked.whole
+        q, u = whole.normalize(rng.normal(size=whole.n)), rng.normal(size=whole.nu)
+        a, b = whole.evaluate(0.3, q, u), walked.evaluate(0.3, q, u)
+        for x, y in ((a.M, b.M), (a.Q, b.Q), (a.phi, b.phi), (a.phi_q, b.phi_q), (a.c, b.c)):
+            assert np.max(np.abs(x - y), initial=0.0) < 1e-12 * max(1.0, np.max(np.abs(x), initial=0))

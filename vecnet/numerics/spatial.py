@@ -21,13 +21,17 @@ import sympy
 from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import ModelError
+from ..spatial.mechanism import DATUM
 from ..spatial.rotations import euler_angles, matrix_quaternion
 from . import multibody as mb
 
 if TYPE_CHECKING:
     from ..formulation.spatial import SpatialEquations
 
-__all__ = ["CompiledSpatial", "SpatialSnapshot", "outputs"]
+__all__ = ["CompiledSpatial", "SpatialSnapshot", "outputs", "WHOLE_LIMIT"]
+
+#: Up to this many speeds the node kinematics are compiled as one function of (q, u).
+WHOLE_LIMIT = 8
 
 
 @dataclass
@@ -44,6 +48,10 @@ class SpatialSnapshot:
     kin: dict = field(default_factory=dict)
     forces: dict = field(default_factory=dict)
     reaction_maps: list = field(default_factory=list)
+
+
+def _skew(v) -> np.ndarray:
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
 def _cross(a, b):
@@ -100,7 +108,14 @@ class CompiledSpatial:
             v = self.nodes[i]
             exprs += (list(eom.node_angular_jacobian[v]) + list(eom.node_velocity_jacobian[v])
                       + list(eom.node_angular_convective[v]) + list(eom.node_velocity_convective[v]))
-        self._kinematics = self._lambdify((q, u), exprs, "kinematics")
+        #: up to this many speeds the tree walk is compiled whole (one call); above it the
+        #: walk runs numerically over small compiled branch motions (expressions of a whole
+        #: chain grow too fast to compile)
+        self.whole = self.nu <= WHOLE_LIMIT
+        if self.whole:
+            self._kinematics = self._lambdify((q, u), exprs, "kinematics")
+        else:
+            self._branches = self._compile_branches()
         applied = list(eom.applied_forces)
         for _, F, T in eom.force_elements:
             applied += list(F) + list(T)
@@ -156,10 +171,87 @@ class CompiledSpatial:
             q[idx] /= np.linalg.norm(q[idx])
         return q
 
+    def _compile_branches(self) -> list[tuple]:
+        """Per tree branch, in walk order: the node indices, direction, frame, the indices
+        of its coordinates and speeds, and a compiled function of its own ``(q_b, u_b)``
+        giving ``R_rel, rho, W, V, W' u_b, V' u_b``."""
+        from ..formulation.spatial import _rate
+
+        eom, net = self.eom, self.eom.mechanism.network
+        out = []
+        for here, there, branch, forward, qidx in eom.walk:
+            element = net.element(branch)
+            uidx = eom.speed_index[branch]
+            qb = [eom.q[i] for i in qidx]
+            ub = [eom.u[i] for i in uidx]
+            Rrel, rho, W, V, Nb = element.motion(qb)
+            k = len(uidx)
+            qdot = list(Nb * sympy.Matrix(ub)) if k else []
+            Wd = _rate(W, qb, qdot) * sympy.Matrix(ub) if k else sympy.zeros(3, 1)
+            Vd = _rate(V, qb, qdot) * sympy.Matrix(ub) if k else sympy.zeros(3, 1)
+            exprs = list(Rrel) + list(rho) + list(W) + list(V) + list(Wd) + list(Vd)
+            fn = self._lambdify((qb, ub), exprs, branch)
+            out.append((self.node[here], self.node[there], forward, element.frame == "tail",
+                        np.array(qidx, dtype=int), np.array(uidx, dtype=int), k, fn))
+        return out
+
+    def _walk(self, q: np.ndarray, u: np.ndarray):
+        """The tree walk in numbers: every node's rotation, position, Jacobians and
+        convective terms from its parent's (as :func:`~vecnet.formulation.spatial.spatial_kinematics`
+        does in symbols)."""
+        V, nu = len(self.nodes), self.nu
+        R = np.zeros((V, 3, 3))
+        r, gw, gv = np.zeros((V, 3)), np.zeros((V, 3)), np.zeros((V, 3))
+        Jw, Jv = np.zeros((V, 3, nu)), np.zeros((V, 3, nu))
+        R[self.node[DATUM]] = np.eye(3)
+        for here, there, forward, tail, qidx, uidx, k, fn in self._branches:
+            flat = fn(q[qidx], u[uidx])
+            Rrel, rho = flat[:9].reshape(3, 3), flat[9:12]
+            W, Vm = flat[12:12 + 3 * k].reshape(3, k), flat[12 + 3 * k:12 + 6 * k].reshape(3, k)
+            Wd, Vd = flat[12 + 6 * k:15 + 6 * k], flat[15 + 6 * k:18 + 6 * k]
+            w_here = Jw[here] @ u
+            sign = 1.0 if forward else -1.0
+            R[there] = R[here] @ Rrel if forward else R[here] @ Rrel.T
+            Rt = R[here] if forward else R[there]
+            Jw[there] = Jw[here]
+            gw[there] = gw[here]
+            if k:
+                cols = Rt @ W
+                Jw[there][:, uidx] += sign * cols
+                gw[there] = gw[here] + sign * (_cross(w_here, cols @ u[uidx]) + Rt @ Wd)
+            if not tail:
+                r[there] = r[here] + sign * rho
+                Jv[there] = Jv[here]
+                if k:
+                    Jv[there][:, uidx] += sign * Vm
+                gv[there] = gv[here] + sign * Vd
+                continue
+            d = Rt @ rho
+            slide = Rt @ (Vm @ u[uidx]) if k else np.zeros(3)
+            if forward:
+                w_ref, g_ref, J_ref = w_here, gw[here], Jw[here]
+            else:
+                J_ref, g_ref = Jw[there], gw[there]
+                w_ref = J_ref @ u
+            r[there] = r[here] + sign * d
+            Jv[there] = Jv[here] - sign * (_skew(d) @ J_ref)
+            if k:
+                Jv[there][:, uidx] += sign * (Rt @ Vm)
+            gv[there] = gv[here] + sign * (_cross(g_ref, d) + _cross(w_ref, _cross(w_ref, d))
+                                           + 2 * _cross(w_ref, slide) + Rt @ Vd)
+        rows = self.needed
+        return R, r, Jw[rows], Jv[rows], gw[rows], gv[rows]
+
     def kinematics(self, q: np.ndarray, u: np.ndarray) -> dict:
         """Node rotations ``R`` (V x 3 x 3) and positions ``r`` (V x 3); for the nodes where
         bodies and constraints act (by :attr:`row`), ``Jw``, ``Jv`` (k x 3 x nu), ``gw``,
         ``gv`` (k x 3) and the angular and linear velocities ``w``, ``v``."""
+        if not self.whole:
+            R, r, Jw, Jv, gw, gv = self._walk(np.asarray(q, float), np.asarray(u, float))
+            out = {"R": R, "r": r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv}
+            out["w"] = Jw @ u
+            out["v"] = Jv @ u
+            return out
         V, nu, k = len(self.nodes), self.nu, len(self.needed)
         flat = self._kinematics(q, u)
         R = flat[:12 * V].reshape(V, 12)
