@@ -250,6 +250,8 @@ class SpatialEquations:
         """``(element, F, T)`` of every element with a force law, in q, u, t."""
         out = []
         for element in self.mechanism.network.elements:
+            if type(element).through is se.SpatialElement.through:
+                continue   # bodies, arms and joints have no force law
             law = element.through(self.pose(element.name), t)
             if law is not None:
                 out.append((element, *law))

@@ -123,6 +123,8 @@ class CompiledSpatial:
         self._N = self._lambdify((q,), list(eom.N), "kinematic map")
         energies = []
         for element in net.elements:
+            if type(element).energy is se.SpatialElement.energy:
+                continue
             energy = element.energy(eom.pose(element.name))
             if energy is not None:
                 energies.append(energy)
@@ -191,6 +193,9 @@ class CompiledSpatial:
             Vd = _rate(V, qb, qdot) * sympy.Matrix(ub) if k else sympy.zeros(3, 1)
             exprs = list(Rrel) + list(rho) + list(W) + list(V) + list(Wd) + list(Vd)
             fn = self._lambdify((qb, ub), exprs, branch)
+            if not qidx:   # no coordinates (an arm, a weld): its motion is a constant
+                constant = fn([], [])
+                fn = lambda qq, uu, constant=constant: constant  # noqa: E731
             out.append((self.node[here], self.node[there], forward, element.frame == "tail",
                         np.array(qidx, dtype=int), np.array(uidx, dtype=int), k, fn))
         return out
