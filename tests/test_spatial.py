@@ -453,3 +453,18 @@ def test_numeric_tree_walk_equals_the_compiled_one(coordinates, monkeypatch):
         a, b = whole.evaluate(0.3, q, u), walked.evaluate(0.3, q, u)
         for x, y in ((a.M, b.M), (a.Q, b.Q), (a.phi, b.phi), (a.phi_q, b.phi_q), (a.c, b.c)):
             assert np.max(np.abs(x - y), initial=0.0) < 1e-12 * max(1.0, np.max(np.abs(x), initial=0))
+
+
+def test_locked_mechanisms_and_forbidden_velocities_are_reported():
+    mech = vn.spatial.Mechanism("locked")
+    body = mech.body("b", 1.0, (0.1, 0.1, 0.1), position=(0, 0, -1))
+    mech.weld("W", mech.ground.point(0, 0, 0), body.point(0, 0, 1))
+    with pytest.raises(vn.FormulationError, match="locked.*"):
+        mech.formulate("absolute").simulate(0.1)
+    mech = vn.spatial.Mechanism("hinged")
+    body = mech.body("b", 1.0, (0.1, 0.1, 0.1), position=(0, 0, -1))
+    mech.revolute("R", mech.ground.point(0, 0, 0), body.point(0, 0, 1), axis=(0, 1, 0))
+    with pytest.raises(vn.ModelError, match="not allowed by the joints"):
+        mech.formulate("absolute").simulate(0.1, velocities={"b.omega": (1.0, 0, 0)})
+    with pytest.raises(vn.UnknownNameError, match="no speed 'b.spin'"):
+        mech.formulate().simulate(0.1, velocities={"b.spin": 1.0})
