@@ -205,3 +205,18 @@ def test_joint_and_absolute_coordinates_move_alike():
         assert np.max(np.abs(joint[f"{body}.omega"] - absolute[f"{body}.omega"])) < 1e-7
     assert np.max(np.abs(joint["energy"] - joint["energy"][0])) < 1e-8
     assert np.max(np.abs(absolute["energy"] - joint["energy"][0])) < 1e-8
+
+
+def test_coriolis_matrix_gives_the_velocity_terms():
+    """Tuan et al.: C*(q) (u kron u) is the negated velocity part of vecnet's Q."""
+    links = _chain(("revolute", "universal"), seed=5, turned=False)
+    eom = vecnet_model(links).formulate()
+    C = eom.coriolis_matrix()
+    f = sympy.lambdify((list(eom.q), list(eom.u)), [C, eom.Q], cse=True)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        q, u = rng.uniform(-1.5, 1.5, len(eom.q)), rng.normal(size=len(eom.u))
+        Cv, Qv = (np.asarray(x, float) for x in f(q, u))
+        Q0 = np.asarray(f(q, 0 * u)[1], float)
+        velocity = (Qv - Q0).ravel()
+        assert np.max(np.abs(Cv @ np.kron(u, u) + velocity)) < 1e-10 * np.max(np.abs(velocity))

@@ -315,6 +315,39 @@ class SpatialEquations:
             return sympy.zeros(0, len(self.u))
         return self.constraints.jacobian(self.q) * self.N
 
+    def coriolis_matrix(self) -> sympy.Matrix:
+        """The velocity-free Coriolis matrix of Tuan et al.: ``M q'' + C*(q) (q' kron q') = f``
+        with ``C* = dM/dq - (d vec M/dq)^T / 2`` (``dM/dq = [dM/dq_1 ... dM/dq_n]``,
+        ``vec`` stacking columns), n x n^2. Needs ``q' = u`` (no quaternions): an open
+        chain in joint coordinates of revolute, prismatic, universal, cylindrical, screw or
+        planar joints.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("p")
+        >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1), position=(1, 0, 0))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0, 0), bob.point(-1, 0, 0))
+        >>> mech.formulate().coriolis_matrix()
+        Matrix([[0]])
+        """
+        if self.N != sympy.eye(len(self.q)):
+            raise FormulationError("coriolis_matrix() needs q' = u: coordinates without "
+                                   "quaternions (no ball joints or free bodies in the tree)")
+        n = len(self.q)
+        M = self.M
+        dM = [M.diff(qk) for qk in self.q]
+        out = sympy.zeros(n, n * n)
+        for k in range(n):              # block k of dM/dq: dM/dq_k
+            for i in range(n):
+                for j in range(n):
+                    out[i, k * n + j] += dM[k][i, j]
+        for k in range(n):              # (d vec M / dq)^T: row k, column (j n + i) <- dM_ij/dq_k
+            for i in range(n):
+                for j in range(n):
+                    out[k, j * n + i] -= dM[k][i, j] / 2
+        return out
+
     # -- numerics ---------------------------------------------------------------------
     def compile(self, parameters: dict | None = None):
         """The compiled numeric model (cached when no parameters are given)."""
