@@ -494,6 +494,8 @@ def outputs(model: CompiledSpatial, times, qs, us) -> dict[str, np.ndarray]:
         for name, value in row.items():
             series.setdefault(name, []).append(value)
     out = {k: np.array(v) for k, v in series.items()}
+    if not len(times):
+        return out
     for element in revolutes:
         out[f"{element.name}.angle"] = np.unwrap(out[f"{element.name}.angle"])
     for name, *_ in model.bodies:  # quaternions continuous in time (p and -p are one rotation)
