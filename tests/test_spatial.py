@@ -480,3 +480,17 @@ def test_initial_joint_coordinates_place_the_mechanism():
     expected = Rotation.from_euler("z", 0.3).apply(crank.position)
     assert np.allclose(res["crank.position"][0], expected, atol=1e-12)
     assert res["constraint residual"][0] < 1e-12
+
+
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+def test_a_driven_slider_needs_newtons_force(coordinates):
+    """A block driven along an inclined prismatic joint, s = 0.3 t^2: the driver's force is
+    m (s'' - g . e)."""
+    m, e = 2.0, np.array([1.0, 0.0, 1.0]) / np.sqrt(2)
+    mech = vn.spatial.Mechanism("slider", gravity=(0, 0, -G))
+    block = mech.body("block", m, (0.1, 0.2, 0.3), orientation=Rotation.from_euler("z", 0.4))
+    mech.prismatic("P", mech.ground.point(0, 0, 0), block.centre, axis=tuple(e))
+    mech.drive("push", "P", 0.3 * vn.t**2)
+    res = mech.formulate(coordinates).inverse_dynamics(np.linspace(0, 1, 5))
+    assert np.allclose(res["push.effort"], m * (0.6 + G * e[2]), rtol=1e-9)
+    assert np.allclose(res["block.position"], np.outer(0.3 * res.t**2, e), atol=1e-10)
