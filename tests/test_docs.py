@@ -1,7 +1,7 @@
 """Run the Python examples of the documentation.
 
 Every ```python fenced block of every ``*.md`` file under ``docs/`` and of the
-top-level ``README.md`` is executed, in the order the blocks appear, in one
+top-level ``README.md`` and ``SECURITY.md`` is executed, in the order the blocks appear, in one
 fresh namespace per file: later blocks build on earlier ones. Blocks fenced
 with any other info string (```text, ```console, ...) are shown to readers but
 not run. A failing block is reported with its file and the line of its
@@ -74,9 +74,9 @@ def python_blocks(path: Path) -> list[Block]:
 
 def markdown_files() -> list[Path]:
     files = sorted(DOCS.rglob("*.md")) if DOCS.is_dir() else []
-    readme = ROOT / "README.md"
-    if readme.is_file():
-        files.append(readme)
+    for name in ("README.md", "SECURITY.md"):
+        if (ROOT / name).is_file():
+            files.append(ROOT / name)
     return files
 
 

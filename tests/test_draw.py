@@ -405,3 +405,51 @@ def test_rich_display_returns_svg_and_latex():
                 mech.formulate(coordinates="joint")):
         tex = obj._repr_latex_()
         assert isinstance(tex, str) and tex.startswith("$$") and tex.endswith("$$")
+
+
+# -- bounded rendering (issue 10) ------------------------------------------------------------
+def rc_ladder(stages: int) -> vn.Network:
+    net = vn.Network("ladder")
+    net.add(vn.VoltageSource("Vs", "g", "n0", V=1.0))
+    for i in range(stages):
+        net.add(vn.Resistor(f"R{i}", f"n{i}", f"n{i + 1}", R=1.0),
+                vn.Capacitor(f"C{i}", f"n{i + 1}", "g", C=1.0))
+    return net
+
+
+@needs_dot
+def test_a_slow_dot_is_stopped(monkeypatch, tmp_path):
+    import importlib
+    import time
+
+    draw = importlib.import_module("vecnet.draw")  # (vecnet.draw is also the function)
+    monkeypatch.setattr(draw, "DOT_TIMEOUT", 0.2)
+    # a ladder of 60 stages with the default layout effort takes seconds (the bound on the
+    # effort for large graphs is what makes it fast, so it is taken off here)
+    monkeypatch.setattr(draw, "LARGE_GRAPH_EDGES", 10_000)
+    start = time.monotonic()
+    with pytest.raises(draw.GraphvizTimeoutError, match=r"more than 0.2 s .* 121 edges"):
+        vn.draw(rc_ladder(60), path=tmp_path / "ladder.svg")
+    assert time.monotonic() - start < 5
+    assert not (tmp_path / "ladder.svg").exists()
+
+
+@needs_dot
+def test_large_graphs_get_a_bounded_layout_effort():
+    import time
+
+    assert "nslimit" not in vn.to_dot(e1())
+    start = time.monotonic()
+    assert "nslimit=2" in vn.to_dot(rc_ladder(75))
+    assert svg(rc_ladder(75)).lstrip().startswith("<?xml")   # about a minute without the bound
+    assert time.monotonic() - start < 30
+
+
+def test_reports_of_large_networks_leave_the_diagram_out(monkeypatch):
+    import importlib
+
+    report = importlib.import_module("vecnet.report")
+    monkeypatch.setattr(report, "DIAGRAM_EDGE_LIMIT", 10)
+    page = report.report(rc_ladder(6), simulate=False)
+    assert "The diagram is left out: 13 edges, more than 10" in page
+    assert "<svg" not in page and '<table class="matrix"' in page

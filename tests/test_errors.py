@@ -94,6 +94,7 @@ def test_network_refuses_without_half_adding():
     with pytest.raises(vn.TopologyError, match="element 'C2'.*self-loop"):
         net.add(vn.Capacitor("C2", "b", "b", C=1.0))
     assert [e.name for e in net.elements] == ["R1"] and net.graph.edges == ("R1",)
+    assert net.graph.nodes == ("a", "b")                 # nodes of a refused batch too
     with pytest.raises(vn.ModelError, match="can only add elements"):
         net.add("R2")
     with pytest.raises(vn.TopologyError, match="unknown tree rule"):
@@ -111,7 +112,7 @@ def test_bad_element_parameters():
         vn.Resistor("R1", "a", "b", R="10k")
     with pytest.raises(vn.ModelError, match="takes the nodes"):
         vn.Resistor("R1", "a", R=1.0)
-    with pytest.raises(vn.ModelError, match="without dots"):
+    with pytest.raises(vn.ModelError, match="'.' is not part of a name"):
         vn.Resistor("R.1", "a", "b", R=1.0)
     with pytest.raises(vn.UnknownNameError, match="unknown domain"):
         vn.domain("acoustic")

@@ -7,6 +7,7 @@
 """
 
 from . import io, planar, spatial
+from .bounds import Limits, get_limits, limits
 from .domains import DOMAINS, Domain, domain
 from .draw import draw, to_dot
 from .elements import *  # noqa: F401,F403
@@ -14,7 +15,7 @@ from .elements import __all__ as _elements
 from .elements.base import EdgeVariables, Symbol, t
 from .elements.signals import PID, Block, Gain, Integrator, total
 from .errors import (FormulationError, ModelError, ModelFileError, SimulationError,
-                     TopologyError, TreeError, UnknownNameError, VecnetError)
+                     TopologyError, TreeError, UnknownNameError, VecnetError, VecnetWarning)
 from .formulation.coupled import System
 from .formulation.lumped import s
 from .graph import LinearGraph
@@ -38,7 +39,9 @@ __all__ = [
     # output and files
     "draw", "to_dot", "latex", "text", "report", "io", "load_model", "save_model",
     "model_to_dict", "load_netlist", "parse_expression", "format_expression",
+    # bounds on the work of one request
+    "Limits", "get_limits", "limits",
     # errors
     "VecnetError", "ModelError", "ModelFileError", "TopologyError", "TreeError",
-    "UnknownNameError", "FormulationError", "SimulationError",
+    "UnknownNameError", "FormulationError", "SimulationError", "VecnetWarning",
 ]

@@ -16,13 +16,17 @@ with status 2; no partial output file is left behind.
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import math
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import VecnetError
+from .errors import ModelError, VecnetError
 
 NETLIST_SUFFIXES = (".cir", ".sp", ".net", ".spice")
 
@@ -30,8 +34,9 @@ NETLIST_SUFFIXES = (".cir", ".sp", ".net", ".spice")
 def _load(path: str):
     from .io import Model, load_model, load_netlist
 
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{path}: no such file")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: no such file" if not os.path.exists(path) else
+                                f"{path}: not a file")
     if path.lower().endswith(NETLIST_SUFFIXES):
         return Model("network", load_netlist(path))
     return load_model(path)
@@ -127,18 +132,16 @@ def _progress(label: str, t_end: float):
 def _simulate(model, args) -> str | None:
     t_span = model.t_span or (0.0, 1.0)
     if args.t_end is not None:
-        t_span = (t_span[0], float(args.t_end))
+        if not math.isfinite(args.t_end) or args.t_end <= float(t_span[0]):
+            raise ModelError(f"--t-end {args.t_end:g} must be a finite time after the start "
+                             f"t = {float(t_span[0]):g}")
+        t_span = (t_span[0], args.t_end)
     res = model.simulate(t_span=t_span, progress=_progress("simulating", t_span[1]))
     names = [n for n in (model.outputs or list(res.names)[:6]) if np.ndim(res[n]) == 1]
     fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
     if fmt == "csv":
-        rows = ["t," + ",".join(names)] + [
-            ",".join(f"{v:.10g}" for v in [t] + [res[n][k] for n in names])
-            for k, t in enumerate(res.t)]
-        return _emit("\n".join(rows) + "\n", args.output)
+        return _emit(_csv(res, names), args.output)
     if fmt in ("png", "svg", "pdf"):
-        import io
-
         import matplotlib
 
         matplotlib.use("Agg")
@@ -155,6 +158,20 @@ def _simulate(model, args) -> str | None:
     raise VecnetError(f"unknown simulation format {fmt!r}: use csv, png, svg or pdf")
 
 
+def _csv_text(cell: str) -> str:
+    """A header cell that a spreadsheet cannot read as a formula."""
+    return "'" + cell if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell
+
+
+def _csv(res, names: Sequence[str]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["t", *map(_csv_text, names)])
+    columns = [res.t] + [res[n] for n in names]
+    writer.writerows([f"{v:.10g}" for v in row] for row in zip(*columns))
+    return buffer.getvalue()
+
+
 def _report(model, args) -> str | None:
     from .report import report
 
@@ -168,10 +185,28 @@ COMMANDS = {"matrices": _matrices, "equations": _equations, "draw": _draw,
             "simulate": _simulate, "report": _report}
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line with exit status 2 like every other error."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"vecnet: error: {message} (see vecnet --help)\n")
+
+
+def _limit(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    try:
+        number = float(value)
+    except ValueError:
+        number = None
+    if not sep or number is None:
+        raise argparse.ArgumentTypeError(f"--limit takes NAME=NUMBER; got {text!r}")
+    return name.strip(), number
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="vecnet", description="Equations of physical systems from "
-                                "linear graphs: matrices, equations, diagrams, simulations and "
-                                "reports of a model file.")
+    p = _Parser(prog="vecnet", description="Equations of physical systems from "
+                "linear graphs: matrices, equations, diagrams, simulations and "
+                "reports of a model file.")
     p.add_argument("command", choices=sorted(COMMANDS))
     p.add_argument("model", help="JSON model file or SPICE netlist")
     p.add_argument("--tree", help="normal, auto, joint, absolute, or branch names separated by commas")
@@ -179,23 +214,86 @@ def parser() -> argparse.ArgumentParser:
                    "csv|png|svg|pdf (simulate)")
     p.add_argument("--output", "-o", help="output file (default: standard output; report.html)")
     p.add_argument("--t-end", type=float, help="simulate up to this time")
+    p.add_argument("--limit", type=_limit, action="append", default=[], metavar="NAME=NUMBER",
+                   help="raise or lower a bound on the work (see vecnet.Limits), e.g. "
+                   "--limit max_seconds=600; may be repeated")
     return p
 
 
+def _check_output(path: str | None) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    if path is None:
+        return
+    if os.path.isdir(path):
+        raise OSError(f"{path}: is a directory; give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    parent = folder
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise OSError(f"{path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OSError(f"{path}: no permission to write in {parent}")
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    sys.stderr.write(f"vecnet: warning: {' '.join(str(message).split())}\n")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(getattr(exc, "detail", "") or exc) or type(exc).__name__
+    return " ".join(text.split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    args = parser().parse_args(argv)
+    """Run the command line; returns the exit status (0 done, 2 error, 130 interrupted).
+
+    Every failure is reported as one line on standard error; no partial output file is
+    left behind.
+    """
+    from .bounds import limits
+
     try:
-        model = _load(args.model)
-        written = COMMANDS[args.command](model, args)
-    except (VecnetError, FileNotFoundError) as exc:
+        args = parser().parse_args(argv)
+    except SystemExit as stop:  # --help, or a usage error already reported in one line
+        return int(stop.code or 0)
+    where = args.model
+    try:
+        with limits(**dict(args.limit)), warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            _check_output(args.output if args.command != "report" else
+                          (args.output or "report.html"))
+            model = _load(args.model)
+            try:
+                written = COMMANDS[args.command](model, args)
+            except OSError as exc:
+                if isinstance(exc, BrokenPipeError) or not args.output:
+                    raise
+                raise OSError(f"{args.output}: cannot write it: "
+                              f"{exc.strerror or _one_line(exc)}") from None
+        if written:
+            print(os.path.abspath(written))
+    except KeyboardInterrupt:
+        sys.stderr.write("vecnet: interrupted\n")
+        return 130
+    except VecnetError as exc:
         location = getattr(exc, "location", "")
-        where = f"{args.model}{':' + location if location else ''}"
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        sys.stderr.write(f"vecnet: error: {where}: {message}\n")
+        sys.stderr.write(f"vecnet: error: {where}{':' + location if location else ''}: "
+                         f"{_one_line(exc)}\n")
         return 2
-    if written:
-        print(os.path.abspath(written))
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):  # the reader of standard output went away
+            # no flush error at exit either (the Python documentation's recipe)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 2
+        reason = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else \
+            _one_line(exc)
+        sys.stderr.write(f"vecnet: error: {reason}\n")
+        return 2
+    except Exception as exc:  # a defect in vecnet: still one line, and the exit status says so
+        sys.stderr.write(f"vecnet: error: {where}: internal error, please report it: "
+                         f"{type(exc).__name__}: {_one_line(exc)}\n")
+        return 2
     return 0
 
 

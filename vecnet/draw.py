@@ -22,6 +22,7 @@ Rendering to SVG, PNG or PDF needs the Graphviz ``dot`` program; DOT text
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,8 @@ from .graph import LinearGraph
 from .network import Network
 from .topology import Topology
 
-__all__ = ["draw", "to_dot", "svg", "DOMAIN_COLOURS", "OutputError", "GraphvizError"]
+__all__ = ["draw", "to_dot", "svg", "DOMAIN_COLOURS", "OutputError", "GraphvizError",
+           "GraphvizTimeoutError", "DOT_TIMEOUT"]
 
 #: Edge colour of each domain; edges of a bare graph are black.
 DOMAIN_COLOURS: dict[str, str] = {
@@ -52,6 +54,12 @@ TEXT_FORMATS = ("dot", "gv")
 RENDERED_FORMATS = ("svg", "png", "pdf")
 #: Graphs with more edges than this are not rendered for notebook display.
 REPR_EDGE_LIMIT = 400
+#: Longest time (seconds) the ``dot`` program may take to render one diagram.
+DOT_TIMEOUT = 60.0
+#: Graphs with more edges than this get a bounded layout effort (``nslimit``): dot's
+#: network simplex grows steeply on ladders with a common node (100 RC stages took
+#: minutes with the default effort, 2 s with the bound).
+LARGE_GRAPH_EDGES = 40
 
 _LABELS = ("names", "variables", "both")
 # arrowheads that tell the planar element families apart
@@ -66,6 +74,10 @@ class OutputError(VecnetError, ValueError):
 
 class GraphvizError(VecnetError, RuntimeError):
     """The Graphviz ``dot`` program is missing or failed to render a diagram."""
+
+
+class GraphvizTimeoutError(GraphvizError):
+    """The ``dot`` program took longer than :data:`DOT_TIMEOUT` and was stopped."""
 
 
 @dataclass
@@ -135,12 +147,50 @@ def _datum(model: _Model, datum: Any) -> tuple[Hashable, ...]:
     return ()  # a lumped graph has no preferred reference node until one is named
 
 
+def _plain(text: Any) -> str:
+    """``text`` as a string that any encoder accepts and that shows as typed: lone
+    surrogates (which UTF-8 cannot encode) and control characters (which DOT and XML
+    cannot carry) become visible ``\\uXXXX`` escapes; everything else is kept."""
+    out = []
+    for c in str(text):
+        code = ord(c)
+        if 0xD800 <= code <= 0xDFFF or code < 0x20 or 0x7F <= code < 0xA0:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _label(text: Any) -> str:
+    """User text (a name, a title) as a DOT label that is shown literally: never an
+    HTML-like label (``graphviz.nohtml``), backslashes doubled so that no ``\\N``,
+    ``\\G`` or ``\\l`` escape applies (``graphviz.escape``; the DOT quoting then escapes
+    quotes), and ``&`` written as ``&amp;`` because Graphviz expands entities in labels."""
+    return graphviz.escape(_plain(text).replace("&", "&amp;"))
+
+
+def _attr_text(text: Any) -> str:
+    """User text inside an attribute that is not a label (``id``): literal, like a label,
+    but without the entity step, which Graphviz does not apply there."""
+    return graphviz.escape(_plain(text))
+
+
+# names that are used verbatim as DOT node IDs: anything else gets a made-up ID (the
+# label keeps the real name), so no name can be read as an HTML-like ID ('<...>'), a port
+# (':'), an escape or a broken quoted string ('\\', '"'), or break a line
+_UNSAFE_ID_CHARS = frozenset(':\\"<>&')
+
+
+def _safe_id(name: str) -> bool:
+    return bool(name) and name == _plain(name) and not _UNSAFE_ID_CHARS.intersection(name)
+
+
 def _node_ids(graph: LinearGraph) -> dict[Hashable, str]:
-    """DOT names of the nodes: their own names when those are unambiguous and free of the
-    ':' that DOT reads as a port, else ``n0, n1, ...`` (the labels keep the real names)."""
+    """DOT names of the nodes: their own names when those are unambiguous and plain (see
+    :func:`_safe_id`), else ``n0, n1, ...`` for all (the labels keep the real names)."""
     names = [str(n) for n in graph.nodes]
-    if len(set(names)) == len(names) and not any(":" in n for n in names):
-        return dict(zip(graph.nodes, names))
+    if len(set(names)) == len(names) and all(_safe_id(n) for n in names):
+        return {n: graphviz.nohtml(s) for n, s in zip(graph.nodes, names)}
     return {n: f"n{i}" for i, n in enumerate(graph.nodes)}
 
 
@@ -163,12 +213,14 @@ def _edge_label(name: str, domain: Any, labels: str) -> str:
         through, across = "τ", "a"
     else:
         through, across = domain.through_symbol, domain.across_symbol
-    name_text = graphviz.escape(name)
+    # every piece escaped, and the whole marked as no HTML: an f-string of NoHtml parts
+    # is a plain str again, which DOT would read as an HTML label if it were '<...>'
+    name_text = _label(name)
     if labels == "names":
         return name_text
     if labels == "variables":
-        return f"{graphviz.escape(through)}_{name_text}, {graphviz.escape(across)}_{name_text}"
-    return f"{name_text}\\n{graphviz.escape(through)}, {graphviz.escape(across)}"
+        return graphviz.nohtml(f"{_label(through)}_{name_text}, {_label(across)}_{name_text}")
+    return graphviz.nohtml(f"{name_text}\\n{_label(through)}, {_label(across)}")
 
 
 def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = None,
@@ -284,8 +336,10 @@ def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
     graph, network = model.graph, model.network
     dot = graphviz.Digraph(name=_dot_name(title))
     dot.attr(rankdir="TB" if datum_position == "top" else "BT", newrank="true", pad="0.15")
+    if graph.number_of_edges() > LARGE_GRAPH_EDGES:
+        dot.attr(nslimit="2", nslimit1="2")
     if title:
-        dot.attr(label=graphviz.escape(title), labelloc="b", fontname="Helvetica", fontsize="14")
+        dot.attr(label=_label(title), labelloc="b", fontname="Helvetica", fontsize="14")
     dot.attr("node", fontname="Helvetica", fontsize="11", shape="circle", width="0.3",
              margin="0.02", style="filled", fillcolor="white")
     dot.attr("edge", fontname="Helvetica", fontsize="10", arrowsize="0.8")
@@ -296,7 +350,7 @@ def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
 
     # nodes: the datum as a box (ranked first), body frames shaded, points small
     for node in graph.nodes:
-        attrs = {"id": f"node-{node}", "label": graphviz.escape(str(node))}
+        attrs = {"id": _attr_text(f"node-{node}"), "label": _label(node)}
         if node in datum_set:
             attrs.update(shape="box", style="filled", fillcolor="#e6e6e6", penwidth="1.5")
         elif node in bodies:
@@ -332,10 +386,10 @@ def _edge_style(name: str, element: Element | None, branch_set: set[str] | None,
                 planar: bool) -> dict[str, str]:
     domain = next((e.domain for e in element.edges if e.name == name), None) if element else None
     colour = DOMAIN_COLOURS.get(domain.name, "black") if domain is not None else "black"
-    attrs = {"id": f"edge-{name}", "label": _edge_label(name, domain, labels),
+    attrs = {"id": _attr_text(f"edge-{name}"), "label": _edge_label(name, domain, labels),
              "color": colour, "fontcolor": colour}
     if element is not None:
-        attrs["tooltip"] = graphviz.escape(f"{type(element).__name__} {element.name}")
+        attrs["tooltip"] = _label(f"{type(element).__name__} {element.name}")
     if branch_set is not None:
         if name in branch_set:
             attrs.update(style="solid", penwidth="2")
@@ -360,16 +414,18 @@ def _draw_multiport(dot: graphviz.Digraph, element: Element, ids: dict[Hashable,
         taken.add(mid)
         dots.append(mid)
         dot.node(mid, label="", shape="point", width="0.06", color=attrs["color"],
-                 id=f"port-{edge.name}")
+                 id=_attr_text(f"port-{edge.name}"))
         first = {k: v for k, v in attrs.items() if k not in ("label", "id")}
-        dot.edge(ids[edge.tail], mid, arrowhead="none", id=f"edge-{edge.name}-tail", **first)
+        dot.edge(ids[edge.tail], mid, arrowhead="none", id=_attr_text(f"edge-{edge.name}-tail"),
+                 **first)
         dot.edge(mid, ids[edge.head], **attrs)
     coupling = getattr(element, "coupling", "")
-    text = f"{element.name}\\n({coupling})" if coupling else element.name
+    text = graphviz.nohtml(f"{_label(element.name)}\\n({_label(coupling)})" if coupling
+                           else _label(element.name))
     for a, b in zip(dots, dots[1:]):
         dot.edge(a, b, dir="none", style="dotted", penwidth="1.5", color="#555555",
                  fontcolor="#555555", xlabel=text, constraint="false",
-                 id=f"link-{element.name}" if len(dots) == 2 else f"link-{a}-{b}")
+                 id=_attr_text(f"link-{element.name}") if len(dots) == 2 else f"link-{a}-{b}")
 
 
 def _dot_name(title: str) -> str:
@@ -394,15 +450,28 @@ def _format(path: str | os.PathLike | None, format: str | None) -> str | None:
 
 
 def _pipe(dot: graphviz.Digraph, fmt: str) -> bytes:
+    """Render ``dot`` with the ``dot`` program, stopped after :data:`DOT_TIMEOUT` seconds.
+
+    (``graphviz.Digraph.pipe`` has no time limit, and a ``dot`` left running outlives a
+    Python process that is stopped while waiting for it.)
+    """
+    source = dot.source.encode("utf-8", "backslashreplace")  # names are already plain
     try:
-        return dot.pipe(format=fmt)
-    except graphviz.ExecutableNotFound:
+        run = subprocess.run([dot.engine, f"-T{fmt}"], input=source, capture_output=True,
+                             timeout=DOT_TIMEOUT, check=False)
+    except FileNotFoundError:
         raise GraphvizError(f"rendering {fmt.upper()} needs the Graphviz 'dot' program, which "
                             "is not on the PATH: install Graphviz (e.g. apt install graphviz), "
                             "or write DOT text with to_dot() or a .dot path") from None
-    except graphviz.CalledProcessError as exc:
-        detail = exc.stderr.decode(errors="replace").strip() if exc.stderr else str(exc)
-        raise GraphvizError(f"Graphviz 'dot' failed to render {fmt.upper()}: {detail}") from None
+    except subprocess.TimeoutExpired:  # subprocess.run has killed dot
+        raise GraphvizTimeoutError(
+            f"Graphviz 'dot' took more than {DOT_TIMEOUT:g} s to lay out {fmt.upper()} for "
+            f"{dot.source.count(' -> ')} edges and was stopped; write DOT text with to_dot() "
+            "or a .dot path instead") from None
+    if run.returncode != 0:
+        detail = run.stderr.decode(errors="replace").strip() or f"exit status {run.returncode}"
+        raise GraphvizError(f"Graphviz 'dot' failed to render {fmt.upper()}: {detail}")
+    return run.stdout
 
 
 def _write(dot: graphviz.Digraph, path: str, fmt: str) -> None:

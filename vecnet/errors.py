@@ -18,6 +18,7 @@ __all__ = [
     "FormulationError",
     "SimulationError",
     "ModelFileError",
+    "VecnetWarning",
 ]
 
 
@@ -70,3 +71,9 @@ class ModelFileError(ModelError):
 
     def __reduce__(self):  # keep the location when pickled (pytest-xdist, multiprocessing)
         return (type(self), (self.detail, self.location))
+
+
+class VecnetWarning(UserWarning):
+    """Something in a model that is allowed but probably not meant: a part of a network
+    cut off from every source, a node that only one element touches. The message names
+    them. Silence it with ``warnings.filterwarnings("ignore", category=VecnetWarning)``."""

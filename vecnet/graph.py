@@ -1,7 +1,8 @@
 """Linear graphs: named directed edges between named nodes.
 
 A :class:`LinearGraph` is bare topology with no physics. Each edge has a
-unique name and an orientation from its tail to its head; parallel edges and
+unique name (under the name policy of :mod:`vecnet.names`; nodes are names or
+non-negative integers) and an orientation from its tail to its head; parallel edges and
 several connected components are allowed, self-loops are not (an edge from a
 node to itself carries no across variable and joins no cutset).
 """
@@ -17,6 +18,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from .errors import TopologyError, UnknownNameError
+from .names import check_name, check_node
 
 if TYPE_CHECKING:
     from .topology import Topology
@@ -70,11 +72,12 @@ class LinearGraph:
         Raises
         ------
         TopologyError
-            If ``name`` is not a non-empty string, is already used, or if
-            ``tail == head`` (a self-loop).
+            If ``name`` breaks the name policy (:mod:`vecnet.names`), is already used, if a
+            node is not a name or a non-negative integer, or if ``tail == head`` (a self-loop).
         """
-        if not isinstance(name, str) or not name:
-            raise TopologyError(f"edge names are non-empty strings; got {name!r}")
+        # the name policy of vecnet.names: '.' joins an element and its port, '-' a body
+        # and its point in the names of the arms vecnet makes
+        check_name(name, "edge name", separators=".-", error=TopologyError)
         if name in self._edges:
             t, h = self.ends(name)
             raise TopologyError(f"edge name {name!r} is already used (edge {t!r} -> {h!r}); "
@@ -178,6 +181,21 @@ class LinearGraph:
             self._nx = nx.freeze(g)
         return self._nx
 
+    def _size(self) -> tuple[int, int]:
+        return len(self._nodes), len(self._tails)
+
+    def _shrink(self, size: tuple[int, int]) -> None:
+        """Take back the nodes and edges added since :meth:`_size` gave ``size`` (they are the
+        last ones: nodes and edges are kept in order of addition)."""
+        nodes, edges = size
+        for name in list(self._edges)[edges:]:
+            del self._edges[name]
+        for node in list(self._nodes)[nodes:]:
+            del self._nodes[node]
+        del self._tails[edges:], self._heads[edges:]
+        self._nx = None
+        self._arrays = None
+
     def copy(self) -> LinearGraph:
         """An independent copy with the same nodes and edges in the same order."""
         other = LinearGraph()
@@ -215,12 +233,8 @@ class LinearGraph:
 
 
 def _check_node(node: Hashable) -> None:
-    if node is None:
-        raise TopologyError("None cannot name a node; use a string or number")
-    try:
-        hash(node)
-    except TypeError:
-        raise TopologyError(f"node names must be hashable; got {node!r}") from None
+    """Nodes are names (dots allowed, as in ``crank.p1``) or non-negative integers."""
+    check_node(node, error=TopologyError)
 
 
 def component_labels(graph: LinearGraph, edges: np.ndarray | None = None) -> np.ndarray:

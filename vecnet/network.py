@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
+import numpy as np
+import scipy.sparse
+import scipy.sparse.csgraph
 import sympy
 
-from .elements.base import EdgeVariables, Element, t
-from .errors import ModelError, TopologyError, UnknownNameError
+from .elements.base import EdgeVariables, Element, Kind, t
+from .errors import ModelError, TopologyError, UnknownNameError, VecnetWarning
 from .graph import LinearGraph
+from .names import shown
 from .topology import Topology
 from .trees import normal_tree
 
-__all__ = ["Network"]
+__all__ = ["Network", "connectivity_problems", "warn_connectivity"]
 
 
 class Network:
@@ -46,21 +51,25 @@ class Network:
         TopologyError
             An edge that is a self-loop.
         """
-        staged = self.graph.copy()
-        names = set(self._elements)
-        for element in elements:
-            if not isinstance(element, Element):
-                raise ModelError(f"network {self.name!r}: can only add elements, got {element!r}")
-            if element.name in names:
-                raise ModelError(f"network {self.name!r} already has an element named "
-                                 f"{element.name!r}; element names must be unique")
-            names.add(element.name)
-            for edge in element.edges:
-                try:
-                    staged.add_edge(edge.name, edge.tail, edge.head)
-                except TopologyError as exc:
-                    raise TopologyError(f"element {element.name!r}: {exc}") from None
-        self.graph = staged
+        graph, size = self.graph, self.graph._size()
+        batch: set[str] = set()
+        try:
+            for element in elements:
+                if not isinstance(element, Element):
+                    raise ModelError(f"network {self.name!r}: can only add elements, got "
+                                     f"{element!r}")
+                if element.name in self._elements or element.name in batch:
+                    raise ModelError(f"network {self.name!r} already has an element named "
+                                     f"{element.name!r}; element names must be unique")
+                batch.add(element.name)
+                for edge in element.edges:
+                    try:
+                        graph.add_edge(edge.name, edge.tail, edge.head)
+                    except TopologyError as exc:
+                        raise TopologyError(f"element {element.name!r}: {exc}") from None
+        except BaseException:
+            graph._shrink(size)  # nothing of a refused batch stays
+            raise
         for element in elements:
             self._elements[element.name] = element
             for edge in element.edges:
@@ -135,3 +144,81 @@ class Network:
         from .draw import repr_svg  # drawing depends on this module, not the reverse
 
         return repr_svg(self)
+
+
+_SOURCES = (Kind.ACROSS_SOURCE, Kind.THROUGH_SOURCE)
+
+
+def _listed(items: Sequence[Any], limit: int = 8) -> str:
+    shown = ", ".join(ascii(x) if isinstance(x, str) else repr(x) for x in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def connectivity_problems(net: Network) -> list[str]:
+    """What looks unintended in how ``net`` is connected, one sentence each:
+
+    * a **floating part**: when the network falls apart into several parts, each part
+      that holds no source (nothing drives it; it only moves from its initial values).
+      The two sides of a two-port (a transformer, a motor, a pump) count as one part:
+      a network joined only through a transducer is a legitimate forest;
+    * a **dangling node**: a node that only one edge touches; nothing can flow through
+      that edge (an open end).
+
+    >>> import vecnet as vn
+    >>> net = Network("two")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "g", R=1.0),
+    ...             vn.Capacitor("C", "x", "y", C=1.0), vn.Resistor("R2", "y", "x", R=1.0),
+    ...             vn.Resistor("R3", "a", "z", R=1.0))
+    >>> for problem in connectivity_problems(net):
+    ...     print(problem)
+    network 'two': a part with nodes 'x', 'y' (elements 'C', 'R2') is not connected to the rest and has no source
+    network 'two': node 'z' is touched only by 'R3' (a dangling node: nothing flows through 'R3')
+    """
+    nodes = net.graph.nodes
+    index = {node: k for k, node in enumerate(nodes)}
+    degree = np.zeros(len(nodes), dtype=int)
+    toucher: dict[int, str] = {}
+    pairs = []
+    for element in net.elements:
+        ends = [index[n] for edge in element.edges for n in (edge.tail, edge.head)]
+        for edge in element.edges:
+            for node in (edge.tail, edge.head):
+                degree[index[node]] += 1
+                toucher[index[node]] = edge.name
+        # all nodes of one element are one part (a two-port's sides too)
+        pairs.extend((ends[0], k) for k in ends[1:])
+    rows, columns = np.array(pairs, dtype=int).reshape(-1, 2).T
+    joined = scipy.sparse.coo_matrix((np.ones(len(rows)), (rows, columns)),
+                                     shape=(len(nodes), len(nodes)))
+    _, label = scipy.sparse.csgraph.connected_components(joined, directed=False)
+    root = label.__getitem__
+    parts: dict[int, list[int]] = {}
+    for k in range(len(nodes)):
+        parts.setdefault(root(k), []).append(k)
+    problems = []
+    if len(parts) > 1:
+        members: dict[int, list[Element]] = {}
+        for element in net.elements:
+            members.setdefault(root(index[element.edges[0].tail]), []).append(element)
+        for key, part in parts.items():
+            elements = members.get(key, [])
+            if any(e.kind in _SOURCES for e in elements):
+                continue
+            problems.append(f"network {shown(net.name)}: a part with nodes "
+                            f"{_listed([nodes[k] for k in part])} (elements "
+                            f"{_listed([e.name for e in elements]) or 'none'}) is not connected "
+                            "to the rest and has no source")
+    for k, d in enumerate(degree):
+        if d == 1:
+            problems.append(f"network {shown(net.name)}: node {_listed([nodes[k]])} is touched only by "
+                            f"{ascii(toucher[k])} (a dangling node: nothing flows through "
+                            f"{ascii(toucher[k])})")
+    return problems
+
+
+def warn_connectivity(net: Network, where: str = "") -> None:
+    """Warn (:class:`~vecnet.errors.VecnetWarning`) about each of
+    :func:`connectivity_problems`; the readers of model files and netlists call it.
+    ``where`` (a file name) leads the message."""
+    for problem in connectivity_problems(net):
+        warnings.warn(f"{where}: {problem}" if where else problem, VecnetWarning, stacklevel=3)

@@ -3,6 +3,14 @@
 The page needs no LaTeX and no network: the diagram and the plots are inline
 SVG, matrices are labelled HTML tables, equations are aligned text listings
 and presentation MathML (which browsers render natively).
+
+Names in a model are data, never markup, whatever characters they hold: every
+piece of the page is escaped where it is embedded (text and attributes), the
+MathML is rebuilt element by element from sympy's printer with the names as
+text nodes, and the SVG of the diagram and the plots is parsed and written
+again keeping only drawing elements (no scripts, event handlers, foreign
+content or links out of the picture). As a second wall the page carries a
+Content-Security-Policy that allows no script at all and loads nothing.
 """
 
 from __future__ import annotations
@@ -11,21 +19,35 @@ import html
 import io
 import os
 import tempfile
+import xml.dom
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import sympy
-from sympy.printing.mathml import mathml
+from sympy.core.function import AppliedUndef
+from sympy.printing.mathml import MathMLPresentationPrinter
+from sympy.printing.printer import Printer
 
 from .errors import ModelError
 from .matrix import LabeledMatrix
 from .network import Network
 from .planar.mechanism import Mechanism
 
-__all__ = ["report", "write_atomically"]
+__all__ = ["report", "write_atomically", "CONTENT_SECURITY_POLICY"]
 
 #: Expressions with more operations than this are listed as text only.
 MATHML_LIMIT = 400
+#: Graphs with more edges than this are not drawn (Graphviz's layout time grows steeply:
+#: about 20 s for 400 edges of a ladder); the matrices and equations are still listed.
+DIAGRAM_EDGE_LIMIT = 200
+
+#: The page has no scripts and loads nothing: only inline styles (the style sheet and the
+#: SVG's style attributes) and data: images are allowed; no base URL, no form target.
+CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+                           "base-uri 'none'; form-action 'none'")
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem;
@@ -101,25 +123,27 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
         _mechanism(model, tree, simulate)
     name = html.escape(title or model.name)
     page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" '
+            f'content="{html.escape(CONTENT_SECURITY_POLICY)}">'
             f"<title>{name} — vecnet report</title><style>{_STYLE}</style></head><body>"
             f"<h1>{name}</h1>"
             + (f"<p>{html.escape(model.description)}</p>" if model.description else "")
             + body + '<p class="note">Made by vecnet.</p></body></html>\n')
+    # a lone surrogate (from a name) cannot be written as UTF-8: show it as \udxxx text
+    page = page.encode("utf-8", "backslashreplace").decode("utf-8")
     if path is not None:
         write_atomically(path, page)
     return page
 
 
 def _network(model, tree, simulate: bool) -> str:
-    from .draw import svg
     from .teaching import text
 
     net = model.system
     tree = tree or model.tree or "normal"
     eqs = net.equations(tree=tree)
     topo = eqs.topology
-    parts = [_section("Linear graph", _figure(svg(net, tree=list(topo.branches)),
-                                              "Tree branches solid, chords dashed."))]
+    parts = [_section("Linear graph", _diagram(net, topo))]
     parts.append(_topology(topo))
     counts = eqs.counts
     parts.append(_section(
@@ -143,14 +167,11 @@ def _network(model, tree, simulate: bool) -> str:
 
 
 def _mechanism(model, tree, simulate: bool) -> str:
-    from .draw import svg
-
     mech = model.system
     coordinates = tree if tree in ("joint", "absolute") else model.coordinates
     eom = mech.formulate(coordinates=coordinates)
     topo = eom.topology
-    parts = [_section("Vector network", _figure(svg(mech, tree=list(topo.branches)),
-                                                "Tree branches solid, chords dashed."))]
+    parts = [_section("Vector network", _diagram(mech, topo))]
     parts.append(_topology(topo))
     dynamics = (f"<p>Coordinates ({len(eom.q)}): {html.escape(', '.join(eom.coordinates))}</p>"
                 + "<p>Constraints from the circuits of the cut joints:</p>"
@@ -168,11 +189,28 @@ def _mechanism(model, tree, simulate: bool) -> str:
     return "".join(parts)
 
 
+def _diagram(system: Network | Mechanism, topo) -> str:
+    """The diagram with the tree of ``topo``, or a note why it is left out (too large, or
+    Graphviz stopped after :data:`vecnet.draw.DOT_TIMEOUT`)."""
+    from .draw import GraphvizTimeoutError, svg
+
+    edges = topo.graph.number_of_edges()
+    if edges > DIAGRAM_EDGE_LIMIT:
+        return (f'<p class="note">The diagram is left out: {edges} edges, more than '
+                f"{DIAGRAM_EDGE_LIMIT} (vn.draw or the draw command still write it).</p>")
+    try:
+        picture = svg(system, tree=list(topo.branches))
+    except GraphvizTimeoutError as exc:
+        return f'<p class="note">The diagram is left out: {html.escape(str(exc))}</p>'
+    return _figure(picture, "Tree branches solid, chords dashed.")
+
+
 def _topology(topo) -> str:
     return _section(
         "Topology",
         _table("Incidence matrix [IN]", topo.incidence)
-        + _table(f"Reduced incidence matrix [A] (datum {', '.join(map(str, topo.datum))})",
+        + _table("Reduced incidence matrix [A] "
+                 f"(datum {html.escape(', '.join(map(str, topo.datum)))})",
                  topo.reduced_incidence)
         + f"<p>Tree: {html.escape(', '.join(topo.branches))}<br>Cotree: "
           f"{html.escape(', '.join(topo.chords))}</p>"
@@ -185,6 +223,7 @@ def _section(title: str, content: str) -> str:
 
 
 def _table(caption: str, m: LabeledMatrix) -> str:
+    """A labelled matrix as an HTML table; ``caption`` is markup (escape names in it)."""
     values = m.toarray()
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in m.columns)
     rows = []
@@ -205,18 +244,169 @@ def _pre(title: str, listing: str) -> str:
 
 
 def _math(expr: Any, inline: bool = False, label: str | None = None) -> str:
-    if sympy.count_ops(expr) > MATHML_LIMIT:
-        return f"<pre>{html.escape(str(expr))}</pre>"
-    body = mathml(expr, printer="presentation")
-    display = "inline" if inline else "block"
+    """``expr`` as presentation MathML (or as escaped text when too large to typeset)."""
     prefix = f"<span class=\"note\">{html.escape(label)}</span>" if label else ""
-    return f'{prefix}<math display="{display}">{body}</math>'
+    if sympy.count_ops(expr) > MATHML_LIMIT:
+        return f"{prefix}<pre>{html.escape(str(expr))}</pre>"
+    try:
+        math = _mathml(expr)
+    except ValueError:  # something the whitelist does not know: show the text instead
+        return f"{prefix}<pre>{html.escape(str(expr))}</pre>"
+    math.set("display", "inline" if inline else "block")
+    return prefix + ET.tostring(math, encoding="unicode")
+
+
+# -- MathML: sympy's printer, rebuilt with names as text ---------------------------------
+class _MathMLPrinter(MathMLPresentationPrinter):
+    """sympy's presentation printer, with the text of symbol and function names marked.
+
+    sympy writes every text node raw, so that its own entity references (``&dd;``,
+    ``&InvisibleTimes;``) pass through; a name is then markup. This printer marks the
+    text nodes that hold names, so that :func:`_mathml` keeps them as they are (text)
+    and only turns sympy's own text from markup into characters.
+    """
+
+    def __init__(self, settings: dict | None = None) -> None:
+        super().__init__(settings)
+        self._names = False
+        raw_text = self.dom.createTextNode
+
+        def create_text(data: str) -> Any:
+            node = raw_text(data)
+            node.is_name = self._names
+            return node
+
+        self.dom.createTextNode = create_text
+
+    @contextmanager
+    def _name_text(self) -> Iterator[None]:
+        self._names, before = True, self._names
+        try:
+            yield
+        finally:
+            self._names = before
+
+    def _print_Symbol(self, sym: Any, style: str = "plain") -> Any:
+        with self._name_text():
+            return super()._print_Symbol(sym, style)
+
+    def _print_Function(self, e: Any) -> Any:
+        if not isinstance(e, AppliedUndef):
+            return super()._print_Function(e)
+        # an undefined function (a user's name): the name as text, the arguments as usual
+        name = self.dom.createElement("mi")
+        with self._name_text():
+            name.appendChild(self.dom.createTextNode(e.func.__name__))
+        row = self.dom.createElement("mrow")
+        row.appendChild(name)
+        row.appendChild(self._paren_comma_separated(*e.args))
+        return row
+
+
+#: The presentation MathML elements and attributes sympy writes; anything else is refused.
+_MATHML_ELEMENTS = frozenset(
+    "math mrow mi mn mo ms mtext mspace msub msup msubsup mfrac msqrt mroot mfenced mtable "
+    "mtr mtd mover munder munderover menclose mstyle mpadded mphantom merror".split())
+_MATHML_ATTRIBUTES = frozenset(
+    "display mathvariant notation columnalign open close separators stretchy fence accent "
+    "accentunder linethickness form lspace rspace mathsize columnspacing rowspacing width "
+    "height depth align frame displaystyle scriptlevel bevelled".split())
+
+
+def _mathml(expr: Any) -> ET.Element:
+    """``<math>`` for ``expr``, built as an element tree from sympy's DOM: names stay text
+    (escaped when written), sympy's own text has its entity references resolved, and an
+    element or attribute outside the MathML whitelist raises ValueError."""
+    math = ET.Element("math")
+    math.append(_from_dom(Printer._print(_MathMLPrinter(), expr)))
+    return math
+
+
+def _from_dom(node: Any) -> ET.Element:
+    if node.tagName not in _MATHML_ELEMENTS:
+        raise ValueError(f"unexpected MathML element {node.tagName!r}")
+    attributes = {}
+    for key, value in node.attributes.items():
+        if key not in _MATHML_ATTRIBUTES:
+            raise ValueError(f"unexpected MathML attribute {key!r}")
+        attributes[key] = html.unescape(value)  # sympy's own values, e.g. open="&#x5B;"
+    element = ET.Element(node.tagName, attributes)
+    last: ET.Element | None = None
+    for child in node.childNodes:
+        if child.nodeType == xml.dom.Node.TEXT_NODE:
+            text = child.data if getattr(child, "is_name", False) else html.unescape(child.data)
+            if last is None:
+                element.text = (element.text or "") + text
+            else:
+                last.tail = (last.tail or "") + text
+        elif child.nodeType == xml.dom.Node.ELEMENT_NODE:
+            last = _from_dom(child)
+            element.append(last)
+    return element
+
+
+# -- SVG: parsed and written again with drawing elements only -----------------------------
+_SVG = "http://www.w3.org/2000/svg"
+_XLINK = "http://www.w3.org/1999/xlink"
+#: What Graphviz and matplotlib draw with; other elements (metadata, foreignObject,
+#: script, animation, iframe ...) are left out with everything inside them.
+_SVG_ELEMENTS = frozenset(
+    "svg g defs title desc path polygon polyline ellipse circle rect line text tspan "
+    "clipPath use style a".split())
+
+
+def _safe_svg(svg_text: str) -> str:
+    """The ``<svg>`` element of ``svg_text`` without comments, processing instructions,
+    elements outside :data:`_SVG_ELEMENTS`, event handlers (``on...``), or links other
+    than to a fragment of the picture itself (``#id``); ``""`` if it does not parse."""
+    try:
+        root = ET.fromstring(svg_text.encode("utf-8", "backslashreplace"))
+    except ET.ParseError:
+        return ""
+    if root.tag != f"{{{_SVG}}}svg":
+        return ""
+    _clean_svg(root)
+    root.set("xmlns", _SVG)
+    root.set("xmlns:xlink", _XLINK)
+    out: list[str] = []
+    _write_svg(root, out)
+    return "".join(out)
+
+
+def _clean_svg(element: ET.Element) -> None:
+    for child in list(element):
+        namespace, _, local = child.tag.rpartition("}")
+        if namespace != "{" + _SVG or local not in _SVG_ELEMENTS:
+            element.remove(child)
+        else:
+            _clean_svg(child)
+    for key in list(element.attrib):
+        namespace, _, local = key.rpartition("}")
+        value = element.attrib[key]
+        keep = (namespace in ("", "{" + _XLINK) and not local.lower().startswith("on")
+                and (local != "href" or value.startswith("#")))
+        if not keep:
+            del element.attrib[key]
+
+
+def _write_svg(element: ET.Element, out: list[str]) -> None:
+    """Serialize a cleaned SVG tree as HTML-embeddable markup: unprefixed SVG element names
+    (the HTML parser knows no namespaces), ``xlink:`` attributes, everything escaped.
+    (ElementTree's own writer would either prefix the elements or refuse the
+    unqualified attributes.)"""
+    tag = element.tag.rpartition("}")[2]
+    attributes = "".join(
+        f' {("xlink:" if key.startswith("{" + _XLINK) else "") + key.rpartition("}")[2]}'
+        f'="{html.escape(value)}"' for key, value in element.attrib.items())
+    out.append(f"<{tag}{attributes}>{html.escape(element.text or '', quote=False)}")
+    for child in element:
+        _write_svg(child, out)
+    out.append(f"</{tag}>{html.escape(element.tail or '', quote=False)}")
 
 
 def _figure(svg_text: str, caption: str) -> str:
-    start = svg_text.find("<svg")
-    return (f"<figure>{svg_text[start:] if start >= 0 else svg_text}"
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    picture = _safe_svg(svg_text) or '<p class="note">(The picture could not be embedded.)</p>'
+    return f"<figure>{picture}<figcaption>{html.escape(caption)}</figcaption></figure>"
 
 
 def _plot(res, names) -> str:
@@ -230,7 +420,7 @@ def _plot(res, names) -> str:
         for name in names:
             values = np.asarray(res[name])
             if values.ndim == 1:
-                ax.plot(res.t, values, label=name)
+                ax.plot(res.t, values, label=_plot_label(name))
         ax.set_xlabel("t [s]")
         ax.legend()
         ax.grid(True, alpha=0.3)
@@ -239,3 +429,13 @@ def _plot(res, names) -> str:
     finally:
         plt.close(fig)
     return buffer.getvalue()
+
+
+def _plot_label(name: str) -> str:
+    """A legend entry shown as typed: ``$`` escaped (matplotlib would read math text
+    between two of them, and fail on a bad one), lone surrogates as ``\\udxxx``, and a
+    leading ``_`` (which hides an entry) guarded by a zero-width space."""
+    from .draw import _plain
+
+    text = _plain(name).replace("$", r"\$")
+    return "\u200b" + text if text.startswith("_") else text

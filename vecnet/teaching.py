@@ -16,6 +16,11 @@ Edge variables are functions of time in the equations (``v_R3(t)``); the
 listings drop the ``(t)`` and write time derivatives as ``v_C6'`` (text) or
 ``\\dot{v}_{C6}`` (LaTeX). Floating-point numbers are shown to ``digits``
 significant digits (``None`` keeps them all).
+
+Names are text in the LaTeX, whatever characters they hold: sympy would write a
+symbol's name raw (``\\input{...}``, ``$`` or ``}`` in a name would be read as
+LaTeX), so every name that is not a plain identifier is set with
+:func:`_name_tex`, its special characters escaped.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
+from .draw import _plain
 from .elements.base import t
 from .matrix import LabeledMatrix
 
@@ -172,8 +178,8 @@ class _Printer:
     def _stand_in(self, name: str, order: int) -> sympy.Symbol:
         symbol = sympy.Symbol(name + "'" * order, real=True)
         if symbol not in self.names:
-            base = sympy.latex(sympy.Symbol(name))
-            head, sep, sub = base.partition("_")
+            base = _symbol_tex(name)
+            head, sep, sub = _split_sub(base)
             if order == 0:
                 shown = base
             elif order <= 3:
@@ -187,8 +193,31 @@ class _Printer:
     def __call__(self, expr: Any) -> str:
         expr = self.prepare(expr)
         if self.is_latex:
-            return sympy.latex(expr, symbol_names=self.names)
+            return self._latex(expr)
         return sympy.sstr(expr)
+
+    def _latex(self, expr: Any) -> str:
+        """sympy's LaTeX with every name shown safely: symbols through ``symbol_names``,
+        undefined functions (which sympy prints as ``\\operatorname{name}``) through
+        stand-ins with made-up letter names that are swapped for the escaped names."""
+        names = dict(self.names)
+        for symbol in expr.atoms(sympy.Symbol):
+            if symbol not in names:
+                names[symbol] = _symbol_tex(symbol.name)
+        functions: dict[str, str] = {}
+        swap = {}
+        for f in expr.atoms(AppliedUndef):
+            name = f.func.__name__
+            if not _is_identifier(name):
+                stand_in = "vecnetfn" + "".join(chr(ord("a") + int(d)) for d in str(len(functions)))
+                functions[stand_in] = name
+                swap[f] = sympy.Function(stand_in)(*f.args)
+        if swap:
+            expr = expr.xreplace(swap)
+        out = sympy.latex(expr, symbol_names=names)
+        for stand_in, name in functions.items():
+            out = out.replace(rf"\operatorname{{{stand_in}}}", _name_tex(name))
+        return out
 
     def rename(self, symbol: sympy.Symbol, shown: str) -> None:
         """Show ``symbol`` as the LaTeX ``shown``."""
@@ -200,10 +229,49 @@ class _Printer:
         self.swap[rate] = self._stand_in(symbol.name, 1)
 
 
+def _is_identifier(name: str) -> bool:
+    """ASCII letters, digits, ``_`` and the ``.`` of port names, starting with a letter:
+    what sympy's LaTeX printer may set by itself (``v_R3`` as ``v_{R3}``, ``alpha`` as
+    ``\\alpha``, ``T_motor.m`` as ``T_{motor.m}``)."""
+    return (name.isascii() and name[:1].isalpha()
+            and all(c.isalnum() or c in "_." for c in name) and not name.endswith("_")
+            and "__" not in name)
+
+
+def _symbol_tex(name: str) -> str:
+    """LaTeX for a symbol named ``name``: sympy's own for a plain identifier, the
+    ``v_{...}`` subscript form with the rest escaped for an edge variable of an unusual
+    edge name, and the whole name escaped otherwise."""
+    if _is_identifier(name):
+        return sympy.latex(sympy.Symbol(name))
+    head, sep, rest = name.partition("_")
+    if sep and rest and head.isascii() and head.isalpha():
+        return f"{sympy.latex(sympy.Symbol(head))}_{{{_name_tex(rest)}}}"
+    return _name_tex(name)
+
+
+def _split_sub(tex: str) -> tuple[str, str, str]:
+    """``head, "_", subscript`` of LaTeX from :func:`_symbol_tex` or
+    :func:`_coordinate_tex`; an escaped name (``\\mathrm{...}``) is one piece (its
+    ``\\_`` are characters of the name, not subscripts)."""
+    if tex.startswith("\\mathrm{"):
+        return tex, "", ""
+    return tex.partition("_")
+
+
+def _text_tex(words: str) -> str:
+    """Text-mode LaTeX (inside ``\\text`` or ``\\textbf``) with special characters escaped."""
+    special = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+               "#": r"\#", "%": r"\%", "_": r"\_", "~": r"\textasciitilde{}",
+               "^": r"\textasciicircum{}"}
+    return "".join(special.get(c, c) for c in _plain(words))
+
+
 def _name_tex(label: Hashable) -> str:
-    """An edge, node or variable name in upright LaTeX, special characters escaped."""
+    """An edge, node or variable name in upright LaTeX, special characters escaped (lone
+    surrogates and control characters first shown as ``\\uXXXX`` text)."""
     out = []
-    for c in str(label):
+    for c in _plain(label):
         if c in "_&%$#{}":
             out.append("\\" + c)
         elif c == "-":
@@ -235,8 +303,8 @@ def _aligned_latex(rows: Sequence[tuple[str, str] | str]) -> str:
 
 
 def _heading(show: _Printer, words: str, math: str = "") -> str:
-    if show.is_latex:
-        return rf"\textbf{{{words}}}" + (rf"\quad {math}" if math else "")
+    if show.is_latex:  # words may hold a name (the network's)
+        return rf"\textbf{{{_text_tex(words)}}}" + (rf"\quad {math}" if math else "")
     return f"{words}: {math}" if math else f"{words}:"
 
 
@@ -408,7 +476,7 @@ def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
     for q, u, name in zip(eom.q, eom.u, eom.coordinates):
         tex = _coordinate_tex(name)
         show.rename(q, tex)
-        head, sep, sub = tex.partition("_")
+        head, sep, sub = _split_sub(tex)
         show.rename(u, rf"\dot{{{head}}}" + (sep + sub if sep else ""))
     tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
     M = eom.M.applyfunc(tidy)

@@ -8,7 +8,9 @@ and :attr:`Element.kind`.
 
 from __future__ import annotations
 
+import math
 import numbers
+import sys
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -18,8 +20,9 @@ import sympy
 
 from ..domains import Domain, domain as lookup_domain
 from ..errors import ModelError, UnknownNameError
+from ..names import check_name
 
-__all__ = ["Kind", "Parameter", "Edge", "EdgeVariables", "Element", "Symbol", "t"]
+__all__ = ["Kind", "Parameter", "Edge", "EdgeVariables", "Element", "Symbol", "t", "number_problem"]
 
 #: The time variable of every model.
 t = sympy.Symbol("t", real=True)
@@ -79,6 +82,24 @@ def equation(lhs: sympy.Expr, rhs: sympy.Expr) -> sympy.Eq:
     return sympy.Eq(lhs, rhs, evaluate=False)
 
 
+def number_problem(value: float) -> str | None:
+    """Why a float cannot be a parameter value (NaN, infinite, subnormal), or ``None``.
+
+    Subnormal numbers (nonzero, below about 2.2e-308 in magnitude) are refused: their
+    reciprocals overflow, and no physical constant needs them.
+
+    >>> number_problem(1e-310), number_problem(1e-300) is None
+    ('is subnormal (smaller in magnitude than 2.2e-308 but not zero)', True)
+    """
+    if math.isnan(value):
+        return "is not a number (NaN)"
+    if math.isinf(value):
+        return "is infinite"
+    if value != 0 and abs(value) < sys.float_info.min:
+        return "is subnormal (smaller in magnitude than 2.2e-308 but not zero)"
+    return None
+
+
 def Symbol(name: str, **assumptions: Any) -> sympy.Symbol:
     """A sympy symbol for a model parameter; real unless told otherwise, like the
     symbols vecnet makes for numeric parameters.
@@ -102,6 +123,12 @@ class Element:
     has a default. The symbol of a numeric parameter ``R`` of element ``R3`` is
     ``R3`` (the element name is the parameter name, or it followed by digits),
     that of parameter ``K`` of element ``motor`` is ``K_motor``.
+
+    The name follows the name policy of :mod:`vecnet.names`. Numbers must be finite and
+    not subnormal; the parameters listed in :attr:`positive` (stores and losses) must be
+    above zero, unless ``allow_negative=True`` is given, which accepts negative values
+    (an equivalent circuit's negative capacitance, a negative resistance of an active
+    device) but still not zero. Symbols are not checked: their values come later.
     """
 
     kind: ClassVar[Kind]
@@ -111,11 +138,24 @@ class Element:
     defaults: ClassVar[Mapping[str, Any]] = {}
     #: parameters that are input signals: always a symbol, with a value that may vary in time
     signals: ClassVar[tuple[str, ...]] = ()
+    #: parameters that must be positive (a physical store or loss), with what a value of
+    #: zero would mean instead, in words; ``allow_negative=True`` lets them be negative
+    positive: ClassVar[Mapping[str, str]] = {}
+    #: separators this class's own names may hold (vecnet's arms: ``body-point``)
+    name_separators: ClassVar[str] = ""
 
-    def __init__(self, name: str, *nodes: Hashable, **parameters: Any) -> None:
-        if not isinstance(name, str) or not name or "." in name:
-            raise ModelError(f"element names are non-empty strings without dots; got {name!r}")
+    def __init__(self, name: str, *nodes: Hashable, allow_negative: bool = False,
+                 **parameters: Any) -> None:
+        check_name(name, "element name", separators=self.name_separators)
         self.name = name
+        if not isinstance(allow_negative, bool):
+            raise ModelError(f"{type(self).__name__} {name!r}: allow_negative is True or False, "
+                             f"got {allow_negative!r}")
+        if allow_negative and not self.positive:
+            raise ModelError(f"{type(self).__name__} {name!r} has no value that must be positive; "
+                             "allow_negative does not apply to it")
+        #: whether negative values of the :attr:`positive` parameters are accepted
+        self.allow_negative = allow_negative
         if len(nodes) != 2 * len(self.ports):
             want = "tail, head" if len(self.ports) == 1 else ", ".join(
                 f"{p}_tail, {p}_head" for p in self.ports)
@@ -140,6 +180,45 @@ class Element:
             else:
                 raise ModelError(f"{type(self).__name__} {name!r} needs parameter {pname!r}")
             self.parameters[pname] = self._parameter(pname, given)
+            value = self.parameters[pname].value
+            symbol = self.parameters[pname].symbol
+            if value is None and isinstance(symbol, sympy.Number) and symbol.is_real:
+                value = float(symbol)  # a sympy number given as such: check it alike
+            if isinstance(value, float):
+                problem = self.value_problem(pname, value, name, allow_negative)
+                if problem:
+                    raise ModelError(problem)
+
+    @classmethod
+    def value_problem(cls, pname: str, value: float, name: str = "",
+                      allow_negative: bool = False) -> str | None:
+        """Why ``value`` cannot be parameter ``pname`` of element ``name`` of this class
+        (made with ``allow_negative`` or not), or ``None``.
+
+        Every number must be finite and not subnormal; the :attr:`positive` parameters
+        (capacitance, inductance, resistance, mass, stiffness, ...) must be above zero, or
+        may be negative when the element is made with ``allow_negative=True``; zero is
+        refused either way, with what it would mean (a short, an open circuit).
+
+        >>> from vecnet import Capacitor
+        >>> Capacitor.value_problem("C", -1.0, "C1")
+        "Capacitor 'C1': C = -1 is not physical (it must be positive); pass allow_negative=True to the element to accept a negative value"
+        >>> Capacitor.value_problem("C", -1.0, "C1", allow_negative=True) is None
+        True
+        """
+        what = f"{cls.__name__} {name!r}"
+        problem = number_problem(value)
+        if problem:
+            return f"{what}: {pname} = {value!r} {problem}"
+        zero = cls.positive.get(pname)
+        if zero is None:
+            return None
+        if value == 0:
+            return f"{what}: {pname} = 0 {zero}"
+        if value < 0 and not allow_negative:
+            return (f"{what}: {pname} = {value:g} is not physical (it must be positive); pass "
+                    "allow_negative=True to the element to accept a negative value")
+        return None
 
     def _parameter(self, pname: str, given: Any) -> Parameter:
         # textbook names: R3 of resistor R3, but b_bearing of damper "bearing"
@@ -158,7 +237,11 @@ class Element:
         if isinstance(given, sympy.Basic):
             return Parameter(pname, given)
         if number:
-            return Parameter(pname, own, float(given))
+            try:
+                return Parameter(pname, own, float(given))
+            except OverflowError:  # an int beyond the doubles
+                raise ModelError(f"parameter {pname!r} of {self.name!r}: {given} is out of the "
+                                 "range of floating point numbers") from None
         raise ModelError(f"parameter {pname!r} of {self.name!r} must be a number or a sympy "
                          f"expression; got {given!r}")
 

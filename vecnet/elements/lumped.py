@@ -19,6 +19,15 @@ A through source of value ``f`` delivers ``f`` into its head node (a force
 source pushes its head point with ``f``), hence ``tau = -f`` in the passive
 convention. A mass, inertia or capacitance to ground is an edge from the
 ground (datum) node to the node of its across variable.
+
+The stores and dissipators (every family but the sources) must have positive
+values: zero is refused with what it means (a zero resistance or inductance
+is a short circuit, a zero capacitance or damping an open circuit), and a
+negative number unless the element is made with ``allow_negative=True``.
+Sources take any sign and no ``allow_negative``.
+
+>>> Capacitor("C1", "a", "b", C=-1e-6, allow_negative=True).parameters["C"].value
+-1e-06
 """
 
 from __future__ import annotations
@@ -51,8 +60,15 @@ class OnePort(Element):
         return [self.law(v.across, v.through, self.symbol(self.parameter_names[0]))]
 
 
+# what a zero value would make of the element, said in words instead of dividing by it
+_NO_STORE = "stores nothing and carries nothing (an open circuit): remove the element instead"
+_SHORT = "is a short circuit (no across variable): join its two nodes instead"
+_OPEN = "is an open circuit (zero conductance, nothing flows): remove the element instead"
+
+
 class _Capacitive(OnePort):
     kind = Kind.ACROSS_STORE
+    positive = {"*": _NO_STORE}
 
     def law(self, a, tau, p):
         return equation(tau, p * a.diff(t))
@@ -60,6 +76,7 @@ class _Capacitive(OnePort):
 
 class _Inductive(OnePort):
     kind = Kind.THROUGH_STORE
+    positive = {"*": _SHORT}
 
     def law(self, a, tau, p):
         return equation(a, p * tau.diff(t))
@@ -69,6 +86,7 @@ class _Stiffness(OnePort):
     """A through store given by its stiffness k: ``dtau/dt = k a``."""
 
     kind = Kind.THROUGH_STORE
+    positive = {"*": "transmits no force: remove the element (it is an open link)"}
 
     def law(self, a, tau, p):
         return equation(tau.diff(t), p * a)
@@ -76,6 +94,7 @@ class _Stiffness(OnePort):
 
 class _Resistive(OnePort):
     kind = Kind.DISSIPATOR
+    positive = {"*": _SHORT}
 
     def law(self, a, tau, p):
         return equation(a, p * tau)
@@ -85,6 +104,7 @@ class _Viscous(OnePort):
     """A dissipator given by its damping coefficient b: ``tau = b a``."""
 
     kind = Kind.DISSIPATOR
+    positive = {"*": _OPEN}
 
     def law(self, a, tau, p):
         return equation(tau, p * a)
@@ -152,6 +172,8 @@ def _domain(name: str):
         def apply(cls):
             cls.domain = name
             cls.parameter_names = (parameter,)
+            if "*" in cls.positive:  # the family's rule, under the parameter's own name
+                cls.positive = {parameter: cls.positive["*"]}
             if issubclass(cls, (_AcrossSource, _ThroughSource)):
                 cls.signals = (parameter,)
             return cls

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import sympy
 
-from .base import Element, Kind
+from ..errors import ModelError
+from .base import Element, Kind, number_problem
 
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
            "PointOnLine", "TranslationalSpringDamper", "RotarySpringDamper", "ForceDriver",
@@ -102,6 +103,13 @@ class MassElement(PlanarElement):
     def __init__(self, name, tail, head, m, J) -> None:
         super().__init__(name, tail, head)
         self.m, self.J = sympy.sympify(m), sympy.sympify(J)
+        for what, value, strict in (("mass", self.m, True), ("inertia", self.J, False)):
+            if value.is_number and value.is_real:  # symbols are checked when they get values
+                number = float(value)
+                problem = number_problem(number)
+                if problem or (number <= 0 if strict else number < 0):
+                    raise ModelError(f"body {name!r}: {what} {number:g} " + (problem or (
+                        "must be positive" if strict else "must be zero or more")))
 
     def motion(self):
         return (0, 0), ((1, 0, 0), (0, 1, 0)), 0, (0, 0, 1)
@@ -115,6 +123,8 @@ class Arm(PlanarElement):
     to the head point; ``dr = R(theta_tail) rho``, ``dtheta = 0``."""
 
     kind = Kind.CONSTRAINT
+    # vecnet names the arm of point p1 of body crank 'crank-p1': '-' cannot clash with a user's name
+    name_separators = "-"
 
     def __init__(self, name, tail, head, rho) -> None:
         super().__init__(name, tail, head)

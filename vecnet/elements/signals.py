@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from ..errors import ModelError
+from ..names import check_name
 
 __all__ = ["Block", "Gain", "Integrator", "PID", "total"]
 
@@ -29,6 +30,7 @@ class Block:
     initial: tuple[float, ...] = field(default=())
 
     def __post_init__(self) -> None:
+        check_name(self.name, "block name")  # the name policy of vecnet.names
         if not self.initial:
             self.initial = (0.0,) * len(self.states)
 

@@ -157,6 +157,8 @@ class SpatialArm(SpatialElement):
     head point; no relative rotation."""
 
     kind = Kind.CONSTRAINT
+    # the arm of point p1 of body crank is 'crank-p1': '-' cannot clash with a user's name
+    name_separators = "-"
 
     def __init__(self, name, tail, head, rho) -> None:
         super().__init__(name, tail, head)

@@ -24,6 +24,7 @@ import sympy
 from scipy.optimize import root
 from sympy.utilities.lambdify import implemented_function
 
+from ..bounds import Watch, time_grid
 from ..elements import planar as pe
 from ..elements.base import t
 from ..elements.coupling import Port, RotaryPort
@@ -248,17 +249,18 @@ class CoupledModel:
         from ..numerics.result import Result
 
         eom = self.eom
+        _, t_end, times = time_grid((0.0, t_end), t_eval)
+        watch = Watch(0.0, t_end)
         model = eom.compile()
-        times = np.linspace(0.0, t_end, 501) if t_eval is None else np.asarray(t_eval, float)
         q0 = eom.assemble(coordinates, 0.0)
         u0 = num.consistent_velocities(model, 0.0, q0, eom._index(velocities))
         s0 = self._initial(initial)
         if method == "partition":
             ts, qs, us, ss = num.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol,
-                                                       extra=self.extra, s0=s0)
+                                                       extra=self.extra, s0=s0, progress=watch)
         elif method == "dae":
             ts, qs, us, ss = num.integrate_dae(model, 0.0, q0, u0, times, rtol, atol,
-                                               extra=self.extra, s0=s0)
+                                               extra=self.extra, s0=s0, progress=watch)
         else:
             raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
         ws = np.array([self.extra(tt, q, u, s)[1] for tt, q, u, s in

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
+from ..bounds import get_limits
 from ..elements.base import EdgeVariables, Kind, t
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..topology import Topology
@@ -87,6 +88,12 @@ class NetworkEquations:
 
     def __init__(self, net: Network, tree: Sequence[str] | str = "normal",
                  datum: Hashable | None = None) -> None:
+        bound = get_limits().max_elements
+        if len(net.elements) > bound:
+            raise FormulationError(
+                f"network {net.name!r} has {len(net.elements)} elements, more than max_elements "
+                f"= {bound} for the exact symbolic formulation, whose cost grows faster than "
+                "the network; raise the limit with vn.limits(max_elements=...)")
         self.network = net
         self.topology: Topology = net.topology(tree=tree, datum=datum)
         topo = self.topology

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.linalg
 import sympy
 
+from ..bounds import Watch, time_grid
 from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import FormulationError, ModelError, UnknownNameError
@@ -356,8 +357,9 @@ class MultibodyEquations:
         from ..numerics import planar as num
         from ..numerics.result import Result
 
+        _, t_end, times = time_grid((0.0, t_end), t_eval)
+        watch = Watch(0.0, t_end, progress)
         model = self.compile(parameters)
-        times = np.linspace(0.0, t_end, 501) if t_eval is None else np.asarray(t_eval, float)
         q0 = self.assemble(initial, 0.0, parameters)
         u0 = num.consistent_velocities(model, 0.0, q0, self._index(velocities))
         dof = model.n - len(num.independent_rows(model.constraints(0.0, q0)[1]))
@@ -365,10 +367,10 @@ class MultibodyEquations:
             ts, qs, us = num.kinematics(model, times, q0)
         elif method == "partition":
             ts, qs, us, _ = num.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol,
-                                                      progress=progress)
+                                                      progress=watch)
         elif method == "dae":
             ts, qs, us, _ = num.integrate_dae(model, 0.0, q0, u0, times, rtol, atol,
-                                              progress=progress)
+                                              progress=watch)
         else:
             raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
         # the coordinates now; reactions, energies and the rest when first read

@@ -24,6 +24,7 @@ from functools import cached_property
 import numpy as np
 import sympy
 
+from ..bounds import Watch, time_grid
 from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import FormulationError, ModelError, UnknownNameError
@@ -461,7 +462,7 @@ class SpatialEquations:
 
     def simulate(self, t_end: float, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10,
                  initial: dict | None = None, velocities: dict | None = None,
-                 parameters: dict | None = None, method: str = "partition"):
+                 parameters: dict | None = None, method: str = "partition", progress=None):
         """Forward dynamics from the assembled initial pose (at rest unless ``velocities``,
         see :meth:`initial_speeds`): ``method="partition"`` by coordinate partitioning on
         scipy's ``DOP853`` (:func:`vecnet.numerics.multibody.integrate_partitioned`),
@@ -474,7 +475,9 @@ class SpatialEquations:
         n x 3) and ``orientation`` (unit quaternions ``w, x, y, z``, n x 4), every joint's
         ``reaction`` (force on its head body, n x 3) and ``reaction_torque`` (about the head
         point), revolute and cylindrical joints' ``angle``, and ``kinetic``, ``potential``,
-        ``energy``, ``constraint residual``.
+        ``energy``, ``constraint residual``. ``progress``, if given, is called with the model
+        time as the integration advances; the work is bounded as for planar mechanisms
+        (:class:`vecnet.bounds.Watch`).
 
         Examples
         --------
@@ -492,11 +495,13 @@ class SpatialEquations:
         integrators = {"partition": mb.integrate_partitioned, "dae": mb.integrate_dae}
         if method not in integrators:
             raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
+        _, t_end, times = time_grid((0.0, t_end), t_eval)
+        watch = Watch(0.0, t_end, progress)
         model = self.compile(parameters)
-        times = np.linspace(0.0, t_end, 501) if t_eval is None else np.asarray(t_eval, float)
         q0 = self.assemble(initial, 0.0, parameters)
         u0 = self.initial_speeds(q0, velocities, 0.0, parameters)
-        ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol)
+        ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol,
+                                            progress=watch)
         series = {**dict(zip(self.coordinates, qs)),
                   **{(n if n.endswith("'") else n): v for n, v in zip(self.speed_names, us)}}
         return Result(ts, series, success=True, message=method,

@@ -18,7 +18,17 @@ strings, comparisons, keywords, unknown names, ...) raises
 :class:`~vecnet.errors.ModelFileError` naming the location and the construct.
 The size of the text, the number of syntax nodes, the nesting depth and the
 exponents are bounded, so hostile input such as ``9**9**9**9`` is refused at
-once instead of being computed.
+once instead of being computed. Before anything is built, the polynomial
+degree of every subexpression and the number of terms it would have once
+multiplied out are estimated from the syntax tree alone (``deg(a**n) = n
+deg(a)``, ``deg(a*b) = deg(a) + deg(b)``; a sum of ``k`` terms to the power
+``n`` has ``C(k+n-1, n)`` terms): above :data:`MAX_DEGREE` or
+:data:`MAX_TERMS` the text is refused, so ``(R+L+C)**64`` or
+``((R+1)**64)**64`` cannot make a later expansion run without end.
+
+Names must be written as they are: Python reads ``𝐑`` (mathematical bold)
+as ``R`` after NFKC normalisation, so any identifier that is not in NFKC
+normal form is refused, and so are digits other than ASCII ``0-9``.
 
 :func:`format_expression` writes a sympy expression back as text that
 :func:`parse_expression` reads to the same expression.
@@ -29,7 +39,9 @@ from __future__ import annotations
 import ast
 import keyword
 import math
+import re
 import sys
+import unicodedata
 import warnings
 from collections.abc import Mapping
 
@@ -41,7 +53,8 @@ from ..elements.base import t
 from ..errors import ModelFileError
 
 __all__ = ["parse_expression", "format_expression", "FUNCTIONS", "CONSTANTS",
-           "MAX_LENGTH", "MAX_NODES", "MAX_DEPTH", "MAX_EXPONENT", "MAX_DIGITS"]
+           "MAX_LENGTH", "MAX_NODES", "MAX_DEPTH", "MAX_EXPONENT", "MAX_DIGITS", "MAX_DEGREE",
+           "MAX_TERMS"]
 
 #: longest expression text accepted
 MAX_LENGTH = 2000
@@ -53,6 +66,13 @@ MAX_DEPTH = 60
 MAX_EXPONENT = 64
 #: most decimal digits an exact number built by a power may have
 MAX_DIGITS = 1000
+#: highest polynomial degree of any subexpression (in all its symbols together), estimated
+#: from the text before anything is built: ``(x + 1)**64`` and ``x**64*y**64`` are allowed,
+#: ``((x + 1)**16)**9`` (degree 144) is not
+MAX_DEGREE = 128
+#: most terms any subexpression may have once multiplied out, estimated from the text:
+#: ``(R + L + C)**64`` would have 2145 and is refused
+MAX_TERMS = 1000
 
 #: function name -> (sympy function, smallest and largest number of arguments)
 FUNCTIONS: dict[str, tuple[object, int, int]] = {
@@ -124,6 +144,99 @@ def _check_size(tree: ast.AST, text: str, location: str) -> None:
             flat = family is not None and child is getattr(node, "left", None) \
                 and _family(child) is family
             stack.append((child, depth if flat else depth + 1))
+
+
+def _check_look_alikes(text: str, location: str) -> None:
+    """Refuse identifiers that Python would fold (NFKC) into other names, and digits other
+    than 0-9: ``𝐑`` must not silently mean ``R``."""
+    if text.isascii():
+        return
+    for match in _WORD.finditer(text):
+        word = match.group()
+        for ch in word:
+            if unicodedata.category(ch) == "Nd" and not "0" <= ch <= "9":
+                raise _fail(location, f"{ascii(word)} holds the digit {ascii(ch)}; write "
+                                      "numbers with the ASCII digits 0-9")
+        normal = unicodedata.normalize("NFKC", word)
+        if normal != word:
+            raise _fail(location, f"{ascii(word)} is a look-alike of {ascii(normal)} (not in "
+                                  f"NFKC normal form); write {ascii(normal)} itself")
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _binomial(k: int, n: int) -> int:
+    """Terms of a sum of ``k`` terms to the power ``n``, capped past :data:`MAX_TERMS`."""
+    if k <= 1 or n <= 1:
+        return k if n == 1 else 1
+    return min(math.comb(k + n - 1, n), MAX_TERMS + 1)
+
+
+def _exponent(node: ast.AST) -> int | None:
+    """The integer an exponent is written as (``3``, ``-2``, ``2.0``), else ``None``."""
+    sign = 1
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign, node = (-sign if isinstance(node.op, ast.USub) else sign), node.operand
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):
+        value = node.value
+        if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+            return None  # x**0.5 is not a polynomial: it never expands
+        return sign * int(value) if abs(value) <= MAX_EXPONENT else None
+    return None
+
+
+def _check_growth(tree: ast.AST, text: str, location: str) -> None:
+    """Estimate, bottom up and without building anything, the polynomial degree and the
+    number of expanded terms of every subexpression; refuse past :data:`MAX_DEGREE` or
+    :data:`MAX_TERMS`. Function calls and non-integer powers count as one opaque term
+    (sympy does not expand through them); their arguments are bounded on their own."""
+    sizes: dict[int, tuple[int, int]] = {}   # id(node) -> (degree, terms)
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, done = stack.pop()
+        if not done:
+            stack.append((node, True))
+            stack.extend((child, False) for child in ast.iter_child_nodes(node))
+            continue
+        children = [sizes.get(id(c), (0, 1)) for c in ast.iter_child_nodes(node)
+                    if isinstance(c, ast.expr)]
+        if isinstance(node, ast.Name):
+            size = (0, 1) if node.id in CONSTANTS else (1, 1)
+        elif isinstance(node, ast.Attribute):
+            size = (1, 1)
+        elif isinstance(node, ast.Expression):
+            size = sizes.get(id(node.body), (0, 1))
+        elif isinstance(node, ast.UnaryOp):
+            size = children[0] if children else (0, 1)
+        elif isinstance(node, ast.BinOp) and len(children) == 2:
+            (da, ta), (db, tb) = children
+            if isinstance(node.op, _SUM):
+                size = (max(da, db), min(ta + tb, MAX_TERMS + 1))
+            elif isinstance(node.op, _PRODUCT):
+                size = (da + db, min(ta * tb, MAX_TERMS + 1))
+            elif isinstance(node.op, ast.Pow):
+                n = _exponent(node.right)
+                if n is None:  # a symbolic or fractional exponent: one opaque term
+                    size = (max(da, db, 1) if da or db else 0, 1)
+                else:
+                    size = (abs(n) * da, _binomial(ta, abs(n)))
+            else:
+                size = (0, 1)
+        elif isinstance(node, ast.Call):
+            size = (1, 1) if any(d for d, _ in children) else (0, 1)
+        else:
+            size = (0, 1)
+        degree, terms = size
+        if degree > MAX_DEGREE:
+            raise _fail(location, f"{_snippet(text, node)} has polynomial degree {degree}; at most "
+                                  f"{MAX_DEGREE} (vecnet.io.expressions.MAX_DEGREE) is read")
+        if terms > MAX_TERMS:
+            raise _fail(location, f"{_snippet(text, node)} would expand to more than {MAX_TERMS} "
+                                  "terms (vecnet.io.expressions.MAX_TERMS); write it in a "
+                                  "shorter form")
+        sizes[id(node)] = size
 
 
 def _chain(node: ast.BinOp, family) -> list[tuple[ast.AST, ast.operator | None]]:
@@ -369,6 +482,7 @@ def parse_expression(text: str, names: Mapping[str, sympy.Expr], location: str =
     text = " ".join(text.split())
     if not text:
         raise _fail(location, "empty expression")
+    _check_look_alikes(text, location)
     try:
         with warnings.catch_warnings():  # "invalid decimal literal" and such: we report, not warn
             warnings.simplefilter("ignore")
@@ -378,6 +492,7 @@ def parse_expression(text: str, names: Mapping[str, sympy.Expr], location: str =
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
         raise _fail(location, f"not an expression ({type(exc).__name__})") from None
     _check_size(tree, text, location)
+    _check_growth(tree, text, location)
     builder = _Builder(text, names, location, time)
     try:
         expr = builder.build(tree)

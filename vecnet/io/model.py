@@ -39,11 +39,13 @@ import jsonschema
 import numpy as np
 import sympy
 
+from ..bounds import check_oscillation, time_grid
 from ..domains import DOMAINS
 from ..elements import lumped, transducers
-from ..elements.base import EdgeVariables, Element, Kind, Symbol, t
+from ..elements.base import EdgeVariables, Element, Kind, Symbol, number_problem, t
 from ..errors import ModelError, ModelFileError, VecnetError
-from ..network import Network
+from ..names import check_name, check_node, shown
+from ..network import Network, warn_connectivity
 from ..planar.mechanism import DATUM, Mechanism
 from .expressions import CONSTANTS, FUNCTIONS, format_expression, parse_expression
 
@@ -72,8 +74,13 @@ _MECHANISM_PARTS = ("gravity", "ground", "bodies", "joints", "forces", "drives")
 
 
 def _pointer(*parts: Any) -> str:
-    """A JSON pointer (RFC 6901) from keys and indices."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts) or "/"
+    """A JSON pointer (RFC 6901) from keys and indices. Characters that cannot be shown
+    (control characters, lone surrogates) are written as backslash escapes, so that the
+    location of a hostile key can always be printed."""
+    def part(p: Any) -> str:
+        text = str(p).replace("~", "~0").replace("/", "~1")
+        return text if text.isprintable() else ascii(text)[1:-1]
+    return "".join("/" + part(p) for p in parts) or "/"
 
 
 def _error(location: str, message: str) -> ModelFileError:
@@ -179,15 +186,14 @@ class Model:
         t_span = tuple(t_span or self.t_span or ())
         if len(t_span) != 2:
             raise ModelError(f"model {self.name!r} has no simulation t_span; pass t_span=(t0, t1)")
-        points = int(points or self.points or 501)
-        times = np.linspace(float(t_span[0]), float(t_span[1]), points)
+        t0, t1, times = time_grid(t_span, points=int(points or self.points or 501))
         values = self.values
         if self.kind == "mechanism":
             if t_span[0] != 0:
                 raise ModelError("mechanisms are simulated from t = 0; t_span must start at 0")
             # sympy numbers: the planar compiler substitutes them with xreplace
             exact = {k: sympy.Float(v) for k, v in values.items()}
-            return self.formulate().simulate(float(t_span[1]), t_eval=times,
+            return self.formulate().simulate(t1, t_eval=times,
                                              initial=self.initial or None,
                                              velocities=self.velocities or None,
                                              parameters=exact or None, **extra)
@@ -195,13 +201,16 @@ class Model:
         inputs: dict[str, Any] = {}
         for name, u in zip(ss.inputs, ss.u):
             if name in self.inputs:
-                inputs[name] = _time_function(self.inputs[name].xreplace(values), name)
+                # sympify: a whole input that is one parameter becomes its (float) value
+                signal = sympy.sympify(self.inputs[name].xreplace(values))
+                check_oscillation(name, signal, t1 - t0)
+                inputs[name] = _time_function(signal, name)
             elif u in values:  # a source whose value is a declared parameter
                 inputs[name] = values[u]
             elif isinstance(ss.signals.get(name), sympy.Basic):
                 inputs[name] = _time_function(ss.signals[name], name)
         parameters = {k: v for k, v in values.items() if k not in set(ss.u)}
-        return ss.simulate((float(t_span[0]), float(t_span[1])), inputs=inputs,
+        return ss.simulate((t0, t1), inputs=inputs,
                            initial=self.initial or None, t_eval=times,
                            parameters=parameters or None, **extra)
 
@@ -251,7 +260,14 @@ def _parse_json(text: str) -> Any:
     def constant(name):
         raise _Refused(f"{name} is not a number in JSON", re.escape(name))
 
+    def ascii_digits(literal):
+        # float() and int() read Arabic-Indic and other digits too: JSON numbers are ASCII
+        if not literal.isascii():
+            raise _Refused(f"number {shown(literal, 20)} is not written in ASCII digits",
+                           re.escape(literal))
+
     def number(literal):
+        ascii_digits(literal)
         value = float(literal)
         if not math.isfinite(value):
             raise _Refused(f"number {literal[:20]} is out of range", re.escape(literal))
@@ -260,6 +276,7 @@ def _parse_json(text: str) -> Any:
     def integer(literal):
         if len(literal) > 300:  # Python refuses very long integers anyway; say so clearly
             raise _Refused("integer with more than 300 digits", re.escape(literal[:30]))
+        ascii_digits(literal)
         return int(literal)
 
     try:
@@ -297,6 +314,38 @@ def _read(source: str | os.PathLike | Mapping) -> dict:
     return _parse_json(text)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_data(doc: Any) -> None:
+    """Refuse, at their JSON pointer, values no model needs and that break later steps:
+    NaN and infinite numbers (a dict given to :func:`load_model` may hold them), subnormal
+    numbers (their reciprocals overflow) and text with lone surrogates (``"\\ud800"`` in
+    JSON: not a character, and no output can encode it). Iterative: the document may be deep."""
+    stack: list[tuple[Any, tuple]] = [(doc, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, float):
+            problem = number_problem(value)
+            if problem:
+                raise _error(_pointer(*path), f"the number {value!r} {problem}")
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**1023:
+            raise _error(_pointer(*path), "the integer is out of the range of floating point "
+                                          "numbers")
+        elif isinstance(value, str):
+            if not value.isascii() and _SURROGATE.search(value):
+                raise _error(_pointer(*path), f"the text {shown(value)} holds a lone surrogate "
+                                              "(an escape such as \\ud800 that is no character)")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str) and not key.isascii() and _SURROGATE.search(key):
+                    raise _error(_pointer(*path, key), f"the key {shown(key)} holds a lone "
+                                                       "surrogate (no character)")
+                stack.append((item, (*path, key)))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((item, (*path, k)) for k, item in enumerate(value))
+
+
 def _schema_message(error: jsonschema.ValidationError) -> str:
     message = " ".join(error.message.split())
     return message if len(message) <= 200 else message[:197] + "..."
@@ -320,6 +369,7 @@ class _Scope:
 
     def __init__(self, declared: Mapping[str, float | None]) -> None:
         for name in declared:
+            check_name(name, "parameter name", _pointer("parameters", name))
             if name in _RESERVED:
                 raise _error(_pointer("parameters", name),
                              f"{name!r} is a built-in name (t, pi, e and the functions); "
@@ -382,6 +432,9 @@ def _simulation(doc: Mapping, model: Model) -> None:
 
 
 def _unique(names: dict[str, str], name: str, loc: str) -> None:
+    """Check a name of the file (element, body, joint, force, drive) against the name
+    policy of :mod:`vecnet.names` and against the names already used."""
+    check_name(name, "name", loc)
     if name in names:
         raise _error(loc, f"duplicate name {name!r} (also at {names[name]})")
     names[name] = loc
@@ -419,6 +472,7 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
     for k, node in enumerate(nodes):
         if isinstance(node, bool):
             raise _error(f"{loc}/nodes/{k}", "a node is a string or an integer")
+        check_node(node, f"{loc}/nodes/{k}")
         if declared_nodes is not None and node not in declared_nodes:
             raise _error(f"{loc}/nodes/{k}", f"unknown node {node!r}; the file declares nodes "
                                              f"{', '.join(map(repr, declared_nodes))}")
@@ -427,6 +481,8 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
             raise _error(f"{loc}/nodes", f"{kind} {name!r}: tail and head are both {nodes[k]!r}; "
                                          "an edge joins two different nodes")
     allowed = {"type", "name", "nodes", "description"}
+    if cls.positive:
+        allowed.add("allow_negative")
     if cls is lumped.NonlinearDissipator:
         allowed |= {"domain", "across", "through"}
     elif kind in _GENERIC_TWO_PORTS:
@@ -455,7 +511,7 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
         given = entry.get("parameters", {})
         for pname in given:
             if pname not in cls.parameter_names:
-                raise _error(f"{loc}/parameters/{pname}",
+                raise _error(loc + _pointer("parameters", pname),
                              f"{kind} has no parameter {pname!r}{_suggest(pname, cls.parameter_names)}"
                              f"; its parameters are {', '.join(cls.parameter_names) or 'none'}")
         missing = [p for p in cls.parameter_names if p not in given and p not in cls.defaults]
@@ -479,6 +535,24 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
                     raise _error(f"{loc}/domains/{k}", f"unknown domain {d!r}; domains are "
                                  + ", ".join(x for x, v in DOMAINS.items() if v.dimension == "scalar"))
             kwargs["domains"] = tuple(entry["domains"])
+    allow_negative = bool(entry.get("allow_negative"))
+    if allow_negative:
+        kwargs["allow_negative"] = True
+    for pname in cls.positive:
+        # a number, or a parameter symbol bound to a number under "parameters": check it
+        value = kwargs.get(pname)
+        if isinstance(value, sympy.Expr):
+            bound = value.xreplace(scope.numeric)
+            try:
+                value = float(bound) if bound.is_number else None
+            except (TypeError, ValueError, OverflowError):
+                value = None  # not real: the formulation says so
+            given = " (with the values under \"parameters\")"
+        else:
+            given = ""
+        problem = value is not None and cls.value_problem(pname, value, name, allow_negative)
+        if problem:
+            raise _error(f"{loc}/parameters/{pname}", problem + given)
     try:
         return cls(name, *nodes, **kwargs)
     except VecnetError as exc:
@@ -522,6 +596,7 @@ def _load_network(doc: Mapping, scope: _Scope) -> Model:
         for k, node in enumerate(doc["nodes"]):
             if isinstance(node, bool):
                 raise _error(f"/nodes/{k}", "a node is a string or an integer")
+            check_node(node, f"/nodes/{k}")
             if node in declared:
                 raise _error(f"/nodes/{k}", f"node {node!r} is declared twice")
             declared[node] = k
@@ -542,6 +617,7 @@ def _load_network(doc: Mapping, scope: _Scope) -> Model:
             if node not in used:
                 raise _error(f"/nodes/{k}", f"node {node!r} is declared but no element uses it")
     _check_symbols(net, scope)
+    warn_connectivity(net)
 
     model = Model("network", net, parameters=dict(scope.values),
                   description=doc.get("description", ""))
@@ -590,6 +666,14 @@ class _MechanismReader:
         self.names: dict[str, str] = {DATUM: "the ground frame"}
         self.joints: dict[str, str] = {}
 
+    def not_negative(self, value: Any, loc: str, what: str, name: str) -> Any:
+        """Stiffness and damping of a mechanism: zero (none) or more, also when given as
+        declared parameters with values."""
+        number = _as_number(value, self.scope)
+        if number is not None and number < 0:
+            raise _error(loc, f"{what} of {name!r} must be zero or more; got {number:g}")
+        return value
+
     def call(self, loc: str, method, *args, **kwargs):
         try:
             return method(*args, **kwargs)
@@ -626,9 +710,10 @@ class _MechanismReader:
 
     def add_points(self, body, points: Mapping, loc: str) -> None:
         for pname, xy in points.items():
-            x, y = self.scope.pair(xy, f"{loc}/{pname}")
-            self.points[f"{body.name}.{pname}"] = self.call(f"{loc}/{pname}", body.point, x, y,
-                                                            name=pname)
+            ploc = loc + _pointer(pname)  # the key is the user's: escaped like any pointer
+            check_name(pname, "point name", ploc)
+            x, y = self.scope.pair(xy, ploc)
+            self.points[f"{body.name}.{pname}"] = self.call(ploc, body.point, x, y, name=pname)
 
     def quantities(self) -> dict[str, sympy.Symbol]:
         return {f"{b}.{q}": self.mech.quantity(f"{b}.{q}") for b in self.mech.bodies
@@ -702,7 +787,8 @@ class _MechanismReader:
         _unique(self.names, name, f"{loc}/name")
         if kind == "spring":
             a, b = self.between(entry, loc)
-            c = scope.expr(entry.get("c", 0), f"{loc}/c")
+            c = self.not_negative(scope.expr(entry.get("c", 0), f"{loc}/c"), f"{loc}/c",
+                                  "the damping", name)
             if "force" in entry:
                 for key in ("k", "length"):
                     if key in entry:
@@ -714,20 +800,24 @@ class _MechanismReader:
             else:
                 if "k" not in entry:
                     raise _error(loc, f"spring {name!r} needs k (and length) or force")
-                k = scope.expr(entry["k"], f"{loc}/k")
+                k = self.not_negative(scope.expr(entry["k"], f"{loc}/k"), f"{loc}/k",
+                                      "the stiffness", name)
                 length = scope.expr(entry["length"], f"{loc}/length") if "length" in entry else None
                 self.call(loc, mech.spring, name, a, b, k=k, length=length, c=c)
         elif kind == "damper":
             a, b = self.between(entry, loc)
-            self.call(loc, mech.damper, name, a, b, c=scope.expr(entry["c"], f"{loc}/c"))
+            c = self.not_negative(scope.expr(entry["c"], f"{loc}/c"), f"{loc}/c", "the damping", name)
+            self.call(loc, mech.damper, name, a, b, c=c)
         elif kind == "rotary_spring":
             if "k" not in entry and "c" not in entry:
                 raise _error(loc, f"rotary spring {name!r} needs k, c or both")
             a, b = self.between(entry, loc)
             angle = scope.expr(entry["angle"], f"{loc}/angle") if "angle" in entry else None
             self.call(loc, mech.rotary_spring, name, a, b,
-                      k=scope.expr(entry.get("k", 0), f"{loc}/k"),
-                      c=scope.expr(entry.get("c", 0), f"{loc}/c"), angle=angle)
+                      k=self.not_negative(scope.expr(entry.get("k", 0), f"{loc}/k"), f"{loc}/k",
+                                          "the stiffness", name),
+                      c=self.not_negative(scope.expr(entry.get("c", 0), f"{loc}/c"), f"{loc}/c",
+                                          "the damping", name), angle=angle)
         elif kind == "torque":
             body = self.body(entry["body"], f"{loc}/body")
             reaction = self.body(entry["reaction"], f"{loc}/reaction", ground=True) \
@@ -823,6 +913,7 @@ def load_model(source: str | os.PathLike | Mapping[str, Any]) -> Model:
     vecnet.errors.ModelFileError: /vecnet: unsupported model format version '2'; this vecnet reads version "1"
     """
     doc = _read(source)
+    _check_data(doc)
     _validate(doc)
     scope = _Scope(doc.get("parameters", {}))
     if doc["kind"] == "network":
@@ -888,6 +979,8 @@ def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
                 entry["domains"] = domains
             if parameters:
                 entry["parameters"] = parameters
+            if getattr(element, "allow_negative", False):
+                entry["allow_negative"] = True
         elements.append(entry)
     return {"nodes": [_node(n, "/nodes") for n in net.graph.nodes], "elements": elements}
 

@@ -28,17 +28,20 @@ from the numbers of the card (no text is evaluated).
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
+import unicodedata
 from decimal import Decimal
 from pathlib import Path
 
 import sympy
 
 from ..elements import lumped
-from ..elements.base import t
+from ..elements.base import number_problem, t
 from ..errors import ModelFileError, VecnetError
-from ..network import Network
+from ..names import check_name, check_node, shown
+from ..network import Network, warn_connectivity
 
 __all__ = ["load_netlist", "parse_value", "pulse", "sine"]
 
@@ -47,7 +50,11 @@ MAX_NETLIST_SIZE = 10_000_000
 # scale factor -> power of ten
 _SCALE = {"f": -15, "p": -12, "n": -9, "u": -6, "m": -3, "k": 3, "meg": 6, "g": 9, "t": 12}
 _UNITS = {"", "f", "h", "v", "a", "ohm", "ohms", "s", "sec", "hz"}
-_NUMBER = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)([a-z]*)", re.IGNORECASE)
+# ASCII only: Python's \d, float() and Decimal() also take Arabic-Indic and other digits
+_NUMBER = re.compile(r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?)([a-z]*)",
+                     re.IGNORECASE | re.ASCII)
+#: encodings load_netlist reads: UTF-8 (the default) and, when asked for, Latin-1
+ENCODINGS = ("utf-8", "latin-1")
 _GROUND = {"0", "gnd"}
 
 _CARDS = {"r": (lumped.Resistor, "R"), "l": (lumped.Inductor, "L"), "c": (lumped.Capacitor, "C"),
@@ -79,7 +86,10 @@ def parse_value(token: str, line: int = 0) -> float:
     """
     match = _NUMBER.fullmatch(token)
     if match is None:
-        raise _fail(line, f"{token!r} is not a number")
+        if not token.isascii() and any(unicodedata.category(c) == "Nd" for c in token):
+            raise _fail(line, f"{shown(token)} is not a number: write numbers with the ASCII "
+                              "digits 0-9")
+        raise _fail(line, f"{shown(token)} is not a number")
     number, suffix = match.group(1), match.group(2).lower()
     scale = 0
     if suffix.startswith("meg"):
@@ -97,6 +107,9 @@ def parse_value(token: str, line: int = 0) -> float:
         raise _fail(line, f"{token!r} is out of range") from None
     if value != value or abs(value) == float("inf"):
         raise _fail(line, f"{token!r} is out of range")
+    problem = number_problem(value)
+    if problem:
+        raise _fail(line, f"{token!r} {problem}")
     return value
 
 
@@ -224,7 +237,32 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
     return cards
 
 
-def _read(source: str | os.PathLike) -> str:
+def _decode(data: bytes, encoding: str) -> str:
+    """The netlist's text: strict UTF-8 (a byte order mark is skipped), or Latin-1 when
+    asked for; undecodable bytes are refused with their line, never replaced."""
+    if encoding == "latin-1":
+        return data.decode("latin-1")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise _fail(line, f"byte {data[exc.start:exc.start + 1]!r} is not UTF-8 text; save the "
+                          "netlist as UTF-8, or read it with load_netlist(path, "
+                          "encoding='latin-1')") from None
+
+
+def _encoding(name: object) -> str:
+    try:
+        normal = codecs.lookup(name).name if isinstance(name, str) else None
+    except LookupError:
+        normal = None
+    if normal in ("utf-8", "iso8859-1"):
+        return "utf-8" if normal == "utf-8" else "latin-1"
+    raise ModelFileError(f"encoding {name!r} is not read; netlists are 'utf-8' or 'latin-1'",
+                         location="netlist line 1")
+
+
+def _read(source: str | os.PathLike, encoding: str = "utf-8") -> str:
     if isinstance(source, str) and ("\n" in source or "\r" in source):
         text = source
     elif isinstance(source, (str, os.PathLike)):
@@ -238,7 +276,7 @@ def _read(source: str | os.PathLike) -> str:
         if len(data) > MAX_NETLIST_SIZE:
             raise ModelFileError(f"the netlist is larger than {MAX_NETLIST_SIZE} bytes",
                                  location=str(path))
-        text = data.decode("utf-8", errors="replace")
+        text = _decode(data, encoding)
     else:
         raise ModelFileError(f"load_netlist takes a file path or netlist text, got "
                              f"{type(source).__name__}", location="netlist line 1")
@@ -248,9 +286,17 @@ def _read(source: str | os.PathLike) -> str:
     return text
 
 
-def load_netlist(source: str | os.PathLike) -> Network:
+def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
     """The :class:`~vecnet.Network` of a SPICE netlist (a file path, or the text itself
     when it has more than one line).
+
+    A file is read as UTF-8, strictly: an undecodable byte is refused with its line;
+    ``encoding="latin-1"`` reads an old 8-bit netlist instead. Numbers are written with
+    the ASCII digits ``0-9``; card and node names follow the name policy of
+    :mod:`vecnet.names` (letters, digits, ``_``). Values must be finite and not subnormal,
+    and positive for R, L and C (``R = 0`` would be a short circuit, ``C = 0`` an open
+    one). Parts of the circuit that are cut off from every source, and nodes that only
+    one element touches, are reported with a :class:`~vecnet.errors.VecnetWarning`.
 
     Raises
     ------
@@ -268,7 +314,7 @@ def load_netlist(source: str | os.PathLike) -> Network:
     >>> net.state_space(outputs=["C1.across"]).transfer_function()
     Matrix([[1/(C1*R1*s + 1)]])
     """
-    text = _read(source)
+    text = _read(source, _encoding(encoding))
     lines = text.splitlines()
     title = lines[0].strip().lstrip("*").strip() if lines else ""
     net = Network(title[:200] or "netlist")
@@ -289,15 +335,15 @@ def load_netlist(source: str | os.PathLike) -> Network:
             if head == ".control":
                 in_control = True
             elif head not in _SKIPPED:
-                raise _fail(line, f"unsupported command {words[0]!r}; this importer reads R, L, "
+                raise _fail(line, f"unsupported command {shown(words[0])}; this importer reads R, L, "
                                   "C, V and I cards")
             continue
+        name = check_name(words[0], "element name", f"netlist line {line}")
         letter = head[0]
         if letter not in _CARDS:
             what = _UNSUPPORTED.get(letter, "card")
-            raise _fail(line, f"unsupported card {words[0]!r} ({what}); this importer reads R, "
+            raise _fail(line, f"unsupported card {name!r} ({what}); this importer reads R, "
                               "L, C, V and I cards")
-        name = words[0]
         if head in seen:
             raise _fail(line, f"element {name!r} is defined again (first on line {seen[head]})")
         seen[head] = line
@@ -307,6 +353,7 @@ def load_netlist(source: str | os.PathLike) -> Network:
         for word in words[1:3]:
             if word in ("(", ")"):
                 raise _fail(line, f"{name}: expected two node names")
+            check_node(word, f"netlist line {line}")
             key = "0" if word.lower() in _GROUND else word.lower()
             uses_ground |= key == "0"
             nodes.append(spelling.setdefault(key, "0" if key == "0" else word))
@@ -337,4 +384,7 @@ def load_netlist(source: str | os.PathLike) -> Network:
             net.add(element)
         except VecnetError as exc:
             raise _fail(seen[element.name.lower()], str(exc)) from None
+    # a file's path leads the warning; netlist text given directly has none
+    warn_connectivity(net, "" if isinstance(source, str) and ("\n" in source or "\r" in source)
+                      else str(source))
     return net

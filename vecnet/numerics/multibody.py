@@ -272,7 +272,8 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     constraints (and normalizes quaternions), so the loops stay closed to roundoff; when
     the dependent coordinates approach a singular choice the partition is chosen anew, and
     a trial step that cannot be projected is rejected (the integrator shortens it).
-    Returns ``(t, q, u, s)`` at ``times``."""
+    ``progress(t, y)``, if given, sees every evaluation (a :class:`~vecnet.bounds.Watch`
+    bounds the work). Returns ``(t, q, u, s)`` at ``times``."""
     out_q, out_u, out_s, out_t = [], [], [], []
     time, q, u, s = t0, q0.copy(), u0.copy(), np.asarray(s0, dtype=float)
     pending = np.asarray(times, dtype=float)
@@ -285,7 +286,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
 
         def rhs(tt, y, part=part, k=k):
             if progress is not None:
-                progress(tt)
+                progress(tt, y)
             if constrained:
                 try:
                     qf, uf = part.project(tt, y[:n], y[n:n + k])
@@ -299,8 +300,10 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
             return np.concatenate([rates(model, qf, uf), a[part.ind], sdot])
 
-        if not constrained and not len(s) and extra is _no_extra and progress is None:
+        if not constrained and not len(s) and extra is _no_extra:
             def rhs(tt, y):  # an open chain alone: M u' = Q, nothing to project or couple
+                if progress is not None:
+                    progress(tt, y)
                 qf = normalize(model, y[:n])
                 M, Q = model.mass_and_forces(tt, qf, y[n:])
                 return np.concatenate([rates(model, qf, y[n:]), solve(M, Q, positive_definite=True)])
@@ -314,7 +317,9 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                         events=singular if constrained else None)
         if sol.status == -1:
             raise SimulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
-        for tt, y in zip(sol.t, np.asarray(sol.y).reshape(len(y0), len(sol.t)).T):
+        # scipy leaves sol.y an empty list when an event ends the run before any output time
+        ys = np.asarray(sol.y, dtype=float).reshape(len(y0), len(sol.t))
+        for tt, y in zip(sol.t, ys.T):
             qf, uf = part.project(tt, y[:n], y[n:n + k])
             out_t.append(tt)
             out_q.append(qf)
@@ -342,7 +347,8 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
     (``N = I`` in the plane; quaternions are normalized wherever the model is evaluated).
     The multipliers are left out of the error test (a very large absolute tolerance), as
     index-2 problems need. States ``s`` coupled to the mechanism follow ``s' = sdot`` from
-    ``extra(t, q, u, s) -> (sdot, inputs)``. Returns ``(t, q, u, s)`` at ``times``."""
+    ``extra(t, q, u, s) -> (sdot, inputs)``; ``progress(t, y)`` sees every evaluation.
+    Returns ``(t, q, u, s)`` at ``times``."""
     from sksundae.ida import IDA
 
     n, nu = model.n, speeds(model)
@@ -354,7 +360,7 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
 
     def residual(tt, y, yp, res):
         if progress is not None:
-            progress(tt)
+            progress(tt, y)
         q, u, s, lam, mu = y[:n], y[n:n + nu], y[n + nu:lo], y[lo:lo + k], y[lo + k:]
         q = normalize(model, q)
         sdot, w = extra(tt, q, u, s)

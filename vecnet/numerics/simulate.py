@@ -10,6 +10,7 @@ import sympy
 from scipy.integrate import solve_ivp
 from scipy.optimize import root
 
+from ..bounds import Watch, check_oscillation, finite_number, time_grid
 from ..elements.base import t
 from ..errors import ModelError, SimulationError
 from .result import Result
@@ -79,25 +80,36 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     if unknown_states:
         raise ModelError(f"no state(s) {', '.join(sorted(unknown_states))}; states are "
                          f"{', '.join(model.states) or 'none'}")
-    guesses = np.array([float((initial or {}).get(name, 0.0)) for name in model.z_names])
-    u_fn, du_fn = _input_functions(model, inputs or {})
-    x0 = np.array([float((initial or {}).get(name, 0.0)) for name in model.states])
-    t0, t1 = map(float, t_span)
-    times = np.linspace(t0, t1, 501) if t_eval is None else np.asarray(t_eval, dtype=float)
+    guesses = _initial_values(initial, model.z_names)
+    x0 = _initial_values(initial, model.states)
+    t0, t1, times = time_grid(t_span, t_eval)
+    signals = {name: (inputs or {}).get(name, model.signals.get(name)) for name in model.inputs}
+    for name, value in signals.items():
+        if isinstance(value, sympy.Basic):
+            check_oscillation(name, value, t1 - t0)
+    u_fn, du_fn = _input_functions(model, signals)
     args = (t, model.x, model.z, model.u, model.du)
     f = _compile(args, list(model.f))
-    if model.z:
-        g = _compile(args, list(model.g))
-        ts, xs, zs, ok, message = _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol,
-                                                 atol, guesses, max_steps, progress)
-    else:
-        def rhs(time, x):
-            if progress is not None:
-                progress(time)
-            return f(time, x, (), u_fn(time), du_fn(time))
+    watch = Watch(t0, t1, progress, names=[*model.states, *model.z_names])
+    # an overflow is reported by the watch, which names the state, not warned about
+    with np.errstate(over="ignore", invalid="ignore"):
+        try:
+            if model.z:
+                g = _compile(args, list(model.g))
+                ts, xs, zs, ok, message = _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times,
+                                                         rtol, atol, guesses, max_steps, watch)
+            else:
+                def rhs(time, x):
+                    watch(time, x)
+                    return f(time, x, (), u_fn(time), du_fn(time))
 
-        sol = solve_ivp(rhs, (t0, t1), x0, method=method, t_eval=times, rtol=rtol, atol=atol)
-        ts, xs, zs, ok, message = sol.t, sol.y, np.zeros((0, len(sol.t))), sol.success, sol.message
+                sol = solve_ivp(rhs, (t0, t1), x0, method=method, t_eval=times, rtol=rtol,
+                                atol=atol)
+                ts, xs, zs, ok, message = (sol.t, sol.y, np.zeros((0, len(sol.t))), sol.success,
+                                           sol.message)
+        except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
+            raise SimulationError(f"the model could not be evaluated ({exc}): a value is too large "
+                                  "or too small for double precision") from None
     if not ok:
         raise SimulationError(f"the integration stopped: {message}")
     return _result(model, args, ts, xs, zs, u_fn, du_fn, ok, message)
@@ -115,6 +127,12 @@ def numeric_model(model: StateSpace, parameters: Mapping[Any, float] | None = No
     if missing:
         raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, missing)))
                          + "; give numbers to the elements or pass parameters={...}")
+    undefined = [name for name, e in zip([*model.states, *model.z_names], [*model.f, *model.g])
+                 if e.has(sympy.zoo, sympy.oo, sympy.nan)]
+    if undefined:
+        raise ModelError("with these values the equation of " + ", ".join(undefined)
+                         + " is infinite or undefined: a store, resistance or ratio is zero "
+                           "where the network needs it finite")
     return model
 
 
@@ -166,8 +184,13 @@ def _signal(value: Any, name: str) -> tuple[Callable[[float], float], Callable[[
     return (lambda time: constant), (lambda time: 0.0)
 
 
-def _input_functions(model: StateSpace, inputs: Mapping[str, Any]):
-    pairs = [_signal(inputs.get(name, model.signals.get(name)), name) for name in model.inputs]
+def _initial_values(initial: Mapping[str, Any] | None, names: Sequence[str]) -> np.ndarray:
+    return np.array([finite_number((initial or {}).get(name, 0.0), f"initial value of {name!r}")
+                     for name in names])
+
+
+def _input_functions(model: StateSpace, signals: Mapping[str, Any]):
+    pairs = [_signal(signals[name], name) for name in model.inputs]
     values = [p[0] for p in pairs]
     slopes = [p[1] for p in pairs]
 
@@ -181,7 +204,7 @@ def _input_functions(model: StateSpace, inputs: Mapping[str, Any]):
 
 
 def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses, max_steps,
-                   progress=None):
+                   watch):
     from sksundae.ida import IDA
 
     n, m = len(model.x), len(model.z)
@@ -192,8 +215,7 @@ def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses,
     yp0 = np.concatenate([f(t0, x0, z0, u_fn(t0), du_fn(t0)), np.zeros(m)])
 
     def residual(time, y, yp, res):
-        if progress is not None:
-            progress(time)
+        watch(time, y)
         x, z = y[:n], y[n:]
         u, du = u_fn(time), du_fn(time)
         res[:n] = yp[:n] - f(time, x, z, u, du)

@@ -22,7 +22,9 @@ from sympy.utilities.lambdify import implemented_function
 
 from ..elements import planar as pe
 from ..elements.base import t
+from ..elements.base import number_problem
 from ..errors import ModelError, UnknownNameError
+from ..names import check_name
 from ..network import Network
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM"]
@@ -76,6 +78,8 @@ class Body:
         if key == (0.0, 0.0):
             point = Point(self, key, self.node)
         else:
+            if name is not None:
+                check_name(name, "point name")
             label = name or f"p{len(self._points) + 1}"
             node = f"{self.name}.{label}"
             self.mechanism._add(pe.Arm(f"{self.name}-{label}", self.node, node, key))
@@ -90,6 +94,21 @@ class Body:
 
     def __repr__(self) -> str:
         return f"<Body {self.name} at {self.position}, angle {self.angle}>"
+
+
+def _not_negative(name: str, **values: Any) -> None:
+    """Stiffness and damping given as numbers must be zero (none) or more."""
+    for key, value in values.items():
+        try:
+            number = float(value) if value is not None else None
+        except (TypeError, ValueError):
+            continue  # a symbol or an expression: checked when it gets a value
+        if number is None:
+            continue
+        problem = number_problem(number)
+        if problem or number < 0:
+            raise ModelError(f"{name!r}: {key} = {number:g} "
+                             + (problem or "is not physical (it must be zero or more)"))
 
 
 def _signal(value: Any, what: str) -> sympy.Expr:
@@ -137,16 +156,17 @@ class Mechanism:
         self.network.add(element)
         return element
 
-    def _check_name(self, name: str) -> None:
+    def _check_name(self, name: str, what: str = "name") -> None:
+        check_name(name, what)  # the policy of vecnet.names, before any lookup
         if name in self.bodies or name in {e.name for e in self.network.elements}:
             raise ModelError(f"mechanism {self.name!r} already has something named {name!r}")
 
     def body(self, name: str, mass, inertia, position=(0.0, 0.0), angle: float = 0.0) -> Body:
         """Add a rigid body of ``mass`` and ``inertia`` (about its mass centre), with its
         mass centre at ``position`` and its frame turned by ``angle`` (rad)."""
-        self._check_name(name)
-        if name == DATUM or "." in name:
-            raise ModelError(f"body name {name!r} is reserved or contains a dot")
+        self._check_name(name, "body name")
+        if name == DATUM:
+            raise ModelError(f"body name {name!r} is reserved for the ground frame")
         body = Body(self, name, mass, inertia, position, angle)
         self._add(pe.MassElement(name, DATUM, name, m=mass, J=inertia))
         self.bodies[name] = body
@@ -160,6 +180,19 @@ class Mechanism:
         if a.body is b.body:
             raise ModelError(f"{name!r} joins two points of the same body {a.body.name!r}; "
                              "a joint or force element must join two different bodies")
+
+    @staticmethod
+    def _line_of_action(name: str, a: Point, b: Point) -> float:
+        """The initial distance from ``a`` to ``b``; refused when the points are at the same
+        place, where the line a spring or damper acts along has no direction."""
+        (xa, ya), (xb, yb) = a.position, b.position
+        distance = math.hypot(xb - xa, yb - ya)
+        if not distance > 1e-9 * max(1.0, abs(xa), abs(ya), abs(xb), abs(yb)):
+            raise ModelError(f"{name!r} joins points {a.node!r} and {b.node!r}, which start at "
+                             f"the same place ({xa:g}, {ya:g}): a spring or damper acts along the "
+                             "line between its points, which has no direction there; attach "
+                             "it to points apart (or use a rotary_spring)")
+        return distance
 
     def _relative_angle(self, a: Point, b: Point) -> float:
         return b.body.angle - a.body.angle
@@ -189,12 +222,13 @@ class Mechanism:
         ``length`` (default: the initial distance), or nonlinear with ``force(length)``
         (tension, a function building a sympy expression). ``c`` adds a parallel damper."""
         self._points(name, a, b)
+        _not_negative(name, k=k, c=c)
         if (k is None) == (force is None):
             raise ModelError(f"spring {name!r}: give either k (and length) or force=f(length)")
+        distance = self._line_of_action(name, a, b)
         if force is None:
             if length is None:
-                (xa, ya), (xb, yb) = a.position, b.position
-                length = math.hypot(xb - xa, yb - ya)
+                length = distance
             k_, length_ = sympy.sympify(k), sympy.sympify(length)
             force = lambda stretch: k_ * (stretch - length_)  # noqa: E731
         return self._add(pe.TranslationalSpringDamper(name, a.node, b.node, force=force, c=c,
@@ -203,6 +237,8 @@ class Mechanism:
     def damper(self, name: str, a: Point, b: Point, c):
         """A translational viscous damper between two points: tension ``c * length'``."""
         self._points(name, a, b)
+        _not_negative(name, c=c)
+        self._line_of_action(name, a, b)
         return self._add(pe.TranslationalSpringDamper(name, a.node, b.node, force=None, c=c))
 
     def rotary_spring(self, name: str, a: Body | Point, b: Body | Point, k=0, c=0, angle=None):
@@ -211,6 +247,7 @@ class Mechanism:
         initial relative angle."""
         pa, pb = (x.centre if isinstance(x, Body) else x for x in (a, b))
         self._points(name, pa, pb)
+        _not_negative(name, k=k, c=c)
         angle0 = self._relative_angle(pa, pb) if angle is None else angle
         return self._add(pe.RotarySpringDamper(name, pa.body.node, pb.body.node, k=k, c=c,
                                                angle0=angle0))

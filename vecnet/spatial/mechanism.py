@@ -18,6 +18,7 @@ import sympy
 
 from ..elements import spatial as se
 from ..errors import ModelError, UnknownNameError
+from ..names import check_name
 from ..network import Network
 from ..planar.mechanism import _signal
 from .rotations import inertia_matrix, orientation_matrix, unit_axis
@@ -67,6 +68,8 @@ class Body:
         if key == (0.0, 0.0, 0.0):
             point = Point(self, key, self.node)
         else:
+            if name is not None:
+                check_name(name, "point name")
             label = name or f"p{len(self._points) + 1}"
             node = f"{self.name}.{label}"
             self.mechanism._add(se.SpatialArm(f"{self.name}-{label}", self.node, node, key))
@@ -117,9 +120,8 @@ class Mechanism:
         self.network.add(element)
         return element
 
-    def _check_name(self, name: str) -> None:
-        if not isinstance(name, str) or not name or "." in name:
-            raise ModelError(f"names are non-empty strings without dots; got {name!r}")
+    def _check_name(self, name: str, what: str = "name") -> None:
+        check_name(name, what)  # the policy of vecnet.names, before any lookup
         if name in self.bodies or name in {e.name for e in self.network.elements}:
             raise ModelError(f"mechanism {self.name!r} already has something named {name!r}")
 
@@ -128,7 +130,7 @@ class Mechanism:
         (three principal moments or a 3 x 3 matrix), its mass centre at ``position`` and
         its axes turned by ``orientation`` (a rotation matrix, a unit quaternion
         ``(w, x, y, z)`` or a ``scipy.spatial.transform.Rotation``; default: world axes)."""
-        self._check_name(name)
+        self._check_name(name, "body name")
         if name == DATUM:
             raise ModelError(f"body name {name!r} is reserved for the ground")
         if isinstance(mass, (int, float)) and not mass > 0:

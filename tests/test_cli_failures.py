@@ -1,0 +1,197 @@
+"""Every failure of the ``vecnet`` command is one line on standard error with exit status 2
+(130 when interrupted), and no output file, whole or partial, is left behind.
+
+The cases are the ones a hostile-input review found: bad end times, unphysical or
+degenerate values, unwritable outputs, inputs that asked for unbounded work.
+"""
+
+import copy
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import vecnet as vn
+from vecnet.cli import main
+
+ROOT = Path(__file__).parent.parent
+MODELS = ROOT / "examples" / "models"
+RLC = json.loads((MODELS / "rlc.json").read_text())
+PENDULUM = json.loads((MODELS / "pendulum.json").read_text())
+
+
+def run(capsys, *args):
+    """The command in this process: (status, standard output, standard error)."""
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def one_error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("vecnet: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def model_file(tmp_path, doc, name="model.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def rlc(**changes):
+    doc = copy.deepcopy(RLC)
+    for key, value in changes.items():
+        doc[key] = {**doc[key], **value} if isinstance(value, dict) else value
+    return doc
+
+
+@pytest.mark.parametrize("t_end, why", [("0", "after the start"), ("-1", "after the start"),
+                                        ("nan", "finite"), ("inf", "finite")])
+def test_bad_end_times_are_refused(tmp_path, capsys, t_end, why):
+    out = tmp_path / "out" / "r.csv"
+    status, stdout, err = run(capsys, "simulate", MODELS / "rlc.json", "--t-end", t_end,
+                              "--output", out)
+    assert status == 2 and stdout == ""
+    assert f"--t-end {t_end}" in one_error_line(err) and why in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("parameters, words", [
+    ({"C": 0}, "open circuit"), ({"R": 0}, "short circuit"), ({"C": 1e-310}, "subnormal"),
+    ({"C": -1e-5}, "not physical")])
+def test_degenerate_values_are_refused_in_words(tmp_path, capsys, parameters, words):
+    path = model_file(tmp_path, rlc(parameters=parameters))
+    out = tmp_path / "r.csv"
+    status, _, err = run(capsys, "simulate", path, "--output", out)
+    assert status == 2 and words in one_error_line(err)
+    assert str(path) in err and not out.exists()
+
+
+def test_a_span_too_short_for_double_precision(tmp_path, capsys):
+    path = model_file(tmp_path, rlc(simulation={"t_span": [0, 5e-324]}))
+    status, _, err = run(capsys, "simulate", path)
+    assert status == 2 and "/simulation/t_span/1" in one_error_line(err)
+    with pytest.raises(vn.ModelError, match="too short"):
+        vn.load_model(MODELS / "rlc.json").simulate(t_span=(1.0, 1.0 + 1e-15))
+
+
+def test_a_source_far_too_fast_for_the_span(tmp_path, capsys):
+    doc = rlc(inputs={"Vs.across": "sin(2*pi*1e15*t)"})
+    status, _, err = run(capsys, "simulate", model_file(tmp_path, doc))
+    line = one_error_line(err)
+    assert status == 2 and "'Vs.across'" in line and "max_cycles" in line
+    assert "5e+12 periods" in line                       # 1e15 Hz over the file's 5 ms
+
+
+def test_a_million_output_points(tmp_path, capsys):
+    path = model_file(tmp_path, rlc(simulation={"t_span": [0, 0.005], "points": 1_000_000}))
+    status, _, err = run(capsys, "simulate", path)
+    assert status == 2 and "max_points" in one_error_line(err)
+
+
+def test_a_billion_seconds_of_a_mechanism_stop_with_how_far_they_got(tmp_path, capsys):
+    doc = copy.deepcopy(PENDULUM)
+    doc["simulation"] = {"t_span": [0, 1e9], "points": 11}
+    out = tmp_path / "p.csv"
+    start = time.perf_counter()
+    status, _, err = run(capsys, "simulate", model_file(tmp_path, doc), "--output", out,
+                         "--limit", "max_evaluations=5000")
+    assert time.perf_counter() - start < 60
+    line = one_error_line(err)
+    assert status == 2 and "stopped at t = " in line and "5000 evaluations" in line
+    assert not out.exists()
+
+
+def test_a_network_too_large_for_the_symbolic_formulation(tmp_path, capsys):
+    cards = ["ladder", "V1 n0 0 1"] + [f"R{k} n{k} n{k + 1} 1\nC{k} n{k + 1} 0 1m"
+                                       for k in range(30)] + [".end"]
+    path = tmp_path / "ladder.cir"
+    path.write_text("\n".join(cards) + "\n")
+    status, _, err = run(capsys, "simulate", path, "--limit", "max_elements=50")
+    assert status == 2 and "61 elements" in one_error_line(err) and "max_elements" in err
+    status, out, _ = run(capsys, "simulate", path, "--t-end", "1e-3")
+    assert status == 0 and len(out.splitlines()) == 502   # within the limit it runs
+
+
+def test_limits_must_be_known_positive_numbers(capsys):
+    for limit in ("max_points=x", "no_such_limit=3", "max_points=-1", "max_seconds=nan"):
+        status, _, err = run(capsys, "simulate", MODELS / "rlc.json", "--limit", limit)
+        assert status == 2 and "limit" in one_error_line(err)
+
+
+def test_unwritable_outputs(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("keep me")
+    cases = {tmp_path: "is a directory",                      # a folder as the output
+             afile / "r.csv": "is a file, not a folder",      # under an existing file
+             Path("/proc/vecnet/r.csv"): ""}                  # a place that cannot be made
+    for output, words in cases.items():
+        status, stdout, err = run(capsys, "simulate", MODELS / "rlc.json", "--output", output)
+        assert status == 2 and stdout == "" and words in one_error_line(err)
+    assert afile.read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]   # no temporary files
+
+
+@pytest.mark.skipif(os.geteuid() != 0 and not os.path.exists("/sys"), reason="needs /sys")
+def test_a_read_only_place(capsys):
+    status, _, err = run(capsys, "report", MODELS / "rlc.json", "--output", "/sys/vecnet.html")
+    assert status == 2 and "/sys/vecnet.html: cannot write it" in one_error_line(err)
+
+
+def test_missing_and_non_file_models(tmp_path, capsys):
+    for path, words in ((tmp_path / "none.json", "no such file"), (tmp_path, "not a file")):
+        status, _, err = run(capsys, "matrices", path)
+        assert status == 2 and words in one_error_line(err)
+
+
+def test_usage_errors_are_one_line(capsys):
+    status, _, err = run(capsys, "explode", MODELS / "rlc.json")
+    assert status == 2 and "invalid choice" in one_error_line(err)
+    status, _, err = run(capsys, "simulate", MODELS / "rlc.json", "--t-end", "soon")
+    assert status == 2 and "--t-end" in one_error_line(err)
+
+
+def test_spreadsheet_formulas_are_not_written_into_csv_headers(tmp_path, capsys):
+    from vecnet.cli import _csv
+    from vecnet.numerics.result import Result
+
+    res = Result(np.array([0.0, 1.0]), {"=HYPERLINK(1)": [1.0, -2.0],
+                                                    "@SUM(A1)": [3.0, 4.0], "x": [5.0, 6.0]})
+    header, *rows = _csv(res, ["=HYPERLINK(1)", "@SUM(A1)", "x"]).splitlines()
+    assert header == "t,'=HYPERLINK(1),'@SUM(A1),x"
+    assert rows == ["0,1,3,5", "1,-2,4,6"]                  # numbers stay numbers
+
+
+def test_warnings_are_one_line_each(tmp_path, capsys):
+    path = tmp_path / "float.cir"
+    path.write_text("float\nV1 a 0 1\nR1 a b 1k\nC1 b 0 1u\nR2 c d 1k\nC2 d 0 1u\n.end\n")
+    status, _, err = run(capsys, "matrices", path)
+    assert status == 0
+    assert err.startswith("vecnet: warning: ") and "R2" in err and "Traceback" not in err
+    assert all(line.startswith("vecnet: warning: ") for line in err.strip().splitlines())
+
+
+def test_ctrl_c_ends_with_one_line_and_status_130(tmp_path):
+    doc = copy.deepcopy(PENDULUM)
+    doc["simulation"] = {"t_span": [0, 1e6], "points": 11}
+    path = model_file(tmp_path, doc)
+    out = tmp_path / "p.csv"
+    proc = subprocess.Popen([sys.executable, "-m", "vecnet.cli", "simulate", str(path),
+                             "--output", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    # interrupt once the simulation runs (the imports and the compile come first)
+    deadline = time.monotonic() + 60
+    time.sleep(6.0)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=max(5.0, deadline - time.monotonic()))
+    assert proc.returncode == 130, stderr
+    assert stderr.strip() == "vecnet: interrupted" and stdout == ""
+    assert list(tmp_path.iterdir()) == [path]

@@ -1,0 +1,260 @@
+"""Bounds on the work one request may cause, so that a small input never runs without end.
+
+A model file of a few lines can ask for a trillion oscillations, a billion seconds of
+motion or a million output samples. vecnet checks what it can before it starts (the time
+grid, the frequencies of the sources, the size of a network formulated symbolically) and
+watches the rest while it runs (evaluations of the right-hand side, wall-clock time,
+values that overflow). Each bound names itself in its message, and each can be raised:
+
+>>> import vecnet as vn
+>>> vn.get_limits().max_points
+100000
+>>> with vn.limits(max_points=10**6):
+...     vn.get_limits().max_points
+1000000
+
+The limits live in a :class:`contextvars.ContextVar`, so a change made inside
+``with vn.limits(...)`` holds for that block and that thread (or task) only.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+import sys
+import time as _clock
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+import sympy
+
+from .errors import ModelError, SimulationError
+
+__all__ = ["Limits", "get_limits", "limits", "time_grid", "check_oscillation", "Watch"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds in force. Change them with :func:`limits`.
+
+    Attributes
+    ----------
+    max_points : int
+        Output samples of one simulation.
+    max_cycles : float
+        Periods of a source's oscillation within the simulated span (a 1 MHz sine over
+        one second is 10^6 periods, each needing several integration steps).
+    max_evaluations : int
+        Right-hand-side (or residual) evaluations of one simulation.
+    max_seconds : float
+        Wall-clock seconds of one simulation.
+    max_elements : int
+        Elements of a network formulated symbolically (the exact formulation's cost
+        grows faster than the network: about 25 s for 2,000 elements).
+    """
+
+    max_points: int = 100_000
+    max_cycles: float = 100_000.0
+    max_evaluations: int = 500_000
+    max_seconds: float = 120.0
+    max_elements: int = 2_000
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not value > 0 or math.isnan(value):
+                raise ModelError(f"limit {field.name} must be a positive number; got {value!r}")
+
+
+_LIMITS: contextvars.ContextVar[Limits] = contextvars.ContextVar("vecnet_limits",
+                                                                 default=Limits())
+
+
+def get_limits() -> Limits:
+    """The :class:`Limits` in force."""
+    return _LIMITS.get()
+
+
+@contextmanager
+def limits(**changes: float) -> Iterator[Limits]:
+    """Change limits for the duration of a ``with`` block.
+
+    Raises
+    ------
+    ModelError
+        An unknown limit, or a value that is not a positive number.
+
+    >>> import vecnet as vn
+    >>> with vn.limits(max_seconds=10) as bounds:
+    ...     bounds.max_seconds
+    10
+    """
+    known = {f.name for f in fields(Limits)}
+    unknown = sorted(set(changes) - known)
+    if unknown:
+        raise ModelError(f"unknown limit(s) {', '.join(unknown)}; the limits are "
+                         f"{', '.join(sorted(known))}")
+    counts = {f.name for f in fields(Limits) if f.type == "int"}
+    for name in counts & set(changes):  # a whole number given as 5000.0 is still a count
+        value = changes[name]
+        if isinstance(value, float) and value.is_integer():
+            changes[name] = int(value)
+        elif not isinstance(value, int):
+            raise ModelError(f"limit {name} must be a whole number; got {value!r}")
+    token = _LIMITS.set(replace(get_limits(), **changes))
+    try:
+        yield _LIMITS.get()
+    finally:
+        _LIMITS.reset(token)
+
+
+def finite_number(value: Any, what: str) -> float:
+    """``value`` as a finite float; a :class:`~vecnet.errors.ModelError` naming ``what``
+    otherwise."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ModelError(f"{what} must be a number; got {value!r}") from None
+    if not math.isfinite(number):
+        raise ModelError(f"{what} must be finite; got {value!r}")
+    return number
+
+
+def time_grid(t_span: Sequence[Any], t_eval: Sequence[float] | None = None,
+              points: int = 501) -> tuple[float, float, np.ndarray]:
+    """Check a simulation's span and output times; returns ``(t0, t1, times)``.
+
+    ``times`` is ``t_eval`` or, without it, ``points`` evenly spaced times.
+
+    Raises
+    ------
+    ModelError
+        The span is not two finite numbers with ``t0 < t1``, is too short to hold its
+        output times as distinct floats, or there are more output times than
+        ``max_points``; ``t_eval`` is not finite, increasing and within the span.
+
+    >>> time_grid((0, 1), points=3)[2]
+    array([0. , 0.5, 1. ])
+    >>> time_grid((0, -1))
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.ModelError: t_span (0, -1) must end after it starts: simulations run forward in time
+    """
+    if isinstance(t_span, (str, bytes)) or len(t_span) != 2:
+        raise ModelError(f"t_span must be (t0, t1); got {t_span!r}")
+    t0, t1 = (finite_number(v, "t_span") for v in t_span)
+    if not t1 > t0:
+        raise ModelError(f"t_span {tuple(t_span)!r} must end after it starts: simulations run "
+                         "forward in time")
+    bound = get_limits().max_points
+    count = points if t_eval is None else len(t_eval)
+    if count > bound:
+        raise ModelError(f"{count} output points is more than max_points = {bound}; ask for "
+                         f"fewer or raise the limit with vn.limits(max_points=...)")
+    if t_eval is None:
+        times = np.linspace(t0, t1, int(points))
+    else:
+        times = np.asarray(t_eval, dtype=float).reshape(-1)
+        if not np.all(np.isfinite(times)):
+            raise ModelError("t_eval holds a value that is not finite")
+        if times.size and (times[0] < t0 or times[-1] > t1):
+            raise ModelError(f"t_eval runs from {times[0]:.6g} to {times[-1]:.6g}, outside "
+                             f"t_span ({t0:.6g}, {t1:.6g})")
+    if times.size > 1 and not np.all(np.diff(times) > 0):
+        raise ModelError(f"t_span ({t0:.6g}, {t1:.6g}) is too short for {times.size} distinct "
+                         "output times (or t_eval is not increasing)" if t_eval is None else
+                         "t_eval must be strictly increasing")
+    if (t1 - t0) < 64 * sys.float_info.min or t1 - t0 <= 1e-12 * max(abs(t0), abs(t1)):
+        raise ModelError(f"t_span ({t0:.6g}, {t1:.6g}) is too short to integrate over in "
+                         "double precision")
+    return t0, t1, times
+
+
+def check_oscillation(name: str, signal: sympy.Expr, span: float) -> None:
+    """Refuse a source whose sines or cosines turn more than ``max_cycles`` times in ``span``.
+
+    The angular frequency of ``sin(w t + p)`` is read from the argument's rate in ``t``
+    wherever that rate is a number; other signals pass (the integration itself is bounded
+    by :class:`Watch`).
+
+    >>> import sympy, vecnet as vn
+    >>> check_oscillation("V.across", sympy.sin(2 * sympy.pi * 1e15 * vn.t), 1e-3)
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.ModelError: input 'V.across' oscillates at 1e+15 Hz: 1e+12 periods in the span of 0.001 s is more than max_cycles = 100000; shorten t_span or raise the limit with vn.limits(max_cycles=...)
+    """
+    from .elements.base import t
+
+    bound = get_limits().max_cycles
+    for trig in signal.atoms(sympy.sin, sympy.cos, sympy.tan, sympy.Mod):
+        if trig.func is sympy.Mod:  # a periodic pulse: Mod(t - td, period)
+            arg, period = trig.args
+            if not (period.is_number and arg.has(t)):
+                continue
+            rate = sympy.diff(arg, t) / period
+        else:
+            rate = sympy.diff(trig.args[0], t) / (2 * sympy.pi)
+        if not rate.is_number:
+            continue
+        hertz = abs(float(rate))
+        if hertz * span > bound:
+            raise ModelError(f"input {name!r} oscillates at {hertz:.6g} Hz: "
+                             f"{hertz * span:.6g} periods in the span of {span:.6g} s is more "
+                             f"than max_cycles = {bound:.6g}; shorten t_span or raise the "
+                             "limit with vn.limits(max_cycles=...)")
+
+
+class Watch:
+    """Counts a simulation's evaluations and watches its clock and its values.
+
+    Call it with the model time (and, where at hand, the state) at every evaluation of
+    the right-hand side. It raises :class:`~vecnet.errors.SimulationError` saying how far
+    the integration got when ``max_evaluations`` or ``max_seconds`` is exceeded or the
+    state stops being finite, and passes the time on to ``progress``.
+
+    >>> watch = Watch(0.0, 1.0)
+    >>> watch(0.5, [1.0, 2.0])
+    >>> watch(0.6, [1.0, float("inf")])
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.SimulationError: the solution became infinite or undefined at t = 0.6 (60% of the span): the model is unstable or a value is unphysical (a negative store or resistance?)
+    """
+
+    def __init__(self, t0: float, t1: float, progress: Callable[[float], None] | None = None,
+                 names: Sequence[str] = ()) -> None:
+        bounds = get_limits()
+        self.t0, self.t1, self.progress, self.names = t0, t1, progress, tuple(names)
+        self.max_evaluations, self.max_seconds = bounds.max_evaluations, bounds.max_seconds
+        self.evaluations = 0
+        self.started = _clock.monotonic()
+
+    def where(self, time: float) -> str:
+        share = (time - self.t0) / (self.t1 - self.t0) if self.t1 > self.t0 else 1.0
+        return f"t = {time:.6g} ({100 * share:.3g}% of the span)"
+
+    def __call__(self, time: float, state: Any = None) -> None:
+        self.evaluations += 1
+        if state is not None:
+            values = np.asarray(state, dtype=float)
+            if not np.all(np.isfinite(values)):
+                bad = [n for n, v in zip(self.names, values) if not math.isfinite(v)]
+                which = f" ({', '.join(bad[:3])})" if bad else ""
+                raise SimulationError(
+                    f"the solution became infinite or undefined{which} at {self.where(time)}: "
+                    "the model is unstable or a value is unphysical (a negative store or "
+                    "resistance?)")
+        if self.evaluations > self.max_evaluations:
+            raise SimulationError(
+                f"the simulation stopped at {self.where(time)} after {self.max_evaluations} "
+                "evaluations (max_evaluations): shorten t_span, loosen the tolerances or raise "
+                "the limit with vn.limits(max_evaluations=...)")
+        if self.evaluations % 64 == 0 and _clock.monotonic() - self.started > self.max_seconds:
+            raise SimulationError(
+                f"the simulation stopped at {self.where(time)} after {self.max_seconds:g} s "
+                "(max_seconds): shorten t_span or raise the limit with vn.limits(max_seconds=...)")
+        if self.progress is not None:
+            self.progress(time)
