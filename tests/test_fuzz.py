@@ -23,21 +23,25 @@ Hypothesis generates
 
 Each generated case is loaded and taken through a cheap pipeline (state space or
 multibody equations, ``vn.text``, ``vn.latex``, ``vn.to_dot``, a save/load round
-trip, a short simulation under small :func:`vecnet.limits`) and must end in
-success or in one :class:`vecnet.VecnetError` (one line; a ``ModelFileError``
-with its location first) within :data:`SECONDS`. Any other exception, a hang or
-a markup leak in a report is a defect of vecnet, not of the test.
+trip of model files, a short simulation under small :func:`vecnet.limits`) and must
+end in success or in one :class:`vecnet.VecnetError` (one line; a
+``ModelFileError`` with its location first) within :data:`SECONDS` of processor
+time (the wall clock, which a busy machine stretches, within :data:`WALL_SECONDS`).
+Any other exception, a hang or a markup leak in a report is a defect of vecnet,
+not of the test. About half the generated cases are *mild* (names the policy
+accepts, plausible values), so that the later stages are reached too; the
+events of each test count the outcomes.
 
 Profiles::
 
-    pytest tests/test_fuzz.py                      # the "ci" profile of conftest.py: fixed
-                                                   # examples, about 20 s on one core
+    pytest tests/test_fuzz.py          # the "ci" profile of conftest.py: 174 fixed
+                                       # examples, about 15 s on one core
     VECNET_FUZZ=long pytest tests/test_fuzz.py --hypothesis-show-statistics
-                                                   # 40x the examples, new ones each run
-                                                   # (several thousand; about 10 minutes)
+                                       # 25 times the examples (about 4,300), new ones
+                                       # each run; about 10 minutes
 
 ``--hypothesis-show-statistics`` lists, per test, the examples tried and the
-outcomes (``ok`` or the error class and where it was raised) as events.
+outcomes (``ok`` or the error class and the part of the file it points at).
 """
 
 from __future__ import annotations
@@ -70,8 +74,10 @@ BUNDLED = {p.stem: json.loads(p.read_text(encoding="utf-8"))
 NETWORKS = sorted(k for k, d in BUNDLED.items() if d["kind"] == "network")
 MECHANISMS = sorted(k for k, d in BUNDLED.items() if d["kind"] == "mechanism")
 
-#: the longest one generated case may take, load to simulation (seconds)
+#: the most processor time one generated case may take, load to simulation (seconds); the
+#: wall-clock time, which a busy machine stretches, only has to stay below WALL_SECONDS
 SECONDS = 5.0
+WALL_SECONDS = 30.0
 #: the bounds every pipeline runs under: small, so that a hostile case ends quickly
 LIMITS = {"max_seconds": 1.0, "max_evaluations": 20_000, "max_points": 2_000}
 
@@ -79,9 +85,9 @@ LONG = os.environ.get("VECNET_FUZZ", "") == "long"
 
 
 def budget(examples: int, **kwargs) -> settings:
-    """Settings of one fuzz test: ``examples`` in the default profile, 40 times as many
+    """Settings of one fuzz test: ``examples`` in the default profile, 25 times as many
     (and new ones each run) under ``VECNET_FUZZ=long``."""
-    return settings(max_examples=examples * 40 if LONG else examples, deadline=None,
+    return settings(max_examples=examples * 25 if LONG else examples, deadline=None,
                     derandomize=not LONG, database=None if not LONG else settings().database,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.filter_too_much,
@@ -577,6 +583,7 @@ def outcome(load, span=None, points=None) -> str:
     """Run ``load()`` and the pipeline; returns ``"ok"`` or the error's class and where.
     Anything but a VecnetError propagates (and fails the test)."""
     stages = [("start", time.perf_counter())]
+    cpu = time.process_time()
     try:
         with warnings.catch_warnings(), vn.limits(**LIMITS):
             warnings.simplefilter("ignore", vn.VecnetWarning)
@@ -591,8 +598,9 @@ def outcome(load, span=None, points=None) -> str:
         check_error(exc)
         where = getattr(exc, "location", "").split("/")[1:2] or ["-"]
         result = f"{type(exc).__name__} at {where[0]}"
+    cpu = time.process_time() - cpu
     elapsed = time.perf_counter() - stages[0][1]
-    assert elapsed < SECONDS, (f"{elapsed:.1f} s: " + ", ".join(
+    assert cpu < SECONDS and elapsed < WALL_SECONDS, (f"{cpu:.1f} s, {elapsed:.1f} s wall: " + ", ".join(
         f"{name} {end - before:.2f} s" for (_, before), (name, end) in zip(stages, stages[1:]))
         + f"; then {result}")
     event(result.split(" at ")[0] if "line" in result else result)
@@ -647,7 +655,7 @@ def test_generated_netlists_load_and_run_or_fail_with_one_error(netlist, span, p
 @given(text=_expressions(["R", "L", "t", "x"]))
 def test_generated_expressions_parse_print_and_parse_again_or_fail_with_one_error(text):
     names = {n: vn.Symbol(n) for n in ("R", "L", "x")}
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         expr = vn.parse_expression(text, names, "/x")
     except vn.VecnetError as exc:
@@ -659,14 +667,16 @@ def test_generated_expressions_parse_print_and_parse_again_or_fail_with_one_erro
         vn.parse_expression(again, names, "/x")          # ... and read back
         vn.text(expr)
         vn.latex(expr)
-    assert time.perf_counter() - start < SECONDS
+    assert time.process_time() - start < SECONDS
 
 
 # -- reports ----------------------------------------------------------------------------------
 
-#: every element and attribute a report of a benign model has, and the MathML a name may
-#: turn into (sympy writes subscripts, superscripts and Greek letters for some names)
-NAME_MATHML = {"mi", "mn", "mo", "msub", "msup", "msubsup", "mrow", "mtext"}
+#: MathML presentation elements (sympy writes subscripts for some names, roots and fractions
+#: for lengths and ratios): harmless in themselves; script and handlers are checked apart
+NAME_MATHML = {"math", "mi", "mn", "mo", "ms", "mtext", "mspace", "mrow", "mfrac", "msqrt",
+               "mroot", "mstyle", "mpadded", "mphantom", "mfenced", "menclose", "msub", "msup",
+               "msubsup", "munder", "mover", "munderover", "mtable", "mtr", "mtd"}
 
 
 def _baseline_markup() -> tuple[set, set]:
@@ -696,7 +706,7 @@ def markup_problems(html_text: str) -> list:
 @budget(12)
 @given(doc=st.one_of(network_documents(mild=True), mechanism_documents(mild=True)))
 def test_reports_of_generated_models_hold_no_markup_from_names(doc):
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", vn.VecnetWarning)
@@ -707,7 +717,7 @@ def test_reports_of_generated_models_hold_no_markup_from_names(doc):
     else:
         event("report")
         assert markup_problems(page) == []
-    assert time.perf_counter() - start < SECONDS
+    assert time.process_time() - start < SECONDS
 
 
 #: names with markup, quotes and entities around generated text; none holds a dot (the
@@ -810,9 +820,9 @@ def test_generated_cases_through_the_command_line(case, command, to_file, capsys
         argv = [command[0], str(model), *command[1:],
                 *(["--output", str(output)] if to_file or command[0] == "report" else []),
                 "--limit", "max_seconds=1", "--limit", "max_evaluations=20000"]
-        start = time.perf_counter()
+        start = time.process_time()
         status = main(argv)
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         written = output.exists()
     out, err = capsys.readouterr()
     assert elapsed < SECONDS
@@ -861,6 +871,17 @@ def test_found_a_spring_between_points_that_start_together_is_refused():
                         "c": 1.0}
     with pytest.raises(vn.ModelFileError, match="start at the same place"):
         vn.load_model(doc)
+
+
+def test_found_a_damper_between_points_the_joints_hold_together_is_refused():
+    doc = copy.deepcopy(BUNDLED["fourbar"])
+    doc["forces"].append({"type": "damper", "name": "F1", "between": ["crank.B", "coupler.C"],
+                          "c": 1})
+    doc["bodies"][1]["points"]["C"] = [0.5, 0.866]      # apart in the file, but P2 ...
+    doc["joints"][1]["between"] = ["coupler.C", "crank.B"]  # ... pins coupler.C to crank.B
+    model = vn.load_model(doc)
+    with pytest.raises(vn.FormulationError, match="held at the same place"):
+        vn.text(model.formulate())                       # once a sympy ShapeError
 
 
 def test_found_a_partition_change_before_the_first_output_time():

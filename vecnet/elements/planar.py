@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sympy
 
-from ..errors import ModelError
+from ..errors import FormulationError, ModelError
 from .base import Element, Kind, number_problem
 
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
@@ -250,6 +250,12 @@ class TranslationalSpringDamper(_Free):
 
     def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
         length = sympy.sqrt(dr.dot(dr))
+        if length.is_zero:  # (sympy's nan times a vector would be a scalar nan)
+            raise FormulationError(
+                f"{self.name!r}: its points {self.edges[0].tail!r} and {self.edges[0].head!r} "
+                "are held at the same place (by the joints, in these coordinates), so the line a "
+                "spring or damper acts along has no direction; attach it to points that can move "
+                "apart")
         tension = (self.force(length) if self.force is not None else 0) + \
             self.c * dr.dot(dr_rate) / length
         return tension * dr / length, sympy.Integer(0)
