@@ -236,6 +236,8 @@ def test_bad_input_names_the_element():
     body = mech.body("b4", 1.0, (1, 1, 1), position=(0, 0, -1))
     with pytest.raises(vn.ModelError, match="'J'.*zero length"):
         mech.revolute("J", mech.ground.point(0, 0, 0), body.point(0, 0, 1), axis=(0, 0, 0))
+    with pytest.raises(vn.ModelError, match="'k'.*same place"):
+        mech.spring("k", mech.ground.point(0, 0, -1), body.centre, k=1.0)
     with pytest.raises(vn.ModelError, match="'U'.*perpendicular"):
         mech.universal("U", mech.ground.point(0, 0, 0), body.point(0, 0, 1),
                        axes=((1, 0, 0), (1, 1, 0)))

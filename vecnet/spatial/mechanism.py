@@ -217,16 +217,28 @@ class Mechanism:
         return self._joint(se.SpatialPointOnPlane, name, a, b, normal)
 
     # -- force elements ------------------------------------------------------------
+    def _distance(self, name: str, a: Point, b: Point) -> float:
+        """Initial distance of a spring's or damper's points (which must start apart)."""
+        pa, pb = a.position, b.position
+        distance = float(np.linalg.norm(pb - pa))
+        if not distance > 1e-9 * max(1.0, float(np.max(np.abs(np.concatenate([pa, pb]))))):
+            raise ModelError(f"{name!r} joins points {a.node!r} and {b.node!r}, which start at "
+                             f"the same place {tuple(float(x) for x in pa)}: a spring or damper "
+                             "acts along the line between its points, which has no direction "
+                             "there; attach it to points apart (or use a rotary_spring)")
+        return distance
+
     def spring(self, name: str, a: Point, b: Point, k=None, length=None, force=None, c=0):
         """A spring between two points: linear with stiffness ``k`` and free ``length``
         (default: the initial distance) or ``force(length)`` (tension, building a sympy
         expression); ``c`` adds a parallel damper."""
         self._points(name, a, b)
+        initial = self._distance(name, a, b)
         if (k is None) == (force is None):
             raise ModelError(f"spring {name!r}: give either k (and length) or force=f(length)")
         if force is None:
             if length is None:
-                length = float(np.linalg.norm(b.position - a.position))
+                length = initial
             k_, length_ = sympy.sympify(k), sympy.sympify(length)
             force = lambda stretch: k_ * (stretch - length_)  # noqa: E731
         return self._add(se.SpatialSpringDamper(name, a.node, b.node, force=force, c=c,
@@ -235,6 +247,7 @@ class Mechanism:
     def damper(self, name: str, a: Point, b: Point, c):
         """A viscous damper between two points: tension ``c * length'``."""
         self._points(name, a, b)
+        self._distance(name, a, b)
         return self._add(se.SpatialSpringDamper(name, a.node, b.node, force=None, c=c))
 
     def rotary_spring(self, name: str, joint: str, k=0, c=0, angle=0.0):
