@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/topology.py
 	$(PY) benchmarks/lumped.py
 	$(PY) benchmarks/planar.py
+	$(PY) benchmarks/spatial.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

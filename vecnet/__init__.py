@@ -6,7 +6,7 @@
 ('V',)
 """
 
-from . import io, planar
+from . import io, planar, spatial
 from .bounds import Limits, get_limits, limits
 from .domains import DOMAINS, Domain, domain
 from .draw import draw, to_dot
@@ -34,7 +34,7 @@ __all__ = [
     "LinearGraph", "Topology", "LabeledMatrix", "check_tree", "incidence_matrix",
     "spanning_forest",
     # elements, networks, mechanisms and coupled systems
-    *_elements, "Domain", "DOMAINS", "domain", "EdgeVariables", "Network", "planar", "System",
+    *_elements, "Domain", "DOMAINS", "domain", "EdgeVariables", "Network", "planar", "spatial", "System",
     "Block", "Gain", "Integrator", "PID", "total", "Symbol", "t", "s",
     # output and files
     "draw", "to_dot", "latex", "text", "report", "io", "load_model", "save_model",

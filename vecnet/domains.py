@@ -50,6 +50,8 @@ DOMAINS: dict[str, Domain] = {d.name: d for d in (
     Domain("thermal", "temperature", "heat flow", "theta", "q", "K", "W"),
     Domain("planar", "displacement and rotation", "force and torque", "r", "F",
            "m, rad", "N, N*m", dimension="planar"),
+    Domain("spatial", "displacement and rotation", "force and torque", "r", "F",
+           "m, rad", "N, N*m", dimension="spatial"),
 )}
 
 

@@ -385,61 +385,15 @@ class MultibodyEquations:
         ``Phi(q) = 0``, by Newton steps on the assembled mechanism. At every step the
         coordinates are partitioned anew, the generalized force is reduced to the
         independent ones ``z`` (``V^T Q`` with ``q' = V z'``) and a step in ``z``, limited
-        to 0.2, is followed by assembling the dependent coordinates (all constraints, so
-        redundant ones stay satisfied); the multipliers then balance the forces. Returns
-        an :class:`OperatingPoint`."""
-        from ..numerics import planar as num
+        to 0.2, is followed by assembly (all constraints, so redundant ones stay
+        satisfied); the multipliers then balance the forces
+        (:func:`vecnet.numerics.multibody.equilibrium`, shared with spatial mechanisms).
+        Returns an :class:`OperatingPoint`."""
+        from ..numerics import multibody as mb
 
         model = self.compile(parameters)
         q = self.assemble(time=time, parameters=parameters)
-        zero = np.zeros(model.n)
-
-        def reduced(q_start, ind, dep, z):
-            """The pose with independent coordinates z, and V^T Q there."""
-            q_new = q_start.copy()
-            q_new[ind] = z
-            q_new = num.assemble(model, q_new, time, fixed=ind)
-            snap = model.evaluate(time, q_new, zero)
-            V = np.zeros((model.n, len(ind)))
-            V[ind] = np.eye(len(ind))
-            if len(dep):
-                V[dep] = -np.linalg.lstsq(snap.phi_q[:, dep], snap.phi_q[:, ind], rcond=None)[0]
-            return q_new, V.T @ snap.Q
-
-        for _ in range(iterations):
-            part = num._Partition(model, time, q)
-            ind, dep, z = part.ind, part.dep, q[part.ind]
-            _, r = reduced(q, ind, dep, z)
-            scale = max(1.0, np.max(np.abs(model.evaluate(time, q, zero).Q), initial=0.0))
-            if np.max(np.abs(r), initial=0.0) < 1e-11 * scale:
-                break
-            h = 1e-7 * (1.0 + np.abs(z))
-            J = np.column_stack([(reduced(q, ind, dep, z + e)[1] - reduced(q, ind, dep, z - e)[1])
-                                 / (2 * e[j]) for j, e in enumerate(np.diag(h))])
-            dz = -np.linalg.lstsq(J, r, rcond=None)[0]
-            dz *= min(1.0, 0.2 / max(np.max(np.abs(dz)), 1e-300))
-            for _ in range(30):  # halve the step until the force drops (and it assembles)
-                try:
-                    q_new, r_new = reduced(q, ind, dep, z + dz)
-                except FormulationError:
-                    dz /= 2
-                    continue
-                if np.linalg.norm(r_new) < np.linalg.norm(r) or np.max(np.abs(dz)) < 1e-12:
-                    break
-                dz /= 2
-            else:
-                raise FormulationError("no static equilibrium found near the initial pose: the "
-                                       "search left the assembled mechanism")
-            q = q_new
-        snap = model.evaluate(time, q, zero)
-        rows = num.independent_rows(snap.phi_q)
-        lam = np.zeros(len(self.constraint_names))
-        if len(rows):
-            lam[rows] = np.linalg.lstsq(snap.phi_q[rows].T, -snap.Q, rcond=None)[0]
-        imbalance = np.max(np.abs(snap.Q + snap.phi_q.T @ lam), initial=0.0)
-        if imbalance > 1e-8 * max(1.0, np.max(np.abs(snap.Q), initial=0.0)):
-            raise FormulationError("no static equilibrium found near the initial pose: forces "
-                                   f"unbalanced by {imbalance:.3g} after {iterations} steps")
+        q, lam = mb.equilibrium(model, q, time, iterations)
         return OperatingPoint(self, q, lam, time)
 
     def linearize(self, point: OperatingPoint, parameters: dict | None = None, step: float = 1e-6):
@@ -462,26 +416,12 @@ class MultibodyEquations:
         >>> lin.inputs, lin.B.round(12).tolist(), lin.K.round(9).tolist()
         (('T',), [[1.0]], [[9.81]])
         """
+        from ..numerics import multibody as mb
+
         model = self.compile(parameters)
-        q, lam, time = point.q, point.lam, point.time
-        zero = np.zeros(model.n)
-        snap = model.evaluate(time, q, zero)
-        N = scipy.linalg.null_space(snap.phi_q) if len(snap.phi) else np.eye(model.n)
-
-        def force(qq, uu):
-            s_ = model.evaluate(time, qq, uu)
-            return s_.Q + (s_.phi_q.T @ lam if len(lam) else 0.0)
-
-        Kq = np.zeros((model.n, model.n))
-        Cu = np.zeros((model.n, model.n))
-        for j in range(model.n):
-            e = np.zeros(model.n)
-            e[j] = step
-            Kq[:, j] = -(force(q + e, zero) - force(q - e, zero)) / (2 * step)
-            Cu[:, j] = -(force(q, e) - force(q, -e)) / (2 * step)
-        inputs, columns = model.input_forces(time, q)
-        return Linearization(N.T @ snap.M @ N, N.T @ Cu @ N, N.T @ Kq @ N, N,
-                             N.T @ columns, inputs)
+        M, C, K, N = mb.linear_model(model, point.q, point.lam, point.time, step)
+        inputs, columns = model.input_forces(point.time, point.q)
+        return Linearization(M, C, K, N, N.T @ columns, inputs)
 
     def inverse_dynamics(self, t_eval, parameters: dict | None = None):
         """Kinematics and the efforts of drivers that fix every degree of freedom, with every

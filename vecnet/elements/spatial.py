@@ -1,0 +1,513 @@
+"""Spatial vector-network elements.
+
+Every node of a spatial vector network is a frame: a point and an orientation (a
+rotation matrix ``R``, body to world). An edge from ``tail`` to ``head`` carries the
+across variables ``(dr, R_rel)`` — the vector from the tail point to the head point and
+the rotation of the head frame relative to the tail frame — and the through variables
+``(F, T)``: the force the head node applies to the element and the torque (passive
+sign convention, as in the plane).
+
+An element says three things:
+
+* as a tree branch, its ``coordinates`` ``q_b`` and ``speeds`` ``u_b`` and its
+  :meth:`~SpatialElement.motion`: ``R_rel(q_b)``, the offset ``rho(q_b)`` (in the tail
+  frame, or in the world for ``frame = "ground"``), the relative angular velocity
+  ``W u_b`` (tail frame), the offset rate ``V u_b`` and the kinematic map
+  ``q_b' = N_b u_b``;
+* as a chord, its constraint :meth:`~SpatialElement.primitives`: points coinciding
+  (``"point"``, three equations), a tail-fixed vector perpendicular to a head-fixed one
+  (``"perpendicular"``), the head point in a plane through the tail point normal to a
+  tail-fixed vector (``"plane"``);
+* its force law :meth:`~SpatialElement.through` (springs, dampers, drivers).
+
+Free rotations use unit quaternions ``p = (w, x, y, z)`` as coordinates and the
+relative angular velocity in tail axes as speeds: ``p' = E(p)^T omega / 2``
+(:mod:`vecnet.spatial.rotations`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ..spatial.rotations import E_matrix, axis_rotation, matrix_quaternion, quaternion_matrix
+from .base import Element, Kind
+
+__all__ = ["SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute", "SpatialPrismatic",
+           "SpatialCylindrical", "SpatialScrew", "SpatialSpherical", "SpatialUniversal",
+           "SpatialPlanarJoint", "SpatialWeld", "SpatialPointOnLine", "SpatialPointOnPlane",
+           "SpatialSpringDamper", "SpatialRotarySpringDamper", "SpatialForce", "SpatialTorque",
+           "SpatialMotionDriver",
+           "perpendiculars", "revolute_angle"]
+
+
+def perpendiculars(e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors ``p, s`` with ``(e, p, s)`` a right-handed orthonormal basis."""
+    e = np.asarray(e, dtype=float)
+    trial = np.eye(3)[int(np.argmin(np.abs(e)))]
+    p = np.cross(e, trial)
+    p /= np.linalg.norm(p)
+    return p, np.cross(e, p)
+
+
+def _number(x) -> sympy.Expr:
+    if isinstance(x, sympy.Basic):
+        return x
+    x = float(x)
+    return sympy.Integer(int(x)) if x.is_integer() else sympy.Float(x)
+
+
+def _m(v) -> sympy.Matrix:
+    """A column of exact integers where the numbers are integral (fewer terms to compile)."""
+    if isinstance(v, sympy.MatrixBase):
+        return sympy.Matrix(list(v))
+    return sympy.Matrix([_number(x) for x in np.ravel(np.asarray(v, dtype=object))])
+
+
+def _quat_block(p) -> sympy.Matrix:
+    return E_matrix(p).T / 2
+
+
+def _angle_about(axis: np.ndarray, M: np.ndarray) -> float:
+    """``theta`` of a rotation ``M = Rot(axis, theta)``."""
+    vee = np.array([M[2, 1] - M[1, 2], M[0, 2] - M[2, 0], M[1, 0] - M[0, 1]])
+    return float(np.arctan2(0.5 * axis @ vee, 0.5 * (np.trace(M) - 1.0)))
+
+
+def revolute_angle(axis_tail, R_tail, R_head, R0):
+    """The angle ``theta`` of ``R_head = R_tail Rot(axis_tail, theta) R0`` (numbers)."""
+    return _angle_about(np.asarray(axis_tail, float), R_tail.T @ R_head @ R0.T)
+
+
+class SpatialElement(Element):
+    """Base of spatial elements: no coordinates, no constraints, no force unless told."""
+
+    domain = "spatial"
+    coordinates: tuple[str, ...] = ()
+    speeds: tuple[str, ...] = ()
+    is_joint = False
+    #: the frame of ``rho``: the tail frame (body-fixed) or the ground frame
+    frame = "tail"
+
+    def motion(self, q: list[sympy.Symbol]):
+        """``(R_rel, rho, W, V, N)`` as a tree branch in its coordinates ``q``."""
+        raise NotImplementedError(f"{type(self).__name__} {self.name!r} cannot be a tree branch")
+
+    def coordinates_from(self, R_tail: np.ndarray, R_head: np.ndarray, dr: np.ndarray) -> list:
+        """Branch coordinates for the relative pose (numbers)."""
+        return []
+
+    def primitives(self) -> list[tuple]:
+        """Constraint primitives as a chord: ``("point", name)``,
+        ``("perpendicular", name, e_tail, f_head)``, ``("plane", name, e_tail)``."""
+        if self.is_joint:
+            raise NotImplementedError(f"{type(self).__name__} {self.name!r} cannot be cut; "
+                                      "put it in the tree")
+        return []
+
+    def through(self, pose: dict, t: sympy.Symbol):
+        """``(F, T)`` of a force element from the pose of its edge (``None`` for others):
+        ``pose`` holds ``dr``, ``R_tail``, ``R_head`` (sympy) and their rates ``v`` (of
+        ``dr``), ``omega_tail``, ``omega_head`` (world axes)."""
+        return None
+
+    def energy(self, pose: dict):
+        """Stored energy of a spring (``None`` when the element stores none)."""
+        return None
+
+
+def _free_motion(q):
+    """Six relative coordinates: offset (ground axes) and a quaternion."""
+    p = q[3:]
+    N = sympy.zeros(7, 6)
+    N[:3, :3] = sympy.eye(3)
+    N[3:, 3:] = _quat_block(p)
+    W = sympy.zeros(3, 6)
+    W[:, 3:] = sympy.eye(3)
+    V = sympy.zeros(3, 6)
+    V[:, :3] = sympy.eye(3)
+    return quaternion_matrix(p), sympy.Matrix(q[:3]), W, V, N
+
+
+class SpatialMass(SpatialElement):
+    """A rigid body: the edge from the datum to the mass centre with mass ``m`` and inertia
+    matrix ``J`` (body axes, about the mass centre). As a branch its coordinates are the
+    position (world) and a unit quaternion; its speeds the velocity and the angular
+    velocity, both in world axes."""
+
+    kind = Kind.ACROSS_STORE
+    coordinates = ("x", "y", "z", "qw", "qx", "qy", "qz")
+    speeds = ("vx", "vy", "vz", "wx", "wy", "wz")
+    frame = "ground"
+
+    def __init__(self, name, tail, head, m, J) -> None:
+        super().__init__(name, tail, head)
+        self.m = sympy.sympify(m)
+        self.J = sympy.Matrix(J)
+
+    def motion(self, q):
+        return _free_motion(q)
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        return [*dr, *matrix_quaternion(R_tail.T @ R_head)]
+
+
+class SpatialArm(SpatialElement):
+    """A rigid arm: the body-fixed vector ``rho`` (body axes) from the tail frame to the
+    head point; no relative rotation."""
+
+    kind = Kind.CONSTRAINT
+    #: vecnet names the arm from a body to its point ``body-point``: no user name has '-'
+    name_separators = "-"
+
+    def __init__(self, name, tail, head, rho) -> None:
+        super().__init__(name, tail, head)
+        self.rho = _m(rho)
+
+    def motion(self, q):
+        z = sympy.zeros(3, 0)
+        return sympy.eye(3), self.rho, z, z, sympy.zeros(0, 0)
+
+
+class _Joint(SpatialElement):
+    kind = Kind.CONSTRAINT
+    is_joint = True
+
+    def __init__(self, name, tail, head, R0, axis=None) -> None:
+        super().__init__(name, tail, head)
+        #: the relative rotation at the initial pose (numbers)
+        self.R0 = np.asarray(R0, dtype=float)
+        #: the joint axis in tail body axes (numbers), if any
+        self.axis = None if axis is None else np.asarray(axis, dtype=float)
+
+    def _lock_rotation(self, names=("a", "b", "c")):
+        """Three perpendicularity conditions that hold the initial relative rotation."""
+        a = np.eye(3)
+        b = self.R0  # row i: R0^T e_i, the tail's axis i in head axes at the initial pose
+        return [("perpendicular", f"{self.name}.{names[0]}", a[0], b[1]),
+                ("perpendicular", f"{self.name}.{names[1]}", a[0], b[2]),
+                ("perpendicular", f"{self.name}.{names[2]}", a[1], b[2])]
+
+    def _parallel_axis(self):
+        """Two conditions keeping the axis (tail) parallel to its image in the head."""
+        p, s = perpendiculars(self.R0.T @ self.axis)
+        return [("perpendicular", f"{self.name}.p", self.axis, p),
+                ("perpendicular", f"{self.name}.s", self.axis, s)]
+
+    def _on_axis_line(self):
+        p, s = perpendiculars(self.axis)
+        return [("plane", f"{self.name}.p", p), ("plane", f"{self.name}.s", s)]
+
+    def _turn(self, angle):
+        return axis_rotation(_m(self.axis), angle) * _m(self.R0).reshape(3, 3)
+
+
+class SpatialRevolute(_Joint):
+    """A revolute joint about ``axis`` (tail body axes) through the joined points; its
+    coordinate ``angle`` is zero at the initial pose."""
+
+    coordinates = ("angle",)
+    speeds = ("angle'",)
+
+    def motion(self, q):
+        return self._turn(q[0]), sympy.zeros(3, 1), _m(self.axis), sympy.zeros(3, 1), sympy.eye(1)
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        return [revolute_angle(self.axis, R_tail, R_head, self.R0)]
+
+    def primitives(self):
+        return [("point", self.name), *self._parallel_axis()]
+
+
+class SpatialPrismatic(_Joint):
+    """A prismatic joint: the head point slides along ``axis`` (tail axes) through the tail
+    point; the relative rotation stays as at the initial pose. Coordinate ``distance``."""
+
+    coordinates = ("distance",)
+    speeds = ("distance'",)
+
+    def motion(self, q):
+        return (_m(self.R0).reshape(3, 3), _m(self.axis) * q[0], sympy.zeros(3, 1),
+                _m(self.axis), sympy.eye(1))
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        return [float(self.axis @ (R_tail.T @ dr))]
+
+    def primitives(self):
+        return [*self._lock_rotation(), *self._on_axis_line()]
+
+
+class SpatialCylindrical(_Joint):
+    """A cylindrical joint: turning about and sliding along ``axis`` (tail axes).
+    Coordinates ``angle`` and ``distance``."""
+
+    coordinates = ("angle", "distance")
+    speeds = ("angle'", "distance'")
+
+    def motion(self, q):
+        e = _m(self.axis)
+        return (self._turn(q[0]), e * q[1], e.row_join(sympy.zeros(3, 1)),
+                sympy.zeros(3, 1).row_join(e), sympy.eye(2))
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        return [revolute_angle(self.axis, R_tail, R_head, self.R0),
+                float(self.axis @ (R_tail.T @ dr))]
+
+    def primitives(self):
+        return [*self._parallel_axis(), *self._on_axis_line()]
+
+
+class SpatialScrew(_Joint):
+    """A screw joint: turning about ``axis`` (tail axes) advances the head point by
+    ``pitch`` per radian along it. Coordinate ``angle``; a screw must be a tree branch."""
+
+    coordinates = ("angle",)
+    speeds = ("angle'",)
+
+    def __init__(self, name, tail, head, R0, axis, pitch) -> None:
+        super().__init__(name, tail, head, R0, axis)
+        self.pitch = sympy.sympify(pitch)
+
+    def motion(self, q):
+        e = _m(self.axis)
+        return self._turn(q[0]), e * self.pitch * q[0], e, e * self.pitch, sympy.eye(1)
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        return [revolute_angle(self.axis, R_tail, R_head, self.R0)]
+
+
+class SpatialSpherical(_Joint):
+    """A ball joint: the points coincide. Coordinates the relative rotation as a unit
+    quaternion (``qw, qx, qy, qz``); speeds the relative angular velocity in tail axes
+    (``wx, wy, wz``)."""
+
+    coordinates = ("qw", "qx", "qy", "qz")
+    speeds = ("wx", "wy", "wz")
+
+    def motion(self, q):
+        return (quaternion_matrix(q), sympy.zeros(3, 1), sympy.eye(3), sympy.zeros(3, 3),
+                _quat_block(q))
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        return list(matrix_quaternion(R_tail.T @ R_head))
+
+    def primitives(self):
+        return [("point", self.name)]
+
+
+class SpatialUniversal(_Joint):
+    """A universal (Hooke) joint: the points coincide; the head turns about ``axis`` (fixed
+    in the tail) by ``angle1`` and about ``axis2`` (fixed in the head, perpendicular to
+    the first) by ``angle2``; both zero at the initial pose."""
+
+    coordinates = ("angle1", "angle2")
+    speeds = ("angle1'", "angle2'")
+
+    def __init__(self, name, tail, head, R0, axis, axis2) -> None:
+        super().__init__(name, tail, head, R0, axis)
+        self.axis2 = np.asarray(axis2, dtype=float)  # in head axes
+
+    def motion(self, q):
+        first = axis_rotation(_m(self.axis), q[0])
+        middle = first * _m(self.R0).reshape(3, 3)
+        f = _m(self.axis2)
+        W = _m(self.axis).row_join(middle * f)
+        return (middle * axis_rotation(f, q[1]), sympy.zeros(3, 1), W, sympy.zeros(3, 2),
+                sympy.eye(2))
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        # R_tail^T R_head = Rot(a, t1) R0 Rot(f, t2): solve for t1 with the head axis f
+        M = R_tail.T @ R_head
+        a, g = self.axis, self.R0 @ self.axis2   # f seen in the tail at the initial pose
+        h = M @ self.axis2                       # f now, in tail axes
+        t1 = float(np.arctan2(np.cross(g, h) @ a, g @ h))
+        first = np.asarray(axis_rotation(_m(a), t1).tolist(), dtype=float)
+        t2 = _angle_about(self.axis2, (first @ self.R0).T @ M)
+        return [t1, t2]
+
+    def primitives(self):
+        return [("point", self.name),
+                ("perpendicular", f"{self.name}.cross", self.axis, self.axis2)]
+
+
+class SpatialPlanarJoint(_Joint):
+    """A planar joint: the head slides in the plane through the tail point normal to
+    ``normal`` (tail axes) and turns about the normal. Coordinates ``x, y`` (along two
+    in-plane directions) and ``angle``."""
+
+    coordinates = ("x", "y", "angle")
+    speeds = ("x'", "y'", "angle'")
+
+    def motion(self, q):
+        p, s = (_m(v) for v in perpendiculars(self.axis))
+        e = _m(self.axis)
+        W = sympy.zeros(3, 2).row_join(e)
+        return (self._turn(q[2]), p * q[0] + s * q[1], W,
+                p.row_join(s).row_join(sympy.zeros(3, 1)), sympy.eye(3))
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        p, s = perpendiculars(self.axis)
+        local = R_tail.T @ dr
+        return [float(p @ local), float(s @ local),
+                revolute_angle(self.axis, R_tail, R_head, self.R0)]
+
+    def primitives(self):
+        return [*self._parallel_axis(), ("plane", f"{self.name}.n", self.axis)]
+
+
+class SpatialWeld(_Joint):
+    """A weld: the points coincide and the relative rotation stays as at the initial pose."""
+
+    def motion(self, q):
+        z = sympy.zeros(3, 0)
+        return _m(self.R0).reshape(3, 3), sympy.zeros(3, 1), z, z, sympy.zeros(0, 0)
+
+    def primitives(self):
+        return [("point", self.name), *self._lock_rotation()]
+
+
+class SpatialPointOnLine(_Joint):
+    """The head point stays on the line through the tail point along ``axis`` (tail axes),
+    free to slide and turn. Coordinates ``distance`` and a quaternion."""
+
+    coordinates = ("distance", "qw", "qx", "qy", "qz")
+    speeds = ("distance'", "wx", "wy", "wz")
+
+    def motion(self, q):
+        e = _m(self.axis)
+        W = sympy.zeros(3, 1).row_join(sympy.eye(3))
+        V = e.row_join(sympy.zeros(3, 3))
+        N = sympy.diag(sympy.eye(1), _quat_block(q[1:]))
+        return quaternion_matrix(q[1:]), e * q[0], W, V, N
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        return [float(self.axis @ (R_tail.T @ dr)), *matrix_quaternion(R_tail.T @ R_head)]
+
+    def primitives(self):
+        return self._on_axis_line()
+
+
+class SpatialPointOnPlane(_Joint):
+    """The head point stays in the plane through the tail point normal to ``axis`` (tail
+    axes). Coordinates ``x, y`` in the plane and a quaternion."""
+
+    coordinates = ("x", "y", "qw", "qx", "qy", "qz")
+    speeds = ("x'", "y'", "wx", "wy", "wz")
+
+    def motion(self, q):
+        p, s = (_m(v) for v in perpendiculars(self.axis))
+        W = sympy.zeros(3, 2).row_join(sympy.eye(3))
+        V = p.row_join(s).row_join(sympy.zeros(3, 3))
+        N = sympy.diag(sympy.eye(2), _quat_block(q[2:]))
+        return quaternion_matrix(q[2:]), p * q[0] + s * q[1], W, V, N
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        p, s = perpendiculars(self.axis)
+        local = R_tail.T @ dr
+        return [float(p @ local), float(s @ local), *matrix_quaternion(R_tail.T @ R_head)]
+
+    def primitives(self):
+        return [("plane", f"{self.name}.n", self.axis)]
+
+
+class _Free(SpatialElement):
+    """Force elements constrain nothing; as branches they bring a free relative pose."""
+
+    coordinates = ("dx", "dy", "dz", "qw", "qx", "qy", "qz")
+    speeds = ("vx", "vy", "vz", "wx", "wy", "wz")
+    frame = "ground"
+
+    def motion(self, q):
+        return _free_motion(q)
+
+    def coordinates_from(self, R_tail, R_head, dr):
+        return [*dr, *matrix_quaternion(R_tail.T @ R_head)]
+
+
+class SpatialSpringDamper(_Free):
+    """A spring and damper between two points along the line joining them: tension
+    ``force(length) + c length'`` (``force`` defaults to ``k (length - L0)``)."""
+
+    def __init__(self, name, tail, head, force, c=0, length=0) -> None:
+        self.kind = Kind.THROUGH_STORE if force is not None else Kind.DISSIPATOR
+        super().__init__(name, tail, head)
+        self.force, self.c, self.length = force, sympy.sympify(c), sympy.sympify(length)
+
+    def through(self, pose, t):
+        dr = pose["dr"]
+        length = sympy.sqrt(dr.dot(dr))
+        tension = (self.force(length) if self.force is not None else 0) \
+            + self.c * dr.dot(pose["v"]) / length
+        return tension * dr / length, sympy.zeros(3, 1)
+
+    def energy(self, pose):
+        if self.force is None:
+            return None
+        stretch = sympy.Dummy("s", positive=True)
+        dr = pose["dr"]
+        energy = sympy.integrate(self.force(stretch), (stretch, self.length, sympy.sqrt(dr.dot(dr))))
+        return energy if not energy.has(sympy.Integral) else sympy.nan
+
+
+class SpatialRotarySpringDamper(_Free):
+    """A torsion spring and damper across a revolute or cylindrical joint: torque
+    ``k (angle - angle0) + c angle'`` about the joint axis; ``angle`` is the joint's
+    coordinate (its expression in the coordinates is given by the formulation)."""
+
+    def __init__(self, name, tail, head, joint: str, k=0, c=0, angle0=0) -> None:
+        self.kind = Kind.THROUGH_STORE if k else Kind.DISSIPATOR
+        super().__init__(name, tail, head)
+        self.joint = joint
+        self.k, self.c, self.angle0 = (sympy.sympify(v) for v in (k, c, angle0))
+
+    def through(self, pose, t):
+        angle, rate, axis = pose["joint"]
+        return sympy.zeros(3, 1), (self.k * (angle - self.angle0) + self.c * rate) * axis
+
+    def energy(self, pose):
+        if self.k == 0:
+            return None
+        return self.k * (pose["joint"][0] - self.angle0) ** 2 / 2
+
+
+class SpatialForce(_Free):
+    """An applied force on the head point (edge from the datum), in world axes or in the
+    axes of the head body (``body=True``): ``F = -f``."""
+
+    kind = Kind.THROUGH_SOURCE
+
+    def __init__(self, name, tail, head, force, body: bool = False) -> None:
+        super().__init__(name, tail, head)
+        self.force, self.body = sympy.Matrix(force), body
+
+    def through(self, pose, t):
+        f = pose["R_head"] * self.force if self.body else self.force
+        return -f, sympy.zeros(3, 1)
+
+
+class SpatialTorque(_Free):
+    """An applied torque on the head frame (reacting on the tail), in world axes or in the
+    axes of the head body (``body=True``): ``T = -tau``."""
+
+    kind = Kind.THROUGH_SOURCE
+
+    def __init__(self, name, tail, head, torque, body: bool = False) -> None:
+        super().__init__(name, tail, head)
+        self.torque, self.body = sympy.Matrix(torque), body
+
+    def through(self, pose, t):
+        tau = pose["R_head"] * self.torque if self.body else self.torque
+        return sympy.zeros(3, 1), -tau
+
+
+class SpatialMotionDriver(SpatialElement):
+    """Prescribed motion of a revolute, prismatic or cylindrical joint's coordinate
+    (``quantity`` ``"angle"`` or ``"distance"``): ``coordinate = motion(t)``, an expression
+    in ``t``. Parallel to its joint; never a tree branch. Its multiplier is the effort (torque
+    or force along the axis) it applies to the joint's head body."""
+
+    kind = Kind.ACROSS_SOURCE
+
+    def __init__(self, name, tail, head, joint: str, quantity: str, motion) -> None:
+        super().__init__(name, tail, head)
+        self.joint, self.quantity, self.motion = joint, quantity, sympy.sympify(motion)

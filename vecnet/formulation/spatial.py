@@ -1,0 +1,688 @@
+"""Spatial vector networks: branch coordinates, loop constraints and equations of motion.
+
+As in the plane, the tree decides the coordinates: every tree branch brings the
+coordinates of its element (a body its position and a unit quaternion, a revolute
+joint its angle, a ball joint a quaternion, an arm nothing). Walking the tree from the
+datum gives every node's rotation, position, angular and linear velocity Jacobians and
+convective accelerations (:func:`spatial_kinematics`); the circuit of every cotree
+joint gives constraints ``Phi(q) = 0``; the principle of orthogonality turns the
+cutset equations into
+
+    M(q) u' = Q(q, u, t) + Phi_u^T lambda,      q' = N(q) u,
+
+with ``Phi_u = Phi_q N``. The speeds ``u`` are the coordinates' rates except for
+quaternions, whose speeds are angular velocities (relative, in the tail body's axes; a
+free body's in world axes): ``p' = E(p)^T omega / 2``. Newton–Euler terms per body
+include the gyroscopic ``omega x J omega``; ``lambda`` is what each cut joint's
+constraints carry.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+import sympy
+
+from ..bounds import Watch, time_grid
+from ..elements import spatial as se
+from ..elements.base import t
+from ..errors import FormulationError, ModelError, UnknownNameError
+from ..spatial.mechanism import DATUM, Mechanism
+from ..spatial.rotations import skew
+from .planar import Linearization, OperatingPoint, tree_walk
+
+__all__ = ["SpatialEquations", "SpatialOperatingPoint", "spatial_kinematics"]
+
+_TREE_RANKS = {
+    "joint": {"arm": 0, "joint": 1, "mass": 2, "force": 3},
+    "absolute": {"arm": 0, "mass": 1, "joint": 2, "force": 3},
+}
+
+
+def _equations(element) -> int:
+    """How many constraint equations a joint brings when it is cut (a screw cannot be)."""
+    try:
+        return sum(3 if p[0] == "point" else 1 for p in element.primitives())
+    except NotImplementedError:
+        return 6
+
+
+def _rank(element, ranks):
+    """Tree priority: arms, then joints (those with the most equations first, so loops are
+    cut at the joints that give the fewest constraints) and bodies, then force elements;
+    drivers of motion never."""
+    if isinstance(element, se.SpatialMotionDriver):
+        return None
+    if element.is_joint:
+        return (ranks["joint"], -_equations(element))
+    if isinstance(element, se.SpatialArm):
+        return (ranks["arm"], 0)
+    if isinstance(element, se.SpatialMass):
+        return (ranks["mass"], 0)
+    return (ranks["force"], 0)
+
+
+class SpatialEquations:
+    """The equations of motion of a spatial :class:`~vecnet.spatial.Mechanism`.
+
+    Attributes
+    ----------
+    topology : Topology
+        The graph with the chosen tree (datum: the ground frame).
+    coordinates, speed_names : tuple of str
+        Names of the coordinates ``q`` (``"J.angle"``, ``"ball.qw"``, ``"b.x"``) and of
+        the speeds ``u`` (``"J.angle'"``, ``"ball.wx"``, ``"b.vx"``).
+    q, u : tuple of sympy.Symbol
+    N : sympy.Matrix
+        The kinematic map ``q' = N(q) u``.
+    constraint_names : tuple of str
+    constraints : sympy.Matrix
+        ``Phi(q)``, from the circuits of the cotree joints.
+    M, Q : sympy.Matrix
+        Mass matrix and generalized forces in the speeds: ``M u' = Q + Phi_u^T lambda``.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> mech = vn.spatial.Mechanism("p", gravity=(0, 0, -9.81))
+    >>> bob = mech.body("bob", mass=2.0, inertia=(0, 0, 0), position=(1, 0, 0))
+    >>> _ = mech.revolute("pin", mech.ground.point(0, 0, 0), bob.point(-1, 0, 0), axis=(0, 1, 0))
+    >>> eom = mech.formulate()
+    >>> sympy.simplify(eom.M[0, 0])
+    2.00000000000000
+    """
+
+    def __init__(self, mechanism: Mechanism, coordinates: str = "joint",
+                 tree: list[str] | None = None) -> None:
+        if coordinates not in _TREE_RANKS and tree is None:
+            raise FormulationError(f"coordinates must be 'joint' or 'absolute' (or give tree=[...]); "
+                                   f"got {coordinates!r}")
+        self.mechanism = mechanism
+        net = mechanism.network
+        if tree is None:
+            ranks = _TREE_RANKS[coordinates]
+            tree = lambda edge: _rank(net.owner(edge), ranks)  # noqa: E731
+        else:
+            drives = [b for b in tree if isinstance(net.owner(b), se.SpatialMotionDriver)]
+            if drives:
+                raise FormulationError(f"drivers {', '.join(drives)} prescribe motion: they "
+                                       "belong in the cotree")
+        self.topology = net.topology(tree=tree, datum=DATUM)
+        topo = self.topology
+        if len(topo.components) > 1:
+            loose = [c for c in topo.components if DATUM not in c]
+            raise ModelError("parts of the mechanism are joined to nothing: "
+                             + "; ".join(", ".join(map(str, c)) for c in loose))
+        for chord in topo.chords:
+            element = net.element(chord)
+            if isinstance(element, (se.SpatialScrew, se.SpatialArm)):
+                raise FormulationError(f"{type(element).__name__} {chord!r} cannot close a "
+                                       "loop; choose a tree that contains it")
+
+        names, speed_names, self.speed_index = [], [], {}
+        for branch in topo.branches:
+            element = net.owner(branch)
+            start = len(speed_names)
+            names += [f"{branch}.{c}" for c in element.coordinates]
+            speed_names += [f"{branch}.{s}" for s in element.speeds]
+            self.speed_index[branch] = list(range(start, len(speed_names)))
+        self.coordinates = tuple(names)
+        self.speed_names = tuple(speed_names)
+        self.q = tuple(sympy.Symbol(n, real=True) for n in names)
+        self.u = tuple(sympy.Symbol(n if n.endswith("'") else f"{n}'", real=True)
+                       for n in speed_names)
+        self.walk = tree_walk(self)
+        self.N = sympy.zeros(len(self.q), len(self.u))
+        kin = spatial_kinematics(self)
+        (self.node_rotation, self.node_position, self.node_angular_jacobian,
+         self.node_velocity_jacobian, self.node_angular_convective,
+         self.node_velocity_convective) = kin
+
+        self.primitives = []   # (chord, kind, name, tail node, head node, e, f)
+        for chord in topo.chords:
+            element = net.element(chord)
+            tail, head = net.graph.ends(chord)
+            if isinstance(element, se.SpatialMotionDriver):
+                self.primitives.append((chord, "drive", chord, tail, head,
+                                        None, self._drive_info(element)))
+                continue
+            for prim in element.primitives():
+                kind, name = prim[0], prim[1]
+                e = np.asarray(prim[2], float) if len(prim) > 2 else None
+                f = np.asarray(prim[3], float) if len(prim) > 3 else None
+                self.primitives.append((chord, kind, name, tail, head, e, f))
+        constraint_names, constraints = [], []
+        for chord, kind, name, tail, head, e, f in self.primitives:
+            Ra, Rb = self.node_rotation[tail], self.node_rotation[head]
+            d = self.node_position[head] - self.node_position[tail]
+            if kind == "point":
+                constraint_names += [f"{name}.x", f"{name}.y", f"{name}.z"]
+                constraints += list(d)
+            elif kind == "drive":
+                constraint_names.append(f"{name}.{f['quantity']}")
+                constraints.append(f["symbolic"])
+            elif kind == "perpendicular":
+                constraint_names.append(name)
+                constraints.append((Ra * sympy.Matrix(e)).dot(Rb * sympy.Matrix(f)))
+            else:
+                constraint_names.append(name)
+                constraints.append((Ra * sympy.Matrix(e)).dot(d))
+        self.constraint_names = tuple(constraint_names)
+        self.constraints = sympy.Matrix(constraints) if constraints else sympy.zeros(0, 1)
+        self.gravity = sympy.Matrix(mechanism.gravity)
+
+    def _drive_info(self, driver) -> dict:
+        """What a driver needs: its joint's axis and initial relative rotation, the index of
+        the driven coordinate and speed when the joint is in the tree, and the symbolic
+        constraint ``coordinate - motion(t)``."""
+        net = self.mechanism.network
+        joint = net.element(driver.joint)
+        name = f"{driver.joint}.{driver.quantity}"
+        info = {"name": driver.name, "quantity": driver.quantity, "motion": driver.motion,
+                "axis": joint.axis,
+                "R0": joint.R0, "joint": driver.joint, "q": None, "u": None}
+        if name in self.coordinates:
+            info["q"] = self.coordinates.index(name)
+            info["u"] = self.speed_names.index(f"{name}'")
+            value = self.q[info["q"]]
+        elif driver.quantity == "angle":
+            value = self.joint_angle(driver.joint)[0]
+        else:
+            tail, head = net.graph.ends(driver.joint)
+            value = (self.node_rotation[tail] * sympy.Matrix(joint.axis)).dot(
+                self.node_position[head] - self.node_position[tail])
+        info["symbolic"] = value - driver.motion
+        return info
+
+    # -- kinematics -----------------------------------------------------------------
+    def omega(self, node) -> sympy.Matrix:
+        """Angular velocity of a node's frame (world axes) in ``q`` and ``u``."""
+        return self.node_angular_jacobian[node] * sympy.Matrix(self.u)
+
+    def velocity(self, node) -> sympy.Matrix:
+        """Velocity of a node's point (world axes) in ``q`` and ``u``."""
+        return self.node_velocity_jacobian[node] * sympy.Matrix(self.u)
+
+    @cached_property
+    def bodies(self) -> list[dict]:
+        """For each body: name, node, mass, inertia (body axes)."""
+        out = []
+        for element in self.mechanism.network.elements:
+            if isinstance(element, se.SpatialMass):
+                out.append({"name": element.name, "node": element.edges[0].head,
+                            "m": element.m, "J": element.J})
+        return out
+
+    def joint_angle(self, joint: str):
+        """``(angle, rate, axis in world axes)`` of a revolute or cylindrical joint in the
+        coordinates: its own coordinate when it is a tree branch, otherwise from the frames
+        (``atan2``, between -pi and pi)."""
+        net = self.mechanism.network
+        element = net.element(joint)
+        tail, head = net.graph.ends(joint)
+        Ra, Rb = self.node_rotation[tail], self.node_rotation[head]
+        axis = Ra * sympy.Matrix(element.axis)
+        if joint in self.topology.branches:
+            i = self.coordinates.index(f"{joint}.angle")
+            j = self.speed_names.index(f"{joint}.angle'")
+            return self.q[i], self.u[j], axis
+        p, _ = se.perpendiculars(element.axis)
+        pa = Ra * sympy.Matrix(p)
+        pb = Rb * sympy.Matrix(element.R0.T @ p)
+        angle = sympy.atan2(pa.cross(pb).dot(axis), pa.dot(pb))
+        return angle, axis.dot(self.omega(head) - self.omega(tail)), axis
+
+    def pose(self, edge: str) -> dict:
+        """The across variables of an edge and their rates, as force laws read them."""
+        net = self.mechanism.network
+        tail, head = net.graph.ends(edge)
+        out = {"dr": self.node_position[head] - self.node_position[tail],
+               "R_tail": self.node_rotation[tail], "R_head": self.node_rotation[head],
+               "v": self.velocity(head) - self.velocity(tail),
+               "omega_tail": self.omega(tail), "omega_head": self.omega(head)}
+        element = net.element(edge)
+        if isinstance(element, se.SpatialRotarySpringDamper):
+            out["joint"] = self.joint_angle(element.joint)
+        return out
+
+    @cached_property
+    def force_elements(self) -> list[tuple]:
+        """``(element, F, T)`` of every element with a force law, in q, u, t."""
+        out = []
+        for element in self.mechanism.network.elements:
+            if type(element).through is se.SpatialElement.through:
+                continue   # bodies, arms and joints have no force law
+            law = element.through(self.pose(element.name), t)
+            if law is not None:
+                out.append((element, *law))
+        return out
+
+    @cached_property
+    def applied_forces(self) -> sympy.Matrix:
+        """Generalized forces of springs, dampers and drivers:
+        ``-(J_v^T F + J_w^T T)`` of each edge (head minus tail)."""
+        net = self.mechanism.network
+        total = sympy.zeros(len(self.u), 1)
+        for element, F, T in self.force_elements:
+            tail, head = net.graph.ends(element.name)
+            Jv = self.node_velocity_jacobian[head] - self.node_velocity_jacobian[tail]
+            Jw = self.node_angular_jacobian[head] - self.node_angular_jacobian[tail]
+            total -= Jv.T * F + Jw.T * T
+        return total
+
+    def _body_terms(self, body):
+        node = body["node"]
+        R = self.node_rotation[node]
+        Jw_b = R.T * self.node_angular_jacobian[node]
+        Jv = self.node_velocity_jacobian[node]
+        return R, Jv, Jw_b
+
+    @cached_property
+    def M(self) -> sympy.Matrix:
+        """Mass matrix ``sum m J_v^T J_v + J_wb^T J J_wb`` (``J_wb``: body axes)."""
+        n = len(self.u)
+        M = sympy.zeros(n, n)
+        for body in self.bodies:
+            _, Jv, Jw_b = self._body_terms(body)
+            M += body["m"] * Jv.T * Jv + Jw_b.T * body["J"] * Jw_b
+        return M
+
+    @cached_property
+    def body_forces(self) -> sympy.Matrix:
+        """The bodies' generalized forces: gravity, velocity and gyroscopic terms,
+        ``sum J_v^T m (g - gamma_v) - J_wb^T (J gamma_wb + w_b x J w_b)``."""
+        n = len(self.u)
+        Q = sympy.zeros(n, 1)
+        u = sympy.Matrix(self.u)
+        for body in self.bodies:
+            R, Jv, Jw_b = self._body_terms(body)
+            node, m, J = body["node"], body["m"], body["J"]
+            w_b = Jw_b * u
+            g_b = R.T * self.node_angular_convective[node]
+            Q += Jv.T * (m * (self.gravity - self.node_velocity_convective[node]))
+            Q -= Jw_b.T * (J * g_b + w_b.cross(J * w_b))
+        return Q
+
+    @cached_property
+    def Q(self) -> sympy.Matrix:
+        """Generalized forces: the bodies' and the applied ones."""
+        return self.body_forces + self.applied_forces
+
+    @property
+    def constraint_jacobian(self) -> sympy.Matrix:
+        """``Phi_u = Phi_q N``: the constraint Jacobian in the speeds."""
+        if not len(self.constraints):
+            return sympy.zeros(0, len(self.u))
+        return self.constraints.jacobian(self.q) * self.N
+
+    def coriolis_matrix(self) -> sympy.Matrix:
+        """The velocity-free Coriolis matrix of Tuan et al.: ``M q'' + C*(q) (q' kron q') = f``
+        with ``C* = dM/dq - (d vec M/dq)^T / 2`` (``dM/dq = [dM/dq_1 ... dM/dq_n]``,
+        ``vec`` stacking columns), n x n^2. Needs ``q' = u`` (no quaternions): an open
+        chain in joint coordinates of revolute, prismatic, universal, cylindrical, screw or
+        planar joints.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("p")
+        >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1), position=(1, 0, 0))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0, 0), bob.point(-1, 0, 0))
+        >>> mech.formulate().coriolis_matrix()
+        Matrix([[0]])
+        """
+        if self.N != sympy.eye(len(self.q)):
+            raise FormulationError("coriolis_matrix() needs q' = u: coordinates without "
+                                   "quaternions (no ball joints or free bodies in the tree)")
+        n = len(self.q)
+        M = self.M
+        dM = [M.diff(qk) for qk in self.q]
+        out = sympy.zeros(n, n * n)
+        for k in range(n):              # block k of dM/dq: dM/dq_k
+            for i in range(n):
+                for j in range(n):
+                    out[i, k * n + j] += dM[k][i, j]
+        for k in range(n):              # (d vec M / dq)^T: row k, column (j n + i) <- dM_ij/dq_k
+            for i in range(n):
+                for j in range(n):
+                    out[k, j * n + i] -= dM[k][i, j] / 2
+        return out
+
+    # -- numerics ---------------------------------------------------------------------
+    def compile(self, parameters: dict | None = None):
+        """The compiled numeric model (cached when no parameters are given)."""
+        from ..numerics.spatial import CompiledSpatial
+
+        if parameters:
+            return CompiledSpatial(self, parameters)
+        if "_compiled" not in self.__dict__:
+            self.__dict__["_compiled"] = CompiledSpatial(self)
+        return self.__dict__["_compiled"]
+
+    def initial_guess(self) -> np.ndarray:
+        """Branch coordinates read off the bodies' initial poses."""
+        mech, net = self.mechanism, self.mechanism.network
+        values = []
+        for branch in self.topology.branches:
+            element = net.element(branch)
+            tail, head = net.graph.ends(branch)
+            (rt, Rt), (rh, Rh) = mech.initial_pose(tail), mech.initial_pose(head)
+            values.extend(element.coordinates_from(Rt, Rh, rh - rt))
+        return np.array(values, dtype=float)
+
+    def _fixed(self, initial: dict | None) -> dict[int, float]:
+        out = {}
+        for name, value in (initial or {}).items():
+            if name not in self.coordinates:
+                raise ModelError(f"no coordinate {name!r}; coordinates are "
+                                 f"{', '.join(self.coordinates)}")
+            if f"{name}'" not in self.speed_names:
+                raise ModelError(f"coordinate {name!r} is part of a quaternion; set the "
+                                 "orientation of the bodies instead")
+            out[self.coordinates.index(name)] = float(value)
+        return out
+
+    def assemble(self, initial: dict | None = None, time: float = 0.0,
+                 parameters: dict | None = None) -> np.ndarray:
+        """Assembled coordinates ``q`` (closing every loop) from the bodies' initial poses,
+        with the scalar coordinates named in ``initial`` held at the given values."""
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        q = self.initial_guess()
+        fixed = self._fixed(initial)
+        for i, value in fixed.items():
+            q[i] = value
+        held = [self.speed_names.index(f"{self.coordinates[i]}'") for i in fixed]
+        q = mb.assemble(model, q, time, fixed=held)
+        rank = len(mb.independent_rows(model.velocity_constraints(time, q)[0]))
+        driven = any(isinstance(e, se.SpatialMotionDriver) for e in self.mechanism.network.elements)
+        if model.nu - rank == 0 and not driven:
+            joints = [c for c in self.topology.chords if self.mechanism.network.element(c).is_joint]
+            raise FormulationError("the mechanism is locked: its constraints leave no degree of "
+                                   "freedom (the loops closed by " + ", ".join(joints) + ")")
+        return q
+
+    def degrees_of_freedom(self, q=None, time: float = 0.0, parameters: dict | None = None) -> int:
+        """``nu - rank(Phi_u)`` at ``q`` (default: the assembled pose): redundant constraints
+        are found from the rank, not by counting."""
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        q = self.assemble(time=time, parameters=parameters) if q is None \
+            else np.asarray(q, dtype=float)
+        return model.nu - len(mb.independent_rows(model.velocity_constraints(time, q)[0]))
+
+    def initial_speeds(self, q: np.ndarray, velocities: dict | None, time: float = 0.0,
+                       parameters: dict | None = None) -> np.ndarray:
+        """Speeds from ``velocities``: rates of scalar coordinates (``"J.angle"`` or
+        ``"J.angle'"``), speeds by name (``"ball.wx"``), a body's ``"b.omega"`` (world
+        axes) or ``"b.velocity"`` (of its mass centre, world axes). The constraints are
+        met exactly; the given values in the least-squares sense, and a
+        :class:`~vecnet.errors.ModelError` is raised when they cannot all be met."""
+        model = self.compile(parameters)
+        n = model.nu
+        rows, values = [], []
+        kin = model.kinematics(q, np.zeros(n))
+        for name, value in (velocities or {}).items():
+            base, _, what = name.rpartition(".")
+            if name in self.speed_names or f"{name}'" in self.speed_names:
+                e = np.zeros((1, n))
+                e[0, self.speed_names.index(name if name in self.speed_names else f"{name}'")] = 1
+                rows.append(e)
+                values.append(np.atleast_1d(float(value)))
+            elif base in self.mechanism.bodies and what in ("omega", "velocity"):
+                k = model.row[model.node[base]]
+                rows.append(kin["Jw"][k] if what == "omega" else kin["Jv"][k])
+                vec = np.asarray(value, dtype=float).reshape(3)
+                values.append(vec)
+            else:
+                raise UnknownNameError(f"no speed {name!r}; give coordinate rates "
+                                       f"({', '.join(self.speed_names)}) or '<body>.omega', "
+                                       "'<body>.velocity'")
+        phi_u, phi_t = model.velocity_constraints(time, q)
+        if len(phi_t):
+            u0 = np.linalg.lstsq(phi_u, -phi_t, rcond=None)[0]
+            import scipy.linalg
+
+            H = scipy.linalg.null_space(phi_u)
+        else:
+            u0, H = np.zeros(n), np.eye(n)
+        if not rows:
+            return u0
+        G, g = np.vstack(rows), np.concatenate(values)
+        z = np.linalg.lstsq(G @ H, g - G @ u0, rcond=None)[0]
+        u = u0 + H @ z
+        miss = np.max(np.abs(G @ u - g))
+        if miss > 1e-9 * max(1.0, np.max(np.abs(g))):
+            raise ModelError("the given velocities are not allowed by the joints (off by "
+                             f"{miss:.3g}): " + ", ".join(velocities))
+        return u
+
+    def simulate(self, t_end: float, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10,
+                 initial: dict | None = None, velocities: dict | None = None,
+                 parameters: dict | None = None, method: str = "partition"):
+        """Forward dynamics from the assembled initial pose (at rest unless ``velocities``,
+        see :meth:`initial_speeds`): ``method="partition"`` by coordinate partitioning on
+        scipy's ``DOP853`` (:func:`vecnet.numerics.multibody.integrate_partitioned`),
+        ``method="dae"`` on IDA in the stabilized index-2 form
+        (:func:`vecnet.numerics.multibody.integrate_dae`); both shared with planar
+        mechanisms.
+
+        Returns a :class:`~vecnet.numerics.result.Result` with every coordinate and speed,
+        every body's ``x, y, z``, ``position`` (n x 3), ``velocity``, ``omega`` (world axes,
+        n x 3) and ``orientation`` (unit quaternions ``w, x, y, z``, n x 4), every joint's
+        ``reaction`` (force on its head body, n x 3) and ``reaction_torque`` (about the head
+        point), revolute and cylindrical joints' ``angle``, and ``kinetic``, ``potential``,
+        ``energy``, ``constraint residual``.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("free", gravity=(0, 0, 0))
+        >>> b = mech.body("b", 1.0, (7, 5, 3))
+        >>> res = mech.formulate(tree=["b"]).simulate(1.0, velocities={"b.omega": (0, 0, 2)})
+        >>> res["b.omega"][-1].round(9).tolist()
+        [0.0, 0.0, 2.0]
+        """
+        from ..numerics import multibody as mb
+        from ..numerics.result import Result
+        from ..numerics.spatial import outputs
+
+        integrators = {"partition": mb.integrate_partitioned, "dae": mb.integrate_dae}
+        if method not in integrators:
+            raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
+        _, t_end, times = time_grid((0.0, t_end), t_eval)
+        watch = Watch(0.0, t_end)
+        model = self.compile(parameters)
+        q0 = self.assemble(initial, 0.0, parameters)
+        u0 = self.initial_speeds(q0, velocities, 0.0, parameters)
+        ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol,
+                                          progress=watch)
+        series = {**dict(zip(self.coordinates, qs)),
+                  **{(n if n.endswith("'") else n): v for n, v in zip(self.speed_names, us)}}
+        return Result(ts, series, success=True, message=method,
+                      derive=lambda: outputs(model, ts, qs, us))
+
+    def inverse_dynamics(self, t_eval, parameters: dict | None = None):
+        """Kinematics and the efforts of drivers that fix every degree of freedom, with every
+        joint reaction: a :class:`~vecnet.numerics.result.Result` as from :meth:`simulate`,
+        with ``"<driver>.effort"``."""
+        from ..numerics import multibody as mb
+        from ..numerics.result import Result
+        from ..numerics.spatial import outputs
+
+        model = self.compile(parameters)
+        times = np.asarray(t_eval, dtype=float)
+        q = self.assemble(time=float(times[0]), parameters=parameters)
+        if self.degrees_of_freedom(q, float(times[0]), parameters) != 0:
+            raise FormulationError("inverse dynamics needs drivers that fix every degree of "
+                                   "freedom; use simulate() for forward dynamics")
+        qs, us = [], []
+        for time in times:
+            q = mb.assemble(model, q, time)
+            phi_u, phi_t = model.velocity_constraints(time, q)
+            qs.append(q.copy())
+            us.append(np.linalg.lstsq(phi_u, -phi_t, rcond=None)[0])
+        qs, us = np.array(qs).T, np.array(us).T
+        return Result(times, {}, success=True, message="kinematics",
+                      derive=lambda: outputs(model, times, qs, us))
+
+    def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
+                    iterations: int = 100) -> SpatialOperatingPoint:
+        """Static equilibrium near the initial pose
+        (:func:`vecnet.numerics.multibody.equilibrium`): Newton steps in the directions the
+        constraints allow, then the multipliers; an :class:`SpatialOperatingPoint`.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("p", gravity=(0, 0, -9.81))
+        >>> bob = mech.body("bob", 1.0, (0.01, 0.01, 0.01), position=(0.5, 0, -0.5))
+        >>> _ = mech.spherical("ball", mech.ground.point(0, 0, 0), bob.point(-0.5, 0, 0.5))
+        >>> op = mech.formulate().equilibrium()
+        >>> (op["bob.position"].round(9) + 0.0).tolist()
+        [0.0, 0.0, -0.707106781]
+        """
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        q = self.assemble(time=time, parameters=parameters)
+        q, lam = mb.equilibrium(model, q, time, iterations)
+        return SpatialOperatingPoint(self, q, lam, time)
+
+    def linearize(self, point: OperatingPoint, parameters: dict | None = None,
+                  step: float = 1e-6) -> Linearization:
+        """Linear model about a static equilibrium in independent coordinates (Thompson):
+        with ``H2`` a basis of the null space of ``Phi_u`` and ``u = H2 z'``,
+        ``M = H2^T M H2``, ``C = -H2^T (Q)_u H2``, ``K = -H2^T (Q + Phi_u^T lambda)_q N H2``
+        (:func:`vecnet.numerics.multibody.linear_model`); a
+        :class:`~vecnet.formulation.planar.Linearization` (no inputs yet).
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("p", gravity=(0, 0, -9.81))
+        >>> bob = mech.body("bob", 1.0, (1e-3, 1e-3, 1e-3), position=(0, 0, -1))
+        >>> _ = mech.spherical("ball", mech.ground.point(0, 0, 0), bob.point(0, 0, 1))
+        >>> eom = mech.formulate()
+        >>> eom.linearize(eom.equilibrium()).natural_frequencies().round(4).tolist()
+        [0.0, 3.1305, 3.1305]
+        """
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step)
+        return Linearization(M, C, K, H, np.zeros((M.shape[0], 0)), ())
+
+    def __repr__(self) -> str:
+        return (f"<SpatialEquations: {len(self.q)} coordinates {list(self.coordinates)}, "
+                f"{len(self.constraint_names)} constraints>")
+
+
+def _columns(n: int, idx: list[int], block: sympy.Matrix) -> sympy.Matrix:
+    """A 3 x n matrix with ``block``'s columns at positions ``idx``."""
+    out = sympy.zeros(3, n)
+    for j, i in enumerate(idx):
+        out[:, i] = block[:, j]
+    return out
+
+
+def _rate(matrix: sympy.Matrix, qb, qdot) -> sympy.Matrix:
+    """``d/dt matrix`` for a matrix in the branch coordinates ``qb`` with rates ``qdot``."""
+    out = sympy.zeros(*matrix.shape)
+    for qi, qd in zip(qb, qdot):
+        if matrix.has(qi):
+            out += matrix.diff(qi) * qd
+    return out
+
+
+def spatial_kinematics(eom: SpatialEquations):
+    """Every node's rotation matrix, position, angular and linear velocity Jacobians (world
+    axes, 3 x nu) and convective accelerations (``J' u``), each built from its parent's
+    along the tree by the branch's relative motion; fills ``eom.N``.
+
+    For a branch from frame ``P`` to frame ``C`` with ``R_C = R_P R_rel``,
+    ``r_C = r_P + R_P rho``: ``omega_C = omega_P + R_P W u_b``,
+    ``v_C = v_P + omega_P x d + R_P V u_b`` and the convective terms follow by one more
+    differentiation (a branch walked against its direction is inverted)."""
+    net = eom.mechanism.network
+    nu = len(eom.u)
+    zero3 = sympy.zeros(3, 1)
+    R = {DATUM: sympy.eye(3)}
+    r = {DATUM: zero3}
+    Jw = {DATUM: sympy.zeros(3, nu)}
+    Jv = {DATUM: sympy.zeros(3, nu)}
+    gw = {DATUM: zero3}
+    gv = {DATUM: zero3}
+    u_all = sympy.Matrix(eom.u)
+    for here, there, branch, forward, qidx in eom.walk:
+        element = net.element(branch)
+        uidx = eom.speed_index[branch]
+        qb = [eom.q[i] for i in qidx]
+        ub = sympy.Matrix([eom.u[i] for i in uidx])
+        Rrel, rho, W, V, Nb = element.motion(qb)
+        for a, i in enumerate(qidx):
+            for b, j in enumerate(uidx):
+                eom.N[i, j] = Nb[a, b]
+        qdot = list(Nb * ub) if qidx else []
+        w_here = Jw[here] * u_all
+        if forward:
+            Rt = R[here]
+            R[there] = Rt * Rrel
+        else:
+            R[there] = R[here] * Rrel.T
+            Rt = R[there]
+        has_w = W.shape[1] and any(x != 0 for x in W)
+        if has_w:
+            rel = Rt * W * ub
+            Wd = _rate(W, qb, qdot) * ub
+            cols = _columns(nu, uidx, Rt * W)
+            if forward:
+                Jw[there] = Jw[here] + cols
+                gw[there] = gw[here] + w_here.cross(rel) + Rt * Wd
+            else:
+                Jw[there] = Jw[here] - cols
+                gw[there] = gw[here] - w_here.cross(rel) - Rt * Wd
+        else:
+            Jw[there], gw[there] = Jw[here], gw[here]
+        if all(x == 0 for x in rho) and not any(x != 0 for x in V):
+            r[there], Jv[there], gv[there] = r[here], Jv[here], gv[here]
+            continue
+        Vd = _rate(V, qb, qdot) * ub if V.shape[1] else zero3
+        if element.frame == "tail":
+            d = Rt * rho
+            slide = Rt * V * ub if V.shape[1] else zero3
+            cols = _columns(nu, uidx, Rt * V) if V.shape[1] else sympy.zeros(3, nu)
+            if forward:
+                r[there] = r[here] + d
+                Jv[there] = Jv[here] - skew(d) * Jw[here] + cols
+                gv[there] = (gv[here] + gw[here].cross(d) + w_here.cross(w_here.cross(d))
+                             + 2 * w_here.cross(slide) + Rt * Vd)
+            else:
+                w_t = Jw[there] * u_all
+                r[there] = r[here] - d
+                Jv[there] = Jv[here] + skew(d) * Jw[there] - cols
+                gv[there] = gv[here] - (gw[there].cross(d) + w_t.cross(w_t.cross(d))
+                                        + 2 * w_t.cross(slide) + Rt * Vd)
+        else:
+            cols = _columns(nu, uidx, V) if V.shape[1] else sympy.zeros(3, nu)
+            sign = 1 if forward else -1
+            r[there] = r[here] + sign * rho
+            Jv[there] = Jv[here] + sign * cols
+            gv[there] = gv[here] + sign * Vd
+    return R, r, Jw, Jv, gw, gv
+
+
+class SpatialOperatingPoint(OperatingPoint):
+    """A static equilibrium of a spatial mechanism: ``point[name]`` reads any quantity a
+    simulation reports (coordinates, body poses, reactions)."""
+
+    @cached_property
+    def values(self) -> dict[str, np.ndarray]:
+        from ..numerics.spatial import outputs
+
+        nu = len(self.eom.u)
+        series = outputs(self.eom.compile(), [self.time], self.q.reshape(-1, 1), np.zeros((nu, 1)))
+        return {name: value[0] for name, value in series.items()}

@@ -1,0 +1,492 @@
+"""Dimension-free numerics of vector-network mechanisms: assembly, consistent velocities,
+accelerations with multipliers and forward dynamics by coordinate partitioning.
+
+These functions work on any compiled mechanism model that offers
+
+* ``n`` (coordinates), ``m`` (constraint rows) and ``evaluate(t, q, u, w=None)`` giving a
+  snapshot with ``M``, ``Q``, ``phi``, ``phi_q``, ``phi_t``, ``c`` where ``phi_q`` is the
+  Jacobian of the constraints with respect to the speeds ``u`` and ``c`` the acceleration
+  right-hand side (``phi_q u' = c``);
+* ``constraints(t, q) -> (phi, phi_q, phi_t)``: the position-level constraints with their
+  Jacobian in ``q`` (for assembly and projection);
+* ``mass_and_forces(t, q, u) -> (M, Q)``.
+
+A planar model has ``q' = u``. A spatial one has unit quaternions among its coordinates
+and angular velocities among its speeds; it also offers ``nu`` (number of speeds),
+``rates(q, u) -> q'`` and ``kinematic_map(q) -> N`` (``q' = N(q) u``), ``normalize(q)``
+and ``velocity_constraints(t, q) -> (phi_u, phi_t)`` with ``phi_u = Phi_q N``. Newton
+steps for assembly and projection are taken in the speeds, ``q <- q - N(q) dz``, and the
+quaternions normalized after each, so their unit norm is kept without extra equations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+from scipy.integrate import solve_ivp
+from scipy.linalg import lapack
+
+from ..errors import FormulationError, SimulationError
+
+__all__ = ["independent_rows", "solve", "accelerations", "assemble", "consistent_velocities",
+           "Partition", "integrate_partitioned", "integrate_dae", "speeds", "rates", "normalize",
+           "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
+           "displace", "equilibrium", "linear_model"]
+
+
+def speeds(model) -> int:
+    """Number of speeds ``u`` (the coordinates' count when ``q' = u``)."""
+    return getattr(model, "nu", model.n)
+
+
+def rates(model, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``q'`` from the speeds: ``N(q) u`` (``u`` itself when the model has no map)."""
+    f = getattr(model, "rates", None)
+    return u if f is None else f(q, u)
+
+
+def normalize(model, q: np.ndarray) -> np.ndarray:
+    """The coordinates with every unit quaternion normalized (unchanged for the plane)."""
+    f = getattr(model, "normalize", None)
+    return q if f is None else f(q)
+
+
+def velocity_constraints(model, time: float, q: np.ndarray, position=None):
+    """``(phi_u, phi_t)``: the velocity constraints ``phi_u u + phi_t = 0``; ``position``
+    (the result of ``model.constraints``) is reused when ``q' = u``."""
+    f = getattr(model, "velocity_constraints", None)
+    if f is None or (position is not None and getattr(model, "jacobian_in_speeds", False)):
+        _, phi_q, phi_t = model.constraints(time, q) if position is None else position
+        return phi_q, phi_t
+    return f(time, q)
+
+
+def independent_rows(phi_q: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    """Indices of a maximal set of independent constraint rows (QR with pivoting).
+
+    >>> independent_rows(np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0]])).tolist()
+    [1, 2]
+    """
+    if phi_q.shape[0] == 0:
+        return np.zeros(0, dtype=int)
+    _, r, piv = scipy.linalg.qr(phi_q.T, pivoting=True, mode="economic")
+    diag = np.abs(np.diag(r))
+    rank = int(np.sum(diag > tol * max(1.0, diag[0] if len(diag) else 1.0)))
+    return np.sort(piv[:rank])
+
+
+def solve(A: np.ndarray, b: np.ndarray, positive_definite: bool = False) -> np.ndarray:
+    """``A x = b`` by LAPACK directly (Cholesky when ``positive_definite``, else LU): at the
+    size of a mechanism, ``numpy.linalg.solve``'s checks cost more than the factorization.
+    Raises ``numpy.linalg.LinAlgError`` when ``A`` is singular."""
+    if not len(b):
+        return np.zeros(0)
+    if positive_definite:
+        _, x, info = lapack.dposv(A, b)
+        if info == 0:
+            return x
+    _, _, x, info = lapack.dgesv(A, b)
+    if info != 0:
+        raise np.linalg.LinAlgError("singular matrix")
+    return x
+
+
+def accelerations(snap, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Solve ``M u' - Phi_u^T lambda = Q``, ``Phi_u u' = c`` (independent rows)."""
+    n = snap.M.shape[0]
+    k = len(rows)
+    if k == 0:
+        return solve(snap.M, snap.Q, positive_definite=True), np.zeros(len(snap.phi))
+    A = snap.phi_q[rows]
+    kkt = np.zeros((n + k, n + k))
+    kkt[:n, :n] = snap.M
+    kkt[:n, n:] = -A.T
+    kkt[n:, :n] = A
+    sol = solve(kkt, np.concatenate([snap.Q, snap.c[rows]]))
+    lam = np.zeros(len(snap.phi))
+    lam[rows] = sol[n:]
+    return sol[:n], lam
+
+
+def kinematic_map(model, q: np.ndarray) -> np.ndarray | None:
+    """``N(q)`` with ``q' = N(q) u``; ``None`` when ``q' = u``."""
+    f = getattr(model, "kinematic_map", None)
+    return None if f is None else f(q)
+
+
+def _move(model, q: np.ndarray, columns: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """``q - N[:, columns] step`` (normalized): a Newton step taken in the speeds."""
+    N = kinematic_map(model, q)
+    if N is None:
+        q[columns] -= step
+        return q
+    return normalize(model, q - N[:, columns] @ step)
+
+
+def assemble(model, q: np.ndarray, time: float = 0.0, fixed=(), tol: float = 1e-12,
+             iterations: int = 50) -> np.ndarray:
+    """Close the loops: solve ``Phi(q, t) = 0`` from ``q`` by minimum-norm Newton steps in
+    the speeds (``q <- q - N(q) Phi_u^+ Phi``), keeping the speeds at positions ``fixed``
+    at zero (their coordinates as they are).
+
+    Raises
+    ------
+    FormulationError
+        When the loops cannot be closed; the message names the constraints left open.
+    """
+    q = np.array(normalize(model, np.asarray(q, dtype=float)), dtype=float)
+    free = np.setdiff1d(np.arange(speeds(model)), np.asarray(fixed, dtype=int))
+    for _ in range(iterations):
+        position = model.constraints(time, q)
+        phi = position[0]
+        if not len(phi) or np.max(np.abs(phi)) < tol:
+            return q
+        phi_u = velocity_constraints(model, time, q, position)[0]
+        step, *_ = np.linalg.lstsq(phi_u[:, free], phi, rcond=None)
+        q = _move(model, q, free, step)
+        if not np.all(np.isfinite(q)):
+            break
+    phi = model.constraints(time, q)[0]
+    phi = np.where(np.isfinite(phi), phi, np.inf)
+    names = getattr(model, "constraint_names", None) or model.eom.constraint_names
+    worst = np.argsort(-np.abs(phi))[:4]
+    shown = [f"{names[i]} (off by {phi[i]:.3g})" for i in worst]
+    raise FormulationError("the mechanism cannot be assembled: the loop closure equations "
+                           + ", ".join(shown) + " stay open; check the joint positions and "
+                           "the initial poses")
+
+
+def consistent_velocities(model, time: float, q: np.ndarray, given: dict[int, float]) -> np.ndarray:
+    """Speeds satisfying ``Phi_u u = -Phi_t`` with the given speeds fixed (least squares)."""
+    n = speeds(model)
+    phi_u, phi_t = velocity_constraints(model, time, q)
+    rows = [phi_u] if len(phi_t) else []
+    rhs = [-phi_t] if len(phi_t) else []
+    for i, value in given.items():
+        e = np.zeros((1, n))
+        e[0, i] = 1.0
+        rows.append(e)
+        rhs.append(np.array([value]))
+    if not rows:
+        return np.zeros(n)
+    u, *_ = np.linalg.lstsq(np.vstack(rows), np.concatenate(rhs), rcond=None)
+    return u
+
+
+def _split(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Independent rows of ``A``, and its columns split into dependent and independent."""
+    rows = independent_rows(A)
+    if len(rows):
+        _, _, piv = scipy.linalg.qr(A[rows], pivoting=True, mode="economic")
+        dep = np.sort(piv[:len(rows)])
+    else:
+        dep = np.zeros(0, dtype=int)
+    return rows, dep, np.setdiff1d(np.arange(A.shape[1]), dep)
+
+
+def position_constraints(model, time: float, q: np.ndarray):
+    """``(residual, Jacobian in q)`` of the position-level equations that coordinate
+    partitioning solves: the constraints, and for a spatial model also the quaternions'
+    unit norms."""
+    f = getattr(model, "position_constraints", None)
+    if f is None:
+        phi, phi_q, _ = model.constraints(time, q)
+        return phi, phi_q
+    return f(time, q)
+
+
+class Partition:
+    """Coordinate partitioning: the independent coordinates are kept as integrated, the
+    dependent ones ``dep_q`` found from the position equations (Newton, starting from the
+    values carried along with the state); the independent speeds ``ind`` are integrated
+    and the dependent ones ``dep`` found from the velocity constraints. With ``q' = u``
+    both splits are one."""
+
+    def __init__(self, model, time: float, q: np.ndarray) -> None:
+        self.model = model
+        self.rows, self.dep, self.ind = _split(velocity_constraints(model, time, q)[0])
+        if getattr(model, "position_constraints", None) is None:
+            self.rows_q, self.dep_q = self.rows, self.dep
+        else:
+            self.rows_q, self.dep_q, _ = _split(position_constraints(model, time, q)[1])
+
+    def project(self, time: float, q: np.ndarray, uw: np.ndarray):
+        """Consistent ``(q, u)`` from a state near the constraint manifold."""
+        model = self.model
+        q = np.array(q, dtype=float)
+        u = np.zeros(speeds(model))
+        u[self.ind] = uw
+        own = getattr(model, "position_constraints", None) is None   # q' = u: one system
+        position = None
+        if not len(self.dep_q):
+            q = normalize(model, q)
+        else:
+            for _ in range(25):
+                if own:
+                    position = model.constraints(time, q)
+                    res, jac = position[0], position[1]
+                else:
+                    res, jac = model.position_constraints(time, q)
+                res = res[self.rows_q]
+                if np.max(np.abs(res)) < 1e-12:
+                    break
+                step = solve(jac[np.ix_(self.rows_q, self.dep_q)], res)
+                q[self.dep_q] -= step
+                position = None
+                if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):  # at roundoff
+                    break
+            else:
+                raise SimulationError(f"at t = {time:.6g} the loops cannot be closed: the "
+                                      "mechanism left its assembly (a singular configuration?)")
+        if len(self.dep):
+            A, phi_t = velocity_constraints(model, time, q, position)
+            A = A[self.rows]
+            u[self.dep] = solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
+        return q, u
+
+    def conditioning(self, time: float, q: np.ndarray) -> float:
+        """Smallest singular value of the dependent block relative to the largest of the
+        whole Jacobian (the worse of the position and the velocity split)."""
+        out = 1.0
+        pairs = [(velocity_constraints(self.model, time, q)[0][self.rows], self.dep)]
+        if self.dep_q is not self.dep:
+            pairs.append((position_constraints(self.model, time, q)[1][self.rows_q], self.dep_q))
+        for A, dep in pairs:
+            if len(dep):
+                sv = np.linalg.svd(A[:, dep], compute_uv=False)
+                out = min(out, sv[-1] / max(np.linalg.svd(A, compute_uv=False)[0], 1e-300))
+        return out
+
+
+def _no_extra(time, q, u, s):
+    return np.zeros(0), None
+
+
+def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
+                          extra=_no_extra, s0=(), progress=None):
+    """Forward dynamics on scipy by coordinate partitioning.
+
+    The state is every coordinate, the independent speeds and the states ``s`` of anything
+    coupled to the mechanism: ``extra(t, q, u, s)`` returns their rates and the
+    mechanism's inputs. Each evaluation projects the dependent coordinates onto the
+    constraints (and normalizes quaternions), so the loops stay closed to roundoff; when
+    the dependent coordinates approach a singular choice the partition is chosen anew, and
+    a trial step that cannot be projected is rejected (the integrator shortens it).
+    Returns ``(t, q, u, s)`` at ``times``."""
+    out_q, out_u, out_s, out_t = [], [], [], []
+    time, q, u, s = t0, q0.copy(), u0.copy(), np.asarray(s0, dtype=float)
+    pending = np.asarray(times, dtype=float)
+    n, nu = model.n, speeds(model)
+    while True:
+        part = Partition(model, time, q)
+        k = len(part.ind)
+        y0 = np.concatenate([q, u[part.ind], s])
+        constrained = bool(len(part.dep) or len(part.dep_q))
+
+        def rhs(tt, y, part=part, k=k):
+            if progress is not None:
+                progress(tt, y)
+            if constrained:
+                try:
+                    qf, uf = part.project(tt, y[:n], y[n:n + k])
+                except (SimulationError, np.linalg.LinAlgError):
+                    # a trial state too far out to project (a large step near a poor
+                    # partition): a huge rate makes the integrator reject the step
+                    return np.full(len(y), 1e100)
+            else:
+                qf, uf = normalize(model, y[:n]), y[n:n + nu]
+            sdot, w = extra(tt, qf, uf, y[n + k:])
+            a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
+            return np.concatenate([rates(model, qf, uf), a[part.ind], sdot])
+
+        if not constrained and not len(s) and extra is _no_extra:
+            def rhs(tt, y):  # an open chain alone: M u' = Q, nothing to project or couple
+                if progress is not None:
+                    progress(tt, y)
+                qf = normalize(model, y[:n])
+                M, Q = model.mass_and_forces(tt, qf, y[n:])
+                return np.concatenate([rates(model, qf, y[n:]), solve(M, Q, positive_definite=True)])
+
+        def singular(tt, y, part=part):
+            return part.conditioning(tt, y[:n]) - 1e-3
+
+        singular.terminal, singular.direction = True, -1
+        sol = solve_ivp(rhs, (time, pending[-1]), y0, method=method, rtol=rtol, atol=atol,
+                        t_eval=pending[pending >= time],
+                        events=singular if constrained else None)
+        if sol.status == -1:
+            raise SimulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
+        for tt, y in zip(sol.t, np.asarray(sol.y).reshape(len(y0), len(sol.t)).T):
+            qf, uf = part.project(tt, y[:n], y[n:n + k])
+            out_t.append(tt)
+            out_q.append(qf)
+            out_u.append(uf)
+            out_s.append(y[n + k:])
+        done = sol.t[-1] if len(sol.t) else time
+        pending = pending[pending > done]
+        if sol.status != 1 or not len(pending):
+            break
+        time = float(sol.t_events[0][0])
+        y = sol.y_events[0][0]
+        q, u = part.project(time, y[:n], y[n:n + k])
+        s = y[n + k:]
+    return (np.array(out_t), np.array(out_q).T, np.array(out_u).T,
+            np.array(out_s).T.reshape(len(s), len(out_t)))
+
+
+
+def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), progress=None):
+    """Forward dynamics on IDA (scikit-sundae): the DAE in the stabilized index-2 form of
+    Gear, Gupta and Leimkuhler, which keeps both the position and the velocity constraints
+
+        q' = N(q) (u + Phi_u^T mu),   M u' = Q + Phi_u^T lambda,   Phi = 0,   Phi_u u + Phi_t = 0
+
+    (``N = I`` in the plane; quaternions are normalized wherever the model is evaluated).
+    The multipliers are left out of the error test (a very large absolute tolerance), as
+    index-2 problems need. States ``s`` coupled to the mechanism follow ``s' = sdot`` from
+    ``extra(t, q, u, s) -> (sdot, inputs)``. Returns ``(t, q, u, s)`` at ``times``."""
+    from sksundae.ida import IDA
+
+    n, nu = model.n, speeds(model)
+    rows = independent_rows(velocity_constraints(model, t0, q0)[0])
+    k = len(rows)
+    s0 = np.asarray(s0, dtype=float)
+    e = len(s0)
+    lo = n + nu + e  # the multipliers follow the states
+
+    def residual(tt, y, yp, res):
+        if progress is not None:
+            progress(tt, y)
+        q, u, s, lam, mu = y[:n], y[n:n + nu], y[n + nu:lo], y[lo:lo + k], y[lo + k:]
+        q = normalize(model, q)
+        sdot, w = extra(tt, q, u, s)
+        snap = model.evaluate(tt, q, u, w=w)
+        A = snap.phi_q[rows]
+        res[:n] = yp[:n] - rates(model, q, u + A.T @ mu)
+        res[n:n + nu] = snap.M @ yp[n:n + nu] - snap.Q - A.T @ lam
+        res[n + nu:lo] = yp[n + nu:lo] - sdot
+        res[lo:lo + k] = snap.phi[rows]
+        res[lo + k:] = A @ u + snap.phi_t[rows]
+
+    sdot0, w0 = extra(t0, q0, u0, s0)
+    a0, lam0 = accelerations(model.evaluate(t0, q0, u0, w=w0), rows)
+    y0 = np.concatenate([q0, u0, s0, lam0[rows], np.zeros(k)])
+    yp0 = np.concatenate([rates(model, q0, u0), a0, sdot0, np.zeros(2 * k)])
+    tolerances = np.concatenate([np.full(lo, atol), np.full(2 * k, 1e12)])
+    solver = IDA(residual, algebraic_idx=list(range(lo, lo + 2 * k)) or None, rtol=rtol,
+                 atol=tolerances, max_num_steps=100_000)
+    tspan = np.unique(np.concatenate([[t0], np.asarray(times, dtype=float)]))
+    if len(tspan) == 2:  # IDA reads a two-point span as "report every internal step"
+        tspan = np.array([tspan[0], 0.5 * (tspan[0] + tspan[1]), tspan[1]])
+    sol = solver.solve(tspan, y0, yp0)
+    if not sol.success:
+        raise SimulationError(f"IDA stopped at t = {sol.t[-1]:.6g}: {sol.message}")
+    keep = np.isin(sol.t, times)
+    qs = np.array([normalize(model, q) for q in sol.y[keep, :n]]).reshape(-1, n)
+    return sol.t[keep], qs.T, sol.y[keep, n:n + nu].T, sol.y[keep, n + nu:lo].T
+
+# -- statics and linear models ---------------------------------------------------------
+
+def tangent_basis(model, time: float, q: np.ndarray) -> np.ndarray:
+    """An orthonormal basis ``H2`` of the null space of ``Phi_u`` (``Phi_u H2 = 0``): the
+    speeds the constraints allow (Thompson's reduced order)."""
+    phi_u = velocity_constraints(model, time, q)[0]
+    if not len(phi_u):
+        return np.eye(speeds(model))
+    return scipy.linalg.null_space(phi_u)
+
+
+def displace(model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``q`` moved by the speed-space displacement ``v``: ``q + N(q) v``, normalized."""
+    N = kinematic_map(model, q)
+    return normalize(model, q + (v if N is None else N @ v))
+
+
+def _independent_basis(model, time: float, q: np.ndarray, split) -> np.ndarray:
+    """``V`` with ``u = V w`` for the independent speeds ``w`` of a partition (continuous
+    in ``q``, unlike an orthonormal null-space basis)."""
+    rows, dep, ind = split
+    V = np.zeros((speeds(model), len(ind)))
+    V[ind] = np.eye(len(ind))
+    if len(dep):
+        A = velocity_constraints(model, time, q)[0][rows]
+        V[dep] = -np.linalg.lstsq(A[:, dep], A[:, ind], rcond=None)[0]
+    return V
+
+
+def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
+    """Static equilibrium near the assembled ``q``: ``V^T Q(q, 0) = 0`` with ``u = V w`` the
+    speeds a partition leaves independent, by Newton steps ``q + N V dw`` (finite-difference
+    Jacobian, steps limited to 0.2 and halved until the force drops), each followed by
+    assembly; then the multipliers from ``Q + Phi_u^T lambda = 0``. Returns
+    ``(q, lambda)``.
+
+    Raises
+    ------
+    FormulationError
+        When no equilibrium is found near the start.
+    """
+    zero = np.zeros(speeds(model))
+
+    def reduced(q0, split, w):
+        V = _independent_basis(model, time, q0, split)
+        q1 = assemble(model, displace(model, q0, V @ w), time)
+        return q1, _independent_basis(model, time, q1, split).T @ model.evaluate(time, q1, zero).Q
+
+    for _ in range(iterations):
+        split = _split(velocity_constraints(model, time, q)[0])
+        d = len(split[2])
+        Q = model.evaluate(time, q, zero).Q
+        r = _independent_basis(model, time, q, split).T @ Q
+        if np.max(np.abs(r), initial=0.0) < 1e-11 * max(1.0, np.max(np.abs(Q), initial=0.0)):
+            break
+        h = 1e-7
+        J = np.column_stack([(reduced(q, split, h * e)[1] - reduced(q, split, -h * e)[1]) / (2 * h)
+                             for e in np.eye(d)])
+        dw = -np.linalg.lstsq(J, r, rcond=None)[0]
+        dw *= min(1.0, 0.2 / max(np.max(np.abs(dw)), 1e-300))
+        for _ in range(30):
+            try:
+                q_new, r_new = reduced(q, split, dw)
+            except FormulationError:
+                dw /= 2
+                continue
+            if np.linalg.norm(r_new) < np.linalg.norm(r) or np.max(np.abs(dw)) < 1e-12:
+                break
+            dw /= 2
+        else:
+            raise FormulationError("no static equilibrium found near the initial pose: the "
+                                   "search left the assembled mechanism")
+        q = q_new
+    snap = model.evaluate(time, q, zero)
+    rows = independent_rows(snap.phi_q)
+    lam = np.zeros(len(snap.phi))
+    if len(rows):
+        lam[rows] = np.linalg.lstsq(snap.phi_q[rows].T, -snap.Q, rcond=None)[0]
+    imbalance = np.max(np.abs(snap.Q + snap.phi_q.T @ lam), initial=0.0)
+    if imbalance > 1e-8 * max(1.0, np.max(np.abs(snap.Q), initial=0.0)):
+        raise FormulationError("no static equilibrium found near the initial pose: forces "
+                               f"unbalanced by {imbalance:.3g} after {iterations} steps")
+    return q, lam
+
+
+def linear_model(model, q: np.ndarray, lam: np.ndarray, time: float = 0.0, step: float = 1e-6):
+    """``(M, C, K, H2)`` of the motion near the equilibrium ``(q, lambda)`` in independent
+    coordinates ``z`` (``u = H2 z'``): ``M = H2^T M H2``, ``C = -H2^T f_u H2``,
+    ``K = -H2^T f_q N H2`` with ``f = Q + Phi_u^T lambda`` (Thompson's reduced order)."""
+    nu = speeds(model)
+    zero = np.zeros(nu)
+    H = tangent_basis(model, time, q)
+
+    def force(qq, uu):
+        snap = model.evaluate(time, qq, uu)
+        return snap.Q + (snap.phi_q.T @ lam if len(lam) else 0.0)
+
+    d = H.shape[1]
+    K, C = np.zeros((nu, d)), np.zeros((nu, d))
+    for j in range(d):
+        v = step * H[:, j]
+        K[:, j] = -(force(displace(model, q, v), zero) - force(displace(model, q, -v), zero)) / (2 * step)
+        C[:, j] = -(force(q, v) - force(q, -v)) / (2 * step)
+    M = model.evaluate(time, q, zero).M
+    return H.T @ M @ H, H.T @ C, H.T @ K, H

@@ -1,0 +1,11 @@
+"""Spatial (3-D) mechanisms as vector networks.
+
+>>> import vecnet as vn
+>>> mech = vn.spatial.Mechanism("m")
+>>> isinstance(mech.ground.point(0, 0, 0), vn.spatial.Point)
+True
+"""
+
+from .mechanism import DATUM, Body, Mechanism, Point
+
+__all__ = ["Mechanism", "Body", "Point", "DATUM"]

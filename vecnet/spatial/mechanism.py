@@ -1,0 +1,326 @@
+"""Building spatial mechanisms: bodies, points, joints, force elements and drivers.
+
+A :class:`Mechanism` is a declarative description, the 3-D twin of
+:class:`vecnet.planar.Mechanism`; every call adds edges of a vector network:
+
+* a body adds a mass element from the datum (the ground frame) to its mass centre;
+* a point adds a rigid arm from the body's mass centre (or the datum) to the point;
+* joints, springs, dampers and drivers add edges between points or frames.
+
+Bodies are placed in their initial pose, which also seeds assembly. Joint axes are
+given in world axes at that pose; a joint's angles and distances are zero there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ..elements import spatial as se
+from ..errors import ModelError, UnknownNameError
+from ..names import check_name
+from ..network import Network
+from ..planar.mechanism import _signal
+from .rotations import inertia_matrix, orientation_matrix, unit_axis
+
+__all__ = ["Mechanism", "Body", "Point", "DATUM"]
+
+#: the node of the ground frame
+DATUM = "ground"
+
+
+class Point:
+    """A point fixed in a body (or the ground), in body axes relative to the mass centre."""
+
+    def __init__(self, body: Body, local: tuple[float, float, float], node: str) -> None:
+        self.body, self.local, self.node = body, local, node
+
+    @property
+    def position(self) -> np.ndarray:
+        """Initial position in world axes."""
+        return self.body.position + self.body.R @ np.asarray(self.local)
+
+    def __repr__(self) -> str:
+        return f"<Point {self.node} of {self.body.name} at {self.local}>"
+
+
+class Body:
+    """A rigid body of a spatial :class:`Mechanism` (made by :meth:`Mechanism.body`)."""
+
+    def __init__(self, mechanism: Mechanism, name: str, mass, inertia, position, R) -> None:
+        self.mechanism, self.name = mechanism, name
+        self.mass, self.inertia = mass, inertia
+        self.position = np.asarray(position, dtype=float)
+        self.R = np.asarray(R, dtype=float)
+        self._points: dict[tuple[float, float, float], Point] = {}
+
+    @property
+    def node(self) -> str:
+        """The node of the body frame (its mass centre; the datum for the ground)."""
+        return DATUM if self.mass is None else self.name
+
+    def point(self, x: float, y: float, z: float, name: str | None = None) -> Point:
+        """The point at ``(x, y, z)`` in body axes relative to the mass centre (for the
+        ground, in world axes). The same coordinates give the same point."""
+        key = (float(x), float(y), float(z))
+        if key in self._points:
+            return self._points[key]
+        if key == (0.0, 0.0, 0.0):
+            point = Point(self, key, self.node)
+        else:
+            if name is not None:
+                check_name(name, "point name")
+            label = name or f"p{len(self._points) + 1}"
+            node = f"{self.name}.{label}"
+            self.mechanism._add(se.SpatialArm(f"{self.name}-{label}", self.node, node, key))
+            point = Point(self, key, node)
+        self._points[key] = point
+        return point
+
+    @property
+    def centre(self) -> Point:
+        """The mass centre as a point."""
+        return self.point(0.0, 0.0, 0.0)
+
+    def __repr__(self) -> str:
+        return f"<Body {self.name} at {tuple(self.position)}>"
+
+
+class Mechanism:
+    """A spatial mechanism, built as a vector network.
+
+    Parameters
+    ----------
+    name : str
+    gravity : (gx, gy, gz)
+        Gravitational acceleration in world axes.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> mech = vn.spatial.Mechanism("pendulum", gravity=(0, 0, -9.81))
+    >>> bob = mech.body("bob", mass=1.0, inertia=(0.01, 0.01, 0.01), position=(0, 0, -1))
+    >>> _ = mech.spherical("ball", mech.ground.point(0, 0, 0), bob.point(0, 0, 1))
+    >>> mech.formulate().coordinates
+    ('ball.qw', 'ball.qx', 'ball.qy', 'ball.qz')
+    """
+
+    def __init__(self, name: str = "mechanism", gravity=(0.0, 0.0, -9.81)) -> None:
+        if len(gravity) != 3:
+            raise ModelError(f"mechanism {name!r}: gravity is a vector (gx, gy, gz)")
+        self.name = name
+        self.gravity = tuple(sympy.sympify(g) for g in gravity)
+        self.network = Network(name)
+        self.bodies: dict[str, Body] = {}
+        self.ground = Body(self, DATUM, None, None, (0.0, 0.0, 0.0), np.eye(3))
+        self.network.graph.add_node(DATUM)
+
+    # -- building --------------------------------------------------------------
+    def _add(self, element):
+        self.network.add(element)
+        return element
+
+    def _check_name(self, name: str) -> None:
+        check_name(name, "name")  # the policy of vecnet.names, before any lookup
+        if name in self.bodies or name in {e.name for e in self.network.elements}:
+            raise ModelError(f"mechanism {self.name!r} already has something named {name!r}")
+
+    def body(self, name: str, mass, inertia, position=(0.0, 0.0, 0.0), orientation=None) -> Body:
+        """Add a rigid body of ``mass`` and ``inertia`` about its mass centre in body axes
+        (three principal moments or a 3 x 3 matrix), its mass centre at ``position`` and
+        its axes turned by ``orientation`` (a rotation matrix, a unit quaternion
+        ``(w, x, y, z)`` or a ``scipy.spatial.transform.Rotation``; default: world axes)."""
+        self._check_name(name)
+        if name == DATUM:
+            raise ModelError(f"body name {name!r} is reserved for the ground")
+        if isinstance(mass, (int, float)) and not mass > 0:
+            raise ModelError(f"body {name!r}: the mass must be positive; got {mass!r}")
+        J = inertia_matrix(inertia, name)
+        R = orientation_matrix(orientation, name)
+        try:
+            position = np.asarray(position, dtype=float).reshape(3)
+        except (TypeError, ValueError):
+            raise ModelError(f"body {name!r}: position is three numbers (x, y, z); "
+                             f"got {position!r}") from None
+        body = Body(self, name, mass, J, position, R)
+        self._add(se.SpatialMass(name, DATUM, name, m=mass, J=J))
+        self.bodies[name] = body
+        return body
+
+    def _points(self, name: str, a: Point, b: Point) -> None:
+        self._check_name(name)
+        for p in (a, b):
+            if not isinstance(p, Point) or p.body.mechanism is not self:
+                raise ModelError(f"{name!r}: {p!r} is not a point of mechanism {self.name!r}")
+        if a.body is b.body:
+            raise ModelError(f"{name!r} joins two points of the same body {a.body.name!r}; "
+                             "a joint or force element must join two different bodies")
+
+    def _joint(self, cls, name, a, b, axis=None, **extra):
+        self._points(name, a, b)
+        R0 = a.body.R.T @ b.body.R
+        local = None if axis is None else a.body.R.T @ unit_axis(axis, name)
+        return self._add(cls(name, a.node, b.node, R0, axis=local, **extra) if axis is not None
+                         else cls(name, a.node, b.node, R0, **extra))
+
+    def revolute(self, name: str, a: Point, b: Point, axis=(0.0, 0.0, 1.0)):
+        """A revolute joint about ``axis`` (world axes at the initial pose) through the
+        points ``a`` (tail) and ``b`` (head); coordinate ``"<name>.angle"``."""
+        return self._joint(se.SpatialRevolute, name, a, b, axis)
+
+    def prismatic(self, name: str, a: Point, b: Point, axis=(1.0, 0.0, 0.0)):
+        """A prismatic joint: ``b`` slides along ``axis`` through ``a``; ``"<name>.distance"``."""
+        return self._joint(se.SpatialPrismatic, name, a, b, axis)
+
+    def cylindrical(self, name: str, a: Point, b: Point, axis=(0.0, 0.0, 1.0)):
+        """A cylindrical joint along ``axis``: ``"<name>.angle"`` and ``"<name>.distance"``."""
+        return self._joint(se.SpatialCylindrical, name, a, b, axis)
+
+    def screw(self, name: str, a: Point, b: Point, axis=(0.0, 0.0, 1.0), pitch=0.0):
+        """A screw joint along ``axis`` advancing ``pitch`` per radian; ``"<name>.angle"``.
+        A screw must stay in the tree (it cannot close a loop)."""
+        return self._joint(se.SpatialScrew, name, a, b, axis, pitch=pitch)
+
+    def spherical(self, name: str, a: Point, b: Point):
+        """A ball joint; coordinates the relative rotation as a unit quaternion
+        ``"<name>.qw"`` ... ``"<name>.qz"``, speeds the relative angular velocity in the
+        axes of ``a``'s body (``"<name>.wx"`` ...)."""
+        return self._joint(se.SpatialSpherical, name, a, b)
+
+    def universal(self, name: str, a: Point, b: Point, axes=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0))):
+        """A universal joint: ``axes = (u, v)`` in world axes at the initial pose, ``u``
+        fixed in ``a``'s body, ``v`` in ``b``'s, perpendicular; ``"<name>.angle1"``,
+        ``"<name>.angle2"``."""
+        if len(axes) != 2:
+            raise ModelError(f"{name!r}: a universal joint takes axes=(u, v)")
+        u, v = unit_axis(axes[0], name), unit_axis(axes[1], name)
+        if abs(u @ v) > 1e-9:
+            raise ModelError(f"{name!r}: the two axes of a universal joint must be "
+                             f"perpendicular; their cosine is {u @ v:.6g}")
+        return self._joint(se.SpatialUniversal, name, a, b, u, axis2=b.body.R.T @ v)
+
+    def planar_joint(self, name: str, a: Point, b: Point, normal=(0.0, 0.0, 1.0)):
+        """A planar joint: ``b`` moves in the plane through ``a`` normal to ``normal``;
+        ``"<name>.x"``, ``"<name>.y"``, ``"<name>.angle"``."""
+        return self._joint(se.SpatialPlanarJoint, name, a, b, normal)
+
+    def weld(self, name: str, a: Point, b: Point):
+        """A rigid joint holding the two bodies in their initial relative pose."""
+        return self._joint(se.SpatialWeld, name, a, b)
+
+    def point_on_line(self, name: str, a: Point, b: Point, axis=(1.0, 0.0, 0.0)):
+        """``b`` stays on the line through ``a`` along ``axis``, free to slide and turn."""
+        return self._joint(se.SpatialPointOnLine, name, a, b, axis)
+
+    def point_on_plane(self, name: str, a: Point, b: Point, normal=(0.0, 0.0, 1.0)):
+        """``b`` stays in the plane through ``a`` normal to ``normal``, free to turn."""
+        return self._joint(se.SpatialPointOnPlane, name, a, b, normal)
+
+    # -- force elements ------------------------------------------------------------
+    def spring(self, name: str, a: Point, b: Point, k=None, length=None, force=None, c=0):
+        """A spring between two points: linear with stiffness ``k`` and free ``length``
+        (default: the initial distance) or ``force(length)`` (tension, building a sympy
+        expression); ``c`` adds a parallel damper."""
+        self._points(name, a, b)
+        if (k is None) == (force is None):
+            raise ModelError(f"spring {name!r}: give either k (and length) or force=f(length)")
+        if force is None:
+            if length is None:
+                length = float(np.linalg.norm(b.position - a.position))
+            k_, length_ = sympy.sympify(k), sympy.sympify(length)
+            force = lambda stretch: k_ * (stretch - length_)  # noqa: E731
+        return self._add(se.SpatialSpringDamper(name, a.node, b.node, force=force, c=c,
+                                                length=length if k is not None else 0))
+
+    def damper(self, name: str, a: Point, b: Point, c):
+        """A viscous damper between two points: tension ``c * length'``."""
+        self._points(name, a, b)
+        return self._add(se.SpatialSpringDamper(name, a.node, b.node, force=None, c=c))
+
+    def rotary_spring(self, name: str, joint: str, k=0, c=0, angle=0.0):
+        """A torsion spring and damper across revolute or cylindrical ``joint``: torque
+        ``k (angle - angle0) + c angle'`` on the joint's head body about the axis (the
+        joint's angle is zero at the initial pose)."""
+        self._check_name(name)
+        element = self.network.element(joint)
+        if not isinstance(element, (se.SpatialRevolute, se.SpatialCylindrical)):
+            raise ModelError(f"rotary spring {name!r}: {joint!r} is a "
+                             f"{type(element).__name__}; a revolute or cylindrical joint is needed")
+        edge = element.edges[0]
+        return self._add(se.SpatialRotarySpringDamper(name, edge.tail, edge.head, joint, k=k, c=c,
+                                                      angle0=angle))
+
+    def _vector(self, name: str, value, what: str):
+        try:
+            parts = list(value)
+        except TypeError:
+            raise ModelError(f"{name!r}: a {what} is three components; got {value!r}") from None
+        if len(parts) != 3:
+            raise ModelError(f"{name!r}: a {what} is three components; got {value!r}")
+        return [_signal(f, f"{name}_{axis}") for f, axis in zip(parts, "xyz")]
+
+    def force(self, name: str, point: Point, force, body_axes: bool = False):
+        """An applied force ``(fx, fy, fz)`` on ``point`` (world axes, or the axes of the
+        point's body with ``body_axes``); components numbers, sympy expressions in
+        ``vn.t`` or functions of t."""
+        self._check_name(name)
+        if not isinstance(point, Point) or point.body.mechanism is not self:
+            raise ModelError(f"{name!r}: {point!r} is not a point of mechanism {self.name!r}")
+        return self._add(se.SpatialForce(name, DATUM, point.node,
+                                         self._vector(name, force, "force"), body=body_axes))
+
+    def torque(self, name: str, body: Body, torque, reaction: Body | None = None,
+               body_axes: bool = False):
+        """An applied torque ``(tx, ty, tz)`` on ``body``, reacting on the ground (or on
+        ``reaction``), in world axes or in ``body``'s axes with ``body_axes``."""
+        self._check_name(name)
+        base = self.ground if reaction is None else reaction
+        return self._add(se.SpatialTorque(name, base.node, body.node,
+                                          self._vector(name, torque, "torque"), body=body_axes))
+
+    def drive(self, name: str, joint: str, motion, quantity: str | None = None):
+        """Prescribe the coordinate of revolute, prismatic or cylindrical ``joint``
+        (``quantity``: ``"angle"`` or ``"distance"``; by default the joint's only one, the
+        angle of a cylindrical joint) as ``motion``: a number or a sympy expression in
+        ``vn.t``. The driver's effort is reported as ``"<name>.effort"``."""
+        self._check_name(name)
+        element = self.network.element(joint)
+        kinds = {se.SpatialRevolute: ("angle",), se.SpatialPrismatic: ("distance",),
+                 se.SpatialCylindrical: ("angle", "distance")}
+        allowed = kinds.get(type(element))
+        if allowed is None:
+            raise ModelError(f"drive {name!r}: only revolute, prismatic and cylindrical joints "
+                             f"can be driven; {joint!r} is a {type(element).__name__}")
+        quantity = allowed[0] if quantity is None else quantity
+        if quantity not in allowed:
+            raise ModelError(f"drive {name!r}: {joint!r} has no {quantity!r}; it has "
+                             + ", ".join(allowed))
+        if callable(motion) and not isinstance(motion, sympy.Basic):
+            raise ModelError(f"drive {name!r}: give the motion as a sympy expression in vn.t "
+                             "(its derivatives are needed), not a Python function")
+        value = sympy.sympify(motion)
+        if value.free_symbols - {sympy.Symbol("t", real=True)}:
+            raise ModelError(f"drive {name!r}: the motion may depend on t only; got {value}")
+        edge = element.edges[0]
+        return self._add(se.SpatialMotionDriver(name, edge.tail, edge.head, joint, quantity, value))
+
+    # -- poses -------------------------------------------------------------------------
+    def initial_pose(self, node: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(position, rotation matrix)`` of a node in the initial (unassembled) pose."""
+        for body in [self.ground, *self.bodies.values()]:
+            if body.node == node:
+                return body.position, body.R
+            for point in body._points.values():
+                if point.node == node:
+                    return point.position, body.R
+        raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")
+
+    def formulate(self, coordinates: str = "joint", tree: list[str] | None = None):
+        """The equations of motion: see :class:`vecnet.formulation.spatial.SpatialEquations`."""
+        from ..formulation.spatial import SpatialEquations
+
+        return SpatialEquations(self, coordinates=coordinates, tree=tree)
+
+    def __repr__(self) -> str:
+        return (f"<spatial Mechanism {self.name!r}: {len(self.bodies)} bodies, "
+                f"{self.network.graph.number_of_edges()} edges>")
