@@ -494,3 +494,28 @@ def test_a_driven_slider_needs_newtons_force(coordinates):
     res = mech.formulate(coordinates).inverse_dynamics(np.linspace(0, 1, 5))
     assert np.allclose(res["push.effort"], m * (0.6 + G * e[2]), rtol=1e-9)
     assert np.allclose(res["block.position"], np.outer(0.3 * res.t**2, e), atol=1e-10)
+
+
+def test_spinning_rotor_whirl_frequencies_split_with_speed():
+    """A disk (transverse J_t, polar J_p) on a gimbal with torsion springs k on both tilt
+    axes, spinning at W: linearized about the steady spin, the forward and backward whirl
+    frequencies are sqrt(k/J_t + b^2) +- b with b = J_p W / (2 J_t)."""
+    k, Jt, Jp = 50.0, 0.02, 0.035
+    mech = vn.spatial.Mechanism("rotor", gravity=(0, 0, 0))
+    ring = mech.body("ring", 1e-3, (0, 0, 0))
+    frame = mech.body("frame", 1e-3, (0, 0, 0))
+    disk = mech.body("disk", 1.0, (Jt, Jt, Jp))
+    mech.revolute("X", mech.ground.centre, ring.centre, axis=(1, 0, 0))
+    mech.revolute("Y", ring.centre, frame.centre, axis=(0, 1, 0))
+    mech.revolute("Z", frame.centre, disk.centre, axis=(0, 0, 1))
+    mech.rotary_spring("kx", "X", k=k)
+    mech.rotary_spring("ky", "Y", k=k)
+    eom = mech.formulate()
+    for spin in (0.0, 60.0, 150.0):
+        op = eom.steady_motion({"Z.angle": spin})
+        ev = eom.linearize(op).eigenvalues()
+        whirl = np.sort(ev.imag[ev.imag > 1e-6])
+        b = Jp * spin / (2 * Jt)
+        expected = np.sqrt(k / Jt + b**2) + np.array([-b, b])
+        assert np.allclose(whirl, expected, rtol=1e-6)
+        assert np.max(np.abs(ev.real)) < 1e-6

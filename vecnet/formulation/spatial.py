@@ -573,8 +573,30 @@ class SpatialEquations:
         from ..numerics import multibody as mb
 
         model = self.compile(parameters)
-        M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step)
+        u, a = getattr(point, "u", None), getattr(point, "a", None)
+        if u is not None and np.any(u) and self.N != sympy.eye(len(self.q)):
+            raise FormulationError("linearizing about a motion needs q' = u: coordinates "
+                                   "without quaternions (revolute, prismatic, universal ... "
+                                   "joints in the tree)")
+        M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step, u=u, a=a)
         return Linearization(M, C, K, H, np.zeros((M.shape[0], 0)), ())
+
+    def steady_motion(self, velocities: dict, time: float = 0.0,
+                      parameters: dict | None = None) -> SpatialOperatingPoint:
+        """A nominal motion to linearize about: the assembled initial pose moving with
+        ``velocities`` (as in :meth:`simulate`), with its acceleration and multipliers. For
+        a steadily spinning rotor on a symmetric support the acceleration is zero and
+        :meth:`linearize` gives the whirl (the gyroscopic terms are in ``C``)."""
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        q = self.assemble(time=time, parameters=parameters)
+        u = self.initial_speeds(q, velocities, time, parameters)
+        snap = model.evaluate(time, q, u)
+        a, lam = mb.accelerations(snap, mb.independent_rows(snap.phi_q))
+        point = SpatialOperatingPoint(self, q, lam, time)
+        point.u, point.a = u, a
+        return point
 
     def __repr__(self) -> str:
         return (f"<SpatialEquations: {len(self.q)} coordinates {list(self.coordinates)}, "
@@ -684,5 +706,6 @@ class SpatialOperatingPoint(OperatingPoint):
         from ..numerics.spatial import outputs
 
         nu = len(self.eom.u)
-        series = outputs(self.eom.compile(), [self.time], self.q.reshape(-1, 1), np.zeros((nu, 1)))
+        u = getattr(self, "u", np.zeros(nu)).reshape(nu, 1)
+        series = outputs(self.eom.compile(), [self.time], self.q.reshape(-1, 1), u)
         return {name: value[0] for name, value in series.items()}

@@ -470,23 +470,27 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
     return q, lam
 
 
-def linear_model(model, q: np.ndarray, lam: np.ndarray, time: float = 0.0, step: float = 1e-6):
-    """``(M, C, K, H2)`` of the motion near the equilibrium ``(q, lambda)`` in independent
-    coordinates ``z`` (``u = H2 z'``): ``M = H2^T M H2``, ``C = -H2^T f_u H2``,
-    ``K = -H2^T f_q N H2`` with ``f = Q + Phi_u^T lambda`` (Thompson's reduced order)."""
+def linear_model(model, q: np.ndarray, lam: np.ndarray, time: float = 0.0, step: float = 1e-6,
+                 u: np.ndarray | None = None, a: np.ndarray | None = None):
+    """``(M, C, K, H2)`` of the motion near ``(q, u)`` with multipliers ``lambda`` in
+    independent coordinates ``z`` (``u = u* + H2 z'``): ``M = H2^T M H2``,
+    ``C = -H2^T f_u H2``, ``K = -H2^T f_q N H2`` with ``f = Q + Phi_u^T lambda - M a*``
+    (Thompson's reduced order, the operating point's acceleration ``a*`` retained). ``u``
+    and ``a`` default to rest (a static equilibrium)."""
     nu = speeds(model)
-    zero = np.zeros(nu)
+    u0 = np.zeros(nu) if u is None else np.asarray(u, dtype=float)
+    a0 = np.zeros(nu) if a is None else np.asarray(a, dtype=float)
     H = tangent_basis(model, time, q)
 
     def force(qq, uu):
         snap = model.evaluate(time, qq, uu)
-        return snap.Q + (snap.phi_q.T @ lam if len(lam) else 0.0)
+        return snap.Q + (snap.phi_q.T @ lam if len(lam) else 0.0) - snap.M @ a0
 
     d = H.shape[1]
     K, C = np.zeros((nu, d)), np.zeros((nu, d))
     for j in range(d):
         v = step * H[:, j]
-        K[:, j] = -(force(displace(model, q, v), zero) - force(displace(model, q, -v), zero)) / (2 * step)
-        C[:, j] = -(force(q, v) - force(q, -v)) / (2 * step)
-    M = model.evaluate(time, q, zero).M
+        K[:, j] = -(force(displace(model, q, v), u0) - force(displace(model, q, -v), u0)) / (2 * step)
+        C[:, j] = -(force(q, u0 + v) - force(q, u0 - v)) / (2 * step)
+    M = model.evaluate(time, q, u0).M
     return H.T @ M @ H, H.T @ C, H.T @ K, H
