@@ -260,7 +260,7 @@ def test_bad_requests_raise_vecnet_errors(tmp_path):
         (lambda: vn.draw(net, labels="symbols"), "labels must be one of"),
         (lambda: vn.draw(net, path=tmp_path / "e1.jpg"), "unknown diagram format 'jpg'"),
         (lambda: vn.draw(net, path=tmp_path / "e1"), "cannot tell the format"),
-        (lambda: vn.draw(net, tree="joint"), "planar mechanism"),
+        (lambda: vn.draw(net, tree="joint"), "coordinates of a mechanism"),
         (lambda: vn.draw(net, tree="spanning"), "unknown tree rule"),
         (lambda: vn.draw(g, tree="normal"), "needs the element kinds"),
         (lambda: vn.draw(net, path=tmp_path / "missing" / "e1.dot"), "cannot write the diagram"),

@@ -1,4 +1,4 @@
-"""Graphviz diagrams of linear graphs, networks and planar mechanisms.
+"""Graphviz diagrams of linear graphs, networks and planar and spatial mechanisms.
 
 :func:`draw` turns a :class:`~vecnet.LinearGraph`, a :class:`~vecnet.Network`,
 a :class:`~vecnet.planar.Mechanism` (its vector network) or a
@@ -94,9 +94,11 @@ class _Model:
 def _model(obj: Any) -> _Model:
     from .formulation.lumped import NetworkEquations
     from .formulation.planar import MultibodyEquations
+    from .formulation.spatial import SpatialEquations
     from .planar.mechanism import Mechanism
+    from .spatial.mechanism import Mechanism as SpatialMechanism
 
-    if isinstance(obj, Mechanism):
+    if isinstance(obj, (Mechanism, SpatialMechanism)):
         return _Model(obj.network.graph, obj.name, obj.network, obj)
     if isinstance(obj, Network):
         return _Model(obj.graph, obj.name, obj)
@@ -107,11 +109,12 @@ def _model(obj: Any) -> _Model:
     if isinstance(obj, NetworkEquations):
         net = obj.network
         return _Model(net.graph, net.name, net, topology=obj.topology)
-    if isinstance(obj, MultibodyEquations):
+    if isinstance(obj, (MultibodyEquations, SpatialEquations)):
         mech = obj.mechanism
         return _Model(mech.network.graph, mech.name, mech.network, mech, topology=obj.topology)
     raise OutputError(f"cannot draw a {type(obj).__name__}; draw a LinearGraph, Network, "
-                      "planar Mechanism, Topology, NetworkEquations or MultibodyEquations")
+                      "planar or spatial Mechanism, Topology, NetworkEquations or "
+                      "MultibodyEquations")
 
 
 def _branches(model: _Model, tree: Any) -> tuple[str, ...] | None:
@@ -120,8 +123,8 @@ def _branches(model: _Model, tree: Any) -> tuple[str, ...] | None:
         return model.topology.branches if model.topology is not None else None
     if isinstance(tree, str) and tree in ("joint", "absolute"):
         if model.mechanism is None:
-            raise OutputError(f"tree={tree!r} chooses the coordinates of a planar mechanism; "
-                              "draw a vn.planar.Mechanism, or give a list of branches")
+            raise OutputError(f"tree={tree!r} chooses the coordinates of a mechanism; draw a "
+                              "vn.planar or vn.spatial Mechanism, or give a list of branches")
         return model.mechanism.formulate(coordinates=tree).topology.branches
     if isinstance(tree, str) and tree not in ("normal", "auto"):
         raise OutputError(f"unknown tree rule {tree!r}; give a list of branch names, 'normal', "
@@ -195,13 +198,15 @@ def _node_ids(graph: LinearGraph) -> dict[Hashable, str]:
 
 
 def _planar_family(element: Element) -> str:
+    """The family of a vector-network element (planar or spatial), for its arrowhead."""
     from .elements import planar as pe
+    from .elements import spatial as se
 
-    if isinstance(element, pe.MassElement):
+    if isinstance(element, (pe.MassElement, se.SpatialMass)):
         return "mass"
-    if isinstance(element, pe.Arm):
+    if isinstance(element, (pe.Arm, se.SpatialArm)):
         return "arm"
-    if isinstance(element, pe.MotionDriver):
+    if isinstance(element, (pe.MotionDriver, se.SpatialMotionDriver)):
         return "driver"
     if getattr(element, "is_joint", False):
         return "joint"
@@ -227,11 +232,11 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
          path: str | os.PathLike | None = None, format: str | None = None,
          labels: str = "names", datum: Hashable | Sequence[Hashable] | None = None,
          datum_position: str = "top", title: str | None = None) -> graphviz.Digraph:
-    """A Graphviz diagram of a linear graph, network, planar mechanism or topology.
+    """A Graphviz diagram of a linear graph, network, planar or spatial mechanism or topology.
 
     Parameters
     ----------
-    obj : LinearGraph, Network, planar Mechanism or Topology
+    obj : LinearGraph, Network, planar or spatial Mechanism, Topology, or their equations
         A mechanism is drawn as its vector network. A Topology (and the
         equation objects that hold one) bring their own tree and datum.
     tree : list of str, "normal", "auto", "joint", "absolute", callable or None

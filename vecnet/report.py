@@ -35,6 +35,7 @@ from .errors import ModelError
 from .matrix import LabeledMatrix
 from .network import Network
 from .planar.mechanism import Mechanism
+from .spatial.mechanism import Mechanism as SpatialMechanism
 
 __all__ = ["report", "write_atomically", "CONTENT_SECURITY_POLICY"]
 
@@ -114,11 +115,12 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     """
     from .io.model import Model
 
-    if isinstance(model, (Network, Mechanism)):
+    if isinstance(model, (Network, Mechanism, SpatialMechanism)):
         kind = "network" if isinstance(model, Network) else "mechanism"
         model = Model(kind, model)
     if not isinstance(model, Model):
-        raise ModelError(f"report needs a model, a Network or a Mechanism; got {type(model).__name__}")
+        raise ModelError(f"report needs a model, a Network or a planar or spatial Mechanism; "
+                         f"got {type(model).__name__}")
     body = _network(model, tree, simulate) if model.kind == "network" else \
         _mechanism(model, tree, simulate)
     name = html.escape(title or model.name)
@@ -177,16 +179,29 @@ def _mechanism(model, tree, simulate: bool) -> str:
                 + "<p>Constraints from the circuits of the cut joints:</p>"
                 + "".join(_math(sympy.Eq(c, 0), label=n)
                           for n, c in zip(eom.constraint_names, eom.constraints))
-                + "<p>Equations of motion M(q) q'' = Q(q, q', t) + Φ<sub>q</sub><sup>T</sup> λ with</p>"
+                + _law(eom)
                 + f"<p>M = {_math(eom.M, inline=True)}</p><p>Q = {_math(eom.Q, inline=True)}</p>")
     parts.append(_section("Equations of motion", dynamics))
     if simulate:
         t_end = float((model.t_span or (0.0, 1.0))[1])
         res = model.simulate(t_span=(0.0, t_end)) if model.t_span else eom.simulate(t_end)
-        names = [f"{b}.angle" for b in mech.bodies][:4]
-        parts.append(_section("Simulation", _figure(_plot(res, names), "Body angles.")
+        spatial = isinstance(mech, SpatialMechanism)
+        names = [f"{b}.{'z' if spatial else 'angle'}" for b in mech.bodies][:4]
+        caption = "Heights of the mass centres." if spatial else "Body angles."
+        parts.append(_section("Simulation", _figure(_plot(res, names), caption)
                               + _figure(_plot(res, ["energy"]), "Total energy.")))
     return "".join(parts)
+
+
+def _law(eom) -> str:
+    """The equations of motion in words: in the plane the speeds are the coordinates'
+    rates; in space they are speeds u with q' = N(q) u (quaternion rates from ω)."""
+    phi = "Φ<sub>{}</sub><sup>T</sup> λ"
+    if not hasattr(eom, "speed_names"):
+        return f"<p>Equations of motion M(q) q'' = Q(q, q', t) + {phi.format('q')} with</p>"
+    return (f"<p>Speeds ({len(eom.u)}): {html.escape(', '.join(eom.speed_names))}</p>"
+            f"<p>Equations of motion q' = N(q) u, M(q) u' = Q(q, u, t) + {phi.format('u')} "
+            "with</p>")
 
 
 def _diagram(system: Network | Mechanism, topo) -> str:

@@ -110,6 +110,7 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
     from .draw import OutputError
     from .formulation.lumped import NetworkEquations, StateSpace
     from .formulation.planar import MultibodyEquations
+    from .formulation.spatial import SpatialEquations
 
     if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool)
                                or digits < 1):
@@ -121,7 +122,7 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
         handler, allowed = _network_equations, ()
     elif isinstance(obj, StateSpace):
         handler, allowed = _state_space, ()
-    elif isinstance(obj, MultibodyEquations):
+    elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
         handler, allowed = _multibody, ("matrix_form", "simplify")
     elif isinstance(obj, sympy.Eq) or (
             isinstance(obj, (list, tuple)) and all(isinstance(e, sympy.Eq) for e in obj)):
@@ -473,34 +474,50 @@ def _coordinate_tex(name: str) -> str:
 
 def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
                simplify: bool = False) -> str:
-    for q, u, name in zip(eom.q, eom.u, eom.coordinates):
-        tex = _coordinate_tex(name)
-        show.rename(q, tex)
-        head, sep, sub = _split_sub(tex)
+    # planar: the speeds are the coordinates' rates; spatial: speeds u with q' = N(q) u
+    speeds = getattr(eom, "speed_names", None)
+    for q, name in zip(eom.q, eom.coordinates):
+        show.rename(q, _coordinate_tex(name))
+    for u, name in zip(eom.u, speeds or eom.coordinates):
+        if speeds is not None and not name.endswith("'"):
+            show.rename(u, _coordinate_tex(name))
+            continue
+        head, sep, sub = _split_sub(_coordinate_tex(name.rstrip("'")))
         show.rename(u, rf"\dot{{{head}}}" + (sep + sub if sep else ""))
     tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
     M = eom.M.applyfunc(tidy)
     Q = eom.Q.applyfunc(tidy)
-    n = len(eom.q)
-    coords = eom.coordinates
+    n = len(eom.u)
+    coords = tuple(speeds or eom.coordinates)   # M and Q are indexed by the speeds
     if matrix_form is None:
         matrix_form = n <= MATRIX_FORM_LIMIT and all(
             len(show(e)) <= MATRIX_ENTRY_LIMIT for e in list(M) + list(Q))
 
     if show.is_latex:
         q_list = ", ".join(show(q) for q in eom.q) or r"\text{none}"
-        rows: list = [_heading(show, f"Coordinates ({n})", rf"q = ({q_list})")]
+        rows: list = [_heading(show, f"Coordinates ({len(eom.q)})", rf"q = ({q_list})")]
+        if speeds is not None:
+            u_list = ", ".join(show(u) for u in eom.u) or r"\text{none}"
+            rows.append(_heading(show, f"Speeds ({n})", rf"u = ({u_list})"))
     else:
-        rows = [f"Coordinates ({n}): q = ({', '.join(coords)})"]
+        rows = [f"Coordinates ({len(eom.q)}): q = ({', '.join(eom.coordinates)})"]
+        if speeds is not None:
+            rows.append(f"Speeds ({n}): u = ({', '.join(speeds)})")
     if eom.constraint_names:
         rows.append(_heading(show, f"Constraints ({len(eom.constraint_names)})",
                              r"\Phi(q, t) = 0" if show.is_latex else "Phi(q, t) = 0"))
         for name, expr in zip(eom.constraint_names, eom.constraints):
             lhs = rf"\Phi_{{{_name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
             rows.append((lhs, show(tidy(expr))))
-    law = (r"M(q)\,\ddot{q} = Q(q, \dot{q}, t)" + (r" + \Phi_q^T \lambda" if eom.constraint_names
-                                                    else "")) if show.is_latex else \
-        "M(q) q'' = Q(q, q', t)" + (" + Phi_q^T lambda" if eom.constraint_names else "")
+    if speeds is None:
+        law = (r"M(q)\,\ddot{q} = Q(q, \dot{q}, t)" + (
+            r" + \Phi_q^T \lambda" if eom.constraint_names else "")) if show.is_latex else \
+            "M(q) q'' = Q(q, q', t)" + (" + Phi_q^T lambda" if eom.constraint_names else "")
+    else:
+        law = (r"\dot{q} = N(q)\,u,\quad M(q)\,\dot{u} = Q(q, u, t)" + (
+            r" + \Phi_u^T \lambda" if eom.constraint_names else "")) if show.is_latex else \
+            "q' = N(q) u,  M(q) u' = Q(q, u, t)" + (
+                " + Phi_u^T lambda" if eom.constraint_names else "")
     rows.append(_heading(show, "Equations of motion", law))
     if matrix_form and n:
         if show.is_latex:

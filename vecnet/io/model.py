@@ -145,9 +145,12 @@ class Model:
     def __post_init__(self) -> None:
         if self.kind not in ("network", "mechanism"):
             raise ModelError(f"a model's kind is 'network' or 'mechanism', not {self.kind!r}")
-        expected = Network if self.kind == "network" else Mechanism
+        from ..spatial.mechanism import Mechanism as SpatialMechanism
+
+        expected = (Network,) if self.kind == "network" else (Mechanism, SpatialMechanism)
         if not isinstance(self.system, expected):
-            raise ModelError(f"a {self.kind} model holds a {expected.__name__}, "
+            raise ModelError(f"a {self.kind} model holds a "
+                             f"{'Network' if self.kind == 'network' else 'Mechanism'}, "
                              f"got {type(self.system).__name__}")
 
     @property

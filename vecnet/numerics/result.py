@@ -60,14 +60,22 @@ class Result:
         return name in self._series
 
     def plot(self, names: Iterable[str] | None = None, ax=None):
-        """Plot the named variables (default: the first six) against time; returns the axes."""
+        """Plot the named variables (default: the first six) against time, a vector or
+        quaternion one line per component; returns the axes."""
         import matplotlib.pyplot as plt
 
         names = list(names) if names is not None else list(self._series)[:6]
         if ax is None:
             _, ax = plt.subplots()
         for name in names:
-            ax.plot(self.t, self[name], label=name)
+            values = np.asarray(self[name])
+            if values.ndim == 1:
+                ax.plot(self.t, values, label=name)
+                continue
+            # vectors and quaternions: one line a component, named as the results name them
+            parts = {3: "xyz", 4: "wxyz"}.get(values.shape[1], range(values.shape[1]))
+            for column, part in zip(values.T, parts):
+                ax.plot(self.t, column, label=f"{name}.{part}")
         ax.set_xlabel("t [s]")
         ax.legend()
         return ax

@@ -7,5 +7,6 @@ True
 """
 
 from .mechanism import DATUM, Body, Mechanism, Point
+from .picture import node_positions, picture
 
-__all__ = ["Mechanism", "Body", "Point", "DATUM"]
+__all__ = ["Mechanism", "Body", "Point", "DATUM", "picture", "node_positions"]

@@ -1,0 +1,55 @@
+"""Diagrams, teaching text and HTML reports of spatial mechanisms."""
+
+from html.parser import HTMLParser
+
+import pytest
+
+import vecnet as vn
+
+
+def pendulum():
+    mech = vn.spatial.Mechanism("spherical pendulum", gravity=(0, 0, -9.81))
+    bob = mech.body("bob", 1.0, (0.01, 0.01, 0.01), position=(0.3, 0, -1))
+    mech.spherical("tip", mech.ground.point(0, 0, 0), bob.point(-0.3, 0, 1))
+    return mech
+
+
+@pytest.mark.parametrize("coordinates, branches", [("joint", {"tip", "bob-p1"}),
+                                                   ("absolute", {"bob", "bob-p1"})])
+def test_the_diagram_draws_the_tree_the_coordinates_choose(coordinates, branches):
+    # joint coordinates put the joints in the tree, absolute ones the bodies' mass elements
+    dot = vn.to_dot(pendulum(), tree=coordinates)
+    solid = {line.split("label=")[1].split()[0].strip('"') for line in dot.splitlines()
+             if "->" in line and "dashed" not in line}
+    assert solid == branches
+    assert vn.to_dot(pendulum().formulate(coordinates)) == dot
+
+
+def test_text_and_latex_name_coordinates_and_speeds():
+    eom = pendulum().formulate("joint")
+    shown = vn.text(eom)
+    # a spherical joint: four Euler parameters, three angular velocity components
+    assert "Coordinates (4): q = (tip.qw, tip.qx, tip.qy, tip.qz)" in shown
+    assert "Speeds (3): u = (tip.wx, tip.wy, tip.wz)" in shown
+    assert "q' = N(q) u" in shown and "M[tip.wx, tip.wx]" in shown
+    assert r"\textbf{Speeds (3)}" in vn.latex(eom)
+
+
+def test_the_report_of_a_spatial_mechanism():
+    page = vn.report(pendulum(), simulate=True)
+
+    class Tags(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tags = []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append(tag)
+
+    tags = Tags()
+    tags.feed(page)
+    assert tags.tags.count("table") == 4                 # [IN], [A], [CU], [CI]
+    assert tags.tags.count("svg") == 3                   # the diagram and two plots
+    assert "script" not in tags.tags
+    assert "Speeds (3): tip.wx, tip.wy, tip.wz" in page
+    assert "Heights of the mass centres." in page
