@@ -110,23 +110,34 @@ def _draw(model, args) -> str | None:
     return args.output
 
 
-def _progress(label: str, t_end: float):
-    """A progress bar on standard error when it is a terminal."""
-    if not sys.stderr.isatty():
-        return None
-    shown = [-1]
+class _Progress:
+    """A progress bar on standard error when it is a terminal; a message that follows an
+    unfinished bar starts on a line of its own."""
 
-    def update(time: float) -> None:
+    def __init__(self, label: str, t_end: float) -> None:
+        self.label, self.t_end, self.shown = label, t_end, -1
+
+    def __call__(self, time: float) -> None:
+        t_end = self.t_end
         percent = int(100 * min(max(time / t_end, 0.0), 1.0)) if t_end else 100
-        if percent != shown[0]:
-            shown[0] = percent
+        if percent != self.shown:
+            self.shown = percent
             bar = "#" * (percent // 4)
-            sys.stderr.write(f"\r{label} [{bar:<25}] {percent:3d}%")
+            sys.stderr.write(f"\r{self.label} [{bar:<25}] {percent:3d}%")
             if percent == 100:
                 sys.stderr.write("\n")
             sys.stderr.flush()
 
-    return update
+    def end_line(self) -> None:
+        if 0 <= self.shown < 100:
+            sys.stderr.write("\n")
+            self.shown = 100
+
+
+def _progress(args, label: str, t_end: float) -> _Progress | None:
+    """The progress bar of this run (kept on ``args`` so errors can end its line)."""
+    args.progress = _Progress(label, t_end) if sys.stderr.isatty() else None
+    return args.progress
 
 
 def _simulate(model, args) -> str | None:
@@ -136,7 +147,7 @@ def _simulate(model, args) -> str | None:
             raise ModelError(f"--t-end {args.t_end:g} must be a finite time after the start "
                              f"t = {float(t_span[0]):g}")
         t_span = (t_span[0], args.t_end)
-    res = model.simulate(t_span=t_span, progress=_progress("simulating", t_span[1]))
+    res = model.simulate(t_span=t_span, progress=_progress(args, "simulating", t_span[1]))
     names = [n for n in (model.outputs or list(res.names)[:6]) if np.ndim(res[n]) == 1]
     fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
     if fmt == "csv":
@@ -271,6 +282,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     raise
                 raise OSError(f"{args.output}: cannot write it: "
                               f"{exc.strerror or _one_line(exc)}") from None
+            finally:
+                if getattr(args, "progress", None):
+                    args.progress.end_line()  # what follows starts on its own line
         if written:
             print(os.path.abspath(written))
     except KeyboardInterrupt:
