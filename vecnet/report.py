@@ -194,10 +194,10 @@ def _mechanism(model, tree, simulate: bool) -> str:
 
 
 def _law(eom) -> str:
-    """The equations of motion in words: in the plane the speeds are the coordinates'
-    rates; in space they are speeds u with q' = N(q) u (quaternion rates from ω)."""
+    """The equations of motion in words: when the speeds are the coordinates' rates, in
+    q''; otherwise in speeds u with q' = N(q) u (quaternion rates from ω)."""
     phi = "Φ<sub>{}</sub><sup>T</sup> λ"
-    if not hasattr(eom, "speed_names"):
+    if eom.speeds_are_rates:
         return f"<p>Equations of motion M(q) q'' = Q(q, q', t) + {phi.format('q')} with</p>"
     return (f"<p>Speeds ({len(eom.u)}): {html.escape(', '.join(eom.speed_names))}</p>"
             f"<p>Equations of motion q' = N(q) u, M(q) u' = Q(q, u, t) + {phi.format('u')} "

@@ -474,8 +474,8 @@ def _coordinate_tex(name: str) -> str:
 
 def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
                simplify: bool = False) -> str:
-    # planar: the speeds are the coordinates' rates; spatial: speeds u with q' = N(q) u
-    speeds = getattr(eom, "speed_names", None)
+    # the speeds are the coordinates' rates, or (quaternions) speeds u with q' = N(q) u
+    speeds = None if eom.speeds_are_rates else eom.speed_names
     for q, name in zip(eom.q, eom.coordinates):
         show.rename(q, _coordinate_tex(name))
     for u, name in zip(eom.u, speeds or eom.coordinates):

@@ -245,7 +245,8 @@ class CoupledModel:
         """Simulate the whole system from the assembled mechanism and the lumped and block
         states in ``initial`` (by name, default zero). Returns a Result with everything the
         mechanism reports plus every network variable and every block output."""
-        from ..numerics import planar as num
+        from ..numerics import multibody as mb
+        from ..numerics.planar import outputs
         from ..numerics.result import Result
 
         eom = self.eom
@@ -253,19 +254,19 @@ class CoupledModel:
         watch = Watch(0.0, t_end)
         model = eom.compile()
         q0 = eom.assemble(coordinates, 0.0)
-        u0 = num.consistent_velocities(model, 0.0, q0, eom._index(velocities))
+        u0 = mb.consistent_velocities(model, 0.0, q0, eom._fixed(velocities))
         s0 = self._initial(initial)
         if method == "partition":
-            ts, qs, us, ss = num.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol,
+            ts, qs, us, ss = mb.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol,
                                                        extra=self.extra, s0=s0, progress=watch)
         elif method == "dae":
-            ts, qs, us, ss = num.integrate_dae(model, 0.0, q0, u0, times, rtol, atol,
+            ts, qs, us, ss = mb.integrate_dae(model, 0.0, q0, u0, times, rtol, atol,
                                                extra=self.extra, s0=s0, progress=watch)
         else:
             raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
         ws = np.array([self.extra(tt, q, u, s)[1] for tt, q, u, s in
                        zip(ts, qs.T, us.T, ss.T)]).T.reshape(len(self.system.ports), len(ts))
-        series = num.outputs(model, ts, qs, us, ws)
+        series = outputs(model, ts, qs, us, ws)
         for name, values in zip(self.states, ss):
             series[name] = values
         if self._outputs is not None:
@@ -277,11 +278,11 @@ class CoupledModel:
     def equilibrium(self, time: float = 0.0):
         """A static equilibrium of the whole system near the assembled pose: the mechanism at
         rest, the lumped and block states steady. Returns ``(q, s)``."""
-        from ..numerics import planar as num
+        from ..numerics import multibody as mb
 
         model = self.eom.compile()
         q0 = self.eom.assemble(time=time)
-        rows = num.independent_rows(model.constraints(time, q0)[1])
+        rows = mb.independent_rows(model.constraints(time, q0)[1])
         n, e, k = model.n, len(self.states), len(rows)
         zero = np.zeros(n)
 
@@ -305,11 +306,11 @@ class CoupledModel:
         outputs are any of the mechanism coordinates and their rates (``"O.angle'"``), the
         network variables and the block outputs. Found from central differences of the
         combined equations (constraints kept exactly)."""
-        from ..numerics import planar as num
+        from ..numerics import multibody as mb
 
         q_eq, s_eq = self.equilibrium(time) if point is None else point
         model = self.eom.compile()
-        part = num._Partition(model, time, q_eq)
+        part = mb.Partition(model, time, q_eq)
         k, n = len(part.ind), model.n
         coordinates = {**{c: i for i, c in enumerate(self.eom.coordinates)},
                        **{f"{c}'": n + i for i, c in enumerate(self.eom.coordinates)}}
@@ -324,7 +325,7 @@ class CoupledModel:
             q[part.ind] = state[:k]
             qf, uf = part.project(time, q, state[k:2 * k])
             sdot, w = self.extra(time, qf, uf, state[2 * k:], offsets)
-            a, _ = num.accelerations(model.evaluate(time, qf, uf, w=w), part.rows)
+            a, _ = mb.accelerations(model.evaluate(time, qf, uf, w=w), part.rows)
             values = (np.asarray(self._outputs(time, qf, uf, state[2 * k:], offsets), dtype=float)
                       if self._outputs is not None and outputs else np.zeros(0))
             y = [np.concatenate([qf, uf])[coordinates[o]] if o in coordinates

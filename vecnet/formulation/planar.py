@@ -21,16 +21,15 @@ from __future__ import annotations
 
 from functools import cached_property
 
-import networkx as nx
 import numpy as np
-import scipy.linalg
 import sympy
 
-from ..bounds import Watch, time_grid
 from ..elements import planar as pe
 from ..elements.base import t
-from ..errors import FormulationError, ModelError, UnknownNameError
+from ..errors import ModelError
 from ..planar.mechanism import DATUM, Mechanism
+from .multibody import (Linearization, MechanismEquations, OperatingPoint, choose_topology,
+                        tree_walk)
 
 __all__ = ["MultibodyEquations", "OperatingPoint", "Linearization"]
 
@@ -51,7 +50,7 @@ def _rank(element, ranks):
     return ranks["force"]
 
 
-class MultibodyEquations:
+class MultibodyEquations(MechanismEquations):
     """The equations of motion of a planar :class:`~vecnet.planar.Mechanism`.
 
     Attributes
@@ -82,26 +81,12 @@ class MultibodyEquations:
     def __init__(self, mechanism: Mechanism, coordinates: str = "joint",
                  tree: list[str] | None = None,
                  joint_loads: dict | None = None) -> None:
-        if coordinates not in _TREE_RANKS and tree is None:
-            raise FormulationError(f"coordinates must be 'joint' or 'absolute' (or give tree=[...]); "
-                                   f"got {coordinates!r}")
         self.mechanism = mechanism
         net = mechanism.network
         _check_bodies_joined(mechanism)
-        if tree is None:
-            ranks = _TREE_RANKS[coordinates]
-            tree = lambda edge: _rank(net.owner(edge), ranks)  # noqa: E731
-        else:
-            drives = [b for b in tree if isinstance(net.owner(b), pe.MotionDriver)]
-            if drives:
-                raise FormulationError(f"drivers {', '.join(drives)} prescribe motion: they belong "
-                                       "in the cotree")
-        self.topology = net.topology(tree=tree, datum=DATUM)
+        self.topology = choose_topology(mechanism, coordinates, tree, _TREE_RANKS, _rank,
+                                        pe.MotionDriver)
         topo = self.topology
-        if len(topo.components) > 1:
-            loose = [c for c in topo.components if DATUM not in c]
-            raise ModelError("parts of the mechanism are joined to nothing: "
-                             + "; ".join(", ".join(map(str, c)) for c in loose))
 
         # branch coordinates, in tree order
         names, symbols = [], {}
@@ -115,7 +100,8 @@ class MultibodyEquations:
             symbols[branch] = tuple(own)
         self.coordinates = tuple(names)
         self.q = tuple(sympy.Symbol(n, real=True) for n in names)
-        self.u = tuple(sympy.Symbol(f"{n}'", real=True) for n in names)
+        self.speed_names = tuple(f"{n}'" for n in names)
+        self.u = tuple(sympy.Symbol(n, real=True) for n in self.speed_names)
 
         # node poses, Jacobian rows and convective accelerations along tree paths
         self.walk = tree_walk(self)
@@ -285,162 +271,37 @@ class MultibodyEquations:
         return self.constraints.jacobian(self.q) if len(self.constraints) else sympy.zeros(0, len(self.q))
 
     # -- numerics -----------------------------------------------------------------
-    def compile(self, parameters: dict | None = None):
-        """The compiled numeric model (cached when no parameters are given)."""
+    driver = pe.MotionDriver
+
+    def compile_model(self, parameters: dict | None):
+        """A new :class:`~vecnet.numerics.planar.CompiledMechanism`."""
         from ..numerics.planar import CompiledMechanism
 
-        if parameters:
-            return CompiledMechanism(self, parameters)
-        if "_compiled" not in self.__dict__:
-            self.__dict__["_compiled"] = CompiledMechanism(self)
-        return self.__dict__["_compiled"]
+        return CompiledMechanism(self, parameters)
 
-    def _index(self, names) -> dict[int, float]:
-        out = {}
-        for name, value in (names or {}).items():
-            if name not in self.coordinates:
-                raise ModelError(f"no coordinate {name!r}; coordinates are "
-                                 f"{', '.join(self.coordinates)}")
-            out[self.coordinates.index(name)] = float(value)
-        return out
+    def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:
+        """Every body's ``x, y, angle, vx, vy, omega``, every joint's ``angle``,
+        ``reaction`` (force on its head body; also ``.x``, ``.y``) and ``torque``, every
+        driver's ``effort``, and ``kinetic``, ``potential``, ``energy``, ``constraint
+        residual`` (:func:`vecnet.numerics.planar.outputs`)."""
+        from ..numerics.planar import outputs
 
-    def assemble(self, initial: dict | None = None, time: float = 0.0,
-                 parameters: dict | None = None):
-        """Assembled coordinates ``q`` (closing every loop) from the bodies' initial poses,
-        with the coordinates named in ``initial`` held at the given values."""
-        from ..numerics.planar import assemble, initial_guess, independent_rows
+        return outputs(model, times, qs, us)
 
-        model = self.compile(parameters)
-        q = initial_guess(self)
-        fixed = self._index(initial)
-        for i, value in fixed.items():
-            q[i] = value
-        q = assemble(model, q, time, fixed=list(fixed))
-        rank = len(independent_rows(model.constraints(time, q)[1]))
-        drives = [e.name for e in self.mechanism.network.elements if isinstance(e, pe.MotionDriver)]
-        if model.n - rank == 0 and not drives:
-            joints = [c for c in self.topology.chords
-                      if self.mechanism.network.element(c).is_joint]
-            raise FormulationError("the mechanism is locked: its constraints leave no degree of "
-                                   "freedom (the loops closed by " + ", ".join(joints) + ")")
-        return q
+    def initial_guess(self) -> np.ndarray:
+        """Branch coordinates read off the bodies' initial poses."""
+        from ..numerics.planar import initial_guess
 
-    def degrees_of_freedom(self, q=None, time: float = 0.0, parameters: dict | None = None) -> int:
-        """``n - rank(Phi_q)`` at ``q`` (default: the assembled pose). Redundant constraints
-        are found from the rank, not by counting."""
-        from ..numerics.planar import independent_rows
+        return initial_guess(self)
 
-        model = self.compile(parameters)
-        q = self.assemble(time=time, parameters=parameters) if q is None \
-            else np.asarray(q, dtype=float)
-        return model.n - len(independent_rows(model.constraints(time, q)[1]))
-
-    def simulate(self, t_end: float, t_eval=None, method: str = "partition", rtol: float = 1e-8,
-                 atol: float = 1e-10, initial: dict | None = None,
-                 velocities: dict | None = None, parameters: dict | None = None,
-                 progress=None):
-        """Forward dynamics from the assembled initial pose (at rest unless ``velocities``).
-
-        ``method="partition"`` integrates the independent coordinates with scipy
-        (``DOP853``), finding the dependent ones from the constraints at every step
-        (coordinate partitioning, constraints held to 1e-13); ``method="dae"``
-        integrates the DAE with IDA (scikit-sundae) and Baumgarte stabilization.
-        A mechanism whose drivers fix every degree of freedom is solved by kinematics.
-
-        Returns a :class:`~vecnet.numerics.result.Result` with every coordinate and its rate
-        (``"P1.angle'"``), every body's ``x, y, angle, vx, vy, omega``, every joint's
-        ``angle``, ``reaction`` (force on its head body; also ``.x``, ``.y``) and
-        ``torque``, every driver's ``effort``, and ``kinetic``, ``potential``, ``energy``,
-        ``constraint residual``. ``progress``, if given, is called with the model time as
-        the integration advances.
-        """
-        from ..numerics import planar as num
-        from ..numerics.result import Result
-
-        _, t_end, times = time_grid((0.0, t_end), t_eval)
-        watch = Watch(0.0, t_end, progress)
-        model = self.compile(parameters)
-        q0 = self.assemble(initial, 0.0, parameters)
-        u0 = num.consistent_velocities(model, 0.0, q0, self._index(velocities))
-        dof = model.n - len(num.independent_rows(model.constraints(0.0, q0)[1]))
-        if dof == 0:
-            ts, qs, us = num.kinematics(model, times, q0)
-        elif method == "partition":
-            ts, qs, us, _ = num.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol,
-                                                      progress=watch)
-        elif method == "dae":
-            ts, qs, us, _ = num.integrate_dae(model, 0.0, q0, u0, times, rtol, atol,
-                                              progress=watch)
-        else:
-            raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
-        # the coordinates now; reactions, energies and the rest when first read
-        series = {**dict(zip(self.coordinates, qs)),
-                  **{f"{c}'": rates for c, rates in zip(self.coordinates, us)}}
-        return Result(ts, series, success=True, message=method,
-                      derive=lambda: num.outputs(model, ts, qs, us))
-
-    def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
-                    iterations: int = 100):
-        """Static equilibrium near the initial pose: ``Q(q, 0) + Phi_q^T lambda = 0``,
-        ``Phi(q) = 0``, by Newton steps on the assembled mechanism. At every step the
-        coordinates are partitioned anew, the generalized force is reduced to the
-        independent ones ``z`` (``V^T Q`` with ``q' = V z'``) and a step in ``z``, limited
-        to 0.2, is followed by assembly (all constraints, so redundant ones stay
-        satisfied); the multipliers then balance the forces
-        (:func:`vecnet.numerics.multibody.equilibrium`, shared with spatial mechanisms).
-        Returns an :class:`OperatingPoint`."""
+    def initial_speeds(self, q: np.ndarray, velocities: dict | None, time: float = 0.0,
+                       parameters: dict | None = None) -> np.ndarray:
+        """Speeds meeting the velocity constraints, the coordinate rates named in
+        ``velocities`` as close as they allow (least squares)."""
         from ..numerics import multibody as mb
 
-        model = self.compile(parameters)
-        q = self.assemble(time=time, parameters=parameters)
-        q, lam = mb.equilibrium(model, q, time, iterations)
-        return OperatingPoint(self, q, lam, time)
-
-    def linearize(self, point: OperatingPoint, parameters: dict | None = None, step: float = 1e-6):
-        """Linear model about a static equilibrium in independent coordinates: the null-space
-        reduction ``q = q* + N z`` with ``Phi_q N = 0`` gives ``M z'' + C z' + K z = B w`` with
-        ``M = N^T M N``, ``C = -N^T Q_u N``, ``K = -N^T (Q + Phi_q^T lambda)_q N`` and ``B``
-        the generalized forces of unit inputs ``w``: every torque driver (by name), every
-        force driver (``"<name>.x"``, ``"<name>.y"``) and every load across a joint, each
-        added to its value at the equilibrium.
-
-        Examples
-        --------
-        >>> import vecnet as vn
-        >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
-        >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(0, -1))
-        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
-        >>> _ = mech.torque("T", bob, 0.0)
-        >>> eom = mech.formulate()
-        >>> lin = eom.linearize(eom.equilibrium())
-        >>> lin.inputs, lin.B.round(12).tolist(), lin.K.round(9).tolist()
-        (('T',), [[1.0]], [[9.81]])
-        """
-        from ..numerics import multibody as mb
-
-        model = self.compile(parameters)
-        M, C, K, N = mb.linear_model(model, point.q, point.lam, point.time, step)
-        inputs, columns = model.input_forces(point.time, point.q)
-        return Linearization(M, C, K, N, N.T @ columns, inputs)
-
-    def inverse_dynamics(self, t_eval, parameters: dict | None = None):
-        """Kinematics and the efforts of drivers that fix every degree of freedom, with every
-        joint reaction from the cutset equations: a :class:`Result` as in :meth:`simulate`."""
-        from ..numerics import planar as num
-        from ..numerics.result import Result
-
-        model = self.compile(parameters)
-        times = np.asarray(t_eval, dtype=float)
-        q0 = self.assemble(time=float(times[0]), parameters=parameters)
-        ts, qs, us = num.kinematics(model, times, q0)
-        if model.n - len(num.independent_rows(model.constraints(ts[0], q0)[1])) != 0:
-            raise FormulationError("inverse dynamics needs drivers that fix every degree of "
-                                   "freedom; use simulate() for forward dynamics")
-        return Result(ts, num.outputs(model, ts, qs, us), success=True, message="kinematics")
-
-    def __repr__(self) -> str:
-        return (f"<MultibodyEquations: {len(self.q)} coordinates {list(self.coordinates)}, "
-                f"{len(self.constraint_names)} constraints>")
+        return mb.consistent_velocities(self.compile(parameters), time, q,
+                                        self._fixed(velocities))
 
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
@@ -448,25 +309,6 @@ class MultibodyEquations:
         from ..teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
-
-
-def tree_walk(eom: MultibodyEquations) -> list[tuple]:
-    """The tree in breadth-first order from the datum: ``(here, there, branch, forward,
-    coordinate positions)`` for every branch, ``forward`` when it points away from the datum."""
-    net, topo = eom.mechanism.network, eom.topology
-    start, where = 0, {}
-    for branch in topo.branches:
-        k = len(net.element(branch).coordinates)
-        where[branch] = list(range(start, start + k))
-        start += k
-    tree = nx.MultiGraph()
-    tree.add_node(DATUM)
-    tree.add_edges_from((*net.graph.ends(b), b) for b in topo.branches)
-    walk = []
-    for here, there in nx.bfs_edges(tree, DATUM):
-        branch = next(iter(tree[here][there]))
-        walk.append((here, there, branch, net.graph.ends(branch)[0] == here, where[branch]))
-    return walk
 
 
 def tree_kinematics(eom: MultibodyEquations):
@@ -567,63 +409,6 @@ def frame_dot(pairs) -> sympy.Expr:
                     if key != 0 and value != 0:
                         terms[key] = terms.get(key, sympy.S.Zero) + weight * value
     return sympy.Add(*(key * value for key, value in terms.items()))
-
-
-class OperatingPoint:
-    """A static equilibrium: coordinates ``q`` and multipliers ``lam``; ``point[name]`` reads
-    any quantity a simulation reports (coordinates, body poses, joint angles, reactions)."""
-
-    def __init__(self, eom: MultibodyEquations, q, lam, time: float) -> None:
-        self.eom, self.q, self.lam, self.time = eom, np.asarray(q), np.asarray(lam), time
-
-    @cached_property
-    def values(self) -> dict[str, np.ndarray]:
-        from ..numerics.planar import outputs
-
-        n = len(self.q)
-        series = outputs(self.eom.compile(), [self.time], self.q.reshape(n, 1), np.zeros((n, 1)))
-        return {name: value[0] for name, value in series.items()}
-
-    def __getitem__(self, name: str):
-        if name in self.eom.coordinates:
-            return float(self.q[self.eom.coordinates.index(name)])
-        try:
-            value = self.values[name]
-        except KeyError:
-            raise UnknownNameError(f"no quantity {name!r} at this operating point") from None
-        return float(value) if np.ndim(value) == 0 else value
-
-    def __repr__(self) -> str:
-        pairs = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.eom.coordinates, self.q))
-        return f"<OperatingPoint {pairs}>"
-
-
-class Linearization:
-    """``M z'' + C z' + K z = B w`` in independent coordinates ``z`` (``q - q* = basis z``),
-    with the inputs ``w`` named by ``inputs``."""
-
-    def __init__(self, M, C, K, basis, B, inputs) -> None:
-        self.M, self.C, self.K, self.basis = M, C, K, basis
-        self.B, self.inputs = B, tuple(inputs)
-
-    def eigenvalues(self) -> np.ndarray:
-        """Eigenvalues of the first-order system, sorted by imaginary part."""
-        d = self.M.shape[0]
-        A = np.block([[np.zeros((d, d)), np.eye(d)],
-                      [-np.linalg.solve(self.M, self.K), -np.linalg.solve(self.M, self.C)]])
-        ev = np.linalg.eigvals(A)
-        return ev[np.lexsort((ev.real, ev.imag))]
-
-    def natural_frequencies(self) -> np.ndarray:
-        """Undamped natural frequencies (rad/s): square roots of the eigenvalues of
-        ``M^-1 K``."""
-        return np.sqrt(np.sort(np.real(scipy.linalg.eigvals(self.K, self.M))))
-
-    def damping_ratios(self) -> np.ndarray:
-        """``-Re(s)/|s|`` of the oscillatory eigenvalues (upper half plane)."""
-        ev = self.eigenvalues()
-        up = ev[ev.imag > 0]
-        return -up.real / np.abs(up)
 
 
 def _check_bodies_joined(mechanism: Mechanism) -> None:

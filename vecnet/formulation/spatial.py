@@ -24,15 +24,14 @@ from functools import cached_property
 import numpy as np
 import sympy
 
-from ..bounds import Watch, time_grid
 from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..spatial.mechanism import DATUM, Mechanism
 from ..spatial.rotations import skew
-from .planar import Linearization, OperatingPoint, tree_walk
+from .multibody import MechanismEquations, choose_topology, tree_walk
 
-__all__ = ["SpatialEquations", "SpatialOperatingPoint", "spatial_kinematics"]
+__all__ = ["SpatialEquations", "spatial_kinematics"]
 
 _TREE_RANKS = {
     "joint": {"arm": 0, "joint": 1, "mass": 2, "force": 3},
@@ -63,7 +62,7 @@ def _rank(element, ranks):
     return (ranks["force"], 0)
 
 
-class SpatialEquations:
+class SpatialEquations(MechanismEquations):
     """The equations of motion of a spatial :class:`~vecnet.spatial.Mechanism`.
 
     Attributes
@@ -95,25 +94,11 @@ class SpatialEquations:
 
     def __init__(self, mechanism: Mechanism, coordinates: str = "joint",
                  tree: list[str] | None = None) -> None:
-        if coordinates not in _TREE_RANKS and tree is None:
-            raise FormulationError(f"coordinates must be 'joint' or 'absolute' (or give tree=[...]); "
-                                   f"got {coordinates!r}")
         self.mechanism = mechanism
         net = mechanism.network
-        if tree is None:
-            ranks = _TREE_RANKS[coordinates]
-            tree = lambda edge: _rank(net.owner(edge), ranks)  # noqa: E731
-        else:
-            drives = [b for b in tree if isinstance(net.owner(b), se.SpatialMotionDriver)]
-            if drives:
-                raise FormulationError(f"drivers {', '.join(drives)} prescribe motion: they "
-                                       "belong in the cotree")
-        self.topology = net.topology(tree=tree, datum=DATUM)
+        self.topology = choose_topology(mechanism, coordinates, tree, _TREE_RANKS, _rank,
+                                        se.SpatialMotionDriver)
         topo = self.topology
-        if len(topo.components) > 1:
-            loose = [c for c in topo.components if DATUM not in c]
-            raise ModelError("parts of the mechanism are joined to nothing: "
-                             + "; ".join(", ".join(map(str, c)) for c in loose))
         for chord in topo.chords:
             element = net.element(chord)
             if isinstance(element, (se.SpatialScrew, se.SpatialArm)):
@@ -350,15 +335,24 @@ class SpatialEquations:
         return out
 
     # -- numerics ---------------------------------------------------------------------
-    def compile(self, parameters: dict | None = None):
-        """The compiled numeric model (cached when no parameters are given)."""
+    driver = se.SpatialMotionDriver
+
+    def compile_model(self, parameters: dict | None):
+        """A new :class:`~vecnet.numerics.spatial.CompiledSpatial`."""
         from ..numerics.spatial import CompiledSpatial
 
-        if parameters:
-            return CompiledSpatial(self, parameters)
-        if "_compiled" not in self.__dict__:
-            self.__dict__["_compiled"] = CompiledSpatial(self)
-        return self.__dict__["_compiled"]
+        return CompiledSpatial(self, parameters)
+
+    def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:
+        """Every body's ``x, y, z``, ``position`` (n x 3), ``velocity``, ``omega`` (world
+        axes, n x 3) and ``orientation`` (unit quaternions ``w, x, y, z``, n x 4), every
+        joint's ``reaction`` (force on its head body, n x 3) and ``reaction_torque`` (about
+        the head point), revolute and cylindrical joints' ``angle``, every driver's
+        ``effort``, and ``kinetic``, ``potential``, ``energy``, ``constraint residual``
+        (:func:`vecnet.numerics.spatial.outputs`)."""
+        from ..numerics.spatial import outputs
+
+        return outputs(model, times, qs, us)
 
     def initial_guess(self) -> np.ndarray:
         """Branch coordinates read off the bodies' initial poses."""
@@ -370,49 +364,6 @@ class SpatialEquations:
             (rt, Rt), (rh, Rh) = mech.initial_pose(tail), mech.initial_pose(head)
             values.extend(element.coordinates_from(Rt, Rh, rh - rt))
         return np.array(values, dtype=float)
-
-    def _fixed(self, initial: dict | None) -> dict[int, float]:
-        out = {}
-        for name, value in (initial or {}).items():
-            if name not in self.coordinates:
-                raise ModelError(f"no coordinate {name!r}; coordinates are "
-                                 f"{', '.join(self.coordinates)}")
-            if f"{name}'" not in self.speed_names:
-                raise ModelError(f"coordinate {name!r} is part of a quaternion; set the "
-                                 "orientation of the bodies instead")
-            out[self.coordinates.index(name)] = float(value)
-        return out
-
-    def assemble(self, initial: dict | None = None, time: float = 0.0,
-                 parameters: dict | None = None) -> np.ndarray:
-        """Assembled coordinates ``q`` (closing every loop) from the bodies' initial poses,
-        with the scalar coordinates named in ``initial`` held at the given values."""
-        from ..numerics import multibody as mb
-
-        model = self.compile(parameters)
-        q = self.initial_guess()
-        fixed = self._fixed(initial)
-        for i, value in fixed.items():
-            q[i] = value
-        held = [self.speed_names.index(f"{self.coordinates[i]}'") for i in fixed]
-        q = mb.assemble(model, q, time, fixed=held)
-        rank = len(mb.independent_rows(model.velocity_constraints(time, q)[0]))
-        driven = any(isinstance(e, se.SpatialMotionDriver) for e in self.mechanism.network.elements)
-        if model.nu - rank == 0 and not driven:
-            joints = [c for c in self.topology.chords if self.mechanism.network.element(c).is_joint]
-            raise FormulationError("the mechanism is locked: its constraints leave no degree of "
-                                   "freedom (the loops closed by " + ", ".join(joints) + ")")
-        return q
-
-    def degrees_of_freedom(self, q=None, time: float = 0.0, parameters: dict | None = None) -> int:
-        """``nu - rank(Phi_u)`` at ``q`` (default: the assembled pose): redundant constraints
-        are found from the rank, not by counting."""
-        from ..numerics import multibody as mb
-
-        model = self.compile(parameters)
-        q = self.assemble(time=time, parameters=parameters) if q is None \
-            else np.asarray(q, dtype=float)
-        return model.nu - len(mb.independent_rows(model.velocity_constraints(time, q)[0]))
 
     def initial_speeds(self, q: np.ndarray, velocities: dict | None, time: float = 0.0,
                        parameters: dict | None = None) -> np.ndarray:
@@ -459,150 +410,6 @@ class SpatialEquations:
             raise ModelError("the given velocities are not allowed by the joints (off by "
                              f"{miss:.3g}): " + ", ".join(velocities))
         return u
-
-    def simulate(self, t_end: float, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10,
-                 initial: dict | None = None, velocities: dict | None = None,
-                 parameters: dict | None = None, method: str = "partition", progress=None):
-        """Forward dynamics from the assembled initial pose (at rest unless ``velocities``,
-        see :meth:`initial_speeds`): ``method="partition"`` by coordinate partitioning on
-        scipy's ``DOP853`` (:func:`vecnet.numerics.multibody.integrate_partitioned`),
-        ``method="dae"`` on IDA in the stabilized index-2 form
-        (:func:`vecnet.numerics.multibody.integrate_dae`); both shared with planar
-        mechanisms.
-
-        Returns a :class:`~vecnet.numerics.result.Result` with every coordinate and speed,
-        every body's ``x, y, z``, ``position`` (n x 3), ``velocity``, ``omega`` (world axes,
-        n x 3) and ``orientation`` (unit quaternions ``w, x, y, z``, n x 4), every joint's
-        ``reaction`` (force on its head body, n x 3) and ``reaction_torque`` (about the head
-        point), revolute and cylindrical joints' ``angle``, and ``kinetic``, ``potential``,
-        ``energy``, ``constraint residual``. ``progress``, if given, is called with the model
-        time as the integration advances; the work is bounded as for planar mechanisms
-        (:class:`vecnet.bounds.Watch`).
-
-        Examples
-        --------
-        >>> import vecnet as vn
-        >>> mech = vn.spatial.Mechanism("free", gravity=(0, 0, 0))
-        >>> b = mech.body("b", 1.0, (7, 5, 3))
-        >>> res = mech.formulate(tree=["b"]).simulate(1.0, velocities={"b.omega": (0, 0, 2)})
-        >>> res["b.omega"][-1].round(9).tolist()
-        [0.0, 0.0, 2.0]
-        """
-        from ..numerics import multibody as mb
-        from ..numerics.result import Result
-        from ..numerics.spatial import outputs
-
-        integrators = {"partition": mb.integrate_partitioned, "dae": mb.integrate_dae}
-        if method not in integrators:
-            raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
-        _, t_end, times = time_grid((0.0, t_end), t_eval)
-        watch = Watch(0.0, t_end, progress)
-        model = self.compile(parameters)
-        q0 = self.assemble(initial, 0.0, parameters)
-        u0 = self.initial_speeds(q0, velocities, 0.0, parameters)
-        ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol,
-                                            progress=watch)
-        series = {**dict(zip(self.coordinates, qs)),
-                  **{(n if n.endswith("'") else n): v for n, v in zip(self.speed_names, us)}}
-        return Result(ts, series, success=True, message=method,
-                      derive=lambda: outputs(model, ts, qs, us))
-
-    def inverse_dynamics(self, t_eval, parameters: dict | None = None):
-        """Kinematics and the efforts of drivers that fix every degree of freedom, with every
-        joint reaction: a :class:`~vecnet.numerics.result.Result` as from :meth:`simulate`,
-        with ``"<driver>.effort"``."""
-        from ..numerics import multibody as mb
-        from ..numerics.result import Result
-        from ..numerics.spatial import outputs
-
-        model = self.compile(parameters)
-        times = np.asarray(t_eval, dtype=float)
-        q = self.assemble(time=float(times[0]), parameters=parameters)
-        if self.degrees_of_freedom(q, float(times[0]), parameters) != 0:
-            raise FormulationError("inverse dynamics needs drivers that fix every degree of "
-                                   "freedom; use simulate() for forward dynamics")
-        qs, us = [], []
-        for time in times:
-            q = mb.assemble(model, q, time)
-            phi_u, phi_t = model.velocity_constraints(time, q)
-            qs.append(q.copy())
-            us.append(np.linalg.lstsq(phi_u, -phi_t, rcond=None)[0])
-        qs, us = np.array(qs).T, np.array(us).T
-        return Result(times, {}, success=True, message="kinematics",
-                      derive=lambda: outputs(model, times, qs, us))
-
-    def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
-                    iterations: int = 100) -> SpatialOperatingPoint:
-        """Static equilibrium near the initial pose
-        (:func:`vecnet.numerics.multibody.equilibrium`): Newton steps in the directions the
-        constraints allow, then the multipliers; an :class:`SpatialOperatingPoint`.
-
-        Examples
-        --------
-        >>> import vecnet as vn
-        >>> mech = vn.spatial.Mechanism("p", gravity=(0, 0, -9.81))
-        >>> bob = mech.body("bob", 1.0, (0.01, 0.01, 0.01), position=(0.5, 0, -0.5))
-        >>> _ = mech.spherical("ball", mech.ground.point(0, 0, 0), bob.point(-0.5, 0, 0.5))
-        >>> op = mech.formulate().equilibrium()
-        >>> (op["bob.position"].round(9) + 0.0).tolist()
-        [0.0, 0.0, -0.707106781]
-        """
-        from ..numerics import multibody as mb
-
-        model = self.compile(parameters)
-        q = self.assemble(time=time, parameters=parameters)
-        q, lam = mb.equilibrium(model, q, time, iterations)
-        return SpatialOperatingPoint(self, q, lam, time)
-
-    def linearize(self, point: OperatingPoint, parameters: dict | None = None,
-                  step: float = 1e-6) -> Linearization:
-        """Linear model about a static equilibrium in independent coordinates (Thompson):
-        with ``H2`` a basis of the null space of ``Phi_u`` and ``u = H2 z'``,
-        ``M = H2^T M H2``, ``C = -H2^T (Q)_u H2``, ``K = -H2^T (Q + Phi_u^T lambda)_q N H2``
-        (:func:`vecnet.numerics.multibody.linear_model`); a
-        :class:`~vecnet.formulation.planar.Linearization` (no inputs yet).
-
-        Examples
-        --------
-        >>> import vecnet as vn
-        >>> mech = vn.spatial.Mechanism("p", gravity=(0, 0, -9.81))
-        >>> bob = mech.body("bob", 1.0, (1e-3, 1e-3, 1e-3), position=(0, 0, -1))
-        >>> _ = mech.spherical("ball", mech.ground.point(0, 0, 0), bob.point(0, 0, 1))
-        >>> eom = mech.formulate()
-        >>> eom.linearize(eom.equilibrium()).natural_frequencies().round(4).tolist()
-        [0.0, 3.1305, 3.1305]
-        """
-        from ..numerics import multibody as mb
-
-        model = self.compile(parameters)
-        u, a = getattr(point, "u", None), getattr(point, "a", None)
-        if u is not None and np.any(u) and self.N != sympy.eye(len(self.q)):
-            raise FormulationError("linearizing about a motion needs q' = u: coordinates "
-                                   "without quaternions (revolute, prismatic, universal ... "
-                                   "joints in the tree)")
-        M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step, u=u, a=a)
-        return Linearization(M, C, K, H, np.zeros((M.shape[0], 0)), ())
-
-    def steady_motion(self, velocities: dict, time: float = 0.0,
-                      parameters: dict | None = None) -> SpatialOperatingPoint:
-        """A nominal motion to linearize about: the assembled initial pose moving with
-        ``velocities`` (as in :meth:`simulate`), with its acceleration and multipliers. For
-        a steadily spinning rotor on a symmetric support the acceleration is zero and
-        :meth:`linearize` gives the whirl (the gyroscopic terms are in ``C``)."""
-        from ..numerics import multibody as mb
-
-        model = self.compile(parameters)
-        q = self.assemble(time=time, parameters=parameters)
-        u = self.initial_speeds(q, velocities, time, parameters)
-        snap = model.evaluate(time, q, u)
-        a, lam = mb.accelerations(snap, mb.independent_rows(snap.phi_q))
-        point = SpatialOperatingPoint(self, q, lam, time)
-        point.u, point.a = u, a
-        return point
-
-    def __repr__(self) -> str:
-        return (f"<SpatialEquations: {len(self.q)} coordinates {list(self.coordinates)}, "
-                f"{len(self.constraint_names)} constraints>")
 
 
 def _columns(n: int, idx: list[int], block: sympy.Matrix) -> sympy.Matrix:
@@ -697,17 +504,3 @@ def spatial_kinematics(eom: SpatialEquations):
             Jv[there] = Jv[here] + sign * cols
             gv[there] = gv[here] + sign * Vd
     return R, r, Jw, Jv, gw, gv
-
-
-class SpatialOperatingPoint(OperatingPoint):
-    """A static equilibrium of a spatial mechanism: ``point[name]`` reads any quantity a
-    simulation reports (coordinates, body poses, reactions)."""
-
-    @cached_property
-    def values(self) -> dict[str, np.ndarray]:
-        from ..numerics.spatial import outputs
-
-        nu = len(self.eom.u)
-        u = getattr(self, "u", np.zeros(nu)).reshape(nu, 1)
-        series = outputs(self.eom.compile(), [self.time], self.q.reshape(-1, 1), u)
-        return {name: value[0] for name, value in series.items()}

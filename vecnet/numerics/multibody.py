@@ -23,15 +23,57 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import sympy
 from scipy.integrate import solve_ivp
 from scipy.linalg import lapack
 
-from ..errors import FormulationError, SimulationError
+from ..elements.base import t
+from ..errors import FormulationError, ModelError, SimulationError
 
-__all__ = ["independent_rows", "solve", "accelerations", "assemble", "consistent_velocities",
+__all__ = ["CompiledModel", "independent_rows", "solve", "accelerations", "assemble", "consistent_velocities",
            "Partition", "integrate_partitioned", "integrate_dae", "speeds", "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
-           "displace", "equilibrium", "linear_model"]
+           "displace", "equilibrium", "linear_model", "kinematics"]
+
+
+class CompiledModel:
+    """What the compiled planar and spatial models share: parameter values, numbers from
+    parameters, and expressions compiled with common subexpressions.
+
+    ``operations`` counts the arithmetic operations of everything compiled (after common
+    subexpression elimination), a measure of the work per call.
+    """
+
+    def __init__(self, eom, parameters: dict | None) -> None:
+        self.eom = eom
+        self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
+                       sympy.sympify(v) for k, v in (parameters or {}).items()}
+        self.operations = 0
+
+    def _number(self, value, owner: str) -> float:
+        """``value`` with the parameters put in, as a float."""
+        value = sympy.sympify(value).xreplace(self.values)
+        if value.free_symbols:
+            raise ModelError(f"{owner!r}: no value for parameter(s) "
+                             + ", ".join(sorted(map(str, value.free_symbols)))
+                             + "; pass parameters={...}")
+        return float(value)
+
+    def _lambdify(self, args, exprs, owner: str, count: bool = False):
+        """A numeric function of ``args`` returning ``exprs`` (parameters put in) as one
+        flat float array; ``count`` adds its operations to :attr:`operations`."""
+        exprs = [sympy.sympify(e).xreplace(self.values) for e in exprs]
+        known = {t}.union(*(set(a) if isinstance(a, (list, tuple)) else {a} for a in args))
+        free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
+        if free:
+            raise ModelError(f"{owner!r}: no value for parameter(s) "
+                             + ", ".join(sorted(map(str, free))) + "; pass parameters={...}")
+        if count:
+            replacements, reduced = sympy.cse(exprs)
+            self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
+                sympy.count_ops(e) for e in reduced)
+        fn = sympy.lambdify(args, exprs, modules="numpy", cse=True)
+        return lambda *a: np.asarray(fn(*a), dtype=float).reshape(-1)
 
 
 def speeds(model) -> int:
@@ -284,7 +326,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         y0 = np.concatenate([q, u[part.ind], s])
         constrained = bool(len(part.dep) or len(part.dep_q))
 
-        def rhs(tt, y, part=part, k=k):
+        def partitioned(tt, y, part=part, k=k):
             if progress is not None:
                 progress(tt, y)
             if constrained:
@@ -300,13 +342,14 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             a, _ = accelerations(model.evaluate(tt, qf, uf, w=w), part.rows)
             return np.concatenate([rates(model, qf, uf), a[part.ind], sdot])
 
-        if not constrained and not len(s) and extra is _no_extra:
-            def rhs(tt, y):  # an open chain alone: M u' = Q, nothing to project or couple
-                if progress is not None:
-                    progress(tt, y)
-                qf = normalize(model, y[:n])
-                M, Q = model.mass_and_forces(tt, qf, y[n:])
-                return np.concatenate([rates(model, qf, y[n:]), solve(M, Q, positive_definite=True)])
+        def open_chain(tt, y):  # M u' = Q alone: nothing to project or couple
+            if progress is not None:
+                progress(tt, y)
+            qf = normalize(model, y[:n])
+            M, Q = model.mass_and_forces(tt, qf, y[n:])
+            return np.concatenate([rates(model, qf, y[n:]), solve(M, Q, positive_definite=True)])
+
+        rhs = open_chain if not constrained and not len(s) and extra is _no_extra else partitioned
 
         def singular(tt, y, part=part):
             return part.conditioning(tt, y[:n]) - 1e-3
@@ -498,3 +541,16 @@ def linear_model(model, q: np.ndarray, lam: np.ndarray, time: float = 0.0, step:
         C[:, j] = -(force(q, u0 + v) - force(q, u0 - v)) / (2 * step)
     M = model.evaluate(time, q, u0).M
     return H.T @ M @ H, H.T @ C, H.T @ K, H
+
+
+def kinematics(model, times, q0: np.ndarray):
+    """``(times, qs, us)`` of a mechanism whose drivers fix every degree of freedom, from
+    the constraints alone: ``Phi = 0`` by assembly at each time, then ``Phi_u u = -Phi_t``."""
+    qs, us = [], []
+    q = q0.copy()
+    for time in times:
+        q = assemble(model, q, time)
+        phi_u, phi_t = velocity_constraints(model, time, q)
+        qs.append(q.copy())
+        us.append(np.linalg.lstsq(phi_u, -phi_t, rcond=None)[0])
+    return np.asarray(times, dtype=float), np.array(qs).T, np.array(us).T

@@ -21,11 +21,7 @@ import sympy
 from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import ModelError
-# the dimension-free numerics (shared with spatial mechanisms), under their planar names
-from .multibody import Partition as _Partition  # noqa: F401
-from .multibody import (_no_extra, accelerations, assemble,  # noqa: F401
-                        consistent_velocities, independent_rows, integrate_dae,
-                        integrate_partitioned, solve)
+from .multibody import CompiledModel, accelerations, independent_rows
 
 if TYPE_CHECKING:
     from ..formulation.planar import MultibodyEquations
@@ -53,7 +49,7 @@ class Snapshot:
     values: dict           # every compiled quantity by key
 
 
-class CompiledMechanism:
+class CompiledMechanism(CompiledModel):
     """Numeric functions of a :class:`MultibodyEquations`, set up once.
 
     The kinematics are propagated numerically along the tree, as the path matrix
@@ -72,15 +68,12 @@ class CompiledMechanism:
     """
 
     def __init__(self, eom: MultibodyEquations, parameters: dict | None = None) -> None:
-        self.eom = eom
+        super().__init__(eom, parameters)
         net, topo = eom.mechanism.network, eom.topology
-        self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
-                       sympy.sympify(v) for k, v in (parameters or {}).items()}
         self.n = n = len(eom.q)
         self.inputs = len(eom.inputs)
         self.gravity = np.array([self._number(g, "gravity") for g in eom.gravity])
         self.node = {node: i for i, node in enumerate(topo.nodes)}
-        self.operations = 0
 
         self.bodies = []
         for body in eom.bodies:
@@ -148,30 +141,14 @@ class CompiledMechanism:
         self._compile_walk()
         self._mass_and_forces = self._compile_mass_and_forces() if n <= WHOLE_LIMIT else None
 
-    def _number(self, value, owner: str) -> float:
-        value = sympy.sympify(value).xreplace(self.values)
-        if value.free_symbols:
-            raise ModelError(f"{owner!r}: no value for parameter(s) "
-                             + ", ".join(sorted(map(str, value.free_symbols)))
-                             + "; pass parameters={...}")
-        return float(value)
-
     def _compile(self, args, matrices, owner: str):
-        exprs = [sympy.sympify(e).xreplace(self.values) for m in matrices for e in sympy.Matrix(m)]
-        known = {t}.union(*(set(a) if isinstance(a, (list, tuple)) else {a} for a in args))
-        free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
-        if free:
-            raise ModelError(f"{owner!r}: no value for parameter(s) "
-                             + ", ".join(sorted(map(str, free))) + "; pass parameters={...}")
-        replacements, reduced = sympy.cse(exprs)
-        self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
-            sympy.count_ops(e) for e in reduced)
-        fn = sympy.lambdify(args, exprs, modules="numpy", cse=True)
+        """A numeric function of ``args`` returning the ``matrices`` (as numpy arrays)."""
         shapes = [sympy.Matrix(m).shape for m in matrices]
+        fn = self._lambdify(args, [e for m in matrices for e in sympy.Matrix(m)], owner,
+                            count=True)
 
         def call(*values):
-            flat = np.asarray(fn(*values), dtype=float).reshape(-1)
-            out, at = [], 0
+            flat, out, at = fn(*values), [], 0
             for rows, cols in shapes:
                 out.append(flat[at:at + rows * cols].reshape(rows, cols))
                 at += rows * cols
@@ -502,17 +479,3 @@ def _constraint_rows(eom) -> dict[str, np.ndarray]:
     for chord in eom.topology.chords:
         rows[chord] = [i for i, n in enumerate(names) if n.rpartition(".")[0] == chord]
     return {k: np.array(v, dtype=int) for k, v in rows.items()}
-
-
-def kinematics(model: CompiledMechanism, times, q0: np.ndarray):
-    """Positions, velocities and accelerations of a mechanism whose drivers fix every degree
-    of freedom, from the constraints alone: ``Phi = 0``, ``Phi_q u = -Phi_t``, ``Phi_q a = c``."""
-    qs, us = [], []
-    q = q0.copy()
-    for time in times:
-        q = assemble(model, q, time)
-        _, phi_q, phi_t = model.constraints(time, q)
-        u, *_ = np.linalg.lstsq(phi_q, -phi_t, rcond=None)
-        qs.append(q.copy())
-        us.append(u)
-    return np.asarray(times, dtype=float), np.array(qs).T, np.array(us).T

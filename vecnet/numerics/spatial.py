@@ -20,8 +20,7 @@ import sympy
 
 from ..elements import spatial as se
 from ..elements.base import t
-from ..errors import ModelError
-from ..spatial.mechanism import DATUM
+from ..multibody import DATUM
 from ..spatial.rotations import euler_angles, matrix_quaternion
 from . import multibody as mb
 
@@ -60,7 +59,7 @@ def _cross(a, b):
                      a[0] * b[1] - a[1] * b[0]])
 
 
-class CompiledSpatial:
+class CompiledSpatial(mb.CompiledModel):
     """Numeric functions of a :class:`~vecnet.formulation.spatial.SpatialEquations`.
 
     Parameters
@@ -71,10 +70,8 @@ class CompiledSpatial:
     """
 
     def __init__(self, eom: SpatialEquations, parameters: dict | None = None) -> None:
-        self.eom = eom
+        super().__init__(eom, parameters)
         net, topo = eom.mechanism.network, eom.topology
-        self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
-                       sympy.sympify(v) for k, v in (parameters or {}).items()}
         self.n, self.nu = len(eom.q), len(eom.u)
         self.m = len(eom.constraint_names)
         self.constraint_names = eom.constraint_names
@@ -135,25 +132,6 @@ class CompiledSpatial:
             if kind == "drive":
                 f = info["motion"]
                 self._motions[chord] = self._lambdify((t,), [f, f.diff(t), f.diff(t, 2)], chord)
-
-    # -- compiling --------------------------------------------------------------------
-    def _number(self, value, owner: str) -> float:
-        value = sympy.sympify(value).xreplace(self.values)
-        if value.free_symbols:
-            raise ModelError(f"{owner!r}: no value for parameter(s) "
-                             + ", ".join(sorted(map(str, value.free_symbols)))
-                             + "; pass parameters={...}")
-        return float(value)
-
-    def _lambdify(self, args, exprs, owner: str):
-        exprs = [sympy.sympify(e).xreplace(self.values) for e in exprs]
-        known = {t}.union(*(set(a) if isinstance(a, (list, tuple)) else {a} for a in args))
-        free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
-        if free:
-            raise ModelError(f"{owner}: no value for parameter(s) "
-                             + ", ".join(sorted(map(str, free))) + "; pass parameters={...}")
-        fn = sympy.lambdify(args, exprs, modules="numpy", cse=True)
-        return lambda *a: np.asarray(fn(*a), dtype=float).reshape(-1)
 
     # -- the multibody interface --------------------------------------------------------
     def kinematic_map(self, q: np.ndarray) -> np.ndarray:

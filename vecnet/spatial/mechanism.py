@@ -16,77 +16,37 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
+from .. import multibody
 from ..elements import spatial as se
 from ..errors import ModelError, UnknownNameError
-from ..names import check_name
-from ..network import Network
-from ..planar.mechanism import _signal
+from ..multibody import DATUM, MechanismBuilder, Point
 from .rotations import inertia_matrix, orientation_matrix, unit_axis
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM"]
 
-#: the node of the ground frame
-DATUM = "ground"
 
-
-class Point:
-    """A point fixed in a body (or the ground), in body axes relative to the mass centre."""
-
-    def __init__(self, body: Body, local: tuple[float, float, float], node: str) -> None:
-        self.body, self.local, self.node = body, local, node
-
-    @property
-    def position(self) -> np.ndarray:
-        """Initial position in world axes."""
-        return self.body.position + self.body.R @ np.asarray(self.local)
-
-    def __repr__(self) -> str:
-        return f"<Point {self.node} of {self.body.name} at {self.local}>"
-
-
-class Body:
+class Body(multibody.Body):
     """A rigid body of a spatial :class:`Mechanism` (made by :meth:`Mechanism.body`)."""
 
     def __init__(self, mechanism: Mechanism, name: str, mass, inertia, position, R) -> None:
-        self.mechanism, self.name = mechanism, name
-        self.mass, self.inertia = mass, inertia
+        super().__init__(mechanism, name, mass, inertia)
         self.position = np.asarray(position, dtype=float)
         self.R = np.asarray(R, dtype=float)
-        self._points: dict[tuple[float, float, float], Point] = {}
 
-    @property
-    def node(self) -> str:
-        """The node of the body frame (its mass centre; the datum for the ground)."""
-        return DATUM if self.mass is None else self.name
+    def place(self, local) -> np.ndarray:
+        """World coordinates of the body point at ``local`` in the initial pose."""
+        return self.position + self.R @ np.asarray(local)
 
     def point(self, x: float, y: float, z: float, name: str | None = None) -> Point:
         """The point at ``(x, y, z)`` in body axes relative to the mass centre (for the
         ground, in world axes). The same coordinates give the same point."""
-        key = (float(x), float(y), float(z))
-        if key in self._points:
-            return self._points[key]
-        if key == (0.0, 0.0, 0.0):
-            point = Point(self, key, self.node)
-        else:
-            if name is not None:
-                check_name(name, "point name")
-            label = name or f"p{len(self._points) + 1}"
-            node = f"{self.name}.{label}"
-            self.mechanism._add(se.SpatialArm(f"{self.name}-{label}", self.node, node, key))
-            point = Point(self, key, node)
-        self._points[key] = point
-        return point
-
-    @property
-    def centre(self) -> Point:
-        """The mass centre as a point."""
-        return self.point(0.0, 0.0, 0.0)
+        return self._point((x, y, z), name)
 
     def __repr__(self) -> str:
         return f"<Body {self.name} at {tuple(self.position)}>"
 
 
-class Mechanism:
+class Mechanism(MechanismBuilder):
     """A spatial mechanism, built as a vector network.
 
     Parameters
@@ -105,36 +65,19 @@ class Mechanism:
     ('ball.qw', 'ball.qx', 'ball.qy', 'ball.qz')
     """
 
+    dimensions, label = 3, "spatial Mechanism"
+    arm, spring_damper = se.SpatialArm, se.SpatialSpringDamper
+
     def __init__(self, name: str = "mechanism", gravity=(0.0, 0.0, -9.81)) -> None:
-        if len(gravity) != 3:
-            raise ModelError(f"mechanism {name!r}: gravity is a vector (gx, gy, gz)")
-        self.name = name
-        self.gravity = tuple(sympy.sympify(g) for g in gravity)
-        self.network = Network(name)
-        self.bodies: dict[str, Body] = {}
+        super().__init__(name, gravity)
         self.ground = Body(self, DATUM, None, None, (0.0, 0.0, 0.0), np.eye(3))
-        self.network.graph.add_node(DATUM)
-
-    # -- building --------------------------------------------------------------
-    def _add(self, element):
-        self.network.add(element)
-        return element
-
-    def _check_name(self, name: str, what: str = "name") -> None:
-        check_name(name, what)  # the policy of vecnet.names, before any lookup
-        if name in self.bodies or name in {e.name for e in self.network.elements}:
-            raise ModelError(f"mechanism {self.name!r} already has something named {name!r}")
 
     def body(self, name: str, mass, inertia, position=(0.0, 0.0, 0.0), orientation=None) -> Body:
         """Add a rigid body of ``mass`` and ``inertia`` about its mass centre in body axes
         (three principal moments or a 3 x 3 matrix), its mass centre at ``position`` and
         its axes turned by ``orientation`` (a rotation matrix, a unit quaternion
         ``(w, x, y, z)`` or a ``scipy.spatial.transform.Rotation``; default: world axes)."""
-        self._check_name(name, "body name")
-        if name == DATUM:
-            raise ModelError(f"body name {name!r} is reserved for the ground")
-        if isinstance(mass, (int, float)) and not mass > 0:
-            raise ModelError(f"body {name!r}: the mass must be positive; got {mass!r}")
+        self._check_body_name(name, mass)
         J = inertia_matrix(inertia, name)
         R = orientation_matrix(orientation, name)
         try:
@@ -146,15 +89,6 @@ class Mechanism:
         self._add(se.SpatialMass(name, DATUM, name, m=mass, J=J))
         self.bodies[name] = body
         return body
-
-    def _points(self, name: str, a: Point, b: Point) -> None:
-        self._check_name(name)
-        for p in (a, b):
-            if not isinstance(p, Point) or p.body.mechanism is not self:
-                raise ModelError(f"{name!r}: {p!r} is not a point of mechanism {self.name!r}")
-        if a.body is b.body:
-            raise ModelError(f"{name!r} joins two points of the same body {a.body.name!r}; "
-                             "a joint or force element must join two different bodies")
 
     def _joint(self, cls, name, a, b, axis=None, **extra):
         self._points(name, a, b)
@@ -217,39 +151,6 @@ class Mechanism:
         return self._joint(se.SpatialPointOnPlane, name, a, b, normal)
 
     # -- force elements ------------------------------------------------------------
-    def _distance(self, name: str, a: Point, b: Point) -> float:
-        """Initial distance of a spring's or damper's points (which must start apart)."""
-        pa, pb = a.position, b.position
-        distance = float(np.linalg.norm(pb - pa))
-        if not distance > 1e-9 * max(1.0, float(np.max(np.abs(np.concatenate([pa, pb]))))):
-            raise ModelError(f"{name!r} joins points {a.node!r} and {b.node!r}, which start at "
-                             f"the same place {tuple(float(x) for x in pa)}: a spring or damper "
-                             "acts along the line between its points, which has no direction "
-                             "there; attach it to points apart (or use a rotary_spring)")
-        return distance
-
-    def spring(self, name: str, a: Point, b: Point, k=None, length=None, force=None, c=0):
-        """A spring between two points: linear with stiffness ``k`` and free ``length``
-        (default: the initial distance) or ``force(length)`` (tension, building a sympy
-        expression); ``c`` adds a parallel damper."""
-        self._points(name, a, b)
-        initial = self._distance(name, a, b)
-        if (k is None) == (force is None):
-            raise ModelError(f"spring {name!r}: give either k (and length) or force=f(length)")
-        if force is None:
-            if length is None:
-                length = initial
-            k_, length_ = sympy.sympify(k), sympy.sympify(length)
-            force = lambda stretch: k_ * (stretch - length_)  # noqa: E731
-        return self._add(se.SpatialSpringDamper(name, a.node, b.node, force=force, c=c,
-                                                length=length if k is not None else 0))
-
-    def damper(self, name: str, a: Point, b: Point, c):
-        """A viscous damper between two points: tension ``c * length'``."""
-        self._points(name, a, b)
-        self._distance(name, a, b)
-        return self._add(se.SpatialSpringDamper(name, a.node, b.node, force=None, c=c))
-
     def rotary_spring(self, name: str, joint: str, k=0, c=0, angle=0.0):
         """A torsion spring and damper across revolute or cylindrical ``joint``: torque
         ``k (angle - angle0) + c angle'`` on the joint's head body about the axis (the
@@ -263,22 +164,12 @@ class Mechanism:
         return self._add(se.SpatialRotarySpringDamper(name, edge.tail, edge.head, joint, k=k, c=c,
                                                       angle0=angle))
 
-    def _vector(self, name: str, value, what: str):
-        try:
-            parts = list(value)
-        except TypeError:
-            raise ModelError(f"{name!r}: a {what} is three components; got {value!r}") from None
-        if len(parts) != 3:
-            raise ModelError(f"{name!r}: a {what} is three components; got {value!r}")
-        return [_signal(f, f"{name}_{axis}") for f, axis in zip(parts, "xyz")]
-
     def force(self, name: str, point: Point, force, body_axes: bool = False):
         """An applied force ``(fx, fy, fz)`` on ``point`` (world axes, or the axes of the
         point's body with ``body_axes``); components numbers, sympy expressions in
         ``vn.t`` or functions of t."""
         self._check_name(name)
-        if not isinstance(point, Point) or point.body.mechanism is not self:
-            raise ModelError(f"{name!r}: {point!r} is not a point of mechanism {self.name!r}")
+        self._check_point(name, point)
         return self._add(se.SpatialForce(name, DATUM, point.node,
                                          self._vector(name, force, "force"), body=body_axes))
 
@@ -333,7 +224,3 @@ class Mechanism:
         from ..formulation.spatial import SpatialEquations
 
         return SpatialEquations(self, coordinates=coordinates, tree=tree)
-
-    def __repr__(self) -> str:
-        return (f"<spatial Mechanism {self.name!r}: {len(self.bodies)} bodies, "
-                f"{self.network.graph.number_of_edges()} edges>")

@@ -89,6 +89,14 @@ def unit_axis(axis, owner: str) -> np.ndarray:
     return a / norm
 
 
+def _floats(value, owner: str, expected: str) -> np.ndarray:
+    """``value`` as a float array, or a ModelError saying what was ``expected``."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{owner!r}: {expected}; got {value!r}") from None
+
+
 def orientation_matrix(orientation, owner: str) -> np.ndarray:
     """A rotation matrix from ``orientation``: ``None`` (the identity), a 3 x 3 rotation
     matrix, a unit quaternion ``(w, x, y, z)`` or a ``scipy.spatial.transform.Rotation``.
@@ -104,11 +112,9 @@ def orientation_matrix(orientation, owner: str) -> np.ndarray:
         return np.eye(3)
     if hasattr(orientation, "as_matrix") and hasattr(orientation, "as_quat"):
         return np.asarray(orientation.as_matrix(), dtype=float).reshape(3, 3)
-    try:
-        a = np.asarray(orientation, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner!r}: orientation must be a 3x3 rotation matrix, a unit "
-                         f"quaternion (w, x, y, z) or a scipy Rotation; got {orientation!r}") from None
+    expected = ("orientation must be a 3x3 rotation matrix, a unit quaternion (w, x, y, z) "
+                "or a scipy Rotation")
+    a = _floats(orientation, owner, expected)
     if a.shape == (4,):
         norm = float(np.linalg.norm(a))
         if not abs(norm - 1.0) < 1e-9:
@@ -121,8 +127,7 @@ def orientation_matrix(orientation, owner: str) -> np.ndarray:
             raise ModelError(f"{owner!r}: the orientation matrix is not a rotation (A^T A = I "
                              "and det A = +1 are needed)")
         return a
-    raise ModelError(f"{owner!r}: orientation must be a 3x3 rotation matrix, a unit "
-                     f"quaternion (w, x, y, z) or a scipy Rotation; got shape {a.shape}")
+    raise ModelError(f"{owner!r}: {expected}; got shape {a.shape}")
 
 
 def inertia_matrix(inertia, owner: str) -> Any:
@@ -141,16 +146,12 @@ def inertia_matrix(inertia, owner: str) -> Any:
                 isinstance(x, sympy.Basic) for x in np.ravel(np.asarray(inertia, dtype=object)))):
         J = sympy.Matrix(inertia)
         return sympy.diag(*J) if J.shape in ((3, 1), (1, 3)) else J
-    try:
-        J = np.asarray(inertia, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner!r}: inertia is three principal moments or a 3x3 matrix; "
-                         f"got {inertia!r}") from None
+    expected = "inertia is three principal moments or a 3x3 matrix"
+    J = _floats(inertia, owner, expected)
     if J.shape == (3,):
         J = np.diag(J)
     if J.shape != (3, 3) or not np.all(np.isfinite(J)):
-        raise ModelError(f"{owner!r}: inertia is three principal moments or a 3x3 matrix; "
-                         f"got {inertia!r}")
+        raise ModelError(f"{owner!r}: {expected}; got {inertia!r}")
     if np.max(np.abs(J - J.T)) > 1e-12 * max(1.0, np.max(np.abs(J))):
         raise ModelError(f"{owner!r}: the inertia matrix is not symmetric")
     moments = np.linalg.eigvalsh(J)

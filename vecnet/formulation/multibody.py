@@ -1,0 +1,381 @@
+"""What planar and spatial vector-network formulations share.
+
+Both dimensions pick the coordinates the same way (the tree: arms first, then joints or
+bodies by the ``coordinates`` choice), walk the tree breadth-first from the datum, and
+turn the compiled model into assembly, simulation, inverse dynamics, equilibria and
+linear models by the dimension-free algorithms of :mod:`vecnet.numerics.multibody`. A
+formulation of one dimension adds its frame algebra (the node poses along the tree and
+the circuit constraints of the cut joints) and its compiled model.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, Callable
+
+import networkx as nx
+import numpy as np
+import scipy.linalg
+import sympy
+
+from ..bounds import Watch, time_grid
+from ..errors import FormulationError, ModelError, UnknownNameError
+from ..multibody import DATUM
+from ..topology import Topology
+
+__all__ = ["MechanismEquations", "OperatingPoint", "Linearization", "choose_topology",
+           "tree_walk"]
+
+
+def choose_topology(mechanism, coordinates: str, tree: list[str] | None,
+                    ranks: dict[str, dict], rank: Callable[[Any, dict], Any],
+                    driver: type) -> Topology:
+    """The mechanism's topology with the tree ``tree`` (edge names) or, when it is
+    ``None``, the tree the ``coordinates`` choice ranks first (``rank(element, ranks[
+    coordinates])``; ``None`` keeps an edge out of the tree).
+
+    Raises
+    ------
+    FormulationError
+        For an unknown ``coordinates`` or a motion ``driver`` named in ``tree``.
+    ModelError
+        When parts of the mechanism are joined to nothing.
+    """
+    if coordinates not in ranks and tree is None:
+        raise FormulationError(f"coordinates must be 'joint' or 'absolute' (or give tree=[...]); "
+                               f"got {coordinates!r}")
+    net = mechanism.network
+    if tree is None:
+        order = ranks[coordinates]
+        tree = lambda edge: rank(net.owner(edge), order)  # noqa: E731
+    else:
+        drives = [b for b in tree if isinstance(net.owner(b), driver)]
+        if drives:
+            raise FormulationError(f"drivers {', '.join(drives)} prescribe motion: they "
+                                   "belong in the cotree")
+    topo = net.topology(tree=tree, datum=DATUM)
+    if len(topo.components) > 1:
+        loose = [c for c in topo.components if DATUM not in c]
+        raise ModelError("parts of the mechanism are joined to nothing: "
+                         + "; ".join(", ".join(map(str, c)) for c in loose))
+    return topo
+
+
+def tree_walk(eom: MechanismEquations) -> list[tuple]:
+    """The tree in breadth-first order from the datum: ``(here, there, branch, forward,
+    coordinate positions)`` for every branch, ``forward`` when it points away from the datum."""
+    net, topo = eom.mechanism.network, eom.topology
+    start, where = 0, {}
+    for branch in topo.branches:
+        k = len(net.element(branch).coordinates)
+        where[branch] = list(range(start, start + k))
+        start += k
+    tree = nx.MultiGraph()
+    tree.add_node(DATUM)
+    tree.add_edges_from((*net.graph.ends(b), b) for b in topo.branches)
+    walk = []
+    for here, there in nx.bfs_edges(tree, DATUM):
+        branch = next(iter(tree[here][there]))
+        walk.append((here, there, branch, net.graph.ends(branch)[0] == here, where[branch]))
+    return walk
+
+
+class OperatingPoint:
+    """A static equilibrium or a nominal motion: coordinates ``q``, multipliers ``lam`` and,
+    for a motion, speeds ``u`` and accelerations ``a``; ``point[name]`` reads any quantity a
+    simulation reports (coordinates, body poses, joint angles, reactions)."""
+
+    def __init__(self, eom: MechanismEquations, q, lam, time: float, u=None, a=None) -> None:
+        self.eom, self.q, self.lam, self.time = eom, np.asarray(q), np.asarray(lam), time
+        self.u = None if u is None else np.asarray(u, dtype=float)
+        self.a = None if a is None else np.asarray(a, dtype=float)
+
+    @cached_property
+    def values(self) -> dict[str, np.ndarray]:
+        nu = len(self.eom.u)
+        u = (np.zeros(nu) if self.u is None else self.u).reshape(nu, 1)
+        series = self.eom.outputs(self.eom.compile(), [self.time], self.q.reshape(-1, 1), u)
+        return {name: value[0] for name, value in series.items()}
+
+    def __getitem__(self, name: str):
+        if name in self.eom.coordinates:
+            return float(self.q[self.eom.coordinates.index(name)])
+        try:
+            value = self.values[name]
+        except KeyError:
+            raise UnknownNameError(f"no quantity {name!r} at this operating point") from None
+        return float(value) if np.ndim(value) == 0 else value
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.eom.coordinates, self.q))
+        return f"<OperatingPoint {pairs}>"
+
+
+class Linearization:
+    """``M z'' + C z' + K z = B w`` in independent coordinates ``z`` (``q - q* = basis z``),
+    with the inputs ``w`` named by ``inputs``."""
+
+    def __init__(self, M, C, K, basis, B, inputs) -> None:
+        self.M, self.C, self.K, self.basis = M, C, K, basis
+        self.B, self.inputs = B, tuple(inputs)
+
+    def eigenvalues(self) -> np.ndarray:
+        """Eigenvalues of the first-order system, sorted by imaginary part."""
+        d = self.M.shape[0]
+        A = np.block([[np.zeros((d, d)), np.eye(d)],
+                      [-np.linalg.solve(self.M, self.K), -np.linalg.solve(self.M, self.C)]])
+        ev = np.linalg.eigvals(A)
+        return ev[np.lexsort((ev.real, ev.imag))]
+
+    def natural_frequencies(self) -> np.ndarray:
+        """Undamped natural frequencies (rad/s): square roots of the eigenvalues of
+        ``M^-1 K``, ascending. A negative eigenvalue (an unstable equilibrium, e.g. an
+        inverted pendulum) gives a negative entry ``-sqrt(-lambda)``: the rate at which
+        that mode diverges, ``exp(sqrt(-lambda) t)``.
+
+        >>> lin = Linearization(np.eye(2), np.zeros((2, 2)), np.diag([4.0, -9.0]),
+        ...                     np.eye(2), np.zeros((2, 0)), ())
+        >>> lin.natural_frequencies().tolist()
+        [-3.0, 2.0]
+        """
+        ev = np.sort(np.real(scipy.linalg.eigvals(self.K, self.M)))
+        return np.sign(ev) * np.sqrt(np.abs(ev))
+
+    def damping_ratios(self) -> np.ndarray:
+        """``-Re(s)/|s|`` of the oscillatory eigenvalues (upper half plane)."""
+        ev = self.eigenvalues()
+        up = ev[ev.imag > 0]
+        return -up.real / np.abs(up)
+
+
+class MechanismEquations:
+    """The dimension-free part of a mechanism's equations of motion,
+    ``M(q) u' = Q(q, u, t) + Phi_u^T lambda`` with ``q' = N(q) u``.
+
+    A subclass sets ``mechanism``, ``topology``, ``coordinates``, ``speed_names``, ``q``,
+    ``u``, ``constraint_names``, the class attribute ``driver`` (its motion-driver
+    element class), and implements :meth:`compile_model`, :meth:`outputs`,
+    :meth:`initial_guess` and :meth:`initial_speeds`.
+    """
+
+    driver: type
+
+    # -- what each dimension provides -----------------------------------------------
+    def compile_model(self, parameters: dict | None):  # pragma: no cover - per dimension
+        """A new compiled numeric model."""
+        raise NotImplementedError
+
+    def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:  # pragma: no cover
+        """Every named result at the given coordinates and speeds."""
+        raise NotImplementedError
+
+    def initial_guess(self) -> np.ndarray:  # pragma: no cover - per dimension
+        """Branch coordinates read off the bodies' initial poses."""
+        raise NotImplementedError
+
+    def initial_speeds(self, q: np.ndarray, velocities: dict | None, time: float = 0.0,
+                       parameters: dict | None = None) -> np.ndarray:  # pragma: no cover
+        """Speeds consistent with the constraints from the user's ``velocities``."""
+        raise NotImplementedError
+
+    # -- numerics -----------------------------------------------------------------
+    def compile(self, parameters: dict | None = None):
+        """The compiled numeric model (cached when no parameters are given)."""
+        if parameters:
+            return self.compile_model(parameters)
+        if "_compiled" not in self.__dict__:
+            self.__dict__["_compiled"] = self.compile_model(None)
+        return self.__dict__["_compiled"]
+
+    def _fixed(self, initial: dict | None) -> dict[int, float]:
+        """Coordinate indices and values of the scalar coordinates named in ``initial``."""
+        out = {}
+        for name, value in (initial or {}).items():
+            if name not in self.coordinates:
+                raise ModelError(f"no coordinate {name!r}; coordinates are "
+                                 f"{', '.join(self.coordinates)}")
+            if f"{name}'" not in self.speed_names:
+                raise ModelError(f"coordinate {name!r} is part of a quaternion; set the "
+                                 "orientation of the bodies instead")
+            out[self.coordinates.index(name)] = float(value)
+        return out
+
+    def _mobility(self, model, time: float, q: np.ndarray) -> int:
+        from ..numerics import multibody as mb
+
+        phi_u = mb.velocity_constraints(model, time, q)[0]
+        return mb.speeds(model) - len(mb.independent_rows(phi_u))
+
+    def assemble(self, initial: dict | None = None, time: float = 0.0,
+                 parameters: dict | None = None) -> np.ndarray:
+        """Assembled coordinates ``q`` (closing every loop) from the bodies' initial poses,
+        with the scalar coordinates named in ``initial`` held at the given values.
+
+        Raises
+        ------
+        FormulationError
+            When the loops cannot close, or close with no degree of freedom left and no
+            driver to move the mechanism (it is locked).
+        """
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        q = self.initial_guess()
+        fixed = self._fixed(initial)
+        for i, value in fixed.items():
+            q[i] = value
+        held = [self.speed_names.index(f"{self.coordinates[i]}'") for i in fixed]
+        q = mb.assemble(model, q, time, fixed=held)
+        driven = any(isinstance(e, self.driver) for e in self.mechanism.network.elements)
+        if self._mobility(model, time, q) == 0 and not driven:
+            joints = [c for c in self.topology.chords if self.mechanism.network.element(c).is_joint]
+            raise FormulationError("the mechanism is locked: its constraints leave no degree of "
+                                   "freedom (the loops closed by " + ", ".join(joints) + ")")
+        return q
+
+    def degrees_of_freedom(self, q=None, time: float = 0.0, parameters: dict | None = None) -> int:
+        """The number of speeds less ``rank(Phi_u)`` at ``q`` (default: the assembled pose):
+        redundant constraints are found from the rank, not by counting."""
+        model = self.compile(parameters)
+        q = self.assemble(time=time, parameters=parameters) if q is None \
+            else np.asarray(q, dtype=float)
+        return self._mobility(model, time, q)
+
+    def _result(self, model, ts, qs, us, message: str):
+        from ..numerics.result import Result
+
+        # the coordinates and speeds now; reactions, energies and the rest when first read
+        series = {**dict(zip(self.coordinates, qs)), **dict(zip(self.speed_names, us))}
+        return Result(ts, series, success=True, message=message,
+                      derive=lambda: self.outputs(model, ts, qs, us))
+
+    def simulate(self, t_end: float, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10,
+                 initial: dict | None = None, velocities: dict | None = None,
+                 parameters: dict | None = None, method: str = "partition", progress=None):
+        """Forward dynamics from the assembled initial pose (at rest unless ``velocities``).
+
+        ``method="partition"`` integrates the independent speeds with scipy's ``DOP853``,
+        finding the dependent ones from the constraints at every step (coordinate
+        partitioning, :func:`vecnet.numerics.multibody.integrate_partitioned`);
+        ``method="dae"`` integrates the stabilized index-2 DAE with IDA (scikit-sundae,
+        :func:`vecnet.numerics.multibody.integrate_dae`). A mechanism whose drivers fix
+        every degree of freedom is solved by kinematics. ``progress``, if given, is called
+        with the model time as the integration advances; the work is bounded
+        (:class:`vecnet.bounds.Watch`).
+
+        Returns a :class:`~vecnet.numerics.result.Result` with every coordinate and speed
+        and the quantities the dimension reports (see the subclass).
+        """
+        from ..numerics import multibody as mb
+
+        integrators = {"partition": mb.integrate_partitioned, "dae": mb.integrate_dae}
+        if method not in integrators:
+            raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
+        _, t_end, times = time_grid((0.0, t_end), t_eval)
+        watch = Watch(0.0, t_end, progress)
+        model = self.compile(parameters)
+        q0 = self.assemble(initial, 0.0, parameters)
+        if self._mobility(model, 0.0, q0) == 0:
+            ts, qs, us = mb.kinematics(model, times, q0)
+            return self._result(model, ts, qs, us, "kinematics")
+        u0 = self.initial_speeds(q0, velocities, 0.0, parameters)
+        ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol,
+                                            progress=watch)
+        return self._result(model, ts, qs, us, method)
+
+    def inverse_dynamics(self, t_eval, parameters: dict | None = None):
+        """Kinematics and the efforts of drivers that fix every degree of freedom, with every
+        joint reaction from the cutset equations: a :class:`~vecnet.numerics.result.Result`
+        as from :meth:`simulate`, with ``"<driver>.effort"``.
+
+        Raises
+        ------
+        FormulationError
+            When the drivers leave a degree of freedom.
+        """
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        times = np.asarray(t_eval, dtype=float)
+        q0 = self.assemble(time=float(times[0]), parameters=parameters)
+        if self._mobility(model, float(times[0]), q0) != 0:
+            raise FormulationError("inverse dynamics needs drivers that fix every degree of "
+                                   "freedom; use simulate() for forward dynamics")
+        ts, qs, us = mb.kinematics(model, times, q0)
+        return self._result(model, ts, qs, us, "kinematics")
+
+    def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
+                    iterations: int = 100) -> OperatingPoint:
+        """Static equilibrium near the initial pose: ``Q(q, 0) + Phi_u^T lambda = 0``,
+        ``Phi(q) = 0``, by Newton steps on the assembled mechanism. At every step the
+        coordinates are partitioned anew, the generalized force is reduced to the
+        independent ones and a limited step is followed by assembly (all constraints, so
+        redundant ones stay satisfied); the multipliers then balance the forces
+        (:func:`vecnet.numerics.multibody.equilibrium`). Returns an :class:`OperatingPoint`.
+
+        Raises
+        ------
+        FormulationError
+            When no equilibrium is found near the initial pose.
+        """
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        q = self.assemble(time=time, parameters=parameters)
+        q, lam = mb.equilibrium(model, q, time, iterations)
+        return OperatingPoint(self, q, lam, time)
+
+    def steady_motion(self, velocities: dict, time: float = 0.0,
+                      parameters: dict | None = None) -> OperatingPoint:
+        """A nominal motion to linearize about: the assembled initial pose moving with
+        ``velocities`` (as in :meth:`simulate`), with its acceleration and multipliers. For
+        a steadily spinning rotor on a symmetric support the acceleration is zero and
+        :meth:`linearize` gives the whirl (the gyroscopic terms are in ``C``)."""
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        q = self.assemble(time=time, parameters=parameters)
+        u = self.initial_speeds(q, velocities, time, parameters)
+        snap = model.evaluate(time, q, u)
+        a, lam = mb.accelerations(snap, mb.independent_rows(snap.phi_q))
+        return OperatingPoint(self, q, lam, time, u=u, a=a)
+
+    @property
+    def speeds_are_rates(self) -> bool:
+        """Whether ``q' = u`` (no quaternion among the coordinates)."""
+        N = getattr(self, "N", None)
+        return N is None or N == sympy.eye(len(self.q))
+
+    def linearize(self, point: OperatingPoint, parameters: dict | None = None,
+                  step: float = 1e-6) -> Linearization:
+        """Linear model about an operating point in independent coordinates (Thompson's
+        reduced order): with ``H2`` a basis of the null space of ``Phi_u`` and
+        ``u = u* + H2 z'``, ``M z'' + C z' + K z = B w`` with ``M = H2^T M H2``,
+        ``C = -H2^T Q_u H2``, ``K = -H2^T (Q + Phi_u^T lambda - M a*)_q N H2``
+        (:func:`vecnet.numerics.multibody.linear_model`) and ``B`` the generalized forces
+        of unit inputs ``w`` where the dimension names them (its applied torques and
+        forces and loads across joints), each added to its value at the point.
+
+        Raises
+        ------
+        FormulationError
+            For a moving operating point when quaternions are among the coordinates.
+        """
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        if point.u is not None and np.any(point.u) and not self.speeds_are_rates:
+            raise FormulationError("linearizing about a motion needs q' = u: coordinates "
+                                   "without quaternions (revolute, prismatic, universal ... "
+                                   "joints in the tree)")
+        M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step,
+                                     u=point.u, a=point.a)
+        if hasattr(model, "input_forces"):
+            inputs, columns = model.input_forces(point.time, point.q)
+        else:
+            inputs, columns = (), np.zeros((H.shape[0], 0))
+        return Linearization(M, C, K, H, H.T @ columns, inputs)
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__}: {len(self.q)} coordinates {list(self.coordinates)}, "
+                f"{len(self.constraint_names)} constraints>")
