@@ -54,7 +54,7 @@ def vertical_momentum(res) -> np.ndarray:
     """L_z about the origin from positions, velocities and angular velocities."""
     total = 0.0
     for name, m, J in (("rod1", m1, (J1, J1, Jz1)), ("rod2", m2, (J2, J2, Jz2))):
-        A = np.array([vn.spatial.rotations.quaternion_matrix(p)
+        A = np.array([vn.spatial.quaternion_matrix(p)
                       for p in res[f"{name}.orientation"]])
         spin = np.einsum("nij,j,nkj,nk->ni", A, np.asarray(J), A, res[f"{name}.omega"])
         total = total + m * np.cross(res[f"{name}.position"], res[f"{name}.velocity"])[:, 2] \

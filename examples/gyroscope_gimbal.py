@@ -58,7 +58,7 @@ print(f"coordinates {eom.coordinates}; precession by the gyroscopic formula "
 
 def axis_and_spin(res):
     """The rotor's axis in world axes and its absolute and relative spin along it."""
-    A = np.array([vn.spatial.rotations.quaternion_matrix(p) for p in res["rotor.orientation"]])
+    A = np.array([vn.spatial.quaternion_matrix(p) for p in res["rotor.orientation"]])
     axis = A[:, :, 1]
     absolute = np.sum(res["rotor.omega"] * axis, axis=1)
     relative = np.sum((res["rotor.omega"] - res["inner.omega"]) * axis, axis=1)
@@ -70,7 +70,7 @@ def vertical_momentum(res):
     total = 0.0
     bodies = (("outer", 0.3, OUTER), ("inner", 0.2, INNER), ("rotor", m, (J_t, J_s, J_t)))
     for name, mass, J in bodies:
-        A = np.array([vn.spatial.rotations.quaternion_matrix(p)
+        A = np.array([vn.spatial.quaternion_matrix(p)
                       for p in res[f"{name}.orientation"]])
         spin = np.einsum("nij,j,nkj,nk->ni", A, np.asarray(J), A, res[f"{name}.omega"])
         total = total + mass * np.cross(res[f"{name}.position"], res[f"{name}.velocity"])[:, 2] \

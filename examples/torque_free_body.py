@@ -43,7 +43,7 @@ def simulate(axis: int):
 
 def body_rates_and_momentum(res):
     """Angular velocity in body axes and angular momentum in world axes, sample by sample."""
-    A = np.array([vn.spatial.rotations.quaternion_matrix(p) for p in res["b.orientation"]])
+    A = np.array([vn.spatial.quaternion_matrix(p) for p in res["b.orientation"]])
     body = np.einsum("nji,nj->ni", A, res["b.omega"])            # A^T omega
     momentum = np.einsum("nij,nj->ni", A, J * body)               # A J A^T omega
     return body, momentum
