@@ -519,3 +519,27 @@ def test_spinning_rotor_whirl_frequencies_split_with_speed():
         expected = np.sqrt(k / Jt + b**2) + np.array([-b, b])
         assert np.allclose(whirl, expected, rtol=1e-6)
         assert np.max(np.abs(ev.real)) < 1e-6
+
+
+def test_linear_model_inputs_give_the_static_deflection_and_the_frequency():
+    # a rod on a universal joint at its top: a force F at its centre tilts it by
+    # F / (m g), a torque T by T / (m g l) (moment balance), and each swing has the
+    # compound-pendulum frequency sqrt(m g l / (m l^2 + J))
+    m, l, J = 2.0, 0.8, 0.05
+    mech = vn.spatial.Mechanism("rod", gravity=(0, 0, -G))
+    rod = mech.body("rod", m, (J, J, 0.01), position=(0, 0, -l))
+    mech.universal("U", mech.ground.point(0, 0, 0), rod.point(0, 0, l),
+                   axes=((1, 0, 0), (0, 1, 0)))
+    mech.force("F", rod.centre, (0, 0, 0))
+    mech.torque("T", rod, (0, 0, 0))
+    eom = mech.formulate()
+    lin = eom.linearize(eom.equilibrium())
+    assert lin.inputs == ("F.x", "F.y", "F.z", "T.x", "T.y", "T.z")
+    assert lin.outputs == ("U.angle1", "U.angle2")
+    omega = np.sqrt(m * G * l / (m * l**2 + J))
+    assert np.allclose(lin.natural_frequencies(), [omega, omega], rtol=1e-6)
+    gain = np.asarray(lin.to_control().dcgain())
+    # angle1 turns about x: the centre at (0, 0, -l) moves along +y; angle2 about y: along -x
+    expected = np.array([[0, 1 / (m * G), 0, 1 / (m * G * l), 0, 0],
+                         [-1 / (m * G), 0, 0, 0, 1 / (m * G * l), 0]])
+    assert np.allclose(gain, expected, rtol=1e-6, atol=1e-9)

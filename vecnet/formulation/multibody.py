@@ -115,16 +115,40 @@ class Linearization:
     """``M z'' + C z' + K z = B w`` in independent coordinates ``z`` (``q - q* = basis z``),
     with the inputs ``w`` named by ``inputs``."""
 
-    def __init__(self, M, C, K, basis, B, inputs) -> None:
+    def __init__(self, M, C, K, basis, B, inputs, outputs=()) -> None:
         self.M, self.C, self.K, self.basis = M, C, K, basis
-        self.B, self.inputs = B, tuple(inputs)
+        self.B, self.inputs, self.outputs = B, tuple(inputs), tuple(outputs)
+
+    def state_space(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(A, B, C, D)`` of ``x = (z, z')``: ``x' = A x + B w`` and the outputs
+        ``y = C x``, the displacements ``basis z`` named by :attr:`outputs` (the
+        coordinates, or for quaternion speeds the small rotations about their axes)."""
+        d, k = self.M.shape[0], self.B.shape[1]
+        A = np.block([[np.zeros((d, d)), np.eye(d)],
+                      [-np.linalg.solve(self.M, self.K), -np.linalg.solve(self.M, self.C)]])
+        B = np.vstack([np.zeros((d, k)), np.linalg.solve(self.M, self.B)])
+        C = np.hstack([self.basis, np.zeros_like(self.basis)])
+        return A, B, C, np.zeros((C.shape[0], k))
+
+    def to_control(self):
+        """The linear model as a python-control ``StateSpace`` (signal names with ``:`` for
+        ``.``): states ``z1 ... zd`` and their rates, the inputs, the displacements.
+
+        >>> lin = Linearization(np.eye(1), np.zeros((1, 1)), 4 * np.eye(1), np.eye(1),
+        ...                     np.eye(1), ["T"], ["pin.angle"])
+        >>> float(lin.to_control().dcgain())
+        0.25
+        """
+        from .lumped import control_state_space
+
+        d = self.M.shape[0]
+        states = [f"z{i + 1}" for i in range(d)] + [f"z{i + 1}'" for i in range(d)]
+        outputs = self.outputs or [f"y{i + 1}" for i in range(self.basis.shape[0])]
+        return control_state_space(*self.state_space(), states, self.inputs, outputs)
 
     def eigenvalues(self) -> np.ndarray:
         """Eigenvalues of the first-order system, sorted by imaginary part."""
-        d = self.M.shape[0]
-        A = np.block([[np.zeros((d, d)), np.eye(d)],
-                      [-np.linalg.solve(self.M, self.K), -np.linalg.solve(self.M, self.C)]])
-        ev = np.linalg.eigvals(A)
+        ev = np.linalg.eigvals(self.state_space()[0])
         return ev[np.lexsort((ev.real, ev.imag))]
 
     def natural_frequencies(self) -> np.ndarray:
@@ -353,8 +377,21 @@ class MechanismEquations:
         ``u = u* + H2 z'``, ``M z'' + C z' + K z = B w`` with ``M = H2^T M H2``,
         ``C = -H2^T Q_u H2``, ``K = -H2^T (Q + Phi_u^T lambda - M a*)_q N H2``
         (:func:`vecnet.numerics.multibody.linear_model`) and ``B`` the generalized forces
-        of unit inputs ``w`` where the dimension names them (its applied torques and
-        forces and loads across joints), each added to its value at the point.
+        of unit inputs ``w``: every applied torque and force, by component (``"T"`` in the
+        plane, ``"T.x"`` ... in space; forces ``"F.x"`` ...), and every load across a
+        joint, each added to its value at the point.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+        >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(0, -1))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+        >>> _ = mech.torque("T", bob, 0.0)
+        >>> eom = mech.formulate()
+        >>> lin = eom.linearize(eom.equilibrium())
+        >>> lin.inputs, lin.B.round(12).tolist(), lin.K.round(9).tolist()
+        (('T',), [[1.0]], [[9.81]])
 
         Raises
         ------
@@ -370,11 +407,9 @@ class MechanismEquations:
                                    "joints in the tree)")
         M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step,
                                      u=point.u, a=point.a)
-        if hasattr(model, "input_forces"):
-            inputs, columns = model.input_forces(point.time, point.q)
-        else:
-            inputs, columns = (), np.zeros((H.shape[0], 0))
-        return Linearization(M, C, K, H, H.T @ columns, inputs)
+        inputs, columns = model.input_forces(point.time, point.q)
+        outputs = [name[:-1] if name.endswith("'") else name for name in self.speed_names]
+        return Linearization(M, C, K, H, H.T @ columns, inputs, outputs)
 
     def __repr__(self) -> str:
         return (f"<{type(self).__name__}: {len(self.q)} coordinates {list(self.coordinates)}, "

@@ -256,6 +256,27 @@ class SpatialEquations(MechanismEquations):
             total -= Jv.T * F + Jw.T * T
         return total
 
+    @cached_property
+    def input_columns(self) -> tuple[tuple[str, ...], sympy.Matrix]:
+        """Names and generalized forces (columns, in the speeds) of unit inputs: each
+        component of every applied force (``"<name>.x"`` ...) and torque, in the axes the
+        element was given in; a linear model's ``B`` is made of them."""
+        net = self.mechanism.network
+        names, columns = [], []
+        for element in net.elements:
+            if not isinstance(element, (se.SpatialForce, se.SpatialTorque)):
+                continue
+            tail, head = net.graph.ends(element.name)
+            jacobians = self.node_velocity_jacobian if isinstance(element, se.SpatialForce) \
+                else self.node_angular_jacobian
+            J = jacobians[head] - jacobians[tail]
+            axes = self.node_rotation[head] if element.body else sympy.eye(3)
+            for k, axis in enumerate("xyz"):
+                names.append(f"{element.name}.{axis}")
+                columns.append(J.T * axes[:, k])
+        n = len(self.u)
+        return tuple(names), sympy.Matrix.hstack(*columns) if columns else sympy.zeros(n, 0)
+
     def _body_terms(self, body):
         node = body["node"]
         R = self.node_rotation[node]

@@ -387,6 +387,14 @@ class CompiledSpatial(mb.CompiledModel):
         snap = self.evaluate(time, q, u)
         return snap.M, snap.Q
 
+    def input_forces(self, time: float, q: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
+        """Names and the ``nu x inputs`` generalized forces of unit inputs at ``q``
+        (:attr:`~vecnet.formulation.spatial.SpatialEquations.input_columns`)."""
+        names, columns = self.eom.input_columns
+        if "_inputs" not in self.__dict__:
+            self._inputs = self._lambdify((list(self.eom.q),), list(columns), "inputs")
+        return names, self._inputs(q).reshape(columns.shape)
+
     def potential(self, q: np.ndarray, kin: dict) -> float:
         """Gravity and spring potential energy."""
         value = -sum(m * self.gravity @ kin["r"][node] for _, node, m, _ in self.bodies)
