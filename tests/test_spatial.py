@@ -543,3 +543,25 @@ def test_linear_model_inputs_give_the_static_deflection_and_the_frequency():
     expected = np.array([[0, 1 / (m * G), 0, 1 / (m * G * l), 0, 0],
                          [-1 / (m * G), 0, 0, 0, 1 / (m * G * l), 0]])
     assert np.allclose(gain, expected, rtol=1e-6, atol=1e-9)
+
+
+def test_conical_pendulum_is_a_steady_motion_with_the_textbook_frequency():
+    # a point mass on a rod of length l, turning about the vertical at
+    # Omega = sqrt(g / (l cos theta)) at the cone angle theta; small oscillations about this
+    # motion have omega^2 = Omega^2 (1 + 3 cos^2 theta) (the spherical pendulum's
+    # perturbed circular orbit)
+    m, l, theta = 1.3, 0.7, 0.5
+    Omega = np.sqrt(G / (l * np.cos(theta)))
+    mech = vn.spatial.Mechanism("cone", gravity=(0, 0, -G))
+    yoke = mech.body("yoke", 1.0, (0, 0, 0), position=(0, 0, 0))
+    bob = mech.body("bob", m, (0, 0, 0), position=(l * np.sin(theta), 0, -l * np.cos(theta)))
+    mech.revolute("azimuth", mech.ground.point(0, 0, 0), yoke.point(0, 0, 0), axis=(0, 0, 1))
+    mech.revolute("tilt", yoke.point(0, 0, 0), bob.point(*-bob.position), axis=(0, 1, 0))
+    eom = mech.formulate()
+    motion = eom.steady_motion({"azimuth.angle": Omega})
+    assert np.max(np.abs(motion.a)) < 1e-9                   # the cone is kept
+    ev = eom.linearize(motion).eigenvalues()
+    oscillation = ev[np.abs(ev) > 1e-6]
+    omega = Omega * np.sqrt(1 + 3 * np.cos(theta) ** 2)
+    assert np.allclose(np.abs(oscillation.imag), omega, rtol=1e-6)
+    assert np.allclose(oscillation.real, 0, atol=1e-6)
