@@ -962,7 +962,8 @@ class _SpatialReader(_MechanismReader):
         else:
             raw = [self.scope.raw(v, f"{loc}/{j}") for j, v in enumerate(values)]
             numbers = [_as_number(v, self.scope) for v in raw]
-        if None not in np.ravel(np.array(numbers, dtype=object)):
+        flat = [n for row in numbers for n in row] if isinstance(values[0], list) else numbers
+        if None not in flat:
             self.call(loc, inertia_matrix, numbers, name)
         return raw
 
