@@ -156,10 +156,11 @@ def test_the_command_line_simulates_a_spatial_file_to_csv(tmp_path, capsys):
     assert stdout.strip() == str(out.resolve())
     header, *rows = out.read_text().splitlines()
     # the file's outputs; a vector is a column a component
-    assert header.split(",") == ["t", "R1.angle", "R2.angle", "coupler.z", "coupler.omega.x",
-                                 "coupler.omega.y", "coupler.omega.z"]
+    assert header.split(",") == ["t", "R1.angle", "R2.angle", "coupler.position.x",
+                                 "coupler.position.y", "coupler.position.z"]
     table = np.array([[float(x) for x in row.split(",")] for row in rows])
-    assert table[-1, 0] == 0.5 and table[0, 1] == 0.0 and table[0, 3] == 0.5   # C-B at z = 0.5
+    assert table[-1, 0] == 0.5 and table[0, 1] == 0.0
+    assert np.allclose(table[0, 3:], [1.0, 0.5, 0.5])                # midway between B and C
     # the crank's angular velocity is its joint rate: d(R1.angle)/dt at t = 0 is 2 rad/s
     assert abs((table[1, 1] - table[0, 1]) / (table[1, 0] - table[0, 0]) - 2.0) < 0.05
 
