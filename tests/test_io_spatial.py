@@ -105,8 +105,9 @@ CATALOGUE = {
     "simulation": {"t_span": [0, 0.1], "points": 6}}
 
 
-@pytest.mark.parametrize("doc", [CATALOGUE, MODELS / "rssr.json"], ids=["catalogue", "rssr"])
-def test_spatial_files_round_trip_to_the_same_equations_and_motion(doc, tmp_path):
+@pytest.mark.parametrize("doc, motion", [(CATALOGUE, False), (MODELS / "rssr.json", True)],
+                         ids=["catalogue", "rssr"])
+def test_spatial_files_round_trip_to_the_same_equations_and_motion(doc, motion, tmp_path):
     model = load_model(doc)
     save_model(model, tmp_path / "saved.json")
     again = load_model(tmp_path / "saved.json")
@@ -116,6 +117,8 @@ def test_spatial_files_round_trip_to_the_same_equations_and_motion(doc, tmp_path
     a, b = model.formulate(), again.formulate()
     assert a.coordinates == b.coordinates and a.speed_names == b.speed_names
     assert a.M == b.M and a.Q == b.Q and a.constraints == b.constraints
+    if not motion:  # the same equations move the same; simulated once, for the RSSR
+        return
     ra, rb = model.simulate(t_span=(0, 0.1), points=6), again.simulate(t_span=(0, 0.1), points=6)
     for name in ra.names:
         assert np.array_equal(ra[name], rb[name]), name
