@@ -8,13 +8,16 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test test-min bench graphviz chromium system-package clean
 
-# The main job: teaching reports and simulation plots of a motor-pump network and a four-bar.
+# The main job: teaching reports and simulation plots of a motor-pump network, a four-bar
+# and a spatial four-bar (RSSR).
 demo: $(STAMP) graphviz
 	@mkdir -p out
 	$(PY) -m vecnet.cli report examples/models/motor_pump.json --output out/motor_pump.html
 	$(PY) -m vecnet.cli simulate examples/models/motor_pump.json --output out/motor_pump.png
 	$(PY) -m vecnet.cli report examples/models/fourbar.json --output out/fourbar.html
 	$(PY) -m vecnet.cli simulate examples/models/fourbar.json --output out/fourbar.png
+	$(PY) -m vecnet.cli report examples/models/rssr.json --output out/rssr.html
+	$(PY) -m vecnet.cli simulate examples/models/rssr.json --output out/rssr.png
 
 test: $(STAMP) graphviz chromium
 	$(PY) -m pytest -q -n 2

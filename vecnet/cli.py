@@ -148,7 +148,7 @@ def _simulate(model, args) -> str | None:
                              f"t = {float(t_span[0]):g}")
         t_span = (t_span[0], args.t_end)
     res = model.simulate(t_span=t_span, progress=_progress(args, "simulating", t_span[1]))
-    names = [n for n in (model.outputs or list(res.names)[:6]) if np.ndim(res[n]) == 1]
+    names = list(model.outputs or list(res.names)[:6])
     fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
     if fmt == "csv":
         return _emit(_csv(res, names), args.output)
@@ -174,12 +174,26 @@ def _csv_text(cell: str) -> str:
     return "'" + cell if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell
 
 
+def _columns(res, names: Sequence[str]):
+    """``(header, values)`` of each variable; a vector or quaternion (of a spatial
+    mechanism) gives a column a component, named as :meth:`Result.plot` labels them
+    (``"b.omega.x"``, ``"b.orientation.w"``)."""
+    for name in names:
+        values = np.asarray(res[name])
+        if values.ndim == 1:
+            yield name, values
+            continue
+        parts = {3: "xyz", 4: "wxyz"}.get(values.shape[1], range(values.shape[1]))
+        for column, part in zip(values.T, parts):
+            yield f"{name}.{part}", column
+
+
 def _csv(res, names: Sequence[str]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["t", *map(_csv_text, names)])
-    columns = [res.t] + [res[n] for n in names]
-    writer.writerows([f"{v:.10g}" for v in row] for row in zip(*columns))
+    headers, columns = zip(*_columns(res, names)) if names else ((), ())
+    writer.writerow(["t", *map(_csv_text, headers)])
+    writer.writerows([f"{v:.10g}" for v in row] for row in zip(res.t, *columns))
     return buffer.getvalue()
 
 

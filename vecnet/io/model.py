@@ -1,7 +1,8 @@
-"""JSON model files: lumped networks and planar mechanisms as data.
+"""JSON model files: lumped networks and planar and spatial mechanisms as data.
 
 A model file is a JSON object with the format version ``"vecnet": "1"`` and a
-``kind``, ``"network"`` or ``"mechanism"``. The format is described in
+``kind``, ``"network"`` or ``"mechanism"``; a mechanism is planar, or spatial with
+``"dimensions": 3``. The format is described in
 ``docs/model-format.md`` and by the JSON Schema ``vecnet/io/schema/model-v1.json``.
 
 Loading never runs code from the file: formulas are read by
@@ -13,7 +14,8 @@ the file:
 1. JSON syntax (with duplicate keys, ``NaN`` and huge numbers refused);
 2. the schema (types, required and unknown keys);
 3. meaning: element types, parameters, names, node, body, point, joint and
-   edge references, expressions.
+   edge references, expressions, inertias, orientations and axes; the loops of a
+   spatial mechanism are closed in its initial pose.
 
 :func:`save_model` writes a model back; loading what it wrote gives the same
 equations.
@@ -28,7 +30,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from importlib import resources
@@ -46,7 +48,10 @@ from ..elements.base import EdgeVariables, Element, Kind, Symbol, number_problem
 from ..errors import ModelError, ModelFileError, SimulationError, VecnetError
 from ..names import check_name, check_node, shown
 from ..network import Network, warn_connectivity
+from ..elements.spatial import SpatialMotionDriver
 from ..planar.mechanism import DATUM, Mechanism
+from ..spatial.mechanism import Mechanism as SpatialMechanism
+from ..spatial.rotations import inertia_matrix, orientation_matrix, unit_axis
 from .expressions import CONSTANTS, FUNCTIONS, format_expression, parse_expression
 
 __all__ = ["Model", "load_model", "save_model", "model_to_dict", "FORMAT_VERSION", "SCHEMA",
@@ -98,14 +103,16 @@ class Model:
     kind : str
         ``"network"`` or ``"mechanism"``.
     system : Network or Mechanism
-        The built :class:`~vecnet.Network` or :class:`~vecnet.planar.Mechanism`.
+        The built :class:`~vecnet.Network`, :class:`~vecnet.planar.Mechanism` or (a file with
+        ``"dimensions": 3``) :class:`~vecnet.spatial.Mechanism`.
     parameters : dict
         Declared parameter name -> numeric value, or ``None`` for a symbol without one.
     inputs : dict
         Network input name (``"Vs.across"``) -> sympy expression in :data:`vecnet.t`.
     initial, velocities : dict
         Initial values: state name -> number for networks, coordinate name -> number
-        (and rate) for mechanisms.
+        (and rate) for mechanisms; spatial mechanisms also take speeds by name and a body's
+        ``"<body>.omega"`` and ``"<body>.velocity"`` as ``(x, y, z)`` in world axes.
     outputs : list of str
     tree : str or list of str or None
         Networks: ``"normal"``, ``"auto"`` or branch names; mechanisms: branch names or ``None``.
@@ -129,11 +136,11 @@ class Model:
     """
 
     kind: str
-    system: Network | Mechanism
+    system: Network | Mechanism | SpatialMechanism
     parameters: dict[str, float | None] = field(default_factory=dict)
     inputs: dict[str, sympy.Expr] = field(default_factory=dict)
     initial: dict[str, float] = field(default_factory=dict)
-    velocities: dict[str, float] = field(default_factory=dict)
+    velocities: dict[str, float | tuple[float, ...]] = field(default_factory=dict)
     outputs: list[str] = field(default_factory=list)
     tree: str | list[str] | None = None
     coordinates: str = "joint"
@@ -145,8 +152,6 @@ class Model:
     def __post_init__(self) -> None:
         if self.kind not in ("network", "mechanism"):
             raise ModelError(f"a model's kind is 'network' or 'mechanism', not {self.kind!r}")
-        from ..spatial.mechanism import Mechanism as SpatialMechanism
-
         expected = (Network,) if self.kind == "network" else (Mechanism, SpatialMechanism)
         if not isinstance(self.system, expected):
             raise ModelError(f"a {self.kind} model holds a "
@@ -174,8 +179,9 @@ class Model:
         return self.system.state_space(outputs=self.outputs, tree=self.tree or "normal")
 
     def formulate(self):
-        """The mechanism's :class:`~vecnet.formulation.planar.MultibodyEquations` for the
-        file's coordinates (or tree)."""
+        """The mechanism's :class:`~vecnet.formulation.planar.MultibodyEquations` (or, in
+        space, :class:`~vecnet.formulation.spatial.SpatialEquations`) for the file's
+        coordinates (or tree)."""
         self._need("mechanism")
         return self.system.formulate(coordinates=self.coordinates, tree=self.tree or None)
 
@@ -373,9 +379,27 @@ def _validate(doc: Any) -> None:
     if doc["vecnet"] != FORMAT_VERSION:
         raise _error("/vecnet", f"unsupported model format version {doc['vecnet']!r}; this "
                                 f"vecnet reads version \"{FORMAT_VERSION}\"")
+    dimensions = doc.get("dimensions", 2)
+    if doc.get("kind") == "mechanism" and (isinstance(dimensions, bool)
+                                           or dimensions not in (2, 3)):
+        # before the schema: its error would be about the branch it then picks
+        raise _error("/dimensions", "a mechanism has \"dimensions\": 2 (planar, the default) or 3 "
+                                    f"(spatial), not {json.dumps(dimensions)[:20]}")
     error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(doc))
     if error is not None:
-        raise _error(_pointer(*error.absolute_path), _schema_message(error))
+        raise _error(_pointer(*error.absolute_path), _schema_message(error) + _hint(doc, error))
+
+
+def _hint(doc: dict, error: jsonschema.ValidationError) -> str:
+    """For a planar mechanism refused for what a spatial one holds (a 3-vector, a spatial
+    joint): how to make it spatial."""
+    if doc.get("kind") != "mechanism" or doc.get("dimensions", 2) != 2:
+        return ""
+    spatial_joint = error.validator == "enum" and isinstance(error.instance, str) \
+        and error.instance in _SPATIAL_JOINTS
+    vector = error.validator == "maxItems" and isinstance(error.instance, list) \
+        and len(error.instance) == 3
+    return "; a spatial mechanism needs \"dimensions\": 3" if spatial_joint or vector else ""
 
 
 class _Scope:
@@ -429,8 +453,9 @@ class _Scope:
             raise _error(loc, "the value is not finite")
         return number
 
-    def pair(self, values: list, loc: str) -> tuple[float, float]:
-        return self.number(values[0], f"{loc}/0"), self.number(values[1], f"{loc}/1")
+    def vector(self, values: list, loc: str) -> tuple[float, ...]:
+        """Numbers (see :meth:`number`) of a list, e.g. a position or an axis."""
+        return tuple(self.number(v, f"{loc}/{k}") for k, v in enumerate(values))
 
 
 def _simulation(doc: Mapping, model: Model) -> None:
@@ -671,11 +696,22 @@ def _load_network(doc: Mapping, scope: _Scope) -> Model:
 # -- mechanisms -------------------------------------------------------------------------
 
 class _MechanismReader:
+    """What planar and spatial mechanism files share: names, point and body references,
+    points, masses, springs, dampers, applied torques and forces, drives, initial values.
+    :class:`_PlanarReader` and :class:`_SpatialReader` add what differs (the pose of a
+    body, joints, rotary springs)."""
+
+    #: the mechanism builder, the gravity it gets when the file gives none, and the
+    #: joint kinds a drive may act on
+    builder: type = Mechanism
+    default_gravity: tuple[float, ...] = (0.0, -9.81)
+    drivable: tuple[str, ...] = ("revolute", "prismatic")
+
     def __init__(self, doc: Mapping, scope: _Scope) -> None:
         self.doc, self.scope = doc, scope
-        # numbers: the numeric planar model reads gravity as floats
-        gravity = scope.pair(doc.get("gravity", [0.0, -9.81]), "/gravity")
-        self.mech = Mechanism(doc.get("name", "mechanism"), gravity=gravity)
+        # numbers: the numeric models read gravity as floats
+        gravity = scope.vector(doc.get("gravity", self.default_gravity), "/gravity")
+        self.mech = self.builder(doc.get("name", "mechanism"), gravity=gravity)
         self.points: dict[str, Any] = {}
         self.names: dict[str, str] = {DATUM: "the ground frame"}
         self.joints: dict[str, str] = {}
@@ -722,21 +758,34 @@ class _MechanismReader:
                               f"{', '.join(self.mech.bodies)}{extra}")
         return self.mech.bodies[ref]
 
+    def joint_ref(self, joint: str, loc: str, kinds: tuple[str, ...], what: str) -> str:
+        """A reference to a joint of the file, of one of the ``kinds`` that ``what`` (a
+        drive, a rotary spring) acts on."""
+        if joint not in self.joints:
+            raise _error(loc, f"unknown joint {joint!r}{_suggest(joint, self.joints)}")
+        if self.joints[joint] not in kinds:
+            raise _error(loc, f"only {', '.join(kinds[:-1])} and {kinds[-1]} joints {what}; "
+                              f"{joint!r} is a {self.joints[joint]} joint")
+        return joint
+
     def add_points(self, body, points: Mapping, loc: str) -> None:
-        for pname, xy in points.items():
+        for pname, coordinates in points.items():
             ploc = loc + _pointer(pname)  # the key is the user's: escaped like any pointer
             check_name(pname, "point name", ploc)
-            x, y = self.scope.pair(xy, ploc)
-            self.points[f"{body.name}.{pname}"] = self.call(ploc, body.point, x, y, name=pname)
+            local = self.scope.vector(coordinates, ploc)
+            self.points[f"{body.name}.{pname}"] = self.call(ploc, body.point, *local, name=pname)
 
     def quantities(self) -> dict[str, sympy.Symbol]:
-        return {f"{b}.{q}": self.mech.quantity(f"{b}.{q}") for b in self.mech.bodies
-                if b.isidentifier() for q in _BODY_QUANTITIES}
+        """Names of mechanism quantities that applied forces and torques may use."""
+        return {}
 
-    def signal(self, value: Any, loc: str) -> sympy.Expr:
+    def signal(self, value: Any, loc: str) -> sympy.Expr | list[sympy.Expr]:
+        """A value of an applied force or torque: a scalar, or a list of components."""
+        if isinstance(value, list):
+            return [self.signal(v, f"{loc}/{k}") for k, v in enumerate(value)]
         return self.scope.expr(value, loc, time=True, extra=self.quantities())
 
-    def build(self) -> Mechanism:
+    def build(self):
         doc, scope, mech = self.doc, self.scope, self.mech
         self.add_points(mech.ground, doc.get("ground", {}).get("points", {}), "/ground/points")
         for i, entry in enumerate(doc["bodies"]):
@@ -744,34 +793,38 @@ class _MechanismReader:
             name = entry["name"]
             _unique(self.names, name, f"{loc}/name")
             mass = scope.raw(entry["mass"], f"{loc}/mass")
-            inertia = scope.raw(entry["inertia"], f"{loc}/inertia")
-            for what, value, strict in (("mass", mass, True), ("inertia", inertia, False)):
-                number = _as_number(value, scope)
-                if number is not None and (number <= 0 if strict else number < 0):
-                    raise _error(f"{loc}/{what}", f"{what} of body {name!r} must be "
-                                                  f"{'positive' if strict else 'zero or more'}; "
-                                                  f"got {number:g}")
-            position = scope.pair(entry["position"], f"{loc}/position")
-            angle = scope.number(entry.get("angle", 0.0), f"{loc}/angle")
-            body = self.call(loc, mech.body, name, mass=mass, inertia=inertia,
-                             position=position, angle=angle)
+            number = _as_number(mass, scope)
+            if number is not None and number <= 0:
+                raise _error(f"{loc}/mass", f"mass of body {name!r} must be positive; "
+                                            f"got {number:g}")
+            body = self.add_body(entry, loc, mass)
             self.add_points(body, entry.get("points", {}), f"{loc}/points")
         for i, entry in enumerate(doc.get("joints", [])):
-            self.joint(entry, f"/joints/{i}")
+            loc = f"/joints/{i}"
+            kind, name = entry["type"], entry["name"]
+            _unique(self.names, name, f"{loc}/name")
+            a, b = self.between(entry, loc)
+            self.add_joint(entry, loc, a, b)
+            self.joints[name] = kind
         for i, entry in enumerate(doc.get("forces", [])):
             self.force(entry, f"/forces/{i}")
         for i, entry in enumerate(doc.get("drives", [])):
             loc = f"/drives/{i}"
             _unique(self.names, entry["name"], f"{loc}/name")
-            joint = entry["joint"]
-            if joint not in self.joints:
-                raise _error(f"{loc}/joint", f"unknown joint {joint!r}{_suggest(joint, self.joints)}")
-            if self.joints[joint] not in ("revolute", "prismatic"):
-                raise _error(f"{loc}/joint", f"only revolute and prismatic joints can be driven; "
-                                             f"{joint!r} is a {self.joints[joint]} joint")
+            joint = self.joint_ref(entry["joint"], f"{loc}/joint", self.drivable, "can be driven")
             motion = scope.expr(entry["motion"], f"{loc}/motion", time=True)
-            self.call(loc, mech.drive, entry["name"], joint, motion)
+            extra = {"quantity": entry["quantity"]} if "quantity" in entry else {}
+            self.call(loc, mech.drive, entry["name"], joint, motion, **extra)
         return mech
+
+    def add_body(self, entry: Mapping, loc: str, mass: Any):
+        raise NotImplementedError
+
+    def add_joint(self, entry: Mapping, loc: str, a, b) -> None:
+        raise NotImplementedError
+
+    def rotary_spring(self, entry: Mapping, loc: str, **law: Any) -> None:
+        raise NotImplementedError
 
     def between(self, entry: Mapping, loc: str):
         a, b = (self.point(ref, f"{loc}/between/{k}") for k, ref in enumerate(entry["between"]))
@@ -779,22 +832,6 @@ class _MechanismReader:
             raise _error(f"{loc}/between", f"both ends are on {a.body.name!r}; a joint or force "
                                            "element joins two different bodies")
         return a, b
-
-    def joint(self, entry: Mapping, loc: str) -> None:
-        kind, name = entry["type"], entry["name"]
-        _unique(self.names, name, f"{loc}/name")
-        a, b = self.between(entry, loc)
-        if kind in ("prismatic", "slot"):
-            axis = self.scope.pair(entry.get("axis", [1.0, 0.0]), f"{loc}/axis")
-            if axis == (0.0, 0.0):
-                raise _error(f"{loc}/axis", "the axis must not be zero")
-            method = self.mech.prismatic if kind == "prismatic" else self.mech.slot
-            self.call(loc, method, name, a, b, axis=axis)
-        else:
-            if "axis" in entry:
-                raise _error(f"{loc}/axis", f"a {kind} joint has no axis")
-            self.call(loc, self.mech.revolute if kind == "revolute" else self.mech.weld, name, a, b)
-        self.joints[name] = kind
 
     def force(self, entry: Mapping, loc: str) -> None:
         kind, name, scope, mech = entry["type"], entry["name"], self.scope, self.mech
@@ -825,27 +862,188 @@ class _MechanismReader:
         elif kind == "rotary_spring":
             if "k" not in entry and "c" not in entry:
                 raise _error(loc, f"rotary spring {name!r} needs k, c or both")
-            a, b = self.between(entry, loc)
-            angle = scope.expr(entry["angle"], f"{loc}/angle") if "angle" in entry else None
-            self.call(loc, mech.rotary_spring, name, a, b,
-                      k=self.not_negative(scope.expr(entry.get("k", 0), f"{loc}/k"), f"{loc}/k",
-                                          "the stiffness", name),
-                      c=self.not_negative(scope.expr(entry.get("c", 0), f"{loc}/c"), f"{loc}/c",
-                                          "the damping", name), angle=angle)
-        elif kind == "torque":
-            body = self.body(entry["body"], f"{loc}/body")
-            reaction = self.body(entry["reaction"], f"{loc}/reaction", ground=True) \
-                if "reaction" in entry else None
-            if reaction is body:
-                raise _error(f"{loc}/reaction", "a torque reacts on another body than it drives")
+            k, c = (self.not_negative(scope.expr(entry.get(key, 0), f"{loc}/{key}"),
+                                      f"{loc}/{key}", what, name)
+                    for key, what in (("k", "the stiffness"), ("c", "the damping")))
+            # without an angle, the builder's default: the initial relative angle
+            angle = {"angle": scope.expr(entry["angle"], f"{loc}/angle")} if "angle" in entry \
+                else {}
+            self.rotary_spring(entry, loc, k=k, c=c, **angle)
+        else:  # torque or force; in space a vector, in world or (body_axes) body axes
+            extra = {"body_axes": entry["body_axes"]} if "body_axes" in entry else {}
             value = self.signal(entry["value"], f"{loc}/value")
-            self.call(loc, mech.torque, name, body, value, reaction=reaction)
-        else:  # force
-            point = self.point(entry["point"], f"{loc}/point")
-            if point.body is mech.ground:
-                raise _error(f"{loc}/point", "a force acts on a body, not on the ground")
-            value = [self.signal(v, f"{loc}/value/{k}") for k, v in enumerate(entry["value"])]
-            self.call(loc, mech.force, name, point, value)
+            if kind == "torque":
+                body = self.body(entry["body"], f"{loc}/body")
+                reaction = self.body(entry["reaction"], f"{loc}/reaction", ground=True) \
+                    if "reaction" in entry else None
+                if reaction is body:
+                    raise _error(f"{loc}/reaction",
+                                 "a torque reacts on another body than it drives")
+                self.call(loc, mech.torque, name, body, value, reaction=reaction, **extra)
+            else:
+                point = self.point(entry["point"], f"{loc}/point")
+                if point.body is mech.ground:
+                    raise _error(f"{loc}/point", "a force acts on a body, not on the ground")
+                self.call(loc, mech.force, name, point, value, **extra)
+
+    def initial_value(self, key: str, value: Any, loc: str) -> float:
+        """An entry of ``initial``: a coordinate held at a value during assembly."""
+        _coordinate_name(key, loc, self.mech)
+        return self.scope.number(value, loc)
+
+    def velocity(self, key: str, value: Any, loc: str) -> Any:
+        """An entry of ``velocities``: the rate of a coordinate."""
+        return self.initial_value(key, value, loc)
+
+    def check(self, model: Model) -> None:
+        """Checks that need the whole model (none in the plane)."""
+
+
+class _PlanarReader(_MechanismReader):
+    """A planar mechanism (:class:`vecnet.planar.Mechanism`) from a file."""
+
+    def quantities(self) -> dict[str, sympy.Symbol]:
+        return {f"{b}.{q}": self.mech.quantity(f"{b}.{q}") for b in self.mech.bodies
+                if b.isidentifier() for q in _BODY_QUANTITIES}
+
+    def add_body(self, entry: Mapping, loc: str, mass: Any):
+        name = entry["name"]
+        inertia = self.scope.raw(entry["inertia"], f"{loc}/inertia")
+        number = _as_number(inertia, self.scope)
+        if number is not None and number < 0:
+            raise _error(f"{loc}/inertia", f"inertia of body {name!r} must be zero or more; "
+                                           f"got {number:g}")
+        position = self.scope.vector(entry["position"], f"{loc}/position")
+        angle = self.scope.number(entry.get("angle", 0.0), f"{loc}/angle")
+        return self.call(loc, self.mech.body, name, mass=mass, inertia=inertia,
+                         position=position, angle=angle)
+
+    def add_joint(self, entry: Mapping, loc: str, a, b) -> None:
+        kind, name = entry["type"], entry["name"]
+        if kind in ("prismatic", "slot"):
+            axis = self.scope.vector(entry.get("axis", [1.0, 0.0]), f"{loc}/axis")
+            if axis == (0.0, 0.0):
+                raise _error(f"{loc}/axis", "the axis must not be zero")
+            method = self.mech.prismatic if kind == "prismatic" else self.mech.slot
+            self.call(loc, method, name, a, b, axis=axis)
+        else:
+            if "axis" in entry:
+                raise _error(f"{loc}/axis", f"a {kind} joint has no axis")
+            self.call(loc, self.mech.revolute if kind == "revolute" else self.mech.weld, name, a, b)
+
+    def rotary_spring(self, entry: Mapping, loc: str, **law: Any) -> None:
+        a, b = self.between(entry, loc)
+        self.call(loc, self.mech.rotary_spring, entry["name"], a, b, **law)
+
+
+#: spatial joint kind -> the key of its direction in the file (``None``: it has none)
+_SPATIAL_JOINTS = {"revolute": "axis", "prismatic": "axis", "cylindrical": "axis",
+                   "screw": "axis", "point_on_line": "axis", "planar_joint": "normal",
+                   "point_on_plane": "normal", "universal": "axes", "spherical": None,
+                   "weld": None}
+
+
+class _SpatialReader(_MechanismReader):
+    """A spatial mechanism (:class:`vecnet.spatial.Mechanism`) from a file with
+    ``"dimensions": 3``: 3-vectors, orientations, inertia matrices and the spatial joints.
+    The builder's own checks (inertia, rotations, axes) report at the file's location."""
+
+    builder = SpatialMechanism
+    default_gravity = (0.0, 0.0, -9.81)
+    drivable = ("revolute", "prismatic", "cylindrical")
+
+    def inertia(self, values: list, loc: str, name: str) -> list:
+        """Three principal moments or a 3 x 3 matrix: numbers stay numbers; expressions are
+        checked as the builder checks numbers when their parameters all have values."""
+        if isinstance(values[0], list):
+            raw = [[self.scope.raw(v, f"{loc}/{i}/{j}") for j, v in enumerate(row)]
+                   for i, row in enumerate(values)]
+            numbers = [[_as_number(v, self.scope) for v in row] for row in raw]
+        else:
+            raw = [self.scope.raw(v, f"{loc}/{j}") for j, v in enumerate(values)]
+            numbers = [_as_number(v, self.scope) for v in raw]
+        flat = [n for row in numbers for n in row] if isinstance(values[0], list) else numbers
+        if None not in flat:
+            self.call(loc, inertia_matrix, numbers, name)
+        return raw
+
+    def orientation(self, values: list, loc: str, name: str) -> np.ndarray:
+        if isinstance(values[0], list):
+            numbers = [self.scope.vector(row, f"{loc}/{i}") for i, row in enumerate(values)]
+        else:
+            numbers = self.scope.vector(values, loc)
+        return self.call(loc, orientation_matrix, numbers, name)
+
+    def add_body(self, entry: Mapping, loc: str, mass: Any):
+        name = entry["name"]
+        inertia = self.inertia(entry["inertia"], f"{loc}/inertia", name)
+        position = self.scope.vector(entry["position"], f"{loc}/position")
+        orientation = self.orientation(entry["orientation"], f"{loc}/orientation", name) \
+            if "orientation" in entry else None
+        return self.call(loc, self.mech.body, name, mass=mass, inertia=inertia,
+                         position=position, orientation=orientation)
+
+    def axis(self, values: list, loc: str, name: str) -> tuple[float, ...]:
+        axis = self.scope.vector(values, loc)
+        self.call(loc, unit_axis, axis, name)
+        return axis
+
+    def add_joint(self, entry: Mapping, loc: str, a, b) -> None:
+        kind, name = entry["type"], entry["name"]
+        key = _SPATIAL_JOINTS[kind]
+        where, options = loc, {}
+        if key == "axes":
+            where = f"{loc}/axes"  # the builder's complaint: the axes are not perpendicular
+            options["axes"] = tuple(self.axis(v, f"{where}/{k}", name)
+                                    for k, v in enumerate(entry["axes"]))
+        elif key is not None:
+            options[key] = self.axis(entry[key], f"{loc}/{key}", name)
+        if kind == "screw":
+            options["pitch"] = self.scope.expr(entry["pitch"], f"{loc}/pitch")
+        self.call(where, getattr(self.mech, kind), name, a, b, **options)
+
+    def rotary_spring(self, entry: Mapping, loc: str, **law: Any) -> None:
+        joint = self.joint_ref(entry["joint"], f"{loc}/joint", ("revolute", "cylindrical"),
+                               "take a rotary spring")
+        self.call(loc, self.mech.rotary_spring, entry["name"], joint, **law)
+
+    def initial_value(self, key: str, value: Any, loc: str) -> float:
+        _coordinate_name(key, loc, self.mech)
+        edge, _, coordinate = key.rpartition(".")
+        if f"{coordinate}'" not in self.mech.network.owner(edge).speeds:
+            raise _error(loc, f"coordinate {key!r} is part of a quaternion; set the orientation "
+                              "of the bodies instead")
+        return self.scope.number(value, loc)
+
+    def velocity(self, key: str, value: Any, loc: str) -> Any:
+        base, _, what = key.rpartition(".")
+        vector = base in self.mech.bodies and what in ("omega", "velocity")
+        if vector != isinstance(value, list):
+            raise _error(loc, f"{key!r} is " + ("a vector: give [x, y, z] in world axes" if vector
+                                                else "one speed: give a number"))
+        if vector:
+            return self.scope.vector(value, loc)
+
+        def rates(element: Element) -> tuple[str, ...]:
+            """Speeds by name ('S1.wx', "R1.angle'") and coordinates that have a rate."""
+            vectors = ("omega", "velocity") if element.name in self.mech.bodies else ()
+            return (*element.speeds, *(c for c in element.coordinates
+                                       if f"{c}'" in element.speeds), *vectors)
+
+        _coordinate_name(key, loc, self.mech, "speed", rates)
+        return self.scope.number(value, loc)
+
+    def check(self, model: Model) -> None:
+        """Formulate, and close the loops of the initial pose: a loop that cannot close
+        (or locks the mechanism) is an error of the file, found when it is read."""
+        eom = self.call("/tree" if model.tree is not None else "/joints", model.formulate)
+        net = self.mech.network
+        closing = [c for c in eom.topology.chords
+                   if net.element(c).is_joint or isinstance(net.element(c), SpatialMotionDriver)]
+        if not closing or None in model.parameters.values():
+            return  # no loop to close, or numbers missing: assembly is left to simulation
+        where = self.names[closing[0]].rpartition("/")[0]  # the joint's or drive's entry
+        self.call(where, eom.assemble, model.initial or None, 0.0, model.values or None)
 
 
 def _as_number(value: Any, scope: _Scope) -> float | None:
@@ -855,19 +1053,22 @@ def _as_number(value: Any, scope: _Scope) -> float | None:
     return float(expr) if expr.is_number and expr.is_real else None
 
 
-def _coordinate_name(key: str, loc: str, mech: Mechanism) -> None:
+def _coordinate_name(key: str, loc: str, mech: Mechanism | SpatialMechanism,
+                     what: str = "coordinate",
+                     names: Callable[[Element], Sequence[str]] = lambda e: e.coordinates) -> None:
+    """Check that ``key`` is ``'<edge>.<name>'`` with ``name`` one of ``names(element)``."""
     edge, _, coordinate = key.rpartition(".")
     if edge not in mech.network.graph:
-        raise _error(loc, f"{key!r} is not a coordinate name ('<edge>.<coordinate>', e.g. "
+        raise _error(loc, f"{key!r} is not a {what} name ('<edge>.<{what}>', e.g. "
                           f"'P1.angle'); there is no edge {edge!r}")
-    own = mech.network.owner(edge).coordinates
+    own = names(mech.network.owner(edge))
     if coordinate not in own:
-        raise _error(loc, f"{edge!r} has no coordinate {coordinate!r}; its coordinates are "
+        raise _error(loc, f"{edge!r} has no {what} {coordinate!r}; its {what}s are "
                           f"{', '.join(own) or 'none'}")
 
 
 def _load_mechanism(doc: Mapping, scope: _Scope) -> Model:
-    reader = _MechanismReader(doc, scope)
+    reader = (_SpatialReader if doc.get("dimensions") == 3 else _PlanarReader)(doc, scope)
     mech = reader.build()
     model = Model("mechanism", mech, parameters=dict(scope.values),
                   description=doc.get("description", ""),
@@ -884,11 +1085,10 @@ def _load_mechanism(doc: Mapping, scope: _Scope) -> Model:
                 raise _error(f"/tree/{k}", f"drive {edge!r} prescribes motion; it belongs in the cotree")
             seen.add(edge)
         model.tree = list(doc["tree"])
-    for section, target in (("initial", model.initial), ("velocities", model.velocities)):
+    for section, target, read in (("initial", model.initial, reader.initial_value),
+                                  ("velocities", model.velocities, reader.velocity)):
         for key, value in doc.get(section, {}).items():
-            loc = _pointer(section, key)
-            _coordinate_name(key, loc, mech)
-            target[key] = scope.number(value, loc)
+            target[key] = read(key, value, _pointer(section, key))
     known = set(mech.bodies) | {e.name for e in mech.network.elements}
     for k, name in enumerate(doc.get("outputs", [])):
         head = name.split(".")[0].rstrip("'")
@@ -899,6 +1099,7 @@ def _load_mechanism(doc: Mapping, scope: _Scope) -> Model:
                                           f"{', '.join(_MECHANISM_RESULTS)}")
         model.outputs.append(name)
     _simulation(doc, model)
+    reader.check(model)
     return model
 
 
@@ -961,6 +1162,13 @@ def _write_value(value: Any, loc: str, found: dict[str, None]) -> float | str:
     return number
 
 
+def _write_vector(value: Any, loc: str, found: dict[str, None]) -> Any:
+    """A value, or a vector of them (a spatial body's ``omega``) as a list."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_write_value(v, f"{loc}/{k}", found) for k, v in enumerate(value)]
+    return _write_value(value, loc, found)
+
+
 def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
     elements = []
     for i, element in enumerate(net.elements):
@@ -1004,8 +1212,8 @@ def _check_source(model: Model) -> dict:
         raise ModelError(f"mechanism {model.name!r} was built in Python; only mechanisms loaded "
                          "from a model file can be saved")
     # the description must still be the system: rebuild it and compare the element names
-    rebuilt = _MechanismReader({"name": model.name, **model.source},
-                               _Scope(model.parameters)).build()
+    reader = _SpatialReader if isinstance(model.system, SpatialMechanism) else _PlanarReader
+    rebuilt = reader({"name": model.name, **model.source}, _Scope(model.parameters)).build()
     ours = [e.name for e in model.system.network.elements]
     if [e.name for e in rebuilt.network.elements] != ours:
         raise ModelError(f"mechanism {model.name!r} was changed after it was loaded; "
@@ -1024,7 +1232,10 @@ def model_to_dict(model: Model) -> dict[str, Any]:
     >>> doc["parameters"], doc["elements"][0]["parameters"]
     ({'U': None}, {'V': 'U'})
     """
-    doc: dict[str, Any] = {"vecnet": FORMAT_VERSION, "kind": model.kind, "name": model.name}
+    doc: dict[str, Any] = {"vecnet": FORMAT_VERSION, "kind": model.kind}
+    if isinstance(model.system, SpatialMechanism):
+        doc["dimensions"] = 3
+    doc["name"] = model.name
     if model.description:
         doc["description"] = model.description
     found: dict[str, None] = {}
@@ -1049,7 +1260,7 @@ def model_to_dict(model: Model) -> dict[str, Any]:
     for key in ("initial", "velocities"):
         values = getattr(model, key)
         if values:
-            doc[key] = {k: _write_value(v, _pointer(key, k), found) for k, v in values.items()}
+            doc[key] = {k: _write_vector(v, _pointer(key, k), found) for k, v in values.items()}
     if model.outputs:
         doc["outputs"] = list(model.outputs)
     if model.t_span is not None:
