@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from vecnet.cli import main
+
 ROOT = Path(__file__).parent.parent
 MODELS = ROOT / "examples" / "models"
 BAD = sorted((ROOT / "tests" / "data" / "bad_models").iterdir())
@@ -43,15 +45,27 @@ def test_report_of_a_mechanism(tmp_path):
     assert "<svg" in page and 'class="matrix"' in page and "<math" in page
 
 
-@pytest.mark.parametrize("path", BAD, ids=[p.name for p in BAD])
-def test_bad_models_exit_with_status_2_and_one_line(tmp_path, path):
-    out = tmp_path / "never.html"
-    run = vecnet("report", path, "--output", out)
-    assert run.returncode == 2
-    message = run.stderr.strip()
+def check_refused(status, stderr, path, out):
+    assert status == 2
+    message = stderr.strip()
     assert len(message.splitlines()) == 1 and message.startswith("vecnet: error: ")
     assert str(path) in message
-    assert not out.exists() and not list(tmp_path.iterdir())   # nothing half-written
+    assert not out.exists() and not list(out.parent.iterdir())   # nothing half-written
+
+
+@pytest.mark.parametrize("path", BAD, ids=[p.name for p in BAD])
+def test_bad_models_exit_with_status_2_and_one_line(tmp_path, path, capsys):
+    out = tmp_path / "never.html"
+    status = main(["report", str(path), "--output", str(out)])
+    check_refused(status, capsys.readouterr().err, path, out)
+
+
+@pytest.mark.parametrize("path", BAD[::20], ids=[p.name for p in BAD[::20]])
+def test_bad_models_in_a_process_of_their_own(tmp_path, path):
+    # the same through the installed entry point: nothing else reaches standard error
+    out = tmp_path / "never.html"
+    run = vecnet("report", path, "--output", out)
+    check_refused(run.returncode, run.stderr, path, out)
 
 
 def test_missing_file_and_bad_arguments():

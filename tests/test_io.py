@@ -71,9 +71,10 @@ def assert_same_mechanism(a: Model, b: Model):
     for _ in range(3):
         point = {q: rng.uniform(-2, 2) for q in ea.q} | {u: rng.uniform(-2, 2) for u in ea.u}
         point[vn.t] = rng.uniform(0, 1)
+        point = {k: sympy.Float(v) for k, v in point.items()}
         for x, y in ((ea.M, eb.M), (ea.Q, eb.Q)):
-            nx_ = np.array(x.xreplace(values).subs(point).evalf(), dtype=float)
-            ny_ = np.array(y.xreplace(values).subs(point).evalf(), dtype=float)
+            nx_ = np.array(x.xreplace(values).xreplace(point).evalf(), dtype=float)
+            ny_ = np.array(y.xreplace(values).xreplace(point).evalf(), dtype=float)
             assert np.allclose(nx_, ny_, rtol=1e-12, atol=1e-12)
 
 

@@ -24,6 +24,7 @@ from sympy.physics.mechanics import (KanesMethod, Point, ReferenceFrame, RigidBo
                                      dynamicsymbols, inertia)
 
 import vecnet as vn
+from vecnet.rotations import E_matrix
 
 G = np.array([0.3, -0.4, -9.81])
 RTOL = 1e-10
@@ -125,11 +126,11 @@ def kane_model(links):
         else:
             p = dynamicsymbols(f"p{k}w p{k}x p{k}y p{k}z")
             w = dynamicsymbols(f"w{k}x w{k}y w{k}z")
-            A = vn.spatial.rotations.quaternion_matrix(p)
+            A = vn.spatial.quaternion_matrix(p)
             B = ReferenceFrame(f"B{k}")
             B.orient_explicit(frame, A)
             B.set_ang_vel(frame, w[0] * frame.x + w[1] * frame.y + w[2] * frame.z)
-            rate = vn.spatial.rotations.E_matrix(p).T * sympy.Matrix(w) / 2
+            rate = E_matrix(p).T * sympy.Matrix(w) / 2
             qs += list(p)
             us += list(w)
             kd += [pi.diff() - ri for pi, ri in zip(p, rate)]

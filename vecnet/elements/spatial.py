@@ -22,7 +22,7 @@ An element says three things:
 
 Free rotations use unit quaternions ``p = (w, x, y, z)`` as coordinates and the
 relative angular velocity in tail axes as speeds: ``p' = E(p)^T omega / 2``
-(:mod:`vecnet.spatial.rotations`).
+(:mod:`vecnet.rotations`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from ..spatial.rotations import E_matrix, axis_rotation, matrix_quaternion, quaternion_matrix
+from ..rotations import E_matrix, axis_rotation, matrix_quaternion, quaternion_matrix
 from .base import Element, Kind
 
 __all__ = ["SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute", "SpatialPrismatic",

@@ -28,7 +28,7 @@ from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..spatial.mechanism import DATUM, Mechanism
-from ..spatial.rotations import skew
+from ..rotations import skew
 from .multibody import MechanismEquations, choose_topology, tree_walk
 
 __all__ = ["SpatialEquations", "spatial_kinematics"]

@@ -51,7 +51,7 @@ from ..network import Network, warn_connectivity
 from ..elements.spatial import SpatialMotionDriver
 from ..planar.mechanism import DATUM, Mechanism
 from ..spatial.mechanism import Mechanism as SpatialMechanism
-from ..spatial.rotations import inertia_matrix, orientation_matrix, unit_axis
+from ..rotations import inertia_matrix, orientation_matrix, unit_axis
 from .expressions import CONSTANTS, FUNCTIONS, format_expression, parse_expression
 
 __all__ = ["Model", "load_model", "save_model", "model_to_dict", "FORMAT_VERSION", "SCHEMA",

@@ -21,7 +21,7 @@ import sympy
 from ..elements import spatial as se
 from ..elements.base import t
 from ..multibody import DATUM
-from ..spatial.rotations import euler_angles, matrix_quaternion
+from ..rotations import euler_angles, matrix_quaternion
 from . import multibody as mb
 
 if TYPE_CHECKING:

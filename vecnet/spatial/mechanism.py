@@ -20,7 +20,7 @@ from .. import multibody
 from ..elements import spatial as se
 from ..errors import ModelError, UnknownNameError
 from ..multibody import DATUM, MechanismBuilder, Point
-from .rotations import inertia_matrix, orientation_matrix, unit_axis
+from ..rotations import inertia_matrix, orientation_matrix, unit_axis
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM"]
 

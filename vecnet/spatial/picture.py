@@ -15,7 +15,7 @@ import numpy as np
 from ..elements import spatial as se
 from ..errors import ModelError
 from .mechanism import DATUM, Mechanism
-from .rotations import quaternion_matrix
+from ..rotations import quaternion_matrix
 
 __all__ = ["node_positions", "picture"]
 

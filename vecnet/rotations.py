@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..errors import ModelError
+from .errors import ModelError
 
 __all__ = ["skew", "quaternion_matrix", "matrix_quaternion", "E_matrix", "G_matrix",
            "axis_rotation", "orientation_matrix", "inertia_matrix", "unit_axis",
@@ -78,15 +78,28 @@ def axis_rotation(axis, angle) -> sympy.Matrix:
 
 
 def unit_axis(axis, owner: str) -> np.ndarray:
-    """``axis`` as a unit 3-vector; a zero or malformed axis is a :class:`ModelError`."""
+    """``axis`` as a unit 3-vector; a zero, infinite or malformed axis is a
+    :class:`ModelError`.
+
+    >>> unit_axis((0, 0, 1e300), "J").tolist()
+    [0.0, 0.0, 1.0]
+    >>> unit_axis((0, 0, 0), "J")
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.ModelError: 'J': the axis (0.0, 0.0, 0.0) has zero length; give a direction
+    """
     try:
         a = np.asarray(axis, dtype=float).reshape(3)
     except (TypeError, ValueError):
         raise ModelError(f"{owner!r}: an axis is three numbers (x, y, z); got {axis!r}") from None
-    norm = float(np.linalg.norm(a))
-    if not np.isfinite(norm) or norm < 1e-12:
-        raise ModelError(f"{owner!r}: the axis {tuple(a)} has zero length; give a direction")
-    return a / norm
+    shown = tuple(float(x) for x in a)
+    if not np.all(np.isfinite(a)):
+        raise ModelError(f"{owner!r}: the axis {shown} is not finite; give a direction")
+    scale = float(np.max(np.abs(a)))   # scaled first: the norm of a huge axis overflows
+    if scale == 0 or np.linalg.norm(a / scale) * scale < 1e-12:
+        raise ModelError(f"{owner!r}: the axis {shown} has zero length; give a direction")
+    a = a / scale
+    return a / np.linalg.norm(a)
 
 
 def _floats(value, owner: str, expected: str) -> np.ndarray:
