@@ -55,8 +55,10 @@ def vecnet_run(N, t_end):
     formulated = time.perf_counter()
     eom.compile()
     compiled = time.perf_counter()
-    res = eom.simulate(t_end, t_eval=np.linspace(0, t_end, 501), rtol=1e-8, atol=1e-10,
-                       velocities={"U1.angle1": 1.0, "U1.angle2": 0.5})
+    # the default bound on one simulation's time (120 s) is for interactive use
+    with vn.limits(max_seconds=3600.0, max_evaluations=10**8):
+        res = eom.simulate(t_end, t_eval=np.linspace(0, t_end, 501), rtol=1e-8, atol=1e-10,
+                           velocities={"U1.angle1": 1.0, "U1.angle2": 0.5})
     done = time.perf_counter()
     final = np.array([res[f"U{k}.angle{i}"][-1] for k in range(1, N + 1) for i in (1, 2)])
     return dict(formulate=formulated - start, compile=compiled - formulated,
