@@ -50,10 +50,11 @@ def test_no_bad_input_takes_more_than_a_second():
     vn.load_model(EXAMPLES / "rlc.json")                # imports and schema compiled once
     slow = {}
     for path in FILES:
-        start = time.perf_counter()
+        # the processor time of this process: the work a file causes, whatever else runs
+        start = time.process_time()
         with pytest.raises(vn.ModelFileError):
             load(path)
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed > 1.0:
             slow[path.name] = elapsed
     assert not slow, slow
