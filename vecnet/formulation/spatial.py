@@ -119,10 +119,11 @@ class SpatialEquations(MechanismEquations):
                        for n in speed_names)
         self.walk = tree_walk(self)
         self.N = sympy.zeros(len(self.q), len(self.u))
-        kin = spatial_kinematics(self)
-        (self.node_rotation, self.node_position, self.node_angular_jacobian,
-         self.node_velocity_jacobian, self.node_angular_convective,
-         self.node_velocity_convective) = kin
+        for _, _, branch, _, qidx in self.walk:
+            Nb = net.element(branch).motion([self.q[i] for i in qidx])[4]
+            for a, i in enumerate(qidx):
+                for b, j in enumerate(self.speed_index[branch]):
+                    self.N[i, j] = Nb[a, b]
 
         self.primitives = []   # (chord, kind, name, tail node, head node, e, f)
         for chord in topo.chords:
@@ -156,6 +157,49 @@ class SpatialEquations(MechanismEquations):
         self.constraint_names = tuple(constraint_names)
         self.constraints = sympy.Matrix(constraints) if constraints else sympy.zeros(0, 1)
         self.gravity = sympy.Matrix(mechanism.gravity)
+
+    # The node kinematics are sympy expressions whose size grows with the depth of the
+    # tree; they are built when first read (the constraints of cut joints, the symbolic M
+    # and Q, small models compiled whole), so a deep open chain simulated by the numeric
+    # tree walk never builds them.
+    @cached_property
+    def _poses(self) -> tuple[dict, dict]:
+        return spatial_kinematics(self, velocities=False)[:2]
+
+    @cached_property
+    def _velocity_kinematics(self) -> tuple[dict, dict, dict, dict]:
+        return spatial_kinematics(self)[2:]
+
+    @property
+    def node_rotation(self) -> dict:
+        """Every node's rotation matrix (world axes from its frame's axes)."""
+        return self._poses[0]
+
+    @property
+    def node_position(self) -> dict:
+        """Every node's position (world axes)."""
+        return self._poses[1]
+
+    @property
+    def node_angular_jacobian(self) -> dict:
+        """Every node's angular velocity Jacobian ``omega = J_w u`` (world axes, 3 x nu);
+        built when first read, with the convective terms."""
+        return self._velocity_kinematics[0]
+
+    @property
+    def node_velocity_jacobian(self) -> dict:
+        """Every node's velocity Jacobian ``v = J_v u`` (world axes, 3 x nu)."""
+        return self._velocity_kinematics[1]
+
+    @property
+    def node_angular_convective(self) -> dict:
+        """Every node's convective angular acceleration ``J_w' u``."""
+        return self._velocity_kinematics[2]
+
+    @property
+    def node_velocity_convective(self) -> dict:
+        """Every node's convective acceleration ``J_v' u``."""
+        return self._velocity_kinematics[3]
 
     def _drive_info(self, driver) -> dict:
         """What a driver needs: its joint's axis and initial relative rotation, the index of
@@ -450,10 +494,13 @@ def _rate(matrix: sympy.Matrix, qb, qdot) -> sympy.Matrix:
     return out
 
 
-def spatial_kinematics(eom: SpatialEquations):
+def spatial_kinematics(eom: SpatialEquations, velocities: bool = True):
     """Every node's rotation matrix, position, angular and linear velocity Jacobians (world
     axes, 3 x nu) and convective accelerations (``J' u``), each built from its parent's
-    along the tree by the branch's relative motion; fills ``eom.N``.
+    along the tree by the branch's relative motion. With ``velocities``
+    false only the rotations and positions are built (the Jacobians and convective terms
+    are returned empty): what the constraints need, without the expressions whose size
+    grows with the depth of the tree.
 
     For a branch from frame ``P`` to frame ``C`` with ``R_C = R_P R_rel``,
     ``r_C = r_P + R_P rho``: ``omega_C = omega_P + R_P W u_b``,
@@ -475,53 +522,62 @@ def spatial_kinematics(eom: SpatialEquations):
         qb = [eom.q[i] for i in qidx]
         ub = sympy.Matrix([eom.u[i] for i in uidx])
         Rrel, rho, W, V, Nb = element.motion(qb)
-        for a, i in enumerate(qidx):
-            for b, j in enumerate(uidx):
-                eom.N[i, j] = Nb[a, b]
-        qdot = list(Nb * ub) if qidx else []
-        w_here = Jw[here] * u_all
         if forward:
             Rt = R[here]
             R[there] = Rt * Rrel
         else:
             R[there] = R[here] * Rrel.T
             Rt = R[there]
-        has_w = W.shape[1] and any(x != 0 for x in W)
-        if has_w:
-            rel = Rt * W * ub
-            Wd = _rate(W, qb, qdot) * ub
-            cols = _columns(nu, uidx, Rt * W)
-            if forward:
-                Jw[there] = Jw[here] + cols
-                gw[there] = gw[here] + w_here.cross(rel) + Rt * Wd
-            else:
-                Jw[there] = Jw[here] - cols
-                gw[there] = gw[here] - w_here.cross(rel) - Rt * Wd
+        moves = not all(x == 0 for x in rho) or any(x != 0 for x in V)
+        if moves:
+            d = Rt * rho if element.frame == "tail" else rho
+            r[there] = r[here] + (d if forward else -d)
         else:
-            Jw[there], gw[there] = Jw[here], gw[here]
-        if all(x == 0 for x in rho) and not any(x != 0 for x in V):
-            r[there], Jv[there], gv[there] = r[here], Jv[here], gv[here]
-            continue
-        Vd = _rate(V, qb, qdot) * ub if V.shape[1] else zero3
-        if element.frame == "tail":
-            d = Rt * rho
-            slide = Rt * V * ub if V.shape[1] else zero3
-            cols = _columns(nu, uidx, Rt * V) if V.shape[1] else sympy.zeros(3, nu)
-            if forward:
-                r[there] = r[here] + d
-                Jv[there] = Jv[here] - skew(d) * Jw[here] + cols
-                gv[there] = (gv[here] + gw[here].cross(d) + w_here.cross(w_here.cross(d))
-                             + 2 * w_here.cross(slide) + Rt * Vd)
-            else:
-                w_t = Jw[there] * u_all
-                r[there] = r[here] - d
-                Jv[there] = Jv[here] + skew(d) * Jw[there] - cols
-                gv[there] = gv[here] - (gw[there].cross(d) + w_t.cross(w_t.cross(d))
-                                        + 2 * w_t.cross(slide) + Rt * Vd)
-        else:
-            cols = _columns(nu, uidx, V) if V.shape[1] else sympy.zeros(3, nu)
-            sign = 1 if forward else -1
-            r[there] = r[here] + sign * rho
-            Jv[there] = Jv[here] + sign * cols
-            gv[there] = gv[here] + sign * Vd
+            r[there] = r[here]
+        if velocities:
+            _velocity_step(eom, here, there, forward, element, uidx, qb, ub, Rt, W, V, rho,
+                           Nb, moves, Jw, Jv, gw, gv, u_all, nu)
     return R, r, Jw, Jv, gw, gv
+
+
+def _velocity_step(eom, here, there, forward, element, uidx, qb, ub, Rt, W, V, rho, Nb, moves,
+                   Jw, Jv, gw, gv, u_all, nu) -> None:
+    """One branch of :func:`spatial_kinematics`: the head's Jacobians and convective terms
+    from the tail's."""
+    zero3 = sympy.zeros(3, 1)
+    qdot = list(Nb * ub) if qb else []
+    w_here = Jw[here] * u_all
+    if W.shape[1] and any(x != 0 for x in W):
+        rel = Rt * W * ub
+        Wd = _rate(W, qb, qdot) * ub
+        cols = _columns(nu, uidx, Rt * W)
+        if forward:
+            Jw[there] = Jw[here] + cols
+            gw[there] = gw[here] + w_here.cross(rel) + Rt * Wd
+        else:
+            Jw[there] = Jw[here] - cols
+            gw[there] = gw[here] - w_here.cross(rel) - Rt * Wd
+    else:
+        Jw[there], gw[there] = Jw[here], gw[here]
+    if not moves:
+        Jv[there], gv[there] = Jv[here], gv[here]
+        return
+    Vd = _rate(V, qb, qdot) * ub if V.shape[1] else zero3
+    if element.frame == "tail":
+        d = Rt * rho
+        slide = Rt * V * ub if V.shape[1] else zero3
+        cols = _columns(nu, uidx, Rt * V) if V.shape[1] else sympy.zeros(3, nu)
+        if forward:
+            Jv[there] = Jv[here] - skew(d) * Jw[here] + cols
+            gv[there] = (gv[here] + gw[here].cross(d) + w_here.cross(w_here.cross(d))
+                         + 2 * w_here.cross(slide) + Rt * Vd)
+        else:
+            w_t = Jw[there] * u_all
+            Jv[there] = Jv[here] + skew(d) * Jw[there] - cols
+            gv[there] = gv[here] - (gw[there].cross(d) + w_t.cross(w_t.cross(d))
+                                    + 2 * w_t.cross(slide) + Rt * Vd)
+    else:
+        cols = _columns(nu, uidx, V) if V.shape[1] else sympy.zeros(3, nu)
+        sign = 1 if forward else -1
+        Jv[there] = Jv[here] + sign * cols
+        gv[there] = gv[here] + sign * Vd

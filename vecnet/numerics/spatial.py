@@ -98,18 +98,19 @@ class CompiledSpatial(mb.CompiledModel):
         self.needed = needed
         self.row = {v: k for k, v in enumerate(needed)}
         q, u = list(eom.q), list(eom.u)
-        exprs = []
-        for v in self.nodes:
-            exprs += list(eom.node_rotation[v]) + list(eom.node_position[v])
-        for i in needed:
-            v = self.nodes[i]
-            exprs += (list(eom.node_angular_jacobian[v]) + list(eom.node_velocity_jacobian[v])
-                      + list(eom.node_angular_convective[v]) + list(eom.node_velocity_convective[v]))
         #: up to this many speeds the tree walk is compiled whole (one call); above it the
         #: walk runs numerically over small compiled branch motions (expressions of a whole
         #: chain grow too fast to compile)
         self.whole = self.nu <= WHOLE_LIMIT
         if self.whole:
+            exprs = []
+            for v in self.nodes:
+                exprs += list(eom.node_rotation[v]) + list(eom.node_position[v])
+            for i in needed:
+                v = self.nodes[i]
+                exprs += (list(eom.node_angular_jacobian[v]) + list(eom.node_velocity_jacobian[v])
+                          + list(eom.node_angular_convective[v])
+                          + list(eom.node_velocity_convective[v]))
             self._kinematics = self._lambdify((q, u), exprs, "kinematics")
         else:
             self._branches = self._compile_branches()
