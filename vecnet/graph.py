@@ -9,7 +9,9 @@ node to itself carries no across variable and joins no cutset).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -18,12 +20,19 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from .errors import TopologyError, UnknownNameError
-from .names import check_name, check_node
+from .names import MAX_NAME_LENGTH, MAX_NODE_INTEGER, check_name, check_node
 
 if TYPE_CHECKING:
     from .topology import Topology
 
 __all__ = ["LinearGraph"]
+
+# ASCII names and their compounds: a strict subset of the policy of vecnet.names, checked
+# in C so that a graph of a million edges builds quickly; every other name goes through
+# vecnet.names, which accepts or refuses it with its message
+_PART = rf"[A-Za-z0-9_]{{1,{MAX_NAME_LENGTH}}}"
+_PLAIN_EDGE = re.compile(rf"{_PART}(?:[.\-]{_PART})*")
+_PLAIN_NODE = re.compile(rf"{_PART}(?:\.{_PART})*")
 
 
 class LinearGraph:
@@ -50,21 +59,58 @@ class LinearGraph:
         self._edges: dict[str, int] = {}
         self._tails: list[int] = []
         self._heads: list[int] = []
-        self._nx: nx.MultiDiGraph | None = None
-        self._arrays: tuple[np.ndarray, np.ndarray] | None = None
+        self._forget()
+        edges = edges if isinstance(edges, (list, tuple)) else list(edges)
+        if self._add_plain_edges(edges):
+            return
         for edge in edges:
             if not (isinstance(edge, (tuple, list)) and len(edge) == 3):
                 raise TopologyError(f"an edge is given as (name, tail, head); got {edge!r}")
             self.add_edge(*edge)
 
+    def _forget(self) -> None:
+        """Drop what is derived from the nodes and edges (they have changed)."""
+        self._nx: nx.MultiDiGraph | None = None
+        self._arrays: tuple[np.ndarray, np.ndarray] | None = None
+        self._node_names: tuple[Hashable, ...] | None = None
+        self._edge_names: tuple[str, ...] | None = None
+
+    def _add_plain_edges(self, edges: Sequence) -> bool:
+        """Add all ``edges`` to this empty graph in a few passes over the whole list, when
+        they are triples of plain ASCII names (or integer nodes), unique names and no
+        self-loops. Returns False, having added nothing, for anything else: the edges are
+        then added one by one, which finds and explains the first problem."""
+        if not edges or set(map(type, edges)) != {tuple} or set(map(len, edges)) != {3}:
+            return False
+        names = [edge[0] for edge in edges]
+        if set(map(type, names)) != {str} or not all(map(_PLAIN_EDGE.fullmatch, names)):
+            return False
+        edge_index = dict(zip(names, range(len(names))))
+        if len(edge_index) != len(names):
+            return False
+        flat = list(chain.from_iterable(edge[1:] for edge in edges))
+        # exact types first: True, 1.0 or numpy's 1 would otherwise find node 1 in the dict
+        if not set(map(type, flat)) <= {str, int}:
+            return False
+        node_index: dict[Hashable, int] = {}
+        ends = [node_index.setdefault(node, len(node_index)) for node in flat]
+        if not all(map(_is_plain_node, node_index)):
+            return False
+        tails, heads = ends[0::2], ends[1::2]
+        if any(map(int.__eq__, tails, heads)):
+            return False
+        self._nodes, self._edges, self._tails, self._heads = node_index, edge_index, tails, heads
+        return True
+
     # -- building -----------------------------------------------------------
     def add_node(self, node: Hashable) -> None:
         """Add a node (nodes are also added by :meth:`add_edge`). Adding it twice is harmless."""
+        if type(node) in (str, int) and node in self._nodes:  # checked when first added
+            return
         _check_node(node)
         if node not in self._nodes:
             self._nodes[node] = len(self._nodes)
-            self._nx = None
-            self._arrays = None
+            self._forget()
 
     def add_edge(self, name: str, tail: Hashable, head: Hashable) -> None:
         """Add the edge ``name`` oriented from ``tail`` to ``head``.
@@ -77,36 +123,41 @@ class LinearGraph:
         """
         # the name policy of vecnet.names: '.' joins an element and its port, '-' a body
         # and its point in the names of the arms vecnet makes
-        check_name(name, "edge name", separators=".-", error=TopologyError)
+        if not (type(name) is str and _PLAIN_EDGE.fullmatch(name)):
+            check_name(name, "edge name", separators=".-", error=TopologyError)
         if name in self._edges:
             t, h = self.ends(name)
             raise TopologyError(f"edge name {name!r} is already used (edge {t!r} -> {h!r}); "
                                 "give each edge a unique name")
-        _check_node(tail)
-        _check_node(head)
+        nodes = self._nodes
+        for node in (tail, head):
+            if not (type(node) in (str, int) and node in nodes):  # else checked when added
+                _check_node(node)
         if tail == head:
             raise TopologyError(f"edge {name!r} is a self-loop at node {tail!r}; "
                                 "an edge must join two different nodes")
-        nodes = self._nodes
         for node in (tail, head):
             if node not in nodes:
                 nodes[node] = len(nodes)
         self._edges[name] = len(self._tails)
         self._tails.append(nodes[tail])
         self._heads.append(nodes[head])
-        self._nx = None
-        self._arrays = None
+        self._forget()
 
     # -- reading ------------------------------------------------------------
     @property
     def nodes(self) -> tuple[Hashable, ...]:
         """Node names in order of first appearance."""
-        return tuple(self._nodes)
+        if self._node_names is None:
+            self._node_names = tuple(self._nodes)
+        return self._node_names
 
     @property
     def edges(self) -> tuple[str, ...]:
         """Edge names in the order they were added."""
-        return tuple(self._edges)
+        if self._edge_names is None:
+            self._edge_names = tuple(self._edges)
+        return self._edge_names
 
     def number_of_nodes(self) -> int:
         return len(self._nodes)
@@ -162,12 +213,7 @@ class LinearGraph:
         >>> LinearGraph([("x", 1, 2), ("y", 3, 4)]).components()
         [[1, 2], [3, 4]]
         """
-        labels = component_labels(self)
-        nodes = self.nodes
-        groups: dict[int, list[Hashable]] = {}
-        for node, label in zip(nodes, labels.tolist()):
-            groups.setdefault(label, []).append(node)
-        return list(groups.values())
+        return group_nodes(self, component_labels(self))
 
     @property
     def nx(self) -> nx.MultiDiGraph:
@@ -193,8 +239,7 @@ class LinearGraph:
         for node in list(self._nodes)[nodes:]:
             del self._nodes[node]
         del self._tails[edges:], self._heads[edges:]
-        self._nx = None
-        self._arrays = None
+        self._forget()
 
     def copy(self) -> LinearGraph:
         """An independent copy with the same nodes and edges in the same order."""
@@ -204,6 +249,8 @@ class LinearGraph:
         other._tails = list(self._tails)
         other._heads = list(self._heads)
         other._arrays = self._arrays
+        other._node_names = self._node_names
+        other._edge_names = self._edge_names
         return other
 
     def subgraph(self, edges: Iterable[str]) -> LinearGraph:
@@ -235,6 +282,24 @@ class LinearGraph:
 def _check_node(node: Hashable) -> None:
     """Nodes are names (dots allowed, as in ``crank.p1``) or non-negative integers."""
     check_node(node, error=TopologyError)
+
+
+def _is_plain_node(node: Hashable) -> bool:
+    """A node that :func:`vecnet.names.check_node` accepts, found without building a message
+    (False may also mean: let check_node decide)."""
+    if type(node) is int:
+        return 0 <= node < MAX_NODE_INTEGER
+    return type(node) is str and _PLAIN_NODE.fullmatch(node) is not None
+
+
+def group_nodes(graph: LinearGraph, labels: np.ndarray) -> list[list[Hashable]]:
+    """The nodes of ``graph`` grouped by ``labels`` (one per node, numbered 0, 1, ... in
+    order of first node): a list per label, each in graph order."""
+    order = np.argsort(labels, kind="stable")
+    bounds = np.cumsum(np.bincount(labels)).tolist()
+    nodes = graph.nodes
+    ordered = [nodes[i] for i in order.tolist()]
+    return [ordered[start:end] for start, end in zip([0] + bounds[:-1], bounds)]
 
 
 def component_labels(graph: LinearGraph, edges: np.ndarray | None = None) -> np.ndarray:
