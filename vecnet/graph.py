@@ -10,8 +10,10 @@ node to itself carries no across variable and joins no cutset).
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from itertools import chain
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -26,13 +28,6 @@ if TYPE_CHECKING:
     from .topology import Topology
 
 __all__ = ["LinearGraph"]
-
-# ASCII names and their compounds: a strict subset of the policy of vecnet.names, checked
-# in C so that a graph of a million edges builds quickly; every other name goes through
-# vecnet.names, which accepts or refuses it with its message
-_PART = rf"[A-Za-z0-9_]{{1,{MAX_NAME_LENGTH}}}"
-_PLAIN_EDGE = re.compile(rf"{_PART}(?:[.\-]{_PART})*")
-_PLAIN_NODE = re.compile(rf"{_PART}(?:\.{_PART})*")
 
 
 class LinearGraph:
@@ -82,24 +77,28 @@ class LinearGraph:
         then added one by one, which finds and explains the first problem."""
         if not edges or set(map(type, edges)) != {tuple} or set(map(len, edges)) != {3}:
             return False
-        names = [edge[0] for edge in edges]
-        if set(map(type, names)) != {str} or not all(map(_PLAIN_EDGE.fullmatch, names)):
+        names = list(map(itemgetter(0), edges))
+        if not _all_plain(names, ".-"):
             return False
         edge_index = dict(zip(names, range(len(names))))
         if len(edge_index) != len(names):
             return False
-        flat = list(chain.from_iterable(edge[1:] for edge in edges))
         # exact types first: True, 1.0 or numpy's 1 would otherwise find node 1 in the dict
-        if not set(map(type, flat)) <= {str, int}:
+        types = set(map(type, map(itemgetter(1), edges))) | set(map(type, map(itemgetter(2), edges)))
+        if not types <= {str, int}:
             return False
         node_index: dict[Hashable, int] = {}
-        ends = [node_index.setdefault(node, len(node_index)) for node in flat]
-        if not all(map(_is_plain_node, node_index)):
+        ends = [node_index.setdefault(node, len(node_index))
+                for node in chain.from_iterable(map(itemgetter(1, 2), edges))]
+        if not (_all_plain(list(node_index), ".") if types == {str}
+                else all(map(_is_plain_node, node_index))):
             return False
-        tails, heads = ends[0::2], ends[1::2]
-        if any(map(int.__eq__, tails, heads)):
+        pairs = np.array(ends, dtype=np.int64).reshape(-1, 2)
+        if (pairs[:, 0] == pairs[:, 1]).any():
             return False
-        self._nodes, self._edges, self._tails, self._heads = node_index, edge_index, tails, heads
+        self._nodes, self._edges = node_index, edge_index
+        self._tails, self._heads = ends[0::2], ends[1::2]
+        self._arrays = _read_only(pairs[:, 0].copy(), pairs[:, 1].copy())
         return True
 
     # -- building -----------------------------------------------------------
@@ -123,7 +122,7 @@ class LinearGraph:
         """
         # the name policy of vecnet.names: '.' joins an element and its port, '-' a body
         # and its point in the names of the arms vecnet makes
-        if not (type(name) is str and _PLAIN_EDGE.fullmatch(name)):
+        if not _is_plain(name, ".-"):
             check_name(name, "edge name", separators=".-", error=TopologyError)
         if name in self._edges:
             t, h = self.ends(name)
@@ -200,10 +199,8 @@ class LinearGraph:
     def index_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """Tail and head node positions of every edge, as (read-only) integer arrays."""
         if self._arrays is None:
-            tails = np.asarray(self._tails, dtype=np.int64)
-            heads = np.asarray(self._heads, dtype=np.int64)
-            tails.flags.writeable = heads.flags.writeable = False
-            self._arrays = (tails, heads)
+            self._arrays = _read_only(np.asarray(self._tails, dtype=np.int64),
+                                      np.asarray(self._heads, dtype=np.int64))
         return self._arrays
 
     def components(self) -> list[list[Hashable]]:
@@ -284,12 +281,57 @@ def _check_node(node: Hashable) -> None:
     check_node(node, error=TopologyError)
 
 
+def _read_only(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    for array in arrays:
+        array.flags.writeable = False
+    return arrays
+
+
+def _all_plain(names: list, separators: str) -> bool:
+    """True when every one of ``names`` is a plain name: text made of ASCII letters, digits
+    and '_' in parts joined by single ``separators`` ("." or ".-"), at most MAX_NAME_LENGTH
+    characters in all. Plain names are a strict subset of the policy of
+    :mod:`vecnet.names`, checked here for a whole list in a few passes in C so that a graph
+    of a million edges builds quickly; False means: let vecnet.names decide (it accepts or
+    refuses a name with its message)."""
+    if not names or set(map(type, names)) != {str} or max(map(len, names)) > MAX_NAME_LENGTH:
+        return False
+    text = "\n".join(names)
+    if not text.isascii():
+        return False
+    raw = text.encode()
+    allowed, marks, empty_parts = _MARKS[separators]
+    if raw.translate(None, allowed) or raw.count(b"\n") != len(names) - 1:
+        return False  # another character, or a name with a line break of its own
+    return bool(raw) and raw[0] not in marks and raw[-1] not in marks and not any(
+        pair in raw for pair in empty_parts)
+
+
+def _is_plain(name: object, separators: str) -> bool:
+    """:func:`_all_plain` for one name, by a regular expression: faster for a single name."""
+    return type(name) is str and _PLAIN[separators].fullmatch(name) is not None
+
+
+def _marks(separators: str) -> tuple[bytes, bytes, tuple[bytes, ...]]:
+    """What a list of plain names joined by line breaks may hold; the separators and line
+    break; the pairs of them that would make an empty part."""
+    marks = separators.encode() + b"\n"
+    return _NAME_CHARACTERS + marks, marks, tuple(bytes((a, b)) for a in marks for b in marks)
+
+
+_NAME_CHARACTERS = (string.ascii_letters + string.digits + "_").encode()
+_MARKS = {separators: _marks(separators) for separators in (".", ".-")}
+_PLAIN = {separators: re.compile(
+    rf"(?=.{{1,{MAX_NAME_LENGTH}}}\Z)[A-Za-z0-9_]+(?:[{re.escape(separators)}][A-Za-z0-9_]+)*",
+    re.DOTALL) for separators in _MARKS}
+
+
 def _is_plain_node(node: Hashable) -> bool:
     """A node that :func:`vecnet.names.check_node` accepts, found without building a message
     (False may also mean: let check_node decide)."""
     if type(node) is int:
         return 0 <= node < MAX_NODE_INTEGER
-    return type(node) is str and _PLAIN_NODE.fullmatch(node) is not None
+    return _is_plain(node, ".")
 
 
 def group_nodes(graph: LinearGraph, labels: np.ndarray) -> list[list[Hashable]]:
