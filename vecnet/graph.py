@@ -53,6 +53,7 @@ class LinearGraph:
         self._nodes: dict[Hashable, int] = {}
         self._edges: dict[str, int] = {}
         self._tails: list[int] = []
+        self._shared = False  # the four containers are also a copy's (see copy)
         self._heads: list[int] = []
         self._forget()
         edges = edges if isinstance(edges, (list, tuple)) else list(edges)
@@ -108,6 +109,7 @@ class LinearGraph:
             return
         _check_node(node)
         if node not in self._nodes:
+            self._own()
             self._nodes[node] = len(self._nodes)
             self._forget()
 
@@ -135,6 +137,8 @@ class LinearGraph:
         if tail == head:
             raise TopologyError(f"edge {name!r} is a self-loop at node {tail!r}; "
                                 "an edge must join two different nodes")
+        self._own()
+        nodes = self._nodes
         for node in (tail, head):
             if node not in nodes:
                 nodes[node] = len(nodes)
@@ -231,6 +235,7 @@ class LinearGraph:
         """Take back the nodes and edges added since :meth:`_size` gave ``size`` (they are the
         last ones: nodes and edges are kept in order of addition)."""
         nodes, edges = size
+        self._own()
         for name in list(self._edges)[edges:]:
             del self._edges[name]
         for node in list(self._nodes)[nodes:]:
@@ -239,16 +244,23 @@ class LinearGraph:
         self._forget()
 
     def copy(self) -> LinearGraph:
-        """An independent copy with the same nodes and edges in the same order."""
+        """An independent copy with the same nodes and edges in the same order.
+
+        The copy shares this graph's containers until one of the two changes (every
+        Topology copies its graph, and most graphs never change after that)."""
         other = LinearGraph()
-        other._nodes = dict(self._nodes)
-        other._edges = dict(self._edges)
-        other._tails = list(self._tails)
-        other._heads = list(self._heads)
-        other._arrays = self._arrays
-        other._node_names = self._node_names
-        other._edge_names = self._edge_names
+        other._nodes, other._edges = self._nodes, self._edges
+        other._tails, other._heads = self._tails, self._heads
+        other._arrays, other._node_names, other._edge_names = self._arrays, self.nodes, self.edges
+        self._shared = other._shared = True
         return other
+
+    def _own(self) -> None:
+        """Copy the containers shared with a copy of this graph, before changing them."""
+        if self._shared:
+            self._nodes, self._edges = dict(self._nodes), dict(self._edges)
+            self._tails, self._heads = list(self._tails), list(self._heads)
+            self._shared = False
 
     def subgraph(self, edges: Iterable[str]) -> LinearGraph:
         """The graph made of the named edges only (and their end nodes)."""
@@ -334,14 +346,22 @@ def _is_plain_node(node: Hashable) -> bool:
     return _is_plain(node, ".")
 
 
+def pick(items: Sequence, positions: np.ndarray) -> tuple:
+    """``tuple(items[j] for j in positions)``, in C (names of many edges or nodes at once)."""
+    positions = positions.tolist()
+    if len(positions) < 2:
+        return tuple(items[j] for j in positions)
+    return itemgetter(*positions)(items)
+
+
 def group_nodes(graph: LinearGraph, labels: np.ndarray) -> list[list[Hashable]]:
     """The nodes of ``graph`` grouped by ``labels`` (one per node, numbered 0, 1, ... in
     order of first node): a list per label, each in graph order."""
-    order = np.argsort(labels, kind="stable")
+    if len(labels) and labels.max() == 0:
+        return [list(graph.nodes)]
+    ordered = pick(graph.nodes, np.argsort(labels, kind="stable"))
     bounds = np.cumsum(np.bincount(labels)).tolist()
-    nodes = graph.nodes
-    ordered = [nodes[i] for i in order.tolist()]
-    return [ordered[start:end] for start, end in zip([0] + bounds[:-1], bounds)]
+    return [list(ordered[start:end]) for start, end in zip([0] + bounds[:-1], bounds)]
 
 
 def component_labels(graph: LinearGraph, edges: np.ndarray | None = None) -> np.ndarray:
@@ -351,9 +371,10 @@ def component_labels(graph: LinearGraph, edges: np.ndarray | None = None) -> np.
     if edges is not None:
         tails, heads = tails[edges], heads[edges]
     n = graph.number_of_nodes()
-    adjacency = sp.coo_matrix((np.ones(len(tails), dtype=np.int8), (tails, heads)), shape=(n, n))
+    adjacency = sp.csr_matrix((np.ones(len(tails)), (tails, heads)), shape=(n, n))
     _, labels = csgraph.connected_components(adjacency, directed=False)
-    # renumber so that components appear in order of their first node
+    if len(labels) == 0 or (labels[0] == 0 and (np.diff(np.maximum.accumulate(labels)) <= 1).all()):
+        return labels  # already numbered in order of first node: each new label is one more
     _, first = np.unique(labels, return_index=True)
     order = np.argsort(first)
     rename = np.empty_like(order)

@@ -30,7 +30,7 @@ import sympy
 from scipy.sparse import csgraph
 
 from .errors import TopologyError, TreeError, UnknownNameError
-from .graph import LinearGraph, component_labels, group_nodes
+from .graph import LinearGraph, component_labels, group_nodes, pick
 from .matrix import LabeledMatrix
 
 __all__ = [
@@ -70,13 +70,25 @@ def incidence_matrix(graph: LinearGraph, sparse: bool | None = None) -> LabeledM
     >>> incidence_matrix(g).toarray().tolist()
     [[-1], [1]]
     """
+    return LabeledMatrix(_densify(_incidence(graph), sparse, graph.number_of_edges()),
+                         graph.nodes, graph.edges)
+
+
+def _incidence(graph: LinearGraph, rows: np.ndarray | None = None) -> sp.csr_matrix:
+    """``[IN]``, or with ``rows`` (the row of each node, -1 to leave it out) a matrix of
+    some of its rows, such as ``[A]``: built column by column, as each column holds the
+    edge's head (+1) and tail (-1) and nothing else."""
     tails, heads = graph.index_arrays()
-    e, v = len(tails), graph.number_of_nodes()
-    cols = np.arange(e)
-    data = np.concatenate([np.ones(e, dtype=np.int64), -np.ones(e, dtype=np.int64)])
-    matrix = sp.csr_matrix((data, (np.concatenate([heads, tails]), np.concatenate([cols, cols]))),
-                           shape=(v, e))
-    return LabeledMatrix(_densify(matrix, sparse, e), graph.nodes, graph.edges)
+    height = graph.number_of_nodes()
+    if rows is not None:
+        tails, heads, height = rows[tails], rows[heads], int(rows.max(initial=-1)) + 1
+    head_first = heads < tails
+    entries = np.stack([np.minimum(tails, heads), np.maximum(tails, heads)], axis=1).ravel()
+    values = np.stack([np.where(head_first, 1, -1), np.where(head_first, -1, 1)], axis=1).ravel()
+    kept = entries >= 0
+    indptr = np.concatenate([[0], np.cumsum(kept.reshape(-1, 2).sum(axis=1))])
+    return sp.csc_matrix((values[kept], entries[kept], indptr),
+                         shape=(height, len(tails))).tocsr()
 
 
 def spanning_forest(graph: LinearGraph, priority: Priority | None = None) -> list[str]:
@@ -109,8 +121,14 @@ def spanning_forest(graph: LinearGraph, priority: Priority | None = None) -> lis
     >>> spanning_forest(g, priority=lambda e: {"y": 0}.get(e, 1))
     ['y', 'z']
     """
-    names = graph.edges
-    return [names[j] for j in np.sort(greedy_forest(graph, _priority_order(graph, priority))).tolist()]
+    return list(pick(graph.edges, _in_graph_order(graph, greedy_forest(graph, _priority_order(graph, priority)))))
+
+
+def _in_graph_order(graph: LinearGraph, positions: np.ndarray) -> np.ndarray:
+    """Distinct edge positions, sorted (in linear time)."""
+    chosen = np.zeros(graph.number_of_edges(), dtype=bool)
+    chosen[positions] = True
+    return np.flatnonzero(chosen)
 
 
 def _priority_order(graph: LinearGraph, priority: Priority | None) -> np.ndarray:
@@ -145,13 +163,19 @@ def greedy_forest(graph: LinearGraph, order: np.ndarray) -> np.ndarray:
     n = graph.number_of_nodes()
     lo = np.minimum(tails[order], heads[order])
     hi = np.maximum(tails[order], heads[order])
-    # among parallel edges only the first offered can be taken (a sparse matrix would add
-    # their weights)
-    _, first = np.unique(lo * n + hi, return_index=True)
-    rank = np.sort(first)
-    weights = (rank + 1).astype(np.float64)  # distinct positive weights: a unique minimum
-    tree = csgraph.minimum_spanning_tree(sp.csr_matrix((weights, (lo[rank], hi[rank])), shape=(n, n)))
-    return order[np.sort(tree.tocoo().data.astype(np.int64) - 1)]
+    rank = np.arange(len(order))
+    adjacency = sp.csr_matrix((rank + 1.0, (lo, hi)), shape=(n, n))
+    if adjacency.nnz < len(order):
+        # parallel edges, whose weights the sparse matrix added: only the first offered of
+        # them can be taken
+        _, first = np.unique(lo * n + hi, return_index=True)
+        rank = np.sort(first)
+        adjacency = sp.csr_matrix((rank + 1.0, (lo[rank], hi[rank])), shape=(n, n))
+    # distinct positive weights: a unique minimum, the forest Kruskal's rule takes
+    tree = csgraph.minimum_spanning_tree(adjacency)
+    taken = np.zeros(len(order), dtype=bool)
+    taken[tree.tocoo().data.astype(np.int64) - 1] = True
+    return order[taken]
 
 
 def check_tree(graph: LinearGraph, branches: Sequence[str]) -> None:
@@ -358,7 +382,7 @@ class Topology:
             raise TreeError(f"unknown tree rule {tree!r} for a bare graph; give a list of branch "
                             "names, a priority function or 'auto'")
         elif callable(tree):
-            positions = np.sort(greedy_forest(graph, _priority_order(graph, tree)))
+            positions = _in_graph_order(graph, greedy_forest(graph, _priority_order(graph, tree)))
             _check_forest(graph, positions, labels)
         else:
             branches = list(tree)
@@ -372,8 +396,8 @@ class Topology:
         self._chord_positions = np.flatnonzero(~in_tree)
         self.edges: tuple[str, ...] = names
         self.nodes: tuple[Hashable, ...] = graph.nodes
-        self.branches: tuple[str, ...] = tuple(names[j] for j in positions.tolist())
-        self.chords: tuple[str, ...] = tuple(names[j] for j in self._chord_positions.tolist())
+        self.branches: tuple[str, ...] = pick(names, positions)
+        self.chords: tuple[str, ...] = pick(names, self._chord_positions)
         self._labels = labels
         self.components: list[list[Hashable]] = group_nodes(graph, labels)
         self.datum: tuple[Hashable, ...] = self._choose_datum(datum)
@@ -458,8 +482,7 @@ class Topology:
     @cached_property
     def reduced_nodes(self) -> tuple[Hashable, ...]:
         """The nodes other than the datum nodes: the rows of ``[A]``."""
-        nodes = self.nodes
-        return tuple(nodes[i] for i in self._reduced_positions.tolist())
+        return pick(self.nodes, self._reduced_positions)
 
     @cached_property
     def _reduced_positions(self) -> np.ndarray:
@@ -470,8 +493,9 @@ class Topology:
     @cached_property
     def reduced_incidence(self) -> LabeledMatrix:
         """``[A]``: ``[IN]`` without the datum rows; rows :attr:`reduced_nodes`."""
-        full = self.incidence.tosparse()
-        return self._wrap(full[self._reduced_positions, :], self.reduced_nodes, self.edges)
+        rows = np.full(len(self.nodes), -1)
+        rows[self._reduced_positions] = np.arange(len(self._reduced_positions))
+        return self._wrap(_incidence(self.graph, rows), self.reduced_nodes, self.edges)
 
     @cached_property
     def _chord_part(self) -> sp.csr_matrix:
