@@ -70,7 +70,8 @@ def reference_incidence(g):
     m.add_nodes_from(g.nodes)
     m.add_edges_from((*g.ends(e), e) for e in g.edges)
     edgelist = [(*g.ends(e), e) for e in g.edges]
-    return nx.incidence_matrix(m, nodelist=list(g.nodes), edgelist=edgelist, oriented=True).toarray()
+    return nx.incidence_matrix(m, nodelist=list(g.nodes), edgelist=edgelist,
+                               oriented=True).toarray()
 
 
 def components(g):
@@ -269,7 +270,8 @@ def test_a_hundred_thousand_edge_ladder_builds_its_topology_quickly():
     assert elapsed < 20, f"{elapsed:.1f} s"  # a hang guard: the benchmark measures speed
 
 
-@pytest.mark.parametrize("edges", [[("e", "a", "a")], [("e", 1, 1)], [("e", "a", "b"), ("e", "b", "c")]])
+@pytest.mark.parametrize("edges", [[("e", "a", "a")], [("e", 1, 1)],
+                                   [("e", "a", "b"), ("e", "b", "c")]])
 def test_self_loops_and_repeated_names_are_refused_from_a_list(edges):
     with pytest.raises(vn.TopologyError):
         vn.LinearGraph(edges)

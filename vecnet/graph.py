@@ -85,7 +85,8 @@ class LinearGraph:
         if len(edge_index) != len(names):
             return False
         # exact types first: True, 1.0 or numpy's 1 would otherwise find node 1 in the dict
-        types = set(map(type, map(itemgetter(1), edges))) | set(map(type, map(itemgetter(2), edges)))
+        types = set(map(type, map(itemgetter(1), edges)))
+        types |= set(map(type, map(itemgetter(2), edges)))
         if not types <= {str, int}:
             return False
         node_index: dict[Hashable, int] = {}

@@ -13,8 +13,11 @@ Conventions (McPhee's; see ``docs/conventions.md``):
   ``P[b, n] = +1`` if branch b lies on the tree path from the datum to n and
   points away from the datum, -1 if it points toward the datum.
 
-The algorithms work on tree paths (breadth-first parent pointers), never on a
-dense inverse, so they scale to large sparse graphs.
+The algorithms work on integer indices: trees are minimum spanning forests of
+:mod:`scipy.sparse.csgraph`, a breadth-first search gives each node its parent
+branch and depth, and ``A_c`` and ``P`` come from walking the tree paths between
+chord ends (all walks at once, in numpy), never from a dense inverse, so they
+scale to sparse graphs with millions of edges.
 """
 
 from __future__ import annotations
@@ -121,7 +124,8 @@ def spanning_forest(graph: LinearGraph, priority: Priority | None = None) -> lis
     >>> spanning_forest(g, priority=lambda e: {"y": 0}.get(e, 1))
     ['y', 'z']
     """
-    return list(pick(graph.edges, _in_graph_order(graph, greedy_forest(graph, _priority_order(graph, priority)))))
+    taken = greedy_forest(graph, _priority_order(graph, priority))
+    return list(pick(graph.edges, _in_graph_order(graph, taken)))
 
 
 def _in_graph_order(graph: LinearGraph, positions: np.ndarray) -> np.ndarray:
