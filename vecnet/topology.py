@@ -82,16 +82,19 @@ def _incidence(graph: LinearGraph, rows: np.ndarray | None = None) -> sp.csr_mat
     some of its rows, such as ``[A]``: built column by column, as each column holds the
     edge's head (+1) and tail (-1) and nothing else."""
     tails, heads = graph.index_arrays()
-    height = graph.number_of_nodes()
+    e, height = len(tails), graph.number_of_nodes()
+    entries = np.empty(2 * e, dtype=np.int64)
+    entries[0::2], entries[1::2] = heads, tails
+    values = np.empty(2 * e, dtype=np.int64)
+    values[0::2], values[1::2] = 1, -1
+    ends = np.arange(0, 2 * e + 1, 2)
     if rows is not None:
-        tails, heads, height = rows[tails], rows[heads], int(rows.max(initial=-1)) + 1
-    head_first = heads < tails
-    entries = np.stack([np.minimum(tails, heads), np.maximum(tails, heads)], axis=1).ravel()
-    values = np.stack([np.where(head_first, 1, -1), np.where(head_first, -1, 1)], axis=1).ravel()
-    kept = entries >= 0
-    indptr = np.concatenate([[0], np.cumsum(kept.reshape(-1, 2).sum(axis=1))])
-    return sp.csc_matrix((values[kept], entries[kept], indptr),
-                         shape=(height, len(tails))).tocsr()
+        entries = rows[entries]
+        kept = entries >= 0
+        entries, values = entries[kept], values[kept]
+        ends = np.concatenate([[0], np.cumsum(kept)[1::2]])
+        height = int(rows.max(initial=-1)) + 1
+    return sp.csc_matrix((values, entries, ends), shape=(height, e)).tocsr()
 
 
 def spanning_forest(graph: LinearGraph, priority: Priority | None = None) -> list[str]:
