@@ -207,7 +207,7 @@ def _zeros(arg: sympy.Expr, t0: float, t1: float) -> list[float]:
     times = []
     for target in {crossing % period, 0.0}:
         # inner(t) = target + j period, t = (target + j period - offset) / rate
-        ends = sorted(((t0 * rate + offset - target) / period, (t1 * rate + offset - target) / period))
+        ends = sorted((edge * rate + offset - target) / period for edge in (t0, t1))
         count = int(np.floor(ends[1])) - int(np.ceil(ends[0])) + 1
         if count > MAX_RESTARTS:
             return []
@@ -328,13 +328,14 @@ def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, 
             w = sol.y[:, -1]
     ts = np.concatenate([piece[0] for piece in pieces])
     ws = np.concatenate([piece[1] for piece in pieces], axis=1).reshape(n, len(ts))
-    us = np.array([u_fn(time) for time in ts]).T.reshape(len(input_names), len(ts))
+    us = np.array([u_fn(time) for time in ts.tolist()]).T.reshape(len(input_names), len(ts))
+    # the outputs may hold input rates; taken here, so that an input without one fails now
+    dus = np.array([du_fn(time) for time in ts.tolist()]).T.reshape(len(input_names), len(ts))
     xs = ws + E @ us
     rows = rows or {name: k for k, name in enumerate(names)}
     variables = sp.csr_matrix(variables)
 
     def values_of(chosen):
-        dus = np.array([du_fn(time) for time in ts]).T.reshape(len(input_names), len(ts))
         return variables[[rows[c] for c in chosen]] @ np.vstack([xs, us, dus])
 
     series = dict(zip(states, xs))
