@@ -31,10 +31,12 @@ test-min: graphviz chromium
 
 bench: $(STAMP)
 	$(PY) -m pip install -q -e '.[test,bench]'
+	@command -v ngspice >/dev/null 2>&1 || $(MAKE) --no-print-directory system-package PACKAGE=ngspice
 	$(PY) benchmarks/topology.py
 	$(PY) benchmarks/lumped.py
 	$(PY) benchmarks/planar.py
 	$(PY) benchmarks/spatial.py
+	$(PY) benchmarks/large.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

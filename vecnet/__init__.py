@@ -18,6 +18,7 @@ from .errors import (FormulationError, ModelError, ModelFileError, SimulationErr
                      TopologyError, TreeError, UnknownNameError, VecnetError, VecnetWarning)
 from .formulation.coupled import System
 from .formulation.lumped import s
+from .formulation.numeric import UnsupportedNetwork
 from .graph import LinearGraph
 from .io import (format_expression, load_model, load_netlist, model_to_dict, parse_expression,
                  save_model)
@@ -43,5 +44,6 @@ __all__ = [
     "Limits", "get_limits", "limits",
     # errors
     "VecnetError", "ModelError", "ModelFileError", "TopologyError", "TreeError",
-    "UnknownNameError", "FormulationError", "SimulationError", "VecnetWarning",
+    "UnknownNameError", "FormulationError", "UnsupportedNetwork", "SimulationError",
+    "VecnetWarning",
 ]

@@ -116,9 +116,12 @@ class LabeledMatrix:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LabeledMatrix):
             return NotImplemented
-        return (self.rows == other.rows and self.columns == other.columns
-                and self.shape == other.shape
-                and np.array_equal(self.toarray(), other.toarray()))
+        if not (self.rows == other.rows and self.columns == other.columns
+                and self.shape == other.shape):
+            return False
+        if self.issparse and other.issparse:  # without a dense copy of a large matrix
+            return (sp.csr_matrix(self.values) != sp.csr_matrix(other.values)).nnz == 0
+        return np.array_equal(self.toarray(), other.toarray())
 
     __hash__ = None  # mutable numpy contents
 

@@ -123,15 +123,52 @@ class Network:
 
     def state_space(self, outputs: Sequence[str] = (), tree: Sequence[str] | str = "normal",
                     numeric: bool = False):
-        """State equations and linear model: see :func:`vecnet.formulation.lumped.state_space`."""
+        """State equations and linear model: see :func:`vecnet.formulation.lumped.state_space`
+        (``numeric=True`` substitutes the elements' numbers before the elimination)."""
         from .formulation.lumped import state_space
 
         return state_space(self, outputs=outputs, tree=tree, numeric=numeric)
 
+    def sparse_state_space(self, outputs: Sequence[str] = (), tree: Sequence[str] | str = "normal",
+                           parameters: dict | None = None):
+        """The linear state equations as sparse numeric matrices: see
+        :func:`vecnet.formulation.numeric.sparse_state_space`."""
+        from .formulation.numeric import sparse_state_space
+
+        return sparse_state_space(self, outputs=outputs, tree=tree, parameters=parameters)
+
     def simulate(self, t_span: tuple[float, float], tree: Sequence[str] | str = "normal",
-                 **options):
-        """Simulate the network: its :meth:`state_space` integrated by
-        :func:`vecnet.numerics.simulate.simulate`; ``options`` are that function's."""
+                 formulation: str | None = None, **options):
+        """Simulate the network; ``options`` are those of :func:`vecnet.numerics.simulate.simulate`.
+
+        ``formulation`` chooses how the equations are made: ``"numeric"``, the sparse
+        matrices of :meth:`sparse_state_space` (linear elements, every parameter a number,
+        here or in ``parameters``); ``"symbolic"``, the exact :meth:`state_space`; ``None``
+        (default), numeric where it applies and symbolic otherwise (nonlinear elements,
+        parameters without numbers, dependent stores coupled through a transducer).
+
+        Raises
+        ------
+        ModelError
+            ``formulation`` is none of these.
+        UnsupportedNetwork
+            ``formulation="numeric"`` for a network it does not apply to.
+        """
+        from .formulation.numeric import UnsupportedNetwork
+
+        if formulation not in (None, "numeric", "symbolic"):
+            raise ModelError(f"network {self.name!r}: formulation is 'numeric', 'symbolic' or "
+                             f"None (choose), not {formulation!r}")
+        if formulation != "symbolic":
+            parameters = options.pop("parameters", None)
+            try:
+                model = self.sparse_state_space(tree=tree, parameters=parameters)
+            except UnsupportedNetwork:
+                if formulation == "numeric":
+                    raise
+                options["parameters"] = parameters
+            else:
+                return model.simulate(t_span, **options)
         return self.state_space(tree=tree).simulate(t_span, **options)
 
     def __repr__(self) -> str:

@@ -13,8 +13,11 @@ Conventions (McPhee's; see ``docs/conventions.md``):
   ``P[b, n] = +1`` if branch b lies on the tree path from the datum to n and
   points away from the datum, -1 if it points toward the datum.
 
-The algorithms work on tree paths (breadth-first parent pointers), never on a
-dense inverse, so they scale to large sparse graphs.
+The algorithms work on integer indices: trees are minimum spanning forests of
+:mod:`scipy.sparse.csgraph`, a breadth-first search gives each node its parent
+branch and depth, and ``A_c`` and ``P`` come from walking the tree paths between
+chord ends (all walks at once, in numpy), never from a dense inverse, so they
+scale to sparse graphs with millions of edges.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import sympy
 from scipy.sparse import csgraph
 
 from .errors import TopologyError, TreeError, UnknownNameError
-from .graph import LinearGraph, component_labels
+from .graph import LinearGraph, component_labels, group_nodes, pick
 from .matrix import LabeledMatrix
 
 __all__ = [
@@ -45,6 +48,10 @@ __all__ = [
 DENSE_EDGE_LIMIT = 1000
 
 Priority = Callable[[str], Any]
+
+#: below this many unfinished tree walks, the rest go one step at a time in Python: a numpy
+#: step over a handful of walks costs more than the Python steps it saves
+_FEW_WALKS = 64
 
 
 def incidence_matrix(graph: LinearGraph, sparse: bool | None = None) -> LabeledMatrix:
@@ -66,13 +73,28 @@ def incidence_matrix(graph: LinearGraph, sparse: bool | None = None) -> LabeledM
     >>> incidence_matrix(g).toarray().tolist()
     [[-1], [1]]
     """
+    return LabeledMatrix(_densify(_incidence(graph), sparse, graph.number_of_edges()),
+                         graph.nodes, graph.edges)
+
+
+def _incidence(graph: LinearGraph, rows: np.ndarray | None = None) -> sp.csr_matrix:
+    """``[IN]``, or with ``rows`` (the row of each node, -1 to leave it out) a matrix of
+    some of its rows, such as ``[A]``: built column by column, as each column holds the
+    edge's head (+1) and tail (-1) and nothing else."""
     tails, heads = graph.index_arrays()
-    e, v = len(tails), graph.number_of_nodes()
-    cols = np.arange(e)
-    data = np.concatenate([np.ones(e, dtype=np.int64), -np.ones(e, dtype=np.int64)])
-    matrix = sp.csr_matrix((data, (np.concatenate([heads, tails]), np.concatenate([cols, cols]))),
-                           shape=(v, e))
-    return LabeledMatrix(_densify(matrix, sparse, e), graph.nodes, graph.edges)
+    e, height = len(tails), graph.number_of_nodes()
+    entries = np.empty(2 * e, dtype=np.int64)
+    entries[0::2], entries[1::2] = heads, tails
+    values = np.empty(2 * e, dtype=np.int64)
+    values[0::2], values[1::2] = 1, -1
+    ends = np.arange(0, 2 * e + 1, 2)
+    if rows is not None:
+        entries = rows[entries]
+        kept = entries >= 0
+        entries, values = entries[kept], values[kept]
+        ends = np.concatenate([[0], np.cumsum(kept)[1::2]])
+        height = int(rows.max(initial=-1)) + 1
+    return sp.csc_matrix((values, entries, ends), shape=(height, e)).tocsr()
 
 
 def spanning_forest(graph: LinearGraph, priority: Priority | None = None) -> list[str]:
@@ -105,36 +127,62 @@ def spanning_forest(graph: LinearGraph, priority: Priority | None = None) -> lis
     >>> spanning_forest(g, priority=lambda e: {"y": 0}.get(e, 1))
     ['y', 'z']
     """
-    names = graph.edges
-    e = len(names)
-    if e == 0:
-        return []
+    taken = greedy_forest(graph, _priority_order(graph, priority))
+    return list(pick(graph.edges, _in_graph_order(graph, taken)))
+
+
+def _in_graph_order(graph: LinearGraph, positions: np.ndarray) -> np.ndarray:
+    """Distinct edge positions, sorted (in linear time)."""
+    chosen = np.zeros(graph.number_of_edges(), dtype=bool)
+    chosen[positions] = True
+    return np.flatnonzero(chosen)
+
+
+def _priority_order(graph: LinearGraph, priority: Priority | None) -> np.ndarray:
+    """Positions of the edges whose priority is not ``None``, sorted by priority (ties in
+    graph order)."""
     if priority is None:
-        order = np.arange(e)
-    else:
-        keys = []
-        for j, name in enumerate(names):
-            key = priority(name)
-            if key is not None:
-                keys.append((key, j))
-        try:
-            keys.sort()
-        except TypeError as exc:
-            raise TopologyError(f"tree priorities must be comparable with each other: {exc}") from None
-        order = np.fromiter((j for _, j in keys), dtype=np.int64, count=len(keys))
+        return np.arange(graph.number_of_edges())
+    keys = []
+    for j, name in enumerate(graph.edges):
+        key = priority(name)
+        if key is not None:
+            keys.append((key, j))
+    try:
+        keys.sort()
+    except TypeError as exc:
+        raise TopologyError(f"tree priorities must be comparable with each other: {exc}") from None
+    return np.fromiter((j for _, j in keys), dtype=np.int64, count=len(keys))
+
+
+def greedy_forest(graph: LinearGraph, order: np.ndarray) -> np.ndarray:
+    """Positions of the edges that Kruskal's greedy rule takes when offered the edges at
+    positions ``order`` one by one (an edge is taken when it joins two pieces of the forest
+    taken so far), in the order they were offered.
+
+    This is the minimum spanning forest for weights that rank the offered edges, found by
+    :func:`scipy.sparse.csgraph.minimum_spanning_tree` on integer indices.
+    """
+    order = np.asarray(order, dtype=np.int64)
     if len(order) == 0:
-        return []
+        return order
     tails, heads = graph.index_arrays()
+    n = graph.number_of_nodes()
     lo = np.minimum(tails[order], heads[order])
     hi = np.maximum(tails[order], heads[order])
-    # among parallel edges only the first in priority order can be a branch
-    _, first = np.unique(lo * graph.number_of_nodes() + hi, return_index=True)
-    rank = np.sort(first)
-    weights = (rank + 1).astype(np.float64)  # distinct positive weights: a unique minimum
-    n = graph.number_of_nodes()
-    tree = csgraph.minimum_spanning_tree(sp.csr_matrix((weights, (lo[rank], hi[rank])), shape=(n, n)))
-    chosen = np.sort(order[tree.tocoo().data.astype(np.int64) - 1])
-    return [names[j] for j in chosen]
+    rank = np.arange(len(order))
+    adjacency = sp.csr_matrix((rank + 1.0, (lo, hi)), shape=(n, n))
+    if adjacency.nnz < len(order):
+        # parallel edges, whose weights the sparse matrix added: only the first offered of
+        # them can be taken
+        _, first = np.unique(lo * n + hi, return_index=True)
+        rank = np.sort(first)
+        adjacency = sp.csr_matrix((rank + 1.0, (lo[rank], hi[rank])), shape=(n, n))
+    # distinct positive weights: a unique minimum, the forest Kruskal's rule takes
+    tree = csgraph.minimum_spanning_tree(adjacency)
+    taken = np.zeros(len(order), dtype=bool)
+    taken[tree.tocoo().data.astype(np.int64) - 1] = True
+    return order[taken]
 
 
 def check_tree(graph: LinearGraph, branches: Sequence[str]) -> None:
@@ -171,24 +219,33 @@ def check_tree(graph: LinearGraph, branches: Sequence[str]) -> None:
         raise TreeError(f"tree lists edge(s) {', '.join(repeated)} more than once")
     positions = np.fromiter((graph.edge_index(b) for b in branches), dtype=np.int64,
                             count=len(branches))
-    labels = component_labels(graph, positions)
-    pieces = int(labels.max()) + 1 if len(labels) else 0
+    _check_forest(graph, positions)
+
+
+def _check_forest(graph: LinearGraph, positions: np.ndarray,
+                  labels: np.ndarray | None = None) -> None:
+    """:func:`check_tree` for distinct branches given by edge position; ``labels`` are the
+    graph's component labels when already known."""
+    branch_labels = component_labels(graph, positions)
+    pieces = int(branch_labels.max()) + 1 if len(branch_labels) else 0
     v = graph.number_of_nodes()
-    if pieces != v - len(branches):  # a forest on v nodes with k edges has v - k pieces
+    names = graph.edges
+    if pieces != v - len(positions):  # a forest on v nodes with k edges has v - k pieces
+        branches = [names[j] for j in positions.tolist()]
         loop = ", ".join(_a_circuit(graph, branches))
         raise TreeError(f"the branches {', '.join(sorted(loop.split(', ')))} form a circuit "
                         f"({loop}); a tree has no circuits: move one of them to the cotree")
-    wanted = int(component_labels(graph).max()) + 1 if v else 0
+    if labels is None:
+        labels = component_labels(graph)
+    wanted = int(labels.max()) + 1 if v else 0
     if pieces != wanted:
-        touched = set(graph.subgraph(branches).nodes)
+        touched = set(graph.subgraph(names[j] for j in positions.tolist()).nodes)
         left_out = [n for n in graph.nodes if n not in touched and _degree_positive(graph, n)]
         if left_out:
             raise TreeError(f"the tree leaves out node(s) {', '.join(map(repr, left_out))}: "
                             f"add a branch that reaches each of them")
-        groups: dict[int, list[Hashable]] = {}
-        for node, label in zip(graph.nodes, labels.tolist()):
-            groups.setdefault(label, []).append(node)
-        shown = "; ".join("{" + ", ".join(map(repr, g)) + "}" for g in groups.values())
+        shown = "; ".join("{" + ", ".join(map(repr, g)) + "}"
+                          for g in group_nodes(graph, branch_labels))
         raise TreeError(f"the tree falls apart into {pieces} pieces ({shown}) where the graph has "
                         f"{wanted} connected component(s): add branches joining the pieces")
 
@@ -212,6 +269,76 @@ def _densify(matrix: sp.spmatrix, sparse: bool | None, edges: int):
     if sparse is None:
         sparse = edges > DENSE_EDGE_LIMIT
     return matrix.tocsr() if sparse else matrix.toarray()
+
+
+class _RootedTree:
+    """A spanning forest rooted at the datum nodes, as arrays over the nodes: ``parent``
+    (-1 at a datum), ``row`` (row, in branch order, of the branch joining the node to its
+    parent), ``sign`` (+1 when that branch points toward the node, away from the datum,
+    else -1) and ``depth`` (branches between the node and its datum)."""
+
+    def __init__(self, parent: np.ndarray, row: np.ndarray, sign: np.ndarray,
+                 depth: np.ndarray) -> None:
+        self.parent, self.row, self.sign, self.depth = parent, row, sign, depth
+
+    @cached_property
+    def _lists(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        return self.parent.tolist(), self.row.tolist(), self.sign.tolist(), self.depth.tolist()
+
+    def path(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Branches (row, ±1) met walking the tree from node ``start`` to node ``end``; +1
+        where the walk follows the branch's orientation."""
+        parent, row, sign, depth = self._lists
+        up: list[tuple[int, int]] = []  # climbing from start
+        down: list[tuple[int, int]] = []  # climbing from end, reversed later
+        x, y = start, end
+        while depth[x] > depth[y]:
+            up.append((row[x], -sign[x]))
+            x = parent[x]
+        while depth[y] > depth[x]:
+            down.append((row[y], sign[y]))
+            y = parent[y]
+        while x != y:
+            up.append((row[x], -sign[x]))
+            down.append((row[y], sign[y]))
+            x, y = parent[x], parent[y]
+        return up + down[::-1]
+
+    def walk(self, plus: np.ndarray, minus: np.ndarray, columns: np.ndarray,
+             shape: tuple[int, int]) -> sp.csr_matrix:
+        """The matrix whose column ``columns[k]`` is ``P[:, plus[k]] - P[:, minus[k]]``, P
+        the path matrix: -1 times the branches of the walk from ``plus[k]`` to ``minus[k]``
+        (:meth:`path`). All walks climb together, one branch a step, the deeper end first,
+        until their two ends meet; branches above the meeting point would cancel and are
+        never visited, so the work is the number of entries found."""
+        parent, row, sign, depth = self.parent, self.row, self.sign, self.depth
+        x, y, k = (np.array(a, dtype=np.int64) for a in (plus, minus, columns))
+        rows, cols, values = [], [], []
+        while len(k) > _FEW_WALKS:
+            apart = x != y
+            x, y, k = x[apart], y[apart], k[apart]
+            dx, dy = depth[x], depth[y]
+            for ends, climbs, side in ((x, dx >= dy, 1), (y, dy >= dx, -1)):
+                nodes = ends[climbs]
+                rows.append(row[nodes])
+                cols.append(k[climbs])
+                values.append(side * sign[nodes])
+                ends[climbs] = parent[nodes]
+        for start, end, column in zip(x.tolist(), y.tolist(), k.tolist()):
+            steps = self.path(start, end)
+            rows.append(np.fromiter((r for r, _ in steps), dtype=np.int64, count=len(steps)))
+            cols.append(np.full(len(steps), column, dtype=np.int64))
+            values.append(np.fromiter((-d for _, d in steps), dtype=np.int64, count=len(steps)))
+        empty = [np.zeros(0, dtype=np.int64)]
+        return sp.csr_matrix((np.concatenate(values + empty),
+                              (np.concatenate(rows + empty), np.concatenate(cols + empty))),
+                             shape=shape)
+
+
+def _row_entries(matrix: sp.csr_matrix, i: int) -> list[tuple[int, int]]:
+    """``(column, value)`` of the stored entries of row ``i`` of a CSR matrix, by column."""
+    start, end = matrix.indptr[i], matrix.indptr[i + 1]
+    return sorted(zip(matrix.indices[start:end].tolist(), matrix.data[start:end].tolist()))
 
 
 class Topology:
@@ -253,23 +380,33 @@ class Topology:
             raise TopologyError(f"Topology needs a LinearGraph, got {type(graph).__name__}")
         self.graph = graph = graph.copy()
         self.sparse = graph.number_of_edges() > DENSE_EDGE_LIMIT if sparse is None else bool(sparse)
+        labels = component_labels(graph)
 
         if tree is None or (isinstance(tree, str) and tree == "auto"):
-            branches = spanning_forest(graph)
+            # the greedy forest over all edges spans every component: nothing to check
+            positions = greedy_forest(graph, np.arange(graph.number_of_edges()))
         elif isinstance(tree, str):
             raise TreeError(f"unknown tree rule {tree!r} for a bare graph; give a list of branch "
                             "names, a priority function or 'auto'")
         elif callable(tree):
-            branches = spanning_forest(graph, tree)
+            positions = _in_graph_order(graph, greedy_forest(graph, _priority_order(graph, tree)))
+            _check_forest(graph, positions, labels)
         else:
             branches = list(tree)
-        check_tree(graph, branches)
-        branch_set = set(branches)
-        self.edges: tuple[str, ...] = graph.edges
+            check_tree(graph, branches)
+            positions = np.fromiter((graph.edge_index(b) for b in branches), dtype=np.int64,
+                                    count=len(branches))
+        names = graph.edges
+        in_tree = np.zeros(len(names), dtype=bool)
+        in_tree[positions] = True
+        self._branch_positions = positions
+        self._chord_positions = np.flatnonzero(~in_tree)
+        self.edges: tuple[str, ...] = names
         self.nodes: tuple[Hashable, ...] = graph.nodes
-        self.branches: tuple[str, ...] = tuple(branches)
-        self.chords: tuple[str, ...] = tuple(e for e in graph.edges if e not in branch_set)
-        self.components: list[list[Hashable]] = graph.components()
+        self.branches: tuple[str, ...] = pick(names, positions)
+        self.chords: tuple[str, ...] = pick(names, self._chord_positions)
+        self._labels = labels
+        self.components: list[list[Hashable]] = group_nodes(graph, labels)
         self.datum: tuple[Hashable, ...] = self._choose_datum(datum)
 
     # -- datum and tree structure ----------------------------------------------
@@ -282,7 +419,7 @@ class Topology:
         missing = [d for d in chosen if not graph.has_node(d)]
         if missing:
             raise UnknownNameError(f"datum node(s) {', '.join(map(repr, missing))} not in the graph")
-        labels = component_labels(graph)
+        labels = self._labels
         owner: dict[int, Hashable] = {}
         for d in chosen:
             label = int(labels[graph.node_index(d)])
@@ -301,66 +438,40 @@ class Topology:
         return tuple(owner[i] for i in range(len(components)))
 
     @cached_property
-    def _tree(self) -> dict[str, list[int]]:
-        """Breadth-first parent pointers of the tree, rooted at the datum nodes."""
+    def _tree(self) -> _RootedTree:
+        """The tree rooted at the datum nodes. Dijkstra's search with unit weights on a tree
+        is a breadth-first search that also returns every node's depth."""
         graph = self.graph
         v = graph.number_of_nodes()
         tails, heads = graph.index_arrays()
-        b = np.fromiter((graph.edge_index(x) for x in self.branches), dtype=np.int64,
-                        count=len(self.branches))
+        b = self._branch_positions
         # a virtual root joined to every datum turns the forest into one tree
         root = v
         roots = np.fromiter((graph.node_index(d) for d in self.datum), dtype=np.int64)
         rows = np.concatenate([tails[b], np.full(len(roots), root)])
         cols = np.concatenate([heads[b], roots])
-        adjacency = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(v + 1, v + 1))
-        order, pred = csgraph.breadth_first_order(adjacency, root, directed=False,
-                                                  return_predecessors=True)
-        # branch joining each node to its parent, found through a lookup of the node pair
-        pair = {}
-        for j in b.tolist():
-            t, h = int(tails[j]), int(heads[j])
-            pair[(t, h)] = j
-            pair[(h, t)] = j
-        parent_edge = [-1] * v
-        sign = [0] * v
-        depth = [0] * (v + 1)
-        parent = pred.tolist()
-        for node in order.tolist()[1:]:
-            up = parent[node]
-            depth[node] = depth[up] + 1
-            if up == root:
-                parent[node] = -1
-                continue
-            j = pair[(node, up)]
-            parent_edge[node] = j
-            sign[node] = 1 if heads[j] == node else -1
-        return {"parent": parent[:v], "edge": parent_edge, "sign": sign, "depth": depth[:v],
-                "order": order.tolist()[1:]}
+        adjacency = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)),
+                                  shape=(v + 1, v + 1))
+        distance, pred = csgraph.dijkstra(adjacency, directed=False, indices=root,
+                                          unweighted=True, return_predecessors=True)
+        parent = pred[:v].astype(np.int64)
+        parent[parent == root] = -1
+        # a tree joins a node to its parent by exactly one branch: the branch's other end
+        # is the parent, so the end whose parent is the other end is the child
+        child = np.where(parent[heads[b]] == tails[b], heads[b], tails[b])
+        row = np.full(v, -1, dtype=np.int64)
+        row[child] = np.arange(len(b))
+        sign = np.zeros(v, dtype=np.int64)
+        sign[child] = np.where(heads[b] == child, 1, -1)
+        return _RootedTree(parent, row, sign, distance[:v].astype(np.int64) - 1)
 
     @cached_property
-    def _branch_row(self) -> dict[int, int]:
-        return {self.graph.edge_index(x): i for i, x in enumerate(self.branches)}
+    def _branch_row(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.branches)}
 
-    def _tree_path(self, start: int, end: int) -> list[tuple[int, int]]:
-        """Branches (edge position, ±1) met walking the tree from node ``start`` to node
-        ``end``; +1 where the walk follows the branch's orientation."""
-        tree = self._tree
-        parent, edge, sign, depth = tree["parent"], tree["edge"], tree["sign"], tree["depth"]
-        up: list[tuple[int, int]] = []  # climbing from start
-        down: list[tuple[int, int]] = []  # climbing from end, reversed later
-        x, y = start, end
-        while depth[x] > depth[y]:
-            up.append((edge[x], -sign[x]))
-            x = parent[x]
-        while depth[y] > depth[x]:
-            down.append((edge[y], sign[y]))
-            y = parent[y]
-        while x != y:
-            up.append((edge[x], -sign[x]))
-            down.append((edge[y], sign[y]))
-            x, y = parent[x], parent[y]
-        return up + down[::-1]
+    @cached_property
+    def _chord_column(self) -> dict[str, int]:
+        return {name: k for k, name in enumerate(self.chords)}
 
     # -- matrices -------------------------------------------------------------
     def _wrap(self, matrix: sp.spmatrix, rows, cols, split=None) -> LabeledMatrix:
@@ -372,37 +483,36 @@ class Topology:
         return incidence_matrix(self.graph, sparse=self.sparse)
 
     @cached_property
+    def _datum_positions(self) -> np.ndarray:
+        return np.fromiter((self.graph.node_index(d) for d in self.datum), dtype=np.int64)
+
+    @cached_property
     def reduced_nodes(self) -> tuple[Hashable, ...]:
         """The nodes other than the datum nodes: the rows of ``[A]``."""
-        datum = set(self.datum)
-        return tuple(n for n in self.nodes if n not in datum)
+        return pick(self.nodes, self._reduced_positions)
+
+    @cached_property
+    def _reduced_positions(self) -> np.ndarray:
+        keep = np.ones(len(self.nodes), dtype=bool)
+        keep[self._datum_positions] = False
+        return np.flatnonzero(keep)
 
     @cached_property
     def reduced_incidence(self) -> LabeledMatrix:
         """``[A]``: ``[IN]`` without the datum rows; rows :attr:`reduced_nodes`."""
-        keep = [self.graph.node_index(n) for n in self.reduced_nodes]
-        full = self.incidence.tosparse()
-        return self._wrap(full[keep, :], self.reduced_nodes, self.edges)
+        rows = np.full(len(self.nodes), -1)
+        rows[self._reduced_positions] = np.arange(len(self._reduced_positions))
+        return self._wrap(_incidence(self.graph, rows), self.reduced_nodes, self.edges)
 
     @cached_property
     def _chord_part(self) -> sp.csr_matrix:
-        """``A_c`` (branches x chords), from the tree path that closes each chord's circuit."""
-        graph = self.graph
-        tails, heads = graph.index_arrays()
-        row_of = self._branch_row
-        rows: list[int] = []
-        cols: list[int] = []
-        data: list[int] = []
-        for k, chord in enumerate(self.chords):
-            j = graph.edge_index(chord)
-            # circuit: along the chord tail -> head, back through the tree head -> tail;
-            # [CI][c, b] = ±1 as the walk follows b or not, and [CU][b, c] = -[CI][c, b]
-            for edge, direction in self._tree_path(int(heads[j]), int(tails[j])):
-                rows.append(row_of[edge])
-                cols.append(k)
-                data.append(-direction)
-        return sp.csr_matrix((np.asarray(data, dtype=np.int64), (rows, cols)),
-                             shape=(len(self.branches), len(self.chords)))
+        """``A_c = A_t^{-1} A_chords`` (branches x chords). Column c is ``P[:, head] -
+        P[:, tail]`` for the path matrix P: the branches on the tree path between the
+        chord's ends, which the walk lists without forming P (whose rows run to the datum)."""
+        tails, heads = self.graph.index_arrays()
+        c = self._chord_positions
+        return self._tree.walk(heads[c], tails[c], np.arange(len(c)),
+                               shape=(len(self.branches), len(c)))
 
     @cached_property
     def cutset(self) -> LabeledMatrix:
@@ -416,7 +526,7 @@ class Topology:
         """``[CI] = [B_t | 1]`` with ``B_t = -A_c^T``: rows :attr:`chords`, columns branches
         then chords."""
         identity = sp.identity(len(self.chords), dtype=np.int64, format="csr")
-        matrix = sp.hstack([-self._chord_part.T, identity], format="csr")
+        matrix = sp.hstack([-self._chord_part.T.tocsr(), identity], format="csr")
         return self._wrap(matrix, self.chords, self.branches + self.chords, len(self.branches))
 
     @property
@@ -429,51 +539,30 @@ class Topology:
         """Branin's node-to-datum path matrix ``P = A_t^{-1}``: rows branches, columns
         :attr:`reduced_nodes`. ``P[b, n]`` is +1 if branch b is on the tree path from the
         datum to n and points away from the datum, -1 if it points toward it."""
-        tree = self._tree
-        row_of = self._branch_row
-        column = {self.graph.node_index(n): k for k, n in enumerate(self.reduced_nodes)}
-        # the path to a node is the path to its parent plus the branch between them
-        paths: dict[int, list[tuple[int, int]]] = {}
-        rows: list[int] = []
-        cols: list[int] = []
-        data: list[int] = []
-        for node in tree["order"]:
-            up = tree["parent"][node]
-            if up < 0:
-                paths[node] = []
-                continue
-            own = paths[up] + [(row_of[tree["edge"][node]], tree["sign"][node])]
-            paths[node] = own
-            for r, s in own:
-                rows.append(r)
-                cols.append(column[node])
-                data.append(s)
-        matrix = sp.csr_matrix((np.asarray(data, dtype=np.int64), (rows, cols)),
-                               shape=(len(self.branches), len(self.reduced_nodes)))
+        nodes = self._reduced_positions
+        datum_of = self._datum_positions[self._labels[nodes]]
+        matrix = self._tree.walk(nodes, datum_of, np.arange(len(nodes)),
+                                 shape=(len(self.branches), len(nodes)))
         return self._wrap(matrix, self.branches, self.reduced_nodes)
 
     # -- fundamental cutsets and circuits as edge lists ---------------------------
     def fundamental_cutset(self, branch: str) -> list[tuple[str, int]]:
         """The f-cutset of ``branch``: ``(edge, ±1)`` pairs, the branch first (+1), then the
         chords it cuts, +1 where a chord crosses the cut in the branch's direction."""
-        if branch not in self.branches:
+        if branch not in self._branch_row:
             raise UnknownNameError(f"{branch!r} is not a tree branch; branches are "
                                    f"{', '.join(self.branches)}")
-        row = self._chord_part.getrow(self.branches.index(branch)).tocoo()
-        cut = sorted(zip(row.col.tolist(), row.data.tolist()))
-        return [(branch, 1)] + [(self.chords[c], int(s)) for c, s in cut]
+        cut = _row_entries(self._chord_part, self._branch_row[branch])
+        return [(branch, 1)] + [(self.chords[c], s) for c, s in cut]
 
     def fundamental_circuit(self, chord: str) -> list[tuple[str, int]]:
         """The f-circuit of ``chord`` as a closed walk: ``(edge, ±1)`` pairs in walking
         order, starting along the chord (+1) from its tail to its head and returning
         through the tree; -1 marks an edge walked against its orientation."""
-        if chord not in self.chords:
+        if chord not in self._chord_column:
             raise UnknownNameError(f"{chord!r} is not a chord; chords are {', '.join(self.chords)}")
-        graph = self.graph
-        tails, heads = graph.index_arrays()
-        j = graph.edge_index(chord)
-        names = graph.edges
-        return [(chord, 1)] + [(names[e], s) for e, s in self._tree_path(int(heads[j]), int(tails[j]))]
+        tail, head = (self.graph.node_index(n) for n in self.graph.ends(chord))
+        return [(chord, 1)] + [(self.branches[r], s) for r, s in self._tree.path(head, tail)]
 
     # -- equations ---------------------------------------------------------------
     def cutset_equations(self, through: str | dict[str, sympy.Expr] = "tau") -> list[sympy.Eq]:
@@ -487,11 +576,10 @@ class Topology:
         [Eq(tau_R, tau_V), Eq(tau_C, tau_V)]
         """
         var = self._variables(through)
-        part = self._chord_part.tocsr()
+        part = self._chord_part
         equations = []
         for i, b in enumerate(self.branches):
-            row = part.getrow(i).tocoo()
-            rhs = -sum((int(s) * var[self.chords[c]] for c, s in zip(row.col, row.data)),
+            rhs = -sum((s * var[self.chords[c]] for c, s in _row_entries(part, i)),
                        sympy.Integer(0))
             equations.append(sympy.Eq(var[b], rhs, evaluate=False))
         return equations
@@ -504,11 +592,10 @@ class Topology:
         [Eq(a_V, -a_C - a_R)]
         """
         var = self._variables(across)
-        part = self._chord_part.tocsc()
+        part = self._chord_part.T.tocsr()
         equations = []
         for k, c in enumerate(self.chords):
-            col = part.getcol(k).tocoo()
-            rhs = sum((int(s) * var[self.branches[b]] for b, s in zip(col.row, col.data)),
+            rhs = sum((s * var[self.branches[b]] for b, s in _row_entries(part, k)),
                       sympy.Integer(0))
             equations.append(sympy.Eq(var[c], rhs, evaluate=False))
         return equations

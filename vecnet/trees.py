@@ -13,10 +13,13 @@ import itertools
 from typing import TYPE_CHECKING
 
 import networkx as nx
+import numpy as np
 from networkx.utils import UnionFind
 
 from .elements.base import Kind
 from .errors import FormulationError
+from .graph import component_labels
+from .topology import greedy_forest
 
 if TYPE_CHECKING:
     from .network import Network
@@ -42,72 +45,111 @@ def normal_tree(net: Network) -> list[str]:
     >>> normal_tree(net)
     ['V', 'C']
     """
-    _check_through_source_cutsets(net)
-    transducers = [el for el in net.elements if el.kind is Kind.TRANSDUCER]
+    edges = _edges_by_kind(net)
+    _check_through_source_cutsets(net, edges[Kind.THROUGH_SOURCE])
+    elements = net.elements
+    transducers = [el for el in elements if el.kind is Kind.TRANSDUCER]
     if len(transducers) <= MAX_ENUMERATED:
+        stores = tuple([el.edges[0].name for el in elements if el.kind is kind]
+                       for kind in (Kind.ACROSS_STORE, Kind.THROUGH_STORE))
         # every way to place the transducers; keep the one with the most independent stores
         options = [[(e.name,) for e in el.edges] if el.coupling == "transformer"
                    else [tuple(e.name for e in el.edges), ()] for el in transducers]
         best = None
         for choice in itertools.product(*options):
-            branches = _greedy(net, [edge for edges in choice for edge in edges])
-            if branches is not None and (best is None or _order(net, branches) > best[0]):
-                best = (_order(net, branches), branches)
+            branches = _greedy(net, edges, [edge for chosen in choice for edge in chosen])
+            if branches is not None:
+                order = _order(stores, branches)
+                if best is None or order > best[0]:
+                    best = (order, branches)
         if best is not None:
             return best[1]
-    return _greedy(net, None)
+    return _greedy(net, edges, None)
 
 
 #: up to this many transducers, every placement is tried; above it, one greedy pass
 MAX_ENUMERATED = 10
 
 
-def _order(net: Network, branches: list[str]) -> int:
-    """A-type stores in the tree plus T-type stores out of it."""
+def _edges_by_kind(net: Network) -> dict[Kind, list[str]]:
+    """Edge names of the elements of each kind, in element order."""
+    edges: dict[Kind, list[str]] = {kind: [] for kind in Kind}
+    for element in net.elements:
+        edges[element.kind].extend(edge.name for edge in element.edges)
+    return edges
+
+
+def _order(stores: tuple[list[str], list[str]], branches: list[str]) -> int:
+    """A-type stores in the tree plus T-type stores out of it; ``stores`` holds the first
+    edge of each A-type and of each T-type store."""
     inside = set(branches)
-    return sum((el.kind is Kind.ACROSS_STORE and el.edges[0].name in inside)
-               or (el.kind is Kind.THROUGH_STORE and el.edges[0].name not in inside)
-               for el in net.elements)
+    across, through = stores
+    return (sum(map(inside.__contains__, across))
+            + len(through) - sum(map(inside.__contains__, through)))
 
 
-def _greedy(net: Network, transducer_edges: list[str] | None) -> list[str] | None:
+#: the order in which a greedy pass offers the edges of each kind to the tree; transducer
+#: edges come after the A-type stores
+_BEFORE_TRANSDUCERS = (Kind.ACROSS_SOURCE, Kind.ACROSS_STORE)
+_AFTER_TRANSDUCERS = (Kind.CONSTRAINT, Kind.DISSIPATOR, Kind.THROUGH_STORE)
+
+
+def _greedy(net: Network, edges: dict[Kind, list[str]],
+            transducer_edges: list[str] | None) -> list[str] | None:
     """Branches taken in normal-tree order. With ``transducer_edges`` given, exactly those
     transducer edges are taken (``None`` if one of them closes a circuit); without, each
-    transducer is placed by :func:`_place_transducer`."""
+    transducer is placed by :func:`_place_transducer`. ``edges``: :func:`_edges_by_kind`.
+
+    With the transducer edges fixed, the greedy pass is Kruskal's rule on the edges in the
+    order offered, so the minimum spanning forest of :func:`~vecnet.topology.greedy_forest`
+    gives the same branches in the same order, in C. Placing transducers one by one is not
+    a weighted spanning tree (a gyrator takes both of its edges or neither, and a
+    transformer that fits nowhere sends an A-type store already taken back to the cotree),
+    so that pass stays an explicit walk."""
+    if transducer_edges is None:
+        return _greedy_placing_transducers(net, edges)
+    graph = net.graph
+    sources = edges[Kind.ACROSS_SOURCE]
+    offered = (_edges_of(edges, _BEFORE_TRANSDUCERS) + list(transducer_edges)
+               + _edges_of(edges, _AFTER_TRANSDUCERS))
+    order = np.fromiter((graph.edge_index(e) for e in offered), dtype=np.int64, count=len(offered))
+    names = graph.edges
+    branches = [names[j] for j in greedy_forest(graph, order).tolist()]
+    taken = set(branches)
+    refused = [e for e in sources if e not in taken]
+    if refused:  # across sources come first: a refused one closes a loop of across sources
+        _across_source_loop(net, branches[:sources.index(refused[0])], refused[0])
+    if not taken.issuperset(transducer_edges):
+        return None
+    return branches
+
+
+def _edges_of(edges: dict[Kind, list[str]], kinds: tuple[Kind, ...]) -> list[str]:
+    """The edges of ``kinds``, kind by kind, each in element order."""
+    return [edge for kind in kinds for edge in edges[kind]]
+
+
+def _greedy_placing_transducers(net: Network, edges: dict[Kind, list[str]]) -> list[str]:
+    """Branches taken in normal-tree order, each transducer placed by
+    :func:`_place_transducer`."""
     graph = net.graph
     forest = UnionFind(graph.nodes)
     branches: list[str] = []
 
-    def joins(edge: str) -> bool:
-        tail, head = graph.ends(edge)
-        return forest[tail] != forest[head]
+    def take_all(kinds: tuple[Kind, ...]) -> None:
+        for edge in _edges_of(edges, kinds):
+            tail, head = graph.ends(edge)
+            if forest[tail] != forest[head]:
+                forest.union(tail, head)
+                branches.append(edge)
+            elif net.owner(edge).kind is Kind.ACROSS_SOURCE:
+                _across_source_loop(net, branches, edge)
 
-    def take(edge: str) -> None:
-        forest.union(*graph.ends(edge))
-        branches.append(edge)
-
-    def take_all(kind: Kind) -> None:
-        for element in net.elements:
-            if element.kind is kind:
-                for edge in element.edges:
-                    if joins(edge.name):
-                        take(edge.name)
-                    elif kind is Kind.ACROSS_SOURCE:
-                        _across_source_loop(net, branches, edge.name)
-
-    take_all(Kind.ACROSS_SOURCE)
-    take_all(Kind.ACROSS_STORE)
-    if transducer_edges is None:
-        for element in net.elements:
-            if element.kind is Kind.TRANSDUCER:
-                forest = _place_transducer(net, element, branches, forest)
-    else:
-        for edge in transducer_edges:
-            if not joins(edge):
-                return None
-            take(edge)
-    for kind in (Kind.CONSTRAINT, Kind.DISSIPATOR, Kind.THROUGH_STORE):
-        take_all(kind)
+    take_all(_BEFORE_TRANSDUCERS)
+    for element in net.elements:
+        if element.kind is Kind.TRANSDUCER:
+            forest = _place_transducer(net, element, branches, forest)
+    take_all(_AFTER_TRANSDUCERS)
     return branches
 
 
@@ -169,16 +211,18 @@ def _across_source_loop(net: Network, branches: list[str], chord: str) -> None:
                            "element in series")
 
 
-def _check_through_source_cutsets(net: Network) -> None:
+def _check_through_source_cutsets(net: Network, sources: list[str]) -> None:
     graph = net.graph
-    full = nx.MultiGraph(graph.nx)
-    rest = full.copy()
-    sources = [e.name for el in net.elements if el.kind is Kind.THROUGH_SOURCE for e in el.edges]
-    rest.remove_edges_from((*graph.ends(s), s) for s in sources)
-    if nx.number_connected_components(rest) == nx.number_connected_components(full):
+    if not sources:
         return
-    where = {n: k for k, comp in enumerate(nx.connected_components(rest)) for n in comp}
-    cutting = [s for s in sources if where[graph.ends(s)[0]] != where[graph.ends(s)[1]]]
+    others = np.ones(graph.number_of_edges(), dtype=bool)
+    others[[graph.edge_index(s) for s in sources]] = False
+    rest = component_labels(graph, np.flatnonzero(others))
+    if rest.max() == component_labels(graph).max():
+        return
+    tails, heads = graph.index_arrays()
+    cutting = [s for s in sources
+               if rest[tails[graph.edge_index(s)]] != rest[heads[graph.edge_index(s)]]]
     raise FormulationError(f"through sources {', '.join(cutting)} form a cutset: they alone join "
                            "parts of the network, so the vertex law fixes their values; add an "
                            "element in parallel with them")

@@ -28,7 +28,8 @@ from .blt import solve_blocks
 if TYPE_CHECKING:
     from ..network import Network
 
-__all__ = ["NetworkEquations", "Input", "StateSpace", "network_equations", "state_space"]
+__all__ = ["NetworkEquations", "Input", "StateSpace", "network_equations", "network_inputs",
+           "state_space"]
 
 s = sympy.Symbol("s")
 
@@ -126,10 +127,7 @@ class NetworkEquations:
                 else:
                     self.states[f"{edge}.through"] = self.variables[edge].through
         self.dependent_stores = tuple(dependent)
-        self.inputs = tuple(
-            Input(f"{el.edges[0].name}.{el.driven}", el.name, el.symbol(el.parameter_names[0]),
-                  el.parameters[el.parameter_names[0]].value, 1 if el.driven == "across" else -1)
-            for el in net.elements if el.kind in (Kind.ACROSS_SOURCE, Kind.THROUGH_SOURCE))
+        self.inputs = network_inputs(net)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -312,7 +310,17 @@ class StateSpace:
         functions in ``s``, exact and without inverting a symbolic matrix: for numeric models
         each entry comes from two characteristic polynomials (the matrix determinant lemma,
         ``det(sI - A + B_j C_i) = det(sI - A) (1 + C_i (sI - A)^{-1} B_j)``); otherwise from
-        fraction-free elimination over the rational functions of the parameters."""
+        fraction-free elimination over the rational functions of the parameters, which is
+        far slower: for numbers, ``subs()`` first (or ``state_space(numeric=True)``).
+
+        >>> import vecnet as vn
+        >>> net = vn.Network("rc")
+        >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=0.5),
+        ...             vn.Capacitor("C", "g", "b", C=4.0))
+        >>> ss = net.state_space(outputs=["C.across"])
+        >>> ss.transfer_function(), ss.subs().transfer_function()
+        (Matrix([[1/(C*R*s + 1)]]), Matrix([[1/(2*s + 1)]]))
+        """
         from sympy.polys.matrices import DomainMatrix
 
         n = len(self.x)
@@ -422,6 +430,21 @@ def _symbol(key) -> sympy.Symbol:
     return key if isinstance(key, sympy.Basic) else sympy.Symbol(str(key), real=True)
 
 
+def network_inputs(net: Network) -> tuple[Input, ...]:
+    """The inputs of ``net``, one per source, in the order of its elements.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network()
+    >>> _ = net.add(vn.CurrentSource("I", "g", "a", I=2.0), vn.Resistor("R", "a", "g", R=1.0))
+    >>> [(i.name, i.sign, i.signal) for i in network_inputs(net)]
+    [('I.through', -1, 2.0)]
+    """
+    return tuple(
+        Input(f"{el.edges[0].name}.{el.driven}", el.name, el.symbol(el.parameter_names[0]),
+              el.parameters[el.parameter_names[0]].value, 1 if el.driven == "across" else -1)
+        for el in net.elements if el.kind in (Kind.ACROSS_SOURCE, Kind.THROUGH_SOURCE))
+
+
 def network_equations(net: Network, tree: Sequence[str] | str = "normal",
                       datum: Hashable | None = None) -> NetworkEquations:
     """The :class:`NetworkEquations` of ``net`` for ``tree``."""
@@ -441,7 +464,10 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
         The tree; states are across variables of A-type branches and through
         variables of T-type chords.
     numeric : bool
-        Substitute the elements' numeric parameter values.
+        Substitute the elements' numeric parameter values, as exact rationals (``0.1`` is
+        ``1/10``), before the elimination, which is then far cheaper than with symbols
+        (parameters without a value stay symbols). Without it, a number given to an element
+        stays its symbol (``R3``), with the value in ``values``, as the teaching path shows it.
 
     Raises
     ------
@@ -461,8 +487,18 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
     (Matrix([[-1/(C*R)]]), Matrix([[1/(C*R)]]))
     >>> ss.transfer_function()
     Matrix([[1/(C*R*s + 1)]])
+
+    Numbers given to the elements stay their symbols unless ``numeric=True``:
+
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=0.5),
+    ...             vn.Capacitor("C", "g", "b", C=4.0))
+    >>> net.state_space().A, net.state_space(numeric=True).A
+    (Matrix([[-1/(C*R)]]), Matrix([[-1/2]]))
     """
     eqs = NetworkEquations(net, tree=tree)
+    values = {k: v for element in net.elements for k, v in element.values.items()}
+    exact = {k: _exact(v) for k, v in values.items()} if numeric else {}
     secondary = eqs.secondary_equations()
     state_of = {fn: name for name, fn in eqs.states.items()}
     x = {fn: sympy.Symbol(str(fn.func), real=True) for fn in eqs.states.values()}
@@ -506,7 +542,7 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
 
     residuals, labels = [], []
     for eq, owner in zip(eqs.terminal, eqs.terminal_owner):
-        r = reduce(eq.lhs - eq.rhs, owner)
+        r = reduce((eq.lhs - eq.rhs).xreplace(exact), owner)
         if r != 0:
             residuals.append(r)
             labels.append(owner)
@@ -531,9 +567,8 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
             every[f"{edge}.{kind}"] = expr
             if fn in algebraic and algebraic[fn] in solved.implicit_unknowns:
                 z_names[algebraic[fn]] = f"{edge}.{kind}"
-    values = {}
-    for element in net.elements:
-        values.update(element.values)
+    if numeric:
+        values = {}  # already in the equations
     model = StateSpace(
         states=eqs.states, x=x.values(), dx=dx.values(), inputs=[i.name for i in eqs.inputs],
         u=[i.symbol for i in eqs.inputs], du=du.values(), f=f, z=solved.implicit_unknowns,
@@ -541,4 +576,4 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
         g=solved.residuals, variables=every, values=values,
         signals={i.name: i.signal for i in eqs.inputs}, outputs=tuple(outputs),
         dependent_stores=eqs.dependent_stores, diagnosis=eqs.diagnosis())
-    return model.subs() if numeric else model
+    return model

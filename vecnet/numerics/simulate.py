@@ -1,4 +1,11 @@
-"""Simulating lumped state-space models: compiled once, integrated with scipy or IDA."""
+"""Simulating lumped state-space models: compiled once, integrated with scipy or IDA.
+
+Linear models with numeric values (a :class:`~vecnet.formulation.numeric.SparseStateSpace`,
+or a symbolic :class:`~vecnet.formulation.lumped.StateSpace` whose equations turn out linear)
+are integrated as ``x' = A x + B u + E u'`` with sparse matrices: the exact Jacobian ``A`` goes
+to the implicit integrators, and the integration restarts at the switching times of the
+sources (steps and the corners of ramps and pulses) so that no step straddles one.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import scipy.sparse as sp
 import sympy
 from scipy.integrate import solve_ivp
 from scipy.optimize import root
@@ -17,13 +25,19 @@ from .result import Result
 
 if TYPE_CHECKING:
     from ..formulation.lumped import StateSpace
+    from ..formulation.numeric import SparseStateSpace
 
-__all__ = ["simulate"]
+__all__ = ["simulate", "simulate_sparse", "switching_times"]
+
+#: above this many switching times in the span, the integration runs through them
+MAX_RESTARTS = 10_000
+#: the stiff integrators that take a sparse Jacobian
+_SPARSE_JACOBIAN = ("BDF", "Radau")
 
 
 def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str, Any] | None = None,
              initial: Mapping[str, float] | None = None, t_eval: Sequence[float] | None = None,
-             method: str = "LSODA", rtol: float = 1e-8, atol: float = 1e-10,
+             method: str | None = None, rtol: float = 1e-8, atol: float = 1e-10,
              parameters: Mapping[Any, float] | None = None, max_steps: int = 100_000,
              progress: Callable[[float], None] | None = None) -> Result:
     """Integrate a state-space model in time.
@@ -42,7 +56,8 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     t_eval : sequence, optional
         Output times (default: 501 evenly spaced).
     method, rtol, atol
-        Passed to :func:`scipy.integrate.solve_ivp`; models with algebraic
+        Passed to :func:`scipy.integrate.solve_ivp` (default ``"LSODA"``; for linear models
+        with more than 64 states ``"BDF"`` with the sparse Jacobian); models with algebraic
         loops are integrated with IDA (scikit-sundae) at the same tolerances.
     parameters : mapping, optional
         Values for parameters that have none (by symbol or name).
@@ -72,22 +87,19 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     0.632121
     """
     model = numeric_model(model, parameters)
-    unknown_inputs = set(inputs or {}) - set(model.inputs)
-    if unknown_inputs:
-        raise ModelError(f"no input(s) {', '.join(sorted(unknown_inputs))}; inputs are "
-                         f"{', '.join(model.inputs) or 'none'}")
-    unknown_states = set(initial or {}) - set(model.states) - set(model.z_names)
-    if unknown_states:
-        raise ModelError(f"no state(s) {', '.join(sorted(unknown_states))}; states are "
-                         f"{', '.join(model.states) or 'none'}")
+    linear = None if model.z else _sparse_linear(model)
+    if linear is not None:
+        A, B, E, variables = linear
+        return _integrate_linear(A, B, E, variables, model.states, model.inputs,
+                                 model.variable_names, model.signals, model.outputs, t_span,
+                                 inputs, initial, t_eval, method, rtol, atol, progress)
+    method = method or "LSODA"
+    _check_names(inputs, initial, model.inputs, [*model.states, *model.z_names])
     guesses = _initial_values(initial, model.z_names)
     x0 = _initial_values(initial, model.states)
     t0, t1, times = time_grid(t_span, t_eval)
-    signals = {name: (inputs or {}).get(name, model.signals.get(name)) for name in model.inputs}
-    for name, value in signals.items():
-        if isinstance(value, sympy.Basic):
-            check_oscillation(name, value, t1 - t0)
-    u_fn, du_fn = _input_functions(model, signals)
+    signals = _signals(model.inputs, model.signals, inputs, t1 - t0)
+    u_fn, du_fn = _input_functions(model.inputs, signals)
     args = (t, model.x, model.z, model.u, model.du)
     f = _compile(args, list(model.f))
     watch = Watch(t0, t1, progress, names=[*model.states, *model.z_names])
@@ -113,6 +125,228 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     if not ok:
         raise SimulationError(f"the integration stopped: {message}")
     return _result(model, args, ts, xs, zs, u_fn, du_fn, ok, message)
+
+
+def simulate_sparse(model: SparseStateSpace, t_span: tuple[float, float],
+                    inputs: Mapping[str, Any] | None = None,
+                    initial: Mapping[str, float] | None = None,
+                    t_eval: Sequence[float] | None = None, method: str | None = None,
+                    rtol: float = 1e-8, atol: float = 1e-10,
+                    progress: Callable[[float], None] | None = None) -> Result:
+    """Integrate a sparse linear model in time (the options are those of :func:`simulate`).
+
+    The default integrator is ``"LSODA"`` up to 64 states and ``"BDF"`` above; both get
+    the exact Jacobian ``A`` (sparse for BDF and Radau). With input derivatives
+    (``E != 0``, dependent stores driven by a source) the integrated states are
+    ``w = x - E u``, so a step of the source makes the states jump as the stores share
+    its charge or momentum. The result holds the states and the model's outputs; every
+    other edge variable is computed when first asked for.
+
+    Raises
+    ------
+    ModelError
+        Unknown inputs or states, an input without a value, a bad time grid.
+    SimulationError
+        The integrator failed or a bound of :mod:`vecnet.bounds` was reached.
+
+    Examples
+    --------
+    >>> import sympy, vecnet as vn
+    >>> net = vn.Network()
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=sympy.Heaviside(vn.t - 1)),
+    ...             vn.Resistor("R", "a", "b", R=1.0), vn.Capacitor("C", "g", "b", C=1.0))
+    >>> res = net.simulate((0, 2), t_eval=[1.0, 2.0], formulation="numeric")
+    >>> [round(float(v), 6) + 0.0 for v in res["C.across"]]   # 1 - exp(-(t - 1))
+    [0.0, 0.632121]
+    """
+    return _integrate_linear(model.A, model.B, model.E, model._variables, model.states,
+                             model.inputs, model.variable_names, model.signals, model.outputs,
+                             t_span, inputs, initial, t_eval, method, rtol, atol, progress,
+                             rows=model._rows)
+
+
+def switching_times(signal: Any, t0: float, t1: float) -> list[float]:
+    """The times in ``(t0, t1)`` where ``signal`` (an expression in ``t``) steps or bends:
+    the zeros of the arguments of its ``Heaviside`` functions, with arguments linear in
+    ``t`` or in one ``Mod`` of a linear argument (the periodic pulses of SPICE netlists).
+    Numbers, callables and other expressions give none.
+
+    >>> import sympy, vecnet as vn
+    >>> from vecnet.io.spice import pulse
+    >>> switching_times(sympy.Heaviside(vn.t - 0.5), 0, 1)
+    [0.5]
+    >>> [round(x, 9) for x in switching_times(pulse(0, 1, 1e-3, 1e-4, 1e-4, 5e-4, 2e-3), 0, 4e-3)]
+    [0.001, 0.0011, 0.0016, 0.0017, 0.003, 0.0031, 0.0036, 0.0037]
+    """
+    if not isinstance(signal, sympy.Basic):
+        return []
+    found: set[float] = set()
+    for step in signal.atoms(sympy.Heaviside):
+        found.update(_zeros(step.args[0], t0, t1))
+    return sorted(x for x in found if t0 < x < t1)
+
+
+def _zeros(arg: sympy.Expr, t0: float, t1: float) -> list[float]:
+    mods = arg.atoms(sympy.Mod)
+    if not mods:
+        return [_root(arg, t)] if _linear_in(arg, t) else []
+    if len(mods) != 1:
+        return []
+    mod = next(iter(mods))
+    inner, period = mod.args
+    if not (period.is_number and float(period) > 0 and _linear_in(inner, t)):
+        return []
+    level = sympy.Dummy("m")
+    outer = arg.xreplace({mod: level})
+    if outer.has(t) or not _linear_in(outer, level):
+        return []
+    period = float(period)
+    rate, offset = float(sympy.diff(inner, t)), float(inner.subs(t, 0))
+    # the pulse switches where the wrapped argument crosses the level, and where it wraps
+    crossing = _root(outer, level)
+    times = []
+    for target in {crossing % period, 0.0}:
+        # inner(t) = target + j period, t = (target + j period - offset) / rate
+        ends = sorted((edge * rate + offset - target) / period for edge in (t0, t1))
+        count = int(np.floor(ends[1])) - int(np.ceil(ends[0])) + 1
+        if count > MAX_RESTARTS:
+            return []
+        times.extend((target + j * period - offset) / rate
+                     for j in range(int(np.ceil(ends[0])), int(np.floor(ends[1])) + 1))
+    return times
+
+
+def _linear_in(expr: sympy.Expr, var: sympy.Symbol) -> bool:
+    slope = sympy.diff(expr, var)
+    return not (expr.free_symbols - {var}) and slope.is_number and slope != 0
+
+
+def _root(expr: sympy.Expr, var: sympy.Symbol) -> float:
+    return -float(expr.subs(var, 0)) / float(sympy.diff(expr, var))
+
+
+def _check_names(inputs: Mapping | None, initial: Mapping | None, input_names: Sequence[str],
+                 state_names: Sequence[str]) -> None:
+    unknown_inputs = set(inputs or {}) - set(input_names)
+    if unknown_inputs:
+        raise ModelError(f"no input(s) {', '.join(sorted(unknown_inputs))}; inputs are "
+                         f"{', '.join(input_names) or 'none'}")
+    unknown_states = set(initial or {}) - set(state_names)
+    if unknown_states:
+        raise ModelError(f"no state(s) {', '.join(sorted(unknown_states))}; states are "
+                         f"{', '.join(state_names) or 'none'}")
+
+
+def _signals(names: Sequence[str], defaults: Mapping[str, Any], given: Mapping | None,
+             span: float) -> dict[str, Any]:
+    """Each input's value: the one given, else its source's; oscillations checked."""
+    signals = {name: (given or {}).get(name, defaults.get(name)) for name in names}
+    for name, value in signals.items():
+        if isinstance(value, sympy.Basic):
+            check_oscillation(name, value, span)
+    return signals
+
+
+def _sparse_linear(model: StateSpace):
+    """``(A, B, E, V)`` of a numeric state-space model whose state equations and variables
+    are linear in ``x, u, u'`` (``V`` gives every variable in ``[x; u; u']``), read term by
+    term without a Jacobian; ``None`` when an expression is not linear (or is affine)."""
+    args = [*model.x, *model.u, *model.du]
+    index = {a: k for k, a in enumerate(args)}
+
+    def matrix(exprs):
+        rows, cols, values = [], [], []
+        for i, expr in enumerate(exprs):
+            terms = expr.as_coefficients_dict()
+            if any(term not in index and not (term == 1 and c == 0) for term, c in terms.items()):
+                terms = sympy.expand(expr).as_coefficients_dict()
+            for term, c in terms.items():
+                if term == 1 and c == 0:
+                    continue
+                if term not in index or not c.is_number:
+                    return None
+                rows.append(i)
+                cols.append(index[term])
+                values.append(float(c))
+        return sp.csr_matrix((values, (rows, cols)), shape=(len(exprs), len(args)))
+
+    f = matrix(list(model.f))
+    variables = None if f is None else matrix([model.output(n) for n in model.variable_names])
+    if variables is None:
+        return None
+    n, p = len(model.x), len(model.u)
+    return f[:, :n], f[:, n:n + p], f[:, n + p:], variables
+
+
+def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, outputs,
+                      t_span, inputs, initial, t_eval, method, rtol, atol, progress,
+                      rows=None) -> Result:
+    """Integrate ``w' = A w + (A E + B) u`` with ``x = w + E u``, restarting at the sources'
+    switching times; every variable is ``variables @ [x; u; u']``."""
+    _check_names(inputs, initial, input_names, states)
+    x0 = _initial_values(initial, states)
+    t0, t1, times = time_grid(t_span, t_eval)
+    signals = _signals(input_names, defaults, inputs, t1 - t0)
+    u_fn, du_fn = _input_functions(input_names, signals)
+    n = len(states)
+    method = method or ("LSODA" if n <= 64 else "BDF")
+    A, E = sp.csr_matrix(A), sp.csr_matrix(E)
+    B_w = sp.csr_matrix(A @ E + B)
+    options = {}
+    if method in _SPARSE_JACOBIAN:
+        options["jac"] = A.tocsc()
+    elif method == "LSODA" and n <= 1000:
+        dense = A.toarray()  # LSODA takes a function, and dense matrices only
+        options["jac"] = lambda time, w: dense
+    stops = sorted({x for value in signals.values() for x in switching_times(value, t0, t1)})
+    edges = [t0, *(stops if len(stops) <= MAX_RESTARTS else ()), t1]
+    watch = Watch(t0, t1, progress, names=states)
+
+    def rhs(time, w):
+        watch(time, w)
+        return A @ w + B_w @ u_fn(time)
+
+    w = x0 - E @ u_fn(t0)
+    pieces = []
+    message = ""
+    # an overflow is reported by the watch, which names the state, not warned about
+    with np.errstate(over="ignore", invalid="ignore"):
+        for k, (a, b) in enumerate(zip(edges, edges[1:])):
+            last = k == len(edges) - 2
+            inside = times[(times >= a) & ((times <= b) if last else (times < b))]
+            try:
+                sol = solve_ivp(rhs, (a, b), w, method=method, t_eval=np.union1d(inside, [b]),
+                                rtol=rtol, atol=atol, **options)
+            except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
+                raise SimulationError(f"the model could not be evaluated ({exc}): a value is "
+                                      "too large or too small for double precision") from None
+            if not sol.success:
+                raise SimulationError(f"the integration stopped: {sol.message}")
+            message = sol.message
+            keep = np.isin(sol.t, inside)
+            pieces.append((sol.t[keep], sol.y[:, keep]))
+            w = sol.y[:, -1]
+    ts = np.concatenate([piece[0] for piece in pieces])
+    ws = np.concatenate([piece[1] for piece in pieces], axis=1).reshape(n, len(ts))
+    us = np.array([u_fn(time) for time in ts.tolist()]).T.reshape(len(input_names), len(ts))
+    # the outputs may hold input rates; taken here, so that an input without one fails now
+    dus = np.array([du_fn(time) for time in ts.tolist()]).T.reshape(len(input_names), len(ts))
+    xs = ws + E @ us
+    rows = rows or {name: k for k, name in enumerate(names)}
+    variables = sp.csr_matrix(variables)
+
+    def values_of(chosen):
+        return variables[[rows[c] for c in chosen]] @ np.vstack([xs, us, dus])
+
+    series = dict(zip(states, xs))
+    eager = [name for name in outputs if name not in series]
+    series.update(zip(eager, values_of(eager)))
+
+    def derive():
+        rest = [name for name in names if name not in series]
+        return dict(zip(rest, values_of(rest)))
+
+    return Result(ts, series, success=True, message=str(message), derive=derive)
 
 
 def numeric_model(model: StateSpace, parameters: Mapping[Any, float] | None = None) -> StateSpace:
@@ -189,8 +423,8 @@ def _initial_values(initial: Mapping[str, Any] | None, names: Sequence[str]) -> 
                      for name in names])
 
 
-def _input_functions(model: StateSpace, signals: Mapping[str, Any]):
-    pairs = [_signal(signals[name], name) for name in model.inputs]
+def _input_functions(names: Sequence[str], signals: Mapping[str, Any]):
+    pairs = [_signal(signals[name], name) for name in names]
     values = [p[0] for p in pairs]
     slopes = [p[1] for p in pairs]
 

@@ -1,0 +1,540 @@
+"""Linear lumped networks with numeric values, formulated as sparse matrices.
+
+The symbolic formulation (:mod:`vecnet.formulation.lumped`) writes one sympy expression per
+element and eliminates exactly; its cost grows faster than the network. For a linear network
+whose parameters are all numbers, the same normal-tree formulation is done here with sparse
+matrices, in time close to linear in the network's size for networks whose resistive parts
+are small between energy stores (ladders, grids, thermal networks).
+
+The algebra
+-----------
+With the normal tree, the primary variables ``w`` are the across variables of the branches
+and the through variables of the chords; the cutset and circuit equations give the rest,
+
+    tau_branches = -A_c tau_chords,      a_chords = A_c^T a_branches,
+
+``A_c`` the chord part of ``[CU] = [1 | A_c]``. So every edge variable is a sparse linear map
+of ``w``: ``a = T_a w``, ``tau = T_tau w``. Each element adds its terminal equations, linear
+in its edges' variables and their rates, with coefficients that are functions of its
+parameters (found once per element class on symbols, then evaluated for all elements of the
+class at once with numpy). Stacked, the terminal equations read
+
+    P w + Q w' = 0.
+
+The primaries fall into four groups: ``x``, the states (across variables of A-type branches,
+through variables of T-type chords); ``y``, the primaries of the dependent stores (A-type
+chords, T-type branches); ``z``, those of the dissipators and transducers; ``s``, those of
+the sources, ``s = S u`` (``+u`` across, ``-u`` through). Their rows split the same way:
+store rows ``S`` (A- and T-type elements) and algebraic rows ``D`` (dissipators,
+transducers). The normal tree makes the algebraic rows free of ``y`` and of every rate,
+
+    P_Dx x + P_Dz z + P_Ds s = 0      =>   z = Z_x x + Z_s s,   Z = -P_Dz^{-1} [P_Dx  P_Ds],
+
+one sparse factorisation of the resistive block ``P_Dz``. The store rows then hold the rates
+of the states and, through the dependent stores, ``y``:
+
+    H [x'; y] = -(P_Sx + P_Sz Z_x) x - (P_Ss + P_Sz Z_s) s - Q_Ss s',    H = [Q_Sx  P_Sy],
+
+a second factorisation, of ``H``, which is diagonal without dependent stores (each store's
+own rate) and otherwise couples each dependent store with the stores of its loop or cutset
+(the capacitance or inductance matrix). Its ``x`` rows are ``x' = A x + B u + E u'``; its
+``y`` rows give ``y`` in ``x``, ``u`` and ``u'``. Both solves exploit the block structure of
+the matrix: its connected blocks are found first, and right-hand-side columns that touch no
+common block are solved together, so the work is that of the entries of the result.
+
+Refused, with a pointer to the symbolic path: nonlinear elements, a parameter without a
+number, sources off the normal-tree rule, and dependent stores whose loop or cutset runs
+through a transducer (their equations need the rate of an algebraic variable).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+import sympy
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import splu
+
+from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
+from ..elements.lumped import NonlinearDissipator
+from ..errors import FormulationError, ModelError, UnknownNameError
+from .lumped import control_state_space, network_inputs
+
+if TYPE_CHECKING:
+    from ..network import Network
+
+__all__ = ["SparseStateSpace", "sparse_state_space", "UnsupportedNetwork", "solve_blockwise"]
+
+_STORES = (Kind.ACROSS_STORE, Kind.THROUGH_STORE)
+_ALGEBRAIC = (Kind.DISSIPATOR, Kind.TRANSDUCER)
+_SOURCES = (Kind.ACROSS_SOURCE, Kind.THROUGH_SOURCE)
+_SYMBOLIC = "; formulate it symbolically (net.state_space(), or formulation='symbolic')"
+
+
+class UnsupportedNetwork(FormulationError):
+    """The numeric linear formulation does not apply to this network (the symbolic one may)."""
+
+
+class SparseStateSpace:
+    """``x' = A x + B u + E u'`` and ``y = C x + D u + F u'`` as sparse numeric matrices.
+
+    The names follow :class:`~vecnet.formulation.lumped.StateSpace`: ``states``, ``inputs``,
+    ``outputs`` (``"C6.across"``, ``"V7.across"``), ``signals`` (input name -> the value
+    given to its source); every edge variable of the network can be an output.
+
+    Attributes
+    ----------
+    A, B, E, C, D, F : scipy.sparse.csr_matrix
+    states, inputs, outputs : tuple of str
+    dependent_stores : tuple of str
+    """
+
+    def __init__(self, *, A, B, E, states, inputs, signals, variables, rows, outputs=(),
+                 dependent_stores=()) -> None:
+        self.A, self.B, self.E = A.tocsr(), B.tocsr(), E.tocsr()
+        self.states = tuple(states)
+        self.inputs = tuple(inputs)
+        self.signals = dict(signals)
+        self.dependent_stores = tuple(dependent_stores)
+        self._variables = variables.tocsr()  # rows: every edge variable; columns [x, u, u']
+        self._rows = dict(rows)
+        self.outputs = tuple(outputs)
+        for name in self.outputs:
+            self._row(name)
+
+    @property
+    def variable_names(self) -> tuple[str, ...]:
+        """Every variable that can be an output: ``"<edge>.across"``, ``"<edge>.through"``."""
+        return tuple(self._rows)
+
+    def _row(self, name: str) -> int:
+        try:
+            return self._rows[name]
+        except KeyError:
+            raise UnknownNameError(f"no variable {name!r}; variables are named "
+                                   "'<edge>.across' and '<edge>.through', e.g. "
+                                   f"{', '.join(list(self._rows)[:4])}") from None
+
+    def output_matrices(self, names: Sequence[str]) -> tuple[sp.csr_matrix, sp.csr_matrix,
+                                                             sp.csr_matrix]:
+        """``(C, D, F)`` of the variables ``names``: ``v = C x + D u + F u'``."""
+        n, p = len(self.states), len(self.inputs)
+        rows = self._variables[[self._row(name) for name in names]]
+        return rows[:, :n], rows[:, n:n + p], rows[:, n + p:]
+
+    C = property(lambda self: self.output_matrices(self.outputs)[0], doc="outputs in states")
+    D = property(lambda self: self.output_matrices(self.outputs)[1], doc="outputs in inputs")
+    F = property(lambda self: self.output_matrices(self.outputs)[2],
+                 doc="outputs in input derivatives")
+
+    def with_outputs(self, outputs: Iterable[str]) -> SparseStateSpace:
+        """The same model with other outputs."""
+        changed = copy.copy(self)
+        changed.outputs = tuple(outputs)
+        for name in changed.outputs:
+            changed._row(name)
+        return changed
+
+    def shifted(self) -> tuple[Any, ...]:
+        """``(A, B, C, D)`` of the proper model in ``w = x - E u`` (``w' = A w + (A E + B) u``,
+        ``y = C w + (C E + D) u``), dense. Raises :class:`FormulationError` when an output
+        depends on input derivatives."""
+        C, D, F = self.output_matrices(self.outputs)
+        if F.count_nonzero():
+            raise FormulationError("an output depends on input derivatives: no proper state-"
+                                   "space model exists")
+        A, E = self.A, self.E
+        return tuple(m.toarray() for m in (A, A @ E + self.B, C, C @ E + D))
+
+    def to_scipy(self):
+        """A :class:`scipy.signal.StateSpace` (dense; with input derivatives, the states are
+        shifted: ``w = x - E u``)."""
+        import scipy.signal
+
+        return scipy.signal.StateSpace(*self.shifted())
+
+    def to_control(self):
+        """A python-control ``StateSpace`` with this model's names (``:`` for ``.``)."""
+        return control_state_space(*self.shifted(), self.states, self.inputs, self.outputs)
+
+    def transfer_function_at(self, s_values: Iterable[complex]) -> np.ndarray:
+        """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` at each complex frequency, an array
+        of shape ``(len(s_values), outputs, inputs)``, by sparse solves."""
+        from scipy.sparse.linalg import spsolve
+
+        C, D, F = self.output_matrices(self.outputs)
+        n = len(self.states)
+        identity = sp.identity(n, format="csc", dtype=complex)
+        out = []
+        for s_value in s_values:
+            rhs = (self.B + s_value * self.E).toarray().astype(complex)
+            if n:
+                solution = spsolve((s_value * identity - self.A).tocsc(), rhs)
+                solution = np.asarray(solution).reshape(n, -1)
+            else:
+                solution = np.zeros((0, rhs.shape[1]))
+            out.append(C @ solution + (D + s_value * F).toarray())
+        return np.array(out)
+
+    def simulate(self, t_span, **options):
+        """Integrate in time: see :func:`vecnet.numerics.simulate.simulate_sparse`."""
+        from ..numerics.simulate import simulate_sparse
+
+        return simulate_sparse(self, t_span, **options)
+
+    def __repr__(self) -> str:
+        return (f"<SparseStateSpace: {len(self.states)} states, {len(self.inputs)} inputs, "
+                f"outputs {list(self.outputs)}, A with {self.A.nnz} entries>")
+
+
+# -- the element laws, found once per class -----------------------------------------------
+
+class _Law:
+    """An element's terminal equations as coefficient rows over its edges' ``a, tau, a',
+    tau'``, each coefficient a numpy function of the element's parameter values."""
+
+    def __init__(self, element: Element) -> None:
+        generic = {name: sympy.Symbol(f"p{k}", real=True)
+                   for k, name in enumerate(element.parameter_names)}
+        probe = copy.copy(element)
+        probe.parameters = {name: Parameter(name, symbol) for name, symbol in generic.items()}
+        ports = len(element.edges)
+        a = [sympy.Function(f"a{k}", real=True)(t) for k in range(ports)]
+        tau = [sympy.Function(f"tau{k}", real=True)(t) for k in range(ports)]
+        equations = probe.terminal_equations(
+            {edge.name: EdgeVariables(a[k], tau[k]) for k, edge in enumerate(element.edges)})
+        plain = [sympy.Symbol(f"v{k}") for k in range(4 * ports)]
+        variables = [*a, *tau, *(x.diff(t) for x in a), *(x.diff(t) for x in tau)]
+        # rates first, so that the functions inside them are replaced whole
+        swap = dict(zip(variables[2 * ports:], plain[2 * ports:]))
+        swap.update(zip(variables[:2 * ports], plain[:2 * ports]))
+        residuals = [sympy.expand((eq.lhs - eq.rhs).xreplace(swap)) for eq in equations]
+        self.linear = True
+        coefficients = []
+        for r in residuals:
+            row = [r.coeff(v) for v in plain]
+            rest = sympy.expand(r - sum(c * v for c, v in zip(row, plain)))
+            if any(c.free_symbols & set(plain) for c in row) or rest.free_symbols & set(plain) \
+                    or (element.kind not in _SOURCES and rest != 0):
+                self.linear = False
+                return
+            coefficients.append(row)
+        self.rows = len(equations)
+        self.ports = ports
+        self._function = sympy.lambdify([list(generic.values())], coefficients, modules="numpy")
+        self.names = element.parameter_names
+
+    def coefficients(self, values: np.ndarray) -> np.ndarray:
+        """Coefficients for ``values`` (elements x parameters): shape (elements, rows, 4 ports)."""
+        count = values.shape[0]
+        raw = self._function(values.T)
+        return np.stack([np.stack([np.broadcast_to(np.asarray(c, dtype=float), (count,))
+                                   for c in row], axis=-1) for row in raw], axis=1)
+
+
+def _law_key(element: Element) -> Hashable:
+    # a nonlinear dissipator carries its own law; every other class's law is its parameters'
+    return element if isinstance(element, NonlinearDissipator) else type(element)
+
+
+def _parameter_value(element: Element, name: str, parameters: Mapping) -> float:
+    param = element.parameters[name]
+    if param.value is not None:
+        return float(param.value)
+    expr = sympy.sympify(param.symbol.xreplace(parameters))
+    if expr.free_symbols:
+        raise UnsupportedNetwork(
+            f"element {element.name!r}: parameter {name} = {param.symbol} has no numeric value "
+            f"(missing {', '.join(sorted(map(str, expr.free_symbols)))}); give numbers to the "
+            "elements or pass parameters={...}" + _SYMBOLIC)
+    return float(expr)
+
+
+# -- block solves ---------------------------------------------------------------------------
+
+def solve_blockwise(K: sp.spmatrix, R: sp.spmatrix, what: str = "matrix") -> sp.csr_matrix:
+    """``K^{-1} R`` for a sparse square ``K`` and sparse ``R``, as a sparse matrix.
+
+    ``K`` is factorised once. Its connected blocks are found from its pattern; columns of
+    ``R`` that touch no common block are solved in one right-hand side and scattered back, so
+    the work follows the entries of the result, not ``K``'s size times ``R``'s columns.
+
+    Raises
+    ------
+    UnsupportedNetwork
+        ``K`` is singular (``what`` names it in the message).
+
+    >>> import scipy.sparse as sp
+    >>> K = sp.csr_matrix([[2.0, 0, 0], [0, 1, 1], [0, 1, 2]])
+    >>> solve_blockwise(K, sp.identity(3)).toarray()
+    array([[ 0.5,  0. ,  0. ],
+           [ 0. ,  2. , -1. ],
+           [ 0. , -1. ,  1. ]])
+    """
+    K = sp.csr_matrix(K)
+    K.eliminate_zeros()
+    R = sp.csc_matrix(R)
+    R.eliminate_zeros()
+    n = K.shape[0]
+    if n == 0:
+        return sp.csr_matrix((0, R.shape[1]))
+    pattern = abs(K) + abs(K).T
+    count, label = connected_components(pattern, directed=False)
+    if count == n:  # diagonal
+        diagonal = K.diagonal()
+        if np.any(diagonal == 0):
+            raise UnsupportedNetwork(f"the {what} is singular" + _SYMBOLIC)
+        return (sp.diags(1.0 / diagonal) @ R).tocsr()
+    try:
+        lu = splu(K.tocsc())
+    except RuntimeError:
+        raise UnsupportedNetwork(f"the {what} is singular" + _SYMBOLIC) from None
+    if R.nnz == 0:
+        return sp.csr_matrix((n, R.shape[1]))
+    order = np.argsort(label, kind="stable")
+    size = np.bincount(label, minlength=count)
+    start = np.concatenate([[0], np.cumsum(size)])
+    entries = R.tocoo()
+    pairs = np.unique(np.stack([entries.col, label[entries.row]], axis=1), axis=0)
+    color = _colors(pairs, R.shape[1], count)
+    rows, cols, values = [], [], []
+    for c in range(int(color.max()) + 1 if len(color) else 0):
+        chosen = np.flatnonzero(color == c)
+        if not len(chosen):
+            continue
+        rhs = np.asarray(R[:, chosen].sum(axis=1)).ravel()
+        solution = lu.solve(rhs)
+        mine = pairs[np.isin(pairs[:, 0], chosen)]
+        lengths = size[mine[:, 1]]
+        offsets = np.repeat(start[mine[:, 1]] - np.concatenate([[0], np.cumsum(lengths)[:-1]]),
+                            lengths) + np.arange(lengths.sum())
+        where = order[offsets]
+        rows.append(where)
+        cols.append(np.repeat(mine[:, 0], lengths))
+        values.append(solution[where])
+    X = sp.csr_matrix((np.concatenate(values), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(n, R.shape[1]))
+    X.eliminate_zeros()
+    return X
+
+
+def _colors(pairs: np.ndarray, columns: int, blocks: int) -> np.ndarray:
+    """A colour per column such that no two columns of one colour touch the same block
+    (greedy, in column order); ``pairs`` lists (column, block) without repeats."""
+    color = np.full(columns, -1, dtype=np.int64)
+    taken: list[set[int]] = [set() for _ in range(blocks)]
+    split = np.flatnonzero(np.diff(pairs[:, 0])) + 1
+    for group in np.split(pairs, split):
+        touched = group[:, 1].tolist()
+        used = set().union(*(taken[b] for b in touched))
+        c = 0
+        while c in used:
+            c += 1
+        color[group[0, 0]] = c
+        for b in touched:
+            taken[b].add(c)
+    return color
+
+
+# -- the formulation ------------------------------------------------------------------------
+
+def sparse_state_space(net: Network, outputs: Iterable[str] = (),
+                       tree: Sequence[str] | str = "normal",
+                       parameters: Mapping[Any, float] | None = None) -> SparseStateSpace:
+    """The linear state equations of ``net`` as sparse numeric matrices (see the module
+    notes for the algebra), without a sympy expression per element.
+
+    Parameters
+    ----------
+    net : Network
+        Linear elements with numeric parameters (or parameters given in ``parameters``).
+    outputs : iterable of str
+        Variable names, ``"<edge>.across"`` or ``"<edge>.through"``.
+    tree : list of str or "normal"
+        A tree with the across sources in it and the through sources out of it.
+    parameters : mapping, optional
+        Values for parameters that are symbols, by symbol or name.
+
+    Raises
+    ------
+    UnsupportedNetwork
+        A nonlinear element, a parameter without a number, sources off the normal-tree rule,
+        a dependent store coupled through a transducer, or a singular resistive block; the
+        symbolic formulation (:func:`~vecnet.formulation.lumped.state_space`) may still apply.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=2.0),
+    ...             vn.Capacitor("C", "g", "b", C=0.25))
+    >>> ss = sparse_state_space(net, outputs=["R.through"])
+    >>> ss.A.toarray(), ss.B.toarray(), ss.C.toarray(), ss.D.toarray()
+    (array([[-2.]]), array([[2.]]), array([[0.5]]), array([[-0.5]]))
+    """
+    topo = net.topology(tree=tree)
+    branches, chords = topo.branches, topo.chords
+    nb, e = len(branches), len(branches) + len(chords)
+    column = {name: k for k, name in enumerate(branches)}
+    column.update({name: nb + k for k, name in enumerate(chords)})
+    Ac = sp.csr_matrix(topo.chord_part.tosparse(), dtype=float)
+    # a = T_a w, tau = T_tau w, rows and columns in branch-then-chord order
+    zeros_bc = sp.csr_matrix((nb, e - nb))
+    T_a = sp.vstack([sp.hstack([sp.identity(nb), zeros_bc]),
+                     sp.hstack([Ac.T, sp.csr_matrix((e - nb, e - nb))])]).tocsr()
+    T_tau = sp.vstack([sp.hstack([sp.csr_matrix((nb, nb)), -Ac]),
+                       sp.hstack([zeros_bc.T, sp.identity(e - nb)])]).tocsr()
+
+    given = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)): v
+             for k, v in (parameters or {}).items()}
+    group = _primary_groups(net, topo, column)
+    P, Q, row_kind, row_owner = _terminal_rows(net, column, T_a, T_tau, given)
+
+    inputs = network_inputs(net)
+    source_columns = [column[net.element(i.element).edges[0].name] for i in inputs]
+    S = sp.csr_matrix((np.array([i.sign for i in inputs], dtype=float),
+                       (np.arange(len(inputs)), np.arange(len(inputs)))),
+                      shape=(len(inputs), len(inputs)))
+    x_cols = np.flatnonzero(group == 0)
+    y_cols = np.flatnonzero(group == 1)
+    z_cols = np.flatnonzero(group == 2)
+    s_cols = np.array(source_columns, dtype=np.int64)
+    store_rows = np.flatnonzero(row_kind == 0)
+    algebraic_rows = np.flatnonzero(row_kind == 1)
+    P_rows_s, P_rows_d = P[store_rows], P[algebraic_rows]
+    Q_rows_s, Q_rows_d = Q[store_rows], Q[algebraic_rows]
+
+    def needs_rate(rows, cols, owners):
+        block = rows[:, cols].tocoo()
+        if block.nnz:
+            owner = owners[int(block.row[0])]
+            raise UnsupportedNetwork(
+                f"element {owner!r} needs the rate of an algebraic variable (a dependent energy "
+                "store whose loop or cutset runs through a transducer or dissipator)" + _SYMBOLIC)
+
+    needs_rate(Q, np.concatenate([y_cols, z_cols]), row_owner)
+    needs_rate(P_rows_d, y_cols, [row_owner[r] for r in algebraic_rows])
+    if Q_rows_d.nnz:
+        needs_rate(Q_rows_d, np.arange(e), [row_owner[r] for r in algebraic_rows])
+
+    # the algebraic rows: z = Z_x x + Z_s s
+    P_dz = P_rows_d[:, z_cols]
+    Z = -solve_blockwise(P_dz, sp.hstack([P_rows_d[:, x_cols], P_rows_d[:, s_cols]]),
+                         "resistive block of the network (dissipators and transducers)")
+    n, m = len(x_cols), len(s_cols)
+    Z_x, Z_s = Z[:, :n], Z[:, n:]
+    # the store rows: H [x'; y] = -K_x x - K_s s - Q_Ss s'
+    H = sp.hstack([Q_rows_s[:, x_cols], P_rows_s[:, y_cols]]).tocsr()
+    K_x = P_rows_s[:, x_cols] + P_rows_s[:, z_cols] @ Z_x
+    K_s = P_rows_s[:, s_cols] + P_rows_s[:, z_cols] @ Z_s
+    K_ds = Q_rows_s[:, s_cols]
+    solved = -solve_blockwise(H, sp.hstack([K_x, K_s, K_ds]),
+                              "matrix of the energy stores' rates (capacitances, inductances)")
+    solved = solved.tocsr()
+    A, B_s, E_s = solved[:n, :n], solved[:n, n:n + m], solved[:n, n + m:]
+    Y = solved[n:]
+    B, E = B_s @ S, E_s @ S
+
+    # every primary in [x, u, u']: w = W [x; u; u']
+    p = len(inputs)
+    blocks = {0: sp.hstack([sp.identity(n), sp.csr_matrix((n, 2 * p))]),
+              1: sp.hstack([Y[:, :n], Y[:, n:n + m] @ S, Y[:, n + m:] @ S]),
+              2: sp.hstack([Z_x, Z_s @ S, sp.csr_matrix((len(z_cols), p))]),
+              3: sp.hstack([sp.csr_matrix((m, n)), S, sp.csr_matrix((m, p))])}
+    order = np.concatenate([x_cols, y_cols, z_cols, s_cols]).astype(np.int64)
+    stacked = sp.vstack([blocks[k] for k in range(4)]).tocsr()
+    W = sp.csr_matrix((e, n + 2 * p))
+    W = stacked[np.argsort(order)] if len(order) == e else W
+    variables = sp.vstack([T_a @ W, T_tau @ W]).tocsr()
+    variables.eliminate_zeros()
+    edge_order = list(branches) + list(chords)
+    rows = {f"{edge}.across": k for k, edge in enumerate(edge_order)}
+    rows.update({f"{edge}.through": e + k for k, edge in enumerate(edge_order)})
+    # names in the network's edge order, as the symbolic model lists them
+    rows = {name: rows[name] for edge in net.graph.edges
+            for name in (f"{edge}.across", f"{edge}.through")}
+    states = [f"{edge_order[c]}.{'across' if c < nb else 'through'}" for c in x_cols]
+    dependent = [el.name for el in net.elements if el.kind in _STORES
+                 and group[column[el.edges[0].name]] == 1]
+    return SparseStateSpace(A=A, B=B, E=E, states=states, inputs=[i.name for i in inputs],
+                            signals={i.name: i.signal for i in inputs}, variables=variables,
+                            rows=rows, outputs=tuple(outputs), dependent_stores=dependent)
+
+
+def _primary_groups(net: Network, topo, column: Mapping[str, int]) -> np.ndarray:
+    """Group of every primary: 0 state, 1 dependent store, 2 dissipator or transducer,
+    3 source."""
+    nb = len(topo.branches)
+    group = np.full(len(column), -1, dtype=np.int64)
+    for element in net.elements:
+        for edge in element.edges:
+            k = column[edge.name]
+            in_tree = k < nb
+            kind = element.kind
+            if kind is Kind.ACROSS_STORE:
+                group[k] = 0 if in_tree else 1
+            elif kind is Kind.THROUGH_STORE:
+                group[k] = 1 if in_tree else 0
+            elif kind in _ALGEBRAIC:
+                group[k] = 2
+            elif kind in _SOURCES:
+                if in_tree != (kind is Kind.ACROSS_SOURCE):
+                    raise UnsupportedNetwork(
+                        f"source {element.name!r} is {'in' if in_tree else 'out of'} the tree; "
+                        "across sources belong in it, through sources out of it (use the "
+                        "normal tree)" + _SYMBOLIC)
+                group[k] = 3
+            else:
+                raise UnsupportedNetwork(f"element {element.name!r} ({kind.value}) is not a "
+                                         "lumped one-port or two-port" + _SYMBOLIC)
+    return group
+
+
+def _terminal_rows(net: Network, column: Mapping[str, int], T_a, T_tau, given: Mapping):
+    """``P`` and ``Q`` of the terminal equations ``P w + Q w' = 0`` of every element but the
+    sources, the kind of each row (0 store, 1 algebraic) and the element it belongs to."""
+    laws: dict[Hashable, _Law] = {}
+    members: dict[Hashable, list[Element]] = {}
+    for element in net.elements:
+        if element.kind in _SOURCES:
+            continue
+        key = _law_key(element)
+        if key not in laws:
+            laws[key] = _Law(element)
+            if not laws[key].linear:
+                raise UnsupportedNetwork(f"element {element.name!r} ({type(element).__name__}) "
+                                         "has a nonlinear terminal equation" + _SYMBOLIC)
+        members.setdefault(key, []).append(element)
+    rows, cols, coeff, kinds, owners = [], [], [], [], []
+    count = 0
+    for key, elements in members.items():
+        law = laws[key]
+        values = np.array([[_parameter_value(el, name, given) for name in law.names]
+                           for el in elements], dtype=float).reshape(len(elements), len(law.names))
+        c = law.coefficients(values)  # (elements, rows, 4 ports)
+        edge_cols = np.array([[column[edge.name] for edge in el.edges] for el in elements])
+        row_index = count + np.arange(len(elements) * law.rows).reshape(len(elements), law.rows)
+        count += len(elements) * law.rows
+        for r in range(law.rows):
+            for slot in range(4 * law.ports):
+                port = slot % law.ports
+                rows.append(row_index[:, r])
+                cols.append(edge_cols[:, port] + len(column) * (slot // law.ports))
+                coeff.append(c[:, r, slot])
+        kind = 0 if elements[0].kind in _STORES else 1
+        kinds.extend([kind] * (len(elements) * law.rows))
+        owners.extend(el.name for el in elements for _ in range(law.rows))
+    e = len(column)
+    # coefficients over [a, tau, a', tau'] of the edges (in primary order)
+    M = sp.csr_matrix((np.concatenate(coeff) if coeff else [], (
+        np.concatenate(rows) if rows else [], np.concatenate(cols) if cols else [])),
+        shape=(count, 4 * e))
+    M.eliminate_zeros()
+    P = M[:, :e] @ T_a + M[:, e:2 * e] @ T_tau
+    Q = M[:, 2 * e:3 * e] @ T_a + M[:, 3 * e:] @ T_tau
+    return P.tocsr(), Q.tocsr(), np.array(kinds, dtype=np.int64), owners
