@@ -396,24 +396,29 @@ R9 this line comes after .end
     hand.add(vn.VoltageSource("Vs", "0", "1", V=1.0), vn.Resistor("R1", "2", "1", R=5.0),
              vn.Inductor("L1", "3", "2", L=1e-3), vn.Capacitor("C1", "0", "3", C=1e-5))
     assert [e.name for e in net.elements] == ["Vs", "R1", "L1", "C1"]
-    H = net.state_space(outputs=["C1.across"]).transfer_function()[0, 0]
-    H_hand = hand.state_space(outputs=["C1.across"]).transfer_function()[0, 0]
+    H = net.state_space(outputs=["C1.across"], symbolic=True).transfer_function()[0, 0]
+    H_hand = hand.state_space(outputs=["C1.across"], symbolic=True).transfer_function()[0, 0]
     assert sympy.simplify(H - H_hand) == 0
+    # with the numbers put in: L C = 1e-8, R C = 5e-5, exactly
+    H_numbers = net.state_space(outputs=["C1.across"]).transfer_function()[0, 0]
+    assert sympy.simplify(H_numbers - 1 / (sympy.Rational(1, 10**8) * s**2
+                                           + sympy.Rational(5, 10**5) * s + 1)) == 0
     R, L, C = vn.Symbol("R1"), vn.Symbol("L1"), vn.Symbol("C1")
     assert sympy.simplify(H - 1 / (L * C * s**2 + R * C * s + 1)) == 0
 
 
 def test_netlist_orientation_follows_spice():
     # V(a) - V(0) = 5: the resistor voltage V(a, 0) is +V1
-    v = load_netlist("v\nV1 a 0 5\nR1 a 0 1k\n").state_space(outputs=["R1.across", "R1.through"])
+    v = load_netlist("v\nV1 a 0 5\nR1 a 0 1k\n").state_space(outputs=["R1.across", "R1.through"],
+                                                          symbolic=True)
     assert v.D == sympy.Matrix([[1], [1 / vn.Symbol("R1")]])
     # I1 0 b 1m drives 1 mA from 0 through the source into b: V(b) = +R I
-    i = load_netlist("i\nI1 0 b 1m\nR1 b 0 1k\n").state_space(outputs=["R1.across"])
+    i = load_netlist("i\nI1 0 b 1m\nR1 b 0 1k\n").state_space(outputs=["R1.across"], symbolic=True)
     assert i.inputs == ("I1.through",)
     assert i.D == sympy.Matrix([[vn.Symbol("R1")]])
     assert float(i.subs().D[0, 0]) * 1e-3 == pytest.approx(1.0)
     # I1 b 0 1m drives it out of b
-    j = load_netlist("j\nI1 b 0 1m\nR1 b 0 1k\n").state_space(outputs=["R1.across"])
+    j = load_netlist("j\nI1 b 0 1m\nR1 b 0 1k\n").state_space(outputs=["R1.across"], symbolic=True)
     assert j.D == sympy.Matrix([[-vn.Symbol("R1")]])
 
 

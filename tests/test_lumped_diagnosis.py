@@ -56,7 +56,7 @@ def test_gear_reflects_inertia_and_damping():
     net.add(vn.TorqueSource("T", "g", "w1", T=1.0), vn.Inertia("J1", "g", "w1", J=J1),
             vn.GearPair("G", "g", "w1", "g", "w2", N=N), vn.Inertia("J2", "g", "w2", J=J2),
             vn.RotaryDamper("b", "w2", "g", b=b))
-    ss = net.state_space(outputs=["J1.across"], numeric=True)
+    ss = net.state_space(outputs=["J1.across"])
     H = ss.transfer_function()[0, 0]
     import sympy
     s = sympy.Symbol("s")

@@ -62,7 +62,7 @@ def mna_across(elements, s_value):
 def test_transfer_functions_match_nodal_analysis(elements):
     net = build(elements, source=vn.Symbol("V"))
     names = [name for name, *_ in elements]
-    ss = net.state_space(outputs=[f"{n}.across" for n in names], numeric=True)
+    ss = net.state_space(outputs=[f"{n}.across" for n in names])
     H = ss.transfer_function()
     rng = np.random.default_rng(len(elements))
     for s_value in rng.normal(size=3) + 1j * rng.uniform(0.5, 2, size=3):

@@ -41,7 +41,7 @@ def test_mass_spring_damper_natural_frequency_and_damping_ratio():
     net = vn.Network("msd")
     net.add(vn.ForceSource("F", "g", "x", F=1.0), vn.Mass("m", "g", "x", m=m),
             vn.Spring("k", "x", "g", k=k), vn.Damper("c", "x", "g", b=c))
-    ss = net.state_space(outputs=["m.across"], numeric=True)
+    ss = net.state_space(outputs=["m.across"])
     A = np.array(ss.A.tolist(), dtype=float)
     poles = np.linalg.eigvals(A)
     wn = np.sqrt(np.prod(np.abs(poles)))
@@ -129,7 +129,7 @@ def test_input_derivatives_and_the_scipy_export():
     net.add(vn.VoltageSource("V", "g", "a", V=sympy.sin(3 * vn.t)),
             vn.Capacitor("C1", "b", "a", C=1.0), vn.Capacitor("C2", "g", "b", C=3.0),
             vn.Resistor("R", "b", "g", R=2.0))
-    ss = net.state_space(outputs=["C2.across"], numeric=True)
+    ss = net.state_space(outputs=["C2.across"])
     assert ss.dependent_stores == ("C2",) and len(ss.x) == 1
     assert ss.E[0, 0] != 0
     # by hand: node b, v = v_b: C1 (V' - v') = C2 v' + v/R  =>  v' = (C1 V' - v/R)/(C1 + C2)
@@ -144,7 +144,7 @@ def test_input_derivatives_and_the_scipy_export():
 
 
 def test_outputs_chosen_after_formulation():
-    ss = series_rlc(1.0, 1.0, 1.0).state_space(numeric=True)
+    ss = series_rlc(1.0, 1.0, 1.0).state_space()
     assert {"R.across", "R.through", "Vs.through", "C.across"} <= set(ss.variable_names)
     other = ss.with_outputs(["R.across", "Vs.through"])
     assert other.outputs == ("R.across", "Vs.through") and other.C.shape == (2, 2)

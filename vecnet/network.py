@@ -122,12 +122,12 @@ class Network:
         return NetworkEquations(self, tree=tree, datum=datum)
 
     def state_space(self, outputs: Sequence[str] = (), tree: Sequence[str] | str = "normal",
-                    numeric: bool = False):
+                    symbolic: bool = False):
         """State equations and linear model: see :func:`vecnet.formulation.lumped.state_space`
-        (``numeric=True`` substitutes the elements' numbers before the elimination)."""
+        (the elements' numbers are put in before the elimination unless ``symbolic=True``)."""
         from .formulation.lumped import state_space
 
-        return state_space(self, outputs=outputs, tree=tree, numeric=numeric)
+        return state_space(self, outputs=outputs, tree=tree, symbolic=symbolic)
 
     def sparse_state_space(self, outputs: Sequence[str] = (), tree: Sequence[str] | str = "normal",
                            parameters: dict | None = None):

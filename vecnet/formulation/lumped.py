@@ -94,7 +94,9 @@ class NetworkEquations:
             raise FormulationError(
                 f"network {net.name!r} has {len(net.elements)} elements, more than max_elements "
                 f"= {bound} for the exact symbolic formulation, whose cost grows faster than "
-                "the network; raise the limit with vn.limits(max_elements=...)")
+                "the network; a linear network with numbers simulates through the sparse "
+                "numeric formulation (net.sparse_state_space(), net.simulate()), or raise the "
+                "limit with vn.limits(max_elements=...)")
         self.network = net
         self.topology: Topology = net.topology(tree=tree, datum=datum)
         topo = self.topology
@@ -311,13 +313,13 @@ class StateSpace:
         each entry comes from two characteristic polynomials (the matrix determinant lemma,
         ``det(sI - A + B_j C_i) = det(sI - A) (1 + C_i (sI - A)^{-1} B_j)``); otherwise from
         fraction-free elimination over the rational functions of the parameters, which is
-        far slower: for numbers, ``subs()`` first (or ``state_space(numeric=True)``).
+        far slower: for numbers, ``subs()`` first (or ``state_space()`` without ``symbolic=True``).
 
         >>> import vecnet as vn
         >>> net = vn.Network("rc")
         >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=0.5),
         ...             vn.Capacitor("C", "g", "b", C=4.0))
-        >>> ss = net.state_space(outputs=["C.across"])
+        >>> ss = net.state_space(outputs=["C.across"], symbolic=True)
         >>> ss.transfer_function(), ss.subs().transfer_function()
         (Matrix([[1/(C*R*s + 1)]]), Matrix([[1/(2*s + 1)]]))
         """
@@ -452,7 +454,7 @@ def network_equations(net: Network, tree: Sequence[str] | str = "normal",
 
 
 def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] | str = "normal",
-                numeric: bool = False) -> StateSpace:
+                symbolic: bool = False) -> StateSpace:
     """State equations of a lumped network, with any edge variables as outputs.
 
     Parameters
@@ -463,11 +465,11 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
     tree : list of str or "normal"
         The tree; states are across variables of A-type branches and through
         variables of T-type chords.
-    numeric : bool
-        Substitute the elements' numeric parameter values, as exact rationals (``0.1`` is
-        ``1/10``), before the elimination, which is then far cheaper than with symbols
-        (parameters without a value stay symbols). Without it, a number given to an element
-        stays its symbol (``R3``), with the value in ``values``, as the teaching path shows it.
+    symbolic : bool
+        Keep every number given to an element as its symbol (``R3``, the value in
+        ``values``), as a teaching derivation shows it. By default the numbers are put in,
+        as exact rationals (``0.1`` is ``1/10``), *before* the elimination, which is then
+        far cheaper than with symbols; parameters given as symbols stay symbols.
 
     Raises
     ------
@@ -488,17 +490,17 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
     >>> ss.transfer_function()
     Matrix([[1/(C*R*s + 1)]])
 
-    Numbers given to the elements stay their symbols unless ``numeric=True``:
+    Numbers given to the elements are put in, unless ``symbolic=True``:
 
     >>> net = vn.Network("rc")
     >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=0.5),
     ...             vn.Capacitor("C", "g", "b", C=4.0))
-    >>> net.state_space().A, net.state_space(numeric=True).A
-    (Matrix([[-1/(C*R)]]), Matrix([[-1/2]]))
+    >>> net.state_space().A, net.state_space(symbolic=True).A
+    (Matrix([[-1/2]]), Matrix([[-1/(C*R)]]))
     """
     eqs = NetworkEquations(net, tree=tree)
     values = {k: v for element in net.elements for k, v in element.values.items()}
-    exact = {k: _exact(v) for k, v in values.items()} if numeric else {}
+    exact = {} if symbolic else {k: _exact(v) for k, v in values.items()}
     secondary = eqs.secondary_equations()
     state_of = {fn: name for name, fn in eqs.states.items()}
     x = {fn: sympy.Symbol(str(fn.func), real=True) for fn in eqs.states.values()}
@@ -567,7 +569,7 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
             every[f"{edge}.{kind}"] = expr
             if fn in algebraic and algebraic[fn] in solved.implicit_unknowns:
                 z_names[algebraic[fn]] = f"{edge}.{kind}"
-    if numeric:
+    if not symbolic:
         values = {}  # already in the equations
     model = StateSpace(
         states=eqs.states, x=x.values(), dx=dx.values(), inputs=[i.name for i in eqs.inputs],

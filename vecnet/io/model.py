@@ -206,9 +206,12 @@ class Model:
                                              initial=self.initial or None,
                                              velocities=self.velocities or None,
                                              parameters=exact or None, **extra)
-        ss = self.state_space()
+        from ..formulation.lumped import network_inputs
+
         inputs: dict[str, Any] = {}
-        for name, u in zip(ss.inputs, ss.u):
+        sources = network_inputs(self.system)
+        for source in sources:
+            name, u = source.name, source.symbol
             if name in self.inputs:
                 # sympify: a whole input that is one parameter becomes its (float) value
                 signal = sympy.sympify(self.inputs[name].xreplace(values))
@@ -216,12 +219,13 @@ class Model:
                 inputs[name] = _time_function(signal, name)
             elif u in values:  # a source whose value is a declared parameter
                 inputs[name] = values[u]
-            elif isinstance(ss.signals.get(name), sympy.Basic):
-                inputs[name] = _time_function(ss.signals[name], name)
-        parameters = {k: v for k, v in values.items() if k not in set(ss.u)}
-        return ss.simulate((t0, t1), inputs=inputs,
-                           initial=self.initial or None, t_eval=times,
-                           parameters=parameters or None, **extra)
+            elif isinstance(source.signal, sympy.Basic):
+                inputs[name] = _time_function(source.signal, name)
+        parameters = {k: v for k, v in values.items() if k not in {i.symbol for i in sources}}
+        # the sparse numeric formulation when it applies, else the symbolic one
+        return self.system.simulate((t0, t1), tree=self.tree or "normal", inputs=inputs,
+                                    initial=self.initial or None, t_eval=times,
+                                    parameters=parameters or None, **extra)
 
     def _need(self, kind: str) -> None:
         if self.kind != kind:

@@ -311,8 +311,10 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
     ... R1 in out 1k
     ... C1 out 0 1u
     ... .end''')
-    >>> net.state_space(outputs=["C1.across"]).transfer_function()
+    >>> net.state_space(outputs=["C1.across"], symbolic=True).transfer_function()
     Matrix([[1/(C1*R1*s + 1)]])
+    >>> net.state_space(outputs=["C1.across"]).transfer_function()
+    Matrix([[1000/(s + 1000)]])
     """
     text = _read(source, _encoding(encoding))
     lines = text.splitlines()
