@@ -89,7 +89,8 @@ def _equations(model, args) -> str | None:
     tree = _tree(model, args.tree)
     if model.kind == "network":
         eqs = model.system.equations(tree=tree)
-        body = show(eqs) + "\n\n" + show(model.system.state_space(tree=tree)) + "\n"
+        # in the same symbols as the cutset, circuit and terminal equations above it
+        body = show(eqs) + "\n\n" + show(model.system.state_space(tree=tree, symbolic=True)) + "\n"
     else:
         coordinates = tree if isinstance(tree, str) else "joint"
         body = show(model.system.formulate(coordinates=coordinates,

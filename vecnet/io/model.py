@@ -174,9 +174,11 @@ class Model:
 
     def state_space(self):
         """The network's :class:`~vecnet.formulation.lumped.StateSpace` for the file's tree
-        and outputs (declared parameters stay symbols; ``.subs(model.values)`` fills them in)."""
+        and outputs, as the teaching path shows it: every parameter stays its symbol (numbers
+        given to elements too); ``.subs(model.values)`` fills the declared values in."""
         self._need("network")
-        return self.system.state_space(outputs=self.outputs, tree=self.tree or "normal")
+        return self.system.state_space(outputs=self.outputs, tree=self.tree or "normal",
+                                       symbolic=True)
 
     def formulate(self):
         """The mechanism's :class:`~vecnet.formulation.planar.MultibodyEquations` (or, in
