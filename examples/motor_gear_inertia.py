@@ -46,7 +46,7 @@ net.add(
     vn.Inertia("J", "ref", "w2", J=J),
     vn.RotaryDamper("bearing", "ref", "w2", b=b),
 )
-ss = net.state_space(outputs=["J.across", "L.through", "motor.m.across"])
+ss = net.state_space(outputs=["J.across", "L.through", "motor.m.across"], symbolic=True)
 print(ss.diagnosis())
 print("\nstate equations:")
 for eq in ss.state_equations():

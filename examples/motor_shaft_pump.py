@@ -51,7 +51,8 @@ net.add(
 )
 topo = net.topology(tree="normal")
 print(f"{len(topo.components)} components, branches {topo.branches}, chords {topo.chords}")
-ss = net.state_space(outputs=["shaft.through", "L.through", "pump.m.across", "pipe.through"])
+ss = net.state_space(outputs=["shaft.through", "L.through", "pump.m.across", "pipe.through"],
+                     symbolic=True)
 print(ss.diagnosis())
 print("\nstate equation:")
 (eq,) = ss.state_equations()

@@ -35,7 +35,7 @@ net.add(
     vn.Inductor("L", "c", "b", L=L),
     vn.Capacitor("C", "g", "c", C=C),
 )
-ss = net.state_space(outputs=["C.across"])
+ss = net.state_space(outputs=["C.across"], symbolic=True)   # in the symbols R, L, C
 print(ss.diagnosis())
 print("\nstate equations:")
 for eq in ss.state_equations():
