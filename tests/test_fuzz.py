@@ -54,7 +54,6 @@ import re
 import tempfile
 import time
 import warnings
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest

@@ -93,7 +93,6 @@ def six_pin_loop():
     vertices = np.cumsum([(0, 0, 0)] + edges, axis=0)   # V0 .. V6 = V0
     axes = np.eye(3)[[0, 1, 2, 0, 1, 2]]
     mech = vn.spatial.Mechanism("six pins", gravity=(0, 0, -G))
-    parent = mech.ground
     bodies = [mech.ground]
     for k in range(1, 6):
         centre = (vertices[k] + vertices[k + 1]) / 2

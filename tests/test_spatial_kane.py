@@ -61,7 +61,7 @@ def _chain(kinds, seed=1, turned=True):
 
 def vecnet_model(links):
     mech = vn.spatial.Mechanism("chain", gravity=tuple(G))
-    parent, parent_point = mech.ground, mech.ground.point(0.1, 0.2, 0.3)
+    parent_point = mech.ground.point(0.1, 0.2, 0.3)
     at = np.array([0.1, 0.2, 0.3])
     for k, link in enumerate(links, start=1):
         centre = at - link["C"] @ link["child"]
@@ -74,7 +74,7 @@ def vecnet_model(links):
             mech.universal(f"J{k}", parent_point, joint_point, axes=(link["u"], link["v"]))
         else:
             mech.spherical(f"J{k}", parent_point, joint_point)
-        parent, at = body, centre + link["C"] @ link["parent"]
+        at = centre + link["C"] @ link["parent"]
         parent_point = body.point(*link["parent"])
     return mech
 
@@ -89,7 +89,6 @@ def kane_model(links):
     point = O.locatenew("P1", 0.1 * N.x + 0.2 * N.y + 0.3 * N.z)
     point.set_vel(N, 0)
     qs, us, kd, bodies, loads = [], [], [], [], []
-    prev_centre, prev_link = None, None
     for k, link in enumerate(links, start=1):
         kind, C = link["kind"], link["C"]
         R0 = sympy.Matrix(C_prev.T @ C)

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -62,7 +61,7 @@ from scipy.sparse.linalg import splu
 
 from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
 from ..elements.lumped import NonlinearDissipator
-from ..errors import FormulationError, ModelError, UnknownNameError
+from ..errors import FormulationError, UnknownNameError
 from .lumped import control_state_space, network_inputs
 
 if TYPE_CHECKING:
