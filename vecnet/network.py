@@ -142,10 +142,10 @@ class Network:
         """Simulate the network; ``options`` are those of :func:`vecnet.numerics.simulate.simulate`.
 
         ``formulation`` chooses how the equations are made: ``"numeric"``, the sparse
-        matrices of :meth:`sparse_state_space` (linear elements, every parameter a number,
-        here or in ``parameters``); ``"symbolic"``, the exact :meth:`state_space`; ``None``
-        (default), numeric where it applies and symbolic otherwise (nonlinear elements,
-        parameters without numbers, dependent stores coupled through a transducer).
+        matrices of :meth:`sparse_state_space` (every parameter a number, here or in
+        ``parameters``); ``"symbolic"``, the exact :meth:`state_space`; ``None`` (default),
+        numeric where it applies and symbolic otherwise (parameters without numbers,
+        dependent stores coupled through a transducer).
 
         Raises
         ------

@@ -157,13 +157,16 @@ class NonlinearDissipator(OnePort):
             raise ModelError(f"NonlinearDissipator {name!r}: its law failed on a symbol: {exc}") from None
         if not isinstance(expression, sympy.Expr):
             raise ModelError(f"NonlinearDissipator {name!r}: its law must return an expression")
-        self._solve_for, self._law = ("across" if across else "through"), law
+        #: the variable the law gives, ``"across"`` or ``"through"``; ``law`` builds it from
+        #: the other one
+        self.output: str = "across" if across else "through"
+        self.law = law
 
     def terminal_equations(self, variables: Mapping[str, EdgeVariables]) -> list[sympy.Eq]:
         v = variables[self.edges[0].name]
-        if self._solve_for == "across":
-            return [equation(v.across, self._law(v.through))]
-        return [equation(v.through, self._law(v.across))]
+        if self.output == "across":
+            return [equation(v.across, self.law(v.through))]
+        return [equation(v.through, self.law(v.across))]
 
 
 def _domain(name: str):

@@ -42,9 +42,24 @@ own rate) and otherwise couples each dependent store with the stores of its loop
 the matrix: its connected blocks are found first, and right-hand-side columns that touch no
 common block are solved together, so the work is that of the entries of the result.
 
-Refused, with a pointer to the symbolic path: nonlinear elements, a parameter without a
-number, sources off the normal-tree rule, and dependent stores whose loop or cutset runs
-through a transducer (their equations need the rate of an algebraic variable).
+Nonlinear dissipators
+---------------------
+A nonlinear dissipator's law gives one of its variables from the other, ``out = phi(in)``.
+Its primary ``n_k`` joins the known columns of both eliminations, so that
+
+    x' = A x + B u + E u' + G n,
+
+and its secondary (its through variable in the tree, its across variable in the cotree) is
+``L_x x + L_u u + L_n n``. Where every law gives the primary from a secondary that depends
+on no other ``n`` (a resistor in series with an inductor, a conductance across a capacitor),
+``n = phi(L_x x + L_u u)`` is explicit, evaluated per law with numpy over all the elements
+that share it; otherwise ``n`` is found by Newton's method on the sparse system of the laws
+(an algebraic loop through nonlinear elements). Either way the Jacobian
+``A + G dn/dx`` is exact and sparse.
+
+Refused, with a pointer to the symbolic path: a parameter without a number, sources off
+the normal-tree rule, and dependent stores whose loop or cutset runs through a transducer
+or dissipator (their equations need the rate of an algebraic variable).
 """
 
 from __future__ import annotations
@@ -61,13 +76,14 @@ from scipy.sparse.linalg import splu
 
 from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
 from ..elements.lumped import NonlinearDissipator
-from ..errors import FormulationError, UnknownNameError
+from ..errors import FormulationError, SimulationError, UnknownNameError
 from .lumped import control_state_space, network_inputs
 
 if TYPE_CHECKING:
     from ..network import Network
 
-__all__ = ["SparseStateSpace", "sparse_state_space", "UnsupportedNetwork", "solve_blockwise"]
+__all__ = ["SparseStateSpace", "NonlinearLaws", "sparse_state_space", "UnsupportedNetwork",
+           "solve_blockwise"]
 
 _STORES = (Kind.ACROSS_STORE, Kind.THROUGH_STORE)
 _ALGEBRAIC = (Kind.DISSIPATOR, Kind.TRANSDUCER)
@@ -80,7 +96,9 @@ class UnsupportedNetwork(FormulationError):
 
 
 class SparseStateSpace:
-    """``x' = A x + B u + E u'`` and ``y = C x + D u + F u'`` as sparse numeric matrices.
+    """``x' = A x + B u + E u'`` and ``y = C x + D u + F u'`` as sparse numeric matrices;
+    with nonlinear dissipators, ``x' = A x + B u + E u' + G n`` where ``n`` solves their
+    laws (:class:`NonlinearLaws`).
 
     The names follow :class:`~vecnet.formulation.lumped.StateSpace`: ``states``, ``inputs``,
     ``outputs`` (``"C6.across"``, ``"V7.across"``), ``signals`` (input name -> the value
@@ -88,23 +106,35 @@ class SparseStateSpace:
 
     Attributes
     ----------
-    A, B, E, C, D, F : scipy.sparse.csr_matrix
+    A, B, E : scipy.sparse.csr_matrix
+        The model's matrices (its linear part, when it has nonlinear dissipators).
+    C, D, F : scipy.sparse.csr_matrix
+        The outputs' matrices (linear models only).
+    nonlinear : NonlinearLaws or None
+        The nonlinear dissipators, their laws and ``G``.
     states, inputs, outputs : tuple of str
     dependent_stores : tuple of str
     """
 
     def __init__(self, *, A, B, E, states, inputs, signals, variables, rows, outputs=(),
-                 dependent_stores=()) -> None:
+                 dependent_stores=(), nonlinear: NonlinearLaws | None = None) -> None:
         self.A, self.B, self.E = A.tocsr(), B.tocsr(), E.tocsr()
         self.states = tuple(states)
         self.inputs = tuple(inputs)
         self.signals = dict(signals)
         self.dependent_stores = tuple(dependent_stores)
-        self._variables = variables.tocsr()  # rows: every edge variable; columns [x, u, u']
+        self.nonlinear = nonlinear
+        # rows: every edge variable; columns [x, u, u', n]
+        self._variables = variables.tocsr()
         self._rows = dict(rows)
         self.outputs = tuple(outputs)
         for name in self.outputs:
             self._row(name)
+
+    @property
+    def is_linear(self) -> bool:
+        """Whether the model has no nonlinear dissipator."""
+        return self.nonlinear is None
 
     @property
     def variable_names(self) -> tuple[str, ...]:
@@ -121,7 +151,15 @@ class SparseStateSpace:
 
     def output_matrices(self, names: Sequence[str]) -> tuple[sp.csr_matrix, sp.csr_matrix,
                                                              sp.csr_matrix]:
-        """``(C, D, F)`` of the variables ``names``: ``v = C x + D u + F u'``."""
+        """``(C, D, F)`` of the variables ``names``: ``v = C x + D u + F u'``.
+
+        Raises :class:`UnsupportedNetwork` for a nonlinear model, whose variables also
+        depend on the nonlinear dissipators."""
+        if not self.is_linear:
+            raise UnsupportedNetwork(
+                "the network has nonlinear dissipators: its variables are no linear map of the "
+                "states and inputs (simulate it, or linearize its symbolic model about an "
+                "operating point)")
         n, p = len(self.states), len(self.inputs)
         rows = self._variables[[self._row(name) for name in names]]
         return rows[:, :n], rows[:, n:n + p], rows[:, n + p:]
@@ -180,6 +218,30 @@ class SparseStateSpace:
             out.append(C @ solution + (D + s_value * F).toarray())
         return np.array(out)
 
+    def evaluate(self, x: Sequence[float], u: Sequence[float], du: Sequence[float] | None = None,
+                 time: float = 0.0) -> tuple[np.ndarray, dict[str, float]]:
+        """The states' rates and every variable at the state ``x`` and input ``u`` (and its
+        rate ``du``, zero by default), in the orders of ``states`` and ``inputs``.
+
+        >>> import vecnet as vn
+        >>> net = vn.Network("rc")
+        >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=2.0),
+        ...             vn.Capacitor("C", "g", "b", C=0.25))
+        >>> rates, values = net.sparse_state_space().evaluate([0.5], [1.0])
+        >>> float(rates[0]), float(values["R.through"])
+        (1.0, -0.25)
+        """
+        x, u = np.asarray(x, dtype=float), np.asarray(u, dtype=float)
+        du = np.zeros(len(self.inputs)) if du is None else np.asarray(du, dtype=float)
+        known = [x, u, du]
+        rates = self.A @ x + self.B @ u + self.E @ du
+        if self.nonlinear is not None:
+            n = self.nonlinear.solve(x, u, time)
+            rates = rates + self.nonlinear.G @ n
+            known.append(n)
+        values = self._variables @ np.concatenate(known)
+        return rates, {name: float(values[row]) for name, row in self._rows.items()}
+
     def simulate(self, t_span, **options):
         """Integrate in time: see :func:`vecnet.numerics.simulate.simulate_sparse`."""
         from ..numerics.simulate import simulate_sparse
@@ -236,11 +298,6 @@ class _Law:
                                    for c in row], axis=-1) for row in raw], axis=1)
 
 
-def _law_key(element: Element) -> Hashable:
-    # a nonlinear dissipator carries its own law; every other class's law is its parameters'
-    return element if isinstance(element, NonlinearDissipator) else type(element)
-
-
 def _parameter_value(element: Element, name: str, parameters: Mapping) -> float:
     param = element.parameters[name]
     if param.value is not None:
@@ -252,6 +309,178 @@ def _parameter_value(element: Element, name: str, parameters: Mapping) -> float:
             f"(missing {', '.join(sorted(map(str, expr.free_symbols)))}); give numbers to the "
             "elements or pass parameters={...}" + _SYMBOLIC)
     return float(expr)
+
+
+# -- nonlinear dissipators -------------------------------------------------------------------
+
+class NonlinearLaws:
+    """The laws ``out = phi(in)`` of a sparse model's nonlinear dissipators, and how their
+    primaries ``n`` enter the model: ``x' = A x + B u + E u' + G n``.
+
+    Each element's secondary is ``L_x x + L_u u + L_n n``; its law gives either its primary
+    from its secondary or the other way round. The laws are grouped by expression and each
+    group evaluated with numpy at once.
+
+    Attributes
+    ----------
+    names : tuple of str
+        The elements, in the order of ``n``.
+    G : scipy.sparse.csr_matrix
+        ``n`` in the states' rates.
+    explicit : bool
+        ``n = phi(L_x x + L_u u)`` without iteration.
+    """
+
+    def __init__(self, elements: Sequence[NonlinearDissipator], primary_is_output: np.ndarray,
+                 L_x: sp.spmatrix, L_u: sp.spmatrix, L_n: sp.spmatrix, G: sp.spmatrix,
+                 given: Mapping) -> None:
+        self.names = tuple(el.name for el in elements)
+        self.G = sp.csr_matrix(G)
+        k = len(elements)
+        gives_primary = sp.diags(primary_is_output.astype(float))
+        gives_secondary = sp.diags((~primary_is_output).astype(float))
+        identity = sp.identity(k, format="csr")
+        # the laws as out = phi(in), both affine in [x, u] and linear in n; small matrices
+        # dense, where numpy's overhead per call is far below scipy.sparse's
+        self._out_n, self._in_n, self._out_xu, self._in_xu = (
+            m.toarray() if m.shape[0] * m.shape[1] <= _DENSE_BELOW else m.tocsr()
+            for m in (gives_primary @ identity + gives_secondary @ L_n,
+                      gives_primary @ L_n + gives_secondary @ identity,
+                      gives_secondary @ sp.hstack([L_x, L_u]),
+                      gives_primary @ sp.hstack([L_x, L_u])))
+        self._states = L_x.shape[1]
+        self.explicit = bool(primary_is_output.all()) and sp.csr_matrix(L_n).count_nonzero() == 0
+        argument = sympy.Symbol("v", real=True)
+        # laws that differ only in their numbers share one numpy function
+        groups: dict[sympy.Expr, tuple[list[int], list[list[float]]]] = {}
+        for index, element in enumerate(elements):
+            expr = sympy.sympify(element.law(argument)).xreplace(given)
+            unknown = expr.free_symbols - {argument, t}
+            if unknown:
+                raise UnsupportedNetwork(
+                    f"element {element.name!r}: its law has no numeric value for "
+                    f"{', '.join(sorted(map(str, unknown)))}; give them in parameters={{...}}"
+                    + _SYMBOLIC)
+            template, numbers = _template(expr)
+            members, constants = groups.setdefault(template, ([], []))
+            members.append(index)
+            constants.append(numbers)
+        self._groups = []
+        for template, (members, constants) in groups.items():
+            placeholders = sorted(template.free_symbols - {argument, t}, key=str)
+            self._groups.append((
+                np.array(members), np.array(constants, dtype=float).reshape(len(members), -1),
+                _vectorised(template, argument, placeholders),
+                _vectorised(sympy.diff(template, argument), argument, placeholders)))
+        self._last = np.zeros(k)
+
+    def _phi(self, values: np.ndarray, time, slopes: bool = True):
+        """The laws (and their slopes) at ``values``: one per element, or elements x samples
+        with ``time`` a row of sample times."""
+        out = np.empty_like(values)
+        slope = np.empty_like(values) if slopes else None
+        for members, constants, law, derivative in self._groups:
+            # constants of each element along its row, whatever the samples
+            columns = [c.reshape((-1,) + (1,) * (values.ndim - 1)) for c in constants.T]
+            out[members] = law(values[members], time, columns)
+            if slopes:
+                slope[members] = derivative(values[members], time, columns)
+        return out, slope
+
+    def solve(self, x: np.ndarray, u: np.ndarray, time: float) -> np.ndarray:
+        """``n`` at the state ``x`` and input ``u``: the laws directly when explicit,
+        otherwise Newton's method from the last solution.
+
+        Raises
+        ------
+        SimulationError
+            Newton's method does not converge (the laws have no solution near the last one).
+        """
+        xu = np.concatenate([x, u])
+        if self.explicit:
+            return self._phi(self._in_xu @ xu, time, slopes=False)[0]
+        out_b, in_b = self._out_xu @ xu, self._in_xu @ xu
+
+        def residual(n):
+            value, slope = self._phi(self._in_n @ n + in_b, time)
+            return self._out_n @ n + out_b - value, slope
+
+        # a start where a law has no slope (a square law at zero) gives no Newton step
+        for start in (None, 0.0, 1.0, -1.0):
+            n = self._last.copy() if start is None else np.full_like(self._last, start)
+            F, slope = residual(n)
+            for _ in range(50):
+                try:
+                    step = _solve(self._out_n - _scale_rows(slope, self._in_n), -F)
+                except (RuntimeError, np.linalg.LinAlgError):  # singular: no Newton step
+                    break
+                size, norm = 1.0, np.linalg.norm(F)
+                while True:  # halve the step until the residual falls
+                    trial = n + size * step
+                    F_trial, slope_trial = residual(trial)
+                    if np.linalg.norm(F_trial) < norm or size < 1e-6:
+                        break
+                    size /= 2
+                n, F, slope = trial, F_trial, slope_trial
+                if np.all(np.abs(size * step) <= 1e-11 * (1.0 + np.abs(n))):
+                    self._last = n
+                    return n
+        raise SimulationError(f"t = {time:.6g}: the laws of the nonlinear dissipators "
+                              f"{', '.join(self.names[:4])} have no solution near the last one "
+                              "(Newton's method did not converge)")
+
+    def sensitivity(self, x: np.ndarray, u: np.ndarray, n: np.ndarray,
+                    time: float) -> sp.csr_matrix:
+        """``dn/dx`` at a solution ``n`` (sparse; by the implicit function theorem)."""
+        xu = np.concatenate([x, u])
+        slope = self._phi(self._in_n @ n + self._in_xu @ xu, time)[1]
+        F_x = sp.csr_matrix((self._out_xu - _scale_rows(slope, self._in_xu))[:, :self._states])
+        if self.explicit:
+            return -F_x
+        F_n = sp.csr_matrix(self._out_n - _scale_rows(slope, self._in_n))
+        return -solve_blockwise(F_n, F_x, "Jacobian of the nonlinear dissipators' laws")
+
+    def evaluate(self, xs: np.ndarray, us: np.ndarray, times: np.ndarray) -> np.ndarray:
+        """``n`` at samples (columns of ``xs`` and ``us``, at ``times``)."""
+        if self.explicit:
+            return self._phi(self._in_xu @ np.vstack([xs, us]), times, slopes=False)[0]
+        return np.column_stack([self.solve(xs[:, j], us[:, j], time) for j, time in
+                                enumerate(times)]).reshape(len(self.names), len(times))
+
+
+#: matrices with fewer entries than this are kept dense in the nonlinear laws
+_DENSE_BELOW = 4096
+
+
+def _scale_rows(factors: np.ndarray, M):
+    """``diag(factors) @ M`` for a dense or sparse ``M``."""
+    return factors[:, None] * M if isinstance(M, np.ndarray) else sp.diags(factors) @ M
+
+
+def _solve(M, rhs: np.ndarray) -> np.ndarray:
+    return np.linalg.solve(M, rhs) if isinstance(M, np.ndarray) else splu(M.tocsc()).solve(rhs)
+
+
+def _template(expr: sympy.Expr) -> tuple[sympy.Expr, list[float]]:
+    """``expr`` with its non-integer numbers replaced by placeholders ``_c0, _c1, ...`` (in
+    the order they appear), and those numbers."""
+    numbers: list[sympy.Number] = []
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Number) and not node.is_Integer and node not in numbers:
+            numbers.append(node)
+    swap = {number: sympy.Symbol(f"_c{k:03d}") for k, number in enumerate(numbers)}
+    return expr.xreplace(swap), [float(number) for number in numbers]
+
+
+def _vectorised(expr: sympy.Expr, argument: sympy.Symbol, constants: Sequence[sympy.Symbol]):
+    """``expr`` in ``argument``, ``t`` and ``constants`` as a numpy function that keeps its
+    input's shape."""
+    fn = sympy.lambdify((argument, t, *constants), expr, modules="numpy")
+
+    def call(values: np.ndarray, time, columns: Sequence[np.ndarray]) -> np.ndarray:
+        return np.broadcast_to(np.asarray(fn(values, time, *columns), dtype=float), values.shape)
+
+    return call
 
 
 # -- block solves ---------------------------------------------------------------------------
@@ -403,6 +632,8 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
     y_cols = np.flatnonzero(group == 1)
     z_cols = np.flatnonzero(group == 2)
     s_cols = np.array(source_columns, dtype=np.int64)
+    nonlinear = [el for el in net.elements if isinstance(el, NonlinearDissipator)]
+    n_cols = np.array([column[el.edges[0].name] for el in nonlinear], dtype=np.int64)
     store_rows = np.flatnonzero(row_kind == 0)
     algebraic_rows = np.flatnonzero(row_kind == 1)
     P_rows_s, P_rows_d = P[store_rows], P[algebraic_rows]
@@ -416,40 +647,56 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
                 f"element {owner!r} needs the rate of an algebraic variable (a dependent energy "
                 "store whose loop or cutset runs through a transducer or dissipator)" + _SYMBOLIC)
 
-    needs_rate(Q, np.concatenate([y_cols, z_cols]), row_owner)
+    needs_rate(Q, np.concatenate([y_cols, z_cols, n_cols]), row_owner)
     needs_rate(P_rows_d, y_cols, [row_owner[r] for r in algebraic_rows])
     if Q_rows_d.nnz:
         needs_rate(Q_rows_d, np.arange(e), [row_owner[r] for r in algebraic_rows])
 
-    # the algebraic rows: z = Z_x x + Z_s s
+    # the algebraic rows: z = Z_x x + Z_s s + Z_n n
     P_dz = P_rows_d[:, z_cols]
-    Z = -solve_blockwise(P_dz, sp.hstack([P_rows_d[:, x_cols], P_rows_d[:, s_cols]]),
+    known = [x_cols, s_cols, n_cols]
+    Z = -solve_blockwise(P_dz, sp.hstack([P_rows_d[:, c] for c in known]),
                          "resistive block of the network (dissipators and transducers)")
-    n, m = len(x_cols), len(s_cols)
-    Z_x, Z_s = Z[:, :n], Z[:, n:]
-    # the store rows: H [x'; y] = -K_x x - K_s s - Q_Ss s'
+    n, m, k = len(x_cols), len(s_cols), len(n_cols)
+    Z_x, Z_s, Z_n = Z[:, :n], Z[:, n:n + m], Z[:, n + m:]
+    # the store rows: H [x'; y] = -K_x x - K_s s - K_n n - Q_Ss s'
     H = sp.hstack([Q_rows_s[:, x_cols], P_rows_s[:, y_cols]]).tocsr()
-    K_x = P_rows_s[:, x_cols] + P_rows_s[:, z_cols] @ Z_x
-    K_s = P_rows_s[:, s_cols] + P_rows_s[:, z_cols] @ Z_s
+    K_x, K_s, K_n = (P_rows_s[:, c] + P_rows_s[:, z_cols] @ Zc
+                     for c, Zc in zip(known, (Z_x, Z_s, Z_n)))
     K_ds = Q_rows_s[:, s_cols]
-    solved = -solve_blockwise(H, sp.hstack([K_x, K_s, K_ds]),
+    solved = -solve_blockwise(H, sp.hstack([K_x, K_s, K_ds, K_n]),
                               "matrix of the energy stores' rates (capacitances, inductances)")
     solved = solved.tocsr()
-    A, B_s, E_s = solved[:n, :n], solved[:n, n:n + m], solved[:n, n + m:]
+    A, B_s, E_s = solved[:n, :n], solved[:n, n:n + m], solved[:n, n + m:n + 2 * m]
     Y = solved[n:]
     B, E = B_s @ S, E_s @ S
 
-    # every primary in [x, u, u']: w = W [x; u; u']
+    # every primary in [x, u, u', n]: w = W [x; u; u'; n]
     p = len(inputs)
-    blocks = {0: sp.hstack([sp.identity(n), sp.csr_matrix((n, 2 * p))]),
-              1: sp.hstack([Y[:, :n], Y[:, n:n + m] @ S, Y[:, n + m:] @ S]),
-              2: sp.hstack([Z_x, Z_s @ S, sp.csr_matrix((len(z_cols), p))]),
-              3: sp.hstack([sp.csr_matrix((m, n)), S, sp.csr_matrix((m, p))])}
-    order = np.concatenate([x_cols, y_cols, z_cols, s_cols]).astype(np.int64)
-    stacked = sp.vstack([blocks[k] for k in range(4)]).tocsr()
-    W = sp.csr_matrix((e, n + 2 * p))
+    blocks = {0: sp.hstack([sp.identity(n), sp.csr_matrix((n, 2 * p + k))]),
+              1: sp.hstack([Y[:, :n], Y[:, n:n + m] @ S, Y[:, n + m:n + 2 * m] @ S,
+                            Y[:, n + 2 * m:]]),
+              2: sp.hstack([Z_x, Z_s @ S, sp.csr_matrix((len(z_cols), p)), Z_n]),
+              3: sp.hstack([sp.csr_matrix((m, n)), S, sp.csr_matrix((m, p + k))]),
+              4: sp.hstack([sp.csr_matrix((k, n + 2 * p)), sp.identity(k)])}
+    order = np.concatenate([x_cols, y_cols, z_cols, s_cols, n_cols]).astype(np.int64)
+    stacked = sp.vstack([blocks[g] for g in range(5)]).tocsr()
+    W = sp.csr_matrix((e, n + 2 * p + k))
     W = stacked[np.argsort(order)] if len(order) == e else W
     variables = sp.vstack([T_a @ W, T_tau @ W]).tocsr()
+    laws = None
+    if nonlinear:
+        # each nonlinear dissipator's secondary: its through variable in the tree, its
+        # across variable in the cotree
+        secondary = variables[[e + c if c < nb else c for c in n_cols]]
+        if secondary[:, n + p:n + 2 * p].count_nonzero():
+            raise UnsupportedNetwork("a nonlinear dissipator's variable depends on the rate of a "
+                                     "source (through a dependent energy store)" + _SYMBOLIC)
+        output_is_primary = np.array([(el.output == "across") == (c < nb)
+                                      for el, c in zip(nonlinear, n_cols)], dtype=bool)
+        laws = NonlinearLaws(nonlinear, output_is_primary, secondary[:, :n],
+                             secondary[:, n:n + p], secondary[:, n + 2 * p:],
+                             solved[:n, n + 2 * m:], given)
     variables.eliminate_zeros()
     edge_order = list(branches) + list(chords)
     rows = {f"{edge}.across": k for k, edge in enumerate(edge_order)}
@@ -462,7 +709,8 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
                  and group[column[el.edges[0].name]] == 1]
     return SparseStateSpace(A=A, B=B, E=E, states=states, inputs=[i.name for i in inputs],
                             signals={i.name: i.signal for i in inputs}, variables=variables,
-                            rows=rows, outputs=tuple(outputs), dependent_stores=dependent)
+                            rows=rows, outputs=tuple(outputs), dependent_stores=dependent,
+                            nonlinear=laws)
 
 
 def _primary_groups(net: Network, topo, column: Mapping[str, int]) -> np.ndarray:
@@ -479,6 +727,8 @@ def _primary_groups(net: Network, topo, column: Mapping[str, int]) -> np.ndarray
                 group[k] = 0 if in_tree else 1
             elif kind is Kind.THROUGH_STORE:
                 group[k] = 1 if in_tree else 0
+            elif isinstance(element, NonlinearDissipator):
+                group[k] = 4
             elif kind in _ALGEBRAIC:
                 group[k] = 2
             elif kind in _SOURCES:
@@ -500,9 +750,9 @@ def _terminal_rows(net: Network, column: Mapping[str, int], T_a, T_tau, given: M
     laws: dict[Hashable, _Law] = {}
     members: dict[Hashable, list[Element]] = {}
     for element in net.elements:
-        if element.kind in _SOURCES:
+        if element.kind in _SOURCES or isinstance(element, NonlinearDissipator):
             continue
-        key = _law_key(element)
+        key = type(element)
         if key not in laws:
             laws[key] = _Law(element)
             if not laws[key].linear:

@@ -162,7 +162,7 @@ def simulate_sparse(model: SparseStateSpace, t_span: tuple[float, float],
     return _integrate_linear(model.A, model.B, model.E, model._variables, model.states,
                              model.inputs, model.variable_names, model.signals, model.outputs,
                              t_span, inputs, initial, t_eval, method, rtol, atol, progress,
-                             rows=model._rows)
+                             rows=model._rows, nonlinear=model.nonlinear)
 
 
 def switching_times(signal: Any, t0: float, t1: float) -> list[float]:
@@ -280,9 +280,11 @@ def _sparse_linear(model: StateSpace):
 
 def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, outputs,
                       t_span, inputs, initial, t_eval, method, rtol, atol, progress,
-                      rows=None) -> Result:
-    """Integrate ``w' = A w + (A E + B) u`` with ``x = w + E u``, restarting at the sources'
-    switching times; every variable is ``variables @ [x; u; u']``."""
+                      rows=None, nonlinear=None) -> Result:
+    """Integrate ``w' = A w + (A E + B) u (+ G n)`` with ``x = w + E u``, restarting at the
+    sources' switching times; every variable is ``variables @ [x; u; u' (; n)]``, ``n``
+    the primaries of the nonlinear dissipators (:class:`~vecnet.formulation.numeric.
+    NonlinearLaws`)."""
     _check_names(inputs, initial, input_names, states)
     x0 = _initial_values(initial, states)
     t0, t1, times = time_grid(t_span, t_eval)
@@ -292,19 +294,38 @@ def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, 
     method = method or ("LSODA" if n <= 64 else "BDF")
     A, E = sp.csr_matrix(A), sp.csr_matrix(E)
     B_w = sp.csr_matrix(A @ E + B)
-    options = {}
-    if method in _SPARSE_JACOBIAN:
-        options["jac"] = A.tocsc()
-    elif method == "LSODA" and n <= 1000:
-        dense = A.toarray()  # LSODA takes a function, and dense matrices only
-        options["jac"] = lambda time, w: dense
     stops = sorted({x for value in signals.values() for x in switching_times(value, t0, t1)})
     edges = [t0, *(stops if len(stops) <= MAX_RESTARTS else ()), t1]
     watch = Watch(t0, t1, progress, names=states)
 
-    def rhs(time, w):
-        watch(time, w)
-        return A @ w + B_w @ u_fn(time)
+    if nonlinear is None:
+        def rhs(time, w):
+            watch(time, w)
+            return A @ w + B_w @ u_fn(time)
+
+        jacobian = None
+    else:
+        G = nonlinear.G
+
+        def rhs(time, w):
+            watch(time, w)
+            u = u_fn(time)
+            return A @ w + B_w @ u + G @ nonlinear.solve(w + E @ u, u, time)
+
+        def jacobian(time, w):
+            u = u_fn(time)
+            x = w + E @ u
+            return A + G @ nonlinear.sensitivity(x, u, nonlinear.solve(x, u, time), time)
+
+    options = {}
+    if method in _SPARSE_JACOBIAN:
+        options["jac"] = A.tocsc() if jacobian is None else \
+            (lambda time, w: sp.csc_matrix(jacobian(time, w)))
+    elif method == "LSODA" and n <= 1000:
+        # LSODA takes a function, and dense matrices only
+        dense = A.toarray()
+        options["jac"] = (lambda time, w: dense) if jacobian is None else \
+            (lambda time, w: jacobian(time, w).toarray())
 
     w = x0 - E @ u_fn(t0)
     pieces = []
@@ -334,9 +355,12 @@ def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, 
     xs = ws + E @ us
     rows = rows or {name: k for k, name in enumerate(names)}
     variables = sp.csr_matrix(variables)
+    known = [xs, us, dus]
+    if nonlinear is not None:
+        known.append(nonlinear.evaluate(xs, us, ts))
 
     def values_of(chosen):
-        return variables[[rows[c] for c in chosen]] @ np.vstack([xs, us, dus])
+        return variables[[rows[c] for c in chosen]] @ np.vstack(known)
 
     series = dict(zip(states, xs))
     eager = [name for name in outputs if name not in series]
@@ -446,7 +470,13 @@ def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses,
     z0 = solve_algebraic(lambda z: g(t0, x0, z, u_fn(t0), du_fn(t0)), guesses, model.z_names,
                          "initial")
     y0 = np.concatenate([x0, z0])
-    yp0 = np.concatenate([f(t0, x0, z0, u_fn(t0), du_fn(t0)), np.zeros(m)])
+    xp0 = f(t0, x0, z0, u_fn(t0), du_fn(t0))
+    # the algebraic variables' rates by a forward difference along the motion: a zero guess
+    # there makes IDA's first error tests fail when they move fast
+    h = 1e-7 * (1.0 + abs(times[-1] - t0))
+    z1 = solve_algebraic(lambda z: g(t0 + h, x0 + h * xp0, z, u_fn(t0 + h), du_fn(t0 + h)),
+                         z0, model.z_names, "initial")
+    yp0 = np.concatenate([xp0, (z1 - z0) / h])
 
     def residual(time, y, yp, res):
         watch(time, y)
