@@ -170,7 +170,6 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     policy = content_security_policy(scripts)
     page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{name} — vecnet report</title><style>{katex_style}</style>"
             f"<style>{_STYLE}</style></head><body>"
             f"<h1>{name}</h1>"
