@@ -1,7 +1,8 @@
 """How floating-point numbers are shown: one rule for text, LaTeX and reports.
 
-Numbers the user wrote exactly (``pi/2``, ``1/3``, ``0.1`` in a model file's
-expression) are sympy's exact numbers and are shown as they are. Floats, which
+Numbers the user wrote exactly (``pi/2``, ``1/3`` in a model file's expression)
+are sympy's exact numbers and are shown as they are; a decimal such as ``0.1``
+is the double nearest to it, which shows as ``0.1`` again. Floats, which
 come from numerics or from JSON numbers, are shown to :data:`DIGITS`
 significant digits, and whole floats as integers (``2 m`` reads better than
 ``2.00000 m``).
@@ -17,7 +18,7 @@ import sympy
 __all__ = ["DIGITS", "format_number", "shown_number", "round_floats"]
 
 #: Significant digits of a float in every listing, LaTeX formula and report.
-DIGITS = 6
+DIGITS = 4
 #: Whole floats below this size are shown as integers; larger ones keep the float form
 #: (``5e+9`` rather than ten digits of ``5000000000``).
 _WHOLE_LIMIT = 1e15
@@ -29,7 +30,7 @@ def shown_number(x: float, digits: int = DIGITS) -> sympy.Number:
     is for display only).
 
     >>> shown_number(1.5707963267948966), shown_number(2.0), shown_number(1.234e-7)
-    (1.5708, 2, 1.234e-7)
+    (1.571, 2, 1.234e-7)
     """
     value = float(x)
     if value.is_integer() and abs(value) < _WHOLE_LIMIT:
@@ -42,7 +43,7 @@ def format_number(x: Any, digits: int = DIGITS) -> str:
     floats rounded by :func:`shown_number`.
 
     >>> format_number(0.08333333333333333), format_number(3), format_number(sympy.pi / 2)
-    ('0.0833333', '3', 'pi/2')
+    ('0.08333', '3', 'pi/2')
     """
     if isinstance(x, sympy.Basic):
         return sympy.sstr(round_floats(x, digits))

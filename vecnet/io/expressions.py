@@ -5,9 +5,7 @@ Model files are data, so their formulas are never handed to ``eval``,
 Python's :mod:`ast` module (``mode="eval"``, which only parses) and builds the
 sympy expression itself, node by node, from a short whitelist:
 
-* numbers: integer and decimal literals (no complex, no booleans), read exactly:
-  ``0.1`` is ``Rational(1, 10)`` and ``2.5e-3`` is ``Rational(1, 400)``, so what the
-  file says (``pi/2``, ``1/3``, ``0.1``) stays exact in every output;
+* numbers: integer and float literals (no complex, no booleans);
 * names: the declared parameters handed in as ``names``, the time ``t`` and
   the constants ``pi`` and ``e``; a dotted name such as ``crank.omega`` only
   when ``names`` holds it under that exact key;
@@ -46,7 +44,6 @@ import sys
 import unicodedata
 import warnings
 from collections.abc import Mapping
-from fractions import Fraction
 
 import sympy
 from sympy.printing.precedence import precedence
@@ -329,8 +326,7 @@ class _Builder:
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise self.refuse(node, "number out of range")
-            # the decimal as written, exactly: 0.1 is 1/10, not the double nearest to it
-            return sympy.Rational(Fraction(ast.get_source_segment(self.text, node)))
+            return sympy.Float(value)
         return sympy.Integer(value)
 
     def name(self, ident: str, node: ast.AST) -> sympy.Expr:
