@@ -42,7 +42,7 @@ def test_report_renders_in_chromium(tmp_path, name):
     dom = chromium("--dump-dom", url)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "<svg" in dom.stdout                                  # the diagram and the plots
-    assert dom.stdout.count('<table class="matrix"') == 4       # [IN], [A], [CU], [CI]
+    assert dom.stdout.count('<pre class="tex typeset"') >= 5    # [IN], [A], [CU], [CI], equations
     assert "Fundamental cutset matrix" in dom.stdout
     assert console_errors(dom.stderr) == []
 

@@ -8,9 +8,10 @@ outputs are tested on their own.
 
 Facts checked from outside the code:
 
-* the page files, parsed with :mod:`html.parser`: no ``script``, ``iframe``,
-  ``img`` ... element, no ``on...`` attribute, no ``javascript:`` value, no
-  comment, and every payload present as text;
+* the page files, parsed with :mod:`html.parser`: no ``script`` but the page's own
+  two (KaTeX and the call that typesets), no ``iframe``, ``img`` ... element, no
+  ``on...`` attribute, no ``javascript:`` value, no comment, and every payload
+  present as text (or, escaped, in the LaTeX text that KaTeX typesets);
 * two headless Chromium runs (``--dump-dom``): the network page (its own
   Content-Security-Policy removed, so that the escaping alone is measured) with
   the mechanism page's body added, and the mechanism page as written with a
@@ -21,14 +22,20 @@ Facts checked from outside the code:
 from __future__ import annotations
 
 import math
+import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
+import sympy
 
 from test_output_escaping import allow_any_name, hostile_mechanism, hostile_network
 from test_report_browser import CHROMIUM, chromium, console_errors
 from vecnet.io.model import Model
-from vecnet.report import CONTENT_SECURITY_POLICY, report
+from vecnet import latex
+from vecnet.report import _RENDER_SCRIPT, CONTENT_SECURITY_POLICY, content_security_policy, report
+
+ROOT = Path(__file__).parent.parent
 
 PAYLOADS = [
     "<script>document['title']='XSS0'</script>",
@@ -49,7 +56,14 @@ PAYLOADS = [
     "<details open ontoggle=document['title']='XSS15'>",
     "</style></svg></pre><script>document['title']='XSS16'</script>",
     "<math><mtext><table><mglyph><style><img src=x onerror=document['title']='XSS17'>",
+    # out of the LaTeX that KaTeX reads, and out of the script element around KaTeX
+    "}\\end{aligned}\\href{javascript:document['title']='XSS18'}{x}</script><script>"
+    "document['title']='XSS18'</script>",
 ]
+#: The page's own scripts (KaTeX and the call that typesets the formulas); any other
+#: script in a page means a name became markup.
+OWN_SCRIPTS = {(ROOT / "vecnet" / "static" / "katex" / "katex.min.js").read_text(encoding="utf-8"),
+               _RENDER_SCRIPT}
 #: Elements no report has; any of them in a page means a name became markup.
 INJECTED = {"script", "iframe", "img", "object", "embed", "details", "foreignobject",
             "frame", "frameset", "base", "form", "input", "link", "mglyph", "div"}
@@ -65,7 +79,8 @@ class Page(HTMLParser):
         self.comments: list[str] = []
         self.text: list[str] = []
         self.title = ""
-        self._in_title = False
+        self.scripts: list[str] = []
+        self._in_title = self._in_script = False
         self.feed(markup)
         self.close()
 
@@ -73,14 +88,21 @@ class Page(HTMLParser):
         self.tags.append(tag)
         self.attributes += [(tag, key, value or "") for key, value in attrs]
         self._in_title = tag == "title"  # the page's is the first; the SVG's come later
+        self._in_script = tag == "script"
+        if self._in_script:
+            self.scripts.append("")
 
     handle_startendtag = handle_starttag
 
     def handle_endtag(self, tag):
         if tag == "title":
             self._in_title = False
+        self._in_script = False
 
     def handle_data(self, data):
+        if self._in_script:
+            self.scripts[-1] += data
+            return
         self.text.append(data)
         if self._in_title and not self.title:
             self.title = data
@@ -100,7 +122,10 @@ ACTIVE = {"href", "xlink:href", "src", "srcdoc", "action", "formaction", "data",
 
 def injected(page: Page) -> list:
     """Elements and attributes that no report has of its own."""
+    own = sum(script in OWN_SCRIPTS for script in page.scripts)
     bad = [t for t in page.tags if t in INJECTED]
+    for _ in range(own):
+        bad.remove("script")
     for tag, key, value in page.attributes:
         compact = "".join(value.split()).lower()
         if key.startswith("on") or key in ("srcdoc", "src", "formaction", "background"):
@@ -140,12 +165,17 @@ def test_page_files_hold_the_payloads_as_text(pages, kind):
     assert page.comments == []
     assert page.title == f"{models[kind].name} — vecnet report"
     text = "".join(page.text)
-    for payload in PAYLOADS:
-        assert payload in text, payload                          # shown, not dropped
+    for payload in PAYLOADS:                                     # shown, not dropped:
+        escaped = latex(sympy.Symbol(payload))                   # as text or in the LaTeX
+        assert payload in text or escaped[len(r"\mathrm{"):-1] in text, payload
     csp = [v for t, k, v in page.attributes if t == "meta" and k == "content"
            and ("meta", "http-equiv", "Content-Security-Policy") in page.attributes]
-    assert csp == [CONTENT_SECURITY_POLICY]
-    assert "script-src" not in CONTENT_SECURITY_POLICY and "default-src 'none'" in csp[0]
+    # the page's own scripts (KaTeX and the call that typesets) by hash, nothing else
+    scripts = re.findall(r"<script>(.*?)</script>", markup, re.S)
+    assert len(scripts) == 2
+    assert csp == [content_security_policy(scripts)]
+    assert csp[0].startswith(CONTENT_SECURITY_POLICY + "; script-src 'sha256-")
+    assert "default-src 'none'" in csp[0] and "unsafe-inline' " not in csp[0].split("script-src")[1]
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
@@ -174,6 +204,7 @@ def test_no_payload_runs_in_chromium(pages, tmp_path):
         assert dom.title == f"{model.name} — vecnet report", dom.title   # no script ran
         assert not dom.title.startswith(("XSS", "CSP-FAILED"))
         assert injected(dom) == (["script"] if i == 1 else [])   # only the test's own script
-        assert {"svg", "math", "table"} <= set(dom.tags)         # the page rendered
+        assert {"svg", "math"} <= set(dom.tags)                  # the page rendered
+        assert 'class="tex typeset"' in run.stdout               # KaTeX ran (its hash)
         if i == 0:
             assert console_errors(run.stderr) == []

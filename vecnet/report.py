@@ -1,35 +1,38 @@
 """Teaching reports: one self-contained HTML page with every step of a formulation.
 
 The page needs no LaTeX and no network: the diagram and the plots are inline
-SVG, matrices are labelled HTML tables, equations are aligned text listings
-and presentation MathML (which browsers render natively).
+SVG, and the matrices and equations are LaTeX (from :mod:`vecnet.teaching`)
+typeset in the browser by KaTeX, whose script, style sheet and fonts are part
+of the page (``vecnet/static/katex``). With scripts off, the LaTeX source is
+shown instead.
 
 Names in a model are data, never markup, whatever characters they hold: every
-piece of the page is escaped where it is embedded (text and attributes), the
-MathML is rebuilt element by element from sympy's printer with the names as
-text nodes, and the SVG of the diagram and the plots is parsed and written
-again keeping only drawing elements (no scripts, event handlers, foreign
-content or links out of the picture). As a second wall the page carries a
-Content-Security-Policy that allows no script at all and loads nothing.
+piece of the page is escaped where it is embedded (text and attributes); names
+in the LaTeX are escaped as LaTeX text by :mod:`vecnet.teaching`, and the LaTeX
+itself is the text of an element, which KaTeX reads with ``trust: false`` (no
+links, classes, styles or URLs from the source) and a bounded macro expansion.
+The SVG of the diagram and the plots is parsed and written again keeping only
+drawing elements (no scripts, event handlers, foreign content or links out of
+the picture). As a second wall the page carries a Content-Security-Policy that
+runs only the page's own two inline scripts, named by their SHA-256 hashes, and
+loads nothing: fonts and images are data: URLs.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import io
 import os
+import re
 import tempfile
-import xml.dom
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
-from contextlib import contextmanager
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
 import numpy as np
-import sympy
-from sympy.core.function import AppliedUndef
-from sympy.printing.mathml import MathMLPresentationPrinter
-from sympy.printing.printer import Printer
 
 from .errors import ModelError
 from .matrix import LabeledMatrix
@@ -37,32 +40,65 @@ from .network import Network
 from .planar.mechanism import Mechanism
 from .spatial.mechanism import Mechanism as SpatialMechanism
 
-__all__ = ["report", "write_atomically", "CONTENT_SECURITY_POLICY"]
+__all__ = ["report", "write_atomically", "CONTENT_SECURITY_POLICY", "content_security_policy"]
 
-#: Expressions with more operations than this are listed as text only.
-MATHML_LIMIT = 400
+#: LaTeX longer than this (characters) is listed as text only: KaTeX would take seconds.
+LATEX_LIMIT = 40_000
+#: Labelled matrices with more cells than this are HTML tables rather than LaTeX.
+MATRIX_CELL_LIMIT = 600
 #: Graphs with more edges than this are not drawn (Graphviz's layout time grows steeply:
 #: about 20 s for 400 edges of a ladder); the matrices and equations are still listed.
 DIAGRAM_EDGE_LIMIT = 200
+#: KaTeX's bound on macro expansions per formula (its default is 1000; the LaTeX of a
+#: report defines no macros, so this only stops a runaway).
+MAX_EXPAND = 500
 
-#: The page has no scripts and loads nothing: only inline styles (the style sheet and the
-#: SVG's style attributes) and data: images are allowed; no base URL, no form target.
+#: The policy without scripts: inline styles (the style sheets and the style attributes of
+#: the SVG and of KaTeX's output), data: images and fonts; no base URL, no form target.
+#: :func:`content_security_policy` adds the hashes of a page's own scripts.
 CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-                           "base-uri 'none'; form-action 'none'")
+                           "font-src data:; base-uri 'none'; form-action 'none'")
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem;
        color: #222; line-height: 1.4; }
-h1 { border-bottom: 2px solid #345; } h2 { color: #345; margin-top: 2rem; }
+h1 { border-bottom: 2px solid #345; overflow-wrap: anywhere; } h2 { color: #345; margin-top: 2rem; }
+p { overflow-wrap: anywhere; }
 table.matrix { border-collapse: collapse; font-family: monospace; margin: 0.5rem 0; }
 table.matrix td, table.matrix th { padding: 0.1rem 0.45rem; text-align: right; }
 table.matrix th { color: #567; font-weight: normal; }
 table.matrix td.split { border-left: 2px solid #888; }
 table.matrix td.zero { color: #bbb; }
-pre { background: #f6f7f9; padding: 0.6rem; overflow-x: auto; }
+.scroll { overflow-x: auto; max-width: 100%; }
+pre { background: #f6f7f9; padding: 0.6rem; overflow-x: auto; white-space: pre-wrap; }
+pre.tex { white-space: pre; }
+pre.tex.typeset { background: none; padding: 0.2rem 0; font-family: inherit; white-space: normal;
+                  overflow-y: hidden; }
+pre.tex .katex-display { margin: 0.4rem 0; text-align: left; }
+pre.tex .katex-display > .katex { text-align: left; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
-math { font-size: 1.1em; } .note { color: #666; font-size: 0.9em; }
+.note { color: #666; font-size: 0.9em; }
 """
+
+#: Renders every ``pre.tex`` in place; the source stays when KaTeX fails.
+_RENDER_SCRIPT = """(function () {
+  "use strict";
+  var blocks = document.querySelectorAll("pre.tex");
+  for (var i = 0; i < blocks.length; i++) {
+    var block = blocks[i], source = block.textContent;
+    try {
+      katex.render(source, block, {displayMode: true, throwOnError: false, trust: false,
+                                   strict: "ignore", maxExpand: %d, maxSize: 50});
+      block.classList.add("typeset");
+    } catch (error) {
+      block.textContent = source;
+    }
+  }
+})();""" % MAX_EXPAND
+
+#: The KaTeX fonts in the package (woff2); the style sheet's other fonts are dropped.
+_FONT_FACE = re.compile(r"@font-face\{[^}]*\}")
+_FONT_FILE = re.compile(r"url\(fonts/(KaTeX_[A-Za-z0-9-]+)\.woff2\)")
 
 
 def write_atomically(path: str | os.PathLike, data: str | bytes) -> None:
@@ -104,13 +140,18 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     str
         The HTML text.
 
+    Raises
+    ------
+    ModelError
+        ``model`` is not a model, network or mechanism.
+
     Examples
     --------
     >>> import vecnet as vn
     >>> net = vn.Network("rc")
     >>> _ = net.add(vn.VoltageSource("Vs", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
     ...             vn.Capacitor("C", "g", "b", C=1.0))
-    >>> "<table class=\\"matrix\\"" in report(net, simulate=False)
+    >>> '<pre class="tex">' in report(net, simulate=False)
     True
     """
     from .io.model import Model
@@ -124,13 +165,17 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     body = _network(model, tree, simulate) if model.kind == "network" else \
         _mechanism(model, tree, simulate)
     name = html.escape(title or model.name)
+    katex_script, katex_style = _katex()
+    scripts = [katex_script, _RENDER_SCRIPT]
+    policy = content_security_policy(scripts)
     page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" '
-            f'content="{html.escape(CONTENT_SECURITY_POLICY)}">'
-            f"<title>{name} — vecnet report</title><style>{_STYLE}</style></head><body>"
+            f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">'
+            f"<title>{name} — vecnet report</title><style>{katex_style}</style>"
+            f"<style>{_STYLE}</style></head><body>"
             f"<h1>{name}</h1>"
             + (f"<p>{html.escape(model.description)}</p>" if model.description else "")
-            + body + '<p class="note">Made by vecnet.</p></body></html>\n')
+            + body + '<p class="note">Made by vecnet; formulas typeset by KaTeX.</p>'
+            + "".join(f"<script>{s}</script>" for s in scripts) + "</body></html>\n")
     # a lone surrogate (from a name) cannot be written as UTF-8: show it as \udxxx text
     page = page.encode("utf-8", "backslashreplace").decode("utf-8")
     if path is not None:
@@ -138,8 +183,45 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     return page
 
 
+def content_security_policy(scripts: list[str]) -> str:
+    """:data:`CONTENT_SECURITY_POLICY` with ``script-src`` allowing exactly the inline
+    ``scripts`` (by the SHA-256 hash of their UTF-8 text); no scripts, no ``script-src``.
+
+    >>> content_security_policy(["alert(1)"]).split("; ")[-1]
+    "script-src 'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI='"
+    """
+    if not scripts:
+        return CONTENT_SECURITY_POLICY
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(s.encode("utf-8")).digest()).decode() + "'"
+        for s in scripts)
+    return f"{CONTENT_SECURITY_POLICY}; script-src {hashes}"
+
+
+@lru_cache(maxsize=1)
+def _katex() -> tuple[str, str]:
+    """KaTeX's script and its style sheet with the packaged fonts as data: URLs."""
+    folder = resources.files("vecnet") / "static" / "katex"
+    script = (folder / "katex.min.js").read_text(encoding="utf-8")
+    if "</script" in script.lower() or "<!--" in script:
+        raise RuntimeError("the packaged KaTeX cannot be inlined in a <script> element")
+
+    def embedded(match: re.Match) -> str:
+        rule = match.group(0)
+        font = _FONT_FILE.search(rule)
+        path = folder / "fonts" / f"{font.group(1)}.woff2" if font else None
+        if path is None or not path.is_file():
+            return ""  # a font the package leaves out: the browser's own is used
+        data = base64.b64encode(path.read_bytes()).decode("ascii")
+        source = f'url(data:font/woff2;base64,{data}) format("woff2")'
+        return re.sub(r"src:[^;}]*", lambda _: "src:" + source, rule)
+
+    style = _FONT_FACE.sub(embedded, (folder / "katex.min.css").read_text(encoding="utf-8"))
+    return script, style
+
+
 def _network(model, tree, simulate: bool) -> str:
-    from .teaching import text
+    from .teaching import latex, text
 
     net = model.system
     tree = tree or model.tree or "normal"
@@ -152,14 +234,9 @@ def _network(model, tree, simulate: bool) -> str:
         "The three equation sets",
         f"<p>{counts['unknowns']} unknowns: {counts['cutset']} cutset, {counts['circuit']} "
         f"circuit and {counts['terminal']} terminal equations.</p>"
-        + _pre("Cutset equations", text(eqs.cutset)) + _pre("Circuit equations", text(eqs.circuit))
-        + _pre("Terminal equations", text(eqs.terminal))))
+        + _math(latex(eqs), text(eqs))))
     ss = model.state_space()
-    state = f"<pre>{html.escape(ss.diagnosis())}</pre>" + "".join(
-        _math(eq) for eq in ss.state_equations())
-    if ss.is_linear:
-        for name in ("A", "B", "C", "D"):
-            state += f"<p>{name} = {_math(getattr(ss, name), inline=True)}</p>"
+    state = f"<pre>{html.escape(ss.diagnosis())}</pre>" + _math(latex(ss), text(ss))
     parts.append(_section("State equations", state))
     if simulate:
         res = model.simulate(t_span=model.t_span or (0.0, 1.0))
@@ -169,6 +246,8 @@ def _network(model, tree, simulate: bool) -> str:
 
 
 def _mechanism(model, tree, simulate: bool) -> str:
+    from .teaching import latex, text
+
     mech = model.system
     coordinates = tree if tree in ("joint", "absolute") else model.coordinates
     eom = mech.formulate(coordinates=coordinates)
@@ -176,11 +255,7 @@ def _mechanism(model, tree, simulate: bool) -> str:
     parts = [_section("Vector network", _diagram(mech, topo))]
     parts.append(_topology(topo))
     dynamics = (f"<p>Coordinates ({len(eom.q)}): {html.escape(', '.join(eom.coordinates))}</p>"
-                + "<p>Constraints from the circuits of the cut joints:</p>"
-                + "".join(_math(sympy.Eq(c, 0), label=n)
-                          for n, c in zip(eom.constraint_names, eom.constraints))
-                + _law(eom)
-                + f"<p>M = {_math(eom.M, inline=True)}</p><p>Q = {_math(eom.Q, inline=True)}</p>")
+                + _math(latex(eom), text(eom)))
     parts.append(_section("Equations of motion", dynamics))
     if simulate:
         t_end = float((model.t_span or (0.0, 1.0))[1])
@@ -191,17 +266,6 @@ def _mechanism(model, tree, simulate: bool) -> str:
         parts.append(_section("Simulation", _figure(_plot(res, names), caption)
                               + _figure(_plot(res, ["energy"]), "Total energy.")))
     return "".join(parts)
-
-
-def _law(eom) -> str:
-    """The equations of motion in words: when the speeds are the coordinates' rates, in
-    q''; otherwise in speeds u with q' = N(q) u (quaternion rates from ω)."""
-    phi = "Φ<sub>{}</sub><sup>T</sup> λ"
-    if eom.speeds_are_rates:
-        return f"<p>Equations of motion M(q) q'' = Q(q, q', t) + {phi.format('q')} with</p>"
-    return (f"<p>Speeds ({len(eom.u)}): {html.escape(', '.join(eom.speed_names))}</p>"
-            f"<p>Equations of motion q' = N(q) u, M(q) u' = Q(q, u, t) + {phi.format('u')} "
-            "with</p>")
 
 
 def _diagram(system: Network | Mechanism, topo) -> str:
@@ -223,141 +287,55 @@ def _diagram(system: Network | Mechanism, topo) -> str:
 def _topology(topo) -> str:
     return _section(
         "Topology",
-        _table("Incidence matrix [IN]", topo.incidence)
-        + _table("Reduced incidence matrix [A] "
-                 f"(datum {html.escape(', '.join(map(str, topo.datum)))})",
-                 topo.reduced_incidence)
+        _matrix("Incidence matrix [IN]", topo.incidence)
+        + _matrix("Reduced incidence matrix [A] "
+                  f"(datum {html.escape(', '.join(map(str, topo.datum)))})",
+                  topo.reduced_incidence)
         + f"<p>Tree: {html.escape(', '.join(topo.branches))}<br>Cotree: "
           f"{html.escape(', '.join(topo.chords))}</p>"
-        + _table("Fundamental cutset matrix [CU] = [1 | A<sub>c</sub>]", topo.cutset)
-        + _table("Fundamental circuit matrix [CI] = [B<sub>t</sub> | 1]", topo.circuit))
+        + _matrix("Fundamental cutset matrix [CU] = [1 | A<sub>c</sub>]", topo.cutset)
+        + _matrix("Fundamental circuit matrix [CI] = [B<sub>t</sub> | 1]", topo.circuit))
 
 
 def _section(title: str, content: str) -> str:
     return f"<section><h2>{html.escape(title)}</h2>{content}</section>"
 
 
+def _matrix(caption: str, m: LabeledMatrix) -> str:
+    """A labelled matrix as LaTeX in brackets, or as an HTML table when large; ``caption``
+    is markup (escape names in it)."""
+    from .teaching import latex
+
+    if m.shape[0] * m.shape[1] > MATRIX_CELL_LIMIT or 0 in m.shape:
+        return _table(caption, m)
+    return f"<p>{caption}</p>" + _math(latex(m, brackets=True), str(m))
+
+
 def _table(caption: str, m: LabeledMatrix) -> str:
     """A labelled matrix as an HTML table; ``caption`` is markup (escape names in it)."""
-    values = m.toarray()
+    from .numbers import format_number
+
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in m.columns)
     rows = []
-    for label, line in zip(m.rows, values):
+    for label, line in zip(m.rows, m.toarray()):
         cells = []
         for j, x in enumerate(line):
             classes = (["split"] if m.split is not None and j == m.split else []) + \
                 (["zero"] if x == 0 else [])
             attr = f' class="{" ".join(classes)}"' if classes else ""
-            cells.append(f"<td{attr}>{int(x) if float(x).is_integer() else x}</td>")
+            cells.append(f"<td{attr}>{html.escape(format_number(x))}</td>")
         rows.append(f"<tr><th>{html.escape(str(label))}</th>{''.join(cells)}</tr>")
-    return (f'<p>{caption}</p><table class="matrix"><tr><th></th>{head}</tr>'
-            + "".join(rows) + "</table>")
+    return (f'<p>{caption}</p><figure class="scroll"><table class="matrix"><tr><th></th>{head}</tr>'
+            + "".join(rows) + "</table></figure>")
 
 
-def _pre(title: str, listing: str) -> str:
-    return f"<p>{html.escape(title)}:</p><pre>{html.escape(listing)}</pre>"
-
-
-def _math(expr: Any, inline: bool = False, label: str | None = None) -> str:
-    """``expr`` as presentation MathML (or as escaped text when too large to typeset)."""
-    prefix = f"<span class=\"note\">{html.escape(label)}</span>" if label else ""
-    if sympy.count_ops(expr) > MATHML_LIMIT:
-        return f"{prefix}<pre>{html.escape(str(expr))}</pre>"
-    try:
-        math = _mathml(expr)
-    except ValueError:  # something the whitelist does not know: show the text instead
-        return f"{prefix}<pre>{html.escape(str(expr))}</pre>"
-    math.set("display", "inline" if inline else "block")
-    return prefix + ET.tostring(math, encoding="unicode")
-
-
-# -- MathML: sympy's printer, rebuilt with names as text ---------------------------------
-class _MathMLPrinter(MathMLPresentationPrinter):
-    """sympy's presentation printer, with the text of symbol and function names marked.
-
-    sympy writes every text node raw, so that its own entity references (``&dd;``,
-    ``&InvisibleTimes;``) pass through; a name is then markup. This printer marks the
-    text nodes that hold names, so that :func:`_mathml` keeps them as they are (text)
-    and only turns sympy's own text from markup into characters.
-    """
-
-    def __init__(self, settings: dict | None = None) -> None:
-        super().__init__(settings)
-        self._names = False
-        raw_text = self.dom.createTextNode
-
-        def create_text(data: str) -> Any:
-            node = raw_text(data)
-            node.is_name = self._names
-            return node
-
-        self.dom.createTextNode = create_text
-
-    @contextmanager
-    def _name_text(self) -> Iterator[None]:
-        self._names, before = True, self._names
-        try:
-            yield
-        finally:
-            self._names = before
-
-    def _print_Symbol(self, sym: Any, style: str = "plain") -> Any:
-        with self._name_text():
-            return super()._print_Symbol(sym, style)
-
-    def _print_Function(self, e: Any) -> Any:
-        if not isinstance(e, AppliedUndef):
-            return super()._print_Function(e)
-        # an undefined function (a user's name): the name as text, the arguments as usual
-        name = self.dom.createElement("mi")
-        with self._name_text():
-            name.appendChild(self.dom.createTextNode(e.func.__name__))
-        row = self.dom.createElement("mrow")
-        row.appendChild(name)
-        row.appendChild(self._paren_comma_separated(*e.args))
-        return row
-
-
-#: The presentation MathML elements and attributes sympy writes; anything else is refused.
-_MATHML_ELEMENTS = frozenset(
-    "math mrow mi mn mo ms mtext mspace msub msup msubsup mfrac msqrt mroot mfenced mtable "
-    "mtr mtd mover munder munderover menclose mstyle mpadded mphantom merror".split())
-_MATHML_ATTRIBUTES = frozenset(
-    "display mathvariant notation columnalign open close separators stretchy fence accent "
-    "accentunder linethickness form lspace rspace mathsize columnspacing rowspacing width "
-    "height depth align frame displaystyle scriptlevel bevelled".split())
-
-
-def _mathml(expr: Any) -> ET.Element:
-    """``<math>`` for ``expr``, built as an element tree from sympy's DOM: names stay text
-    (escaped when written), sympy's own text has its entity references resolved, and an
-    element or attribute outside the MathML whitelist raises ValueError."""
-    math = ET.Element("math")
-    math.append(_from_dom(Printer._print(_MathMLPrinter(), expr)))
-    return math
-
-
-def _from_dom(node: Any) -> ET.Element:
-    if node.tagName not in _MATHML_ELEMENTS:
-        raise ValueError(f"unexpected MathML element {node.tagName!r}")
-    attributes = {}
-    for key, value in node.attributes.items():
-        if key not in _MATHML_ATTRIBUTES:
-            raise ValueError(f"unexpected MathML attribute {key!r}")
-        attributes[key] = html.unescape(value)  # sympy's own values, e.g. open="&#x5B;"
-    element = ET.Element(node.tagName, attributes)
-    last: ET.Element | None = None
-    for child in node.childNodes:
-        if child.nodeType == xml.dom.Node.TEXT_NODE:
-            text = child.data if getattr(child, "is_name", False) else html.unescape(child.data)
-            if last is None:
-                element.text = (element.text or "") + text
-            else:
-                last.tail = (last.tail or "") + text
-        elif child.nodeType == xml.dom.Node.ELEMENT_NODE:
-            last = _from_dom(child)
-            element.append(last)
-    return element
+def _math(tex: str, listing: str) -> str:
+    """A display formula: the LaTeX ``tex`` as the text of a ``pre.tex`` element, which
+    the page's script typesets (the source is what shows without scripts), or the plain
+    text ``listing`` when ``tex`` is too long to typeset quickly."""
+    if len(tex) > LATEX_LIMIT:
+        return f"<pre>{html.escape(listing)}</pre>"
+    return f'<pre class="tex">{html.escape(tex, quote=False)}</pre>'
 
 
 # -- SVG: parsed and written again with drawing elements only -----------------------------

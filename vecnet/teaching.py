@@ -15,7 +15,8 @@
 Edge variables are functions of time in the equations (``v_R3(t)``); the
 listings drop the ``(t)`` and write time derivatives as ``v_C6'`` (text) or
 ``\\dot{v}_{C6}`` (LaTeX). Floating-point numbers are shown to ``digits``
-significant digits (``None`` keeps them all).
+significant digits (:data:`vecnet.numbers.DIGITS` unless told; ``None`` keeps them
+all); exact numbers (``pi/2``, ``1/3``) stay exact.
 
 Names are text in the LaTeX, whatever characters they hold: sympy would write a
 symbol's name raw (``\\input{...}``, ``$`` or ``}`` in a name would be read as
@@ -35,6 +36,7 @@ from sympy.core.function import AppliedUndef
 from .draw import _plain
 from .elements.base import t
 from .matrix import LabeledMatrix
+from .numbers import DIGITS, round_floats
 
 __all__ = ["latex", "text"]
 
@@ -47,7 +49,7 @@ REPR_CELL_LIMIT = 2500
 REPR_CHAR_LIMIT = 200_000
 
 
-def latex(obj: Any, digits: int | None = 4, **options: Any) -> str:
+def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
     """LaTeX for a labelled matrix, equations, network equations, a state-space model or
     multibody equations (math mode, without the surrounding ``$``).
 
@@ -59,7 +61,7 @@ def latex(obj: Any, digits: int | None = 4, **options: Any) -> str:
         Significant digits of floating-point numbers; ``None`` shows them all.
     options
         For a LabeledMatrix, ``labels=False`` drops the labels and brackets the
-        entries. For MultibodyEquations, ``matrix_form=True``/``False`` forces or
+        entries; ``brackets=True`` keeps the labels outside stretching brackets. For MultibodyEquations, ``matrix_form=True``/``False`` forces or
         forbids writing ``M`` and ``Q`` as matrices (default: matrices when
         small), and ``simplify=True`` applies ``sympy.trigsimp`` to every entry
         (slow for large systems).
@@ -83,7 +85,7 @@ def latex(obj: Any, digits: int | None = 4, **options: Any) -> str:
     return _dispatch(obj, "latex", digits, options)
 
 
-def text(obj: Any, digits: int | None = 4, **options: Any) -> str:
+def text(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
     """Aligned plain text for the same objects as :func:`latex`.
 
     Examples
@@ -117,7 +119,7 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
         raise OutputError(f"digits must be a positive integer or None; got {digits!r}")
     show = _Printer(style, digits)
     if isinstance(obj, LabeledMatrix):
-        handler, allowed = _matrix, ("labels",)
+        handler, allowed = _matrix, ("labels", "brackets")
     elif isinstance(obj, NetworkEquations):
         handler, allowed = _network_equations, ()
     elif isinstance(obj, StateSpace):
@@ -167,14 +169,7 @@ class _Printer:
         plain = {f: self._stand_in(f.func.__name__, 0) for f in expr.atoms(AppliedUndef)
                  if f.args == (t,)}
         expr = expr.xreplace(plain) if plain else expr
-        if self.digits is not None:
-            floats = {}
-            for f in expr.atoms(sympy.Float):
-                # whole numbers as integers: "2 m" reads better than "2.000 m"
-                floats[f] = (sympy.Integer(int(f)) if float(f).is_integer()
-                             else sympy.Float(f, self.digits))
-            expr = expr.xreplace(floats) if floats else expr
-        return expr
+        return round_floats(expr, self.digits)
 
     def _stand_in(self, name: str, order: int) -> sympy.Symbol:
         symbol = sympy.Symbol(name + "'" * order, real=True)
@@ -242,8 +237,10 @@ def _is_identifier(name: str) -> bool:
 def _symbol_tex(name: str) -> str:
     """LaTeX for a symbol named ``name``: sympy's own for a plain identifier, the
     ``v_{...}`` subscript form with the rest escaped for an edge variable of an unusual
-    edge name, and the whole name escaped otherwise."""
-    if _is_identifier(name):
+    edge name, and the whole name escaped otherwise. sympy would read a second ``_`` as a
+    second subscript (``Q_my_pump`` as ``Q_{my pump}``): such names are escaped, so the
+    subscript shows the edge name as written."""
+    if _is_identifier(name) and "_" not in name.partition("_")[2]:
         return sympy.latex(sympy.Symbol(name))
     head, sep, rest = name.partition("_")
     if sep and rest and head.isascii() and head.isalpha():
@@ -330,18 +327,19 @@ def _equation_list(equations: list[sympy.Eq], show: _Printer) -> str:
 
 # -- labelled matrices -----------------------------------------------------------------
 def _entry_tex(x: Any, show: _Printer) -> str:
-    if isinstance(x, (bool, np.bool_)):
-        return str(int(x))
-    if isinstance(x, (int, np.integer)):
+    if isinstance(x, (bool, np.bool_, int, np.integer)):
         return str(int(x))
     if isinstance(x, (float, np.floating)):
-        return str(int(x)) if float(x).is_integer() else show(sympy.Float(float(x)))
+        return show(sympy.Float(float(x)))
     return show(x)
 
 
-def _matrix(m: LabeledMatrix, show: _Printer, labels: bool = True) -> str:
+def _matrix(m: LabeledMatrix, show: _Printer, labels: bool = True,
+            brackets: bool = False) -> str:
     cells = m.toarray()
     split = m.split if m.split is not None and 0 < m.split < m.shape[1] else None
+    if show.is_latex and labels and brackets and 0 not in m.shape:
+        return _bracketed(m, [[_entry_tex(x, show) for x in line] for line in cells], split)
     if not show.is_latex:
         if labels:
             return str(m)
@@ -365,6 +363,36 @@ def _matrix(m: LabeledMatrix, show: _Printer, labels: bool = True) -> str:
                 + " \\\\\n".join(rows) + "\n\\end{array}")
     return ("\\left[\\begin{array}{" + "".join(spec) + "}\n" + " \\\\\n".join(body)
             + "\n\\end{array}\\right]")
+
+
+def _bracketed(m: LabeledMatrix, entries: list[list[str]], split: int | None) -> str:
+    """The entries in stretching brackets, row labels on the left and column labels above.
+
+    Labels and entries are two arrays side by side and one above the other; a column gets
+    the same width in both from a phantom of its label over its longest entry, set in
+    the first row of each, and the column labels are moved right by the width of the
+    bracket (a phantom of it, less the null delimiter that ``\\right.`` adds).
+    """
+    spec = ["r"] * m.shape[1]
+    if split is not None:
+        spec.insert(split, "|")
+    spec_tex = "".join(spec)
+    labels = [_name_tex(c) for c in m.columns]
+    widths = [rf"\hphantom{{\begin{{matrix}}{label} \\ {max((r[j] for r in entries), key=len)}"
+              r"\end{matrix}}" for j, label in enumerate(labels)]
+
+    def first_row(cells: list[str]) -> str:
+        return " & ".join(rf"{w}\mathllap{{{c}}}" for w, c in zip(widths, cells))
+
+    body = " \\\\\n".join([first_row(entries[0])] + [" & ".join(r) for r in entries[1:]])
+    height = r"\vphantom{\begin{array}{c}" + r" \\ ".join("0" * len(entries)) + r"\end{array}}"
+    rows = " \\\\ ".join(_name_tex(r) for r in m.rows)
+    return ("\\begin{array}{rl}\n"
+            rf" & \hphantom{{\left[{height}\right.}}\kern{{-0.12em}}"
+            rf"\begin{{array}}{{{spec_tex}}}{first_row(labels)}\end{{array}} \\" + "\n"
+            rf"\begin{{array}}{{r}}{rows}\end{{array}} & "
+            rf"\left[\begin{{array}}{{{spec_tex}}}" + "\n" + body + "\n" + r"\end{array}\right]"
+            + "\n\\end{array}")
 
 
 def _sympy_matrix(matrix: sympy.MatrixBase, rows: Sequence[str], columns: Sequence[str],
