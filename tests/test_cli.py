@@ -42,7 +42,7 @@ def test_report_of_a_mechanism(tmp_path):
     run = vecnet("report", MODELS / "fourbar.json", "--output", out)
     assert run.returncode == 0, run.stderr
     page = out.read_text()
-    assert "<svg" in page and 'class="matrix"' in page and "<math" in page
+    assert "<svg" in page and '<pre class="tex">' in page
 
 
 def check_refused(status, stderr, path, out):

@@ -173,9 +173,9 @@ def test_the_command_line_reports_a_spatial_file(tmp_path, capsys):
     status, _, err = run(capsys, "report", MODELS / "top.json", "--output", out)
     assert status == 0, err
     page = out.read_text()
-    assert "<svg" in page and 'class="matrix"' in page
+    assert "<svg" in page and '<pre class="tex">' in page
     assert "Coordinates (4): tip.qw, tip.qx, tip.qy, tip.qz" in page   # a ball joint's quaternion
-    assert "Speeds (3): tip.wx, tip.wy, tip.wz" in page
+    assert r"Speeds (3)}\quad u = (\mathrm{tip.wx}, \mathrm{tip.wy}, \mathrm{tip.wz})" in page
 
 
 @pytest.mark.parametrize("command", ["equations", "draw"])

@@ -133,8 +133,6 @@ def test_model_expressions_stay_exact_and_decimals_show_as_written():
     assert vn.text(x * 0.08333333333333333 + 3.9240000000000004) == "0.08333*x + 3.924"
 
 
-@pytest.mark.xfail(strict=True, reason="model.py and planar/mechanism.py turn a body's "
-                   "angle into a float before the formulation (see docs/model-format.md)")
 def test_pendulum_angle_stays_pi_over_2():
     run = subprocess.run([sys.executable, "-m", "vecnet.cli", "equations",
                           str(MODELS / "pendulum.json")],

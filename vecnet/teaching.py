@@ -273,7 +273,7 @@ def _name_tex(label: Hashable) -> str:
         if c in "_&%$#{}":
             out.append("\\" + c)
         elif c == "-":
-            out.append("{-}")  # a hyphen, not a binary minus
+            out.append(r"\text{-}")  # a hyphen, not a minus sign
         elif c == "\\":
             out.append(r"\backslash{}")
         elif c in "~^":

@@ -444,8 +444,9 @@ class _Scope:
             return float(value)
         return self.expr(value, loc, time=time)
 
-    def number(self, value: Any, loc: str) -> float:
-        """A value that must be a number once the declared values are put in."""
+    def number(self, value: Any, loc: str, exact: bool = False) -> float | sympy.Expr:
+        """A value that must be a number once the declared values are put in (with
+        ``exact``, as the sympy number it is: ``pi/2`` stays ``pi/2``)."""
         expr = self.expr(value, loc).xreplace(self.numeric)
         missing = sorted(map(str, expr.free_symbols))
         if missing:
@@ -457,7 +458,7 @@ class _Scope:
             raise _error(loc, f"the value {expr} is not a real number") from None
         if not math.isfinite(number):
             raise _error(loc, "the value is not finite")
-        return number
+        return expr if exact else number
 
     def vector(self, values: list, loc: str) -> tuple[float, ...]:
         """Numbers (see :meth:`number`) of a list, e.g. a position or an axis."""
@@ -920,7 +921,7 @@ class _PlanarReader(_MechanismReader):
             raise _error(f"{loc}/inertia", f"inertia of body {name!r} must be zero or more; "
                                            f"got {number:g}")
         position = self.scope.vector(entry["position"], f"{loc}/position")
-        angle = self.scope.number(entry.get("angle", 0.0), f"{loc}/angle")
+        angle = self.scope.number(entry.get("angle", 0.0), f"{loc}/angle", exact=True)
         return self.call(loc, self.mech.body, name, mass=mass, inertia=inertia,
                          position=position, angle=angle)
 

@@ -31,11 +31,13 @@ class Body(multibody.Body):
     def __init__(self, mechanism: Mechanism, name: str, mass, inertia, position, angle) -> None:
         super().__init__(mechanism, name, mass, inertia)
         self.position = (float(position[0]), float(position[1]))
-        self.angle = float(angle)
+        # an exact angle (-pi/2) stays exact in the joints and springs it sets up
+        self.angle = angle if isinstance(angle, sympy.Basic) and angle.is_number \
+            and angle.is_real else float(angle)
 
     def place(self, local) -> tuple[float, float]:
         """Ground coordinates of the body point at ``local`` in the initial pose."""
-        c, s = math.cos(self.angle), math.sin(self.angle)
+        c, s = math.cos(float(self.angle)), math.sin(float(self.angle))
         return (self.position[0] + c * local[0] - s * local[1],
                 self.position[1] + s * local[0] + c * local[1])
 
@@ -164,9 +166,9 @@ class Mechanism(MechanismBuilder):
         for body in [self.ground, *self.bodies.values()]:
             for point in body._points.values():
                 if point.node == node:
-                    return (*point.position, body.angle)
+                    return (*point.position, float(body.angle))
             if body.node == node:
-                return (*body.position, body.angle)
+                return (*body.position, float(body.angle))
         raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")
 
     # -- formulation -------------------------------------------------------------
