@@ -35,6 +35,10 @@ class Network:
     (('Vs', 'C1'), ('R1',))
     """
 
+    #: The analysis commands of the SPICE netlist the network was read from
+    #: (:class:`vecnet.io.spice.Analyses`), ``None`` for a network built otherwise.
+    analyses: Any = None
+
     def __init__(self, name: str = "network") -> None:
         self.name = name
         self.graph = LinearGraph()
