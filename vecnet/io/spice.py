@@ -231,16 +231,20 @@ def pulse(v1: float, v2: float, td: float, tr: float, tf: float, pw: float,
     [0.0, 0.5, 1.0, 0.0, 1.0]
     """
     v1, v2, td, tr, tf, pw = (sympy.Float(float(x)) for x in (v1, v2, td, tr, tf, pw))
-    local = t - td
+    # times within the pulse in units of its period (of 1 s without one): a Mod by 1 is
+    # exact in floating point, and every piece reads this one expression
+    unit = sympy.Float(float(per)) if per is not None else sympy.Float(1.0)
+    local = (t - td) / unit
     if per is not None:
-        local = sympy.Mod(local, sympy.Float(float(per)))
-    fall_at, low_at = tr + pw, tr + pw + tf
+        local = sympy.Mod(local, 1)
+    rise, high, fall = tr / unit, pw / unit, tf / unit
     # the pulse's height as a fraction: 0 before it, 1 at v2
-    shape = _from(local - tr) - _from(local - fall_at)
+    shape = _from(local - rise) - _from(local - rise - high)
     if tr > 0:
-        shape += (1 - _from(local - tr)) * local / tr
+        shape += (1 - _from(local - rise)) * local / rise
     if tf > 0:
-        shape += (_from(local - fall_at) - _from(local - low_at)) * (low_at - local) / tf
+        shape += (_from(local - rise - high) - _from(local - rise - high - fall)) \
+            * (rise + high + fall - local) / fall
     value = v1 + (v2 - v1) * _from(t - td) * shape
     return sympy.Max(min(v1, v2), sympy.Min(max(v1, v2), value))
 
