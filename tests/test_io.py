@@ -494,6 +494,116 @@ def test_netlist_sources_are_expressions_in_t():
     assert net.element("I2").parameters["I"].value == pulse(0, 1e-3, 0, 1e-6, 1e-6, 1e-3, 2e-3)
 
 
+PULSES = [  # v1 v2 td tr tf pw per: levels that are not exact in binary, falling pulses,
+    # steps without ramps, and ramps far shorter than the period
+    (0.1, 0.3, 1e-3, 2e-4, 1e-4, 5e-4, 2e-3),
+    (2.0, -0.7, 0.0, 1e-6, 3e-6, 1e-3, 4e-3),
+    (0.0, 1.0, 0.0, 1e-6, 1e-6, 1e-3, 4e-3),           # examples/models/rc_filter.cir
+    (0.0, 5.0, 0.25, 0.0, 0.0, 0.3, 1.0),
+    (-1e-3, 1e-3, 0.0, 1e-9, 1e-9, 0.3, 0.7),
+]
+
+
+@pytest.mark.parametrize("v1, v2, td, tr, tf, pw, per", PULSES)
+def test_pulse_stays_within_its_levels_and_keeps_its_corners(v1, v2, td, tr, tf, pw, per):
+    from vecnet.numerics.simulate import switching_times
+
+    wave = pulse(v1, v2, td, tr, tf, pw, per)
+    f = sympy.lambdify(vn.t, wave, "numpy")
+    corners = np.array([td + k * per + c for k in range(40) for c in (0, tr, tr + pw,
+                                                                       tr + pw + tf)])
+    tiny = 1e-3 * min(x for x in (tr, tf, pw, per) if x > 0)
+    times = np.concatenate([np.linspace(0, td + 40 * per, 20_001), corners, corners - tiny,
+                            corners + tiny, np.arange(100) * per, np.arange(100) * per + td])
+    values = f(times)
+    assert values.min() >= min(v1, v2) and values.max() <= max(v1, v2)
+
+    def spice(time):                                   # the definition, written out
+        if time < td:
+            return v1
+        local = (time - td) % per
+        if local < tr:
+            return v1 + (v2 - v1) * local / tr
+        if local < tr + pw:
+            return v2
+        if local < tr + pw + tf:
+            return v2 - (v2 - v1) * (local - tr - pw) / tf
+        return v1
+
+    # away from the corners (where a rounded time may fall in either piece), the definition;
+    # on a ramp, a time rounded by 1e-13 of its size moves the value by that over the ramp
+    away = np.min(np.abs(times[:, None] - corners[None, :]), axis=1) > 1e-9 * per
+    expected = np.array([spice(x) for x in times[away]])
+    ramp = min(x for x in (tr, tf, per) if x > 0)
+    slack = max(1e-9, 1e-13 * times.max() / ramp)
+    np.testing.assert_allclose(values[away], expected, atol=slack * abs(v2 - v1))
+    # the corners within a span are where the simulator restarts
+    span = (0.0, td + 3 * per - tiny)
+    expected = sorted({round(c, 15) for c in corners if span[0] < c < span[1]})
+    found = switching_times(wave, *span)
+    assert len(found) == len(expected)
+    np.testing.assert_allclose(found, expected, atol=1e-12)
+
+
+def test_a_sine_stays_within_its_amplitude_and_waits_for_its_delay():
+    vo, va, freq, td, theta = 0.3, -0.7, 1e3, 2.0, 500.0
+    f = sympy.lambdify(vn.t, sine(vo, va, freq, td, theta), "numpy")
+    times = np.concatenate([np.linspace(0, 4, 400_001), td + np.arange(20) / (4 * freq)])
+    values = f(times)
+    # before td the damping factor would be exp(1000): it must not be evaluated there
+    assert np.all(np.isfinite(values))
+    assert np.all(values[times < td] == vo)
+    assert values.min() >= vo - abs(va) and values.max() <= vo + abs(va)
+    quarter = f(np.array([td + 1 / (4 * freq)]))[0]
+    assert quarter == pytest.approx(vo + va * math.exp(-theta / (4 * freq)), rel=1e-12)
+
+
+def test_netlist_analysis_commands_are_kept():
+    net = load_netlist("""analyses
+V1 in 0 DC 1 AC 2 45
+I1 0 out AC
+R1 in out 1k
+C1 out 0 1u
+.op
+.ac dec 10 10 10k
+.tran 10u 5m 1m 20u uic
+.print tran v(out)
+.end
+""")
+    a = net.analyses
+    assert a.op and a.tran == vn.io.spice.Transient(1e-5, 5e-3, 1e-3, 2e-5)
+    assert a.ac_sources["V1.across"] == pytest.approx(2 * np.exp(1j * np.pi / 4))
+    assert a.ac_sources["I1.through"] == 1.0
+    f = a.ac.frequencies()
+    # SPICE: 10 points a decade over three decades, both ends included
+    assert len(f) == 31 and f[0] == 10.0 and f[-1] == pytest.approx(1e4)
+    np.testing.assert_allclose(np.diff(np.log10(f)), 0.1)
+    assert vn.io.spice.AcSweep("oct", 3, 1.0, 8.0).frequencies().tolist() == \
+        pytest.approx(2 ** (np.arange(10) / 3))
+    assert vn.io.spice.AcSweep("lin", 5, 0.0, 4.0).frequencies().tolist() == [0, 1, 2, 3, 4]
+    plain = load_netlist("plain\nV1 a 0 1\nR1 a 0 1\n")
+    assert plain.analyses == vn.io.spice.Analyses()
+    assert vn.Network().analyses is None
+
+
+@pytest.mark.parametrize("card, message", [
+    (".ac dec 0 1 10", "whole number"), (".ac dec 2.5 1 10", "whole number"),
+    (".ac log 10 1 10", "dec|oct|lin"), (".ac dec 10 0 10", "0 < fstart"),
+    (".ac lin 10 5 1", "fstart <= fstop"), (".ac dec 10 1", "dec|oct|lin"),
+    (".tran 0 1m", "tstep > 0"), (".tran 1u", "tstep tstop"), (".tran 1u 1m 2m", "tstart < tstop"),
+    (".tran 1u -1m", "not be negative"), (".op now", ".op takes nothing"),
+])
+def test_bad_analysis_commands_name_their_line(card, message):
+    with pytest.raises(vn.ModelFileError, match=message) as info:
+        load_netlist(f"bad\nV1 a 0 1\nR1 a 0 1\n{card}\n")
+    assert info.value.location == "netlist line 4"
+
+
+def test_too_many_ac_frequencies_are_refused():
+    with vn.limits(max_points=100), pytest.raises(vn.ModelError, match="max_points"):
+        vn.io.spice.AcSweep("dec", 1000, 1.0, 1e6).frequencies()
+
+
 # -- saving is all or nothing --------------------------------------------------------------
 
 def unsavable() -> Model:

@@ -24,6 +24,7 @@ from .io import (format_expression, load_model, load_netlist, model_to_dict, par
                  save_model)
 from .matrix import LabeledMatrix
 from .network import Network
+from .numerics.analysis import NoOperatingPoint, frequency_response, operating_point
 from .report import report
 from .teaching import latex, text
 from .topology import Topology, check_tree, incidence_matrix, spanning_forest
@@ -37,6 +38,8 @@ __all__ = [
     # elements, networks, mechanisms and coupled systems
     *_elements, "Domain", "DOMAINS", "domain", "EdgeVariables", "Network", "planar", "spatial", "System",
     "Block", "Gain", "Integrator", "PID", "total", "Symbol", "t", "s",
+    # numeric analyses of linear networks
+    "operating_point", "frequency_response",
     # output and files
     "draw", "to_dot", "latex", "text", "report", "io", "load_model", "save_model",
     "model_to_dict", "load_netlist", "parse_expression", "format_expression",
@@ -44,6 +47,7 @@ __all__ = [
     "Limits", "get_limits", "limits",
     # errors
     "VecnetError", "ModelError", "ModelFileError", "TopologyError", "TreeError",
-    "UnknownNameError", "FormulationError", "UnsupportedNetwork", "SimulationError",
+    "UnknownNameError", "FormulationError", "UnsupportedNetwork", "NoOperatingPoint",
+    "SimulationError",
     "VecnetWarning",
 ]

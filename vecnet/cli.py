@@ -5,12 +5,21 @@ Usage::
     vecnet matrices MODEL [--tree TREE] [--format text|latex] [--output FILE]
     vecnet equations MODEL [--tree TREE] [--format text|latex] [--output FILE]
     vecnet draw MODEL [--tree TREE] [--format svg|png|pdf|dot] [--output FILE]
-    vecnet simulate MODEL [--format csv|png|svg] [--output FILE] [--t-end T]
+    vecnet simulate MODEL [--format csv|png|svg|pdf] [--output FILE] [--t-end T] [--points N]
     vecnet report MODEL [--tree TREE] [--output FILE]
+    vecnet op MODEL [--output FILE]
+    vecnet ac MODEL [--start F] [--stop F] [--points N] [--outputs NAMES]
+                    [--format csv|png|svg] [--output FILE]
+    vecnet --version
 
-MODEL is a JSON model file or a SPICE netlist (``.cir``, ``.sp``, ``.net``,
-``.spice``). Errors in the model print one line with its location and exit
-with status 2; no partial output file is left behind.
+``vecnet COMMAND --help`` lists a command's own options. MODEL is a JSON model
+file or a SPICE netlist (``.cir``, ``.sp``, ``.net``, ``.spice``). ``op`` gives
+every variable of a linear network at DC (a table; CSV when the output file
+ends in ``.csv``); ``ac`` its frequency response in dB and degrees. A netlist's
+``.ac`` card gives the frequency grid and its sources' ``AC`` amplitudes the
+excitation, its ``.tran`` card the span and spacing of ``simulate``; options
+given on the command line win. Errors in the model print one line with its
+location and exit with status 2; no partial output file is left behind.
 """
 
 from __future__ import annotations
@@ -38,8 +47,20 @@ def _load(path: str):
         raise FileNotFoundError(f"{path}: no such file" if not os.path.exists(path) else
                                 f"{path}: not a file")
     if path.lower().endswith(NETLIST_SUFFIXES):
-        return Model("network", load_netlist(path))
+        net = load_netlist(path)
+        tran = net.analyses.tran
+        if tran is None:
+            return Model("network", net)
+        return Model("network", net, t_span=(0.0, tran.stop), points=_tran_points(tran))
     return load_model(path)
+
+
+def _tran_points(tran) -> int:
+    """Output points of a ``.tran`` card: one every ``tstep``, within ``max_points``."""
+    from .bounds import get_limits
+
+    wanted = math.floor(tran.stop / tran.step + 1e-9) + 1 if tran.step < tran.stop else 2
+    return int(max(2, min(wanted, get_limits().max_points)))
 
 
 def _tree(model, spec: str | None):
@@ -148,7 +169,8 @@ def _simulate(model, args) -> str | None:
             raise ModelError(f"--t-end {args.t_end:g} must be a finite time after the start "
                              f"t = {float(t_span[0]):g}")
         t_span = (t_span[0], args.t_end)
-    res = model.simulate(t_span=t_span, progress=_progress(args, "simulating", t_span[1]))
+    res = model.simulate(t_span=t_span, points=_points(args.points),
+                         progress=_progress(args, "simulating", t_span[1]))
     names = list(model.outputs or list(res.names)[:6])
     fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
     if fmt == "csv":
@@ -168,6 +190,134 @@ def _simulate(model, args) -> str | None:
         plt.close(ax.figure)
         return _emit(buffer.getvalue(), args.output)
     raise VecnetError(f"unknown simulation format {fmt!r}: use csv, png, svg or pdf")
+
+
+def _points(points: int | None) -> int | None:
+    """``--points``, within the bound ``max_points`` in force (``--limit`` may raise it)."""
+    from .bounds import get_limits
+
+    limit = get_limits().max_points
+    if points is not None and points > limit:
+        raise ModelError(f"--points {points} is more than max_points = {limit}; raise it with "
+                         f"--limit max_points={points}")
+    return points
+
+
+def _network(model, command: str):
+    if model.kind != "network":
+        raise ModelError(f"vecnet {command} works on networks; {model.name!r} is a mechanism "
+                         "(use simulate, or equilibrium() and linearize() in Python)")
+    return model.system
+
+
+def _network_inputs(model) -> dict:
+    """Each input's value from the model file: its expression under ``inputs`` or the
+    declared parameter its source is set to, with the declared values put in."""
+    from .formulation.lumped import network_inputs
+
+    values = model.values
+    inputs = {}
+    for source in network_inputs(model.system):
+        if source.name in model.inputs:
+            inputs[source.name] = model.inputs[source.name].xreplace(values)
+        elif source.symbol in values:
+            inputs[source.name] = values[source.symbol]
+    return inputs
+
+
+def _operating_point(model, args) -> str | None:
+    from .numerics.analysis import operating_point
+
+    net = _network(model, "op")
+    op = operating_point(net, inputs=_network_inputs(model), parameters=model.values or None)
+    rows = list(op.variables.items())
+    if args.output and args.output.lower().endswith(".csv"):
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["variable", "value"])
+        writer.writerows([_csv_text(name), f"{value:.10g}"] for name, value in rows)
+        return _emit(buffer.getvalue(), args.output)
+    width = max((len(name) for name, _ in rows), default=8)
+    body = f"DC operating point of {model.name}\n" + "".join(
+        f"{name:<{width}}  {value: .10g}\n" for name, value in rows)
+    return _emit(body, args.output)
+
+
+def _ac_grid(net, args):
+    """The frequencies: the netlist's ``.ac`` card, the options over it, or the defaults
+    (10 points a decade from 1 Hz to 1 MHz)."""
+    from .io.spice import AcSweep
+
+    card = net.analyses.ac if net.analyses is not None else None
+    sweep = card or AcSweep("dec", 10, 1.0, 1e6)
+    start = sweep.start if args.start is None else args.start
+    stop = sweep.stop if args.stop is None else args.stop
+    if not start < stop and not (start == stop and args.start is None and args.stop is None):
+        raise ModelError(f"the frequencies run from --start {start:g} Hz to --stop {stop:g} Hz: "
+                         "the start must be below the stop")
+    if sweep.variation != "lin" and start <= 0:
+        raise ModelError(f"a logarithmic grid starts above 0 Hz; got --start {start:g}")
+    points = sweep.points if args.points is None else args.points
+    return AcSweep(sweep.variation, points, start, stop).frequencies()
+
+
+def _ac_outputs(model, net, ss, args) -> list[str]:
+    if args.outputs:
+        return [name.strip() for name in args.outputs.split(",") if name.strip()]
+    if model.outputs:
+        return list(model.outputs)
+    sources = {name.rpartition(".")[0] for name in ss.inputs}
+    # the across variable of every element but the sources: node voltages, velocities...
+    return [f"{edge}.across" for el in net.elements for edge in (e.name for e in el.edges)
+            if edge not in sources][:6]
+
+
+def _frequency_response(model, args) -> str | None:
+    from .numerics.analysis import frequency_response
+
+    net = _network(model, "ac")
+    ss = net.sparse_state_space(parameters=model.values or None)
+    frequencies = _ac_grid(net, args)
+    phasors = net.analyses.ac_sources if net.analyses is not None else {}
+    res = frequency_response(ss, frequencies, inputs=phasors or None,
+                             outputs=_ac_outputs(model, net, ss, args))
+    keys = [(out, src) for out in res.outputs for src in res.inputs]
+    label = (lambda o, i: o) if len(res.inputs) == 1 else (lambda o, i: f"{o}/{i}")
+    fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["f", *(_csv_text(f"{label(*k)} {unit}") for k in keys
+                                for unit in ("dB", "deg"))])
+        columns = [c for k in keys for c in (res.magnitude_db(k), res.phase_deg(k))]
+        writer.writerows([f"{v:.10g}" for v in row] for row in zip(res.frequencies, *columns))
+        return _emit(buffer.getvalue(), args.output)
+    if fmt in ("png", "svg"):
+        if args.output is None:
+            raise VecnetError(f"--output FILE is needed for a {fmt} plot")
+        return _emit(_bode(res, keys, label, model.name, fmt), args.output)
+    raise VecnetError(f"unknown frequency-response format {fmt!r}: use csv, png or svg")
+
+
+def _bode(res, keys, label, title: str, fmt: str) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (top, bottom) = plt.subplots(2, 1, sharex=True)
+    for key in keys:
+        top.semilogx(res.frequencies, res.magnitude_db(key), label=label(*key))
+        bottom.semilogx(res.frequencies, res.phase_deg(key), label=label(*key))
+    top.set_ylabel("magnitude [dB]")
+    bottom.set_ylabel("phase [deg]")
+    bottom.set_xlabel("f [Hz]")
+    top.set_title(title)
+    top.legend()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=fmt, bbox_inches="tight")
+    plt.close(figure)
+    return buffer.getvalue()
 
 
 def _csv_text(cell: str) -> str:
@@ -208,14 +358,41 @@ def _report(model, args) -> str | None:
 
 
 COMMANDS = {"matrices": _matrices, "equations": _equations, "draw": _draw,
-            "simulate": _simulate, "report": _report}
+            "simulate": _simulate, "report": _report, "op": _operating_point,
+            "ac": _frequency_response}
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line with exit status 2 like every other error."""
 
     def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"vecnet: error: {message} (see vecnet --help)\n")
+        self.exit(2, f"vecnet: error: {message} (see {self.prog} --help)\n")
+
+
+def _positive(kind: type, what: str):
+    """An argparse type: a finite number above zero (a whole one for ``int``)."""
+    def convert(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{what} must be a finite "
+                                             f"{'whole ' if kind is int else ''}number above "
+                                             f"0; got {text!r}")
+        return value
+    return convert
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("vecnet")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        from . import __version__
+
+        return __version__
 
 
 def _limit(text: str) -> tuple[str, float]:
@@ -229,20 +406,60 @@ def _limit(text: str) -> tuple[str, float]:
     return name.strip(), number
 
 
+_SUMMARY = {
+    "matrices": "incidence, cutset and circuit matrices of the model's graph",
+    "equations": "cutset, circuit and terminal equations, and the state or motion equations",
+    "draw": "a Graphviz diagram of the graph and its tree",
+    "simulate": "a simulation in time (CSV table or plot)",
+    "report": "an HTML report of every step from the graph to the equations",
+    "op": "the DC operating point of a linear network: every variable",
+    "ac": "the frequency response of a linear network: magnitude (dB) and phase (degrees)",
+}
+
+
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="vecnet", description="Equations of physical systems from "
-                "linear graphs: matrices, equations, diagrams, simulations and "
-                "reports of a model file.")
-    p.add_argument("command", choices=sorted(COMMANDS))
-    p.add_argument("model", help="JSON model file or SPICE netlist")
-    p.add_argument("--tree", help="normal, auto, joint, absolute, or branch names separated by commas")
-    p.add_argument("--format", help="text|latex (matrices, equations), svg|png|pdf|dot (draw), "
-                   "csv|png|svg|pdf (simulate)")
-    p.add_argument("--output", "-o", help="output file (default: standard output; report.html)")
-    p.add_argument("--t-end", type=float, help="simulate up to this time")
-    p.add_argument("--limit", type=_limit, action="append", default=[], metavar="NAME=NUMBER",
-                   help="raise or lower a bound on the work (see vecnet.Limits), e.g. "
-                   "--limit max_seconds=600; may be repeated")
+                "linear graphs: matrices, equations, diagrams, simulations, operating points, "
+                "frequency responses and reports of a model file.")
+    p.add_argument("--version", action="version", version=f"vecnet {_version()}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("model", help="JSON model file or SPICE netlist")
+    common.add_argument("--output", "-o", help="output file (default: standard output)")
+    common.add_argument("--limit", type=_limit, action="append", default=[],
+                        metavar="NAME=NUMBER", help="raise or lower a bound on the work (see "
+                        "vecnet.Limits), e.g. --limit max_seconds=600; may be repeated")
+    commands = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
+                                required=True)
+    sub = {name: commands.add_parser(name, parents=[common], help=_SUMMARY[name],
+                                     description=_SUMMARY[name])
+           for name in COMMANDS}
+    tree = "normal, auto, joint, absolute, or branch names separated by commas"
+    for name in ("matrices", "equations", "draw", "report"):
+        sub[name].add_argument("--tree", help=tree)
+    for name in ("matrices", "equations"):
+        sub[name].add_argument("--format", choices=["text", "latex"], help="default text")
+    sub["draw"].add_argument("--format", choices=["svg", "png", "pdf", "dot"],
+                             help="default: from the output's suffix, else dot")
+    sub["simulate"].add_argument("--format", choices=["csv", "png", "svg", "pdf"],
+                                 help="default: from the output's suffix, else csv")
+    sub["simulate"].add_argument("--t-end", type=float, help="simulate up to this time "
+                                 "(default: the model's, a netlist's .tran, or 1 s)")
+    sub["simulate"].add_argument("--points", type=_positive(int, "--points"),
+                                 help="output points (default: the model's, one per .tran "
+                                 "step, or 501)")
+    sub["report"].set_defaults(output=None)
+    ac = sub["ac"]
+    ac.add_argument("--start", type=_positive(float, "--start"),
+                    help="lowest frequency in Hz (default: the .ac card's, or 1)")
+    ac.add_argument("--stop", type=_positive(float, "--stop"),
+                    help="highest frequency in Hz (default: the .ac card's, or 1e6)")
+    ac.add_argument("--points", type=_positive(int, "--points"),
+                    help="points per decade (per octave, or in all, as the .ac card says; "
+                    "default: the card's, or 10)")
+    ac.add_argument("--outputs", help="variables separated by commas, e.g. C1.across "
+                    "(default: the model's outputs, or the across variables of its elements)")
+    ac.add_argument("--format", choices=["csv", "png", "svg"],
+                    help="default: from the output's suffix, else csv")
     return p
 
 

@@ -35,6 +35,10 @@ class Network:
     (('Vs', 'C1'), ('R1',))
     """
 
+    #: The analysis commands of the SPICE netlist the network was read from
+    #: (:class:`vecnet.io.spice.Analyses`), ``None`` for a network built otherwise.
+    analyses: Any = None
+
     def __init__(self, name: str = "network") -> None:
         self.name = name
         self.graph = LinearGraph()
@@ -136,6 +140,23 @@ class Network:
         from .formulation.numeric import sparse_state_space
 
         return sparse_state_space(self, outputs=outputs, tree=tree, parameters=parameters)
+
+    def operating_point(self, inputs: dict | None = None, outputs: Sequence[str] | None = None,
+                        parameters: dict | None = None):
+        """The DC operating point (sources constant, rates zero): see
+        :func:`vecnet.numerics.analysis.operating_point`."""
+        from .numerics.analysis import operating_point
+
+        return operating_point(self, inputs=inputs, outputs=outputs, parameters=parameters)
+
+    def frequency_response(self, frequencies: Sequence[float], inputs: Any = None,
+                           outputs: Sequence[str] | None = None, parameters: dict | None = None):
+        """``H(j 2 pi f)`` on a grid of frequencies (Hz): see
+        :func:`vecnet.numerics.analysis.frequency_response`."""
+        from .numerics.analysis import frequency_response
+
+        return frequency_response(self, frequencies, inputs=inputs, outputs=outputs,
+                                  parameters=parameters)
 
     def simulate(self, t_span: tuple[float, float], tree: Sequence[str] | str = "normal",
                  formulation: str | None = None, **options):

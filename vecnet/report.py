@@ -103,12 +103,22 @@ _FONT_FILE = re.compile(r"url\(fonts/(KaTeX_[A-Za-z0-9-]+)\.woff2\)")
 
 def write_atomically(path: str | os.PathLike, data: str | bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder, so that a
-    failure never leaves a partial file behind."""
+    failure never leaves a partial file behind. A new file gets the permissions of the
+    user's umask (0644 under umask 022); a replaced file keeps its own."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     mode = "wb" if isinstance(data, bytes) else "w"
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".vecnet-", suffix=".tmp")
     try:
+        # mkstemp makes the file private (0600); the result gets the mode of the file it
+        # replaces, or of a new file under the user's umask, as open() would give
+        try:
+            permissions = os.stat(path).st_mode & 0o7777
+        except OSError:
+            mask = os.umask(0o022)
+            os.umask(mask)
+            permissions = 0o666 & ~mask
+        os.chmod(fd, permissions)
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
             f.write(data)
         os.replace(tmp, path)

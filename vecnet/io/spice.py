@@ -3,13 +3,18 @@
 Read: ``R``, ``L``, ``C``, ``V`` and ``I`` cards; values with the scale factors
 ``f p n u m k meg g t`` (any case; a unit such as ``F``, ``H``, ``V``, ``A``,
 ``Ohm`` or ``Hz`` may follow, as in ``10uF``); DC sources, ``PULSE(v1 v2 td
-tr tf pw [per])`` and ``SIN(vo va freq [td [theta]])`` (an ``AC``
-specification is accepted and ignored: vecnet finds transfer functions
-symbolically); comments (``*`` lines, ``;`` to the end of a line),
-continuation lines (``+``), ``.end``. As in SPICE the first line is the title
-(it names the network). Node ``0`` (or ``gnd``) is the ground, added first so
-that it is the datum. Analysis and output commands (``.tran``, ``.ac``,
-``.op``, ``.print``, ...) are skipped; anything else, such as transistors,
+tr tf pw [per])`` and ``SIN(vo va freq [td [theta]])``, and the small-signal
+``AC mag [phase]`` of a source (magnitude 1 and phase 0 when left out; phase in
+degrees); comments (``*`` lines, ``;`` to the end of a line), continuation
+lines (``+``), ``.end``. As in SPICE the first line is the title (it names the
+network). Node ``0`` (or ``gnd``) is the ground, added first so that it is the
+datum.
+
+The analysis commands ``.op``, ``.ac dec|oct|lin N fstart fstop`` and ``.tran
+tstep tstop [tstart [tmax]]`` are read into an :class:`Analyses` object, kept on
+the network as ``net.analyses`` (``vecnet op``, ``vecnet ac`` and ``vecnet
+simulate`` use them); other analysis and output commands (``.dc``, ``.print``,
+``.control`` blocks, ...) are skipped; anything else, such as transistors,
 diodes, subcircuits or ``.model``, raises :class:`~vecnet.errors.ModelFileError`
 naming the line.
 
@@ -28,22 +33,27 @@ from the numbers of the card (no text is evaluated).
 
 from __future__ import annotations
 
+import cmath
 import codecs
+import math
 import os
 import re
 import unicodedata
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
+import numpy as np
 import sympy
 
 from ..elements import lumped
 from ..elements.base import number_problem, t
-from ..errors import ModelFileError, VecnetError
+from ..bounds import get_limits
+from ..errors import ModelError, ModelFileError, VecnetError
 from ..names import check_name, check_node, shown
 from ..network import Network, warn_connectivity
 
-__all__ = ["load_netlist", "parse_value", "pulse", "sine"]
+__all__ = ["load_netlist", "parse_value", "pulse", "sine", "Analyses", "AcSweep", "Transient"]
 
 MAX_NETLIST_SIZE = 10_000_000
 
@@ -69,9 +79,92 @@ _UNSUPPORTED = {
     "a": "code model", "n": "device model", "p": "coupled transmission line",
     "y": "transmission line",
 }
-_SKIPPED = {".tran", ".ac", ".dc", ".op", ".print", ".plot", ".probe", ".options", ".option",
+_SKIPPED = {".dc", ".print", ".plot", ".probe", ".options", ".option",
             ".save", ".temp", ".width", ".meas", ".measure", ".four", ".noise", ".disto",
             ".tf", ".sens", ".pz", ".title"}
+
+
+@dataclass(frozen=True)
+class AcSweep:
+    """A ``.ac`` card: ``variation`` (``"dec"``, ``"oct"`` or ``"lin"``), ``points`` (per
+    decade, per octave, or in all), ``start`` and ``stop`` in hertz.
+
+    >>> AcSweep("dec", 2, 1.0, 100.0).frequencies().round(3).tolist()
+    [1.0, 3.162, 10.0, 31.623, 100.0]
+    """
+
+    variation: str
+    points: int
+    start: float
+    stop: float
+
+    def frequencies(self) -> np.ndarray:
+        """The grid as SPICE makes it: ``points`` per decade (octave) from ``start``, up to
+        ``stop``; or ``points`` evenly spaced from ``start`` to ``stop``.
+
+        Raises
+        ------
+        ModelError
+            More frequencies than ``vn.get_limits().max_points``.
+        """
+        if self.variation == "lin":
+            count = self.points
+        else:
+            base = 10.0 if self.variation == "dec" else 2.0
+            count = int(math.floor(self.points * math.log(self.stop / self.start, base)
+                                   + 1e-9)) + 1
+        limit = get_limits().max_points
+        if count > limit:
+            raise ModelError(f".ac asks for {count} frequencies, more than the limit max_points "
+                             f"= {limit}; use fewer points or raise the limit")
+        if self.variation == "lin":
+            return np.linspace(self.start, self.stop, count)
+        base = 10.0 if self.variation == "dec" else 2.0
+        return self.start * base ** (np.arange(count) / self.points)
+
+
+@dataclass(frozen=True)
+class Transient:
+    """A ``.tran`` card: ``step`` (the printing increment), ``stop``, ``start`` (of the
+    printed results) and ``max_step`` (``None``: not given), in seconds."""
+
+    step: float
+    stop: float
+    start: float = 0.0
+    max_step: float | None = None
+
+
+@dataclass(frozen=True)
+class Analyses:
+    """The analysis commands of a netlist, kept on the network it was read into as
+    ``net.analyses``.
+
+    Attributes
+    ----------
+    op : bool
+        A ``.op`` card is present.
+    ac : AcSweep or None
+        The last ``.ac`` card.
+    tran : Transient or None
+        The last ``.tran`` card.
+    ac_sources : dict of str to complex
+        Input name (``"V1.across"``, ``"I1.through"``) -> its ``AC mag phase`` amplitude
+        as a complex number (phase in degrees on the card).
+
+    >>> net = load_netlist('''rc
+    ... V1 in 0 DC 0 AC 1
+    ... R1 in out 1k
+    ... C1 out 0 1u
+    ... .ac dec 10 1 1meg
+    ... .op''')
+    >>> net.analyses.op, net.analyses.ac, net.analyses.ac_sources
+    (True, AcSweep(variation='dec', points=10, start=1.0, stop=1000000.0), {'V1.across': (1+0j)})
+    """
+
+    op: bool = False
+    ac: AcSweep | None = None
+    tran: Transient | None = None
+    ac_sources: dict[str, complex] = field(default_factory=dict)
 
 
 def _fail(line: int, message: str) -> ModelFileError:
@@ -113,8 +206,11 @@ def parse_value(token: str, line: int = 0) -> float:
     return value
 
 
-def _ramp(x: sympy.Expr) -> sympy.Expr:
-    return x * sympy.Heaviside(x)
+def _from(x: sympy.Expr) -> sympy.Expr:
+    """1 from ``x = 0`` on, 0 before: a step that is right-continuous at its corner, so that
+    a piecewise function built from such steps takes the value of the piece that starts
+    there, never a mean of two pieces."""
+    return sympy.Heaviside(x, 1)
 
 
 def pulse(v1: float, v2: float, td: float, tr: float, tf: float, pw: float,
@@ -123,25 +219,43 @@ def pulse(v1: float, v2: float, td: float, tr: float, tf: float, pw: float,
     ``v1`` until ``td``, a ramp of ``tr`` to ``v2``, ``v2`` for ``pw``, a ramp of ``tf``
     back to ``v1``; repeated every ``per`` (``None``: once).
 
+    Each piece is switched on and off by right-continuous steps of the time within the
+    period (``Mod(t - td, per)``), so the value at a corner is the next piece's and the
+    ramps are fractions of the time within a piece (no large terms that cancel); rounding
+    is clamped, so the value never leaves ``[min(v1, v2), max(v1, v2)]``. The steps'
+    arguments are where :func:`vecnet.numerics.simulate.switching_times` finds the corners.
+
     >>> import vecnet as vn
     >>> p = pulse(0, 1, 1e-3, 1e-4, 1e-4, 5e-4, 2e-3)
     >>> [round(float(p.subs(vn.t, x)), 9) for x in (0, 1.05e-3, 1.3e-3, 2e-3, 3.3e-3)]
     [0.0, 0.5, 1.0, 0.0, 1.0]
     """
     v1, v2, td, tr, tf, pw = (sympy.Float(float(x)) for x in (v1, v2, td, tr, tf, pw))
-    local = t - td
+    # times within the pulse in units of its period (of 1 s without one): a Mod by 1 is
+    # exact in floating point, and every piece reads this one expression
+    unit = sympy.Float(float(per)) if per is not None else sympy.Float(1.0)
+    local = (t - td) / unit
     if per is not None:
-        local = sympy.Mod(local, sympy.Float(float(per)))
-    rise = (_ramp(local) - _ramp(local - tr)) / tr if tr > 0 else sympy.Heaviside(local)
-    fall_at = tr + pw
-    fall = (_ramp(local - fall_at) - _ramp(local - fall_at - tf)) / tf if tf > 0 \
-        else sympy.Heaviside(local - fall_at)
-    return v1 + (v2 - v1) * sympy.Heaviside(t - td) * (rise - fall)
+        local = sympy.Mod(local, 1)
+    rise, high, fall = tr / unit, pw / unit, tf / unit
+    # the pulse's height as a fraction: 0 before it, 1 at v2
+    shape = _from(local - rise) - _from(local - rise - high)
+    if tr > 0:
+        shape += (1 - _from(local - rise)) * local / rise
+    if tf > 0:
+        shape += (_from(local - rise - high) - _from(local - rise - high - fall)) \
+            * (rise + high + fall - local) / fall
+    value = v1 + (v2 - v1) * _from(t - td) * shape
+    return sympy.Max(min(v1, v2), sympy.Min(max(v1, v2), value))
 
 
 def sine(vo: float, va: float, freq: float, td: float = 0.0, theta: float = 0.0) -> sympy.Expr:
     """SPICE ``SIN(vo va freq td theta)`` as an expression in :data:`vecnet.t`:
     ``vo`` until ``td``, then ``vo + va exp(-theta (t - td)) sin(2 pi freq (t - td))``.
+
+    Before ``td`` the time since ``td`` is held at zero (a step of it), so the damping
+    factor is never evaluated before the wave starts (where it would overflow); with
+    ``theta >= 0`` the value stays within ``[vo - |va|, vo + |va|]``.
 
     >>> import vecnet as vn
     >>> s = sine(1, 2, 50)
@@ -149,24 +263,68 @@ def sine(vo: float, va: float, freq: float, td: float = 0.0, theta: float = 0.0)
     3.0
     """
     vo, va, freq, td, theta = (sympy.Float(float(x)) for x in (vo, va, freq, td, theta))
-    local = t - td
+    local = t - td if td == 0 else (t - td) * _from(t - td)
     wave = va * sympy.sin(2 * sympy.pi * freq * local)
     if theta != 0:
         wave = wave * sympy.exp(-theta * local)
-    if td != 0:
-        wave = wave * sympy.Heaviside(local)
     return vo + wave
+
+
+def _times(words: list[str], line: int, card: str, names: str) -> list[float]:
+    values = [parse_value(w, line) for w in words]
+    if any(v < 0 for v in values):
+        raise _fail(line, f"{card}: times must not be negative ({card} {names})")
+    return values
+
+
+def _ac_card(words: list[str], line: int) -> AcSweep:
+    """``.ac dec|oct|lin N fstart fstop``."""
+    usage = ".ac takes dec|oct|lin N fstart fstop"
+    if len(words) != 4 or words[0].lower() not in ("dec", "oct", "lin"):
+        raise _fail(line, f"{usage}; got {' '.join(words) or 'nothing'}")
+    points = parse_value(words[1], line)
+    start, stop = parse_value(words[2], line), parse_value(words[3], line)
+    if points != int(points) or points < 1:
+        raise _fail(line, f"{usage}: N = {words[1]} must be a whole number of at least 1")
+    variation = words[0].lower()
+    if not (0 <= start <= stop) or (variation != "lin" and start == 0):
+        raise _fail(line, f"{usage}: need 0 < fstart <= fstop (fstart may be 0 with lin)")
+    return AcSweep(variation, int(points), start, stop)
+
+
+def _tran_card(words: list[str], line: int) -> Transient:
+    """``.tran tstep tstop [tstart [tmax]] [uic]``."""
+    words = [w for w in words if w.lower() != "uic"]   # the initial state is zero anyway
+    if not 2 <= len(words) <= 4:
+        raise _fail(line, f".tran takes tstep tstop [tstart [tmax]]; got "
+                          f"{' '.join(words) or 'nothing'}")
+    step, stop, *rest = _times(words, line, ".tran", "tstep tstop [tstart [tmax]]")
+    start = rest[0] if rest else 0.0
+    max_step = rest[1] if len(rest) > 1 else None
+    if step <= 0 or stop <= 0 or start >= stop or (max_step is not None and max_step <= 0):
+        raise _fail(line, ".tran needs tstep > 0, tstop > 0, tstart < tstop and tmax > 0")
+    return Transient(step, stop, start, max_step)
+
+
+def _op_card(words: list[str], line: int) -> bool:
+    if words:
+        raise _fail(line, f".op takes nothing; got {' '.join(words)}")
+    return True
+
+
+_ANALYSES = {".ac": _ac_card, ".tran": _tran_card, ".op": _op_card}
 
 
 def _tokens(text: str) -> list[str]:
     return text.replace("(", " ( ").replace(")", " ) ").replace(",", " ").split()
 
 
-def _source(words: list[str], line: int, card: str) -> float | sympy.Expr:
-    """The value of a V or I card from the words after its nodes."""
+def _source(words: list[str], line: int, card: str) -> tuple[float | sympy.Expr, complex | None]:
+    """The value of a V or I card from the words after its nodes, and its AC amplitude
+    (``None`` without an ``AC`` specification)."""
     value: float | sympy.Expr | None = None
     transient = None
-    ac = False
+    ac: complex | None = None
     k = 0
     while k < len(words):
         word = words[k].lower()
@@ -175,13 +333,15 @@ def _source(words: list[str], line: int, card: str) -> float | sympy.Expr:
                 raise _fail(line, f"{card}: DC needs a value")
             value, k = parse_value(words[k + 1], line), k + 2
         elif word == "ac":
-            # small-signal magnitude and phase: not a time signal (SPICE's DC value is then 0)
-            ac = True
+            # small-signal magnitude (default 1) and phase in degrees: not a time signal
+            # (SPICE's DC value is then 0)
             k += 1
-            for _ in range(2):
-                if k < len(words) and _NUMBER.fullmatch(words[k]):
-                    parse_value(words[k], line)
-                    k += 1
+            numbers = []
+            while len(numbers) < 2 and k < len(words) and _NUMBER.fullmatch(words[k]):
+                numbers.append(parse_value(words[k], line))
+                k += 1
+            magnitude, phase = (numbers + [1.0, 0.0][len(numbers):])[:2]
+            ac = magnitude * cmath.exp(1j * math.radians(phase))
         elif word in ("pulse", "sin"):
             if transient is not None:
                 raise _fail(line, f"{card}: more than one transient function")
@@ -199,10 +359,10 @@ def _source(words: list[str], line: int, card: str) -> float | sympy.Expr:
         else:
             raise _fail(line, f"{card}: unexpected {words[k]!r}")
     if transient is not None:
-        return transient
-    if value is None and not ac:
+        return transient, ac
+    if value is None and ac is None:
         raise _fail(line, f"{card}: no value")
-    return 0.0 if value is None else value
+    return (0.0 if value is None else value), ac
 
 
 def _waveform(kind: str, args: list[float], line: int, card: str) -> sympy.Expr:
@@ -325,6 +485,8 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
     elements = []
     uses_ground = False
     in_control = False
+    commands: dict[str, object] = {}
+    ac_sources: dict[str, complex] = {}
     for line, card in _logical_lines(text):
         words = _tokens(card)
         head = words[0].lower()
@@ -336,6 +498,8 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
         if head.startswith("."):
             if head == ".control":
                 in_control = True
+            elif head in _ANALYSES:
+                commands[head] = _ANALYSES[head](words[1:], line)
             elif head not in _SKIPPED:
                 raise _fail(line, f"unsupported command {shown(words[0])}; this importer reads R, L, "
                                   "C, V and I cards")
@@ -364,7 +528,9 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
             raise _fail(line, f"{name}: both ends are node {plus!r}")
         cls, pname = _CARDS[letter]
         if letter in "vi":
-            value = _source(words[3:], line, name)
+            value, phasor = _source(words[3:], line, name)
+            if phasor is not None:
+                ac_sources[f"{name}.{'across' if letter == 'v' else 'through'}"] = phasor
         else:
             if len(words) > 4:
                 raise _fail(line, f"{name}: unexpected {words[4]!r} (only '{name} n+ n- value' "
@@ -389,4 +555,6 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
     # a file's path leads the warning; netlist text given directly has none
     warn_connectivity(net, "" if isinstance(source, str) and ("\n" in source or "\r" in source)
                       else str(source))
+    net.analyses = Analyses(op=".op" in commands, ac=commands.get(".ac"),
+                            tran=commands.get(".tran"), ac_sources=ac_sources)
     return net

@@ -1,0 +1,459 @@
+"""DC operating point and AC frequency response of linear networks with numeric values.
+
+Both work on the sparse state equations ``x' = A x + B u + E u'``, ``v = C x + D u + F u'``
+of :func:`~vecnet.formulation.numeric.sparse_state_space` (every edge variable ``v`` of the
+network), so they scale to networks of 10^4–10^5 states:
+
+* the operating point holds every source at a constant value and every rate at zero,
+  ``A x = -B u``: one sparse factorisation;
+* the frequency response is ``H(jw) = C (jwI - A)^{-1} (B + jw E) + D + jw F``: one sparse
+  complex factorisation per frequency.
+
+Matrices are equilibrated (rows, then columns, scaled to a largest entry of one) before they
+are factorised, so that a pivot is small only when the matrix is close to singular, not when
+the elements' values span many decades.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+import scipy.sparse as sp
+import sympy
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import splu
+
+from ..bounds import get_limits
+from ..elements.base import t
+from ..errors import FormulationError, ModelError, UnknownNameError
+
+if TYPE_CHECKING:
+    from ..formulation.numeric import SparseStateSpace
+    from ..network import Network
+
+__all__ = ["operating_point", "frequency_response", "OperatingPoint", "FrequencyResponse",
+           "NoOperatingPoint"]
+
+ModelLike = Union["Network", "SparseStateSpace"]
+
+#: a pivot of the equilibrated matrix below this is a singular matrix (entries are at most 1)
+_PIVOT = 1e-11
+#: singular blocks up to this size are searched for their undetermined states exactly
+_DENSE_BLOCK = 600
+#: names listed in one message
+_LISTED = 8
+#: the name of the one input column of a response to several sources driven together
+AC = "ac"
+
+
+class NoOperatingPoint(FormulationError):
+    """The state matrix is singular: some states have no DC value. ``states`` names them."""
+
+    def __init__(self, message: str, states: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.states = tuple(states)
+
+    def __reduce__(self):  # keep the states when pickled (pytest-xdist, multiprocessing)
+        return (type(self), (self.args[0], self.states))
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """Every chosen variable at DC.
+
+    Attributes
+    ----------
+    variables : dict of str to float
+        ``"<edge>.across"`` / ``"<edge>.through"`` -> its DC value.
+    states, inputs : dict of str to float
+        The state vector and the source values it was solved for.
+    """
+
+    variables: dict[str, float]
+    states: dict[str, float] = field(default_factory=dict)
+    inputs: dict[str, float] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> float:
+        try:
+            return self.variables[name]
+        except KeyError:
+            raise UnknownNameError(f"no variable {name!r} in the operating point; it has "
+                                   f"{_listed(list(self.variables))}") from None
+
+
+@dataclass(frozen=True)
+class FrequencyResponse:
+    """``H(j 2 pi f)`` of chosen outputs to chosen inputs on a frequency grid.
+
+    Attributes
+    ----------
+    frequencies : numpy.ndarray
+        In hertz.
+    H : numpy.ndarray
+        Complex, of shape ``(frequencies, outputs, inputs)``.
+    outputs, inputs : tuple of str
+        Output variable names, input names (``"ac"`` for sources driven together).
+    """
+
+    frequencies: np.ndarray
+    H: np.ndarray
+    outputs: tuple[str, ...]
+    inputs: tuple[str, ...]
+
+    def __getitem__(self, key: str | tuple[str, str]) -> np.ndarray:
+        """``res["C1.across"]`` (one input) or ``res["C1.across", "V1.across"]``: the complex
+        response over the frequencies."""
+        output, source = key if isinstance(key, tuple) else (key, None)
+        if source is None:
+            if len(self.inputs) != 1:
+                raise UnknownNameError(f"the response has inputs {_listed(self.inputs)}; name "
+                                       f"one: res[{output!r}, {self.inputs[0]!r}]")
+            source = self.inputs[0]
+        return self.H[:, _index(self.outputs, output, "output"),
+                      _index(self.inputs, source, "input")]
+
+    def magnitude_db(self, key: str | tuple[str, str]) -> np.ndarray:
+        """``20 log10 |H|`` over the frequencies (``-inf`` where ``H`` is zero)."""
+        with np.errstate(divide="ignore"):
+            return 20 * np.log10(np.abs(self[key]))
+
+    def phase_deg(self, key: str | tuple[str, str], unwrap: bool = True) -> np.ndarray:
+        """The phase of ``H`` in degrees, unwrapped along the frequencies unless told."""
+        phase = np.angle(self[key])
+        return np.degrees(np.unwrap(phase) if unwrap else phase)
+
+
+def operating_point(model: ModelLike, inputs: Mapping[str, Any] | None = None,
+                    outputs: Sequence[str] | None = None,
+                    parameters: Mapping[Any, float] | None = None) -> OperatingPoint:
+    """The DC operating point: sources constant, every rate zero, ``A x = -B u``.
+
+    Parameters
+    ----------
+    model : Network or SparseStateSpace
+        A network is formulated with :func:`~vecnet.formulation.numeric.sparse_state_space`.
+    inputs : mapping, optional
+        Input name (``"V1.across"``) -> a number or an expression in ``vn.t``; an input not
+        named keeps its source's value, expressions are taken at ``t = 0``.
+    outputs : sequence of str, optional
+        The variables to give (default: every edge variable).
+    parameters : mapping, optional
+        Values for parameters that are symbols, when a network is given.
+
+    Returns
+    -------
+    OperatingPoint
+
+    Raises
+    ------
+    NoOperatingPoint
+        The state matrix is singular; the message names the undetermined states and why.
+    UnknownNameError
+        An input or output the model does not have.
+    ModelError
+        An input without a numeric value at ``t = 0``.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network("divider")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=10.0), vn.Resistor("R1", "a", "b", R=3.0),
+    ...             vn.Inductor("L", "c", "b", L=1e-3), vn.Resistor("R2", "c", "g", R=2.0),
+    ...             vn.Capacitor("C", "g", "c", C=1e-6))
+    >>> op = operating_point(net)
+    >>> round(op["C.across"], 12), round(op["L.through"], 12)   # 10 V over 3 + 2 ohm
+    (4.0, 2.0)
+    """
+    ss = _state_space(model, parameters)
+    u = np.array([_dc_value(name, value) for name, value in
+                  _input_values(ss, inputs).items()], dtype=float)
+    n = len(ss.states)
+    if n:
+        solve = _factorised(ss.A, ss.states, "the state matrix A")
+        x = solve(-(ss.B @ u))
+    else:
+        x = np.zeros(0)
+    names = list(ss.variable_names if outputs is None else outputs)
+    C, D, _ = ss.output_matrices(names)
+    values = C @ x + D @ u
+    return OperatingPoint(dict(zip(names, map(float, values))),
+                          dict(zip(ss.states, map(float, x))),
+                          dict(zip(ss.inputs, map(float, u))))
+
+
+def frequency_response(model: ModelLike, frequencies: Sequence[float] | np.ndarray,
+                       inputs: Sequence[str] | Mapping[str, complex] | None = None,
+                       outputs: Sequence[str] | None = None,
+                       parameters: Mapping[Any, float] | None = None) -> FrequencyResponse:
+    """``H(jw) = C (jwI - A)^{-1} (B + jw E) + D + jw F`` at ``w = 2 pi f`` for each frequency.
+
+    Parameters
+    ----------
+    model : Network or SparseStateSpace
+        A network is formulated with :func:`~vecnet.formulation.numeric.sparse_state_space`.
+    frequencies : sequence of float
+        In hertz, finite and not negative; at most ``vn.get_limits().max_points`` of them.
+    inputs : sequence of str or mapping, optional
+        Input names, one column of ``H`` each (default: every input); or input name ->
+        complex amplitude (a phasor, as SPICE's ``AC mag phase``): one column, ``"ac"``, the
+        response to those sources driven together.
+    outputs : sequence of str, optional
+        Output variables (default: every edge variable).
+    parameters : mapping, optional
+        Values for parameters that are symbols, when a network is given.
+
+    Returns
+    -------
+    FrequencyResponse
+
+    Raises
+    ------
+    NoOperatingPoint
+        A frequency of zero with a singular state matrix.
+    FormulationError
+        A frequency at which the network resonates without loss (``jwI - A`` singular).
+    ModelError
+        Frequencies that are not finite, negative, or too many.
+    UnknownNameError
+        An input or output the model does not have.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1e3),
+    ...             vn.Capacitor("C", "g", "b", C=1e-6))
+    >>> res = frequency_response(net, [0.0, 1e3 / (2 * 3.141592653589793)],
+    ...                          outputs=["C.across"])
+    >>> [round(float(x), 6) for x in res.magnitude_db("C.across")]   # 0 dB, then -3 dB
+    [0.0, -3.0103]
+    """
+    ss = _state_space(model, parameters)
+    f = _frequencies(frequencies)
+    columns = _column_map(ss, inputs)
+    names = (AC,) if isinstance(inputs, Mapping) else tuple(ss.inputs if inputs is None
+                                                            else inputs)
+    B, E = (ss.B @ columns).tocsc(), (ss.E @ columns).tocsc()
+    out = list(ss.variable_names if outputs is None else outputs)
+    C, D, F = ss.output_matrices(out)
+    D, F = D @ columns, F @ columns
+    n = len(ss.states)
+    identity = sp.identity(n, format="csc", dtype=complex)
+    A = ss.A.tocsc().astype(complex)
+    H = np.empty((len(f), len(out), B.shape[1]), dtype=complex)
+    for k, frequency in enumerate(f):
+        jw = 2j * np.pi * frequency
+        rhs = (B + jw * E).toarray()
+        if n:
+            where = "the state matrix A" if frequency == 0 else f"jwI - A at f = {frequency:g} Hz"
+            solve = _factorised(jw * identity - A, ss.states, where, dc=frequency == 0)
+            X = solve(rhs)
+        else:
+            X = np.zeros((0, rhs.shape[1]), dtype=complex)
+        H[k] = C @ X + (D + jw * F).toarray()
+    return FrequencyResponse(f, H, tuple(out), names)
+
+
+# -- inputs and outputs ---------------------------------------------------------------------
+
+def _state_space(model: ModelLike, parameters: Mapping | None) -> SparseStateSpace:
+    from ..formulation.numeric import SparseStateSpace, sparse_state_space
+    from ..network import Network
+
+    if isinstance(model, SparseStateSpace):
+        return model
+    if isinstance(model, Network):
+        return sparse_state_space(model, parameters=parameters)
+    raise ModelError(f"expected a Network or a SparseStateSpace, got {type(model).__name__}")
+
+
+def _input_values(ss: SparseStateSpace, given: Mapping[str, Any] | None) -> dict[str, Any]:
+    given = dict(given or {})
+    _check_inputs(ss, given)
+    return {name: given.get(name, ss.signals.get(name)) for name in ss.inputs}
+
+
+def _check_inputs(ss: SparseStateSpace, names) -> None:
+    unknown = [name for name in names if name not in ss.inputs]
+    if unknown:
+        raise UnknownNameError(f"no input {unknown[0]!r}; the inputs are "
+                               f"{_listed(ss.inputs) or 'none'}")
+
+
+def _dc_value(name: str, value: Any) -> float:
+    """A source's value at ``t = 0``."""
+    if value is None:
+        raise ModelError(f"input {name!r} has no value: give it in inputs={{...}}")
+    if callable(value) and not isinstance(value, sympy.Basic):
+        value = value(0.0)
+    if isinstance(value, sympy.Basic):
+        expr = sympy.sympify(value).subs(t, 0)
+        if expr.free_symbols:
+            raise ModelError(f"input {name!r} = {value} needs values for "
+                             f"{', '.join(sorted(map(str, expr.free_symbols)))}; give it in "
+                             "inputs={...}")
+        value = expr
+    try:
+        number = complex(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"input {name!r} must be a number or an expression in t; "
+                         f"got {value!r}") from None
+    if number.imag or not np.isfinite(number.real):
+        raise ModelError(f"input {name!r} = {value} is not a finite real number at t = 0")
+    return number.real
+
+
+def _column_map(ss: SparseStateSpace, inputs) -> sp.csr_matrix:
+    """The inputs' columns as a matrix: input space -> the response's columns."""
+    p = len(ss.inputs)
+    if isinstance(inputs, Mapping):
+        _check_inputs(ss, inputs)
+        phasors = np.zeros((p, 1), dtype=complex)
+        for name, value in inputs.items():
+            phasors[ss.inputs.index(name), 0] = _phasor(name, value)
+        return sp.csr_matrix(phasors)
+    names = list(ss.inputs if inputs is None else inputs)
+    _check_inputs(ss, names)
+    picks = [ss.inputs.index(name) for name in names]
+    return sp.csr_matrix((np.ones(len(picks)), (picks, np.arange(len(picks)))),
+                         shape=(p, len(picks)), dtype=complex)
+
+
+def _phasor(name: str, value: Any) -> complex:
+    try:
+        number = complex(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"input {name!r}: an AC amplitude is a (complex) number; got "
+                         f"{value!r}") from None
+    if not np.isfinite(number.real) or not np.isfinite(number.imag):
+        raise ModelError(f"input {name!r}: the AC amplitude {value!r} is not finite")
+    return number
+
+
+def _frequencies(frequencies) -> np.ndarray:
+    try:
+        f = np.asarray(frequencies, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ModelError("frequencies must be a sequence of numbers (Hz)") from None
+    if not np.all(np.isfinite(f)) or np.any(f < 0):
+        raise ModelError("frequencies must be finite and not negative (Hz)")
+    limit = get_limits().max_points
+    if len(f) > limit:
+        raise ModelError(f"{len(f)} frequencies is more than the limit max_points = {limit}; "
+                         "raise it with vn.limits(max_points=...)")
+    return f
+
+
+# -- factorisation and the diagnosis of singular matrices -----------------------------------
+
+def _factorised(M: sp.spmatrix, states: Sequence[str], what: str, dc: bool = True):
+    """A function solving ``M X = R``, ``M`` factorised once after equilibration; a singular
+    ``M`` raises :class:`NoOperatingPoint` (``dc``) or :class:`FormulationError`."""
+    M = sp.csc_matrix(M)
+    rows = _largest(abs(M).tocsr())
+    if np.any(rows == 0):
+        _singular(M, states, what, dc)
+    M = sp.diags(1.0 / rows) @ M
+    cols = _largest(abs(M).T.tocsr())
+    if np.any(cols == 0):
+        _singular(M, states, what, dc)
+    scaled = (M @ sp.diags(1.0 / cols)).tocsc()
+    try:
+        lu = splu(scaled)
+    except RuntimeError:
+        _singular(M, states, what, dc)
+    if np.min(np.abs(lu.U.diagonal())) < _PIVOT:
+        _singular(M, states, what, dc)
+
+    def solve(R: np.ndarray) -> np.ndarray:
+        R = np.asarray(R)
+        Y = lu.solve(np.ascontiguousarray((R.T / rows).T).astype(scaled.dtype, copy=False))
+        return (Y.T / cols).T
+
+    return solve
+
+
+def _largest(M: sp.csr_matrix) -> np.ndarray:
+    """The largest absolute entry of each row."""
+    return np.asarray(M.max(axis=1).toarray()).ravel().real
+
+
+def _singular(M: sp.spmatrix, states: Sequence[str], what: str, dc: bool):
+    undetermined = _undetermined(M, states)
+    listed = _listed(undetermined)
+    if not dc:
+        raise FormulationError(f"{what} is singular: the network resonates without loss there "
+                               f"(states {listed}); H is infinite at that frequency, add "
+                               "damping or choose other frequencies")
+    reasons = []
+    if any(name.endswith(".across") for name in undetermined):
+        reasons.append("an across-type store (capacitor, mass, tank) whose node has no DC "
+                       "path to the reference except through other such stores or through "
+                       "sources (a floating capacitor node, a capacitor fed by a current "
+                       "source)")
+    if any(name.endswith(".through") for name in undetermined):
+        reasons.append("a through-type store (inductor, spring) in a loop of such stores "
+                       "and across sources only (an inductor loop, an inductor across a "
+                       "voltage source)")
+    one = len(undetermined) == 1
+    raise NoOperatingPoint(f"no DC operating point: {what} is singular, so "
+                           f"{'the state' if one else 'the states'} {listed} "
+                           f"{'is' if one else 'are'} undetermined at DC: no DC path leads "
+                           f"through {'it' if one else 'them'}. "
+                           f"{'It belongs' if one else 'Each belongs'} to "
+                           f"{' or '.join(reasons)}. Add a resistance that gives "
+                           f"{'it' if one else 'them'} a DC path, or study "
+                           f"{'it' if one else 'them'} in time (simulate)", undetermined)
+
+
+def _undetermined(M: sp.spmatrix, states: Sequence[str]) -> list[str]:
+    """The states that a null vector of ``M`` moves: found exactly block by block for small
+    singular blocks; a large singular block is named whole."""
+    from scipy.linalg import null_space
+
+    M = sp.csr_matrix(M)
+    pattern = abs(M) + abs(M).T
+    count, label = connected_components(pattern, directed=False)
+    found: list[int] = []
+    for block in range(count):
+        members = np.flatnonzero(label == block)
+        sub = M[members][:, members]
+        if len(members) > _DENSE_BLOCK:
+            if not _block_regular(sub):
+                found.extend(members)
+            continue
+        dense = sub.toarray()
+        scale = np.abs(dense).max(axis=1, keepdims=True)
+        scale[scale == 0] = 1.0
+        basis = null_space(dense / scale, rcond=1e-10)
+        if basis.shape[1]:
+            weight = np.abs(basis).max(axis=1)
+            found.extend(members[weight > 1e-8 * weight.max()])
+    return [states[k] for k in sorted(found)] or list(states)
+
+
+def _block_regular(M: sp.spmatrix) -> bool:
+    rows = _largest(abs(M).tocsr())
+    if np.any(rows == 0):
+        return False
+    try:
+        lu = splu((sp.diags(1.0 / rows) @ M).tocsc())
+    except RuntimeError:
+        return False
+    return bool(np.min(np.abs(lu.U.diagonal())) >= _PIVOT)
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:_LISTED])
+    return shown + (f" and {len(names) - _LISTED} more" if len(names) > _LISTED else "")
+
+
+def _index(names: Sequence[str], name: str, what: str) -> int:
+    try:
+        return list(names).index(name)
+    except ValueError:
+        raise UnknownNameError(f"no {what} {name!r} in the response; its {what}s are "
+                               f"{_listed(names)}") from None
