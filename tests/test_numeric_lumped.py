@@ -317,3 +317,46 @@ def test_a_nonlinear_law_takes_its_numbers_from_parameters():
     p = solve_ivp(lambda time, y: [np.sqrt(max(1 - y[0], 0.0) / 2.0)], (0, 1), [0.0],
                   rtol=1e-10, atol=1e-12).y[0, -1]
     assert abs(res["tank.across"][-1] - p) < 1e-6
+
+
+def test_a_netlist_pulse_simulates_with_restarts_at_its_corners():
+    """The RC filter of examples/models/rc_filter.cir (1 kOhm, 1 uF, a 1 V pulse of 1 ms every
+    4 ms, edges of 1 us) against v' = (p(t) - v) / RC integrated here piece by piece between
+    the pulse's corners."""
+    net = vn.load_netlist(ROOT / "examples" / "models" / "rc_filter.cir")
+    ts = np.linspace(0, 0.01, 101)
+    res = net.simulate((0, 0.01), t_eval=ts, rtol=1e-10, atol=1e-13)
+    tau, rise, width, period = 1e-3, 1e-6, 1e-3, 4e-3
+
+    def pulse(time):
+        phase = time % period
+        if phase < rise:
+            return phase / rise
+        if phase < rise + width:
+            return 1.0
+        if phase < 2 * rise + width:
+            return 1.0 - (phase - rise - width) / rise
+        return 0.0
+
+    corners = sorted({k * period + c for k in range(3) for c in (0, rise, rise + width,
+                                                                    2 * rise + width)} | {0.01})
+    v, expected = 0.0, {}
+    for a, b in zip(corners, corners[1:]):
+        inside = ts[(ts >= a) & (ts <= b)]
+        sol = solve_ivp(lambda time, y: [(pulse(time) - y[0]) / tau], (a, b), [v],
+                        t_eval=np.union1d(inside, [b]), rtol=1e-11, atol=1e-14)
+        expected.update(zip(sol.t, sol.y[0]))
+        v = sol.y[0, -1]
+    assert np.max(np.abs(res["C1.across"] - [expected[x] for x in ts])) < 1e-8
+    assert 0.0 <= res["V1.across"].min() and res["V1.across"].max() <= 1.0
+
+
+def test_linear_analyses_refuse_a_nonlinear_model():
+    net = vn.Network("orifice")
+    net.add(vn.PressureSource("P", "g", "a", P=1.0),
+            vn.NonlinearDissipator("O", "a", "b", domain="fluid", across=lambda q: q * abs(q)),
+            vn.FluidCapacitance("tank", "g", "b", C=1.0))
+    with pytest.raises(vn.UnsupportedNetwork, match="nonlinear"):
+        net.frequency_response([1.0])
+    with pytest.raises(vn.UnsupportedNetwork, match="nonlinear"):
+        net.sparse_state_space().to_scipy()

@@ -201,22 +201,11 @@ class SparseStateSpace:
 
     def transfer_function_at(self, s_values: Iterable[complex]) -> np.ndarray:
         """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` at each complex frequency, an array
-        of shape ``(len(s_values), outputs, inputs)``, by sparse solves."""
-        from scipy.sparse.linalg import spsolve
+        of shape ``(len(s_values), outputs, inputs)``: see
+        :func:`vecnet.numerics.analysis.response_at`."""
+        from ..numerics.analysis import response_at
 
-        C, D, F = self.output_matrices(self.outputs)
-        n = len(self.states)
-        identity = sp.identity(n, format="csc", dtype=complex)
-        out = []
-        for s_value in s_values:
-            rhs = (self.B + s_value * self.E).toarray().astype(complex)
-            if n:
-                solution = spsolve((s_value * identity - self.A).tocsc(), rhs)
-                solution = np.asarray(solution).reshape(n, -1)
-            else:
-                solution = np.zeros((0, rhs.shape[1]))
-            out.append(C @ solution + (D + s_value * F).toarray())
-        return np.array(out)
+        return response_at(self, np.asarray(list(s_values), dtype=complex), self.outputs)
 
     def evaluate(self, x: Sequence[float], u: Sequence[float], du: Sequence[float] | None = None,
                  time: float = 0.0) -> tuple[np.ndarray, dict[str, float]]:

@@ -234,6 +234,14 @@ class Model:
             raise ModelError(f"model {self.name!r} is a {self.kind}, not a {kind}")
 
 
+def _located(loc: str, exc: VecnetError) -> ModelFileError:
+    """``exc`` at ``loc`` in the file, or at its own location when it has one: the
+    location is said once."""
+    if isinstance(exc, ModelFileError):
+        return _error(exc.location or loc, exc.detail)
+    return _error(loc, str(exc))
+
+
 def _time_function(expr: sympy.Expr, name: str):
     """A number, or a numeric function of t: the simulator then takes slopes by finite
     differences instead of differentiating steps and kinks into delta functions."""
@@ -255,6 +263,7 @@ def _time_function(expr: sympy.Expr, name: str):
             v = v.real
         return float(v)
 
+    value.expression = expr  # where the integrator finds the signal's switching times
     return value
 
 
@@ -602,7 +611,7 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
     try:
         return cls(name, *nodes, **kwargs)
     except VecnetError as exc:
-        raise _error(loc, str(exc)) from None
+        raise _located(loc, exc) from None
 
 
 def _edge_variable(key: str, loc: str, net: Network) -> str:
@@ -655,7 +664,7 @@ def _load_network(doc: Mapping, scope: _Scope) -> Model:
         try:
             net.add(element)
         except VecnetError as exc:
-            raise _error(loc, str(exc)) from None
+            raise _located(loc, exc) from None
     if declared is not None:
         used = {e.tail for el in net.elements for e in el.edges} | \
                {e.head for el in net.elements for e in el.edges}
@@ -735,7 +744,7 @@ class _MechanismReader:
         try:
             return method(*args, **kwargs)
         except VecnetError as exc:
-            raise _error(loc, str(exc)) from None
+            raise _located(loc, exc) from None
 
     def point(self, ref: str, loc: str):
         body_name, dot, pname = ref.partition(".")

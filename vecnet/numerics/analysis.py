@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from ..formulation.numeric import SparseStateSpace
     from ..network import Network
 
-__all__ = ["operating_point", "frequency_response", "OperatingPoint", "FrequencyResponse",
-           "NoOperatingPoint"]
+__all__ = ["operating_point", "frequency_response", "response_at", "OperatingPoint",
+           "FrequencyResponse", "NoOperatingPoint"]
 
 ModelLike = Union["Network", "SparseStateSpace"]
 
@@ -236,25 +236,43 @@ def frequency_response(model: ModelLike, frequencies: Sequence[float] | np.ndarr
     columns = _column_map(ss, inputs)
     names = (AC,) if isinstance(inputs, Mapping) else tuple(ss.inputs if inputs is None
                                                             else inputs)
-    B, E = (ss.B @ columns).tocsc(), (ss.E @ columns).tocsc()
     out = list(ss.variable_names if outputs is None else outputs)
-    C, D, F = ss.output_matrices(out)
+    H = response_at(ss, 2j * np.pi * f, out, columns)
+    return FrequencyResponse(f, H, tuple(out), names)
+
+
+def response_at(ss: SparseStateSpace, s_values: np.ndarray, outputs: Sequence[str],
+                columns: sp.spmatrix | None = None) -> np.ndarray:
+    """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` of a linear sparse model at each
+    complex ``s``: one sparse LU per value, an array (values x outputs x inputs); ``columns``
+    combines the inputs (default: each its own column).
+
+    Raises
+    ------
+    NoOperatingPoint
+        ``s = 0`` with a singular state matrix.
+    FormulationError
+        ``sI - A`` singular at another ``s``.
+    """
+    columns = sp.identity(len(ss.inputs), format="csr") if columns is None else columns
+    B, E = (ss.B @ columns).tocsc(), (ss.E @ columns).tocsc()
+    C, D, F = ss.output_matrices(outputs)
     D, F = D @ columns, F @ columns
     n = len(ss.states)
     identity = sp.identity(n, format="csc", dtype=complex)
     A = ss.A.tocsc().astype(complex)
-    H = np.empty((len(f), len(out), B.shape[1]), dtype=complex)
-    for k, frequency in enumerate(f):
-        jw = 2j * np.pi * frequency
-        rhs = (B + jw * E).toarray()
+    H = np.empty((len(s_values), len(outputs), B.shape[1]), dtype=complex)
+    for k, s_value in enumerate(s_values):
+        rhs = (B + s_value * E).toarray()
         if n:
-            where = "the state matrix A" if frequency == 0 else f"jwI - A at f = {frequency:g} Hz"
-            solve = _factorised(jw * identity - A, ss.states, where, dc=frequency == 0)
+            where = "the state matrix A" if s_value == 0 else \
+                f"sI - A at s = {complex(s_value):.6g} (f = {abs(s_value) / (2 * np.pi):.6g} Hz)"
+            solve = _factorised(s_value * identity - A, ss.states, where, dc=s_value == 0)
             X = solve(rhs)
         else:
             X = np.zeros((0, rhs.shape[1]), dtype=complex)
-        H[k] = C @ X + (D + jw * F).toarray()
-    return FrequencyResponse(f, H, tuple(out), names)
+        H[k] = C @ X + (D + s_value * F).toarray()
+    return H
 
 
 # -- inputs and outputs ---------------------------------------------------------------------

@@ -166,10 +166,11 @@ def simulate_sparse(model: SparseStateSpace, t_span: tuple[float, float],
 
 
 def switching_times(signal: Any, t0: float, t1: float) -> list[float]:
-    """The times in ``(t0, t1)`` where ``signal`` (an expression in ``t``) steps or bends:
-    the zeros of the arguments of its ``Heaviside`` functions, with arguments linear in
-    ``t`` or in one ``Mod`` of a linear argument (the periodic pulses of SPICE netlists).
-    Numbers, callables and other expressions give none.
+    """The times in ``(t0, t1)`` where ``signal`` (an expression in ``t``, or a function with
+    the expression it evaluates as its ``expression`` attribute) steps or bends: the zeros
+    of the arguments of its ``Heaviside`` functions, with arguments linear in ``t`` or in
+    one ``Mod`` of a linear argument (the periodic pulses of SPICE netlists). Numbers, other
+    functions and other expressions give none.
 
     >>> import sympy, vecnet as vn
     >>> from vecnet.io.spice import pulse
@@ -178,6 +179,7 @@ def switching_times(signal: Any, t0: float, t1: float) -> list[float]:
     >>> [round(x, 9) for x in switching_times(pulse(0, 1, 1e-3, 1e-4, 1e-4, 5e-4, 2e-3), 0, 4e-3)]
     [0.001, 0.0011, 0.0016, 0.0017, 0.003, 0.0031, 0.0036, 0.0037]
     """
+    signal = getattr(signal, "expression", signal)
     if not isinstance(signal, sympy.Basic):
         return []
     found: set[float] = set()
@@ -426,20 +428,26 @@ def _signal(value: Any, name: str) -> tuple[Callable[[float], float], Callable[[
             raise ModelError(f"input {name!r}: {value} depends on more than t")
         # a step's derivative is zero wherever it is defined: impulses are dropped
         slope = sympy.diff(value, t).replace(sympy.DiracDelta, lambda *args: sympy.S.Zero)
-        return (sympy.lambdify(t, value, modules="numpy"),
-                sympy.lambdify(t, slope, modules="numpy"))
+        function = sympy.lambdify(t, value, modules="numpy")
+        if slope.has(sympy.Derivative, sympy.Subs):  # of a Mod (a periodic pulse) or Min/Max
+            return function, _central_difference(function)
+        return function, sympy.lambdify(t, slope, modules="numpy")
     if callable(value):
-        def slope(time: float) -> float:
-            h = 1e-6 * (1.0 + abs(time))
-            return (value(time + h) - value(time - h)) / (2 * h)
-
-        return value, slope
+        return value, _central_difference(value)
     try:
         constant = float(value)
     except (TypeError, ValueError):
         raise ModelError(f"input {name!r} must be a number, an expression in t or a function "
                          f"of t; got {value!r}") from None
     return (lambda time: constant), (lambda time: 0.0)
+
+
+def _central_difference(function: Callable[[float], float]) -> Callable[[float], float]:
+    def slope(time: float) -> float:
+        h = 1e-6 * (1.0 + abs(time))
+        return (function(time + h) - function(time - h)) / (2 * h)
+
+    return slope
 
 
 def _initial_values(initial: Mapping[str, Any] | None, names: Sequence[str]) -> np.ndarray:
