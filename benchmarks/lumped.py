@@ -38,11 +38,13 @@ v = R_k i + i^3/10, driven by V1 = sin(2 pi t), simulated for one second with
 LSODA (rtol 1e-8, atol 1e-10). Its values are those of part 1 scaled to a
 low-loss line (R_k x 3/100, L_k and C_k x 3/1000), so that the wave travels the
 whole ladder (about 1.5 ms per section) within the simulated second. Timed:
-building the Network, ``state_space()`` and ``ss.simulate((0, 1))``; baseline:
-the same equations written by hand as a vectorised numpy right-hand side,
-integrated by ``scipy.integrate.solve_ivp`` with the same method and
-tolerances. Checks: success, finite values, and agreement with the
-hand-written model.
+building the Network; the sparse numeric formulation (``sparse_state_space()``,
+the laws grouped and evaluated with numpy) and its simulation; the exact
+symbolic one (``state_space()``, ``ss.simulate((0, 1))``); baseline: the same
+equations written by hand as a vectorised numpy right-hand side, integrated by
+``scipy.integrate.solve_ivp`` with the same method and tolerances. Checks:
+success, finite values, and agreement of both paths with the hand-written
+model.
 
 Wall times use ``time.perf_counter`` with sympy's cache cleared before every
 run (cold cache); fast steps are the best of up to 3 runs within 1 s.
@@ -389,16 +391,10 @@ def bench_nonlinear(n: int, checks: Checks) -> None:
     print_header(f"Part 2: nonlinear ladder, {n} sections (cubic resistors), V1 = sin(2 pi t), "
                  f"t in [0, 1] s, LSODA rtol {RTOL:g} atol {ATOL:g}", SIM_COLUMNS)
     times = np.linspace(0.0, 1.0, SIM_SAMPLES)
+    options = dict(t_eval=times, rtol=RTOL, atol=ATOL, method="LSODA")
     t_build, net = timed(lambda _: nonlinear_network(n))
-    t_ss, ss = timed(lambda _: net.state_space(), repeat=False)
-    try:
-        t_sim, res = timed(lambda _: ss.simulate((0, 1), t_eval=times, rtol=RTOL, atol=ATOL),
-                           repeat=False)
-        failure = None
-    except vn.VecnetError as exc:  # the integrator gave up
-        t_sim, res, failure = None, None, f"{type(exc).__name__}: {exc}"
     t_hand, ref = timed(lambda _: hand_simulation(n, times), repeat=False)
-    states = len(ss.x)
+    states = 2 * n
 
     def row(quantity, seconds, note="", baseline=None):
         cells = [quantity, f"{elements:,}", str(states),
@@ -408,34 +404,44 @@ def bench_nonlinear(n: int, checks: Checks) -> None:
                  note]
         print(format_row(cells, SIM_COLUMNS), flush=True)
 
-    shape_ok = (len(net.elements) == elements and states == 2 * n and not ss.z
-                and not ss.is_linear)
-    row("build Network", t_build)
-    row("state_space()", t_ss, checks.note(
-        shape_ok, f"nonlinear, {states} states, 0 algebraic",
-        f"UNEXPECTED MODEL: {states} states, {len(ss.z)} algebraic, linear={ss.is_linear}"))
-    if res is None:
-        row("simulate((0, 1))", None, checks.note(False, "", f"FAILED: {failure}"), t_hand)
-        return
-    ours = np.vstack([res[f"L{k}.through"] for k in range(1, n + 1)]
-                     + [res[f"C{k}.across"] for k in range(1, n + 1)])
-    finite = bool(np.all(np.isfinite(ours)))
-    sim_note = checks.note(res.success and finite and len(res.t) == SIM_SAMPLES,
-                           f"success={res.success}, finite", f"FAILED: success={res.success}, "
-                           f"finite={finite}: {res.message}")
-    row("simulate((0, 1))", t_sim, sim_note, t_hand)
-    if ref.success and ref.y.shape == ours.shape:
+    def agreement(res):
+        ours = np.vstack([res[f"L{k}.through"] for k in range(1, n + 1)]
+                         + [res[f"C{k}.across"] for k in range(1, n + 1)])
+        if not (ref.success and ref.y.shape == ours.shape):
+            return checks.note(False, "", f"hand-written model failed: {ref.message}")
         error = float(np.max(np.abs(ours - ref.y)))
         scale = float(np.max(np.abs(ref.y)))
-        agree = checks.note(error <= 1e-5 * max(scale, 1.0),
-                            f"max |vecnet - hand| = {error:.1e} (max |x| = {scale:.2f})",
-                            f"DIFFERS FROM HAND MODEL by {error:.1e} (max |x| = {scale:.2f})")
-    else:
-        agree = checks.note(False, "", f"hand-written model failed: {ref.message}")
-    row("state_space + simulate", t_ss + t_sim, agree, t_hand)
-    print(f"V(C1) peak {np.max(np.abs(res['C1.across'])):.4f} V, "
-          f"V(C{n}) peak {np.max(np.abs(res[f'C{n}.across'])):.4f} V; "
-          "hand numpy = the same ODEs written by hand, solve_ivp with the same settings")
+        return checks.note(res.success and bool(np.all(np.isfinite(ours)))
+                           and error <= 1e-5 * max(scale, 1.0),
+                           f"max |vecnet - hand| = {error:.1e} (max |x| = {scale:.2f})",
+                           f"DIFFERS FROM HAND MODEL by {error:.1e} (max |x| = {scale:.2f})")
+
+    def simulated(model):
+        try:
+            return timed(lambda _: model.simulate((0, 1), **options), repeat=False)
+        except vn.VecnetError as exc:  # the integrator gave up
+            print(f"  failed: {type(exc).__name__}: {exc}")
+            return None, None
+
+    row("build Network", t_build)
+    t_num, sparse = timed(lambda _: net.sparse_state_space(), repeat=False)
+    row("sparse_state_space()", t_num, checks.note(
+        len(sparse.states) == states and sparse.nonlinear is not None and sparse.nonlinear.explicit,
+        f"{len(sparse.states)} states, {len(sparse.nonlinear.names)} nonlinear laws (explicit)",
+        "UNEXPECTED MODEL"))
+    t_sim, res = simulated(sparse)
+    row("  simulate((0, 1))", t_sim, "" if res is None else agreement(res), t_hand)
+    if t_sim is not None:
+        row("  numeric total", t_build + t_num + t_sim, "", t_hand)
+    t_ss, ss = timed(lambda _: net.state_space(), repeat=False)
+    row("state_space() (symbolic)", t_ss, checks.note(
+        len(ss.x) == states and not ss.z and not ss.is_linear,
+        f"nonlinear, {len(ss.x)} states, 0 algebraic", "UNEXPECTED MODEL"))
+    t_sim, res = simulated(ss)
+    row("  simulate((0, 1))", t_sim, "" if res is None else agreement(res), t_hand)
+    if t_sim is not None:
+        row("  symbolic total", t_build + t_ss + t_sim, "", t_hand)
+    print("hand numpy = the same ODEs written by hand, solve_ivp with the same settings")
 
 
 def main() -> int:

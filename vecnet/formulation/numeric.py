@@ -225,7 +225,7 @@ class SparseStateSpace:
         known = [x, u, du]
         rates = self.A @ x + self.B @ u + self.E @ du
         if self.nonlinear is not None:
-            n = self.nonlinear.solve(x, u, time)
+            n = self.nonlinear.solve(np.concatenate([x, u]), time)
             rates = rates + self.nonlinear.G @ n
             known.append(n)
         values = self._variables @ np.concatenate(known)
@@ -376,8 +376,8 @@ class NonlinearLaws:
                 slope[members] = derivative(values[members], time, columns)
         return out, slope
 
-    def solve(self, x: np.ndarray, u: np.ndarray, time: float) -> np.ndarray:
-        """``n`` at the state ``x`` and input ``u``: the laws directly when explicit,
+    def solve(self, xu: np.ndarray, time: float) -> np.ndarray:
+        """``n`` at the state and input ``xu = [x; u]``: the laws directly when explicit,
         otherwise Newton's method from the last solution.
 
         Raises
@@ -385,7 +385,6 @@ class NonlinearLaws:
         SimulationError
             Newton's method does not converge (the laws have no solution near the last one).
         """
-        xu = np.concatenate([x, u])
         if self.explicit:
             return self._phi(self._in_xu @ xu, time, slopes=False)[0]
         out_b, in_b = self._out_xu @ xu, self._in_xu @ xu
@@ -418,10 +417,9 @@ class NonlinearLaws:
                               f"{', '.join(self.names[:4])} have no solution near the last one "
                               "(Newton's method did not converge)")
 
-    def sensitivity(self, x: np.ndarray, u: np.ndarray, n: np.ndarray,
-                    time: float) -> sp.csr_matrix:
-        """``dn/dx`` at a solution ``n`` (sparse; by the implicit function theorem)."""
-        xu = np.concatenate([x, u])
+    def sensitivity(self, xu: np.ndarray, n: np.ndarray, time: float) -> sp.csr_matrix:
+        """``dn/dx`` at a solution ``n`` for ``xu = [x; u]`` (sparse; by the implicit
+        function theorem)."""
         slope = self._phi(self._in_n @ n + self._in_xu @ xu, time)[1]
         F_x = sp.csr_matrix((self._out_xu - _scale_rows(slope, self._in_xu))[:, :self._states])
         if self.explicit:
@@ -433,7 +431,8 @@ class NonlinearLaws:
         """``n`` at samples (columns of ``xs`` and ``us``, at ``times``)."""
         if self.explicit:
             return self._phi(self._in_xu @ np.vstack([xs, us]), times, slopes=False)[0]
-        return np.column_stack([self.solve(xs[:, j], us[:, j], time) for j, time in
+        stacked = np.vstack([xs, us])
+        return np.column_stack([self.solve(stacked[:, j], time) for j, time in
                                 enumerate(times)]).reshape(len(self.names), len(times))
 
 

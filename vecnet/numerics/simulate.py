@@ -307,17 +307,23 @@ def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, 
 
         jacobian = None
     else:
+        # w' = [A | A E + B | G] [w; u; n] and [x; u] = shift [w; u]: two or three products
+        # with one sparse matrix each, whose overhead dominates the call
         G = nonlinear.G
+        rates = sp.hstack([A, B_w, G]).tocsr()
+        shift = sp.bmat([[sp.identity(n), E], [None, sp.identity(len(input_names))]]).tocsr() \
+            if E.nnz else None
 
         def rhs(time, w):
             watch(time, w)
-            u = u_fn(time)
-            return A @ w + B_w @ u + G @ nonlinear.solve(w + E @ u, u, time)
+            wu = np.concatenate([w, u_fn(time)])
+            xu = wu if shift is None else shift @ wu
+            return rates @ np.concatenate([wu, nonlinear.solve(xu, time)])
 
         def jacobian(time, w):
-            u = u_fn(time)
-            x = w + E @ u
-            return A + G @ nonlinear.sensitivity(x, u, nonlinear.solve(x, u, time), time)
+            wu = np.concatenate([w, u_fn(time)])
+            xu = wu if shift is None else shift @ wu
+            return A + G @ nonlinear.sensitivity(xu, nonlinear.solve(xu, time), time)
 
     options = {}
     if method in _SPARSE_JACOBIAN:
