@@ -208,6 +208,27 @@ def check_oscillation(name: str, signal: sympy.Expr, span: float) -> None:
                              "limit with vn.limits(max_cycles=...)")
 
 
+def progress_bar(t0: float, t1: float) -> Callable[[float], None]:
+    """A ``tqdm`` progress bar over the model time ``t0..t1`` (``tqdm.auto``: a widget in
+    notebooks, text elsewhere), as a function of the time reached (needs tqdm)."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        raise ModelError("progress=True draws a tqdm progress bar: install tqdm "
+                         "(pip install tqdm), or pass a function of the model time") from None
+    bar = tqdm(total=float(t1 - t0), unit="s model time", unit_scale=True, leave=True)
+    reached = [t0]
+
+    def advance(time: float) -> None:
+        if time > reached[0]:
+            bar.update(min(time, t1) - reached[0])
+            reached[0] = min(time, t1)
+            if reached[0] >= t1:
+                bar.close()
+
+    return advance
+
+
 class Watch:
     """Counts a simulation's evaluations and watches its clock and its values.
 
@@ -224,10 +245,13 @@ class Watch:
     vecnet.errors.SimulationError: the solution became infinite or undefined at t = 0.6 (60% of the span): the model is unstable or a value is unphysical (a negative store or resistance?)
     """
 
-    def __init__(self, t0: float, t1: float, progress: Callable[[float], None] | None = None,
+    def __init__(self, t0: float, t1: float,
+                 progress: Callable[[float], None] | bool | None = None,
                  names: Sequence[str] = ()) -> None:
         bounds = get_limits()
-        self.t0, self.t1, self.progress, self.names = t0, t1, progress, tuple(names)
+        if progress is True:
+            progress = progress_bar(t0, t1)
+        self.t0, self.t1, self.progress, self.names = t0, t1, progress or None, tuple(names)
         self.max_evaluations, self.max_seconds = bounds.max_evaluations, bounds.max_seconds
         self.evaluations = 0
         self.started = _clock.monotonic()

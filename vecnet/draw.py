@@ -323,14 +323,15 @@ def svg(obj: Any, **options: Any) -> str:
     return _pipe(draw(obj, **options), "svg").decode("utf-8")
 
 
-def repr_svg(obj: Any) -> str | None:
-    """SVG for notebook display: ``None`` (so the notebook shows the text form instead)
-    when the graph is too large to be worth laying out or ``dot`` is not installed."""
+def repr_svg(obj: Any, tree: Sequence[str] | None = None) -> str | None:
+    """SVG for notebook display (with ``tree`` as in :func:`svg`): ``None`` (so the
+    notebook shows the text form instead) when the graph is too large to be worth laying
+    out or ``dot`` is not installed."""
     model = _model(obj)
     if model.graph.number_of_edges() > REPR_EDGE_LIMIT:
         return None
     try:
-        return svg(obj)
+        return svg(obj, tree=tree)
     except GraphvizError:
         return None
 

@@ -196,6 +196,26 @@ class Network:
         return (f"<Network {self.name!r}: {len(self._elements)} elements, "
                 f"{self.graph.number_of_edges()} edges, {self.graph.number_of_nodes()} nodes>")
 
+    def to_networkx(self):
+        """A copy of the network's graph as a ``networkx.MultiDiGraph``: an edge per element
+        edge, keyed by its name, with its ``element`` and ``kind`` (``"A-type"``, ...).
+
+        >>> import vecnet as vn
+        >>> net = vn.Network()
+        >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "g", R=2.0))
+        >>> sorted(net.to_networkx().edges(keys=True, data="kind"))
+        [('a', 'g', 'R', 'D-type'), ('g', 'a', 'V', 'across source')]
+        """
+        import networkx as nx
+
+        out = nx.MultiDiGraph(name=self.name)
+        out.add_nodes_from(self.graph.nodes)
+        for element in self._elements.values():
+            for edge in element.edges:
+                out.add_edge(edge.tail, edge.head, key=edge.name, element=element.name,
+                             kind=element.kind.value)
+        return out
+
     def _repr_svg_(self) -> str | None:
         """The diagram of :func:`vecnet.draw.draw` as SVG, for notebooks (``None`` when the
         Graphviz ``dot`` program is missing or the graph is too large to lay out)."""

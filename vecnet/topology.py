@@ -608,6 +608,13 @@ class Topology:
             raise UnknownNameError(f"no variable given for edge(s) {', '.join(missing)}")
         return dict(spec)
 
+    def _repr_svg_(self) -> str | None:
+        """The graph drawn with this tree (branches solid, chords dashed), for notebooks;
+        ``None`` when Graphviz is missing or the graph is too large to draw quickly."""
+        from .draw import repr_svg  # drawing depends on this module, not the reverse
+
+        return repr_svg(self.graph, tree=list(self.branches))
+
     def __repr__(self) -> str:
         return (f"<Topology: {len(self.nodes)} nodes, {len(self.edges)} edges, "
                 f"{len(self.branches)} branches, {len(self.chords)} chords, datum {list(self.datum)}>")

@@ -307,9 +307,11 @@ class StateSpace:
     D = property(lambda self: self._part("D"), doc="``dh/du``")
     F = property(lambda self: self._part("F"), doc="``dh/du'``")
 
-    def transfer_function(self) -> sympy.Matrix:
+    def transfer_function(self, control: bool = False):
         """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` as a sympy matrix of rational
-        functions in ``s``, exact and without inverting a symbolic matrix: for numeric models
+        functions in ``s`` (with ``control=True``, a
+        :class:`sympy.physics.control.TransferFunctionMatrix`, for block-diagram algebra and
+        plots), exact and without inverting a symbolic matrix: for numeric models
         each entry comes from two characteristic polynomials (the matrix determinant lemma,
         ``det(sI - A + B_j C_i) = det(sI - A) (1 + C_i (sI - A)^{-1} B_j)``); otherwise from
         fraction-free elimination over the rational functions of the parameters, which is
@@ -322,7 +324,17 @@ class StateSpace:
         >>> ss = net.state_space(outputs=["C.across"], symbolic=True)
         >>> ss.transfer_function(), ss.subs().transfer_function()
         (Matrix([[1/(C*R*s + 1)]]), Matrix([[1/(2*s + 1)]]))
+        >>> ss.subs().transfer_function(control=True)
+        TransferFunctionMatrix(((TransferFunction(1, 2*s + 1, s),),))
         """
+        H = self._transfer_matrix()
+        if not control:
+            return H
+        from sympy.physics.control import TransferFunctionMatrix
+
+        return TransferFunctionMatrix.from_Matrix(H, s)
+
+    def _transfer_matrix(self) -> sympy.Matrix:
         from sympy.polys.matrices import DomainMatrix
 
         n = len(self.x)

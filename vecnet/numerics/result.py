@@ -59,6 +59,65 @@ class Result:
             self._complete()
         return name in self._series
 
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The names of the rows of :attr:`y`: every variable, a vector or quaternion one
+        name per component (``"b.omega.x"``, ``"b.orientation.w"``)."""
+        return tuple(name for name, _ in self._components())
+
+    @property
+    def y(self) -> np.ndarray:
+        """Every series as one array, a row each (in the order of :attr:`columns`) and a
+        column per sample, as ``scipy.integrate.solve_ivp`` gives its ``y``."""
+        rows = [values for _, values in self._components()]
+        return np.vstack(rows) if rows else np.zeros((0, len(self.t)))
+
+    def _components(self):
+        for name in self.names:
+            values = np.asarray(self[name])
+            if values.ndim == 1:
+                yield name, values
+                continue
+            for column, part in zip(values.T, _parts(values)):
+                yield f"{name}.{part}", column
+
+    def to_pandas(self):
+        """A ``pandas.DataFrame`` indexed by time (``"t"``), a column per :attr:`columns`
+        (needs pandas)."""
+        import pandas
+
+        return pandas.DataFrame(dict(zip(self.columns, self.y)),
+                                index=pandas.Index(self.t, name="t"))
+
+    def to_xarray(self):
+        """An ``xarray.Dataset`` over the time coordinate ``"t"``, a variable per series; a
+        vector has a ``"component"`` dimension (needs xarray)."""
+        import xarray
+
+        data = {}
+        for name in self.names:
+            values = np.asarray(self[name])
+            if values.ndim == 1:
+                data[name] = ("t", values)
+            else:
+                data[name] = xarray.DataArray(
+                    values, dims=("t", f"{name}.component"),
+                    coords={f"{name}.component": list(map(str, _parts(values)))})
+        return xarray.Dataset(data, coords={"t": self.t})
+
+    def _repr_html_(self) -> str:
+        """A table for notebooks: each variable's first and last value, up to 20 of them."""
+        import html
+
+        shown = list(self._components())[:20]
+        rows = "".join(f"<tr><td>{html.escape(name)}</td><td>{values[0]:.6g}</td>"
+                       f"<td>{values[-1]:.6g}</td></tr>" for name, values in shown if len(values))
+        more = len(self.columns) - len(shown)
+        return (f"<p>{html.escape(repr(self))}</p><table><tr><th>variable</th>"
+                f"<th>t = {self.t[0]:.6g}</th><th>t = {self.t[-1]:.6g}</th></tr>{rows}</table>"
+                + (f"<p>and {more} more</p>" if more > 0 else "")) if len(self.t) else \
+            f"<p>{html.escape(repr(self))}</p>"
+
     def plot(self, names: Iterable[str] | None = None, ax=None):
         """Plot the named variables (default: the first six) against time, a vector or
         quaternion one line per component; returns the axes."""
@@ -83,3 +142,8 @@ class Result:
     def __repr__(self) -> str:
         return (f"<Result: {len(self.t)} samples, t = {self.t[0]:g}..{self.t[-1]:g}, "
                 f"{len(self._series)} variables, success={self.success}>")
+
+
+def _parts(values: np.ndarray):
+    """The component names of a vector (x, y, z) or quaternion (w, x, y, z) series."""
+    return {3: "xyz", 4: "wxyz"}.get(values.shape[1], range(values.shape[1]))

@@ -63,8 +63,9 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
         Values for parameters that have none (by symbol or name).
     max_steps : int
         Step limit of the IDA integrator.
-    progress : callable, optional
-        Called with the model time as the integration advances.
+    progress : callable or True, optional
+        Called with the model time as the integration advances; ``True`` draws a ``tqdm``
+        progress bar (a widget in notebooks).
 
     Returns
     -------
