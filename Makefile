@@ -19,7 +19,9 @@ demo: $(STAMP) graphviz
 	$(PY) -m vecnet.cli report examples/models/rssr.json --output out/rssr.html
 	$(PY) -m vecnet.cli simulate examples/models/rssr.json --output out/rssr.png
 
-test: $(STAMP) graphviz chromium
+test:
+	@echo "make test: sets up .venv, installs Graphviz and headless Chromium through the system package manager when they are missing, then runs the suite (about 5 minutes on 2 cores)"
+	@$(MAKE) --no-print-directory $(STAMP) graphviz chromium
 	$(PY) -m pytest -q -n 2
 
 # The suite against the oldest supported dependencies (pinned in requirements-min.txt).

@@ -11,7 +11,6 @@ import vecnet as vn
 from vecnet.report import report
 
 ROOT = Path(__file__).parent.parent
-ARTIFACTS = ROOT / "out" / "test-artifacts"
 CHROMIUM = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")
                  if shutil.which(b)), None)
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -46,8 +45,7 @@ def test_report_renders_in_chromium(tmp_path, name):
     assert "Fundamental cutset matrix" in dom.stdout
     assert console_errors(dom.stderr) == []
 
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shot = ARTIFACTS / f"report-{name}.png"
+    shot = tmp_path / f"report-{name}.png"
     run = chromium("--window-size=1200,2200", f"--screenshot={shot}", url)
     assert run.returncode == 0 and shot.stat().st_size > 20_000, run.stderr[-2000:]
     import matplotlib.image

@@ -50,13 +50,39 @@ _NORMAL_RANK = {Kind.ACROSS_SOURCE: 0, Kind.ACROSS_STORE: 1, Kind.TRANSDUCER: 2,
                 Kind.THROUGH_SOURCE: None}
 
 
-@dataclass(frozen=True)
 class Parameter:
-    """A named parameter of an element: its sympy symbol and optional numeric value."""
+    """A named parameter of an element: its sympy symbol and optional numeric value
+    (a float; for a source signal also an expression in t or a callable).
 
-    name: str
-    symbol: sympy.Expr
-    value: Any = None  # a float; for a source signal also an expression in t or a callable
+    ``symbol`` may be given as the name of a real symbol, made when first asked for: a
+    large numeric network then never pays for its sympy symbols.
+
+    >>> Parameter("R", "R1", 2.0).symbol.is_real
+    True
+    """
+
+    __slots__ = ("name", "_symbol", "value")
+
+    def __init__(self, name: str, symbol: sympy.Expr | str, value: Any = None) -> None:
+        self.name, self._symbol, self.value = name, symbol, value
+
+    @property
+    def symbol(self) -> sympy.Expr:
+        if isinstance(self._symbol, str):
+            self._symbol = sympy.Symbol(self._symbol, real=True)
+        return self._symbol
+
+    def _key(self):
+        return (self.name, self.symbol, self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Parameter) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.symbol))
+
+    def __repr__(self) -> str:
+        return f"Parameter(name={self.name!r}, symbol={self.symbol!r}, value={self.value!r})"
 
 
 @dataclass(frozen=True)
@@ -181,9 +207,10 @@ class Element:
                 raise ModelError(f"{type(self).__name__} {name!r} needs parameter {pname!r}")
             self.parameters[pname] = self._parameter(pname, given)
             value = self.parameters[pname].value
-            symbol = self.parameters[pname].symbol
-            if value is None and isinstance(symbol, sympy.Number) and symbol.is_real:
-                value = float(symbol)  # a sympy number given as such: check it alike
+            if value is None:
+                symbol = self.parameters[pname].symbol
+                if isinstance(symbol, sympy.Number) and symbol.is_real:
+                    value = float(symbol)  # a sympy number given as such: check it alike
             if isinstance(value, float):
                 problem = self.value_problem(pname, value, name, allow_negative)
                 if problem:
@@ -224,7 +251,7 @@ class Element:
         # textbook names: R3 of resistor R3, but b_bearing of damper "bearing"
         rest = self.name[len(pname):] if self.name.startswith(pname) else None
         plain = rest is not None and (rest == "" or rest.isdigit())
-        own = sympy.Symbol(self.name if plain else f"{pname}_{self.name}", real=True)
+        own = self.name if plain else f"{pname}_{self.name}"  # the symbol's name
         number = isinstance(given, numbers.Real) and not isinstance(given, bool)
         if pname in self.signals:
             if isinstance(given, sympy.Symbol):
