@@ -124,7 +124,7 @@ def test_e1_svg_has_every_edge_with_its_label_and_tree_style(tmp_path):
     dot = vn.draw(e1(), tree=E1_TREE, path=path, labels="both")
     assert path.read_text().lstrip().startswith("<?xml")
     edges = svg_edges(path.read_text())
-    assert len(edges) == 7
+    assert len([k for k in edges if not k.startswith("legend-")]) == 7   # the legend aside
     assert dot.source == vn.to_dot(e1(), tree=E1_TREE, labels="both")
     for name, (tail, head) in E1_EDGES.items():
         edge = edges[f"edge-{name}"]
@@ -171,7 +171,8 @@ def test_four_bar_with_joint_tree(tmp_path):
     vn.draw(mech, tree="joint", path=path)
     picture = path.read_text()
     edges, nodes = svg_edges(picture), svg_nodes(picture)
-    assert len(edges) == mech.network.graph.number_of_edges() == 15
+    drawn = [k for k in edges if not k.startswith("legend-")]   # the legend aside
+    assert len(drawn) == mech.network.graph.number_of_edges() == 15
     for body in ("crank", "coupler", "rocker"):                  # mass elements: chords
         assert dashed(edges[f"edge-{body}"]), body
         assert edges[f"edge-{body}"]["title"] == f"ground->{body}"
@@ -453,3 +454,24 @@ def test_reports_of_large_networks_leave_the_diagram_out(monkeypatch):
     page = report.report(rc_ladder(6), simulate=False)
     assert "The diagram is left out: 13 edges, more than 10" in page
     assert "<figure><svg" not in page and '<pre class="tex">' in page
+
+
+# -- legend, datum and title ----------------------------------------------------------------
+@needs_dot
+def test_e1_diagram_has_a_legend_a_marked_datum_and_one_title():
+    net = e1()
+    datum = net.topology(tree="normal").datum              # what the equations are written from
+    text = vn.draw(net, tree="normal").pipe(format="svg").decode()
+    root = ET.fromstring(text)
+    texts = [t.text.strip() for t in root.iter(f"{SVG}text") if t.text]
+    groups = {g.get("id"): g for g in root.iter(f"{SVG}g")}
+    assert "legend-tree" in groups and "legend-chord" in groups and "legend-datum" in groups
+    assert {"tree branch", "chord", "datum"} <= set(texts)
+    # the legend's samples are drawn as the edges they explain
+    edges = svg_edges(text)
+    assert solid_and_bold(edges["legend-tree"]) and dashed(edges["legend-chord"])
+    (node,) = datum
+    marked = groups[f"node-{node}"]
+    assert [t.text for t in marked.iter(f"{SVG}text")] == [node, "(datum)"]
+    assert len(list(marked.iter(f"{SVG}polygon"))) == 2                # a double border
+    assert texts.count(net.name) == 1                                  # the title, once

@@ -117,32 +117,33 @@ def _model(obj: Any) -> _Model:
                       "MultibodyEquations")
 
 
-def _branches(model: _Model, tree: Any) -> tuple[str, ...] | None:
-    """The tree branches to style, or None for no tree styling."""
+def _tree(model: _Model, tree: Any) -> Topology | None:
+    """The topology whose tree branches to style (and whose datum to mark), or None for no
+    tree styling."""
     if tree is None:
-        return model.topology.branches if model.topology is not None else None
+        return model.topology
     if isinstance(tree, str) and tree in ("joint", "absolute"):
         if model.mechanism is None:
             raise OutputError(f"tree={tree!r} chooses the coordinates of a mechanism; draw a "
                               "vn.planar or vn.spatial Mechanism, or give a list of branches")
-        return model.mechanism.formulate(coordinates=tree).topology.branches
+        return model.mechanism.formulate(coordinates=tree).topology
     if isinstance(tree, str) and tree not in ("normal", "auto"):
         raise OutputError(f"unknown tree rule {tree!r}; give a list of branch names, 'normal', "
                           "'auto', or for a mechanism 'joint' or 'absolute'")
     if model.network is not None:
-        return model.network.topology(tree=tree).branches
+        return model.network.topology(tree=tree)
     if tree == "normal":
         raise OutputError("tree='normal' needs the element kinds: draw a Network, not a bare "
                           "LinearGraph or Topology")
-    return model.graph.topology(tree=tree).branches  # validates a list of branches
+    return model.graph.topology(tree=tree)  # validates a list of branches
 
 
-def _datum(model: _Model, datum: Any) -> tuple[Hashable, ...]:
+def _datum(model: _Model, datum: Any, topology: Topology | None) -> tuple[Hashable, ...]:
     if datum is not None:
         # the Topology checks the names and fills in a datum for every other component
         return model.graph.topology(datum=datum).datum
-    if model.topology is not None:
-        return model.topology.datum
+    if topology is not None:
+        return topology.datum
     if model.mechanism is not None:
         from .planar.mechanism import DATUM
 
@@ -255,9 +256,10 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
         Edge labels: the edge name, the through and across variables
         (``"i_R3, v_R3"``), or both (``"R3"`` over ``"i, v"``).
     datum : node or list of nodes, optional
-        Reference node(s) to mark (drawn as a box at the top). Default: the
-        ground frame of a mechanism or the datum of a Topology; none for other
-        graphs.
+        Reference node(s) to mark (a double-bordered box at the top, labelled
+        "datum"). Default: the datum of the tree's topology (a Topology's own, or
+        the one the ``tree`` gives), else the ground frame of a mechanism; none for
+        a graph drawn without a tree.
     datum_position : "top" or "bottom"
         Where the datum goes; edges then run down (or up) the page.
     title : str, optional
@@ -293,8 +295,9 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
         raise OutputError(f"datum_position must be 'top' or 'bottom'; got {datum_position!r}")
     fmt = _format(path, format)
     model = _model(obj)
-    branches = _branches(model, tree)
-    dot = _build(model, branches, labels, _datum(model, datum), datum_position,
+    topology = _tree(model, tree)
+    branches = topology.branches if topology is not None else None
+    dot = _build(model, branches, labels, _datum(model, datum, topology), datum_position,
                  model.title if title is None else title)
     if path is not None:
         _write(dot, os.fspath(path), fmt)
@@ -358,7 +361,9 @@ def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
     for node in graph.nodes:
         attrs = {"id": _attr_text(f"node-{node}"), "label": _label(node)}
         if node in datum_set:
-            attrs.update(shape="box", style="filled", fillcolor="#e6e6e6", penwidth="1.5")
+            # a double-bordered box that says what it is
+            attrs.update(label=graphviz.nohtml(f"{_label(node)}\\n(datum)"), shape="box",
+                         peripheries="2", style="filled", fillcolor="#e6e6e6", penwidth="1.5")
         elif node in bodies:
             attrs.update(shape="ellipse", style="filled", fillcolor="#dcdcf0")
         elif planar:
@@ -373,6 +378,7 @@ def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
     branch_set = set(branches) if branches is not None else None
     taken = set(ids.values())  # DOT names in use, so that port dots get names of their own
     drawn: set[str] = set()
+    used: list[dict[str, str]] = []  # the styles drawn, for the legend
     for name in graph.edges:
         if name in drawn:
             continue
@@ -380,12 +386,74 @@ def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
         if element is not None and len(element.edges) > 1:
             _draw_multiport(dot, element, ids, taken, branch_set, labels, planar)
             drawn.update(e.name for e in element.edges)
+            used.append({"link": "transducer"})
+            used.extend({"domain": e.domain.name} for e in element.edges)
             continue
         tail, head = graph.ends(name)
         attrs = _edge_style(name, element, branch_set, labels, planar)
         dot.edge(ids[tail], ids[head], **attrs)
         drawn.add(name)
+        if element is not None:
+            used.append({"domain": element.edges[0].domain.name})
+            if planar:
+                used.append({"family": _planar_family(element)})
+    _legend(dot, _legend_entries(used, branch_set is not None, bool(datum_set)), taken)
     return dot
+
+
+def _legend_entries(used: list[dict[str, str]], tree: bool, datum: bool
+                    ) -> list[tuple[str, str, dict[str, str]]]:
+    """(id, text, edge attributes; ``{}`` for the datum box) of each mark the drawing
+    uses; the domain colours only when more than one domain is drawn."""
+    entries = []
+    if tree:
+        entries += [("tree", "tree branch", {"style": "solid", "penwidth": "2"}),
+                    ("chord", "chord", {"style": "dashed", "penwidth": "1"})]
+    if datum:
+        entries.append(("datum", "datum", {}))
+    kinds = {kind: [u[kind] for u in used if kind in u] for kind in ("link", "family", "domain")}
+    if kinds["link"]:
+        entries.append(("transducer", "transducer link",
+                        {"style": "dotted", "penwidth": "1.5", "color": "#555555"}))
+    for family in _PLANAR_ARROWS:
+        if family in kinds["family"]:
+            entries.append((family, family, {"arrowhead": _PLANAR_ARROWS[family]}))
+    domains = list(dict.fromkeys(kinds["domain"]))
+    if len(domains) > 1:
+        entries += [(d, d, {"color": DOMAIN_COLOURS.get(d, "black"),
+                            "fontcolor": DOMAIN_COLOURS.get(d, "black")}) for d in domains]
+    return entries
+
+
+def _fresh(stem: str, taken: set[str]) -> str:
+    """A DOT name that no node of the drawing has."""
+    name = f"{stem}{len(taken)}"
+    while name in taken:
+        name = "_" + name
+    taken.add(name)
+    return name
+
+
+def _legend(dot: graphviz.Digraph, entries: list[tuple[str, str, dict[str, str]]],
+            taken: set[str]) -> None:
+    """A framed legend: a short sample of each line, arrowhead or node mark with its meaning."""
+    if not entries:
+        return
+    with dot.subgraph(name="cluster_legend") as legend:
+        # a cluster would inherit the graph's label (the title) unless given its own
+        legend.attr(label="legend", labelloc="t", fontsize="10", style="rounded",
+                    color="#999999", id="legend")
+        for key, text, attrs in reversed(entries):  # dot lays a row out right to left
+            if not attrs:  # the datum: a node like the datum node
+                legend.node(_fresh("_legend", taken), label=text, shape="box", peripheries="2",
+                            style="filled", fillcolor="#e6e6e6", fontsize="9",
+                            id=f"legend-{key}")
+                continue
+            a, b = _fresh("_legend", taken), _fresh("_legend", taken)
+            for end in (a, b):
+                legend.node(end, label="", shape="point", width="0.02", style="invis")
+            legend.edge(a, b, label=f" {text}", fontsize="9", id=f"legend-{key}",
+                        **{"arrowhead": "none", **attrs})
 
 
 def _edge_style(name: str, element: Element | None, branch_set: set[str] | None, labels: str,
@@ -414,10 +482,7 @@ def _draw_multiport(dot: graphviz.Digraph, element: Element, ids: dict[Hashable,
     for edge in element.edges:
         attrs = _edge_style(edge.name, element, branch_set, labels, planar)
         # a DOT name of its own: edge names may hold ':' (a port in DOT) or clash with nodes
-        mid = f"_port{len(taken)}"
-        while mid in taken:
-            mid = "_" + mid
-        taken.add(mid)
+        mid = _fresh("_port", taken)
         dots.append(mid)
         dot.node(mid, label="", shape="point", width="0.06", color=attrs["color"],
                  id=_attr_text(f"port-{edge.name}"))

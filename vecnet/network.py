@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
@@ -240,17 +241,21 @@ def connectivity_problems(net: Network) -> list[str]:
       The two sides of a two-port (a transformer, a motor, a pump) count as one part:
       a network joined only through a transducer is a legitimate forest;
     * a **dangling node**: a node that only one edge touches; nothing can flow through
-      that edge (an open end).
+      that edge (an open end). When its name is one typo from another node's (one
+      character inserted, deleted, replaced or two neighbours swapped, case ignored:
+      ``otu`` for ``out``, ``O`` for the ground ``0``), the sentence asks "did you mean"
+      that node. Names that differ only in their numbers (``n1``, ``n2``, ``n10``) are a
+      numbering, not a typo.
 
     >>> import vecnet as vn
     >>> net = Network("two")
-    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "g", R=1.0),
+    >>> _ = net.add(vn.VoltageSource("V", "g", "out", V=1.0), vn.Resistor("R", "out", "g", R=1.0),
     ...             vn.Capacitor("C", "x", "y", C=1.0), vn.Resistor("R2", "y", "x", R=1.0),
-    ...             vn.Resistor("R3", "a", "z", R=1.0))
+    ...             vn.Resistor("R3", "otu", "g", R=1.0))
     >>> for problem in connectivity_problems(net):
     ...     print(problem)
     network 'two': a part with nodes 'x', 'y' (elements 'C', 'R2') is not connected to the rest and has no source
-    network 'two': node 'z' is touched only by 'R3' (a dangling node: nothing flows through 'R3')
+    network 'two': node 'otu' is touched only by 'R3' (a dangling node: nothing flows through 'R3'); its name is one typo away from node 'out': did you mean 'out'?
     """
     nodes = net.graph.nodes
     index = {node: k for k, node in enumerate(nodes)}
@@ -286,12 +291,76 @@ def connectivity_problems(net: Network) -> list[str]:
                             f"{_listed([nodes[k] for k in part])} (elements "
                             f"{_listed([e.name for e in elements]) or 'none'}) is not connected "
                             "to the rest and has no source")
-    for k, d in enumerate(degree):
-        if d == 1:
-            problems.append(f"network {shown(net.name)}: node {_listed([nodes[k]])} is touched only by "
-                            f"{ascii(toucher[k])} (a dangling node: nothing flows through "
-                            f"{ascii(toucher[k])})")
+    lonely = [k for k, d in enumerate(degree) if d == 1]
+    near = _near_names([nodes[k] for k in lonely], nodes)
+    for k in lonely:
+        guess = near.get(nodes[k])
+        problems.append(f"network {shown(net.name)}: node {_listed([nodes[k]])} is touched only by "
+                        f"{ascii(toucher[k])} (a dangling node: nothing flows through "
+                        f"{ascii(toucher[k])})" + (f"; its name is one typo away from node "
+                                                   f"{_listed(guess)}: did you mean "
+                                                   f"{_listed(guess[:1])}?" if guess else ""))
     return problems
+
+
+def _deletions(name: str) -> set[str]:
+    return {name[:k] + name[k + 1:] for k in range(len(name))}
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by inserting, deleting or replacing one character, or by
+    swapping two neighbours (the optimal-string-alignment distance is at most one)."""
+    if len(a) > len(b):
+        a, b = b, a
+    if len(b) - len(a) > 1:
+        return False
+    k = 0
+    while k < len(a) and a[k] == b[k]:
+        k += 1
+    if len(a) < len(b):
+        return a[k:] == b[k + 1:]
+    swapped = k + 1 < len(a) and a[k] == b[k + 1] and a[k + 1] == b[k]
+    return a[k + 1:] == b[k + 1:] or (swapped and a[k + 2:] == b[k + 2:])
+
+
+# digits and the letters they are mistaken for: the ground "0" typed as "O"
+_LOOK_ALIKE = str.maketrans("oli", "011")
+
+
+def _typo(a: str, b: str) -> bool:
+    """Whether two different (case-folded) node names look like one name mistyped."""
+    if re.sub(r"[0-9]+", "", a) == re.sub(r"[0-9]+", "", b):
+        return a == b  # n1/n2, n9/n10, 1/2 are a numbering; only a case slip is a typo
+    if min(len(a), len(b)) < 3:
+        # any two one- or two-letter names are one edit apart; only look-alikes count
+        return a.translate(_LOOK_ALIKE) == b.translate(_LOOK_ALIKE)
+    return _one_edit_apart(a, b)
+
+
+def _near_names(names: Sequence[Hashable], among: Sequence[Hashable]) -> dict[Hashable, list[Hashable]]:
+    """For each of ``names``, the other node names of ``among`` one typo away from it
+    (compared without case), in the order of ``among``; names with none are left out.
+
+    Candidates come from an index of single deletions, so the cost grows with the total
+    length of the names, not with the square of their number.
+    """
+    folded = {node: node.casefold() for node in among if isinstance(node, str)}
+    order = {node: k for k, node in enumerate(folded)}
+    index: dict[str, list[Hashable]] = {}
+    for node, key in folded.items():
+        for variant in _deletions(key) | {key}:
+            index.setdefault(variant, []).append(node)
+    near: dict[Hashable, list[Hashable]] = {}
+    for name in names:
+        key = folded.get(name)
+        if key is None:
+            continue
+        candidates = {other for variant in _deletions(key) | {key} for other in index.get(variant, ())}
+        found = sorted((other for other in candidates if other != name
+                        and _typo(key, folded[other])), key=order.__getitem__)
+        if found:
+            near[name] = found
+    return near
 
 
 def warn_connectivity(net: Network, where: str = "") -> None:

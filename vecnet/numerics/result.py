@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -118,26 +119,65 @@ class Result:
                 + (f"<p>and {more} more</p>" if more > 0 else "")) if len(self.t) else \
             f"<p>{html.escape(repr(self))}</p>"
 
-    def plot(self, names: Iterable[str] | None = None, ax=None):
-        """Plot the named variables (default: the first six) against time, a vector or
-        quaternion one line per component; returns the axes."""
+    def plot(self, names: Iterable[str] | None = None, ax=None,
+             units: Mapping[str, tuple[str, str]] | Any = None):
+        """Plot the named variables (default: the first six) against time, one panel per
+        physical quantity on a shared time axis; returns the top panel's axes (every
+        panel: ``ax.figure.axes``).
+
+        Each panel is labelled ``"quantity [unit]"`` and holds at most eight curves (more of
+        one quantity continue in the next panel); a vector or quaternion draws one curve
+        per component. The quantity of a mechanism result follows from its name
+        (``"crank.angle"``, ``"crank.omega"``, ``"P1.reaction"``, ``"energy"``); that of a
+        network's ``"<edge>.across"`` or ``"<edge>.through"`` from its domain, when
+        ``units`` is the :class:`~vecnet.Network` (or a mapping name -> (quantity, unit)).
+        A variable of unknown quantity gets a panel of its own. Given ``ax``, every curve
+        goes into that one axes.
+
+        >>> import numpy as np
+        >>> t = np.linspace(0.0, 1.0, 11)
+        >>> res = Result(t, {"arm.angle": t, "arm.omega": 0 * t + 1, "energy": t ** 2})
+        >>> ax = res.plot()
+        >>> [panel.get_ylabel() for panel in ax.figure.axes]
+        ['angle [rad]', 'angular velocity [rad/s]', 'energy [J]']
+        """
         import matplotlib.pyplot as plt
 
         names = list(names) if names is not None else list(self._series)[:6]
-        if ax is None:
-            _, ax = plt.subplots()
-        for name in names:
-            values = np.asarray(self[name])
-            if values.ndim == 1:
-                ax.plot(self.t, values, label=name)
-                continue
-            # vectors and quaternions: one line a component, named as the results name them
-            parts = {3: "xyz", 4: "wxyz"}.get(values.shape[1], range(values.shape[1]))
-            for column, part in zip(values.T, parts):
-                ax.plot(self.t, column, label=f"{name}.{part}")
-        ax.set_xlabel("t [s]")
-        ax.legend()
-        return ax
+        known = _quantities_of(units)
+        panels = _panels(names, lambda name: known.get(name) or _quantity_from_name(name),
+                         ordered=not known)
+        if ax is not None:
+            panels = [(panels[0][0] if len(panels) == 1 else None,
+                       [name for _, chunk in panels for name in chunk])]
+            axes = [ax]
+        else:
+            # constrained layout keeps the legends beside the panels inside the figure
+            _, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
+                                   layout="constrained", figsize=(7.5, 1.2 + 2.1 * len(panels)))
+            axes = list(axes[:, 0])
+        for panel, (quantity, chunk) in zip(axes, panels):
+            for name in chunk:
+                self._draw(panel, name)
+            if quantity is not None:
+                panel.set_ylabel(_axis_label(*quantity))
+            panel.grid(True, alpha=0.3)
+            # 2.5e-4 m^3/s reads better as 2.5 under a "1e-4" than as 0.00025
+            panel.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
+            panel.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                         fontsize="small", frameon=False)
+        axes[-1].set_xlabel("time [s]")
+        axes[0].figure.align_ylabels(axes)
+        return axes[0]
+
+    def _draw(self, ax, name: str) -> None:
+        values = np.asarray(self[name])
+        if values.ndim == 1:
+            ax.plot(self.t, values, label=name)
+            return
+        # vectors and quaternions: one line a component, named as the results name them
+        for column, part in zip(values.T, _parts(values)):
+            ax.plot(self.t, column, label=f"{name}.{part}")
 
     def __repr__(self) -> str:
         return (f"<Result: {len(self.t)} samples, t = {self.t[0]:g}..{self.t[-1]:g}, "
@@ -145,5 +185,77 @@ class Result:
 
 
 def _parts(values: np.ndarray):
-    """The component names of a vector (x, y, z) or quaternion (w, x, y, z) series."""
-    return {3: "xyz", 4: "wxyz"}.get(values.shape[1], range(values.shape[1]))
+    """The component names of a planar (x, y) or spatial (x, y, z) vector or a quaternion
+    (w, x, y, z) series."""
+    return {2: "xy", 3: "xyz", 4: "wxyz"}.get(values.shape[1], range(values.shape[1]))
+
+
+#: most curves in one panel; more of one quantity continue in the next panel
+PANEL_CURVES = 8
+
+# mechanism results are named "<body or joint>.<suffix>"; a trailing "'" is a rate
+_SUFFIXES = {
+    "x": "position", "y": "position", "z": "position", "position": "position",
+    "distance": "position", "angle": "angle", "euler": "angle",
+    "vx": "velocity", "vy": "velocity", "vz": "velocity", "velocity": "velocity",
+    "omega": "angular velocity", "wx": "angular velocity", "wy": "angular velocity",
+    "wz": "angular velocity", "reaction": "force", "reaction.x": "force",
+    "reaction.y": "force", "reaction.z": "force", "force": "force", "torque": "torque",
+    "reaction_torque": "torque", "orientation": "orientation", "qw": "orientation",
+    "qx": "orientation", "qy": "orientation", "qz": "orientation",
+}
+_WHOLE_NAMES = {"kinetic": "energy", "potential": "energy", "energy": "energy"}
+_RATES = {"position": "velocity", "angle": "angular velocity"}
+# mechanism panels in the order one reads a motion: where, how fast, pushed how, energy
+_UNITS = {"position": "m", "angle": "rad", "orientation": "1", "velocity": "m/s",
+          "angular velocity": "rad/s", "force": "N", "torque": "N m", "energy": "J"}
+
+
+def _quantity_from_name(name: str) -> tuple[str, str] | None:
+    """The (quantity, unit) a mechanism result's name tells, or ``None``."""
+    rate = name.endswith("'")
+    base = name.rstrip("'")
+    quantity = _WHOLE_NAMES.get(base)
+    if quantity is None and "." in base:
+        parts = base.split(".")
+        quantity = _SUFFIXES.get(".".join(parts[-2:])) if len(parts) > 2 else None
+        quantity = quantity or _SUFFIXES.get(parts[-1])
+    if quantity is not None and rate:
+        quantity = _RATES.get(quantity)
+    return (quantity, _UNITS[quantity]) if quantity is not None else None
+
+
+def _quantities_of(units: Mapping[str, tuple[str, str]] | Any) -> Mapping[str, tuple[str, str]]:
+    """Name -> (quantity, unit) from a mapping, or from the scalar edges of a network
+    (anything with ``elements`` whose ``edges`` carry a :class:`~vecnet.domains.Domain`)."""
+    if units is None:
+        return {}
+    if isinstance(units, Mapping):
+        return units
+    known = {}
+    for element in units.elements:
+        for edge in element.edges:
+            d = edge.domain
+            if d.dimension == "scalar":
+                known[f"{edge.name}.across"] = (d.across, d.across_unit)
+                known[f"{edge.name}.through"] = (d.through, d.through_unit)
+    return known
+
+
+def _panels(names: list[str], quantity_of: Callable[[str], tuple[str, str] | None],
+            ordered: bool) -> list[tuple[tuple[str, str] | None, list[str]]]:
+    """The names grouped one quantity a panel, at most :data:`PANEL_CURVES` a panel; in the
+    order the quantities first come, or (``ordered``) mechanism quantities first in the
+    order of ``_UNITS``."""
+    groups: dict[Any, list[str]] = {}
+    for name in names:
+        # a variable of unknown quantity stands alone rather than share an unlabelled axis
+        groups.setdefault(quantity_of(name) or ("unknown", name), []).append(name)
+    order = list(_UNITS) if ordered else []
+    keys = sorted(groups, key=lambda key: order.index(key[0]) if key[0] in order else len(order))
+    return [(None if key[0] == "unknown" else key, groups[key][k:k + PANEL_CURVES])
+            for key in keys for k in range(0, len(groups[key]), PANEL_CURVES)]
+
+
+def _axis_label(quantity: str, unit: str) -> str:
+    return f"{quantity} [{unit.replace('*', ' ')}]"

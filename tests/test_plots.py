@@ -1,0 +1,73 @@
+"""Result plots: one panel per physical quantity, each labelled with its SI unit."""
+
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+import vecnet as vn  # noqa: E402
+from vecnet.numerics.result import Result  # noqa: E402
+
+MODELS = Path(__file__).parent.parent / "examples" / "models"
+
+# the SI unit of each variable of the motor-pump model, from its physics: the armature is
+# electrical, the motor's and pump's mechanical ports and the shaft rotational, the pipe fluid
+MOTOR_PUMP_UNITS = {"Vs.across": "V", "La.through": "A", "motor.m.across": "rad/s",
+                    "shaft.through": "N m", "pump.m.across": "rad/s", "pipe.through": "m^3/s",
+                    "pump.f.across": "Pa"}
+
+
+def unit_of(label: str) -> str:
+    return label[label.index("[") + 1:label.rindex("]")]
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def test_a_mixed_domain_result_has_one_panel_per_unit(tmp_path):
+    model = vn.load_model(MODELS / "motor_pump.json")
+    res = model.simulate(t_span=(0.0, 0.01), points=50)
+    ax = res.plot(list(MOTOR_PUMP_UNITS), units=model.system)
+    panels = ax.figure.axes
+    assert sorted(unit_of(p.get_ylabel()) for p in panels) == sorted(set(MOTOR_PUMP_UNITS.values()))
+    for panel in panels:
+        names = [line.get_label() for line in panel.get_lines()]
+        assert {MOTOR_PUMP_UNITS[n] for n in names} == {unit_of(panel.get_ylabel())}
+    assert panels[-1].get_xlabel() == "time [s]"
+    assert all(p.get_shared_x_axes().joined(p, panels[0]) for p in panels)
+    path = tmp_path / "motor_pump.png"
+    ax.figure.savefig(path)
+    assert path.stat().st_size > 10_000
+
+
+def test_a_mechanism_result_reads_as_positions_angles_speeds_and_energy():
+    t = np.linspace(0.0, 1.0, 5)
+    series = {"energy": t, "crank.omega": t, "P1.angle'": t, "crank.vx": t, "crank.angle": t,
+              "P1.reaction": np.column_stack([t, t]), "crank.x": t, "P1.torque": t}
+    ax = Result(t, series).plot(list(series))
+    assert [p.get_ylabel() for p in ax.figure.axes] == [
+        "position [m]", "angle [rad]", "velocity [m/s]", "angular velocity [rad/s]",
+        "force [N]", "torque [N m]", "energy [J]"]
+    force = ax.figure.axes[4]
+    assert [line.get_label() for line in force.get_lines()] == ["P1.reaction.x", "P1.reaction.y"]
+
+
+def test_many_curves_of_one_quantity_share_panels_of_at_most_eight():
+    t = np.linspace(0.0, 1.0, 5)
+    series = {f"J{k}.angle": k * t for k in range(1, 12)}
+    ax = Result(t, series).plot(list(series))
+    counts = [len(p.get_lines()) for p in ax.figure.axes]
+    assert counts == [8, 3] and all(p.get_ylabel() == "angle [rad]" for p in ax.figure.axes)
+
+
+def test_without_units_a_network_variable_is_not_put_beside_another_quantity():
+    t = np.linspace(0.0, 1.0, 5)
+    ax = Result(t, {"C1.across": t, "L1.through": t}).plot()
+    assert [len(p.get_lines()) for p in ax.figure.axes] == [1, 1]
