@@ -41,6 +41,8 @@ ROOT = Path(__file__).parent.parent
 OFFLINE = ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=socks5://127.0.0.1:9",
            "--proxy-bypass-list=<-loopback>"]
 SECONDS = 30
+#: The highlight colours of +1 and -1 entries, as the browser computes them.
+RED, PURPLE = "rgb(214, 39, 40)", "rgb(123, 63, 176)"
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed")
 
@@ -158,7 +160,8 @@ class Browser:
 
 
 #: What the explorer shows, read back from the DOM: the tree line, the status, the shown
-#: row (label and {column: value}), and the highlighted edges with their signs.
+#: row (label and {column: value}), the highlighted edges with their signs, and the
+#: stroke colour and dashes each edge is drawn with.
 READ = """(function () {
   var table = document.getElementById("explorer-row"), row = null;
   if (table.rows.length) {
@@ -168,13 +171,17 @@ READ = """(function () {
       return c.textContent; }).slice(1), values: values};
   }
   var data = JSON.parse(document.getElementById("explorer-data").textContent), lit = {};
+  var colours = {};
   data.edges.forEach(function (name, k) {
     var g = document.getElementById("edge-" + k);
     if (g.classList.contains("explorer-plus")) lit[name] = 1;
     if (g.classList.contains("explorer-minus")) lit[name] = -1;
+    var line = g.querySelector("path:not(.explorer-hit)"), style = getComputedStyle(line);
+    colours[name] = [style.stroke, style.strokeDasharray];
   });
   return {tree: document.getElementById("explorer-tree").textContent,
-          status: document.getElementById("explorer-status").textContent, row: row, lit: lit};
+          status: document.getElementById("explorer-status").textContent, row: row, lit: lit,
+          colours: colours};
 })()"""
 
 
@@ -224,6 +231,12 @@ def assert_shows(shown: dict, tree: list[str], edge: str) -> None:
     assert shown["row"]["columns"] == columns
     assert shown["row"]["values"] == values
     assert shown["lit"] == {c: v for c, v in values.items() if v}
+    drawn = {name: colour for name, (colour, _) in shown["colours"].items()}
+    assert {name: drawn[name] for name in shown["lit"]} == \
+        {c: {1: RED, -1: PURPLE}[v] for c, v in values.items() if v}
+    assert not {RED, PURPLE} & {drawn[c] for c, v in values.items() if not v}
+    dashed = {name for name, (_, dashes) in shown["colours"].items() if dashes != "none"}
+    assert dashed == set(columns[len(tree):])                # the chords of that tree
 
 
 def test_a_chord_shows_its_circuit_and_a_branch_its_cutset(explorer):

@@ -85,13 +85,14 @@ pre.tex .katex-display > .katex { text-align: left; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
 .note { color: #666; font-size: 0.9em; }
 .explorer-edge { cursor: pointer; }
-.explorer-branch > path { stroke-dasharray: none; stroke-width: 2px; }
-.explorer-chord > path { stroke-dasharray: 5,2; stroke-width: 1px; }
-.explorer-plus > path, .explorer-plus > polygon { stroke: #d62728; stroke-width: 3.5px; }
-.explorer-plus > polygon, .explorer-plus > text { fill: #d62728; }
-.explorer-minus > path, .explorer-minus > polygon { stroke: #7b3fb0; stroke-width: 3.5px; }
-.explorer-minus > polygon, .explorer-minus > text { fill: #7b3fb0; }
-.explorer-selected > text { font-weight: bold; text-decoration: underline; }
+.explorer-branch path { stroke-dasharray: none; stroke-width: 2px; }
+.explorer-chord path { stroke-dasharray: 5,2; stroke-width: 1px; }
+.explorer-plus path, .explorer-minus path { stroke-width: 3.5px; }
+.explorer-plus path, .explorer-plus polygon { stroke: #d62728; }
+.explorer-plus polygon, .explorer-plus text { fill: #d62728; }
+.explorer-minus path, .explorer-minus polygon { stroke: #7b3fb0; }
+.explorer-minus polygon, .explorer-minus text { fill: #7b3fb0; }
+.explorer-selected text { font-weight: bold; text-decoration: underline; }
 svg path.explorer-hit { stroke: transparent; stroke-width: 12px; stroke-dasharray: none;
                         fill: none; pointer-events: stroke; }
 """
