@@ -14,12 +14,15 @@ at the drawn edges' labels, networking off. Facts checked from outside the code:
 * the buttons restore the report's tree and a normal tree (source and capacitor
   branches, inductors chords);
 * the page ran with no console error or policy violation, and its policy is the base
-  policy with the hashes of exactly its two own scripts.
+  policy with the hashes of exactly its two own scripts;
+* names that try to end the data element or the script, or to start markup, reach the
+  explorer's row as the exact names, and run nothing.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -33,6 +36,7 @@ from pathlib import Path
 import pytest
 
 import vecnet as vn
+from test_output_escaping import allow_any_name
 from test_reference_topology import E1_CI, E1_CU, E1_TREE
 from test_report_browser import CHROMIUM, FLAGS
 from vecnet.report import CONTENT_SECURITY_POLICY, report
@@ -189,13 +193,9 @@ def e1_network() -> vn.Network:
     return vn.load_model(ROOT / "examples" / "models" / "e1.json").system
 
 
-@pytest.fixture(scope="module")
-def explorer(tmp_path_factory):
-    """The E1 report (tree {L1, L2, R3, R4, R5}) open in Chromium, offline."""
-    folder = tmp_path_factory.mktemp("explorer")
-    page = folder / "e1.html"
-    report(vn.load_model(ROOT / "examples" / "models" / "e1.json"), page, tree=E1_TREE,
-           simulate=False)
+@contextlib.contextmanager
+def opened(page: Path):
+    """A page file open in Chromium, offline, loaded."""
     with tempfile.TemporaryDirectory() as profile:
         browser = Browser(profile)
         try:
@@ -205,6 +205,16 @@ def explorer(tmp_path_factory):
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="module")
+def explorer(tmp_path_factory):
+    """The E1 report (tree {L1, L2, R3, R4, R5}) open in Chromium."""
+    page = tmp_path_factory.mktemp("explorer") / "e1.html"
+    report(vn.load_model(ROOT / "examples" / "models" / "e1.json"), page, tree=E1_TREE,
+           simulate=False)
+    with opened(page) as browser:
+        yield browser
 
 
 def edge_label(name: str) -> str:
@@ -308,3 +318,25 @@ def test_the_page_ran_offline_without_errors_under_its_own_policy(explorer):
     assert explorer.evaluate("document.querySelectorAll('pre.tex.typeset').length") >= 5
     data = explorer.evaluate("document.getElementById('explorer-data').textContent")
     assert json.loads(data)["edges"] == list(e1_network().graph.edges)
+
+
+def test_hostile_names_are_shown_as_typed(monkeypatch, tmp_path):
+    allow_any_name(monkeypatch)
+    names = ["</pre><script>document.title='XSS1'</script>",
+             "<img src=x onerror=\"document.title='XSS2'\">", "a&amp;b\"'\\u003c/pre>"]
+    net = vn.Network("hostile")
+    net.add(vn.VoltageSource("Vs", "g", "a", V=1.0), vn.Resistor(names[0], "a", "b", R=1.0),
+            vn.Capacitor(names[1], "b", "g", C=1.0), vn.Resistor(names[2], "a", "g", R=1.0))
+    page = tmp_path / "hostile.html"
+    report(net, page, simulate=False)
+    with opened(page) as browser:
+        browser.click(f"#edge-{net.graph.edge_index(names[2])} text")
+        shown = browser.evaluate(READ)
+        assert browser.evaluate("document.title") == "hostile — vecnet report"
+        assert browser.problems() == []
+    assert shown["row"]["label"] == names[2]
+    assert set(shown["row"]["columns"]) == {"Vs", *names}
+    topo = vn.Topology(net.graph, tree=shown["tree"].split(": ")[1].split(". Cotree")[0]
+                       .split(", "))
+    assert shown["row"]["values"] == dict(zip(topo.circuit.columns, topo.circuit.toarray()[
+        list(topo.circuit.rows).index(names[2])].tolist()))
