@@ -436,7 +436,8 @@ def _draw_multiport(dot: graphviz.Digraph, element: Element, ids: dict[Hashable,
         dot.node(mid, label="", shape="point", width="0.06", color=attrs["color"],
                  id=_attr_text(f"port-{edge_id(edge.name)}"))
         first = {k: v for k, v in attrs.items() if k not in ("label", "id")}
-        dot.edge(ids[edge.tail], mid, arrowhead="none", id=_attr_text(f"edge-{edge_id(edge.name)}-tail"),
+        dot.edge(ids[edge.tail], mid, arrowhead="none",
+                 id=_attr_text(f"edge-{edge_id(edge.name)}-tail"),
                  **first)
         dot.edge(mid, ids[edge.head], **attrs)
     coupling = getattr(element, "coupling", "")

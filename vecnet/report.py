@@ -160,9 +160,9 @@ def write_atomically(path: str | os.PathLike, data: str | bytes) -> None:
 
 def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
            simulate: bool = True, title: str | None = None) -> str:
-    """The HTML report of a model: diagram, incidence and reduced incidence matrices, tree,
-    cutset and circuit matrices, the three equation sets, the state or multibody
-    equations and simulation plots.
+    """The HTML report of a model: diagram, a tree explorer (networks), incidence and reduced
+    incidence matrices, tree, cutset and circuit matrices, the three equation sets, the
+    state or multibody equations and simulation plots.
 
     Parameters
     ----------
