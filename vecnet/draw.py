@@ -62,6 +62,7 @@ DOT_TIMEOUT = 60.0
 LARGE_GRAPH_EDGES = 40
 
 _LABELS = ("names", "variables", "both")
+_EDGE_IDS = ("names", "index")
 # arrowheads that tell the planar element families apart
 _PLANAR_ARROWS = {"mass": "normal", "arm": "vee", "joint": "odot", "force": "empty",
                   "driver": "diamond"}
@@ -232,7 +233,8 @@ def _edge_label(name: str, domain: Any, labels: str) -> str:
 def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = None,
          path: str | os.PathLike | None = None, format: str | None = None,
          labels: str = "names", datum: Hashable | Sequence[Hashable] | None = None,
-         datum_position: str = "top", title: str | None = None) -> graphviz.Digraph:
+         datum_position: str = "top", title: str | None = None,
+         edge_ids: str = "names") -> graphviz.Digraph:
     """A Graphviz diagram of a linear graph, network, planar or spatial mechanism or topology.
 
     Parameters
@@ -264,6 +266,11 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
         Where the datum goes; edges then run down (or up) the page.
     title : str, optional
         Caption under the picture; default the network or mechanism name.
+    edge_ids : "names" or "index"
+        The ``id`` of each edge's group in the SVG: ``edge-<name>``, or
+        ``edge-<position>`` with the edge's position in ``graph.edges`` (for
+        pages whose scripts address the edges: no name is involved). The two
+        halves of a transducer port are ``edge-<id>-tail`` and ``edge-<id>``.
 
     Returns
     -------
@@ -273,7 +280,7 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
     Raises
     ------
     OutputError
-        Unknown object, label style, tree rule or format, or a file that
+        Unknown object, label style, edge id rule, tree rule or format, or a file that
         cannot be written.
     GraphvizError
         A rendered format was asked for and the ``dot`` program is missing or
@@ -291,6 +298,9 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
     """
     if labels not in _LABELS:
         raise OutputError(f"labels must be one of {', '.join(map(repr, _LABELS))}; got {labels!r}")
+    if edge_ids not in _EDGE_IDS:
+        raise OutputError(f"edge_ids must be one of {', '.join(map(repr, _EDGE_IDS))}; "
+                          f"got {edge_ids!r}")
     if datum_position not in ("top", "bottom"):
         raise OutputError(f"datum_position must be 'top' or 'bottom'; got {datum_position!r}")
     fmt = _format(path, format)
@@ -298,7 +308,7 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
     topology = _tree(model, tree)
     branches = topology.branches if topology is not None else None
     dot = _build(model, branches, labels, _datum(model, datum, topology), datum_position,
-                 model.title if title is None else title)
+                 model.title if title is None else title, edge_ids == "index")
     if path is not None:
         _write(dot, os.fspath(path), fmt)
     return dot
@@ -341,8 +351,13 @@ def repr_svg(obj: Any, tree: Sequence[str] | None = None) -> str | None:
 
 # -- building the DOT graph ---------------------------------------------------------------
 def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
-           datum: tuple[Hashable, ...], datum_position: str, title: str) -> graphviz.Digraph:
+           datum: tuple[Hashable, ...], datum_position: str, title: str,
+           index_ids: bool = False) -> graphviz.Digraph:
     graph, network = model.graph, model.network
+
+    def edge_id(name: str) -> str:
+        return str(graph.edge_index(name)) if index_ids else name
+
     dot = graphviz.Digraph(name=_dot_name(title))
     dot.attr(rankdir="TB" if datum_position == "top" else "BT", newrank="true", pad="0.15")
     if graph.number_of_edges() > LARGE_GRAPH_EDGES:
@@ -384,13 +399,13 @@ def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
             continue
         element = network.owner(name) if network is not None else None
         if element is not None and len(element.edges) > 1:
-            _draw_multiport(dot, element, ids, taken, branch_set, labels, planar)
+            _draw_multiport(dot, element, ids, taken, branch_set, labels, planar, edge_id)
             drawn.update(e.name for e in element.edges)
             used.append({"link": "transducer"})
             used.extend({"domain": e.domain.name} for e in element.edges)
             continue
         tail, head = graph.ends(name)
-        attrs = _edge_style(name, element, branch_set, labels, planar)
+        attrs = _edge_style(name, edge_id(name), element, branch_set, labels, planar)
         dot.edge(ids[tail], ids[head], **attrs)
         drawn.add(name)
         if element is not None:
@@ -456,11 +471,11 @@ def _legend(dot: graphviz.Digraph, entries: list[tuple[str, str, dict[str, str]]
                         **{"arrowhead": "none", **attrs})
 
 
-def _edge_style(name: str, element: Element | None, branch_set: set[str] | None, labels: str,
-                planar: bool) -> dict[str, str]:
+def _edge_style(name: str, edge_id: str, element: Element | None,
+                branch_set: set[str] | None, labels: str, planar: bool) -> dict[str, str]:
     domain = next((e.domain for e in element.edges if e.name == name), None) if element else None
     colour = DOMAIN_COLOURS.get(domain.name, "black") if domain is not None else "black"
-    attrs = {"id": _attr_text(f"edge-{name}"), "label": _edge_label(name, domain, labels),
+    attrs = {"id": _attr_text(f"edge-{edge_id}"), "label": _edge_label(name, domain, labels),
              "color": colour, "fontcolor": colour}
     if element is not None:
         attrs["tooltip"] = _label(f"{type(element).__name__} {element.name}")
@@ -476,18 +491,19 @@ def _edge_style(name: str, element: Element | None, branch_set: set[str] | None,
 
 def _draw_multiport(dot: graphviz.Digraph, element: Element, ids: dict[Hashable, str],
                     taken: set[str], branch_set: set[str] | None, labels: str,
-                    planar: bool) -> None:
+                    planar: bool, edge_id: Callable[[str], str]) -> None:
     """Each port edge runs tail -> dot -> head; a dotted line joins the dots."""
     dots = []
     for edge in element.edges:
-        attrs = _edge_style(edge.name, element, branch_set, labels, planar)
+        attrs = _edge_style(edge.name, edge_id(edge.name), element, branch_set, labels, planar)
         # a DOT name of its own: edge names may hold ':' (a port in DOT) or clash with nodes
         mid = _fresh("_port", taken)
         dots.append(mid)
         dot.node(mid, label="", shape="point", width="0.06", color=attrs["color"],
-                 id=_attr_text(f"port-{edge.name}"))
+                 id=_attr_text(f"port-{edge_id(edge.name)}"))
         first = {k: v for k, v in attrs.items() if k not in ("label", "id")}
-        dot.edge(ids[edge.tail], mid, arrowhead="none", id=_attr_text(f"edge-{edge.name}-tail"),
+        dot.edge(ids[edge.tail], mid, arrowhead="none",
+                 id=_attr_text(f"edge-{edge_id(edge.name)}-tail"),
                  **first)
         dot.edge(mid, ids[edge.head], **attrs)
     coupling = getattr(element, "coupling", "")

@@ -4,7 +4,10 @@ The page needs no LaTeX and no network: the diagram and the plots are inline
 SVG, and the matrices and equations are LaTeX (from :mod:`vecnet.teaching`)
 typeset in the browser by KaTeX, whose script, style sheet and fonts are part
 of the page (``vecnet/static/katex``). With scripts off, the LaTeX source is
-shown instead.
+shown instead. A network's page also has a tree explorer
+(``vecnet/static/explorer.js``): clicking an edge of the diagram highlights its
+fundamental circuit or cutset and shows its row of ``[CI]`` or ``[CU]`` for the
+current tree, and a second click swaps a chord and a branch.
 
 Names in a model are data, never markup, whatever characters they hold: every
 piece of the page is escaped where it is embedded (text and attributes); names
@@ -15,7 +18,9 @@ The SVG of the diagram and the plots is parsed and written again keeping only
 drawing elements (no scripts, event handlers, foreign content or links out of
 the picture). As a second wall the page carries a Content-Security-Policy that
 runs only the page's own two inline scripts, named by their SHA-256 hashes, and
-loads nothing: fonts and images are data: URLs.
+loads nothing: fonts and images are data: URLs. The explorer's data (edge names and
+ends, two trees) is JSON text with ``<``, ``>`` and ``&`` written as ``\\u003c``
+escapes, read with ``JSON.parse``; the script writes names with ``textContent`` only.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import base64
 import hashlib
 import html
 import io
+import json
 import os
 import re
 import tempfile
@@ -34,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ModelError
+from .errors import ModelError, VecnetError
 from .matrix import LabeledMatrix
 from .network import Network
 from .planar.mechanism import Mechanism
@@ -78,10 +84,21 @@ pre.tex .katex-display { margin: 0.4rem 0; text-align: left; }
 pre.tex .katex-display > .katex { text-align: left; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
 .note { color: #666; font-size: 0.9em; }
+.explorer-edge { cursor: pointer; }
+.explorer-branch path { stroke-dasharray: none; stroke-width: 2px; }
+.explorer-chord path { stroke-dasharray: 5,2; stroke-width: 1px; }
+.explorer-plus path, .explorer-minus path { stroke-width: 3.5px; }
+.explorer-plus path, .explorer-plus polygon { stroke: #d62728; }
+.explorer-plus polygon, .explorer-plus text { fill: #d62728; }
+.explorer-minus path, .explorer-minus polygon { stroke: #7b3fb0; }
+.explorer-minus polygon, .explorer-minus text { fill: #7b3fb0; }
+.explorer-selected text { font-weight: bold; text-decoration: underline; }
+svg path.explorer-hit { stroke: transparent; stroke-width: 12px; stroke-dasharray: none;
+                        fill: none; pointer-events: stroke; }
 """
 
 #: Renders every ``pre.tex`` in place; the source stays when KaTeX fails.
-_RENDER_SCRIPT = """(function () {
+_TYPESET_SCRIPT = """(function () {
   "use strict";
   var blocks = document.querySelectorAll("pre.tex");
   for (var i = 0; i < blocks.length; i++) {
@@ -95,6 +112,19 @@ _RENDER_SCRIPT = """(function () {
     }
   }
 })();""" % MAX_EXPAND
+
+
+def _packaged_script(name: str) -> str:
+    """A script of ``vecnet/static``, checked to be embeddable in a ``<script>`` element."""
+    script = (resources.files("vecnet") / "static" / name).read_text(encoding="utf-8")
+    if "</script" in script.lower() or "<!--" in script:
+        raise RuntimeError(f"the packaged {name} cannot be inlined in a <script> element")
+    return script
+
+
+#: The page's own script after KaTeX: typesets the formulas, then starts the tree
+#: explorer when the page has one. One script, so that a page runs exactly two.
+_RENDER_SCRIPT = _TYPESET_SCRIPT + "\n" + _packaged_script("explorer.js")
 
 #: The KaTeX fonts in the package (woff2); the style sheet's other fonts are dropped.
 _FONT_FACE = re.compile(r"@font-face\{[^}]*\}")
@@ -130,9 +160,9 @@ def write_atomically(path: str | os.PathLike, data: str | bytes) -> None:
 
 def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
            simulate: bool = True, title: str | None = None) -> str:
-    """The HTML report of a model: diagram, incidence and reduced incidence matrices, tree,
-    cutset and circuit matrices, the three equation sets, the state or multibody
-    equations and simulation plots.
+    """The HTML report of a model: diagram, a tree explorer (networks), incidence and reduced
+    incidence matrices, tree, cutset and circuit matrices, the three equation sets, the
+    state or multibody equations and simulation plots.
 
     Parameters
     ----------
@@ -212,9 +242,7 @@ def content_security_policy(scripts: list[str]) -> str:
 def _katex() -> tuple[str, str]:
     """KaTeX's script and its style sheet with the packaged fonts as data: URLs."""
     folder = resources.files("vecnet") / "static" / "katex"
-    script = (folder / "katex.min.js").read_text(encoding="utf-8")
-    if "</script" in script.lower() or "<!--" in script:
-        raise RuntimeError("the packaged KaTeX cannot be inlined in a <script> element")
+    script = _packaged_script("katex/katex.min.js")
 
     def embedded(match: re.Match) -> str:
         rule = match.group(0)
@@ -237,7 +265,10 @@ def _network(model, tree, simulate: bool) -> str:
     tree = tree or model.tree or "normal"
     eqs = net.equations(tree=tree)
     topo = eqs.topology
-    parts = [_section("Linear graph", _diagram(net, topo))]
+    diagram, drawn = _diagram(net, topo)
+    parts = [_section("Linear graph", diagram)]
+    if drawn:
+        parts.append(_section("Tree explorer", _explorer(net, topo)))
     parts.append(_topology(topo))
     counts = eqs.counts
     parts.append(_section(
@@ -262,7 +293,7 @@ def _mechanism(model, tree, simulate: bool) -> str:
     coordinates = tree if tree in ("joint", "absolute") else model.coordinates
     eom = mech.formulate(coordinates=coordinates)
     topo = eom.topology
-    parts = [_section("Vector network", _diagram(mech, topo))]
+    parts = [_section("Vector network", _diagram(mech, topo)[0])]
     parts.append(_topology(topo))
     dynamics = (f"<p>Coordinates ({len(eom.q)}): {html.escape(', '.join(eom.coordinates))}</p>"
                 + _math(latex(eom), text(eom)))
@@ -278,20 +309,57 @@ def _mechanism(model, tree, simulate: bool) -> str:
     return "".join(parts)
 
 
-def _diagram(system: Network | Mechanism, topo) -> str:
-    """The diagram with the tree of ``topo``, or a note why it is left out (too large, or
-    Graphviz stopped after :data:`vecnet.draw.DOT_TIMEOUT`)."""
+def _diagram(system: Network | Mechanism, topo) -> tuple[str, bool]:
+    """The diagram with the tree of ``topo`` and ``True``, or a note why it is left out
+    (too large, Graphviz stopped after :data:`vecnet.draw.DOT_TIMEOUT`, or an SVG that
+    could not be embedded) and ``False``. Edge groups have ids ``edge-<position>``."""
     from .draw import GraphvizTimeoutError, svg
 
     edges = topo.graph.number_of_edges()
     if edges > DIAGRAM_EDGE_LIMIT:
         return (f'<p class="note">The diagram is left out: {edges} edges, more than '
-                f"{DIAGRAM_EDGE_LIMIT} (vn.draw or the draw command still write it).</p>")
+                f"{DIAGRAM_EDGE_LIMIT} (vn.draw or the draw command still write it).</p>"), False
     try:
-        picture = svg(system, tree=list(topo.branches))
+        picture = svg(system, tree=list(topo.branches), edge_ids="index")
     except GraphvizTimeoutError as exc:
-        return f'<p class="note">The diagram is left out: {html.escape(str(exc))}</p>'
-    return _figure(picture, "Tree branches solid, chords dashed.")
+        return f'<p class="note">The diagram is left out: {html.escape(str(exc))}</p>', False
+    return _figure(picture, "Tree branches solid, chords dashed."), bool(_safe_svg(picture))
+
+
+def _explorer(net: Network, topo) -> str:
+    """The tree explorer's controls and data; the page's script runs it on the diagram."""
+    from .trees import normal_tree
+
+    graph = topo.graph
+    try:
+        normal: list[int] | None = [graph.edge_index(b) for b in normal_tree(net)]
+    except VecnetError:  # no normal tree (a loop of across sources ...): no button for it
+        normal = None
+    tails, heads = graph.index_arrays()
+    data = {"edges": list(graph.edges), "tails": tails.tolist(), "heads": heads.tolist(),
+            "trees": {"user": [graph.edge_index(b) for b in topo.branches], "normal": normal}}
+    buttons = '<button type="button" id="explorer-user">User\'s tree</button>' + (
+        ' <button type="button" id="explorer-normal">Normal tree</button>' if normal else "")
+    return (f"<p>{html.escape(_EXPLORER_HELP)}</p><p>{buttons}</p>"
+            '<p id="explorer-status" role="status">(The explorer needs JavaScript.)</p>'
+            '<p id="explorer-tree"></p><figure class="scroll"><table class="matrix" '
+            'id="explorer-row"></table></figure>'
+            f'<pre id="explorer-data" hidden>{html.escape(_script_json(data), quote=False)}</pre>')
+
+
+#: The explorer's instructions, shown above it.
+_EXPLORER_HELP = (
+    "Click an edge of the diagram to highlight its fundamental circuit (a chord) or cutset "
+    "(a branch), red where its row of [CI] or [CU] for the current tree, shown below, holds "
+    "+1 and purple where it holds -1; then click a highlighted edge of the other kind to swap "
+    "the two between tree and cotree, or the same edge again to let go.")
+
+
+def _script_json(data: Any) -> str:
+    """``data`` as ASCII JSON with ``<``, ``>`` and ``&`` escaped (``\\u003c`` ...), so that
+    no name can end the element that holds it or start markup."""
+    text = json.dumps(data, ensure_ascii=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _topology(topo) -> str:

@@ -1,0 +1,201 @@
+(function () {
+  "use strict";
+  // The tree explorer of a network report: the drawing's edges are the groups with ids
+  // edge-<k> (and edge-<k>-tail for the first half of a transducer port), k the edge's
+  // position; names only ever reach the page as textContent.
+  var source = document.getElementById("explorer-data");
+  if (!source) return;
+  var data = JSON.parse(source.textContent);
+  var names = data.edges, tails = data.tails, heads = data.heads, count = names.length;
+  var status = document.getElementById("explorer-status");
+  var treeLine = document.getElementById("explorer-tree");
+  var rowTable = document.getElementById("explorer-row");
+  // the branches in the order of the report's matrices (the order the tree was given
+  // in; a chord swapped in takes the place of the branch it replaces)
+  var branchOrder = [], inTree = [], selected = -1, groups = [];
+
+  function setTree(branches) {
+    var k;
+    branchOrder = branches.slice();
+    for (k = 0; k < count; k++) inTree[k] = false;
+    for (k = 0; k < branches.length; k++) inTree[branches[k]] = true;
+  }
+
+  function sameTree(branches) {
+    if (!branches || branches.length !== branchOrder.length) return false;
+    for (var k = 0; k < branches.length; k++) if (!inTree[branches[k]]) return false;
+    return true;
+  }
+
+  // the branches met walking the current tree from node start to node goal: [edge, +1 where
+  // the walk follows the branch's orientation, else -1], found by a breadth-first search
+  function treePath(start, goal) {
+    var reachedBy = {}, queue = [start], seen = {}, k, node;
+    seen[start] = true;
+    while (queue.length && !seen[goal]) {
+      node = queue.shift();
+      for (k = 0; k < count; k++) {
+        if (!inTree[k] || (tails[k] !== node && heads[k] !== node)) continue;
+        var next = tails[k] === node ? heads[k] : tails[k];
+        if (seen[next]) continue;
+        seen[next] = true;
+        reachedBy[next] = [k, tails[k] === node ? 1 : -1];
+        queue.push(next);
+      }
+    }
+    var steps = [];
+    for (node = goal; node !== start; ) {
+      var step = reachedBy[node];
+      steps.unshift(step);
+      node = step[1] === 1 ? tails[step[0]] : heads[step[0]];
+    }
+    return steps;
+  }
+
+  // the row of [CI] of a chord (the chord +1, each branch +1 where the circuit, closed
+  // through the tree from the chord's head back to its tail, follows it) or of [CU] of a
+  // branch (the branch +1, each chord whose circuit holds it with the opposite sign)
+  function rowOf(edge) {
+    var row = {}, k, steps, i;
+    row[edge] = 1;
+    if (!inTree[edge]) {
+      steps = treePath(heads[edge], tails[edge]);
+      for (i = 0; i < steps.length; i++) row[steps[i][0]] = steps[i][1];
+      return row;
+    }
+    for (k = 0; k < count; k++) {
+      if (inTree[k]) continue;
+      steps = treePath(heads[k], tails[k]);
+      for (i = 0; i < steps.length; i++) if (steps[i][0] === edge) row[k] = -steps[i][1];
+    }
+    return row;
+  }
+
+  // columns as in the report's matrices: the branches, then the chords in graph order
+  function columns() {
+    var order = branchOrder.slice();
+    for (var k = 0; k < count; k++) if (!inTree[k]) order.push(k);
+    return order;
+  }
+
+  function cell(tag, text, className) {
+    var element = document.createElement(tag);
+    element.textContent = text;
+    if (className) element.className = className;
+    return element;
+  }
+
+  function showRow(edge) {
+    while (rowTable.firstChild) rowTable.removeChild(rowTable.firstChild);
+    if (edge < 0) return;
+    var row = rowOf(edge), order = columns(), split = branchOrder.length;
+    var head = document.createElement("tr"), line = document.createElement("tr");
+    head.appendChild(cell("th", inTree[edge] ? "[CU]" : "[CI]"));
+    line.appendChild(cell("th", names[edge]));
+    for (var i = 0; i < order.length; i++) {
+      var value = row[order[i]] || 0;
+      head.appendChild(cell("th", names[order[i]]));
+      var classes = (i === split ? "split " : "") + (value === 0 ? "zero" : "");
+      line.appendChild(cell("td", String(value), classes));
+    }
+    rowTable.appendChild(head);
+    rowTable.appendChild(line);
+  }
+
+  function paint() {
+    var row = selected >= 0 ? rowOf(selected) : {};
+    for (var k = 0; k < count; k++) {
+      for (var j = 0; j < groups[k].length; j++) {
+        var list = groups[k][j].classList;
+        list.toggle("explorer-branch", inTree[k]);
+        list.toggle("explorer-chord", !inTree[k]);
+        list.toggle("explorer-plus", row[k] === 1);
+        list.toggle("explorer-minus", row[k] === -1);
+        list.toggle("explorer-selected", k === selected);
+      }
+    }
+    var branches = [], chords = [];
+    for (k = 0; k < branchOrder.length; k++) branches.push(names[branchOrder[k]]);
+    for (k = 0; k < count; k++) if (!inTree[k]) chords.push(names[k]);
+    var which = sameTree(data.trees.user) ? " (the report's tree)" :
+      sameTree(data.trees.normal) ? " (the normal tree)" : "";
+    treeLine.textContent = "Tree" + which + ": " + branches.join(", ") + ". Cotree: " +
+      chords.join(", ") + ".";
+    showRow(selected);
+  }
+
+  function describe(edge) {
+    return inTree[edge] ?
+      names[edge] + " is a branch: its fundamental cutset is highlighted, its row of [CU] below." :
+      names[edge] + " is a chord: its fundamental circuit is highlighted, its row of [CI] below.";
+  }
+
+  function click(edge) {
+    if (edge === selected) {
+      selected = -1;
+      status.textContent = "Click an edge.";
+    } else if (selected >= 0 && inTree[edge] !== inTree[selected]) {
+      swap(selected, edge);
+    } else {
+      selected = edge;
+      status.textContent = describe(edge);
+    }
+    paint();
+  }
+
+  function swap(first, second) {
+    var chord = inTree[first] ? second : first, branch = inTree[first] ? first : second;
+    if (!rowOf(first)[second]) {
+      status.textContent = "Refused: " + (inTree[first] ?
+        names[second] + " is not in the fundamental cutset of " + names[first] + ", so making " +
+        names[first] + " a chord and " + names[second] + " a branch would disconnect the tree." :
+        names[second] + " is not on the fundamental circuit of " + names[first] + ", so making " +
+        names[first] + " a branch and " + names[second] + " a chord would leave a circuit in " +
+        "the tree.") + " Click a highlighted edge, or " + names[first] + " again to let go.";
+      return;
+    }
+    inTree[chord] = true;
+    inTree[branch] = false;
+    branchOrder[branchOrder.indexOf(branch)] = chord;
+    status.textContent = "Swapped: " + names[chord] + " is now a branch and " + names[branch] +
+      " a chord. " + describe(first);
+  }
+
+  function restore(branches, message) {
+    setTree(branches);
+    selected = -1;
+    status.textContent = message;
+    paint();
+  }
+
+  function hitArea(path) {
+    // a wide transparent copy of the line, so that a click near it counts
+    var copy = path.cloneNode(false);
+    copy.removeAttribute("stroke-dasharray");
+    copy.setAttribute("class", "explorer-hit");
+    path.parentNode.insertBefore(copy, path);
+  }
+
+  for (var k = 0; k < count; k++) {
+    groups[k] = [];
+    var ids = ["edge-" + k + "-tail", "edge-" + k];
+    for (var i = 0; i < ids.length; i++) {
+      var group = document.getElementById(ids[i]);
+      if (!group) continue;
+      groups[k].push(group);
+      group.classList.add("explorer-edge");
+      var path = group.querySelector("path");
+      if (path) hitArea(path);
+      group.addEventListener("click", click.bind(null, k));
+    }
+  }
+  var buttons = {user: "report's tree", normal: "normal tree"};
+  for (var which in buttons) {
+    var button = document.getElementById("explorer-" + which);
+    if (button && data.trees[which]) {
+      button.addEventListener("click", restore.bind(
+        null, data.trees[which], "Back to the " + buttons[which] + ". Click an edge."));
+    }
+  }
+  restore(data.trees.user, "Click an edge.");
+})();
