@@ -34,6 +34,7 @@ from .errors import VecnetError
 from .graph import LinearGraph
 from .network import Network
 from .topology import Topology
+from .names import visible
 
 __all__ = ["draw", "to_dot", "svg", "DOMAIN_COLOURS", "OutputError", "GraphvizError",
            "GraphvizTimeoutError", "DOT_TIMEOUT"]
@@ -152,32 +153,18 @@ def _datum(model: _Model, datum: Any, topology: Topology | None) -> tuple[Hashab
     return ()  # a lumped graph has no preferred reference node until one is named
 
 
-def _plain(text: Any) -> str:
-    """``text`` as a string that any encoder accepts and that shows as typed: lone
-    surrogates (which UTF-8 cannot encode) and control characters (which DOT and XML
-    cannot carry) become visible ``\\uXXXX`` escapes; everything else is kept."""
-    out = []
-    for c in str(text):
-        code = ord(c)
-        if 0xD800 <= code <= 0xDFFF or code < 0x20 or 0x7F <= code < 0xA0:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(c)
-    return "".join(out)
-
-
 def _label(text: Any) -> str:
     """User text (a name, a title) as a DOT label that is shown literally: never an
     HTML-like label (``graphviz.nohtml``), backslashes doubled so that no ``\\N``,
     ``\\G`` or ``\\l`` escape applies (``graphviz.escape``; the DOT quoting then escapes
     quotes), and ``&`` written as ``&amp;`` because Graphviz expands entities in labels."""
-    return graphviz.escape(_plain(text).replace("&", "&amp;"))
+    return graphviz.escape(visible(text).replace("&", "&amp;"))
 
 
 def _attr_text(text: Any) -> str:
     """User text inside an attribute that is not a label (``id``): literal, like a label,
     but without the entity step, which Graphviz does not apply there."""
-    return graphviz.escape(_plain(text))
+    return graphviz.escape(visible(text))
 
 
 # names that are used verbatim as DOT node IDs: anything else gets a made-up ID (the
@@ -187,7 +174,7 @@ _UNSAFE_ID_CHARS = frozenset(':\\"<>&')
 
 
 def _safe_id(name: str) -> bool:
-    return bool(name) and name == _plain(name) and not _UNSAFE_ID_CHARS.intersection(name)
+    return bool(name) and name == visible(name) and not _UNSAFE_ID_CHARS.intersection(name)
 
 
 def _node_ids(graph: LinearGraph) -> dict[Hashable, str]:

@@ -42,10 +42,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Hashable
+from typing import Any
 
 from .errors import ModelError, ModelFileError, VecnetError
 
-__all__ = ["MAX_NAME_LENGTH", "MAX_NODE_INTEGER", "ALLOWED", "name_problem", "check_name",
+__all__ = ["MAX_NAME_LENGTH", "MAX_NODE_INTEGER", "ALLOWED", "name_problem", "check_name", "visible",
            "check_node", "shown"]
 
 #: most characters in one name (a compound name: in each of its parts)
@@ -180,3 +181,21 @@ def check_node(node: Hashable, location: str = "", *,
         raise _raise(f"node {shown(node)} is not allowed: a node is a name or an integer, not "
                      f"{type(node).__name__}; {ALLOWED}", location, error)
     return check_name(node, "node", location, separators=".", error=error)
+
+
+def visible(text: Any) -> str:
+    r"""``text`` as a string that any encoder accepts and that shows as typed: lone
+    surrogates (which UTF-8 cannot encode) and control characters (which DOT and XML
+    cannot carry) become visible ``\uXXXX`` escapes; everything else is kept.
+
+    >>> visible("R\udc801")
+    'R\\udc801'
+    """
+    out = []
+    for c in str(text):
+        code = ord(c)
+        if 0xD800 <= code <= 0xDFFF or code < 0x20 or 0x7F <= code < 0xA0:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(c)
+    return "".join(out)

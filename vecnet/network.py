@@ -190,12 +190,34 @@ class Network:
                     raise
                 options["parameters"] = parameters
             else:
-                return model.simulate(t_span, **options)
-        return self.state_space(tree=tree).simulate(t_span, **options)
+                result = model.simulate(t_span, **options)
+                result.units = self.units()
+                return result
+        result = self.state_space(tree=tree).simulate(t_span, **options)
+        result.units = self.units()
+        return result
 
     def __repr__(self) -> str:
         return (f"<Network {self.name!r}: {len(self._elements)} elements, "
                 f"{self.graph.number_of_edges()} edges, {self.graph.number_of_nodes()} nodes>")
+
+    def units(self) -> dict[str, tuple[str, str]]:
+        """The quantity and unit of every variable of the scalar domains, by name.
+
+        >>> import vecnet as vn
+        >>> net = vn.Network()
+        >>> _ = net.add(vn.Resistor("R", "a", "g", R=2.0))
+        >>> net.units()["R.through"]
+        ('current', 'A')
+        """
+        known = {}
+        for element in self._elements.values():
+            for edge in element.edges:
+                d = edge.domain
+                if d.dimension == "scalar":
+                    known[f"{edge.name}.across"] = (d.across, d.across_unit)
+                    known[f"{edge.name}.through"] = (d.through, d.through_unit)
+        return known
 
     def to_networkx(self):
         """A copy of the network's graph as a ``networkx.MultiDiGraph``: an edge per element

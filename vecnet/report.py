@@ -38,7 +38,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import numpy as np
 
 from .errors import ModelError, VecnetError
 from .matrix import LabeledMatrix
@@ -486,27 +485,10 @@ def _plot(res, names) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 3.5))
+    fig = res.plot(names).figure
     try:
-        for name in names:
-            values = np.asarray(res[name])
-            if values.ndim == 1:
-                ax.plot(res.t, values, label=_plot_label(name))
-        ax.set_xlabel("t [s]")
-        ax.legend()
-        ax.grid(True, alpha=0.3)
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", bbox_inches="tight")
     finally:
         plt.close(fig)
     return buffer.getvalue()
-
-
-def _plot_label(name: str) -> str:
-    """A legend entry shown as typed: ``$`` escaped (matplotlib would read math text
-    between two of them, and fail on a bad one), lone surrogates as ``\\udxxx``, and a
-    leading ``_`` (which hides an entry) guarded by a zero-width space."""
-    from .draw import _plain
-
-    text = _plain(name).replace("$", r"\$")
-    return "\u200b" + text if text.startswith("_") else text

@@ -33,9 +33,9 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
-from .draw import _plain
 from .elements.base import t
 from .matrix import LabeledMatrix
+from .names import visible
 from .numbers import DIGITS, round_floats
 
 __all__ = ["latex", "text"]
@@ -262,14 +262,14 @@ def _text_tex(words: str) -> str:
     special = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
                "#": r"\#", "%": r"\%", "_": r"\_", "~": r"\textasciitilde{}",
                "^": r"\textasciicircum{}"}
-    return "".join(special.get(c, c) for c in _plain(words))
+    return "".join(special.get(c, c) for c in visible(words))
 
 
 def _name_tex(label: Hashable) -> str:
     """An edge, node or variable name in upright LaTeX, special characters escaped (lone
     surrogates and control characters first shown as ``\\uXXXX`` text)."""
     out = []
-    for c in _plain(label):
+    for c in visible(label):
         if c in "_&%$#{}":
             out.append("\\" + c)
         elif c == "-":

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UnknownNameError
+from ..names import visible
 
 __all__ = ["Result"]
 
@@ -34,6 +35,9 @@ class Result:
         self.success = success
         self.message = message
         self._derive = derive  # the other series, computed when first asked for
+        #: name -> (quantity, unit) of the variables whose quantity the name does not say
+        #: (a network's, set by :meth:`vecnet.Network.simulate`); used by :meth:`plot`
+        self.units: dict[str, tuple[str, str]] = {}
 
     def _complete(self) -> None:
         if self._derive is not None:
@@ -130,7 +134,8 @@ class Result:
         per component. The quantity of a mechanism result follows from its name
         (``"crank.angle"``, ``"crank.omega"``, ``"P1.reaction"``, ``"energy"``); that of a
         network's ``"<edge>.across"`` or ``"<edge>.through"`` from its domain, when
-        ``units`` is the :class:`~vecnet.Network` (or a mapping name -> (quantity, unit)).
+        ``units`` (a mapping name -> (quantity, unit), or the :class:`~vecnet.Network`;
+        by default :attr:`units`).
         A variable of unknown quantity gets a panel of its own. Given ``ax``, every curve
         goes into that one axes.
 
@@ -144,7 +149,7 @@ class Result:
         import matplotlib.pyplot as plt
 
         names = list(names) if names is not None else list(self._series)[:6]
-        known = _quantities_of(units)
+        known = self.units if units is None else _quantities_of(units)
         panels = _panels(names, lambda name: known.get(name) or _quantity_from_name(name),
                          ordered=not known)
         if ax is not None:
@@ -173,15 +178,23 @@ class Result:
     def _draw(self, ax, name: str) -> None:
         values = np.asarray(self[name])
         if values.ndim == 1:
-            ax.plot(self.t, values, label=name)
+            ax.plot(self.t, values, label=_legend_label(name))
             return
         # vectors and quaternions: one line a component, named as the results name them
         for column, part in zip(values.T, _parts(values)):
-            ax.plot(self.t, column, label=f"{name}.{part}")
+            ax.plot(self.t, column, label=_legend_label(f"{name}.{part}"))
 
     def __repr__(self) -> str:
         return (f"<Result: {len(self.t)} samples, t = {self.t[0]:g}..{self.t[-1]:g}, "
                 f"{len(self._series)} variables, success={self.success}>")
+
+
+def _legend_label(name: str) -> str:
+    """A legend entry shown as typed: ``$`` escaped (matplotlib would read math text
+    between two of them, and fail on a bad one), lone surrogates as ``\\udxxx``, and a
+    leading ``_`` (which hides an entry) guarded by a zero-width space."""
+    text = visible(name).replace("$", r"\$")
+    return "\u200b" + text if text.startswith("_") else text
 
 
 def _parts(values: np.ndarray):
@@ -226,20 +239,8 @@ def _quantity_from_name(name: str) -> tuple[str, str] | None:
 
 
 def _quantities_of(units: Mapping[str, tuple[str, str]] | Any) -> Mapping[str, tuple[str, str]]:
-    """Name -> (quantity, unit) from a mapping, or from the scalar edges of a network
-    (anything with ``elements`` whose ``edges`` carry a :class:`~vecnet.domains.Domain`)."""
-    if units is None:
-        return {}
-    if isinstance(units, Mapping):
-        return units
-    known = {}
-    for element in units.elements:
-        for edge in element.edges:
-            d = edge.domain
-            if d.dimension == "scalar":
-                known[f"{edge.name}.across"] = (d.across, d.across_unit)
-                known[f"{edge.name}.through"] = (d.through, d.through_unit)
-    return known
+    """Name -> (quantity, unit) from a mapping, or from a network's ``units()``."""
+    return units if isinstance(units, Mapping) else units.units()
 
 
 def _panels(names: list[str], quantity_of: Callable[[str], tuple[str, str] | None],
