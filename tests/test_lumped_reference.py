@@ -170,7 +170,9 @@ def test_result_plot(tmp_path):
     matplotlib.use("Agg")
     res = series_rlc(1.0, 0.5, 0.2).simulate((0, 1))
     ax = res.plot(["C.across", "L.through"])
-    assert [line.get_label() for line in ax.get_lines()] == ["C.across", "L.through"]
+    # a panel per quantity: the voltage, then the current
+    assert [[line.get_label() for line in panel.get_lines()] for panel in ax.figure.axes] \
+        == [["C.across"], ["L.through"]]
     ax.figure.savefig(tmp_path / "rlc.png")
     assert (tmp_path / "rlc.png").stat().st_size > 1000
 

@@ -39,9 +39,11 @@ def test_picture_and_vector_plots(tmp_path):
     assert ax.get_title() == "double pendulum at t = 0.25"
     ax.figure.savefig(tmp_path / "pose.png")
     assert (tmp_path / "pose.png").stat().st_size > 10_000
-    lines = res.plot(["a.omega", "b.orientation", "energy"]).get_legend_handles_labels()[1]
-    assert lines == ["a.omega.x", "a.omega.y", "a.omega.z", "b.orientation.w",
-                     "b.orientation.x", "b.orientation.y", "b.orientation.z", "energy"]
+    figure = res.plot(["a.omega", "b.orientation", "energy"]).figure
+    lines = [label for panel in figure.axes for label in panel.get_legend_handles_labels()[1]]
+    assert sorted(lines) == ["a.omega.x", "a.omega.y", "a.omega.z", "b.orientation.w",
+                             "b.orientation.x", "b.orientation.y", "b.orientation.z", "energy"]
+    assert len(figure.axes) == 3                   # angular velocity, orientation, energy
     with pytest.raises(vn.ModelError, match="outside the result's span"):
         vn.spatial.node_positions(mech, res, 2.0)
     with pytest.raises(vn.ModelError, match="spatial.Mechanism"):

@@ -280,7 +280,8 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
     >>> import vecnet as vn
     >>> g = vn.LinearGraph([("R", "a", "b"), ("C", "b", "g"), ("V", "g", "a")])
     >>> dot = vn.draw(g, tree=["R", "C"])        # V is the chord
-    >>> [line.split("[")[0].strip() for line in dot.source.splitlines() if "style=dashed" in line]
+    >>> [line.split("[")[0].strip() for line in dot.source.splitlines()
+    ...  if "style=dashed" in line and "legend" not in line]
     ['g -> a']
     """
     if labels not in _LABELS:
