@@ -12,6 +12,9 @@ Usage::
                     [--format csv|png|svg] [--output FILE]
     vecnet --version
 
+Every command takes ``--param NAME=VALUE`` (a declared parameter's value; a model file's
+``"parameters"``, a netlist's ``.param``) and ``--limit NAME=VALUE`` (a bound on the work).
+
 ``vecnet COMMAND --help`` lists a command's own options. MODEL is a JSON model
 file or a SPICE netlist (``.cir``, ``.sp``, ``.net``, ``.spice``). ``op`` gives
 every variable of a linear network at DC (a table; CSV when the output file
@@ -40,19 +43,20 @@ from .errors import ModelError, VecnetError
 NETLIST_SUFFIXES = (".cir", ".sp", ".net", ".spice")
 
 
-def _load(path: str):
+def _load(path: str, parameters: dict[str, float] | None = None):
     from .io import Model, load_model, load_netlist
 
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path}: no such file" if not os.path.exists(path) else
                                 f"{path}: not a file")
     if path.lower().endswith(NETLIST_SUFFIXES):
-        net = load_netlist(path)
-        tran = net.analyses.tran
+        net = load_netlist(path, parameters=parameters)
+        tran, initial = net.analyses.tran, net.analyses.initial_states(net)
         if tran is None:
-            return Model("network", net)
-        return Model("network", net, t_span=(0.0, tran.stop), points=_tran_points(tran))
-    return load_model(path)
+            return Model("network", net, initial=initial)
+        return Model("network", net, t_span=(0.0, tran.stop), points=_tran_points(tran),
+                     initial=initial)
+    return load_model(path, parameters=parameters)
 
 
 def _tran_points(tran) -> int:
@@ -395,15 +399,21 @@ def _version() -> str:
         return __version__
 
 
-def _limit(text: str) -> tuple[str, float]:
-    name, sep, value = text.partition("=")
-    try:
-        number = float(value)
-    except ValueError:
-        number = None
-    if not sep or number is None:
-        raise argparse.ArgumentTypeError(f"--limit takes NAME=NUMBER; got {text!r}")
-    return name.strip(), number
+def _assignment(option: str):
+    """An argparse type for ``NAME=NUMBER`` (a SPICE scale factor allowed: ``R1=4.7k``)."""
+    def parse(text: str) -> tuple[str, float]:
+        from .io.spice import parse_value
+
+        name, sep, value = text.partition("=")
+        try:
+            number = parse_value(value.strip())
+        except VecnetError:
+            number = None
+        if not sep or not name.strip() or number is None:
+            raise argparse.ArgumentTypeError(f"{option} takes NAME=NUMBER; got {text!r}")
+        return name.strip(), number
+
+    return parse
 
 
 _SUMMARY = {
@@ -425,9 +435,13 @@ def parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("model", help="JSON model file or SPICE netlist")
     common.add_argument("--output", "-o", help="output file (default: standard output)")
-    common.add_argument("--limit", type=_limit, action="append", default=[],
+    common.add_argument("--limit", type=_assignment("--limit"), action="append", default=[],
                         metavar="NAME=NUMBER", help="raise or lower a bound on the work (see "
                         "vecnet.Limits), e.g. --limit max_seconds=600; may be repeated")
+    common.add_argument("--param", type=_assignment("--param"), action="append", default=[],
+                        metavar="NAME=NUMBER", help="give a declared parameter (a model "
+                        "file's \"parameters\", a netlist's .param) another value, e.g. "
+                        "--param R1=4.7k; may be repeated")
     commands = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
                                 required=True)
     sub = {name: commands.add_parser(name, parents=[common], help=_SUMMARY[name],
@@ -506,7 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _show_warning
             _check_output(args.output if args.command != "report" else
                           (args.output or "report.html"))
-            model = _load(args.model)
+            model = _load(args.model, dict(args.param))
             try:
                 written = COMMANDS[args.command](model, args)
             except OSError as exc:

@@ -41,7 +41,7 @@ import jsonschema
 import numpy as np
 import sympy
 
-from ..bounds import check_oscillation, time_grid
+from ..bounds import check_oscillation, finite_number, time_grid
 from ..domains import DOMAINS
 from ..elements import lumped, transducers
 from ..elements.base import EdgeVariables, Element, Kind, Symbol, number_problem, t
@@ -1119,13 +1119,16 @@ def _load_mechanism(doc: Mapping, scope: _Scope) -> Model:
     return model
 
 
-def load_model(source: str | os.PathLike | Mapping[str, Any]) -> Model:
-    """Read a model file (or an already parsed dict) into a :class:`Model`.
+def load_model(source: str | os.PathLike | Mapping[str, Any],
+               parameters: Mapping[str, float] | None = None) -> Model:
+    """Read a model file (or an already parsed dict) into a :class:`Model`; ``parameters``
+    gives declared parameters other values (``{"R": 2e3}``, as ``vecnet --param R=2e3``).
 
     Raises
     ------
     ModelFileError
-        The file cannot be read or is not a valid model; ``location`` says where.
+        The file cannot be read or is not a valid model, or ``parameters`` names a
+        parameter the model does not declare; ``location`` says where.
 
     Examples
     --------
@@ -1146,7 +1149,13 @@ def load_model(source: str | os.PathLike | Mapping[str, Any]) -> Model:
     doc = _read(source)
     _check_data(doc)
     _validate(doc)
-    scope = _Scope(doc.get("parameters", {}))
+    declared = dict(doc.get("parameters", {}))
+    for name, value in (parameters or {}).items():
+        if name not in declared:
+            raise _error("/parameters", f"no parameter {name!r} to set; the model declares "
+                                        f"{', '.join(map(repr, declared)) or 'none'}")
+        declared[name] = finite_number(value, f"parameter {name!r}")
+    scope = _Scope(declared)
     if doc["kind"] == "network":
         return _load_network(doc, scope)
     return _load_mechanism(doc, scope)

@@ -10,10 +10,16 @@ lines (``+``), ``.end``. As in SPICE the first line is the title (it names the
 network). Node ``0`` (or ``gnd``) is the ground, added first so that it is the
 datum.
 
-The analysis commands ``.op``, ``.ac dec|oct|lin N fstart fstop`` and ``.tran
-tstep tstop [tstart [tmax]]`` are read into an :class:`Analyses` object, kept on
-the network as ``net.analyses`` (``vecnet op``, ``vecnet ac`` and ``vecnet
-simulate`` use them); other analysis and output commands (``.dc``, ``.print``,
+Parameters: ``.param R0=1k C0={2*R0}`` declares numbers, and ``{expression}``
+anywhere in a card stands for its value: an arithmetic expression of numbers (without
+scale factors) and parameters, read by :func:`vecnet.io.expressions.parse_expression`
+(never evaluated as code). ``load_netlist(..., parameters={"R0": 2e3})`` (``vecnet
+--param R0=2e3``) gives declared parameters other values.
+
+The analysis commands ``.op``, ``.ac dec|oct|lin N fstart fstop``, ``.tran
+tstep tstop [tstart [tmax]]`` and ``.ic v(node)=value ...`` are read into an
+:class:`Analyses` object, kept on the network as ``net.analyses`` (``vecnet op``,
+``vecnet ac`` and ``vecnet simulate`` use them); other analysis and output commands (``.dc``, ``.print``,
 ``.control`` blocks, ...) are skipped; anything else, such as transistors,
 diodes, subcircuits or ``.model``, raises :class:`~vecnet.errors.ModelFileError`
 naming the line.
@@ -48,9 +54,10 @@ import sympy
 
 from ..elements import lumped
 from ..elements.base import number_problem, t
-from ..bounds import get_limits
+from ..bounds import finite_number, get_limits
 from ..errors import ModelError, ModelFileError, VecnetError
 from ..names import check_name, check_node, shown
+from .expressions import parse_expression
 from ..network import Network, warn_connectivity
 
 __all__ = ["load_netlist", "parse_value", "pulse", "sine", "Analyses", "AcSweep", "Transient"]
@@ -165,6 +172,24 @@ class Analyses:
     ac: AcSweep | None = None
     tran: Transient | None = None
     ac_sources: dict[str, complex] = field(default_factory=dict)
+    node_voltages: dict[str, float] = field(default_factory=dict)
+
+    def initial_states(self, net: Network) -> dict[str, float]:
+        """The initial across variables (``"C1.across"``) of the capacitors both of whose
+        nodes have a voltage on the ``.ic`` card (the ground is 0 V).
+
+        >>> net = load_netlist('''rc
+        ... V1 in 0 DC 1
+        ... R1 in out 1k
+        ... C1 out 0 1u
+        ... .ic v(out)=0.25''')
+        >>> net.analyses.initial_states(net)
+        {'C1.across': 0.25}
+        """
+        known = {"0": 0.0, **self.node_voltages}
+        return {f"{el.name}.across": known[el.edges[0].head] - known[el.edges[0].tail]
+                for el in net.elements if isinstance(el, lumped.Capacitor)
+                and el.edges[0].head in known and el.edges[0].tail in known}
 
 
 def _fail(line: int, message: str) -> ModelFileError:
@@ -315,6 +340,78 @@ def _op_card(words: list[str], line: int) -> bool:
 _ANALYSES = {".ac": _ac_card, ".tran": _tran_card, ".op": _op_card}
 
 
+_PARAMETER = re.compile(r"\s*([A-Za-z_]\w*)\s*=\s*(\{[^{}]*\}|[^\s{}=]+)")
+_BRACED = re.compile(r"\{([^{}]*)\}")
+_INITIAL = re.compile(r"\s*v\s*\(\s*([^()\s]+)\s*\)\s*=\s*(\S+)", re.IGNORECASE)
+
+
+def _declared(cards: list[tuple[int, str]], given: dict[str, float]) -> dict[str, sympy.Expr]:
+    """The ``.param`` values, by name (as written and in lower case: SPICE ignores case),
+    those in ``given`` replacing the card's."""
+    values: dict[str, sympy.Expr] = {}
+    written: list[str] = []
+    spelled = {name.lower(): name for name in given}
+    for line, card in cards:
+        head, _, body = card.strip().partition(" ")
+        if head.lower() != ".param":
+            continue
+        end = 0
+        for match in _PARAMETER.finditer(body):
+            if match.start() != end:
+                break
+            end = match.end()
+            name = check_name(match.group(1), "parameter name", f"netlist line {line}")
+            if name.lower() in spelled:
+                value = finite_number(given[spelled.pop(name.lower())], f"parameter {name!r}")
+            else:
+                value = _value(match.group(2), line, values)
+            values[name] = values[name.lower()] = sympy.Float(value)
+            written.append(name)
+        if body[end:].strip():
+            raise _fail(line, f".param: write name=value pairs; cannot read "
+                              f"{shown(body[end:].strip())}")
+    if spelled:
+        raise ModelFileError(f"no parameter {', '.join(map(repr, spelled.values()))} to set; the "
+                             f"netlist declares {', '.join(map(repr, written)) or 'none'}",
+                             location="netlist line 1")
+    return values
+
+
+def _value(text: str, line: int, parameters: dict[str, sympy.Expr]) -> float:
+    """A number with its scale factor, or ``{expression}`` of numbers and parameters."""
+    if not (text.startswith("{") and text.endswith("}")):
+        return parse_value(text, line)
+    expr = parse_expression(text[1:-1], parameters, f"netlist line {line}", time=False)
+    try:
+        value = float(expr)
+    except (TypeError, ValueError):
+        raise _fail(line, f"{shown(text)} is not a number") from None
+    if not math.isfinite(value):
+        raise _fail(line, f"{shown(text)} is out of range")
+    return value
+
+
+def _substituted(card: str, line: int, parameters: dict[str, sympy.Expr]) -> str:
+    """The card with each ``{expression}`` replaced by its value."""
+    return _BRACED.sub(lambda m: repr(_value(m.group(0), line, parameters)), card)
+
+
+def _node_voltages(body: str, line: int, spelling: dict[str, str]) -> dict[str, float]:
+    """The ``v(node)=value`` pairs of an ``.ic`` card, by node as first spelled."""
+    voltages, end = {}, 0
+    for match in _INITIAL.finditer(body):
+        if match.start() != end:
+            break
+        end = match.end()
+        key = "0" if match.group(1).lower() in _GROUND else match.group(1).lower()
+        if key not in spelling:
+            raise _fail(line, f".ic: no node {shown(match.group(1))}")
+        voltages[spelling[key]] = parse_value(match.group(2), line)
+    if body[end:].strip():
+        raise _fail(line, f".ic: write v(node)=value pairs; cannot read {shown(body[end:].strip())}")
+    return voltages
+
+
 def _tokens(text: str) -> list[str]:
     return text.replace("(", " ( ").replace(")", " ) ").replace(",", " ").split()
 
@@ -446,7 +543,8 @@ def _read(source: str | os.PathLike, encoding: str = "utf-8") -> str:
     return text
 
 
-def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
+def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
+                 parameters: dict[str, float] | None = None) -> Network:
     """The :class:`~vecnet.Network` of a SPICE netlist (a file path, or the text itself
     when it has more than one line).
 
@@ -487,8 +585,11 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
     in_control = False
     commands: dict[str, object] = {}
     ac_sources: dict[str, complex] = {}
-    for line, card in _logical_lines(text):
-        words = _tokens(card)
+    cards = _logical_lines(text)
+    declared = _declared(cards, dict(parameters or {}))
+    initial_cards = []
+    for line, card in cards:
+        words = _tokens(_substituted(card, line, declared))
         head = words[0].lower()
         if in_control:
             in_control = head != ".endc"
@@ -500,7 +601,9 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
                 in_control = True
             elif head in _ANALYSES:
                 commands[head] = _ANALYSES[head](words[1:], line)
-            elif head not in _SKIPPED:
+            elif head == ".ic":
+                initial_cards.append((line, card.strip()[3:]))
+            elif head not in _SKIPPED | {".param"}:
                 raise _fail(line, f"unsupported command {shown(words[0])}; this importer reads R, L, "
                                   "C, V and I cards")
             continue
@@ -555,6 +658,10 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8") -> Network:
     # a file's path leads the warning; netlist text given directly has none
     warn_connectivity(net, "" if isinstance(source, str) and ("\n" in source or "\r" in source)
                       else str(source))
+    voltages = {}
+    for line, body in initial_cards:
+        voltages.update(_node_voltages(body, line, spelling))
     net.analyses = Analyses(op=".op" in commands, ac=commands.get(".ac"),
-                            tran=commands.get(".tran"), ac_sources=ac_sources)
+                            tran=commands.get(".tran"), ac_sources=ac_sources,
+                            node_voltages=voltages)
     return net

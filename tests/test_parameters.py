@@ -1,0 +1,81 @@
+"""Declared parameters given other values (``--param``, ``parameters=``), SPICE ``.param``
+with ``{expressions}``, and ``.ic`` initial node voltages, against the RC step response
+v(t) = V - (V - v0) exp(-t / RC)."""
+
+import csv
+import io
+import json
+import math
+
+import pytest
+
+import vecnet as vn
+from vecnet.cli import main
+
+NETLIST = """RC with parameters
+.param R0=1k C0={1e-6*2}
+V1 in 0 DC 1
+R1 in out {R0}
+C1 out 0 {C0}
+.ic v(out)=0.5
+.tran 1m 10m
+.end
+"""
+
+
+def run(capsys, *args):
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def last_row(text):
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return {k: float(v) for k, v in rows[-1].items()}
+
+
+@pytest.mark.parametrize("override, R", [((), 1e3), (("--param", "R0=2k"), 2e3)])
+def test_a_netlist_with_param_expressions_and_initial_voltages(tmp_path, capsys, override, R):
+    path = tmp_path / "rc.cir"
+    path.write_text(NETLIST)
+    status, out, err = run(capsys, "simulate", path, *override)
+    assert status == 0, err
+    row = last_row(out)
+    assert row["t"] == pytest.approx(0.01)
+    expected = 1.0 - 0.5 * math.exp(-0.01 / (R * 2e-6))
+    assert abs(row["C1.across"] - expected) < 1e-6
+
+
+def test_the_library_reads_the_same():
+    net = vn.load_netlist(NETLIST, parameters={"r0": 4e3})      # SPICE names ignore case
+    assert net.element("R1").parameters["R"].value == 4e3
+    assert net.element("C1").parameters["C"].value == pytest.approx(2e-6, rel=1e-15)
+    assert net.analyses.initial_states(net) == {"C1.across": 0.5}
+    with pytest.raises(vn.ModelFileError, match="no parameter 'X' to set; the netlist "
+                                                "declares 'R0', 'C0'"):
+        vn.load_netlist(NETLIST, parameters={"X": 1.0})
+    with pytest.raises(vn.ModelFileError, match=r"line 2: .*unknown name"):
+        vn.load_netlist(NETLIST.replace("{1e-6*2}", "{1e-6*Q}"))
+    with pytest.raises(vn.ModelFileError, match="line 6: .ic: no node 'nowhere'"):
+        vn.load_netlist(NETLIST.replace("v(out)", "v(nowhere)"))
+
+
+def test_a_model_file_parameter_given_on_the_command_line(tmp_path, capsys):
+    doc = {"vecnet": "1", "kind": "network", "name": "rc", "parameters": {"R": 1e3, "C": 1e-6},
+           "elements": [
+               {"type": "VoltageSource", "name": "V", "nodes": ["g", "a"], "parameters": {"V": 1.0}},
+               {"type": "Resistor", "name": "R1", "nodes": ["a", "b"], "parameters": {"R": "R"}},
+               {"type": "Capacitor", "name": "C1", "nodes": ["g", "b"], "parameters": {"C": "C"}}],
+           "simulation": {"t_span": [0, 0.002], "points": 3}}
+    path = tmp_path / "rc.json"
+    path.write_text(json.dumps(doc))
+    for R in (1e3, 3e3):
+        status, out, err = run(capsys, "simulate", path, "--param", f"R={R:g}")
+        assert status == 0, err
+        expected = 1.0 - math.exp(-0.002 / (R * 1e-6))
+        assert abs(last_row(out)["C1.across"] - expected) < 1e-6
+    status, out, err = run(capsys, "simulate", path, "--param", "L=1")
+    assert status == 2 and "no parameter 'L' to set; the model declares 'R', 'C'" in err
+    assert err.count("\n") == 1
+    status, _, err = run(capsys, "simulate", path, "--param", "R")
+    assert status == 2 and "--param takes NAME=NUMBER" in err
