@@ -319,7 +319,7 @@ def _diagram(system: Network | Mechanism, topo) -> tuple[str, bool]:
         return (f'<p class="note">The diagram is left out: {edges} edges, more than '
                 f"{DIAGRAM_EDGE_LIMIT} (vn.draw or the draw command still write it).</p>"), False
     try:
-        picture = svg(system, tree=list(topo.branches), edge_ids="index")
+        picture = svg(system, tree=list(topo.branches), edge_ids="index", title="")
     except GraphvizTimeoutError as exc:
         return f'<p class="note">The diagram is left out: {html.escape(str(exc))}</p>', False
     return _figure(picture, "Tree branches solid, chords dashed."), bool(_safe_svg(picture))
