@@ -171,3 +171,26 @@ def test_latin_hypercube_columns_are_stratified():
         assert sorted(slices) == list(range(n))
     assert frame.equals(vn.samples.latin_hypercube({"R1": (1.0, 3.0), "C1": (-1.0, 0.0)}, n,
                                                    seed=5))
+
+
+def test_command_line_sweep_of_a_model_file(tmp_path):
+    import json
+
+    from vecnet.cli import main
+
+    model = {"vecnet": "1", "kind": "network", "name": "rc",
+             "parameters": {"R": 1000.0, "C": 1e-6},
+             "elements": [
+                 {"type": "VoltageSource", "name": "Vs", "nodes": ["g", "a"], "parameters": {"V": 1.0}},
+                 {"type": "Resistor", "name": "R1", "nodes": ["a", "b"], "parameters": {"R": "R"}},
+                 {"type": "Capacitor", "name": "C1", "nodes": ["g", "b"], "parameters": {"C": "C"}}],
+             "outputs": ["C1.across"]}
+    path = tmp_path / "rc.json"
+    path.write_text(json.dumps(model))
+    out = tmp_path / "study.csv"
+    assert main(["sweep", str(path), "--param", "R=1k:2k:3", "--param", "C=1u,2u",
+                 "--t-end", "1e-3", "--output", str(out)]) == 0
+    frame = pandas.read_csv(out)
+    assert len(frame) == 6 and frame["error"].isna().all()
+    expected = [1 - math.exp(-1e-3 / (R * C)) for R in (1e3, 1.5e3, 2e3) for C in (1e-6, 2e-6)]
+    assert np.allclose(frame["C1.across.final"], expected, rtol=0, atol=1e-6)
