@@ -6,7 +6,7 @@
 ('V',)
 """
 
-from . import io, planar, spatial
+from . import io, planar, samples, spatial
 from .bounds import Limits, get_limits, limits
 from .domains import DOMAINS, Domain, domain
 from .draw import draw, to_dot
@@ -26,6 +26,7 @@ from .matrix import LabeledMatrix
 from .network import Network
 from .numerics.analysis import NoOperatingPoint, frequency_response, operating_point
 from .report import report
+from .studies import sweep
 from .teaching import latex, text
 from .topology import Topology, check_tree, incidence_matrix, spanning_forest
 
@@ -40,6 +41,8 @@ __all__ = [
     "Block", "Gain", "Integrator", "PID", "total", "Symbol", "t", "s",
     # numeric analyses of linear networks
     "operating_point", "frequency_response",
+    # parameter studies (pandas when a study runs, Dask when a client is given)
+    "sweep", "samples",
     # output and files
     "draw", "to_dot", "latex", "text", "report", "io", "load_model", "save_model",
     "model_to_dict", "load_netlist", "parse_expression", "format_expression",

@@ -10,6 +10,8 @@ Usage::
     vecnet op MODEL [--output FILE]
     vecnet ac MODEL [--start F] [--stop F] [--points N] [--outputs NAMES]
                     [--format csv|png|svg] [--output FILE]
+    vecnet sweep MODEL --param NAME=VALUES [--param ...] [--analysis simulate|eigenvalues]
+                       [--t-end T] [--workers N] [--scheduler ADDRESS] [--output FILE]
     vecnet --version
 
 Every command takes ``--param NAME=VALUE`` (a declared parameter's value; a model file's
@@ -361,9 +363,56 @@ def _report(model, args) -> str | None:
     return output
 
 
+def _sweep(model, args) -> str | None:
+    from .studies import sweep
+
+    options = {"t_end": args.t_end or (model.t_span[1] if model.t_span else 1.0)} \
+        if args.analysis == "simulate" else {}
+    samples = dict(args.param)
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ModelError("--scheduler needs Dask: pip install vecnet[distributed]") from None
+        with Client(args.scheduler) as client:
+            frame = sweep(model, samples, args.analysis, client=client, **options)
+    else:
+        frame = sweep(model, samples, args.analysis, workers=args.workers, **options)
+    if args.output and args.output.lower().endswith(".parquet"):
+        buffer = io.BytesIO()
+        try:
+            frame.to_parquet(buffer)
+        except ImportError:
+            raise ModelError("Parquet output needs pyarrow: pip install pyarrow, or write "
+                             "--output study.csv") from None
+        return _emit(buffer.getvalue(), args.output)
+    return _emit(frame.to_csv(index=False), args.output)
+
+
+def _param(text: str) -> tuple[str, list[float]]:
+    """``NAME=START:STOP:COUNT`` (evenly spaced, ends included) or ``NAME=V1,V2,...``, values
+    as in netlists (``1k``, ``2u``)."""
+    from .io.spice import parse_value
+
+    name, sep, spec = text.partition("=")
+    try:
+        if not sep or not name.strip():
+            raise ValueError
+        if ":" in spec:
+            start, stop, count = spec.split(":")
+            values = np.linspace(parse_value(start), parse_value(stop), int(count)).tolist()
+        else:
+            values = [parse_value(v.strip()) for v in spec.split(",")]
+    except (ValueError, VecnetError):
+        raise argparse.ArgumentTypeError(
+            f"--param takes NAME=START:STOP:COUNT or NAME=V1,V2,... (e.g. R1=1k:10k:20, "
+            f"C1=1u,2u); got {text!r}") from None
+    return name.strip(), values
+
+
 COMMANDS = {"matrices": _matrices, "equations": _equations, "draw": _draw,
             "simulate": _simulate, "report": _report, "op": _operating_point,
-            "ac": _frequency_response}
+            "ac": _frequency_response, "sweep": _sweep}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -424,6 +473,7 @@ _SUMMARY = {
     "report": "an HTML report of every step from the graph to the equations",
     "op": "the DC operating point of a linear network: every variable",
     "ac": "the frequency response of a linear network: magnitude (dB) and phase (degrees)",
+    "sweep": "a parameter study of a network: one row per parameter set (CSV or Parquet)",
 }
 
 
@@ -474,6 +524,17 @@ def parser() -> argparse.ArgumentParser:
                     "(default: the model's outputs, or the across variables of its elements)")
     ac.add_argument("--format", choices=["csv", "png", "svg"],
                     help="default: from the output's suffix, else csv")
+    study = sub["sweep"]
+    study.add_argument("--param", type=_param, action="append", required=True,
+                       metavar="NAME=VALUES", help="a swept parameter: START:STOP:COUNT or "
+                       "V1,V2,... (e.g. R1=1k:10k:20); every combination is a case; repeat")
+    study.add_argument("--analysis", choices=["simulate", "eigenvalues"], default="simulate")
+    study.add_argument("--t-end", type=_positive(float, "--t-end"),
+                       help="simulate up to this time (default: the model's, or 1 s)")
+    study.add_argument("--workers", type=_positive(int, "--workers"), default=1,
+                       help="local processes (default 1)")
+    study.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run on this Dask scheduler, e.g. tcp://10.0.0.1:8786")
     return p
 
 
