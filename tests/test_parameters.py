@@ -78,4 +78,15 @@ def test_a_model_file_parameter_given_on_the_command_line(tmp_path, capsys):
     assert status == 2 and "no parameter 'L' to set; the model declares 'R', 'C'" in err
     assert err.count("\n") == 1
     status, _, err = run(capsys, "simulate", path, "--param", "R")
-    assert status == 2 and "--param takes NAME=NUMBER" in err
+    assert status == 2 and "--param takes NAME=VALUE" in err
+    status, _, err = run(capsys, "simulate", path, "--param", "R=1k:2k:3")
+    assert status == 2 and "--param R has several values" in err
+
+
+def test_values_given_to_simulate_win_over_the_elements_own():
+    net = vn.Network("rc")
+    net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
+            vn.Capacitor("C", "g", "b", C=1.0))
+    model = net.state_space(symbolic=True)            # R and C stay symbols with values
+    res = model.simulate((0, 1), t_eval=[1.0], parameters={"R": 2.0}, rtol=1e-10, atol=1e-12)
+    assert abs(res["C.across"][-1] - (1 - math.exp(-1 / 2.0))) < 1e-8

@@ -363,6 +363,20 @@ def _report(model, args) -> str | None:
     return output
 
 
+def _fixed(args) -> dict[str, float]:
+    """The ``--param`` values that replace declared ones (all but ``sweep``'s, which vary)."""
+    if args.command == "sweep":
+        if not args.param:
+            raise ModelError("sweep needs at least one --param NAME=START:STOP:COUNT or "
+                             "NAME=V1,V2,...")
+        return {}
+    several = [name for name, values in args.param if len(values) != 1]
+    if several:
+        raise ModelError(f"--param {several[0]} has several values: give one (several are "
+                         "for vecnet sweep)")
+    return {name: values[0] for name, values in args.param}
+
+
 def _sweep(model, args) -> str | None:
     from .studies import sweep
 
@@ -400,13 +414,16 @@ def _param(text: str) -> tuple[str, list[float]]:
             raise ValueError
         if ":" in spec:
             start, stop, count = spec.split(":")
+            if not 1 <= int(count) <= 100_000:
+                raise ValueError
             values = np.linspace(parse_value(start), parse_value(stop), int(count)).tolist()
         else:
             values = [parse_value(v.strip()) for v in spec.split(",")]
     except (ValueError, VecnetError):
         raise argparse.ArgumentTypeError(
-            f"--param takes NAME=START:STOP:COUNT or NAME=V1,V2,... (e.g. R1=1k:10k:20, "
-            f"C1=1u,2u); got {text!r}") from None
+            f"--param takes NAME=VALUE, or for sweep NAME=START:STOP:COUNT (COUNT up to "
+            f"100000) or NAME=V1,V2,... (e.g. R1=4.7k, R1=1k:10k:20, C1=1u,2u); got "
+            f"{text!r}") from None
     return name.strip(), values
 
 
@@ -448,21 +465,15 @@ def _version() -> str:
         return __version__
 
 
-def _assignment(option: str):
-    """An argparse type for ``NAME=NUMBER`` (a SPICE scale factor allowed: ``R1=4.7k``)."""
-    def parse(text: str) -> tuple[str, float]:
-        from .io.spice import parse_value
-
-        name, sep, value = text.partition("=")
-        try:
-            number = parse_value(value.strip())
-        except VecnetError:
-            number = None
-        if not sep or not name.strip() or number is None:
-            raise argparse.ArgumentTypeError(f"{option} takes NAME=NUMBER; got {text!r}")
-        return name.strip(), number
-
-    return parse
+def _limit(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    try:
+        number = float(value)
+    except ValueError:
+        number = None
+    if not sep or number is None:
+        raise argparse.ArgumentTypeError(f"--limit takes NAME=NUMBER; got {text!r}")
+    return name.strip(), number
 
 
 _SUMMARY = {
@@ -485,13 +496,15 @@ def parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("model", help="JSON model file or SPICE netlist")
     common.add_argument("--output", "-o", help="output file (default: standard output)")
-    common.add_argument("--limit", type=_assignment("--limit"), action="append", default=[],
+    common.add_argument("--limit", type=_limit, action="append", default=[],
                         metavar="NAME=NUMBER", help="raise or lower a bound on the work (see "
                         "vecnet.Limits), e.g. --limit max_seconds=600; may be repeated")
-    common.add_argument("--param", type=_assignment("--param"), action="append", default=[],
-                        metavar="NAME=NUMBER", help="give a declared parameter (a model "
+    common.add_argument("--param", type=_param, action="append", default=[],
+                        metavar="NAME=VALUE", help="give a declared parameter (a model "
                         "file's \"parameters\", a netlist's .param) another value, e.g. "
-                        "--param R1=4.7k; may be repeated")
+                        "--param R1=4.7k; for sweep, the values of a swept parameter: "
+                        "START:STOP:COUNT or V1,V2,... (every combination is a case); "
+                        "may be repeated")
     commands = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser,
                                 required=True)
     sub = {name: commands.add_parser(name, parents=[common], help=_SUMMARY[name],
@@ -525,9 +538,6 @@ def parser() -> argparse.ArgumentParser:
     ac.add_argument("--format", choices=["csv", "png", "svg"],
                     help="default: from the output's suffix, else csv")
     study = sub["sweep"]
-    study.add_argument("--param", type=_param, action="append", required=True,
-                       metavar="NAME=VALUES", help="a swept parameter: START:STOP:COUNT or "
-                       "V1,V2,... (e.g. R1=1k:10k:20); every combination is a case; repeat")
     study.add_argument("--analysis", choices=["simulate", "eigenvalues"], default="simulate")
     study.add_argument("--t-end", type=_positive(float, "--t-end"),
                        help="simulate up to this time (default: the model's, or 1 s)")
@@ -581,7 +591,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _show_warning
             _check_output(args.output if args.command != "report" else
                           (args.output or "report.html"))
-            model = _load(args.model, dict(args.param))
+            model = _load(args.model, _fixed(args))
             try:
                 written = COMMANDS[args.command](model, args)
             except OSError as exc:

@@ -385,9 +385,10 @@ def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, 
 def numeric_model(model: StateSpace, parameters: Mapping[Any, float] | None = None) -> StateSpace:
     """``model`` with its element values and ``parameters`` substituted; raises
     :class:`~vecnet.errors.ModelError` naming any parameter still without a value."""
-    model = model.subs()
+    # the values given here win over the elements' own
     if parameters:
         model = model.subs(dict(parameters))
+    model = model.subs()
     known = set(model.x) | set(model.u) | set(model.du) | set(model.z) | {t}
     exprs = list(model.f) + list(model.g) + [model.output(n) for n in model.variable_names]
     missing = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
