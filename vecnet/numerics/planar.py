@@ -134,6 +134,8 @@ class CompiledMechanism(CompiledModel):
                 self.loads.append((ends, "axis", np.array([float(a) for a in element.axis]), k))
             else:
                 self.loads.append((ends, "angle", None, k))
+        self.rotors = [(tuple(self.node[v] for v in net.graph.ends(joint)),
+                        self._number(inertia, joint)) for joint, inertia in eom.rotors.items()]
         self.axes = {e.name: np.array([float(a) for a in e.axis]) for e in net.elements
                      if hasattr(e, "axis")}
         self._no_inputs = np.zeros(self.inputs)
@@ -170,6 +172,7 @@ class CompiledMechanism(CompiledModel):
                         | {i for _, ends, *_ in self.constraint_laws for i in ends}
                         | {i for _, ends, _ in self.force_laws for i in ends}
                         | {i for ends, *_ in self.loads for i in ends}
+                        | {i for ends, _ in self.rotors for i in ends}
                         | {i for ends, _ in self.energies for i in ends})
         self.needed = np.array(needed, dtype=int)
         self.row = {node: i for i, node in enumerate(needed)}
@@ -295,6 +298,11 @@ class CompiledMechanism(CompiledModel):
             weighted = stacked * self.weights[:, None]
             M = stacked.T @ weighted
             Q = weighted.T @ np.concatenate([(self.gravity - gr[rows]).reshape(-1), -gt[rows]])
+            for (a, b), inertia in self.rotors:  # turning with the joint's relative angle
+                ra, rb = self.row[a], self.row[b]
+                g = Jt[rb] - Jt[ra]
+                M += inertia * np.outer(g, g)
+                Q -= inertia * g * (gt[rb] - gt[ra])
         quantities = np.column_stack([r[nodes], theta[nodes], Jr[rows] @ u, Jt[rows] @ u]
                                      ).reshape(-1) if self.force_laws else ()
         forces = {}
