@@ -67,3 +67,49 @@ def test_an_inertia_shared_by_two_ports_is_refused():
             vn.Inertia("J", "ref", "v", J=1.0))
     with pytest.raises(FormulationError, match="share an inertia"):
         vn.System(mech, net).formulate()
+
+
+# -- gear pair and rack and pinion between bodies ------------------------------------------
+
+Ja, Jb, RATIO, TORQUE = 0.1, 0.3, 0.5, 2.0
+
+
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+def test_gear_pair_accelerates_with_the_reflected_inertia(coordinates):
+    mech = vn.planar.Mechanism("pair", gravity=(0, 0))
+    a, b = mech.body("a", 1.0, Ja), mech.body("b", 1.0, Jb, position=(1.5, 0))
+    mech.revolute("A", mech.ground.point(0, 0), a.centre)
+    mech.revolute("B", mech.ground.point(1.5, 0), b.centre)
+    mech.gear("mesh", a, b, ratio=RATIO)
+    mech.torque("T", a, TORQUE)
+    res = mech.formulate(coordinates).simulate(1.0, t_eval=[0.0, 1.0])
+    acc = TORQUE / (Ja + Jb * RATIO**2)          # T = (Ja + Jb ratio^2) theta_a''
+    assert abs(res["A.angle"][-1] - acc / 2) < 1e-8
+    assert abs(res["B.angle"][-1] + RATIO * acc / 2) < 1e-8
+    # the teeth turn b at Jb theta_b'' and hold a back; the two torques are in the ratio
+    assert np.allclose(res["mesh.torque_b"], -Jb * RATIO * acc, atol=1e-9)
+    assert np.allclose(res["mesh.torque_a"], RATIO * res["mesh.torque_b"], atol=1e-9)
+
+
+def test_rack_and_pinion_moves_the_rack_by_radius_times_the_turn():
+    radius, m_rack, Jp = 0.05, 2.0, 1e-3
+    mech = vn.planar.Mechanism("rack", gravity=(0, 0))
+    pinion = mech.body("pinion", 0.5, Jp)
+    rack = mech.body("rack", m_rack, 0.1, position=(0, -radius))
+    mech.revolute("P", mech.ground.point(0, 0), pinion.centre)
+    mech.prismatic("S", mech.ground.point(0, -radius), rack.centre)
+    mech.rack_and_pinion("mesh", pinion, rack, radius=radius)
+    mech.torque("T", pinion, TORQUE)
+    res = mech.formulate().simulate(0.5, t_eval=[0.0, 0.5])
+    acc = TORQUE / (Jp + m_rack * radius**2)     # the rack reflected to the pinion
+    assert abs(res["P.angle"][-1] - acc * 0.25 / 2) < 1e-8
+    assert abs(res["S.distance"][-1] - radius * res["P.angle"][-1]) < 1e-10
+    assert np.allclose(res["mesh.force_b"], m_rack * radius * acc, atol=1e-8)
+    assert np.allclose(res["mesh.torque_a"], -radius * res["mesh.force_b"], atol=1e-10)
+
+
+def test_a_gear_needs_a_positive_ratio():
+    mech = vn.planar.Mechanism("pair", gravity=(0, 0))
+    a, b = mech.body("a", 1.0, Ja), mech.body("b", 1.0, Jb, position=(1.5, 0))
+    with pytest.raises(vn.errors.ModelError, match="ratio must be positive"):
+        mech.gear("mesh", a, b, ratio=-1)

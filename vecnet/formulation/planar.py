@@ -40,7 +40,7 @@ _TREE_RANKS = {
 
 
 def _rank(element, ranks):
-    if isinstance(element, pe.MotionDriver):
+    if isinstance(element, (pe.MotionDriver, pe.Coupling)):
         return None
     if element.is_joint:
         return ranks["joint"]
