@@ -29,7 +29,7 @@ from .base import Element, Kind, number_problem
 
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
            "PointOnLine", "TranslationalSpringDamper", "RotarySpringDamper", "ForceDriver",
-           "TorqueDriver", "MotionDriver"]
+           "TorqueDriver", "MotionDriver", "Coupling", "GearMesh", "RackAndPinion"]
 
 
 def rotation(angle: sympy.Expr) -> sympy.Matrix:
@@ -318,3 +318,72 @@ class MotionDriver(PlanarElement):
             return [(f"{self.name}.angle", dtheta - self.motion)]
         e = rotation(tail_angle) * self.axis
         return [(f"{self.name}.distance", e.dot(dr) - self.motion)]
+
+
+class Coupling(PlanarElement):
+    """Base of couplings between the motions of two bodies (gears, rack and pinion): always
+    a chord, never a tree branch. The constraint is written in the tail body's ground
+    angle, so the coupling's reaction is not a pair of equal and opposite loads on its two
+    bodies; the rest goes to the ground (the housing that carries the axles). Tail and
+    head are the two bodies' frames, and the multiplier gives the torque on each."""
+
+    kind = Kind.ACROSS_SOURCE
+
+    def torques(self, multiplier: float) -> tuple[float, float]:
+        """The torques ``(on tail, on head)`` the coupling applies for ``multiplier``."""
+        raise NotImplementedError
+
+
+class GearMesh(Coupling):
+    """Two gears meshing on axles fixed in the ground: ``theta_b - theta_b0 = -ratio
+    (theta_a - theta_a0)`` for external teeth (``ratio`` = pitch radius of ``a`` over that
+    of ``b``), ``+ratio`` for an internal (ring) gear; ``theta`` are the bodies' angles in
+    the ground frame, ``theta_0`` their initial values.
+
+    >>> GearMesh("g", "a", "b", ratio=2, angle_a=0, angle_b=0).chord_constraints(
+    ...     None, sympy.Symbol("d"), sympy.Symbol("a"), None)
+    [('g.mesh', 3*a + d)]
+    """
+
+    def __init__(self, name, tail, head, ratio, angle_a, angle_b, internal: bool = False) -> None:
+        super().__init__(name, tail, head)
+        self.ratio = sympy.sympify(ratio)
+        self.sign = -1 if internal else 1
+        self.angle_a, self.angle_b = sympy.sympify(angle_a), sympy.sympify(angle_b)
+
+    def chord_constraints(self, dr, dtheta, tail_angle, t):
+        # theta_a is the tail angle, theta_b = tail angle + dtheta
+        return [(f"{self.name}.mesh", (tail_angle + dtheta - self.angle_b)
+                 + self.sign * self.ratio * (tail_angle - self.angle_a))]
+
+    def efforts(self, multiplier):
+        """Torques on the two gears: ``(sign ratio lambda, lambda)``."""
+        return self.sign * float(self.ratio) * multiplier, multiplier
+
+
+class RackAndPinion(Coupling):
+    """A pinion (tail, turning) and a rack (head, translating without turning along
+    ``axis``, ground coordinates): the rack's mass centre advances along ``axis`` by
+    ``radius`` times the pinion's turn, ``e . (dr - dr0) = radius (theta_p - theta_p0)``
+    (``dr`` from the pinion's centre to the rack's; flip ``axis`` for the other side of the
+    pinion).
+
+    >>> RackAndPinion("r", "p", "k", radius=2, axis=(1, 0), offset=(0, -1), angle=0
+    ...               ).chord_constraints(sympy.Matrix([1, -1]), 0, sympy.Symbol("a"), None)
+    [('r.rolling', 1 - 2*a)]
+    """
+
+    def __init__(self, name, tail, head, radius, axis, offset, angle) -> None:
+        super().__init__(name, tail, head)
+        axis = _vector(axis)
+        self.axis = axis / sympy.sqrt(axis.dot(axis))
+        self.radius = sympy.sympify(radius)
+        self.offset, self.angle = _vector(offset), sympy.sympify(angle)
+
+    def chord_constraints(self, dr, dtheta, tail_angle, t):
+        return [(f"{self.name}.rolling", self.axis.dot(dr - self.offset)
+                 - self.radius * (tail_angle - self.angle))]
+
+    def efforts(self, multiplier):
+        """The torque on the pinion and the force on the rack along ``axis``."""
+        return -float(self.radius) * multiplier, multiplier

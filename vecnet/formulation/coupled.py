@@ -137,7 +137,13 @@ class CoupledModel:
     Attributes
     ----------
     eom : MultibodyEquations
-        The mechanism, with a load symbol across every port's joint.
+        The mechanism, with a load symbol across every port's joint. A network inertia
+        that turns rigidly with a port's joint (through gears) is a rotor of that joint:
+        ``eom.M`` holds it, reflected through the ratio (``J / N^2`` behind a
+        :class:`~vecnet.GearPair` of speed ratio ``N``), and the network still reports its
+        speed and torque.
+    loads : dict
+        ``"<port>.load"`` symbol -> the torque or force the network applies there.
     lumped : StateSpace
         The network's state equations (ports are inputs driven by joint rates).
     states : tuple of str
@@ -147,8 +153,6 @@ class CoupledModel:
     def __init__(self, system: System, coordinates: str = "joint") -> None:
         self.system = system
         loads = {p.target: sympy.Symbol(f"{p.name}.load", real=True) for p in system.ports}
-        self.eom = MultibodyEquations(system.mechanism, coordinates=coordinates, joint_loads=loads)
-        eom = self.eom
         self.lumped = system.network.state_space() if system.network.elements else None
         lumped = self.lumped
         if lumped is not None and lumped.z:
@@ -156,6 +160,15 @@ class CoupledModel:
                                    f"({', '.join(lumped.z_names)}); coupled simulation needs "
                                    "explicit state equations")
         lumped = lumped.subs() if lumped is not None else None
+        port_rates = {sympy.Symbol(f"{p.name}.rate", real=True): p for p in system.ports}
+        #: the derivative of each port's rate: the acceleration of its joint
+        port_accelerations = {d: port_rates[u] for u, d in zip(lumped.u, lumped.du)
+                              if u in port_rates} if lumped is not None else {}
+        raw_loads = [lumped.output(f"{p.name}.through") for p in system.ports] if lumped else []
+        rotors = _rotor_inertias(system.ports, raw_loads, port_accelerations)
+        self.eom = MultibodyEquations(system.mechanism, coordinates=coordinates, joint_loads=loads,
+                                      rotors=rotors)
+        eom = self.eom
 
         # sensors in terms of the mechanism coordinates (point velocities from the Jacobian rows)
         sensors = dict(eom.quantities)
@@ -188,7 +201,6 @@ class CoupledModel:
             raise UnknownNameError(f"connect names no input(s) {', '.join(sorted(unknown_inputs))}"
                                    f"; the network's inputs are {', '.join(lumped.inputs) if lumped else 'none'}")
         replacement = {}
-        port_rates = {sympy.Symbol(f"{p.name}.rate", real=True): p for p in system.ports}
         #: the network inputs not driven by ports: a linear model takes them as its inputs
         self.inputs = tuple(name for name, symbol in zip(lumped.inputs if lumped else (),
                                                          lumped.u if lumped else ())
@@ -206,12 +218,26 @@ class CoupledModel:
         self.initial_states = np.array([0.0] * len(x) + [v for b in system.blocks for v in b.initial])
         rates = [e.xreplace(replacement) for e in (lumped.f if lumped else [])]
         rates += [signal(r, f"block {b.name!r}") for b in system.blocks for r in b.rates]
-        load_exprs = [lumped.output(f"{p.name}.through").xreplace(replacement) for p in system.ports]
+        # a rotor's inertia torque is in the mass matrix: the loads keep the rest
+        no_acceleration = {d: 0 for d in port_accelerations}
+        load_exprs = [e.xreplace(no_acceleration).xreplace(replacement) for e in raw_loads]
         du = set(lumped.du) if lumped else set()
         if any(e.free_symbols & du for e in rates + load_exprs):
-            raise FormulationError("the network differentiates an input driven by the mechanism "
-                                   "(e.g. an inertia in parallel with a port); model that inertia "
-                                   "as a body of the mechanism")
+            raise FormulationError("the network differentiates an input (a derivative of a "
+                                   "source, or an acceleration of the mechanism in a state "
+                                   "equation); make the source a smooth signal or model that "
+                                   "store as a body of the mechanism")
+        #: each port's load on the mechanism (``"<port>.load"``) in ``t``, ``q``, ``u`` and the
+        #: states; a rotor's inertia torque is not in it but in ``eom.M`` and ``eom.Q``
+        no_offsets = {o: 0 for o in offsets.values()}
+        self.loads = {loads[p.target]: e.xreplace(no_offsets)
+                      for p, e in zip(system.ports, load_exprs)}
+        # network variables carrying a rotor's torque read the joint accelerations
+        self._accelerations = [sympy.Symbol(f"_a{k}", real=True) for k in range(len(eom.u))]
+        for d, port in port_accelerations.items():
+            rate = eom.rate(eom.load_coordinate(port.target))
+            replacement[d] = eom.rate(rate) + sum(
+                (rate.diff(u) * a for u, a in zip(eom.u, self._accelerations)), sympy.S.Zero)
         args = (t, list(eom.q), list(eom.u), x + block_states, list(offsets.values()))
         self._ext = sympy.lambdify(args, rates + load_exprs, modules="numpy", cse=True)
         self._no_offsets = np.zeros(len(offsets))
@@ -221,7 +247,8 @@ class CoupledModel:
         names += [b.name for b in system.blocks]
         exprs += [signal(b.output, f"block {b.name!r}") for b in system.blocks]
         self._names = names
-        self._outputs = sympy.lambdify(args, exprs, modules="numpy", cse=True) if exprs else None
+        self._outputs = sympy.lambdify(args + (self._accelerations,), exprs, modules="numpy",
+                                       cse=True) if exprs else None
 
     def extra(self, time, q, u, s, offsets=None):
         """Rates of the lumped and block states and the loads on the mechanism; ``offsets``
@@ -271,7 +298,11 @@ class CoupledModel:
             series[name] = values
         if self._outputs is not None:
             offsets = np.zeros((len(self.inputs), len(ts)))
-            for name, values in zip(self._names, self._outputs(ts, qs, us, ss, offsets)):
+            rows = mb.independent_rows(model.evaluate(0.0, q0, u0).phi_q)
+            accelerations = np.array([mb.accelerations(model.evaluate(tt, q, u, w=w), rows)[0]
+                                      for tt, q, u, w in zip(ts, qs.T, us.T, ws.T)]).T
+            for name, values in zip(self._names, self._outputs(ts, qs, us, ss, offsets,
+                                                               accelerations)):
                 series.setdefault(name, np.broadcast_to(np.asarray(values, float), ts.shape).copy())
         return Result(ts, series, success=True, message=method)
 
@@ -326,7 +357,8 @@ class CoupledModel:
             qf, uf = part.project(time, q, state[k:2 * k])
             sdot, w = self.extra(time, qf, uf, state[2 * k:], offsets)
             a, _ = mb.accelerations(model.evaluate(time, qf, uf, w=w), part.rows)
-            values = (np.asarray(self._outputs(time, qf, uf, state[2 * k:], offsets), dtype=float)
+            values = (np.asarray(self._outputs(time, qf, uf, state[2 * k:], offsets, a),
+                                 dtype=float)
                       if self._outputs is not None and outputs else np.zeros(0))
             y = [np.concatenate([qf, uf])[coordinates[o]] if o in coordinates
                  else values[self._names.index(o)] for o in outputs]
@@ -368,6 +400,30 @@ class LinearModel:
         named as here with ``:`` for ``.`` (python-control reserves the dot)."""
         return control_state_space(self.A, self.B, self.C, self.D, self.states, self.inputs,
                                    self.outputs)
+
+
+def _rotor_inertias(ports: Sequence[Port], loads: Sequence[sympy.Expr],
+                    accelerations: Mapping[sympy.Symbol, Port]) -> dict[str, sympy.Expr]:
+    """The inertia each port's joint drives inside the network: a port's torque that grows
+    with its own joint's acceleration, ``tau = tau_0 - J w'``, is the torque of a rotor of
+    inertia ``J`` (a network inertia reflected through the gears and transformers between
+    it and the port). Returns joint -> ``J``; raises FormulationError when a port's load
+    depends on another port's acceleration or a linear port carries a mass."""
+    rotors = {}
+    for port, load in zip(ports, loads):
+        for d, other in accelerations.items():
+            coefficient = load.diff(d)
+            if coefficient == 0:
+                continue
+            if other is not port:
+                raise FormulationError(f"ports {port.name!r} and {other.name!r} share an inertia "
+                                       "of the network; model that inertia as a body of the "
+                                       "mechanism")
+            if not isinstance(port, RotaryPort):
+                raise FormulationError(f"port {port.name!r} drives a mass of the network; model "
+                                       "that mass as a body of the mechanism")
+            rotors[port.joint] = -coefficient
+    return rotors
 
 
 def _time_signal(value, name: str) -> sympy.Expr:

@@ -40,7 +40,7 @@ _TREE_RANKS = {
 
 
 def _rank(element, ranks):
-    if isinstance(element, pe.MotionDriver):
+    if isinstance(element, (pe.MotionDriver, pe.Coupling)):
         return None
     if element.is_joint:
         return ranks["joint"]
@@ -80,7 +80,7 @@ class MultibodyEquations(MechanismEquations):
 
     def __init__(self, mechanism: Mechanism, coordinates: str = "joint",
                  tree: list[str] | None = None,
-                 joint_loads: dict | None = None) -> None:
+                 joint_loads: dict | None = None, rotors: dict | None = None) -> None:
         self.mechanism = mechanism
         net = mechanism.network
         _check_bodies_joined(mechanism)
@@ -132,6 +132,13 @@ class MultibodyEquations(MechanismEquations):
                                  f"{target!r} is a {type(element).__name__}")
         #: symbols whose values are given at run time (loads across joints or point pairs)
         self.inputs = tuple(self.joint_loads.values())
+        #: revolute joint -> inertia of a rotor turning with its relative angle (a network
+        #: inertia reflected through a gear), stored in ``M`` as ``J g^T g``
+        self.rotors = dict(rotors or {})
+        for joint in self.rotors:
+            if not isinstance(net.element(joint), pe.Revolute):
+                raise ModelError(f"a rotor inertia turns with a revolute joint only; {joint!r} "
+                                 f"is a {type(net.element(joint)).__name__}")
 
     # -- kinematics -------------------------------------------------------------
     def relative_pose(self, edge: str):
@@ -233,13 +240,27 @@ class MultibodyEquations(MechanismEquations):
         return out
 
     @cached_property
+    def _rotor_terms(self) -> list[tuple]:
+        """Per rotor: inertia, the relative angle's Jacobian row and convective term."""
+        out = []
+        for joint, inertia in self.rotors.items():
+            tail, head = self.mechanism.network.graph.ends(joint)
+            row = [a - b for a, b in zip(self.node_angle_jacobian[head],
+                                         self.node_angle_jacobian[tail])]
+            out.append((inertia, row,
+                        self.node_angle_convective[head] - self.node_angle_convective[tail]))
+        return out
+
+    @cached_property
     def M(self) -> sympy.Matrix:
-        """Mass matrix ``sum m J_r^T J_r + J J_theta^T J_theta``."""
+        """Mass matrix ``sum m J_r^T J_r + J J_theta^T J_theta``, rotors included."""
         terms = self._body_terms
+        rotors = self._rotor_terms
 
         def entry(i, j):
             return frame_dot((m, Jr[i], Jr[j]) for m, _, Jr, *_ in terms) + sum(
-                (J * Jt[i] * Jt[j] for _, J, _, _, Jt, _ in terms), sympy.S.Zero)
+                (J * Jt[i] * Jt[j] for _, J, _, _, Jt, _ in terms), sympy.S.Zero) + sum(
+                (J * row[i] * row[j] for J, row, _ in rotors), sympy.S.Zero)
 
         n = len(self.q)
         M = sympy.zeros(n, n)
@@ -250,14 +271,16 @@ class MultibodyEquations(MechanismEquations):
 
     @cached_property
     def body_forces(self) -> sympy.Matrix:
-        """The bodies' generalized forces: gravity and velocity terms,
+        """The bodies' (and rotors') generalized forces: gravity and velocity terms,
         ``sum m J_r^T (g - J_r' q') - J J_theta^T J_theta' q'``."""
         gravity = {sympy.S.Zero: tuple(self.gravity)}
         terms = self._body_terms
+        rotors = self._rotor_terms
         return sympy.Matrix([
             frame_dot(pair for m, _, Jr, gr, _, _ in terms
                       for pair in ((m, Jr[i], gravity), (-m, Jr[i], gr)))
             - sum((J * Jt[i] * gt for _, J, _, _, Jt, gt in terms), sympy.S.Zero)
+            - sum((J * row[i] * g for J, row, g in rotors), sympy.S.Zero)
             for i in range(len(self.q))])
 
     @cached_property

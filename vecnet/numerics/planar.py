@@ -134,6 +134,8 @@ class CompiledMechanism(CompiledModel):
                 self.loads.append((ends, "axis", np.array([float(a) for a in element.axis]), k))
             else:
                 self.loads.append((ends, "angle", None, k))
+        self.rotors = [(tuple(self.node[v] for v in net.graph.ends(joint)),
+                        self._number(inertia, joint)) for joint, inertia in eom.rotors.items()]
         self.axes = {e.name: np.array([float(a) for a in e.axis]) for e in net.elements
                      if hasattr(e, "axis")}
         self._no_inputs = np.zeros(self.inputs)
@@ -170,6 +172,7 @@ class CompiledMechanism(CompiledModel):
                         | {i for _, ends, *_ in self.constraint_laws for i in ends}
                         | {i for _, ends, _ in self.force_laws for i in ends}
                         | {i for ends, *_ in self.loads for i in ends}
+                        | {i for ends, _ in self.rotors for i in ends}
                         | {i for ends, _ in self.energies for i in ends})
         self.needed = np.array(needed, dtype=int)
         self.row = {node: i for i, node in enumerate(needed)}
@@ -295,6 +298,11 @@ class CompiledMechanism(CompiledModel):
             weighted = stacked * self.weights[:, None]
             M = stacked.T @ weighted
             Q = weighted.T @ np.concatenate([(self.gravity - gr[rows]).reshape(-1), -gt[rows]])
+            for (a, b), inertia in self.rotors:  # turning with the joint's relative angle
+                ra, rb = self.row[a], self.row[b]
+                g = Jt[rb] - Jt[ra]
+                M += inertia * np.outer(g, g)
+                Q -= inertia * g * (gt[rb] - gt[ra])
         quantities = np.column_stack([r[nodes], theta[nodes], Jr[rows] @ u, Jt[rows] @ u]
                                      ).reshape(-1) if self.force_laws else ()
         forces = {}
@@ -338,6 +346,8 @@ class CompiledMechanism(CompiledModel):
                 entry = {"name": chord, "head": r[self.node[net.graph.ends(chord)[1]]]}
                 if isinstance(element, pe.MassElement):
                     entry["kind"] = "mass"
+                elif isinstance(element, pe.Coupling):
+                    continue
                 elif chord in forces:
                     entry.update(kind="force", F=forces[chord][0], T=forces[chord][1])
                 elif chord in grads:
@@ -397,6 +407,8 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
 
     A_c = topo.chord_part.toarray()
     constraint_rows = _constraint_rows(eom)
+    couplings = {c: net.element(c) for c in topo.chords
+                 if isinstance(net.element(c), pe.Coupling)}
     rows = None
     ws = np.zeros((model.inputs, len(times))) if ws is None else ws
     for time, q, u, w in zip(times, qs.T, us.T, ws.T):
@@ -438,7 +450,16 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
             if chord["kind"] == "force":  # what a spring, damper or driver carries
                 put(f"{name}.force", F)
                 put(f"{name}.torque", T)
-        # cutset equations for the branches: (F, moment about the origin) = -A_c (F, M)_chords
+        for name, element in couplings.items():
+            tail, head = element.efforts(float(lam[constraint_rows[name]][0]))
+            put(f"{name}.torque_a", tail)
+            put(f"{name}.torque_b" if isinstance(element, pe.GearMesh) else f"{name}.force_b",
+                head)
+        # cutset equations for the branches: (F, moment about the origin) = -A_c (F, M)_chords;
+        # part of a coupling's reaction goes to the ground through the axles, which the
+        # cutsets do not hold: with couplings no joint reactions are given
+        for name in couplings:
+            forces[name], moments[name] = np.full(2, np.nan), np.nan
         F_c = np.array([forces[c] for c in topo.chords]).reshape(len(topo.chords), 2)
         M_c = np.array([moments[c] for c in topo.chords])
         F_b = -A_c @ F_c if len(topo.chords) else np.zeros((len(topo.branches), 2))
@@ -450,13 +471,14 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
             name = element.name
             if element.is_joint or isinstance(element, pe.MotionDriver):
                 if element.is_joint:
-                    F = forces[name]
-                    T = moments[name] - _cross(got[("head", name)], F)
                     dtheta, along = got[("rel", name)]
-                    put(f"{name}.reaction", -F)
-                    put(f"{name}.reaction.x", -F[0])
-                    put(f"{name}.reaction.y", -F[1])
-                    put(f"{name}.torque", -T)
+                    if not couplings:
+                        F = forces[name]
+                        T = moments[name] - _cross(got[("head", name)], F)
+                        put(f"{name}.reaction", -F)
+                        put(f"{name}.reaction.x", -F[0])
+                        put(f"{name}.reaction.y", -F[1])
+                        put(f"{name}.torque", -T)
                     put(f"{name}.angle", dtheta)
                     if hasattr(element, "axis"):
                         put(f"{name}.distance", along)

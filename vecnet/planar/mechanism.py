@@ -151,6 +151,52 @@ class Mechanism(MechanismBuilder):
         return self._add(pe.MotionDriver(name, edge.tail, edge.head, signal(motion, name),
                                          quantity=quantity, axis=axis))
 
+    def gear(self, name: str, body_a: Body, body_b: Body, ratio, internal: bool = False):
+        """Gear ``body_a`` to ``body_b``, both turning on axles fixed in the ground:
+        ``theta_b - theta_b0 = -ratio (theta_a - theta_a0)`` (external teeth; ``+ratio``
+        with ``internal=True``, a ring gear), ``ratio`` the pitch radius of ``a`` over that
+        of ``b`` and the angles in the ground frame. Reports ``"<name>.torque_a"`` and
+        ``"<name>.torque_b"``, the tooth loads' torques on the two gears.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("pair", gravity=(0, 0))
+        >>> a, b = mech.body("a", 1, 0.1), mech.body("b", 1, 0.2, position=(1, 0))
+        >>> _ = mech.revolute("A", mech.ground.point(0, 0), a.centre)
+        >>> _ = mech.revolute("B", mech.ground.point(1, 0), b.centre)
+        >>> mech.gear("mesh", a, b, ratio=2).ratio
+        2
+        """
+        self._check_name(name)
+        self._coupled_bodies(name, body_a, body_b)
+        if not sympy.sympify(ratio).is_positive:
+            raise ModelError(f"gear {name!r}: ratio must be positive, got {ratio!r}")
+        return self._add(pe.GearMesh(name, body_a.node, body_b.node, ratio, body_a.angle,
+                                     body_b.angle, internal=internal))
+
+    def rack_and_pinion(self, name: str, pinion: Body, rack: Body, radius, axis=(1.0, 0.0)):
+        """Mesh a ``pinion`` (turning) with a ``rack`` that translates along ``axis``
+        (ground coordinates; keep the rack from turning, e.g. with a prismatic joint): the
+        rack's mass centre advances along ``axis`` by ``radius`` times the pinion's turn
+        (counter-clockwise positive; flip ``axis`` for a rack on the other side).
+        Reports ``"<name>.torque_a"`` (on the pinion) and ``"<name>.force_b"`` (on the
+        rack, along ``axis``)."""
+        self._check_name(name)
+        self._coupled_bodies(name, pinion, rack)
+        if not sympy.sympify(radius).is_positive:
+            raise ModelError(f"rack and pinion {name!r}: radius must be positive, got {radius!r}")
+        offset = (rack.position[0] - pinion.position[0], rack.position[1] - pinion.position[1])
+        return self._add(pe.RackAndPinion(name, pinion.node, rack.node, radius,
+                                          axis, offset,
+                                          pinion.angle))
+
+    def _coupled_bodies(self, name: str, a: Body, b: Body) -> None:
+        for body in (a, b):
+            if not isinstance(body, Body) or (body is not self.ground
+                                              and self.bodies.get(body.name) is not body):
+                raise ModelError(f"{name!r}: {body!r} is not a body of mechanism {self.name!r}")
+        if a is b:
+            raise ModelError(f"{name!r}: couple two different bodies")
+
     def quantity(self, name: str) -> sympy.Symbol:
         """A symbol standing for a body quantity, for state-dependent drivers: ``"<body>.x"``,
         ``".y"``, ``".angle"`` and their rates ``".vx"``, ``".vy"``, ``".omega"``."""
