@@ -113,3 +113,14 @@ def test_a_gear_needs_a_positive_ratio():
     a, b = mech.body("a", 1.0, Ja), mech.body("b", 1.0, Jb, position=(1.5, 0))
     with pytest.raises(vn.errors.ModelError, match="ratio must be positive"):
         mech.gear("mesh", a, b, ratio=-1)
+
+
+def test_a_gear_named_in_the_tree_is_refused_in_words():
+    mech = vn.planar.Mechanism("gears")
+    a = mech.body("a", 1.0, 0.5, position=(0, 0))
+    b = mech.body("b", 1.0, 0.5, position=(1, 0))
+    mech.revolute("A", mech.ground.point(0, 0), a.point(0, 0))
+    mech.revolute("B", mech.ground.point(1, 0), b.point(0, 0))
+    mech.gear("G", a, b, ratio=2.0)
+    with pytest.raises(vn.FormulationError, match="G constrain.*belong in the cotree"):
+        mech.formulate(tree=["A", "G"])

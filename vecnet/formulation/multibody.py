@@ -29,7 +29,7 @@ __all__ = ["MechanismEquations", "OperatingPoint", "Linearization", "choose_topo
 
 def choose_topology(mechanism, coordinates: str, tree: list[str] | None,
                     ranks: dict[str, dict], rank: Callable[[Any, dict], Any],
-                    driver: type) -> Topology:
+                    cotree_only: type | tuple[type, ...]) -> Topology:
     """The mechanism's topology with the tree ``tree`` (edge names) or, when it is
     ``None``, the tree the ``coordinates`` choice ranks first (``rank(element, ranks[
     coordinates])``; ``None`` keeps an edge out of the tree).
@@ -37,7 +37,8 @@ def choose_topology(mechanism, coordinates: str, tree: list[str] | None,
     Raises
     ------
     FormulationError
-        For an unknown ``coordinates`` or a motion ``driver`` named in ``tree``.
+        For an unknown ``coordinates``, or an element of the ``cotree_only`` classes (motion
+        drivers, gears: constraints without coordinates of their own) named in ``tree``.
     ModelError
         When parts of the mechanism are joined to nothing.
     """
@@ -49,9 +50,10 @@ def choose_topology(mechanism, coordinates: str, tree: list[str] | None,
         order = ranks[coordinates]
         tree = lambda edge: rank(net.owner(edge), order)  # noqa: E731
     else:
-        drives = [b for b in tree if isinstance(net.owner(b), driver)]
-        if drives:
-            raise FormulationError(f"drivers {', '.join(drives)} prescribe motion: they "
+        refused = [b for b in tree if isinstance(net.owner(b), cotree_only)]
+        if refused:
+            raise FormulationError(f"{', '.join(refused)} constrain(s) motion without "
+                                   "coordinates of their own (motion drivers, gears): they "
                                    "belong in the cotree")
     topo = net.topology(tree=tree, datum=DATUM)
     if len(topo.components) > 1:

@@ -85,7 +85,7 @@ class MultibodyEquations(MechanismEquations):
         net = mechanism.network
         _check_bodies_joined(mechanism)
         self.topology = choose_topology(mechanism, coordinates, tree, _TREE_RANKS, _rank,
-                                        pe.MotionDriver)
+                                        (pe.MotionDriver, pe.Coupling))
         topo = self.topology
 
         # branch coordinates, in tree order
