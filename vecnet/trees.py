@@ -5,6 +5,11 @@ stores, transducer edges, D-type elements, T-type stores; through sources
 never. A transformer puts exactly one of its two edges in the tree, a
 gyrator both or neither. A-type stores left in the cotree and T-type stores
 forced into the tree are *dependent* energy stores.
+
+The edges of a controlled source (:mod:`vecnet.elements.controlled`) take their places one
+by one: a sensing short and a controlled across source go with the across sources, a
+sensing open and a controlled through source stay out with the through sources. An ideal
+operational amplifier needs a feedback path from its output to an input.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import numpy as np
 from networkx.utils import UnionFind
 
 from .elements.base import Kind
+from .elements.controlled import OpAmp
 from .errors import FormulationError
 from .graph import component_labels
 from .topology import greedy_forest
@@ -46,9 +52,10 @@ def normal_tree(net: Network) -> list[str]:
     ['V', 'C']
     """
     edges = _edges_by_kind(net)
+    _check_feedback(net)
     _check_through_source_cutsets(net, edges[Kind.THROUGH_SOURCE])
     elements = net.elements
-    transducers = [el for el in elements if el.kind is Kind.TRANSDUCER]
+    transducers = [el for el in elements if _placed_as_transducer(el)]
     if len(transducers) <= MAX_ENUMERATED:
         stores = tuple([el.edges[0].name for el in elements if el.kind is kind]
                        for kind in (Kind.ACROSS_STORE, Kind.THROUGH_STORE))
@@ -72,11 +79,23 @@ MAX_ENUMERATED = 10
 
 
 def _edges_by_kind(net: Network) -> dict[Kind, list[str]]:
-    """Edge names of the elements of each kind, in element order."""
+    """Edge names of each kind, in element order."""
     edges: dict[Kind, list[str]] = {kind: [] for kind in Kind}
     for element in net.elements:
-        edges[element.kind].extend(edge.name for edge in element.edges)
+        for edge, kind in zip(element.edges, element.edge_kinds):
+            edges[kind].append(edge.name)
     return edges
+
+
+def _placed_as_transducer(element) -> bool:
+    """A transformer or gyrator, whose edges the tree places together (a controlled source
+    is a two-port too, but its edges have places of their own)."""
+    return element.kind is Kind.TRANSDUCER and element.coupling != "controlled"
+
+
+def _edge_kind(net: Network, edge: str) -> Kind:
+    owner = net.owner(edge)
+    return owner.edge_kinds[[e.name for e in owner.edges].index(edge)]
 
 
 def _order(stores: tuple[list[str], list[str]], branches: list[str]) -> int:
@@ -142,12 +161,12 @@ def _greedy_placing_transducers(net: Network, edges: dict[Kind, list[str]]) -> l
             if forest[tail] != forest[head]:
                 forest.union(tail, head)
                 branches.append(edge)
-            elif net.owner(edge).kind is Kind.ACROSS_SOURCE:
+            elif _edge_kind(net, edge) is Kind.ACROSS_SOURCE:
                 _across_source_loop(net, branches, edge)
 
     take_all(_BEFORE_TRANSDUCERS)
     for element in net.elements:
-        if element.kind is Kind.TRANSDUCER:
+        if _placed_as_transducer(element):
             forest = _place_transducer(net, element, branches, forest)
     take_all(_AFTER_TRANSDUCERS)
     return branches
@@ -206,9 +225,17 @@ def _across_source_loop(net: Network, branches: list[str], chord: str) -> None:
     tail, head = graph.ends(chord)
     path = nx.shortest_path(tree, head, tail)
     loop = [chord] + [next(iter(tree[u][v])) for u, v in zip(path, path[1:])]
-    raise FormulationError(f"across sources {', '.join(loop)} form a loop: their values are not "
-                           "independent (the circuit law fixes their sum); remove one or add an "
-                           "element in series")
+    raise FormulationError(f"across sources {', '.join(loop)} form a loop{_roles(net, loop)}: "
+                           "their values are not independent (the circuit law fixes their sum) "
+                           "and the through variable around the loop is not determined; remove "
+                           "one or add an element in series")
+
+
+def _roles(net: Network, edges: list[str]) -> str:
+    """`` (E.out is the across source of VCVS 'E', ...)`` for the edges of controlled
+    sources among ``edges``; empty without any."""
+    roles = [f"{e} is {net.owner(e).role(e)}" for e in edges if hasattr(net.owner(e), "role")]
+    return f" ({'; '.join(roles)})" if roles else ""
 
 
 def _check_through_source_cutsets(net: Network, sources: list[str]) -> None:
@@ -223,6 +250,32 @@ def _check_through_source_cutsets(net: Network, sources: list[str]) -> None:
     tails, heads = graph.index_arrays()
     cutting = [s for s in sources
                if rest[tails[graph.edge_index(s)]] != rest[heads[graph.edge_index(s)]]]
-    raise FormulationError(f"through sources {', '.join(cutting)} form a cutset: they alone join "
+    raise FormulationError(f"through sources {', '.join(cutting)} form a cutset"
+                           f"{_roles(net, cutting)}: they alone join "
                            "parts of the network, so the vertex law fixes their values; add an "
                            "element in parallel with them")
+
+
+def _check_feedback(net: Network) -> None:
+    """Refuse an ideal operational amplifier whose output reaches neither input except
+    through its own ground node: its nullator then constrains a part of the network that
+    its norator cannot drive, and the equations are singular. Elements with several edges
+    (transducers, controlled sources) join all their nodes, as they couple their ports."""
+    amplifiers = [el for el in net.elements if type(el) is OpAmp]
+    for amp in amplifiers:
+        (minus, plus), (ground, out) = ((e.tail, e.head) for e in amp.edges)
+        links = nx.Graph()
+        for element in net.elements:
+            if element is amp:
+                continue
+            nodes = list(dict.fromkeys(n for e in element.edges for n in (e.tail, e.head)))
+            links.add_edges_from(itertools.combinations(nodes, 2))
+        if ground in links:
+            links.remove_node(ground)
+        inputs = [n for n in (minus, plus) if n != ground and n in links]
+        if out not in links or not any(nx.has_path(links, out, n) for n in inputs):
+            raise FormulationError(
+                f"operational amplifier {amp.name!r} has no feedback path: no element joins its "
+                f"output {out!r} to its input {minus!r} or {plus!r} other than through its ground "
+                f"{ground!r}, so its output is not determined (an ideal op-amp needs negative "
+                "feedback); add the feedback network, or give it a finite gain (gain=A)")

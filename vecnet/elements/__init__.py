@@ -3,9 +3,11 @@
 from .base import Edge, Element, Kind, Parameter
 from .lumped import *  # noqa: F401,F403
 from .lumped import __all__ as _lumped
+from .controlled import *  # noqa: F401,F403
+from .controlled import __all__ as _controlled
 from .coupling import LinearPort, RotaryPort
 from .transducers import *  # noqa: F401,F403
 from .transducers import __all__ as _transducers
 
 __all__ = ["Edge", "Element", "Kind", "Parameter", "RotaryPort", "LinearPort", *_lumped,
-           *_transducers]
+           *_transducers, *_controlled]

@@ -282,6 +282,12 @@ class Element:
         return {p.symbol: p.value for p in self.parameters.values()
                 if p.value is not None and p.name not in self.signals}
 
+    @property
+    def edge_kinds(self) -> tuple[Kind, ...]:
+        """The normal-tree kind of each edge: the element's :attr:`kind`, unless the element
+        places its edges one by one (a controlled source's open and short)."""
+        return (self.kind,) * len(self.edges)
+
     def edge(self, port: str = "") -> Edge:
         """The edge of ``port`` (the only edge of a one-port)."""
         for k, p in enumerate(self.ports):

@@ -1,6 +1,7 @@
 """Import of a SPICE netlist subset as a :class:`~vecnet.Network`.
 
-Read: ``R``, ``L``, ``C``, ``V`` and ``I`` cards; values with the scale factors
+Read: ``R``, ``L``, ``C``, ``V`` and ``I`` cards, and the controlled sources ``E``, ``G``,
+``F`` and ``H`` (below); values with the scale factors
 ``f p n u m k meg g t`` (any case; a unit such as ``F``, ``H``, ``V``, ``A``,
 ``Ohm`` or ``Hz`` may follow, as in ``10uF``); DC sources, ``PULSE(v1 v2 td
 tr tf pw [per])`` and ``SIN(vo va freq [td [theta]])``, and the small-signal
@@ -33,6 +34,24 @@ current source ``Iname n+ n- value`` drives ``value`` from ``n+`` through the
 source into ``n-``; a :class:`~vecnet.CurrentSource` delivers its value into
 its head, so its edge runs from ``n+`` (tail) to ``n-`` (head).
 
+Controlled sources (:mod:`vecnet.elements.controlled`), oriented as SPICE means them:
+
+* ``Ename n+ n- nc+ nc- gain``: :class:`~vecnet.VCVS`, ``V(n+, n-) = gain V(nc+, nc-)``;
+* ``Gname n+ n- nc+ nc- gm``: :class:`~vecnet.VCCS`, ``gm V(nc+, nc-)`` flows from ``n+``
+  through the source into ``n-``;
+* ``Fname n+ n- Vsense gain``: :class:`~vecnet.CCCS`, ``gain I(Vsense)`` from ``n+``
+  through the source into ``n-``;
+* ``Hname n+ n- Vsense r``: :class:`~vecnet.CCVS`, ``V(n+, n-) = r I(Vsense)``.
+
+``I(Vsense)`` is SPICE's current through the voltage source ``Vsense`` (from its ``n+``
+through it to its ``n-``). The controlling edge of an ``F`` or ``H`` card is a short
+``<name>.in`` in series with ``Vsense``, at a new node ``<name>_sense`` between the short
+and ``Vsense``'s ``n+`` end; several cards may sense one source (their shorts in series).
+
+A vecnet extension: ``Ename n+ n- nc+ nc- inf`` is the ideal operational amplifier
+:class:`~vecnet.OpAmp` (inputs ``nc-``, ``nc+``, output ``n+``, ground ``n-``); SPICE
+itself needs a finite gain.
+
 Source waveforms are sympy expressions in :data:`vecnet.t`, built directly
 from the numbers of the card (no text is evaluated).
 """
@@ -52,7 +71,7 @@ from pathlib import Path
 import numpy as np
 import sympy
 
-from ..elements import lumped
+from ..elements import controlled, lumped
 from ..elements.base import number_problem, t
 from ..bounds import finite_number, get_limits
 from ..errors import ModelError, ModelFileError, VecnetError
@@ -77,15 +96,17 @@ _GROUND = {"0", "gnd"}
 _CARDS = {"r": (lumped.Resistor, "R"), "l": (lumped.Inductor, "L"), "c": (lumped.Capacitor, "C"),
           "v": (lumped.VoltageSource, "V"), "i": (lumped.CurrentSource, "I")}
 _UNSUPPORTED = {
-    "b": "behavioural source", "d": "diode", "e": "voltage-controlled voltage source",
-    "f": "current-controlled current source", "g": "voltage-controlled current source",
-    "h": "current-controlled voltage source", "j": "JFET", "k": "coupled inductors",
+    "b": "behavioural source", "d": "diode", "j": "JFET", "k": "coupled inductors",
     "m": "MOSFET", "o": "lossy transmission line", "q": "bipolar transistor",
     "s": "voltage-controlled switch", "t": "transmission line", "u": "uniform RC line",
     "w": "current-controlled switch", "x": "subcircuit instance", "z": "MESFET",
     "a": "code model", "n": "device model", "p": "coupled transmission line",
     "y": "transmission line",
 }
+#: controlled-source cards: class, parameter, whether a voltage source's current controls
+_CONTROLLED = {"e": (controlled.VCVS, "mu", False), "g": (controlled.VCCS, "g", False),
+               "f": (controlled.CCCS, "beta", True), "h": (controlled.CCVS, "r", True)}
+_READS = "this importer reads R, L, C, V, I, E, F, G and H cards"
 _SKIPPED = {".dc", ".print", ".plot", ".probe", ".options", ".option",
             ".save", ".temp", ".width", ".meas", ".measure", ".four", ".noise", ".disto",
             ".tf", ".sens", ".pz", ".title"}
@@ -588,6 +609,7 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
     cards = _logical_lines(text)
     declared = _declared(cards, dict(parameters or {}))
     initial_cards = []
+    pending = []  # controlled sources, made once every voltage source is known
     for line, card in cards:
         words = _tokens(_substituted(card, line, declared))
         head = words[0].lower()
@@ -604,15 +626,13 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
             elif head == ".ic":
                 initial_cards.append((line, card.strip()[3:]))
             elif head not in _SKIPPED | {".param"}:
-                raise _fail(line, f"unsupported command {shown(words[0])}; this importer reads R, L, "
-                                  "C, V and I cards")
+                raise _fail(line, f"unsupported command {shown(words[0])}; {_READS}")
             continue
         name = check_name(words[0], "element name", f"netlist line {line}")
         letter = head[0]
-        if letter not in _CARDS:
+        if letter not in _CARDS and letter not in _CONTROLLED:
             what = _UNSUPPORTED.get(letter, "card")
-            raise _fail(line, f"unsupported card {name!r} ({what}); this importer reads R, "
-                              "L, C, V and I cards")
+            raise _fail(line, f"unsupported card {name!r} ({what}); {_READS}")
         if head in seen:
             raise _fail(line, f"element {name!r} is defined again (first on line {seen[head]})")
         seen[head] = line
@@ -629,6 +649,9 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
         plus, minus = nodes
         if plus == minus:
             raise _fail(line, f"{name}: both ends are node {plus!r}")
+        if letter in _CONTROLLED:
+            pending.append((line, name, letter, plus, minus, words[3:]))
+            continue
         cls, pname = _CARDS[letter]
         if letter in "vi":
             value, phasor = _source(words[3:], line, name)
@@ -645,11 +668,12 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
             elements.append(cls(name, tail, head_node, **{pname: value}))
         except VecnetError as exc:
             raise _fail(line, str(exc)) from None
-    if uses_ground:
+    elements = _with_controlled(elements, pending, spelling)
+    if uses_ground or "0" in spelling:
         net.graph.add_node("0")  # first in graph order: the datum
     if not elements:
-        raise ModelFileError("the netlist has no R, L, C, V or I cards (the first line is the "
-                             "title)", location="netlist line 1")
+        raise ModelFileError("the netlist has no R, L, C, V, I, E, F, G or H cards (the first "
+                             "line is the title)", location="netlist line 1")
     for element in elements:
         try:
             net.add(element)
@@ -665,3 +689,56 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
                             tran=commands.get(".tran"), ac_sources=ac_sources,
                             node_voltages=voltages)
     return net
+
+
+def _with_controlled(elements: list, pending: list, spelling: dict[str, str]) -> list:
+    """``elements`` with the controlled sources of ``pending`` (line, name, letter, n+, n-,
+    the words after the nodes) added; the voltage source that an ``F`` or ``H`` card senses
+    is moved to the end of the new short (see the module doc)."""
+    sources = {el.name.lower(): k for k, el in enumerate(elements)
+               if isinstance(el, lumped.VoltageSource)}
+    elements = list(elements)
+    for line, name, letter, plus, minus, rest in pending:
+        cls, pname, by_current = _CONTROLLED[letter]
+        usage = (f"'{name} n+ n- Vsense value'" if by_current
+                 else f"'{name} n+ n- nc+ nc- value'")
+        if len(rest) != (2 if by_current else 3):
+            raise _fail(line, f"{name}: expected {usage}")
+        if by_current:
+            vsense = rest[0].lower()
+            if vsense not in sources:
+                raise _fail(line, f"{name}: {rest[0]!r} is not a voltage source of the netlist; "
+                                  "the current of a V card controls an F or H card (add a "
+                                  "zero-volt V card in series to sense a current)")
+            k = sources[vsense]
+            source = elements[k]
+            edge = source.edges[0]
+            middle = f"{name}_sense"
+            if middle.lower() in spelling:
+                raise _fail(line, f"{name}: node {middle!r} exists already; it is the node this "
+                                  "importer makes between the sensing short and the source")
+            spelling[middle.lower()] = middle
+            # the short takes the source's n+ end; the source keeps the same current
+            elements[k] = lumped.VoltageSource(source.name, edge.tail, middle,
+                                               V=source.parameters["V"].value)
+            control = (middle, edge.head)
+        else:
+            control = tuple(_card_node(word, line, spelling) for word in rest[1::-1])
+        # a through source delivers into its head, SPICE's G and F drive into n-
+        out = (plus, minus) if cls in (controlled.VCCS, controlled.CCCS) else (minus, plus)
+        try:
+            if letter == "e" and rest[2].lower() == "inf":
+                elements.append(controlled.OpAmp(name, *control, plus, minus))
+            else:
+                elements.append(cls(name, *control, *out,
+                                    **{pname: parse_value(rest[-1], line)}))
+        except VecnetError as exc:
+            raise _fail(line, str(exc)) from None
+    return elements
+
+
+def _card_node(word: str, line: int, spelling: dict[str, str]) -> str:
+    """The node ``word`` names, in its first spelling (node ``0`` for the ground)."""
+    check_node(word, f"netlist line {line}")
+    key = "0" if word.lower() in _GROUND else word.lower()
+    return spelling.setdefault(key, "0" if key == "0" else word)
