@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/planar.py
 	$(PY) benchmarks/spatial.py
 	$(PY) benchmarks/large.py
+	$(PY) benchmarks/studies.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
