@@ -452,22 +452,27 @@ def test_bad_spice_values_name_the_line(token):
     assert info.value.location == "netlist line 7"
 
 
+def spice_pulse(time, v1, v2, td, tr, tf, pw, per):
+    """SPICE's PULSE, the definition written out."""
+    if time < td:
+        return v1
+    local = (time - td) % per
+    if local < tr:
+        return v1 + (v2 - v1) * local / tr
+    if local < tr + pw:
+        return v2
+    if local < tr + pw + tf:
+        return v2 - (v2 - v1) * (local - tr - pw) / tf
+    return v1
+
+
 def test_pulse_values_at_sample_times():
     v1, v2, td, tr, tf, pw, per = 0.5, 2.0, 1e-3, 2e-4, 1e-4, 5e-4, 2e-3
     wave = pulse(v1, v2, td, tr, tf, pw, per)
     f = sympy.lambdify(vn.t, wave, "numpy")
 
-    def spice(time):                                   # the definition, written out
-        if time < td:
-            return v1
-        local = (time - td) % per
-        if local < tr:
-            return v1 + (v2 - v1) * local / tr
-        if local < tr + pw:
-            return v2
-        if local < tr + pw + tf:
-            return v2 - (v2 - v1) * (local - tr - pw) / tf
-        return v1
+    def spice(time):
+        return spice_pulse(time, v1, v2, td, tr, tf, pw, per)
 
     for time in [0, 0.5e-3, 1.1e-3, 1.2e-3, 1.5e-3, 1.75e-3, 1.85e-3, 2.5e-3, 3.1e-3, 3.5e-3,
                  5.15e-3, 7.0e-3]:
@@ -518,17 +523,8 @@ def test_pulse_stays_within_its_levels_and_keeps_its_corners(v1, v2, td, tr, tf,
     values = f(times)
     assert values.min() >= min(v1, v2) and values.max() <= max(v1, v2)
 
-    def spice(time):                                   # the definition, written out
-        if time < td:
-            return v1
-        local = (time - td) % per
-        if local < tr:
-            return v1 + (v2 - v1) * local / tr
-        if local < tr + pw:
-            return v2
-        if local < tr + pw + tf:
-            return v2 - (v2 - v1) * (local - tr - pw) / tf
-        return v1
+    def spice(time):
+        return spice_pulse(time, v1, v2, td, tr, tf, pw, per)
 
     # away from the corners (where a rounded time may fall in either piece), the definition;
     # on a ramp, a time rounded by 1e-13 of its size moves the value by that over the ramp

@@ -10,7 +10,7 @@ import math
 import pytest
 
 import vecnet as vn
-from vecnet.cli import main
+from test_cli_analysis import run
 
 NETLIST = """RC with parameters
 .param R0=1k C0={1e-6*2}
@@ -21,12 +21,6 @@ C1 out 0 {C0}
 .tran 1m 10m
 .end
 """
-
-
-def run(capsys, *args):
-    status = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def last_row(text):
