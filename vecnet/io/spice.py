@@ -43,6 +43,11 @@ Controlled sources (:mod:`vecnet.elements.controlled`), oriented as SPICE means 
   through the source into ``n-``;
 * ``Hname n+ n- Vsense r``: :class:`~vecnet.CCVS`, ``V(n+, n-) = r I(Vsense)``.
 
+Coupled inductors: ``Kname L1 L2 k`` couples two ``L`` cards (given before or after it)
+with ``M = k sqrt(L1 L2)``, ``-1 <= k <= 1``; the inductors that ``K`` cards join become one
+:class:`~vecnet.CoupledInductors` named after the first such card, whose windings are named
+after the ``L`` cards (edges ``K1.L1``, ``K1.L2``), each dot at its card's ``n+``.
+
 ``I(Vsense)`` is SPICE's current through the voltage source ``Vsense`` (from its ``n+``
 through it to its ``n-``). The controlling edge of an ``F`` or ``H`` card is a short
 ``<name>.in`` in series with ``Vsense``, at a new node ``<name>_sense`` between the short
@@ -72,6 +77,7 @@ import numpy as np
 import sympy
 
 from ..elements import controlled, lumped
+from ..elements.coupled_inductors import CoupledInductors
 from ..elements.base import number_problem, t
 from ..bounds import finite_number, get_limits
 from ..errors import ModelError, ModelFileError, VecnetError
@@ -96,7 +102,7 @@ _GROUND = {"0", "gnd"}
 _CARDS = {"r": (lumped.Resistor, "R"), "l": (lumped.Inductor, "L"), "c": (lumped.Capacitor, "C"),
           "v": (lumped.VoltageSource, "V"), "i": (lumped.CurrentSource, "I")}
 _UNSUPPORTED = {
-    "b": "behavioural source", "d": "diode", "j": "JFET", "k": "coupled inductors",
+    "b": "behavioural source", "d": "diode", "j": "JFET",
     "m": "MOSFET", "o": "lossy transmission line", "q": "bipolar transistor",
     "s": "voltage-controlled switch", "t": "transmission line", "u": "uniform RC line",
     "w": "current-controlled switch", "x": "subcircuit instance", "z": "MESFET",
@@ -106,7 +112,7 @@ _UNSUPPORTED = {
 #: controlled-source cards: class, parameter, whether a voltage source's current controls
 _CONTROLLED = {"e": (controlled.VCVS, "mu", False), "g": (controlled.VCCS, "g", False),
                "f": (controlled.CCCS, "beta", True), "h": (controlled.CCVS, "r", True)}
-_READS = "this importer reads R, L, C, V, I, E, F, G and H cards"
+_READS = "this importer reads R, L, C, V, I, E, F, G, H and K cards"
 _SKIPPED = {".dc", ".print", ".plot", ".probe", ".options", ".option",
             ".save", ".temp", ".width", ".meas", ".measure", ".four", ".noise", ".disto",
             ".tf", ".sens", ".pz", ".title"}
@@ -610,6 +616,7 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
     declared = _declared(cards, dict(parameters or {}))
     initial_cards = []
     pending = []  # controlled sources, made once every voltage source is known
+    couplings = []  # K cards, read once every inductor is known
     for line, card in cards:
         words = _tokens(_substituted(card, line, declared))
         head = words[0].lower()
@@ -630,12 +637,15 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
             continue
         name = check_name(words[0], "element name", f"netlist line {line}")
         letter = head[0]
-        if letter not in _CARDS and letter not in _CONTROLLED:
+        if letter not in _CARDS and letter not in _CONTROLLED and letter != "k":
             what = _UNSUPPORTED.get(letter, "card")
             raise _fail(line, f"unsupported card {name!r} ({what}); {_READS}")
         if head in seen:
             raise _fail(line, f"element {name!r} is defined again (first on line {seen[head]})")
         seen[head] = line
+        if letter == "k":
+            couplings.append((line, name, words[1:]))
+            continue
         if len(words) < 4:
             raise _fail(line, f"{name}: expected '{name} n+ n- value'")
         nodes = []
@@ -669,10 +679,11 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
         except VecnetError as exc:
             raise _fail(line, str(exc)) from None
     elements = _with_controlled(elements, pending, spelling)
+    elements = _with_couplings(elements, couplings)
     if uses_ground or "0" in spelling:
         net.graph.add_node("0")  # first in graph order: the datum
     if not elements:
-        raise ModelFileError("the netlist has no R, L, C, V, I, E, F, G or H cards (the first "
+        raise ModelFileError("the netlist has no R, L, C, V, I, E, F, G, H or K cards (the first "
                              "line is the title)", location="netlist line 1")
     for element in elements:
         try:
@@ -735,6 +746,60 @@ def _with_controlled(elements: list, pending: list, spelling: dict[str, str]) ->
         except VecnetError as exc:
             raise _fail(line, str(exc)) from None
     return elements
+
+
+def _with_couplings(elements: list, couplings: list) -> list:
+    """``elements`` with the inductors that ``K`` cards couple (``couplings``: line, name, the
+    words after the name) made into :class:`~vecnet.CoupledInductors`, one per set of
+    inductors that the cards join, in the place of its first inductor; see the module doc."""
+    if not couplings:
+        return elements
+    inductors = {el.name.lower(): el for el in elements if isinstance(el, lumped.Inductor)}
+    groups: dict[str, list[str]] = {}    # inductor -> the set it belongs to (shared lists)
+    k_of: dict[tuple[str, str], float] = {}
+    first: dict[int, tuple[int, str]] = {}  # id of a set -> line and name of its first K card
+    for line, name, words in couplings:
+        if len(words) != 3:
+            raise _fail(line, f"{name}: expected '{name} Lname1 Lname2 k'")
+        pair = [w.lower() for w in words[:2]]
+        for word, key in zip(words[:2], pair):
+            if key not in inductors:
+                raise _fail(line, f"{name}: {word!r} is not an inductor (L card) of the netlist; "
+                                  "a K card couples two L cards")
+        if pair[0] == pair[1]:
+            raise _fail(line, f"{name}: an inductor cannot be coupled to itself")
+        k = parse_value(words[2], line)
+        if not -1 <= k <= 1:
+            raise _fail(line, f"{name}: coupling coefficient k = {words[2]} is outside [-1, 1]; "
+                              "|k| <= 1 for any passive pair of windings")
+        key = tuple(sorted(pair))
+        if key in k_of:
+            raise _fail(line, f"{name}: {words[0]} and {words[1]} are coupled by an earlier K card")
+        k_of[key] = k
+        a, b = (groups.setdefault(x, [x]) for x in pair)
+        if a is not b:
+            a.extend(b)
+            for x in b:
+                groups[x] = a
+        first.setdefault(id(a), first.pop(id(b), (line, name)))
+    made = {}
+    for members in {id(g): g for g in groups.values()}.values():
+        line, name = first[id(members)]
+        members = sorted(members, key=[el.name.lower() for el in elements].index)
+        values = [inductors[m].parameters["L"].value for m in members]
+        L = [[values[i] if i == j else k_of.get(tuple(sorted((members[i], members[j]))), 0.0)
+              * math.sqrt(values[i] * values[j]) for j in range(len(members))]
+             for i in range(len(members))]
+        nodes = [n for m in members for n in (inductors[m].edges[0].tail, inductors[m].edges[0].head)]
+        try:
+            made[members[0]] = CoupledInductors(name, *nodes, L=L,
+                                                windings=[inductors[m].name for m in members])
+        except VecnetError as exc:
+            raise _fail(line, str(exc)) from None
+        for m in members[1:]:
+            made[m] = None
+    return [made.get(el.name.lower(), el) if isinstance(el, lumped.Inductor) else el
+            for el in elements if made.get(el.name.lower(), el) is not None]
 
 
 def _card_node(word: str, line: int, spelling: dict[str, str]) -> str:
