@@ -1015,12 +1015,12 @@ def _coupled_cards(element: CoupledInductors, ends: list) -> list[str]:
         raise ModelError(f"CoupledInductors {element.name!r}: its inductances need numbers for "
                          "SPICE cards")
     names = [_card_name("L", port) for port in element.ports]
-    cards = [f"{n} {plus} {minus} {L[i, i]!r}" for i, (n, (plus, minus)) in enumerate(zip(names, ends))]
+    cards = [f"{n} {plus} {minus} {float(L[i, i])!r}" for i, (n, (plus, minus)) in enumerate(zip(names, ends))]
     pairs = [(i, j) for i in range(len(L)) for j in range(i + 1, len(L)) if L[i, j] != 0]
-    for i, j in pairs:
+    for number, (i, j) in enumerate(pairs):
         k = float(L[i, j] / math.sqrt(L[i, i] * L[j, j]))
-        name = _card_name("K", element.name) if len(pairs) == 1 \
-            else f"{_card_name('K', element.name)}_{i + 1}_{j + 1}"
+        # the first card names the element when read back
+        name = _card_name("K", element.name) + ("" if number == 0 else f"_{i + 1}_{j + 1}")
         cards.append(f"{name} {names[i]} {names[j]} {min(1.0, max(-1.0, k))!r}")
     return cards
 
