@@ -1018,7 +1018,8 @@ def _coupled_cards(element: CoupledInductors, ends: list) -> list[str]:
     cards = [f"{n} {plus} {minus} {float(L[i, i])!r}" for i, (n, (plus, minus)) in enumerate(zip(names, ends))]
     pairs = [(i, j) for i in range(len(L)) for j in range(i + 1, len(L)) if L[i, j] != 0]
     for number, (i, j) in enumerate(pairs):
-        k = float(L[i, j] / math.sqrt(L[i, i] * L[j, j]))
+        # 15 digits: M = k sqrt(L1 L2) read back gives k to within rounding, not exactly
+        k = float(f"{L[i, j] / math.sqrt(L[i, i] * L[j, j]):.15g}")
         # the first card names the element when read back
         name = _card_name("K", element.name) + ("" if number == 0 else f"_{i + 1}_{j + 1}")
         cards.append(f"{name} {names[i]} {names[j]} {min(1.0, max(-1.0, k))!r}")
