@@ -21,7 +21,7 @@ from .formulation.lumped import s
 from .formulation.numeric import UnsupportedNetwork
 from .graph import LinearGraph
 from .io import (format_expression, load_model, load_netlist, model_to_dict, parse_expression,
-                 save_model)
+                 save_model, write_netlist)
 from .matrix import LabeledMatrix
 from .network import Network
 from .numerics.analysis import NoOperatingPoint, frequency_response, operating_point
@@ -45,7 +45,7 @@ __all__ = [
     "sweep", "samples",
     # output and files
     "draw", "to_dot", "latex", "text", "report", "io", "load_model", "save_model",
-    "model_to_dict", "load_netlist", "parse_expression", "format_expression",
+    "model_to_dict", "load_netlist", "write_netlist", "parse_expression", "format_expression",
     # bounds on the work of one request
     "Limits", "get_limits", "limits",
     # errors

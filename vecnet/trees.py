@@ -4,7 +4,8 @@ A normal tree takes, in this order of preference: across sources, A-type
 stores, transducer edges, D-type elements, T-type stores; through sources
 never. A transformer puts exactly one of its two edges in the tree, a
 gyrator both or neither. A-type stores left in the cotree and T-type stores
-forced into the tree are *dependent* energy stores.
+forced into the tree are *dependent* energy stores. Coupled inductors are one
+T-type store of several edges, each placed like an inductor (chords preferred).
 
 The edges of a controlled source (:mod:`vecnet.elements.controlled`) take their places one
 by one: a sensing short and a controlled across source go with the across sources, a
@@ -57,7 +58,8 @@ def normal_tree(net: Network) -> list[str]:
     elements = net.elements
     transducers = [el for el in elements if _placed_as_transducer(el)]
     if len(transducers) <= MAX_ENUMERATED:
-        stores = tuple([el.edges[0].name for el in elements if el.kind is kind]
+        # every edge of a store counts: coupled inductors are one store of several windings
+        stores = tuple([e.name for el in elements if el.kind is kind for e in el.edges]
                        for kind in (Kind.ACROSS_STORE, Kind.THROUGH_STORE))
         # every way to place the transducers; keep the one with the most independent stores
         options = [[(e.name,) for e in el.edges] if el.coupling == "transformer"
@@ -99,8 +101,8 @@ def _edge_kind(net: Network, edge: str) -> Kind:
 
 
 def _order(stores: tuple[list[str], list[str]], branches: list[str]) -> int:
-    """A-type stores in the tree plus T-type stores out of it; ``stores`` holds the first
-    edge of each A-type and of each T-type store."""
+    """A-type store edges in the tree plus T-type store edges out of it; ``stores`` holds
+    the edges of the A-type and of the T-type stores."""
     inside = set(branches)
     across, through = stores
     return (sum(map(inside.__contains__, across))

@@ -6,8 +6,9 @@ from .lumped import __all__ as _lumped
 from .controlled import *  # noqa: F401,F403
 from .controlled import __all__ as _controlled
 from .coupling import LinearPort, RotaryPort
+from .coupled_inductors import CoupledInductors
 from .transducers import *  # noqa: F401,F403
 from .transducers import __all__ as _transducers
 
-__all__ = ["Edge", "Element", "Kind", "Parameter", "RotaryPort", "LinearPort", *_lumped,
+__all__ = ["Edge", "Element", "Kind", "Parameter", "RotaryPort", "LinearPort", "CoupledInductors", *_lumped,
            *_transducers, *_controlled]

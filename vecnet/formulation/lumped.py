@@ -71,7 +71,8 @@ class NetworkEquations:
     states : dict
         State name (``"C6.across"``) -> the edge variable it is.
     dependent_stores : tuple of str
-        A-type elements in the cotree and T-type elements in the tree.
+        A-type elements in the cotree and T-type elements in the tree (a winding of coupled
+        inductors by its edge name).
     inputs : tuple of Input
 
     Examples
@@ -117,17 +118,17 @@ class NetworkEquations:
         self.states: dict[str, sympy.Expr] = {}
         dependent = []
         for element in net.elements:
-            edge = element.edges[0].name
-            if element.kind is Kind.ACROSS_STORE:
-                if edge in branches:
-                    self.states[f"{edge}.across"] = self.variables[edge].across
-                else:
-                    dependent.append(element.name)
-            elif element.kind is Kind.THROUGH_STORE:
-                if edge in branches:
-                    dependent.append(element.name)
-                else:
-                    self.states[f"{edge}.through"] = self.variables[edge].through
+            for edge in (e.name for e in element.edges):
+                if element.kind is Kind.ACROSS_STORE:
+                    if edge in branches:
+                        self.states[f"{edge}.across"] = self.variables[edge].across
+                    else:
+                        dependent.append(store_name(element, edge))
+                elif element.kind is Kind.THROUGH_STORE:
+                    if edge in branches:
+                        dependent.append(store_name(element, edge))
+                    else:
+                        self.states[f"{edge}.through"] = self.variables[edge].through
         self.dependent_stores = tuple(dependent)
         self.inputs = network_inputs(net)
 
@@ -442,6 +443,18 @@ def _exact(value: float) -> sympy.Rational:
 
 def _symbol(key) -> sympy.Symbol:
     return key if isinstance(key, sympy.Basic) else sympy.Symbol(str(key), real=True)
+
+
+def store_name(element, edge: str) -> str:
+    """How a dependent store is named: by its element, or by its edge when the element is a
+    store of several edges (a winding of coupled inductors).
+
+    >>> import vecnet as vn
+    >>> T = vn.CoupledInductors("T", "0", "a", "0", "b", L=[[1.0, 0.5], [0.5, 1.0]])
+    >>> store_name(T, "T.2"), store_name(vn.Inductor("L1", "a", "b", L=1.0), "L1")
+    ('T.2', 'L1')
+    """
+    return element.name if len(element.edges) == 1 else edge
 
 
 def network_inputs(net: Network) -> tuple[Input, ...]:

@@ -74,10 +74,11 @@ import sympy
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
+from ..elements.coupled_inductors import CoupledInductors
 from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
 from ..elements.lumped import NonlinearDissipator
 from ..errors import FormulationError, SimulationError, UnknownNameError
-from .lumped import control_state_space, network_inputs
+from .lumped import control_state_space, network_inputs, store_name
 
 if TYPE_CHECKING:
     from ..network import Network
@@ -693,8 +694,8 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
     rows = {name: rows[name] for edge in net.graph.edges
             for name in (f"{edge}.across", f"{edge}.through")}
     states = [f"{edge_order[c]}.{'across' if c < nb else 'through'}" for c in x_cols]
-    dependent = [el.name for el in net.elements if el.kind in _STORES
-                 and group[column[el.edges[0].name]] == 1]
+    dependent = [store_name(el, edge.name) for el in net.elements if el.kind in _STORES
+                 for edge in el.edges if group[column[edge.name]] == 1]
     return SparseStateSpace(A=A, B=B, E=E, states=states, inputs=[i.name for i in inputs],
                             signals={i.name: i.signal for i in inputs}, variables=variables,
                             rows=rows, outputs=tuple(outputs), dependent_stores=dependent,
@@ -707,6 +708,7 @@ def _primary_groups(net: Network, topo, column: Mapping[str, int]) -> np.ndarray
     nb = len(topo.branches)
     group = np.full(len(column), -1, dtype=np.int64)
     for element in net.elements:
+        _check_coupling(element)
         for edge in element.edges:
             k = column[edge.name]
             in_tree = k < nb
@@ -732,6 +734,19 @@ def _primary_groups(net: Network, topo, column: Mapping[str, int]) -> np.ndarray
     return group
 
 
+def _check_coupling(element: Element) -> None:
+    """Refuse perfectly coupled inductors: their singular inductance matrix leaves fewer
+    independent currents than windings, which no state of this formulation stands for."""
+    if not isinstance(element, CoupledInductors):
+        return
+    L = element.numeric_inductance()
+    if L is not None and np.linalg.matrix_rank(L, tol=1e-9 * np.abs(L).max()) < len(L):
+        raise UnsupportedNetwork(
+            f"coupled inductors {element.name!r} are perfectly coupled (|k| = 1, a singular "
+            "inductance matrix): their currents are not independent states; make |k| < 1, or "
+            "model them as an ideal Transformer with a magnetising Inductor")
+
+
 def _terminal_rows(net: Network, column: Mapping[str, int], T_a, T_tau, given: Mapping):
     """``P`` and ``Q`` of the terminal equations ``P w + Q w' = 0`` of every element but the
     sources, the kind of each row (0 store, 1 algebraic) and the element it belongs to."""
@@ -740,7 +755,9 @@ def _terminal_rows(net: Network, column: Mapping[str, int], T_a, T_tau, given: M
     for element in net.elements:
         if element.kind in _SOURCES or isinstance(element, NonlinearDissipator):
             continue
-        key = type(element)
+        # a class's law, unless its instances differ in parameters (coupled inductors of
+        # two or three windings)
+        key = (type(element), element.parameter_names)
         if key not in laws:
             laws[key] = _Law(element)
             if not laws[key].linear:

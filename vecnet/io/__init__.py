@@ -2,7 +2,8 @@
 
 * :func:`load_model`, :func:`save_model`, :func:`model_to_dict`: JSON model files
   (``docs/model-format.md``);
-* :func:`load_netlist`: a SPICE netlist subset as a :class:`~vecnet.Network`;
+* :func:`load_netlist`, :func:`write_netlist`: a SPICE netlist subset as a
+  :class:`~vecnet.Network`, and a network as a netlist;
 * :func:`parse_expression`, :func:`format_expression`: formulas as text, read
   without evaluating code.
 
@@ -13,7 +14,7 @@
 
 from .expressions import format_expression, parse_expression
 from .model import Model, load_model, model_to_dict, save_model
-from .spice import load_netlist
+from .spice import load_netlist, write_netlist
 
 __all__ = ["parse_expression", "format_expression", "Model", "load_model", "save_model",
-           "model_to_dict", "load_netlist"]
+           "model_to_dict", "load_netlist", "write_netlist"]

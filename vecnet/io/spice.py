@@ -43,6 +43,11 @@ Controlled sources (:mod:`vecnet.elements.controlled`), oriented as SPICE means 
   through the source into ``n-``;
 * ``Hname n+ n- Vsense r``: :class:`~vecnet.CCVS`, ``V(n+, n-) = r I(Vsense)``.
 
+Coupled inductors: ``Kname L1 L2 k`` couples two ``L`` cards (given before or after it)
+with ``M = k sqrt(L1 L2)``, ``-1 <= k <= 1``; the inductors that ``K`` cards join become one
+:class:`~vecnet.CoupledInductors` named after the first such card, whose windings are named
+after the ``L`` cards (edges ``K1.L1``, ``K1.L2``), each dot at its card's ``n+``.
+
 ``I(Vsense)`` is SPICE's current through the voltage source ``Vsense`` (from its ``n+``
 through it to its ``n-``). The controlling edge of an ``F`` or ``H`` card is a short
 ``<name>.in`` in series with ``Vsense``, at a new node ``<name>_sense`` between the short
@@ -64,6 +69,7 @@ import math
 import os
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -72,6 +78,7 @@ import numpy as np
 import sympy
 
 from ..elements import controlled, lumped
+from ..elements.coupled_inductors import CoupledInductors
 from ..elements.base import number_problem, t
 from ..bounds import finite_number, get_limits
 from ..errors import ModelError, ModelFileError, VecnetError
@@ -79,7 +86,8 @@ from ..names import check_name, check_node, shown
 from .expressions import parse_expression
 from ..network import Network, warn_connectivity
 
-__all__ = ["load_netlist", "parse_value", "pulse", "sine", "Analyses", "AcSweep", "Transient"]
+__all__ = ["load_netlist", "write_netlist", "parse_value", "pulse", "sine", "Analyses", "AcSweep",
+           "Transient"]
 
 MAX_NETLIST_SIZE = 10_000_000
 
@@ -96,7 +104,7 @@ _GROUND = {"0", "gnd"}
 _CARDS = {"r": (lumped.Resistor, "R"), "l": (lumped.Inductor, "L"), "c": (lumped.Capacitor, "C"),
           "v": (lumped.VoltageSource, "V"), "i": (lumped.CurrentSource, "I")}
 _UNSUPPORTED = {
-    "b": "behavioural source", "d": "diode", "j": "JFET", "k": "coupled inductors",
+    "b": "behavioural source", "d": "diode", "j": "JFET",
     "m": "MOSFET", "o": "lossy transmission line", "q": "bipolar transistor",
     "s": "voltage-controlled switch", "t": "transmission line", "u": "uniform RC line",
     "w": "current-controlled switch", "x": "subcircuit instance", "z": "MESFET",
@@ -106,7 +114,7 @@ _UNSUPPORTED = {
 #: controlled-source cards: class, parameter, whether a voltage source's current controls
 _CONTROLLED = {"e": (controlled.VCVS, "mu", False), "g": (controlled.VCCS, "g", False),
                "f": (controlled.CCCS, "beta", True), "h": (controlled.CCVS, "r", True)}
-_READS = "this importer reads R, L, C, V, I, E, F, G and H cards"
+_READS = "this importer reads R, L, C, V, I, E, F, G, H and K cards"
 _SKIPPED = {".dc", ".print", ".plot", ".probe", ".options", ".option",
             ".save", ".temp", ".width", ".meas", ".measure", ".four", ".noise", ".disto",
             ".tf", ".sens", ".pz", ".title"}
@@ -292,7 +300,9 @@ def pulse(v1: float, v2: float, td: float, tr: float, tf: float, pw: float,
         shape += (_from(local - rise - high) - _from(local - rise - high - fall)) \
             * (rise + high + fall - local) / fall
     value = v1 + (v2 - v1) * _from(t - td) * shape
-    return sympy.Max(min(v1, v2), sympy.Min(max(v1, v2), value))
+    result = sympy.Max(min(v1, v2), sympy.Min(max(v1, v2), value))
+    _remember(result, "PULSE", (v1, v2, td, tr, tf, pw) + (() if per is None else (unit,)))
+    return result
 
 
 def sine(vo: float, va: float, freq: float, td: float = 0.0, theta: float = 0.0) -> sympy.Expr:
@@ -313,7 +323,21 @@ def sine(vo: float, va: float, freq: float, td: float = 0.0, theta: float = 0.0)
     wave = va * sympy.sin(2 * sympy.pi * freq * local)
     if theta != 0:
         wave = wave * sympy.exp(-theta * local)
-    return vo + wave
+    result = vo + wave
+    _remember(result, "SIN", (vo, va, freq, td, theta))
+    return result
+
+
+#: the card text of each waveform that :func:`pulse` and :func:`sine` built (the newest
+#: ones), so that :func:`write_netlist` writes them back as they were read
+_WAVEFORMS: dict[sympy.Expr, str] = {}
+_MAX_WAVEFORMS = 4096
+
+
+def _remember(expr: sympy.Expr, kind: str, values: tuple) -> None:
+    if len(_WAVEFORMS) >= _MAX_WAVEFORMS:
+        del _WAVEFORMS[next(iter(_WAVEFORMS))]
+    _WAVEFORMS[expr] = f"{kind}({' '.join(repr(float(v)) for v in values)})"
 
 
 def _times(words: list[str], line: int, card: str, names: str) -> list[float]:
@@ -610,6 +634,7 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
     declared = _declared(cards, dict(parameters or {}))
     initial_cards = []
     pending = []  # controlled sources, made once every voltage source is known
+    couplings = []  # K cards, read once every inductor is known
     for line, card in cards:
         words = _tokens(_substituted(card, line, declared))
         head = words[0].lower()
@@ -630,12 +655,15 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
             continue
         name = check_name(words[0], "element name", f"netlist line {line}")
         letter = head[0]
-        if letter not in _CARDS and letter not in _CONTROLLED:
+        if letter not in _CARDS and letter not in _CONTROLLED and letter != "k":
             what = _UNSUPPORTED.get(letter, "card")
             raise _fail(line, f"unsupported card {name!r} ({what}); {_READS}")
         if head in seen:
             raise _fail(line, f"element {name!r} is defined again (first on line {seen[head]})")
         seen[head] = line
+        if letter == "k":
+            couplings.append((line, name, words[1:]))
+            continue
         if len(words) < 4:
             raise _fail(line, f"{name}: expected '{name} n+ n- value'")
         nodes = []
@@ -669,10 +697,11 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
         except VecnetError as exc:
             raise _fail(line, str(exc)) from None
     elements = _with_controlled(elements, pending, spelling)
+    elements = _with_couplings(elements, couplings)
     if uses_ground or "0" in spelling:
         net.graph.add_node("0")  # first in graph order: the datum
     if not elements:
-        raise ModelFileError("the netlist has no R, L, C, V, I, E, F, G or H cards (the first "
+        raise ModelFileError("the netlist has no R, L, C, V, I, E, F, G, H or K cards (the first "
                              "line is the title)", location="netlist line 1")
     for element in elements:
         try:
@@ -737,8 +766,277 @@ def _with_controlled(elements: list, pending: list, spelling: dict[str, str]) ->
     return elements
 
 
+def _with_couplings(elements: list, couplings: list) -> list:
+    """``elements`` with the inductors that ``K`` cards couple (``couplings``: line, name, the
+    words after the name) made into :class:`~vecnet.CoupledInductors`, one per set of
+    inductors that the cards join, in the place of its first inductor; see the module doc."""
+    if not couplings:
+        return elements
+    inductors = {el.name.lower(): el for el in elements if isinstance(el, lumped.Inductor)}
+    groups: dict[str, list[str]] = {}    # inductor -> the set it belongs to (shared lists)
+    k_of: dict[tuple[str, str], float] = {}
+    first: dict[int, tuple[int, str]] = {}  # id of a set -> line and name of its first K card
+    for line, name, words in couplings:
+        if len(words) != 3:
+            raise _fail(line, f"{name}: expected '{name} Lname1 Lname2 k'")
+        pair = [w.lower() for w in words[:2]]
+        for word, key in zip(words[:2], pair):
+            if key not in inductors:
+                raise _fail(line, f"{name}: {word!r} is not an inductor (L card) of the netlist; "
+                                  "a K card couples two L cards")
+        if pair[0] == pair[1]:
+            raise _fail(line, f"{name}: an inductor cannot be coupled to itself")
+        k = parse_value(words[2], line)
+        if not -1 <= k <= 1:
+            raise _fail(line, f"{name}: coupling coefficient k = {words[2]} is outside [-1, 1]; "
+                              "|k| <= 1 for any passive pair of windings")
+        key = tuple(sorted(pair))
+        if key in k_of:
+            raise _fail(line, f"{name}: {words[0]} and {words[1]} are coupled by an earlier K card")
+        k_of[key] = k
+        a, b = (groups.setdefault(x, [x]) for x in pair)
+        if a is not b:
+            a.extend(b)
+            for x in b:
+                groups[x] = a
+        first.setdefault(id(a), first.pop(id(b), (line, name)))
+    made = {}
+    for members in {id(g): g for g in groups.values()}.values():
+        line, name = first[id(members)]
+        members = sorted(members, key=[el.name.lower() for el in elements].index)
+        values = [inductors[m].parameters["L"].value for m in members]
+        L = [[values[i] if i == j else k_of.get(tuple(sorted((members[i], members[j]))), 0.0)
+              * math.sqrt(values[i] * values[j]) for j in range(len(members))]
+             for i in range(len(members))]
+        nodes = [n for m in members for n in (inductors[m].edges[0].tail, inductors[m].edges[0].head)]
+        try:
+            made[members[0]] = CoupledInductors(name, *nodes, L=L,
+                                                windings=[inductors[m].name for m in members])
+        except VecnetError as exc:
+            raise _fail(line, str(exc)) from None
+        for m in members[1:]:
+            made[m] = None
+    return [made.get(el.name.lower(), el) if isinstance(el, lumped.Inductor) else el
+            for el in elements if made.get(el.name.lower(), el) is not None]
+
+
 def _card_node(word: str, line: int, spelling: dict[str, str]) -> str:
     """The node ``word`` names, in its first spelling (node ``0`` for the ground)."""
     check_node(word, f"netlist line {line}")
     key = "0" if word.lower() in _GROUND else word.lower()
     return spelling.setdefault(key, "0" if key == "0" else word)
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+#: one-port classes and their card letters (the class itself, not a subclass of another domain)
+_LETTERS = {lumped.Resistor: "R", lumped.Inductor: "L", lumped.Capacitor: "C",
+            lumped.VoltageSource: "V", lumped.CurrentSource: "I"}
+_CONTROLLED_LETTERS = {controlled.VCVS: "E", controlled.FiniteGainOpAmp: "E",
+                       controlled.VCCS: "G", controlled.CCCS: "F", controlled.CCVS: "H"}
+
+
+def write_netlist(net: Network, path: str | os.PathLike | None = None) -> str:
+    """``net`` as a SPICE netlist that :func:`load_netlist` reads back into the same network
+    and ngspice runs: the text, also written to ``path`` when given.
+
+    Written: resistors, inductors, capacitors, voltage and current sources (DC values, and
+    the ``PULSE`` and ``SIN`` waveforms of :func:`pulse` and :func:`sine`; the ``AC`` amplitudes
+    and the ``.op``, ``.ac``, ``.tran`` and ``.ic`` commands of a network read from a netlist),
+    the controlled sources (``E``, ``G``, ``F``, ``H``; the current that controls an ``F``
+    or ``H`` card is that of a voltage source in series with its sensing short, or of a
+    zero-volt ``V`` card written in place of the short), :class:`~vecnet.OpAmp` as the
+    ``E ... inf`` extension (which ngspice does not run) and :class:`~vecnet.CoupledInductors`
+    as ``L`` and ``K`` cards. Node names are the network's, the ground (node ``0``, else
+    ``gnd``, else the network's first node, its datum) written ``0``. A card's name is the
+    element's, with its letter put in front when it does not start with it.
+
+    Raises
+    ------
+    ModelError
+        An element SPICE has no card for (another domain, a transducer, a nonlinear law), a
+        parameter without a number, a signal that is neither a number nor a waveform of
+        :func:`pulse` or :func:`sine`, or node names that SPICE would not tell apart.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V1", "g", "in", V=1.0), vn.Resistor("R1", "in", "out", R=1e3),
+    ...             vn.Capacitor("C1", "out", "g", C=1e-6))
+    >>> print(write_netlist(net))
+    rc
+    V1 in 0 DC 1.0
+    R1 out in 1000.0
+    C1 0 out 1e-06
+    .end
+    <BLANKLINE>
+    """
+    node = _node_names(net)
+    analyses = getattr(net, "analyses", None)
+    ac = analyses.ac_sources if analyses is not None else {}
+    sensed = _sensed_sources(net)
+    lines = [_title(net.name)]
+    for element in net.elements:
+        lines.extend(_cards(element, node, sensed, ac))
+    if analyses is not None:
+        lines.extend(_commands(analyses, node))
+    lines.append(".end")
+    text = "\n".join(lines) + "\n"
+    if path is not None:
+        Path(path).write_text(text, encoding="utf-8")
+    return text
+
+
+def _title(name: str) -> str:
+    # the first line is always the title: keep it one line, not mistaken for a card
+    return " ".join(str(name).split()) or "netlist"
+
+
+def _node_names(net: Network) -> dict:
+    """Each node's name on the cards: the ground ``0``, the others as in the network."""
+    nodes = list(net.graph.nodes)
+    spelled = {str(n).lower(): n for n in nodes}
+    ground = spelled.get("0", spelled.get("gnd", nodes[0] if nodes else None))
+    names, seen = {}, {}
+    for n in nodes:
+        name = "0" if n == ground else str(n)
+        key = "0" if name.lower() in _GROUND else name.lower()
+        if key in seen:
+            raise ModelError(f"network {net.name!r}: nodes {seen[key]!r} and {n!r} are one node "
+                             f"to SPICE (node names ignore case, and {_GROUND} name the ground); "
+                             "rename one")
+        seen[key] = n
+        names[n] = name
+    return names
+
+
+def _card_name(letter: str, name: str) -> str:
+    return name if name[:1].upper() == letter else f"{letter}{name}"
+
+
+def _number(element, pname: str) -> str:
+    value = element.parameters[pname].value
+    if not isinstance(value, float):
+        raise ModelError(f"{type(element).__name__} {element.name!r}: parameter {pname} = "
+                         f"{element.symbol(pname)} has no number; SPICE cards need numbers "
+                         "(give the element a value)")
+    return repr(value)
+
+
+def _signal(element, ac: Mapping[str, complex]) -> str:
+    """The value words of a V or I card."""
+    pname = element.parameter_names[0]
+    value = element.parameters[pname].value
+    if isinstance(value, float):
+        words = f"DC {value!r}"
+    elif isinstance(value, sympy.Expr) and value in _WAVEFORMS:
+        words = _WAVEFORMS[value]
+    else:
+        raise ModelError(f"{type(element).__name__} {element.name!r}: its signal {value!r} has no "
+                         "SPICE form this writer knows; it writes numbers and the waveforms of "
+                         "vecnet.io.spice.pulse() and sine()")
+    phasor = ac.get(f"{element.name}.{element.driven}")
+    if phasor is not None:
+        words += f" AC {abs(phasor)!r} {math.degrees(cmath.phase(phasor))!r}"
+    return words
+
+
+def _sensed_sources(net: Network) -> dict[str, tuple[str, object]]:
+    """Sensing short of an ``F`` or ``H`` element -> the voltage source in series with it and
+    the node at the far end of their chain (the source's ``n+`` on the card), as
+    :func:`load_netlist` builds them: a source whose head meets only a short that leaves it
+    (tail there), and so on along the chain of shorts."""
+    touching: dict = {}
+    for element in net.elements:
+        for edge in element.edges:
+            for end in (edge.tail, edge.head):
+                touching.setdefault(end, []).append(edge)
+    senses = {el.edges[0].name: el for el in net.elements
+              if isinstance(el, (controlled.CCCS, controlled.CCVS))}
+    sensed = {}
+    for source in net.elements:
+        if type(source) is not lumped.VoltageSource:
+            continue
+        end, previous, chain = source.edges[0].head, source.edges[0], []
+        while True:
+            others = [e for e in touching[end] if e != previous]
+            if len(others) != 1 or others[0].name not in senses or others[0].tail != end:
+                break
+            previous = others[0]
+            chain.append(previous.name)
+            end = previous.head
+        for short in chain:
+            sensed[short] = (_card_name("V", source.name), end)
+    return sensed
+
+
+def _cards(element, node: Mapping, sensed: Mapping, ac: Mapping[str, complex]) -> list[str]:
+    """The cards of one element."""
+    kind = type(element)
+    ends = [(node[e.head], node[e.tail]) for e in element.edges]  # (n+, n-) of each edge
+    if kind in _LETTERS:
+        letter = _LETTERS[kind]
+        name = _card_name(letter, element.name)
+        plus, minus = ends[0]
+        if letter == "V":
+            for short, (source, top) in sensed.items():
+                if source == name:  # the chain of sensing shorts ends at the card's n+
+                    plus = node[top]
+            return [f"{name} {plus} {minus} {_signal(element, ac)}"]
+        if letter == "I":  # its edge runs from n+ to n-: see the module doc
+            return [f"{name} {minus} {plus} {_signal(element, ac)}"]
+        return [f"{name} {plus} {minus} {_number(element, element.parameter_names[0])}"]
+    if isinstance(element, CoupledInductors):
+        return _coupled_cards(element, ends)
+    if kind is controlled.OpAmp:
+        (minus_in, plus_in), (out, ground) = ends[0][::-1], ends[1]
+        return [f"{_card_name('E', element.name)} {out} {ground} {plus_in} {minus_in} inf"]
+    if kind in _CONTROLLED_LETTERS:
+        letter = _CONTROLLED_LETTERS[kind]
+        name = _card_name(letter, element.name)
+        (c_plus, c_minus), (plus, minus) = ends
+        value = _number(element, element.parameter_names[0])
+        if letter in "GF":  # the through source's edge runs from n+ to n-
+            plus, minus = minus, plus
+        if letter in "EG":
+            return [f"{name} {plus} {minus} {c_plus} {c_minus} {value}"]
+        short = element.edges[0].name
+        if short in sensed:
+            return [f"{name} {plus} {minus} {sensed[short][0]} {value}"]
+        ammeter = f"V{element.name}_sense"
+        return [f"{ammeter} {c_plus} {c_minus} DC 0.0", f"{name} {plus} {minus} {ammeter} {value}"]
+    raise ModelError(f"{kind.__name__} {element.name!r} has no SPICE card; write_netlist writes "
+                     "R, L, C, V, I, controlled sources, op-amps and coupled inductors")
+
+
+def _coupled_cards(element: CoupledInductors, ends: list) -> list[str]:
+    """An ``L`` card per winding and a ``K`` card per coupled pair."""
+    L = element.numeric_inductance()
+    if L is None:
+        raise ModelError(f"CoupledInductors {element.name!r}: its inductances need numbers for "
+                         "SPICE cards")
+    names = [_card_name("L", port) for port in element.ports]
+    cards = [f"{n} {plus} {minus} {float(L[i, i])!r}" for i, (n, (plus, minus)) in enumerate(zip(names, ends))]
+    pairs = [(i, j) for i in range(len(L)) for j in range(i + 1, len(L)) if L[i, j] != 0]
+    for number, (i, j) in enumerate(pairs):
+        # 15 digits: M = k sqrt(L1 L2) read back gives k to within rounding, not exactly
+        k = float(f"{L[i, j] / math.sqrt(L[i, i] * L[j, j]):.15g}")
+        # the first card names the element when read back
+        name = _card_name("K", element.name) + ("" if number == 0 else f"_{i + 1}_{j + 1}")
+        cards.append(f"{name} {names[i]} {names[j]} {min(1.0, max(-1.0, k))!r}")
+    return cards
+
+
+def _commands(analyses: Analyses, node: Mapping) -> list[str]:
+    """The analysis commands of a netlist that was read."""
+    lines = [".op"] if analyses.op else []
+    if analyses.ac is not None:
+        sweep = analyses.ac
+        lines.append(f".ac {sweep.variation} {sweep.points} {sweep.start!r} {sweep.stop!r}")
+    if analyses.tran is not None:
+        tran = analyses.tran
+        lines.append(f".tran {tran.step!r} {tran.stop!r} {tran.start!r}"
+                     + (f" {tran.max_step!r}" if tran.max_step is not None else ""))
+    if analyses.node_voltages:
+        lines.append(".ic " + " ".join(f"v({node.get(n, n)})={v!r}"
+                                       for n, v in analyses.node_voltages.items()))
+    return lines
