@@ -180,8 +180,9 @@ class MultibodyEquations(MechanismEquations):
         """``(element, (F, T), dr, dtheta)`` of every element with a force law, in q, u, t."""
         out = []
         for element in self.mechanism.network.elements:
-            dr, dtheta, _ = self.relative_pose(element.name)
-            law = element.through(dr, dtheta, self.rate(dr), self.rate(dtheta), t)
+            dr, dtheta, tail_angle = self.relative_pose(element.name)
+            law = element.through_in_frame(dr, dtheta, self.rate(dr), self.rate(dtheta),
+                                           tail_angle, t)
             if law is not None and not isinstance(element, pe.MassElement):
                 F, T = law
                 out.append((element, (F.xreplace(self.quantities), T.xreplace(self.quantities)),

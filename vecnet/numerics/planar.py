@@ -114,7 +114,7 @@ class CompiledMechanism(CompiledModel):
             if isinstance(element, pe.MassElement):
                 continue
             ends = tuple(self.node[v] for v in net.graph.ends(element.name))
-            law = element.through(dr, dth, sympy.Matrix(xd[:2]), xd[2], t)
+            law = element.through_in_frame(dr, dth, sympy.Matrix(xd[:2]), xd[2], tht, t)
             if law is not None:
                 F, T = law
                 fn = self._compile((t, x, xd, quantity_symbols), [F, sympy.Matrix([T])],
