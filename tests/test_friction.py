@@ -125,3 +125,72 @@ def test_friction_needs_a_revolute_or_prismatic_joint():
         mech2.joint_friction("f", "pin", coulomb=-1.0)
     with pytest.raises(ModelError, match="smoothing"):
         mech2.joint_friction("f", "pin", coulomb=1.0, smoothing=0)
+
+
+# -- joint limits: unilateral stops with restitution -------------------------------------
+
+def slope_into_stop(restitution: float, length: float, angle: float = math.radians(30)):
+    """A frictionless block released at rest, sliding down a slope into a stop
+    ``length`` further down."""
+    mech = vn.planar.Mechanism("slope", gravity=(0, -G))
+    block = mech.body("block", mass=2.0, inertia=0.1)
+    mech.prismatic("slide", mech.ground.point(0, 0), block.centre,
+                   axis=(math.cos(angle), -math.sin(angle)))
+    mech.joint_limit("stop", "slide", upper=length, restitution=restitution)
+    return mech.formulate()
+
+
+def test_block_bounces_off_a_stop_with_e_times_its_speed():
+    e, length, a = 0.6, 0.5, G * math.sin(math.radians(30))
+    v_in = math.sqrt(2 * a * length)
+    hit = v_in / a
+    times = np.linspace(0, hit + 1.5 * e * v_in / a, 41)   # before the second strike
+    res = slope_into_stop(e, length).simulate(times[-1], t_eval=times)
+    after = times > hit
+    tau = times[after] - hit
+    # out at -e v_in, then decelerated by gravity along the slope again
+    assert np.allclose(res["slide.distance'"][after], -e * v_in + a * tau, rtol=0, atol=1e-7)
+    assert np.allclose(res["slide.distance"][after], length - e * v_in * tau + 0.5 * a * tau**2,
+                       rtol=0, atol=1e-7)
+    assert np.max(res["slide.distance"]) <= length + 1e-9
+    # the impact keeps e^2 of the kinetic energy: m a L gained, (1 - e^2) m a L lost
+    assert res["energy"][-1] == pytest.approx(-(1 - e**2) * 2.0 * a * length, rel=1e-7)
+
+
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+def test_turning_bar_rebounds_from_an_angle_stop(coordinates):
+    """A bar spinning about a pin, in zero gravity, strikes a stop on the pin's angle: the
+    impulse acts in the joint, so with the pin a constraint (absolute coordinates) too it
+    leaves at -e times its rate and the pin stays closed."""
+    e, w0, limit = 0.5, 2.0, 0.4
+    mech = vn.planar.Mechanism("bar", gravity=(0, 0))
+    bar = mech.body("bar", mass=1.0, inertia=0.05, position=(0.3, 0.0))
+    mech.revolute("pin", mech.ground.point(0, 0), bar.point(-0.3, 0))
+    mech.joint_limit("stop", "pin", lower=-1.0, upper=limit, restitution=e)
+    eom = mech.formulate(coordinates=coordinates)
+    given = {"pin.angle": w0} if coordinates == "joint" else {"bar.angle": w0}
+    res = eom.simulate(0.5, t_eval=[0.0, 0.5], velocities=given)
+    hit = limit / w0
+    assert res["bar.omega"][-1] == pytest.approx(-e * w0, rel=1e-8)
+    assert res["pin.angle"][-1] == pytest.approx(limit - e * w0 * (0.5 - hit), rel=1e-8)
+    assert res["constraint residual"][-1] < 1e-9
+
+
+def test_joint_limits_are_checked():
+    mech = vn.planar.Mechanism("m")
+    a = mech.body("a", mass=1.0, inertia=0.1)
+    mech.prismatic("rail", mech.ground.point(0, 0), a.centre)
+    for bad, words in (({"upper": 1, "restitution": 1.5}, "restitution"),
+                       ({"lower": 1, "upper": 0}, "above"), ({}, "lower=")):
+        with pytest.raises(ModelError, match=words):
+            mech.joint_limit("stop", "rail", **bad)
+    mech.joint_limit("stop", "rail", lower=0.1)
+    with pytest.raises(vn.errors.FormulationError, match="beyond stop 'stop.lower'"):
+        mech.formulate().simulate(0.1)
+    with pytest.raises(vn.errors.FormulationError, match="method='partition'"):
+        slope_into_stop(0.5, 0.5).simulate(0.1, method="dae")
+
+
+def test_a_block_settling_on_its_stop_is_refused_in_words():
+    with pytest.raises(vn.errors.SimulationError, match="settling on its stop"):
+        slope_into_stop(0.5, 0.5).simulate(3.0)

@@ -30,7 +30,7 @@ from .base import Element, Kind, number_problem
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
            "PointOnLine", "TranslationalSpringDamper", "RotarySpringDamper", "ForceDriver",
            "TorqueDriver", "MotionDriver", "Coupling", "GearMesh", "RackAndPinion",
-           "JointFriction"]
+           "JointFriction", "JointStop"]
 
 
 def rotation(angle: sympy.Expr) -> sympy.Matrix:
@@ -321,6 +321,21 @@ class JointFriction(_Free):
         # on the slider, dr runs along e, so e' . dr = 0 and the sliding speed is e . dr'
         e = rotation(tail_angle) * self.sliding_axis
         return self.magnitude(e.dot(dr_rate)) * e, sympy.Integer(0)
+
+
+class JointStop(PlanarElement):
+    """Unilateral stops on the coordinate of revolute or prismatic ``joint`` (an edge
+    parallel to it): the relative angle or distance stays within ``[lower, upper]`` (either
+    may be ``None``, no stop), and striking a stop reverses the joint's speed times
+    ``-restitution``. No force while free, no coordinates, no equality constraint: the
+    stops act through the integration's events, so it is always a chord."""
+
+    kind = Kind.CONSTRAINT
+
+    def __init__(self, name, tail, head, joint: str, lower, upper, restitution) -> None:
+        super().__init__(name, tail, head)
+        self.joint, self.lower, self.upper = joint, lower, upper
+        self.restitution = restitution
 
 
 class ForceDriver(_Free):
