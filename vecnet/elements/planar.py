@@ -29,7 +29,8 @@ from .base import Element, Kind, number_problem
 
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
            "PointOnLine", "TranslationalSpringDamper", "RotarySpringDamper", "ForceDriver",
-           "TorqueDriver", "MotionDriver", "Coupling", "GearMesh", "RackAndPinion"]
+           "TorqueDriver", "MotionDriver", "Coupling", "GearMesh", "RackAndPinion",
+           "JointFriction", "JointStop"]
 
 
 def rotation(angle: sympy.Expr) -> sympy.Matrix:
@@ -89,6 +90,11 @@ class PlanarElement(Element):
     def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
         """``(F, T)``: the through variables of a force element (``None`` for joints)."""
         return None
+
+    def through_in_frame(self, dr, dtheta, dr_rate, dtheta_rate, tail_angle, t):
+        """``(F, T)`` of a force element whose law is written in its tail frame (turned by
+        ``tail_angle``), such as friction along a slider's axis; by default :meth:`through`."""
+        return self.through(dr, dtheta, dr_rate, dtheta_rate, t)
 
 
 class MassElement(PlanarElement):
@@ -272,6 +278,64 @@ class RotarySpringDamper(_Free):
 
     def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
         return sympy.zeros(2, 1), self.k * (dtheta - self.angle0) + self.c * dtheta_rate
+
+
+class JointFriction(_Free):
+    """Friction in a revolute or prismatic joint, an edge parallel to the joint (same tail
+    and head): a force (prismatic, along ``axis`` in tail body coordinates) or a torque
+    (revolute) opposing the joint's relative speed ``v``,
+
+        f = viscous * v + coulomb * tanh(v / smoothing),
+
+    so its power ``f v`` is never negative: it dissipates, doing equal and opposite work
+    on the joint's two bodies. The Coulomb part is regularised: ``smoothing`` is the
+    speed (in the joint's unit, rad/s or m/s) below which the friction fades linearly to
+    zero, so a joint "sticks" creeping at a speed of the order of ``smoothing``.
+
+    >>> JointFriction("f", "a", "b", viscous=2, coulomb=0, smoothing=1e-3).through_in_frame(
+    ...     None, 0, None, sympy.Symbol("w"), 0, None)
+    (Matrix([
+    [0],
+    [0]]), 2*w)
+    """
+
+    kind = Kind.DISSIPATOR
+
+    def __init__(self, name, tail, head, viscous, coulomb, smoothing, axis=None) -> None:
+        super().__init__(name, tail, head)
+        self.viscous, self.coulomb, self.smoothing = (
+            sympy.sympify(v) for v in (viscous, coulomb, smoothing))
+        if axis is not None:
+            axis = _vector(axis)
+            axis = axis / sympy.sqrt(axis.dot(axis))
+        #: the slider's unit axis (tail body coordinates); ``None`` for a revolute joint
+        self.sliding_axis = axis
+
+    def magnitude(self, speed):
+        """The friction force or torque at the joint speed ``speed``."""
+        return self.viscous * speed + self.coulomb * sympy.tanh(speed / self.smoothing)
+
+    def through_in_frame(self, dr, dtheta, dr_rate, dtheta_rate, tail_angle, t):
+        if self.sliding_axis is None:
+            return sympy.zeros(2, 1), self.magnitude(dtheta_rate)
+        # on the slider, dr runs along e, so e' . dr = 0 and the sliding speed is e . dr'
+        e = rotation(tail_angle) * self.sliding_axis
+        return self.magnitude(e.dot(dr_rate)) * e, sympy.Integer(0)
+
+
+class JointStop(PlanarElement):
+    """Unilateral stops on the coordinate of revolute or prismatic ``joint`` (an edge
+    parallel to it): the relative angle or distance stays within ``[lower, upper]`` (either
+    may be ``None``, no stop), and striking a stop reverses the joint's speed times
+    ``-restitution``. No force while free, no coordinates, no equality constraint: the
+    stops act through the integration's events, so it is always a chord."""
+
+    kind = Kind.CONSTRAINT
+
+    def __init__(self, name, tail, head, joint: str, lower, upper, restitution) -> None:
+        super().__init__(name, tail, head)
+        self.joint, self.lower, self.upper = joint, lower, upper
+        self.restitution = restitution
 
 
 class ForceDriver(_Free):

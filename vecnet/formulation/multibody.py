@@ -204,6 +204,11 @@ class MechanismEquations:
         """Speeds consistent with the constraints from the user's ``velocities``."""
         raise NotImplementedError
 
+    def stops(self, model) -> list:
+        """The unilateral stops (:class:`~vecnet.numerics.multibody.Stop`) of the
+        mechanism's joint limits; none unless the dimension has them."""
+        return []
+
     # -- numerics -----------------------------------------------------------------
     def compile(self, parameters: dict | None = None):
         """The compiled numeric model (cached when no parameters are given)."""
@@ -287,7 +292,8 @@ class MechanismEquations:
         :func:`vecnet.numerics.multibody.integrate_dae`). A mechanism whose drivers fix
         every degree of freedom is solved by kinematics. ``progress``, if given, is called
         with the model time as the integration advances; the work is bounded
-        (:class:`vecnet.bounds.Watch`).
+        (:class:`vecnet.bounds.Watch`). Joint limits (stops) reverse a joint's speed
+        times ``-restitution`` when struck, through the partitioned integrator's events.
 
         Returns a :class:`~vecnet.numerics.result.Result` with every coordinate and speed
         and the quantities the dimension reports (see the subclass).
@@ -305,8 +311,16 @@ class MechanismEquations:
             ts, qs, us = mb.kinematics(model, times, q0)
             return self._result(model, ts, qs, us, "kinematics")
         u0 = self.initial_speeds(q0, velocities, 0.0, parameters)
+        stops = self.stops(model)
+        if stops and method != "partition":
+            raise FormulationError("joint limits strike their stops through the events of "
+                                   "method='partition'; simulate with that method")
+        for stop in stops:
+            if stop.gap(q0) < 0:
+                raise FormulationError(f"the initial pose is beyond stop {stop.name!r} (by "
+                                       f"{-stop.gap(q0):.6g}); start within the joint limits")
         ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol,
-                                            progress=watch)
+                                            progress=watch, **({"stops": stops} if stops else {}))
         return self._result(model, ts, qs, us, method)
 
     def inverse_dynamics(self, t_eval, parameters: dict | None = None):

@@ -38,9 +38,12 @@ _TREE_RANKS = {
     "absolute": {pe.Arm: 0, pe.MassElement: 1, "joint": 2, "force": 3},
 }
 
+#: elements with no coordinates of their own: constraints, couplings, stops
+_COTREE_ONLY = (pe.MotionDriver, pe.Coupling, pe.JointStop)
+
 
 def _rank(element, ranks):
-    if isinstance(element, (pe.MotionDriver, pe.Coupling)):
+    if isinstance(element, _COTREE_ONLY):
         return None
     if element.is_joint:
         return ranks["joint"]
@@ -85,7 +88,7 @@ class MultibodyEquations(MechanismEquations):
         net = mechanism.network
         _check_bodies_joined(mechanism)
         self.topology = choose_topology(mechanism, coordinates, tree, _TREE_RANKS, _rank,
-                                        (pe.MotionDriver, pe.Coupling))
+                                        _COTREE_ONLY)
         topo = self.topology
 
         # branch coordinates, in tree order
@@ -180,8 +183,9 @@ class MultibodyEquations(MechanismEquations):
         """``(element, (F, T), dr, dtheta)`` of every element with a force law, in q, u, t."""
         out = []
         for element in self.mechanism.network.elements:
-            dr, dtheta, _ = self.relative_pose(element.name)
-            law = element.through(dr, dtheta, self.rate(dr), self.rate(dtheta), t)
+            dr, dtheta, tail_angle = self.relative_pose(element.name)
+            law = element.through_in_frame(dr, dtheta, self.rate(dr), self.rate(dtheta),
+                                           tail_angle, t)
             if law is not None and not isinstance(element, pe.MassElement):
                 F, T = law
                 out.append((element, (F.xreplace(self.quantities), T.xreplace(self.quantities)),
@@ -310,6 +314,28 @@ class MultibodyEquations(MechanismEquations):
         from ..numerics.planar import outputs
 
         return outputs(model, times, qs, us)
+
+    def stops(self, model) -> list:
+        """A :class:`~vecnet.numerics.multibody.Stop` for every lower and upper limit of
+        the mechanism's joint stops (:meth:`Mechanism.joint_limit`), its gap the distance
+        of the joint's coordinate from the limit."""
+        from ..numerics.multibody import Stop
+
+        out = []
+        for element in self.mechanism.network.elements:
+            if not isinstance(element, pe.JointStop):
+                continue
+            coordinate = self.joint_coordinate(element.joint)
+            for limit, sign, end in ((element.lower, 1, "lower"), (element.upper, -1, "upper")):
+                if limit is None:
+                    continue
+                gap = sign * (coordinate - limit)
+                value = model._lambdify((list(self.q),), [gap], element.name)
+                grad = model._lambdify((list(self.q),), [gap.diff(x) for x in self.q],
+                                       element.name)
+                out.append(Stop(f"{element.name}.{end}", lambda q, f=value: float(f(q)[0]),
+                                grad, model._number(element.restitution, element.name)))
+        return out
 
     def initial_guess(self) -> np.ndarray:
         """Branch coordinates read off the bodies' initial poses."""

@@ -21,6 +21,9 @@ quaternions normalized after each, so their unit norm is kept without extra equa
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 import numpy as np
 import scipy.linalg
 import sympy
@@ -31,7 +34,8 @@ from ..elements.base import t
 from ..errors import FormulationError, ModelError, SimulationError
 
 __all__ = ["CompiledModel", "independent_rows", "solve", "accelerations", "assemble", "consistent_velocities",
-           "Partition", "integrate_partitioned", "integrate_dae", "speeds", "rates", "normalize",
+           "Partition", "Stop", "impact", "integrate_partitioned", "integrate_dae", "speeds",
+           "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
            "displace", "equilibrium", "linear_model", "kinematics"]
 
@@ -304,8 +308,53 @@ def _no_extra(time, q, u, s):
     return np.zeros(0), None
 
 
+@dataclass(frozen=True)
+class Stop:
+    """A unilateral stop on a mechanism whose coordinate rates are its speeds (``q' = u``):
+    free while ``gap(q) >= 0``; striking it (``gap`` falling through zero) reverses the
+    speed ``gradient(q) . u`` of the gap times ``-restitution`` (Newton's law of impact)."""
+
+    name: str
+    gap: Callable[[np.ndarray], float]
+    gradient: Callable[[np.ndarray], np.ndarray]
+    restitution: float
+
+
+def impact(model, time: float, q: np.ndarray, u: np.ndarray, stop: Stop) -> np.ndarray:
+    """The speeds just after striking ``stop`` at ``(time, q)`` with speeds ``u``: an impulse
+    ``P`` along the gap's gradient ``g`` and impulsive multipliers ``L`` of the constraints,
+
+        M du = Phi_u^T L + g^T P,   Phi_u du = 0,   g . du = -(1 + e) g . u,
+
+    so the gap's speed turns from ``g . u`` to ``-e g . u`` and the constraints still hold.
+
+    >>> class Block:  # one free coordinate of mass 2
+    ...     def evaluate(self, time, q, u):
+    ...         return type("S", (), {"M": np.eye(1) * 2, "phi_q": np.zeros((0, 1))})
+    >>> stop = Stop("wall", lambda q: q[0], lambda q: np.array([1.0]), 0.5)
+    >>> impact(Block(), 0.0, np.zeros(1), np.array([-3.0]), stop)
+    array([1.5])
+    """
+    snap = model.evaluate(time, q, u)
+    n = len(u)
+    A = snap.phi_q[independent_rows(snap.phi_q)] if len(snap.phi_q) else np.zeros((0, n))
+    k = len(A)
+    g = np.asarray(stop.gradient(q), dtype=float)
+    K = np.zeros((n + k + 1, n + k + 1))
+    K[:n, :n] = snap.M
+    K[:n, n:n + k], K[n:n + k, :n] = -A.T, A
+    K[:n, -1], K[-1, :n] = -g, g
+    rhs = np.zeros(n + k + 1)
+    rhs[-1] = -(1 + stop.restitution) * (g @ u)
+    return u + np.linalg.solve(K, rhs)[:n]
+
+
+#: more impacts than this in one run are refused (a run that cannot end in time)
+MAX_IMPACTS = 10_000
+
+
 def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
-                          extra=_no_extra, s0=(), progress=None):
+                          extra=_no_extra, s0=(), progress=None, stops=()):
     """Forward dynamics on scipy by coordinate partitioning.
 
     The state is every coordinate, the independent speeds and the states ``s`` of anything
@@ -315,8 +364,14 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     the dependent coordinates approach a singular choice the partition is chosen anew, and
     a trial step that cannot be projected is rejected (the integrator shortens it).
     ``progress(t, y)``, if given, sees every evaluation (a :class:`~vecnet.bounds.Watch`
-    bounds the work). Returns ``(t, q, u, s)`` at ``times``."""
+    bounds the work). Each of the ``stops`` (:class:`Stop`) ends a stretch of integration
+    when it is struck; the speeds jump (:func:`impact`) and the integration starts again.
+    Returns ``(t, q, u, s)`` at ``times``."""
     out_q, out_u, out_s, out_t = [], [], [], []
+    impacts, last = 0, None   # the number of strikes, and the last (stop, time)
+    # after a strike the first step is this short, so that no step leaps a whole bounce
+    # (from the stop back through it); bounces shorter still are taken for settling
+    settle = 1e-9 * max(float(np.max(times)) - t0, 1e-300)
     time, q, u, s = t0, q0.copy(), u0.copy(), np.asarray(s0, dtype=float)
     pending = np.asarray(times, dtype=float)
     n, nu = model.n, speeds(model)
@@ -355,9 +410,10 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             return part.conditioning(tt, y[:n]) - 1e-3
 
         singular.terminal, singular.direction = True, -1
+        events = ([singular] if constrained else []) + [_strike(stop, n) for stop in stops]
         sol = solve_ivp(rhs, (time, pending[-1]), y0, method=method, rtol=rtol, atol=atol,
-                        t_eval=pending[pending >= time],
-                        events=singular if constrained else None)
+                        t_eval=pending[pending >= time], events=events or None,
+                        first_step=settle if last is not None and last[1] == time else None)
         if sol.status == -1:
             raise SimulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
         # scipy leaves sol.y an empty list when an event ends the run before any output time
@@ -372,13 +428,36 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         pending = pending[pending > done]
         if sol.status != 1 or not len(pending):
             break
-        time = float(sol.t_events[0][0])
-        y = sol.y_events[0][0]
+        fired = next(i for i, hit in enumerate(sol.t_events) if len(hit))
+        time = float(sol.t_events[fired][0])
+        y = sol.y_events[fired][0]
         q, u = part.project(time, y[:n], y[n:n + k])
         s = y[n + k:]
+        if events[fired] is not singular:
+            stop = stops[fired - (1 if constrained else 0)]
+            impacts += 1
+            # bounces shrinking geometrically toward rest would never end (Zeno)
+            settling = last is not None and last[0] is stop and time - last[1] < settle
+            if settling or impacts > MAX_IMPACTS:
+                raise SimulationError(
+                    f"stop {stop.name!r} was struck {impacts} times by t = {time:.6g}, the "
+                    "last ones ever closer together: the joint is settling on its stop, "
+                    "which an impact law cannot follow to rest; end the simulation before "
+                    "it settles, or model the stop as a stiff spring-damper")
+            last = (stop, time)
+            u = impact(model, time, q, u, stop)
     return (np.array(out_t), np.array(out_q).T, np.array(out_u).T,
             np.array(out_s).T.reshape(len(s), len(out_t)))
 
+
+
+def _strike(stop: Stop, n: int):
+    """The terminal event of ``stop`` on the integration state (coordinates first)."""
+    def gap(tt, y):
+        return stop.gap(y[:n])
+
+    gap.terminal, gap.direction = True, -1
+    return gap
 
 
 def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), progress=None):

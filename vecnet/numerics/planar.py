@@ -114,7 +114,7 @@ class CompiledMechanism(CompiledModel):
             if isinstance(element, pe.MassElement):
                 continue
             ends = tuple(self.node[v] for v in net.graph.ends(element.name))
-            law = element.through(dr, dth, sympy.Matrix(xd[:2]), xd[2], t)
+            law = element.through_in_frame(dr, dth, sympy.Matrix(xd[:2]), xd[2], tht, t)
             if law is not None:
                 F, T = law
                 fn = self._compile((t, x, xd, quantity_symbols), [F, sympy.Matrix([T])],
@@ -409,6 +409,7 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
     constraint_rows = _constraint_rows(eom)
     couplings = {c: net.element(c) for c in topo.chords
                  if isinstance(net.element(c), pe.Coupling)}
+    stops = [c for c in topo.chords if isinstance(net.element(c), pe.JointStop)]
     rows = None
     ws = np.zeros((model.inputs, len(times))) if ws is None else ws
     for time, q, u, w in zip(times, qs.T, us.T, ws.T):
@@ -460,6 +461,8 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
         # cutsets do not hold: with couplings no joint reactions are given
         for name in couplings:
             forces[name], moments[name] = np.full(2, np.nan), np.nan
+        for name in stops:  # a stop carries nothing between its strikes
+            forces[name], moments[name] = np.zeros(2), 0.0
         F_c = np.array([forces[c] for c in topo.chords]).reshape(len(topo.chords), 2)
         M_c = np.array([moments[c] for c in topo.chords])
         F_b = -A_c @ F_c if len(topo.chords) else np.zeros((len(topo.branches), 2))

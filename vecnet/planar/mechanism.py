@@ -151,6 +151,90 @@ class Mechanism(MechanismBuilder):
         return self._add(pe.MotionDriver(name, edge.tail, edge.head, signal(motion, name),
                                          quantity=quantity, axis=axis))
 
+    def joint_friction(self, name: str, joint: str, viscous=0, coulomb=0, smoothing=1e-3):
+        """Friction in revolute or prismatic ``joint``: a torque (N m) or force (N) opposing
+        the joint's relative speed ``v`` (rad/s or m/s),
+        ``viscous * v + coulomb * tanh(v / smoothing)``, acting equally and oppositely on
+        the joint's two bodies (reported as ``"<name>.force"`` and ``"<name>.torque"``).
+
+        ``coulomb`` is a given constant magnitude (for a block of mass m pressed on a slope
+        at angle a, ``mu m g cos a``; it does not follow the joint's reaction). The
+        regularisation ``smoothing`` (default 1e-3 rad/s or m/s) is the speed below which
+        the Coulomb part fades linearly to zero: a joint held by friction creeps at a
+        speed of that order instead of stopping exactly, and a smaller value sticks
+        better but makes the equations stiffer (smaller time steps near rest).
+
+        Raises
+        ------
+        ModelError
+            When ``joint`` is not a revolute or prismatic joint, a coefficient is negative
+            or ``smoothing`` is not positive.
+        UnknownNameError
+            When the mechanism has no element ``joint``.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("slope", gravity=(0, -9.81))
+        >>> block = mech.body("block", mass=1.0, inertia=0.1)
+        >>> _ = mech.prismatic("slide", mech.ground.point(0, 0), block.centre, axis=(1, 0))
+        >>> mech.joint_friction("rub", "slide", viscous=0.5, coulomb=2.0).coulomb
+        2.00000000000000
+        """
+        self._check_name(name)
+        element = self.network.element(joint)
+        if not isinstance(element, (pe.Revolute, pe.Prismatic)):
+            raise ModelError(f"joint friction {name!r}: friction acts in a revolute or "
+                             f"prismatic joint; {joint!r} is a {type(element).__name__}")
+        not_negative(name, viscous=viscous, coulomb=coulomb, smoothing=smoothing)
+        if sympy.sympify(smoothing).is_zero:
+            raise ModelError(f"joint friction {name!r}: smoothing = {smoothing!r} must be a "
+                             "positive speed (the Coulomb part fades to zero below it)")
+        edge = element.edges[0]
+        axis = element.axis if isinstance(element, pe.Prismatic) else None
+        return self._add(pe.JointFriction(name, edge.tail, edge.head, viscous, coulomb,
+                                          smoothing, axis=axis))
+
+    def joint_limit(self, name: str, joint: str, lower=None, upper=None, restitution=0.5):
+        """Unilateral stops keeping the coordinate of revolute or prismatic ``joint`` (its
+        relative angle, rad, or its distance along the axis) within ``[lower, upper]``
+        (``None``: no stop on that side). A joint striking a stop leaves it with its speed
+        times ``-restitution`` (0: it stops dead, 1: a perfectly elastic bounce), the
+        impulse acting in the joint. :meth:`~vecnet.formulation.planar.MultibodyEquations.simulate`
+        stops the integration at each strike (an event, ``method="partition"`` only) and
+        starts it again after the jump; a joint settling on its stop in ever shorter
+        bounces is refused after many (it is not brought to rest).
+
+        Raises
+        ------
+        ModelError
+            When ``joint`` is not a revolute or prismatic joint, no limit is given,
+            ``lower > upper`` or ``restitution`` is outside ``[0, 1]``.
+        UnknownNameError
+            When the mechanism has no element ``joint``.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("rail", gravity=(0, 0))
+        >>> cart = mech.body("cart", mass=1.0, inertia=0.1)
+        >>> _ = mech.prismatic("rail", mech.ground.point(0, 0), cart.centre)
+        >>> mech.joint_limit("end", "rail", upper=0.5, restitution=0.8).upper
+        0.5
+        """
+        self._check_name(name)
+        element = self.network.element(joint)
+        if not isinstance(element, (pe.Revolute, pe.Prismatic)):
+            raise ModelError(f"joint limit {name!r}: a stop limits a revolute or prismatic "
+                             f"joint; {joint!r} is a {type(element).__name__}")
+        if lower is None and upper is None:
+            raise ModelError(f"joint limit {name!r}: give lower=, upper= or both")
+        if lower is not None and upper is not None and float(lower) > float(upper):
+            raise ModelError(f"joint limit {name!r}: lower = {lower:g} is above "
+                             f"upper = {upper:g}")
+        if not 0 <= float(restitution) <= 1:
+            raise ModelError(f"joint limit {name!r}: restitution = {restitution!r} must lie "
+                             "in [0, 1] (0: stops dead, 1: elastic)")
+        edge = element.edges[0]
+        return self._add(pe.JointStop(name, edge.tail, edge.head, joint, lower, upper,
+                                      restitution))
+
     def gear(self, name: str, body_a: Body, body_b: Body, ratio, internal: bool = False):
         """Gear ``body_a`` to ``body_b``, both turning on axles fixed in the ground:
         ``theta_b - theta_b0 = -ratio (theta_a - theta_a0)`` (external teeth; ``+ratio``
