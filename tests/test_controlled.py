@@ -205,3 +205,22 @@ def test_opamp_without_feedback_is_refused_in_words():
             vn.Resistor("RL", "o", "g", R=1.0))
     with pytest.raises(FormulationError, match="'U' has no feedback path"):
         net.state_space()
+
+
+def test_controlled_sources_in_model_files_read_and_write_back(tmp_path):
+    from vecnet.io import load_model, save_model
+
+    doc = {"vecnet": "1", "kind": "network", "name": "amp",
+           "elements": [
+               {"type": "VoltageSource", "name": "V", "nodes": ["g", "a"], "parameters": {"V": 1.0}},
+               {"type": "Resistor", "name": "R1", "nodes": ["a", "b"], "parameters": {"R": 1e3}},
+               {"type": "Capacitor", "name": "C", "nodes": ["g", "b"], "parameters": {"C": 1e-6}},
+               {"type": "VCVS", "name": "E", "nodes": ["g", "b", "g", "c"],
+                "parameters": {"mu": 10.0}},
+               {"type": "Resistor", "name": "RL", "nodes": ["c", "g"], "parameters": {"R": 100.0}}]}
+    path = tmp_path / "amp.json"
+    save_model(load_model(doc), path)
+    for model in (load_model(doc), load_model(path)):
+        ss = model.system.state_space(outputs=["RL.across"])
+        # v_c = mu v_b, and RL runs from c to the ground: its across variable is -mu v_C
+        assert ss.C.tolist() == [[-10]] and ss.A.tolist() == [[-1000]]   # -1/(R1 C)

@@ -43,7 +43,7 @@ import sympy
 
 from ..bounds import check_oscillation, finite_number, time_grid
 from ..domains import DOMAINS
-from ..elements import lumped, transducers
+from ..elements import controlled, lumped, transducers
 from ..elements.base import EdgeVariables, Element, Kind, Symbol, number_problem, t
 from ..errors import ModelError, ModelFileError, SimulationError, VecnetError
 from ..names import check_name, check_node, shown
@@ -68,9 +68,15 @@ _VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 #: element type name in a file -> element class
 ELEMENT_TYPES: dict[str, type[Element]] = {
-    name: getattr(module, name) for module in (lumped, transducers) for name in module.__all__
-    if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), Element)}
-_GENERIC_TWO_PORTS = ("Transformer", "Gyrator")
+    name: getattr(module, name) for module in (lumped, transducers, controlled)
+    for name in module.__all__
+    if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), Element)
+    # an op-amp's nodes are not its edges' ends in order: built in Python only
+    and not issubclass(getattr(module, name), controlled.OpAmp)
+    and getattr(module, name) is not controlled.ControlledSource}
+_GENERIC_TWO_PORTS = ("Transformer", "Gyrator", "AcrossControlledAcrossSource",
+                      "AcrossControlledThroughSource", "ThroughControlledAcrossSource",
+                      "ThroughControlledThroughSource")
 _RESERVED = {"t"} | set(CONSTANTS) | set(FUNCTIONS)
 _SOURCES = (Kind.ACROSS_SOURCE, Kind.THROUGH_SOURCE)
 _BODY_QUANTITIES = ("x", "y", "angle", "vx", "vy", "omega")
