@@ -208,6 +208,34 @@ def check_oscillation(name: str, signal: sympy.Expr, span: float) -> None:
                              "limit with vn.limits(max_cycles=...)")
 
 
+_interrupted = contextvars.ContextVar("vecnet_interrupted", default=False)
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Ctrl-C stops the work inside, and keeps stopping it: after the first
+    ``KeyboardInterrupt`` every :class:`Watch` raises another at its next evaluation, so
+    an interrupt that compiled code (an integrator's callback) lets pass is not lost.
+    Only in the main thread; elsewhere it changes nothing."""
+    import signal
+
+    def handler(signum, frame):
+        _interrupted.set(True)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread: signals are not ours to handle
+        yield
+        return
+    token = _interrupted.set(False)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _interrupted.reset(token)
+
+
 def progress_bar(t0: float, t1: float) -> Callable[[float], None]:
     """A ``tqdm`` progress bar over the model time ``t0..t1`` (``tqdm.auto``: a widget in
     notebooks, text elsewhere), as a function of the time reached (needs tqdm)."""
@@ -261,6 +289,8 @@ class Watch:
         return f"t = {time:.6g} ({100 * share:.3g}% of the span)"
 
     def __call__(self, time: float, state: Any = None) -> None:
+        if _interrupted.get():
+            raise KeyboardInterrupt
         self.evaluations += 1
         if state is not None:
             values = np.asarray(state, dtype=float)
