@@ -194,3 +194,63 @@ def test_command_line_sweep_of_a_model_file(tmp_path):
     assert len(frame) == 6 and frame["error"].isna().all()
     expected = [1 - math.exp(-1e-3 / (R * C)) for R in (1e3, 1.5e3, 2e3) for C in (1e-6, 2e-6)]
     assert np.allclose(frame["C1.across.final"], expected, rtol=0, atol=1e-6)
+
+
+def test_traces_of_the_rc_sweep_are_the_charging_curve():
+    grid = np.linspace(0.0, T, 41)
+    frame, traces = vn.sweep(rc_network(), {"R1": [0.5, 1.0, -1.0, 2.0]}, "simulate", t_end=T,
+                             t_eval=grid, outputs=["C1.across"], traces=True, **TIGHT)
+    assert traces["C1.across"].dims == ("case", "time")
+    assert np.array_equal(traces["time"], grid)
+    assert list(traces["R1"].values) == list(frame["R1"])
+    for k, R in enumerate(frame["R1"]):
+        samples = traces["C1.across"].sel(case=k).values
+        if R < 0:
+            assert frame["error"][k] is not None and np.isnan(samples).all()
+        else:
+            expected = 1.0 - np.exp(-grid / (R * C))
+            assert np.max(np.abs(samples - expected)) < 1e-8
+
+
+def test_settling_time_of_rc_is_rc_ln_50():
+    # the 2 % settling time of a first-order lag is tau ln(1 / 0.02)
+    resistances = [0.5, 1.0, 2.0]
+    t_end = 20 * max(resistances) * C
+    grid = np.linspace(0.0, t_end, 2001)
+    frame = vn.sweep(rc_network(), {"R1": resistances}, "simulate", t_end=t_end, t_eval=grid,
+                     outputs=["C1.across"], settle=0.02, **TIGHT)
+    spacing = grid[1] - grid[0]
+    for R, settled in zip(frame["R1"], frame["C1.across.settling"]):
+        assert abs(settled - R * C * math.log(50)) <= spacing
+
+
+def divider_network() -> vn.Network:
+    net = vn.Network("divider")
+    net.add(vn.VoltageSource("V1", "g", "a", V=10.0), vn.Resistor("R1", "a", "b", R=1.0),
+            vn.Resistor("R2", "g", "b", R=1.0), vn.Capacitor("C1", "g", "b", C=C))
+    return net
+
+
+def test_equilibrium_of_a_divider_is_r2_over_r1_plus_r2():
+    frame = vn.sweep(divider_network(), {"R1": [1.0, 3.0], "R2": [1.0, 2.0], "V1": [10.0]},
+                     "equilibrium", outputs=["R2.across", "C1.through"])
+    assert frame["error"].isna().all()
+    expected = frame["V1"] * frame["R2"] / (frame["R1"] + frame["R2"])
+    assert np.allclose(frame["R2.across"], expected, rtol=1e-12, atol=0)
+    assert np.allclose(frame["C1.through"], 0.0, atol=1e-12)
+
+
+def test_a_case_without_operating_point_keeps_its_message():
+    # a capacitor charged by a current source has no DC value: A x = -B u has no solution
+    net = vn.Network("charging")
+    net.add(vn.CurrentSource("I1", "g", "a", I=1.0), vn.Capacitor("C1", "a", "g", C=C),
+            vn.Resistor("R1", "a", "b", R=1.0), vn.Capacitor("C2", "b", "g", C=C))
+    frame = vn.sweep(net, {"R1": [1.0, 2.0]}, "equilibrium", outputs=["C2.across"])
+    assert frame["error"].notna().all()
+    assert all("C1" in message or "C2" in message for message in frame["error"])
+
+
+def test_progress_bar_counts_every_case(capsys):
+    vn.sweep(rc_network(), {"R1": RESISTANCES}, "eigenvalues", progress=True)
+    err = capsys.readouterr().err
+    assert "100%" in err and f"{len(RESISTANCES)}/{len(RESISTANCES)}" in err

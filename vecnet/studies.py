@@ -14,11 +14,12 @@ vecnet imports neither.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -31,18 +32,24 @@ from .network import Network
 
 if TYPE_CHECKING:
     import pandas
+    import xarray
 
-__all__ = ["Study", "compile_study", "sweep"]
+__all__ = ["Study", "compile_study", "settling_time", "sweep"]
 
 #: the analyses known by name
-ANALYSES = ("simulate", "eigenvalues", "frequency_response")
+ANALYSES = ("simulate", "eigenvalues", "frequency_response", "equilibrium")
 #: options each named analysis takes (besides the execution options of :func:`sweep`)
 _OPTIONS = {
     "simulate": {"t_span", "t_end", "t_eval", "outputs", "inputs", "initial", "rtol", "atol",
-                 "method"},
+                 "method", "traces", "settle"},
     "eigenvalues": set(),
     "frequency_response": {"frequencies", "outputs"},
+    "equilibrium": {"outputs", "inputs"},
 }
+#: samples of the common time grid of traces and settling times when ``t_eval`` is not given
+TRACE_POINTS = 501
+#: the key of a row that carries its case's traces (output -> samples) to :func:`sweep`
+_TRACES = "__traces__"
 
 
 class Study:
@@ -87,7 +94,7 @@ class Study:
         self._matrices = None
         if callable(self.analysis) or not self.model.is_linear:
             return
-        outputs = self._outputs()
+        outputs = self.outputs
         args = [*self.model.x, *self.model.u, *self.model.du]
         rows = sympy.Matrix([self.model.output(name) for name in outputs])
         exprs = [self.model.A, self.model.B, self.model.E,
@@ -95,7 +102,9 @@ class Study:
         parameters = [s for s in self._symbols if s not in self.model.u]
         self._matrices = sympy.lambdify(parameters, exprs, modules="numpy", cse=True)
 
-    def _outputs(self) -> tuple[str, ...]:
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """The analysed outputs: the ``outputs`` option, the model's, else its states."""
         return tuple(self.options.get("outputs") or self.model.outputs or self.model.states)
 
     def run_batch(self, cases: Sequence[Mapping[str, float]]) -> list[dict]:
@@ -135,6 +144,8 @@ class Study:
             return _eigenvalue_columns(model.A.toarray())
         if self.analysis == "frequency_response":
             return self._frequency_columns(model)
+        if self.analysis == "equilibrium":
+            return self._equilibrium_columns(model, values)
         return self._simulate(model, values)
 
     def _numeric(self, values: Mapping[str, float]):
@@ -149,26 +160,56 @@ class Study:
                 raise ModelError(f"with these values the state equations are undefined ({exc}): "
                                  "a store, resistance or ratio is zero where the network needs "
                                  "it finite") from None
-        outputs = self._outputs()
+        outputs = self.outputs
         return SparseStateSpace(A=sp.csr_matrix(A), B=sp.csr_matrix(B), E=sp.csr_matrix(E),
                                 states=self.model.states, inputs=self.model.inputs,
                                 signals=self.model.signals, variables=sp.csr_matrix(rows),
                                 rows={name: k for k, name in enumerate(outputs)},
                                 outputs=outputs)
 
+    def _case_inputs(self, values: Mapping[str, float]) -> dict[str, Any]:
+        """The sources' values: the ``inputs`` option, then the case's swept source symbols."""
+        inputs = dict(self.options.get("inputs") or {})
+        inputs.update({self._inputs[name]: v for name, v in values.items() if name in self._inputs})
+        return inputs
+
     def _simulation_options(self, values: Mapping[str, float]) -> tuple[tuple, dict]:
         opts = self.options
         t_span = opts.get("t_span") or (0.0, opts["t_end"])
-        inputs = dict(opts.get("inputs") or {})
-        inputs.update({self._inputs[name]: v for name, v in values.items() if name in self._inputs})
         chosen = {k: opts[k] for k in ("t_eval", "initial", "rtol", "atol", "method") if k in opts}
-        return t_span, {"inputs": inputs, **chosen}
+        if "t_eval" not in chosen and self._wants_grid():
+            # traces of all cases share one time axis, and settling is read off a known grid
+            chosen["t_eval"] = self.trace_grid()
+        return t_span, {"inputs": self._case_inputs(values), **chosen}
 
-    def _simulate(self, model, values: Mapping[str, float]) -> dict[str, float]:
+    def _wants_grid(self) -> bool:
+        return bool(self.options.get("traces")) or self.options.get("settle") is not None
+
+    def trace_grid(self) -> np.ndarray:
+        """The sample times of traces: ``t_eval``, else :data:`TRACE_POINTS` equally spaced
+        times over the simulated span."""
+        if "t_eval" in self.options:
+            return np.asarray(self.options["t_eval"], dtype=float)
+        return np.linspace(*(self.options.get("t_span") or (0.0, self.options["t_end"])),
+                           TRACE_POINTS)
+
+    def _summaries(self, result) -> dict[str, Any]:
+        """The columns of a simulated case, and its traces when they are asked for."""
+        outputs = self.outputs
+        columns: dict[str, Any] = _trace_columns(result, outputs)
+        settle = self.options.get("settle")
+        if settle is not None:
+            columns.update({f"{name}.settling": settling_time(result.t, result[name], settle)
+                            for name in outputs})
+        if self.options.get("traces"):
+            columns[_TRACES] = {name: np.asarray(result[name], dtype=float) for name in outputs}
+        return columns
+
+    def _simulate(self, model, values: Mapping[str, float]) -> dict[str, Any]:
         from .numerics.simulate import simulate_sparse
 
         t_span, options = self._simulation_options(values)
-        return _trace_columns(simulate_sparse(model, t_span, **options), self._outputs())
+        return self._summaries(simulate_sparse(model, t_span, **options))
 
     def _simulate_nonlinear(self, values: Mapping[str, float]) -> dict[str, float]:
         # no linear matrices to compile: the numbers are put into the formulated equations
@@ -176,13 +217,19 @@ class Study:
         t_span, options = self._simulation_options(values)
         parameters = {sym: values[name] for name, sym in zip(self.names, self._symbols)
                       if sym not in self.model.u}
-        model = self.model.subs(parameters).with_outputs(self._outputs())
-        return _trace_columns(model.simulate(t_span, **options), self._outputs())
+        model = self.model.subs(parameters).with_outputs(self.outputs)
+        return self._summaries(model.simulate(t_span, **options))
+
+    def _equilibrium_columns(self, model, values: Mapping[str, float]) -> dict[str, float]:
+        from .numerics.analysis import operating_point
+
+        point = operating_point(model, inputs=self._case_inputs(values), outputs=self.outputs)
+        return dict(point.variables)
 
     def _frequency_columns(self, model) -> dict[str, float]:
         from .numerics.analysis import frequency_response
 
-        res = frequency_response(model, self.options["frequencies"], outputs=self._outputs())
+        res = frequency_response(model, self.options["frequencies"], outputs=self.outputs)
         columns = {}
         for out in res.outputs:
             for inp in res.inputs:
@@ -201,6 +248,19 @@ def _trace_columns(result, outputs: Sequence[str]) -> dict[str, float]:
         columns[f"{name}.final"] = float(trace[-1])
         columns[f"{name}.peak"] = float(trace[np.argmax(np.abs(trace))])
     return columns
+
+
+def settling_time(t: Sequence[float], trace: Sequence[float], band: float) -> float:
+    """The first sample time after which ``trace`` stays within ``band`` (relative, 0.02 for
+    2 %) of its last value; exact to the spacing of the samples ``t``.
+
+    >>> settling_time([0, 1, 2, 3], [0.0, 0.5, 0.99, 1.0], 0.02)
+    2.0
+    """
+    t, trace = np.asarray(t, dtype=float), np.asarray(trace, dtype=float)
+    final = trace[-1]
+    outside = np.flatnonzero(np.abs(trace - final) > band * abs(final))
+    return float(t[0] if outside.size == 0 else t[outside[-1] + 1])
 
 
 def _eigenvalue_columns(A: np.ndarray) -> dict[str, float]:
@@ -226,12 +286,15 @@ def compile_study(model: Any, names: Iterable[str], analysis: str | Callable = "
         for resistor ``load``, a model file's declared parameters), or input symbols
         (``"V1"``), whose values drive the sources when simulating.
     analysis : str or callable
-        ``"simulate"``, ``"eigenvalues"``, ``"frequency_response"``, or
-        ``f(state_space, values) -> dict of floats``.
+        ``"simulate"``, ``"eigenvalues"``, ``"frequency_response"``, ``"equilibrium"``,
+        or ``f(state_space, values) -> dict of floats``.
     **options
         Of the analysis: ``t_span`` or ``t_end``, ``t_eval``, ``outputs``, ``inputs``,
-        ``initial``, ``rtol``, ``atol``, ``method`` (simulate); ``frequencies`` in hertz
-        and ``outputs`` (frequency_response).
+        ``initial``, ``rtol``, ``atol``, ``method``, ``traces`` (keep each output's samples),
+        ``settle`` (a band such as 0.02: add each output's settling time) (simulate);
+        ``frequencies`` in hertz and ``outputs`` (frequency_response); ``outputs`` and
+        ``inputs`` (equilibrium). With ``traces`` or ``settle`` and no ``t_eval``, every
+        case is sampled at :data:`TRACE_POINTS` equally spaced times.
 
     Returns
     -------
@@ -242,7 +305,8 @@ def compile_study(model: Any, names: Iterable[str], analysis: str | Callable = "
     UnknownNameError
         A name that is no parameter of the network.
     ModelError
-        An unknown analysis, a missing or unknown option, or a model that is not a network.
+        An unknown analysis, a missing or unknown option, a ``settle`` band outside (0, 1),
+        a model that is not a network, or the equilibrium of a nonlinear network.
 
     Examples
     --------
@@ -261,6 +325,10 @@ def compile_study(model: Any, names: Iterable[str], analysis: str | Callable = "
         raise ModelError("the simulate analysis needs t_end=... or t_span=(t0, t1)")
     if analysis == "frequency_response" and "frequencies" not in options:
         raise ModelError("the frequency_response analysis needs frequencies=[...] in hertz")
+    settle = options.get("settle")
+    if settle is not None and not (isinstance(settle, (int, float)) and 0 < settle < 1):
+        raise ModelError(f"settle={settle!r}: the settling band is a fraction of the final "
+                         "value between 0 and 1, e.g. settle=0.02 for 2 %")
     ss = net.state_space(outputs=options.get("outputs") or settings.get("outputs") or (),
                          tree=settings.pop("tree", None) or "normal", symbolic=True)
     known = {str(sym): sym for sym in (*ss.values, *defaults, *ss.u)}
@@ -273,6 +341,10 @@ def compile_study(model: Any, names: Iterable[str], analysis: str | Callable = "
     fixed = {k: v for k, v in {**ss.values, **defaults}.items() if k not in symbols}
     ss = ss.subs(fixed)
     options.pop("tree", None)
+    if analysis == "equilibrium" and not ss.is_linear:
+        raise ModelError(f"network {net.name!r} is nonlinear: the equilibrium analysis solves "
+                         "the linear equations A x = -B u; simulate it to its steady state "
+                         "instead")
     return Study(ss, names, symbols, _element_checks(net, symbols), analysis, options)
 
 
@@ -341,7 +413,8 @@ def cases_of(samples: Mapping[str, Sequence[float]] | pandas.DataFrame) -> list[
 
 def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
           analysis: str | Callable = "simulate", *, client: Any = None, workers: int = 1,
-          batch_size: int | None = None, **options: Any) -> pandas.DataFrame:
+          batch_size: int | None = None, progress: bool = False, **options: Any
+          ) -> pandas.DataFrame | tuple[pandas.DataFrame, xarray.Dataset]:
     """Evaluate ``analysis`` for every parameter set of ``samples``, formulating once.
 
     Parameters
@@ -353,10 +426,12 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
         case (e.g. from :mod:`vecnet.samples`, whose ``attrs`` such as the seed are kept).
     analysis : str or callable
         ``"simulate"`` (columns ``<output>.final`` and ``<output>.peak``, the value of
-        largest magnitude), ``"eigenvalues"`` (``eig<k>.real``, ``eig<k>.imag`` in order of
-        real part), ``"frequency_response"`` (``<output>/<input>@<f>Hz.dB`` and ``.deg``),
-        or ``f(state_space, values) -> dict of floats``, given the formulated network (the
-        swept parameters as symbols) and the case's values by name.
+        largest magnitude; ``<output>.settling`` with ``settle=``), ``"eigenvalues"``
+        (``eig<k>.real``, ``eig<k>.imag`` in order of real part), ``"frequency_response"``
+        (``<output>/<input>@<f>Hz.dB`` and ``.deg``), ``"equilibrium"`` (the DC operating
+        point: a column per output), or ``f(state_space, values) -> dict of floats``, given
+        the formulated network (the swept parameters as symbols) and the case's values by
+        name.
     client : dask.distributed.Client, optional
         Run on this Dask cluster: the compiled study is scattered once to every worker and
         the cases are submitted in batches; work lost with a worker is run again.
@@ -365,8 +440,12 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
         process, no pickling, the default).
     batch_size : int, optional
         Cases per task (default: about four tasks per worker, at most 1,000 cases each).
+    progress : bool
+        Draw a ``tqdm`` progress bar over the cases (advanced per case in this process,
+        per batch elsewhere).
     **options
-        Of the analysis: see :func:`compile_study`.
+        Of the analysis: see :func:`compile_study`. ``traces=True`` (simulate) makes the
+        result a pair ``(frame, traces)``.
 
     Returns
     -------
@@ -375,6 +454,10 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
         ``time`` (seconds the case took) and ``error`` (the message of a failed case, else
         ``None``). ``attrs`` holds the samples' ``attrs``, the analysis and the
         formulation time.
+    (pandas.DataFrame, xarray.Dataset)
+        With ``traces=True``: the frame, and a variable per output over the dimensions
+        ``("case", "time")`` (``case`` the frame's index, the swept parameters as
+        coordinates along it; a failed case's samples are NaN).
 
     Raises
     ------
@@ -390,9 +473,11 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
     >>> df = vn.sweep(net, {"R": [1.0, -1.0]}, "simulate", t_end=1.0, outputs=["C.across"])
     >>> round(float(df["C.across.final"][0]), 6), df["error"][1][:13]
     (0.632121, "Resistor 'R':")
+    >>> df, traces = vn.sweep(net, {"R": [1.0, 2.0]}, t_end=1.0, outputs=["C.across"],
+    ...                       traces=True)
+    >>> traces["C.across"].dims, traces.sizes["time"]
+    (('case', 'time'), 501)
     """
-    import pandas
-
     cases = cases_of(samples)
     names = list(cases[0]) if cases else list(getattr(samples, "columns", samples))
     start = time.perf_counter()
@@ -401,12 +486,27 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
     count = _worker_count(client) if client is not None else max(1, int(workers))
     size = batch_size or max(1, min(1000, math.ceil(len(cases) / (4 * count))))
     batches = [cases[k:k + size] for k in range(0, len(cases), size)]
-    if client is not None:
-        rows = _run_dask(client, study, batches)
-    elif count > 1:
-        rows = _run_processes(study, batches, count)
-    else:
-        rows = study.run_batch(cases)
+    with _case_counter(len(cases), progress) as advance:
+        if client is not None:
+            rows = _run_dask(client, study, batches, advance)
+        elif count > 1:
+            rows = _run_processes(study, batches, count, advance)
+        else:
+            rows = []
+            for case in cases:
+                rows.append(study.run(case))
+                advance(1)
+    traces = [row.pop(_TRACES, None) for row in rows]
+    frame = _frame(rows, samples, analysis, formulated)
+    if study.options.get("traces"):
+        return frame, _trace_dataset(frame, names, traces, study)
+    return frame
+
+
+def _frame(rows: list[dict], samples: Any, analysis: str | Callable,
+           formulated: float) -> pandas.DataFrame:
+    import pandas
+
     frame = pandas.DataFrame(rows)
     # a failed case lacks the result columns, which would turn the other cases' None into NaN
     frame["error"] = frame["error"].astype(object).where(frame["error"].notna(), None)
@@ -417,15 +517,56 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
     return frame
 
 
+def _trace_dataset(frame: pandas.DataFrame, names: Sequence[str],
+                   traces: Sequence[Mapping[str, np.ndarray] | None], study: Study
+                   ) -> xarray.Dataset:
+    """The cases' traces over ``(case, time)``: every case shares the grid of ``t_eval``."""
+    import xarray
+
+    grid = study.trace_grid()
+    data = {}
+    for output in study.outputs:
+        samples = np.full((len(frame), len(grid)), np.nan)
+        for k, trace in enumerate(traces):
+            if trace is not None:
+                samples[k] = trace[output]
+        data[output] = (("case", "time"), samples)
+    coords = {"case": frame.index.to_numpy(), "time": grid,
+              **{name: ("case", frame[name].to_numpy()) for name in names}}
+    return xarray.Dataset(data, coords=coords)
+
+
+@contextlib.contextmanager
+def _case_counter(total: int, shown: bool) -> Iterator[Callable[[int], None]]:
+    """A function advancing a ``tqdm`` bar by a number of finished cases (a no-op unless
+    ``shown``)."""
+    if not shown:
+        yield lambda done: None
+        return
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        raise ModelError("progress=True draws a tqdm progress bar: install tqdm "
+                         "(pip install tqdm)") from None
+    with tqdm(total=total, unit="case") as bar:
+        yield bar.update
+
+
 def _worker_count(client: Any) -> int:
     return max(1, len(client.scheduler_info().get("workers", {})))
 
 
-def _run_dask(client: Any, study: Study, batches: list[list[dict]]) -> list[dict]:
+def _run_dask(client: Any, study: Study, batches: list[list[dict]],
+              advance: Callable[[int], None]) -> list[dict]:
+    from distributed import as_completed
+
     shipped = client.scatter(study, broadcast=True)
     # pure=False: equal batches of two studies are not one result; a batch lost with its
     # worker is rerun by the scheduler (distributed.scheduler.allowed-failures)
     futures = [client.submit(_run_shipped, shipped, batch, pure=False) for batch in batches]
+    sizes = {future.key: len(batch) for future, batch in zip(futures, batches)}
+    for future in as_completed(futures):
+        advance(sizes[future.key])
     return [row for rows in client.gather(futures) for row in rows]
 
 
@@ -447,7 +588,12 @@ def _run_installed(batch: list[dict]) -> list[dict]:
     return _installed.run_batch(batch)
 
 
-def _run_processes(study: Study, batches: list[list[dict]], count: int) -> list[dict]:
+def _run_processes(study: Study, batches: list[list[dict]], count: int,
+                   advance: Callable[[int], None]) -> list[dict]:
+    rows = []
     with ProcessPoolExecutor(max_workers=count, initializer=_install,
                              initargs=(study,)) as pool:
-        return [row for rows in pool.map(_run_installed, batches) for row in rows]
+        for batch_rows in pool.map(_run_installed, batches):
+            rows.extend(batch_rows)
+            advance(len(batch_rows))
+    return rows
