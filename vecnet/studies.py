@@ -498,7 +498,7 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
                 advance(1)
     traces = [row.pop(_TRACES, None) for row in rows]
     frame = _frame(rows, samples, analysis, formulated)
-    if study.options.get("traces"):
+    if study.analysis == "simulate" and study.options.get("traces"):
         return frame, _trace_dataset(frame, names, traces, study)
     return frame
 
