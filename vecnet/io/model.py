@@ -1040,6 +1040,60 @@ class _PlanarReader(_MechanismReader):
         a, b = self.between(entry, loc)
         self.call(loc, self.mech.rotary_spring, entry["name"], a, b, **law)
 
+    def force(self, entry: Mapping, loc: str) -> None:
+        """The planar force entries (joint friction and limits, gears, rack and pinion),
+        then those planar and spatial files share."""
+        kind = entry["type"]
+        read = {"joint_friction": self.joint_friction, "joint_limit": self.joint_limit,
+                "gear": self.gear, "rack_and_pinion": self.rack_and_pinion}.get(kind)
+        if read is None:
+            super().force(entry, loc)
+            return
+        _unique(self.names, entry["name"], f"{loc}/name")
+        read(entry, loc)
+
+    def joint_friction(self, entry: Mapping, loc: str) -> None:
+        name, scope = entry["name"], self.scope
+        joint = self.joint_ref(entry["joint"], f"{loc}/joint", ("revolute", "prismatic"),
+                                "take friction")
+        if "viscous" not in entry and "coulomb" not in entry:
+            raise _error(loc, f"joint friction {name!r} needs viscous, coulomb or both")
+        law = {key: self.not_negative(scope.expr(entry[key], f"{loc}/{key}"), f"{loc}/{key}",
+                                      f"the {key} coefficient", name)
+               for key in ("viscous", "coulomb") if key in entry}
+        if "smoothing" in entry:
+            sloc = f"{loc}/smoothing"
+            law["smoothing"] = scope.expr(entry["smoothing"], sloc)
+            number = _as_number(law["smoothing"], scope)
+            if number is not None and number <= 0:
+                raise _error(sloc, f"smoothing of {name!r} is the speed below which the Coulomb "
+                                   f"part fades; it must be positive, got {number:g}")
+        self.call(loc, self.mech.joint_friction, name, joint, **law)
+
+    def joint_limit(self, entry: Mapping, loc: str) -> None:
+        joint = self.joint_ref(entry["joint"], f"{loc}/joint", ("revolute", "prismatic"),
+                                "take limits")
+        # numbers: the simulation compares the coordinate with them to find each strike
+        stops = {key: self.scope.number(entry[key], f"{loc}/{key}")
+                 for key in ("lower", "upper", "restitution") if key in entry}
+        self.call(loc, self.mech.joint_limit, entry["name"], joint, **stops)
+
+    def gear(self, entry: Mapping, loc: str) -> None:
+        a, b = (self.body(ref, f"{loc}/bodies/{k}") for k, ref in enumerate(entry["bodies"]))
+        # a number (kept exact): the builder checks that it is positive
+        ratio = self.scope.number(entry["ratio"], f"{loc}/ratio", exact=True)
+        self.call(loc, self.mech.gear, entry["name"], a, b, ratio,
+                  internal=entry.get("internal", False))
+
+    def rack_and_pinion(self, entry: Mapping, loc: str) -> None:
+        pinion = self.body(entry["pinion"], f"{loc}/pinion")
+        rack = self.body(entry["rack"], f"{loc}/rack")
+        radius = self.scope.number(entry["radius"], f"{loc}/radius", exact=True)
+        axis = self.scope.vector(entry.get("axis", [1.0, 0.0]), f"{loc}/axis")
+        if axis == (0.0, 0.0):
+            raise _error(f"{loc}/axis", "the axis must not be zero")
+        self.call(loc, self.mech.rack_and_pinion, entry["name"], pinion, rack, radius, axis=axis)
+
 
 #: spatial joint kind -> the key of its direction in the file (``None``: it has none)
 _SPATIAL_JOINTS = {"revolute": "axis", "prismatic": "axis", "cylindrical": "axis",
