@@ -580,8 +580,13 @@ def _coupled_inductors(entry: Mapping, loc: str, scope: _Scope,
                          "tail and head of each winding, one winding per row of L")
     _check_ends(entry, loc, list(zip(nodes[::2], nodes[1::2])))
     windings = entry.get("windings")
+    if windings is not None and len(windings) != n:
+        raise _error(f"{loc}/windings", f"give {n} winding names, one per row of L; got "
+                                        f"{len(windings)}")
     for k, winding in enumerate(windings or ()):
         check_name(winding, "winding name", f"{loc}/windings/{k}")
+        if winding in windings[:k]:
+            raise _error(f"{loc}/windings/{k}", f"winding {winding!r} is named twice")
     try:
         element = CoupledInductors(name, *nodes, L=rows, windings=windings)
     except VecnetError as exc:
