@@ -72,7 +72,7 @@ ELEMENT_TYPES: dict[str, type[Element]] = {
     name: getattr(module, name) for module in (lumped, transducers, controlled)
     for name in module.__all__
     if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), Element)
-    # an op-amp's nodes are not its edges' ends in order: built in Python only
+    # an op-amp's nodes are not its edges' ends in order: it has its own entry
     and not issubclass(getattr(module, name), controlled.OpAmp)
     and getattr(module, name) is not controlled.ControlledSource}
 #: element types whose entries differ from ``nodes`` + ``parameters`` by port: their number
