@@ -44,6 +44,7 @@ import sympy
 from ..bounds import check_oscillation, finite_number, time_grid
 from ..domains import DOMAINS
 from ..elements import controlled, lumped, transducers
+from ..elements.coupled_inductors import CoupledInductors
 from ..elements.base import EdgeVariables, Element, Kind, Symbol, number_problem, t
 from ..errors import ModelError, ModelFileError, SimulationError, VecnetError
 from ..names import check_name, check_node, shown
@@ -71,9 +72,12 @@ ELEMENT_TYPES: dict[str, type[Element]] = {
     name: getattr(module, name) for module in (lumped, transducers, controlled)
     for name in module.__all__
     if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), Element)
-    # an op-amp's nodes are not its edges' ends in order: built in Python only
+    # an op-amp's nodes are not its edges' ends in order: it has its own entry
     and not issubclass(getattr(module, name), controlled.OpAmp)
     and getattr(module, name) is not controlled.ControlledSource}
+#: element types whose entries differ from ``nodes`` + ``parameters`` by port: their number
+#: of windings comes from the matrix given, or their nodes are not their edges' ends in order
+_OWN_ENTRY_TYPES = ("CoupledInductors", "OpAmp")
 _GENERIC_TWO_PORTS = ("Transformer", "Gyrator", "AcrossControlledAcrossSource",
                       "AcrossControlledThroughSource", "ThroughControlledAcrossSource",
                       "ThroughControlledThroughSource")
@@ -519,16 +523,12 @@ class _Law:
         return self.expression.xreplace({self.variable: x})
 
 
-def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None) -> Element:
-    kind = entry["type"]
-    cls = ELEMENT_TYPES.get(kind)
-    if cls is None:
-        raise _error(f"{loc}/type", f"unknown element type {kind!r}{_suggest(kind, ELEMENT_TYPES)} "
-                                    f"(types: {', '.join(ELEMENT_TYPES)})")
-    name, nodes = entry["name"], entry["nodes"]
-    want = 2 * len(cls.ports)
+def _check_nodes(entry: Mapping, loc: str, declared_nodes: set | None, want: int,
+                 ends: str) -> list:
+    """The ``nodes`` of an element entry: ``want`` of them (``ends`` says which), each a
+    valid node (declared, when the file declares nodes), every edge's two ends different."""
+    kind, name, nodes = entry["type"], entry["name"], entry["nodes"]
     if len(nodes) != want:
-        ends = "tail, head" if want == 2 else "tail and head of port 1, then of port 2"
         raise _error(f"{loc}/nodes", f"{kind} {name!r} takes {want} nodes ({ends}); got {len(nodes)}")
     for k, node in enumerate(nodes):
         if isinstance(node, bool):
@@ -537,10 +537,101 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
         if declared_nodes is not None and node not in declared_nodes:
             raise _error(f"{loc}/nodes/{k}", f"unknown node {node!r}; the file declares nodes "
                                              f"{', '.join(map(repr, declared_nodes))}")
-    for k in range(0, want, 2):
-        if nodes[k] == nodes[k + 1]:
-            raise _error(f"{loc}/nodes", f"{kind} {name!r}: tail and head are both {nodes[k]!r}; "
-                                         "an edge joins two different nodes")
+    return nodes
+
+
+def _check_ends(entry: Mapping, loc: str, edges: Sequence[tuple[Any, Any]]) -> None:
+    for tail, head in edges:
+        if tail == head:
+            raise _error(f"{loc}/nodes", f"{entry['type']} {entry['name']!r}: tail and head are "
+                                         f"both {tail!r}; an edge joins two different nodes")
+
+
+def _check_keys(entry: Mapping, loc: str, allowed: set[str]) -> None:
+    for key in entry:
+        if key not in allowed:
+            raise _error(f"{loc}/{key}", f"{entry['type']} takes no {key!r}; it takes "
+                                         f"{', '.join(sorted(allowed - {'description'}))}")
+
+
+def _coupled_inductors(entry: Mapping, loc: str, scope: _Scope,
+                       declared_nodes: set | None) -> CoupledInductors:
+    """``"parameters": {"L": [[L1, M], [M, L2]]}`` (numbers or expressions), ``nodes`` the
+    tail and head of each winding, optional ``windings`` names."""
+    name = entry["name"]
+    _check_keys(entry, loc, {"type", "name", "nodes", "parameters", "windings", "description"})
+    given = entry.get("parameters", {})
+    for pname in given:
+        if pname != "L":
+            raise _error(loc + _pointer("parameters", pname),
+                         f"CoupledInductors has no parameter {pname!r}; it takes the inductance "
+                         "matrix \"L\": [[L1, M], [M, L2]]")
+    if "L" not in given:
+        raise _error(f"{loc}/parameters", f"CoupledInductors {name!r} needs the inductance "
+                                          "matrix \"L\": [[L1, M], [M, L2]]")
+    mloc = f"{loc}/parameters/L"
+    rows = [[scope.raw(v, f"{mloc}/{i}/{j}") for j, v in enumerate(row)]
+            for i, row in enumerate(given["L"])]
+    n = len(rows)
+    if any(len(row) != n for row in rows):
+        raise _error(mloc, f"L must be square, one row and one column per winding; got rows "
+                           f"of lengths {[len(r) for r in rows]}")
+    nodes = _check_nodes(entry, loc, declared_nodes, 2 * n,
+                         "tail and head of each winding, one winding per row of L")
+    _check_ends(entry, loc, list(zip(nodes[::2], nodes[1::2])))
+    windings = entry.get("windings")
+    if windings is not None and len(windings) != n:
+        raise _error(f"{loc}/windings", f"give {n} winding names, one per row of L; got "
+                                        f"{len(windings)}")
+    for k, winding in enumerate(windings or ()):
+        check_name(winding, "winding name", f"{loc}/windings/{k}")
+        if winding in windings[:k]:
+            raise _error(f"{loc}/windings/{k}", f"winding {winding!r} is named twice")
+    try:
+        element = CoupledInductors(name, *nodes, L=rows, windings=windings)
+    except VecnetError as exc:
+        raise _located(mloc, exc) from None
+    numbers = [[_as_number(v, scope) for v in row] for row in rows]
+    if any(isinstance(v, sympy.Expr) for row in rows for v in row) \
+            and None not in (v for row in numbers for v in row):
+        # the element checks numbers only: check the declared parameters' values too
+        try:
+            CoupledInductors(name, *nodes, L=numbers, windings=windings)
+        except VecnetError as exc:
+            raise _error(mloc, f"{exc} (with the values under \"parameters\")") from None
+    return element
+
+
+def _op_amp(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None) -> Element:
+    """``nodes`` ``[in_minus, in_plus, out, ground]`` as :class:`~vecnet.OpAmp` takes them,
+    optional open-loop ``gain`` (without it the op-amp is ideal)."""
+    _check_keys(entry, loc, {"type", "name", "nodes", "gain", "description"})
+    nodes = _check_nodes(entry, loc, declared_nodes, 4, "in_minus, in_plus, out, ground")
+    in_minus, in_plus, out, ground = nodes
+    _check_ends(entry, loc, [(in_minus, in_plus), (ground, out)])
+    gain = scope.raw(entry["gain"], f"{loc}/gain") if "gain" in entry else None
+    try:
+        return controlled.OpAmp(entry["name"], *nodes, gain=gain)
+    except VecnetError as exc:
+        raise _located(loc, exc) from None
+
+
+def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None) -> Element:
+    kind = entry["type"]
+    if kind == "CoupledInductors":
+        return _coupled_inductors(entry, loc, scope, declared_nodes)
+    if kind == "OpAmp":
+        return _op_amp(entry, loc, scope, declared_nodes)
+    cls = ELEMENT_TYPES.get(kind)
+    if cls is None:
+        known = (*ELEMENT_TYPES, *_OWN_ENTRY_TYPES)
+        raise _error(f"{loc}/type", f"unknown element type {kind!r}{_suggest(kind, known)} "
+                                    f"(types: {', '.join(known)})")
+    name = entry["name"]
+    want = 2 * len(cls.ports)
+    nodes = _check_nodes(entry, loc, declared_nodes, want,
+                         "tail, head" if want == 2 else "tail and head of port 1, then of port 2")
+    _check_ends(entry, loc, list(zip(nodes[::2], nodes[1::2])))
     allowed = {"type", "name", "nodes", "description"}
     if cls.positive:
         allowed.add("allow_negative")
@@ -550,10 +641,7 @@ def _element(entry: Mapping, loc: str, scope: _Scope, declared_nodes: set | None
         allowed |= {"domains", "parameters"}
     else:
         allowed |= {"parameters"}
-    for key in entry:
-        if key not in allowed:
-            raise _error(f"{loc}/{key}", f"{kind} takes no {key!r}; it takes "
-                                         f"{', '.join(sorted(allowed - {'description'}))}")
+    _check_keys(entry, loc, allowed)
     kwargs: dict[str, Any] = {}
     if cls is lumped.NonlinearDissipator:
         domain = entry.get("domain", "electrical")
@@ -957,6 +1045,60 @@ class _PlanarReader(_MechanismReader):
         a, b = self.between(entry, loc)
         self.call(loc, self.mech.rotary_spring, entry["name"], a, b, **law)
 
+    def force(self, entry: Mapping, loc: str) -> None:
+        """The planar force entries (joint friction and limits, gears, rack and pinion),
+        then those planar and spatial files share."""
+        kind = entry["type"]
+        read = {"joint_friction": self.joint_friction, "joint_limit": self.joint_limit,
+                "gear": self.gear, "rack_and_pinion": self.rack_and_pinion}.get(kind)
+        if read is None:
+            super().force(entry, loc)
+            return
+        _unique(self.names, entry["name"], f"{loc}/name")
+        read(entry, loc)
+
+    def joint_friction(self, entry: Mapping, loc: str) -> None:
+        name, scope = entry["name"], self.scope
+        joint = self.joint_ref(entry["joint"], f"{loc}/joint", ("revolute", "prismatic"),
+                                "take friction")
+        if "viscous" not in entry and "coulomb" not in entry:
+            raise _error(loc, f"joint friction {name!r} needs viscous, coulomb or both")
+        law = {key: self.not_negative(scope.expr(entry[key], f"{loc}/{key}"), f"{loc}/{key}",
+                                      f"the {key} coefficient", name)
+               for key in ("viscous", "coulomb") if key in entry}
+        if "smoothing" in entry:
+            sloc = f"{loc}/smoothing"
+            law["smoothing"] = scope.expr(entry["smoothing"], sloc)
+            number = _as_number(law["smoothing"], scope)
+            if number is not None and number <= 0:
+                raise _error(sloc, f"smoothing of {name!r} is the speed below which the Coulomb "
+                                   f"part fades; it must be positive, got {number:g}")
+        self.call(loc, self.mech.joint_friction, name, joint, **law)
+
+    def joint_limit(self, entry: Mapping, loc: str) -> None:
+        joint = self.joint_ref(entry["joint"], f"{loc}/joint", ("revolute", "prismatic"),
+                                "take limits")
+        # numbers: the simulation compares the coordinate with them to find each strike
+        stops = {key: self.scope.number(entry[key], f"{loc}/{key}")
+                 for key in ("lower", "upper", "restitution") if key in entry}
+        self.call(loc, self.mech.joint_limit, entry["name"], joint, **stops)
+
+    def gear(self, entry: Mapping, loc: str) -> None:
+        a, b = (self.body(ref, f"{loc}/bodies/{k}") for k, ref in enumerate(entry["bodies"]))
+        # a number (kept exact): the builder checks that it is positive
+        ratio = self.scope.number(entry["ratio"], f"{loc}/ratio", exact=True)
+        self.call(loc, self.mech.gear, entry["name"], a, b, ratio,
+                  internal=entry.get("internal", False))
+
+    def rack_and_pinion(self, entry: Mapping, loc: str) -> None:
+        pinion = self.body(entry["pinion"], f"{loc}/pinion")
+        rack = self.body(entry["rack"], f"{loc}/rack")
+        radius = self.scope.number(entry["radius"], f"{loc}/radius", exact=True)
+        axis = self.scope.vector(entry.get("axis", [1.0, 0.0]), f"{loc}/axis")
+        if axis == (0.0, 0.0):
+            raise _error(f"{loc}/axis", "the axis must not be zero")
+        self.call(loc, self.mech.rack_and_pinion, entry["name"], pinion, rack, radius, axis=axis)
+
 
 #: spatial joint kind -> the key of its direction in the file (``None``: it has none)
 _SPATIAL_JOINTS = {"revolute": "axis", "prismatic": "axis", "cylindrical": "axis",
@@ -1200,14 +1342,49 @@ def _write_vector(value: Any, loc: str, found: dict[str, None]) -> Any:
     return _write_value(value, loc, found)
 
 
+def _parameter_value(element: Element, pname: str, loc: str, found: dict[str, None]) -> Any:
+    """A parameter as written: its number, or the expression it was given as."""
+    p = element.parameters[pname]
+    return _write_value(p.symbol if p.value is None else p.value, loc, found)
+
+
+def _own_entry(element: CoupledInductors | controlled.OpAmp, loc: str,
+               found: dict[str, None]) -> dict[str, Any]:
+    """The entry of coupled inductors (the matrix ``L``) or of an op-amp (its four nodes in
+    the constructor's order and its ``gain``)."""
+    coupled = isinstance(element, CoupledInductors)
+    entry: dict[str, Any] = {"type": "CoupledInductors" if coupled else "OpAmp",
+                             "name": element.name}
+    if coupled:
+        n = len(element.edges)
+        values = element.values  # a number is the value of the element's own symbol
+        entry["nodes"] = [_node(node, f"{loc}/nodes") for e in element.edges
+                          for node in (e.tail, e.head)]
+        entry["parameters"] = {"L": [
+            [_write_value(values.get(sym, sym), f"{loc}/parameters/L/{i}/{j}", found)
+             for j, sym in enumerate(element.inductance.row(i))] for i in range(n)]}
+        if element.ports != tuple(str(i + 1) for i in range(n)):
+            entry["windings"] = list(element.ports)
+        return entry
+    into, out = element.edges
+    entry["nodes"] = [_node(node, f"{loc}/nodes")
+                      for node in (into.tail, into.head, out.head, out.tail)]
+    if "A" in element.parameters:
+        entry["gain"] = _parameter_value(element, "A", f"{loc}/gain", found)
+    return entry
+
+
 def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
     elements = []
     for i, element in enumerate(net.elements):
         loc = f"/elements/{i}"
         cls, kind = type(element), type(element).__name__
+        if isinstance(element, (CoupledInductors, controlled.OpAmp)):
+            elements.append(_own_entry(element, loc, found))
+            continue
         if ELEMENT_TYPES.get(kind) is not cls:
             raise _error(loc, f"element class {cls.__module__}.{kind} is not part of the model "
-                              f"format; types are {', '.join(ELEMENT_TYPES)}")
+                              f"format; types are {', '.join((*ELEMENT_TYPES, *_OWN_ENTRY_TYPES))}")
         entry: dict[str, Any] = {"type": kind, "name": element.name,
                                  "nodes": [_node(n, f"{loc}/nodes") for e in element.edges
                                            for n in (e.tail, e.head)]}
@@ -1223,10 +1400,9 @@ def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
             found.update(used)
         else:
             parameters = {}
-            for pname, p in element.parameters.items():
-                ploc = f"{loc}/parameters/{pname}"
-                value = p.symbol if p.value is None else p.value
-                parameters[pname] = _write_value(value, ploc, found)
+            for pname in element.parameters:
+                parameters[pname] = _parameter_value(element, pname, f"{loc}/parameters/{pname}",
+                                                     found)
             domains = [e.domain.name for e in element.edges]
             if kind in _GENERIC_TWO_PORTS and tuple(domains) != tuple(cls.domain):
                 entry["domains"] = domains
