@@ -20,7 +20,7 @@ demo: $(STAMP) graphviz
 	$(PY) -m vecnet.cli simulate examples/models/rssr.json --output out/rssr.png
 
 test:
-	@echo "make test: sets up .venv, installs Graphviz and headless Chromium through the system package manager when they are missing, then runs the suite (about 5 minutes on 2 cores)"
+	@echo "make test: sets up .venv, installs Graphviz and headless Chromium through the system package manager when they are missing, then runs the suite (about 4 minutes on 2 cores)"
 	@$(MAKE) --no-print-directory $(STAMP) graphviz chromium
 	$(PY) -m pytest -q -n 2
 
