@@ -151,6 +151,15 @@ class Mechanism(MechanismBuilder):
         return self._add(pe.MotionDriver(name, edge.tail, edge.head, signal(motion, name),
                                          quantity=quantity, axis=axis))
 
+    def _revolute_or_prismatic(self, joint: str, what: str):
+        """The element ``joint``; a :class:`ModelError` starting with ``what`` unless it is
+        a revolute or prismatic joint."""
+        element = self.network.element(joint)
+        if not isinstance(element, (pe.Revolute, pe.Prismatic)):
+            raise ModelError(f"{what} a revolute or prismatic joint; {joint!r} is a "
+                             f"{type(element).__name__}")
+        return element
+
     def joint_friction(self, name: str, joint: str, viscous=0, coulomb=0, smoothing=1e-3):
         """Friction in revolute or prismatic ``joint``: a torque (N m) or force (N) opposing
         the joint's relative speed ``v`` (rad/s or m/s),
@@ -180,10 +189,7 @@ class Mechanism(MechanismBuilder):
         2.00000000000000
         """
         self._check_name(name)
-        element = self.network.element(joint)
-        if not isinstance(element, (pe.Revolute, pe.Prismatic)):
-            raise ModelError(f"joint friction {name!r}: friction acts in a revolute or "
-                             f"prismatic joint; {joint!r} is a {type(element).__name__}")
+        element = self._revolute_or_prismatic(joint, f"joint friction {name!r}: friction acts in")
         not_negative(name, viscous=viscous, coulomb=coulomb, smoothing=smoothing)
         if sympy.sympify(smoothing).is_zero:
             raise ModelError(f"joint friction {name!r}: smoothing = {smoothing!r} must be a "
@@ -219,10 +225,7 @@ class Mechanism(MechanismBuilder):
         0.5
         """
         self._check_name(name)
-        element = self.network.element(joint)
-        if not isinstance(element, (pe.Revolute, pe.Prismatic)):
-            raise ModelError(f"joint limit {name!r}: a stop limits a revolute or prismatic "
-                             f"joint; {joint!r} is a {type(element).__name__}")
+        element = self._revolute_or_prismatic(joint, f"joint limit {name!r}: a stop limits")
         if lower is None and upper is None:
             raise ModelError(f"joint limit {name!r}: give lower=, upper= or both")
         if lower is not None and upper is not None and float(lower) > float(upper):
