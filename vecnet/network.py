@@ -181,6 +181,7 @@ class Network:
         if formulation not in (None, "numeric", "symbolic"):
             raise ModelError(f"network {self.name!r}: formulation is 'numeric', 'symbolic' or "
                              f"None (choose), not {formulation!r}")
+        model = None
         if formulation != "symbolic":
             parameters = options.pop("parameters", None)
             try:
@@ -189,11 +190,9 @@ class Network:
                 if formulation == "numeric":
                     raise
                 options["parameters"] = parameters
-            else:
-                result = model.simulate(t_span, **options)
-                result.units = self.units()
-                return result
-        result = self.state_space(tree=tree).simulate(t_span, **options)
+        if model is None:
+            model = self.state_space(tree=tree)
+        result = model.simulate(t_span, **options)
         result.units = self.units()
         return result
 
