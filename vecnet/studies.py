@@ -433,8 +433,9 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
         the formulated network (the swept parameters as symbols) and the case's values by
         name.
     client : dask.distributed.Client, optional
-        Run on this Dask cluster: the compiled study is scattered once to every worker and
-        the cases are submitted in batches; work lost with a worker is run again.
+        Run on this Dask cluster: the compiled study is sent once, as the result of one
+        task, and the cases are submitted in batches; work lost with a worker (the study's
+        copy too) is run again.
     workers : int
         Without a client, the number of local processes (``concurrent.futures``; 1: this
         process, no pickling, the default).
@@ -560,7 +561,9 @@ def _run_dask(client: Any, study: Study, batches: list[list[dict]],
               advance: Callable[[int], None]) -> list[dict]:
     from distributed import as_completed
 
-    shipped = client.scatter(study, broadcast=True)
+    # the study as the result of a task, not scattered data: a copy lost with its worker is
+    # made again from the task, where scattered data would be gone with its dependents
+    shipped = client.submit(_shipped, study, pure=False)
     # pure=False: equal batches of two studies are not one result; a batch lost with its
     # worker is rerun by the scheduler (distributed.scheduler.allowed-failures)
     futures = [client.submit(_run_shipped, shipped, batch, pure=False) for batch in batches]
@@ -568,6 +571,10 @@ def _run_dask(client: Any, study: Study, batches: list[list[dict]],
     for future in as_completed(futures):
         advance(sizes[future.key])
     return [row for rows in client.gather(futures) for row in rows]
+
+
+def _shipped(study: Study) -> Study:
+    return study
 
 
 def _run_shipped(study: Study, batch: list[dict]) -> list[dict]:
