@@ -434,25 +434,36 @@ def test_forward_dynamics_with_the_driver_follows_it():
     assert np.allclose(res["R1.angle"], 0.4 * res.t**2, atol=1e-10)
 
 
-# -- the numeric tree walk of large mechanisms ---------------------------------------------
+# -- the compiled tree walk against the symbolic formulation ----------------------------------
 @pytest.mark.parametrize("coordinates", ["joint", "absolute"])
-def test_numeric_tree_walk_equals_the_compiled_one(coordinates, monkeypatch):
-    """Large mechanisms walk the tree in numbers over compiled branch motions; small ones
-    compile the whole walk. Both give the same kinematics, M, Q and constraints."""
-    from vecnet.numerics import spatial as ns
+def test_compiled_tree_walk_equals_the_symbolic_equations(coordinates):
+    """The compiled kernels (numbers per branch kind) give the M, Q, constraints and their
+    Jacobian of the symbolic tree walk; the recursive (articulated-body) accelerations and
+    multipliers equal those of M, Q and the constraints."""
+    from vecnet.numerics import multibody as mb
 
     rng = np.random.default_rng(0)
     for mech in (rssr(), _on_joint("point on line")):
         eom = mech.formulate(coordinates)
-        monkeypatch.setattr(ns, "WHOLE_LIMIT", 100)
-        whole = ns.CompiledSpatial(eom)
-        monkeypatch.setattr(ns, "WHOLE_LIMIT", 0)
-        walked = ns.CompiledSpatial(eom)
-        assert whole.whole and not walked.whole
-        q, u = whole.normalize(rng.normal(size=whole.n)), rng.normal(size=whole.nu)
-        a, b = whole.evaluate(0.3, q, u), walked.evaluate(0.3, q, u)
-        for x, y in ((a.M, b.M), (a.Q, b.Q), (a.phi, b.phi), (a.phi_q, b.phi_q), (a.c, b.c)):
-            assert np.max(np.abs(x - y), initial=0.0) < 1e-12 * max(1.0, np.max(np.abs(x), initial=0))
+        model = eom.compile()
+        args = (vn.t, list(eom.q), list(eom.u))
+        M = sympy.lambdify(args, eom.M, "numpy")
+        Q = sympy.lambdify(args, eom.Q, "numpy")
+        phi = sympy.lambdify(args, eom.constraints, "numpy")
+        phi_u = sympy.lambdify(args, eom.constraint_jacobian, "numpy")
+        for _ in range(3):
+            q, u = model.normalize(rng.normal(size=model.n)), rng.normal(size=model.nu)
+            snap = model.evaluate(0.3, q, u)
+            for mine, theirs in ((snap.M, M(0.3, q, u)), (snap.Q, Q(0.3, q, u).ravel()),
+                                 (snap.phi, np.ravel(phi(0.3, q, u))),
+                                 (snap.phi_q, np.reshape(phi_u(0.3, q, u), snap.phi_q.shape))):
+                scale = max(1.0, np.max(np.abs(theirs), initial=0.0))
+                assert np.max(np.abs(mine - theirs), initial=0.0) < 1e-12 * scale
+            rows = mb.independent_rows(snap.phi_q)
+            a, lam = mb.accelerations(snap, rows)
+            b, mu = model.accelerations(0.3, q, u, rows)
+            assert np.max(np.abs(a - b)) < 1e-10 * max(1.0, np.max(np.abs(a)))
+            assert np.max(np.abs(lam - mu), initial=0.0) < 1e-10 * max(1.0, np.max(np.abs(lam), initial=0.0))
 
 
 def test_locked_mechanisms_and_forbidden_velocities_are_reported():

@@ -22,15 +22,22 @@ from ..elements import spatial as se
 from ..elements.base import t
 from ..multibody import DATUM
 from ..rotations import euler_angles, matrix_quaternion
+from ..errors import FormulationError
 from . import multibody as mb
+from . import recursive as rc
 
 if TYPE_CHECKING:
     from ..formulation.spatial import SpatialEquations
 
-__all__ = ["CompiledSpatial", "SpatialSnapshot", "outputs", "WHOLE_LIMIT"]
+__all__ = ["CompiledSpatial", "SpatialSnapshot", "outputs"]
 
-#: Up to this many speeds the node kinematics are compiled as one function of (q, u).
-WHOLE_LIMIT = 8
+#: the kernel kind of each branch element (first match)
+_KINDS = ((se.SpatialArm, rc.ARM), (se.SpatialMass, rc.FREE), (se._Free, rc.FREE),
+          (se.SpatialRevolute, rc.REVOLUTE), (se.SpatialPrismatic, rc.PRISMATIC),
+          (se.SpatialCylindrical, rc.CYLINDRICAL), (se.SpatialScrew, rc.SCREW),
+          (se.SpatialSpherical, rc.SPHERICAL), (se.SpatialUniversal, rc.UNIVERSAL),
+          (se.SpatialPlanarJoint, rc.PLANAR), (se.SpatialWeld, rc.WELD),
+          (se.SpatialPointOnLine, rc.LINE), (se.SpatialPointOnPlane, rc.PLANE))
 
 
 @dataclass
@@ -96,24 +103,10 @@ class CompiledSpatial(mb.CompiledModel):
         needed = sorted({b[1] for b in self.bodies}
                         | {i for _, _, a, b, _, _ in self.primitives for i in (a, b)})
         self.needed = needed
+        self._needed = np.array(needed, dtype=np.int64)
         self.row = {v: k for k, v in enumerate(needed)}
         q, u = list(eom.q), list(eom.u)
-        #: up to this many speeds the tree walk is compiled whole (one call); above it the
-        #: walk runs numerically over small compiled branch motions (expressions of a whole
-        #: chain grow too fast to compile)
-        self.whole = self.nu <= WHOLE_LIMIT
-        if self.whole:
-            exprs = []
-            for v in self.nodes:
-                exprs += list(eom.node_rotation[v]) + list(eom.node_position[v])
-            for i in needed:
-                v = self.nodes[i]
-                exprs += (list(eom.node_angular_jacobian[v]) + list(eom.node_velocity_jacobian[v])
-                          + list(eom.node_angular_convective[v])
-                          + list(eom.node_velocity_convective[v]))
-            self._kinematics = self._lambdify((q, u), exprs, "kinematics")
-        else:
-            self._branches = self._compile_branches()
+        self._tree = self._tree_arrays()
         applied = list(eom.applied_forces)
         for _, F, T in eom.force_elements:
             applied += list(F) + list(T)
@@ -152,100 +145,62 @@ class CompiledSpatial(mb.CompiledModel):
             q[idx] /= np.linalg.norm(q[idx])
         return q
 
-    def _compile_branches(self) -> list[tuple]:
-        """Per tree branch, in walk order: the node indices, direction, frame, the indices
-        of its coordinates and speeds, and a compiled function of its own ``(q_b, u_b)``
-        giving ``R_rel, rho, W, V, W' u_b, V' u_b``."""
-        from ..formulation.spatial import _rate
-
+    def _tree_arrays(self) -> rc.Tree:
+        """The tree as numbers for the compiled kernels (:mod:`vecnet.numerics.recursive`)."""
         eom, net = self.eom, self.eom.mechanism.network
-        out = []
-        for here, there, branch, forward, qidx in eom.walk:
+        walk = eom.walk
+        prm = np.zeros((len(walk), rc.PARAMETERS))
+        kinds, ground, qo, uo, nk = [], [], [], [], []
+        for b, (here, there, branch, forward, qidx) in enumerate(walk):
             element = net.element(branch)
+            kind = next(k for cls, k in _KINDS if isinstance(element, cls))
+            kinds.append(kind)
+            ground.append(element.frame == "ground")
+            if ground[-1] and here != DATUM:
+                raise FormulationError(
+                    f"{branch!r} joins two moving frames in the tree with its offset in world "
+                    "axes; leave it out of the tree (it needs no coordinates in the cotree)")
             uidx = eom.speed_index[branch]
-            qb = [eom.q[i] for i in qidx]
-            ub = [eom.u[i] for i in uidx]
-            Rrel, rho, W, V, Nb = element.motion(qb)
-            k = len(uidx)
-            qdot = list(Nb * sympy.Matrix(ub)) if k else []
-            Wd = _rate(W, qb, qdot) * sympy.Matrix(ub) if k else sympy.zeros(3, 1)
-            Vd = _rate(V, qb, qdot) * sympy.Matrix(ub) if k else sympy.zeros(3, 1)
-            exprs = list(Rrel) + list(rho) + list(W) + list(V) + list(Wd) + list(Vd)
-            fn = self._lambdify((qb, ub), exprs, branch)
-            if not qidx:   # no coordinates (an arm, a weld): its motion is a constant
-                constant = fn([], [])
-                fn = lambda qq, uu, constant=constant: constant  # noqa: E731
-            out.append((self.node[here], self.node[there], forward, element.frame == "tail",
-                        np.array(qidx, dtype=int), np.array(uidx, dtype=int), k, fn))
-        return out
-
-    def _walk(self, q: np.ndarray, u: np.ndarray):
-        """The tree walk in numbers: every node's rotation, position, Jacobians and
-        convective terms from its parent's (as :func:`~vecnet.formulation.spatial.spatial_kinematics`
-        does in symbols)."""
-        V, nu = len(self.nodes), self.nu
-        R = np.zeros((V, 3, 3))
-        r, gw, gv = np.zeros((V, 3)), np.zeros((V, 3)), np.zeros((V, 3))
-        Jw, Jv = np.zeros((V, 3, nu)), np.zeros((V, 3, nu))
-        R[self.node[DATUM]] = np.eye(3)
-        for here, there, forward, tail, qidx, uidx, k, fn in self._branches:
-            flat = fn(q[qidx], u[uidx])
-            Rrel, rho = flat[:9].reshape(3, 3), flat[9:12]
-            W, Vm = flat[12:12 + 3 * k].reshape(3, k), flat[12 + 3 * k:12 + 6 * k].reshape(3, k)
-            Wd, Vd = flat[12 + 6 * k:15 + 6 * k], flat[15 + 6 * k:18 + 6 * k]
-            w_here = Jw[here] @ u
-            sign = 1.0 if forward else -1.0
-            R[there] = R[here] @ Rrel if forward else R[here] @ Rrel.T
-            Rt = R[here] if forward else R[there]
-            Jw[there] = Jw[here]
-            gw[there] = gw[here]
-            if k:
-                cols = Rt @ W
-                Jw[there][:, uidx] += sign * cols
-                gw[there] = gw[here] + sign * (_cross(w_here, cols @ u[uidx]) + Rt @ Wd)
-            if not tail:
-                r[there] = r[here] + sign * rho
-                Jv[there] = Jv[here]
-                if k:
-                    Jv[there][:, uidx] += sign * Vm
-                gv[there] = gv[here] + sign * Vd
+            qo.append(qidx[0] if qidx else 0)
+            uo.append(uidx[0] if uidx else 0)
+            nk.append(len(uidx))
+            if kind == rc.ARM:
+                prm[b, 15:18] = [self._number(x, branch) for x in element.rho]
                 continue
-            d = Rt @ rho
-            slide = Rt @ (Vm @ u[uidx]) if k else np.zeros(3)
-            if forward:
-                w_ref, g_ref, J_ref = w_here, gw[here], Jw[here]
-            else:
-                J_ref, g_ref = Jw[there], gw[there]
-                w_ref = J_ref @ u
-            r[there] = r[here] + sign * d
-            Jv[there] = Jv[here] - sign * (_skew(d) @ J_ref)
-            if k:
-                Jv[there][:, uidx] += sign * (Rt @ Vm)
-            gv[there] = gv[here] + sign * (_cross(g_ref, d) + _cross(w_ref, _cross(w_ref, d))
-                                           + 2 * _cross(w_ref, slide) + Rt @ Vd)
-        rows = self.needed
-        return R, r, Jw[rows], Jv[rows], gw[rows], gv[rows]
+            if getattr(element, "axis", None) is not None:
+                prm[b, 0:3] = element.axis
+                p, s = se.perpendiculars(element.axis)
+                prm[b, 19:22], prm[b, 22:25] = p, s
+            if hasattr(element, "R0"):
+                prm[b, 3:12] = np.asarray(element.R0, dtype=float).reshape(9)
+            if kind == rc.UNIVERSAL:
+                prm[b, 12:15] = element.axis2
+            if kind == rc.SCREW:
+                prm[b, 18] = self._number(element.pitch, branch)
+        parent = np.array([self.node[w[0]] for w in walk], dtype=np.int64)
+        child = np.array([self.node[w[1]] for w in walk], dtype=np.int64)
+        branch_of = np.full(len(self.nodes), -1, dtype=np.int64)
+        branch_of[child] = np.arange(len(walk))
+        bodies = self.bodies
+        return rc.Tree(parent, child, np.array([1.0 if w[3] else -1.0 for w in walk]),
+                       np.array(kinds, dtype=np.int64), np.array(ground, dtype=np.bool_),
+                       np.array(qo, dtype=np.int64), np.array(uo, dtype=np.int64),
+                       np.array(nk, dtype=np.int64), prm, len(self.nodes),
+                       self.node[DATUM], branch_of,
+                       np.array([b[1] for b in bodies], dtype=np.int64),
+                       np.array([b[2] for b in bodies], dtype=float),
+                       np.array([b[3] for b in bodies], dtype=float).reshape(-1, 3, 3),
+                       self.gravity)
 
     def kinematics(self, q: np.ndarray, u: np.ndarray) -> dict:
         """Node rotations ``R`` (V x 3 x 3) and positions ``r`` (V x 3); for the nodes where
         bodies and constraints act (by :attr:`row`), ``Jw``, ``Jv`` (k x 3 x nu), ``gw``,
         ``gv`` (k x 3) and the angular and linear velocities ``w``, ``v``."""
-        if not self.whole:
-            R, r, Jw, Jv, gw, gv = self._walk(np.asarray(q, float), np.asarray(u, float))
-            out = {"R": R, "r": r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv}
-            out["w"] = Jw @ u
-            out["v"] = Jv @ u
-            return out
-        V, nu, k = len(self.nodes), self.nu, len(self.needed)
-        flat = self._kinematics(q, u)
-        R = flat[:12 * V].reshape(V, 12)
-        per = flat[12 * V:].reshape(k, 6 * nu + 6)
-        out = {"R": R[:, :9].reshape(V, 3, 3), "r": R[:, 9:],
-               "Jw": per[:, :3 * nu].reshape(k, 3, nu), "Jv": per[:, 3 * nu:6 * nu].reshape(k, 3, nu),
-               "gw": per[:, 6 * nu:6 * nu + 3], "gv": per[:, 6 * nu + 3:]}
-        out["w"] = out["Jw"] @ u
-        out["v"] = out["Jv"] @ u
-        return out
+        st = rc.state(self._tree, q, u)
+        Jw, Jv, gw, gv = rc.jacobians(self._tree, st, self._needed, self.nu)
+        rows = self._needed
+        return {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
+                "w": st.w[rows], "v": st.v[rows], "state": st}
 
     def _constraints(self, time, q, u, kin, accelerations=True):
         m, nu = self.m, self.nu
@@ -387,6 +342,41 @@ class CompiledSpatial(mb.CompiledModel):
         """``(M, Q)`` at ``(t, q, u)``."""
         snap = self.evaluate(time, q, u)
         return snap.M, snap.Q
+
+    def _applied_forces(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """The generalized forces of springs, dampers and drivers."""
+        return self._applied(time, q, u)[:self.nu] if self._applied is not None else self._zero
+
+    def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray | None:
+        """``u'`` of a mechanism without loops by the recursive (articulated-body) scheme, in
+        time linear in its size; ``None`` where the recursion cannot answer (a branch with
+        no inertia beyond it), for the caller to solve ``M u' = Q`` instead."""
+        st = rc.state(self._tree, q, u)
+        a = rc.forward_dynamics(self._tree, st, self._applied_forces(time, q, u), self.nu)
+        return a if np.all(np.isfinite(a)) else None
+
+    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray, rows: np.ndarray):
+        """``(u', lambda)`` with the loops closed through the constraint Jacobian: the tree's
+        accelerations ``a`` and ``Y = M^-1 Phi_u^T`` (rows ``rows``) by the recursion, then
+        ``(Phi_u Y) lambda = c - Phi_u a`` — a system the size of the loop constraints.
+        ``None`` where the recursion cannot answer (see :meth:`forward_dynamics`)."""
+        st = rc.state(self._tree, q, u)
+        a = rc.forward_dynamics(self._tree, st, self._applied_forces(time, q, u), self.nu)
+        lam = np.zeros(self.m)
+        if self.m and len(rows):
+            Jw, Jv, gw, gv = rc.jacobians(self._tree, st, self._needed, self.nu)
+            kin = {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
+                   "w": st.w[self._needed], "v": st.v[self._needed]}
+            _, phi_u, _, c, _ = self._constraints(time, q, u, kin)
+            A = phi_u[rows]
+            Y = rc.inverse_mass(self._tree, st, A.T, self.nu)
+            lam[rows] = mb.solve(A @ Y, c[rows] - A @ a)
+            a = a + Y @ lam[rows]
+        return (a, lam) if np.all(np.isfinite(a)) and np.all(np.isfinite(lam)) else None
+
+    def mass_matrix(self, q: np.ndarray) -> np.ndarray:
+        """``M(q)`` by the composite-rigid-body recursion."""
+        return rc.mass(self._tree, rc.state(self._tree, q, self._zero), self.nu)
 
     def input_forces(self, time: float, q: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
         """Names and the ``nu x inputs`` generalized forces of unit inputs at ``q``
