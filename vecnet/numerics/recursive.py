@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "inverse_mass",
-           "mass", "ARM", "FREE", "REVOLUTE", "PRISMATIC", "CYLINDRICAL", "SCREW", "SPHERICAL",
+           "mass", "rates", "kinematic_map", "ARM", "FREE", "REVOLUTE", "PRISMATIC", "CYLINDRICAL", "SCREW", "SPHERICAL",
            "UNIVERSAL", "PLANAR", "WELD", "LINE", "PLANE", "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
            "inverse_mass_times"]
@@ -52,6 +52,29 @@ def _cross(a, b, out):
     out[0] = a[1] * b[2] - a[2] * b[1]
     out[1] = a[2] * b[0] - a[0] * b[2]
     out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@njit(cache=True)
+def _mat3(A, B, out):
+    """``out = A B`` for 3 x 3 matrices (loops beat a BLAS call at this size)."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
+
+
+@njit(cache=True)
+def _mat3t(A, B, out):
+    """``out = A B^T`` for 3 x 3 matrices."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
+
+
+@njit(cache=True)
+def _vec3(A, x, out):
+    """``out = A x`` for a 3 x 3 matrix."""
+    for i in range(3):
+        out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]
 
 
 @njit(cache=True)
@@ -88,12 +111,9 @@ def _quaternion_matrix(q, at, out):
 
 
 @njit(cache=True)
-def _motion(kind, prm, q, qo, u, uo, Rrel, rho, W, V, Wd, Vd):
+def _motion(kind, prm, q, qo, u, uo, Rrel, rho, W, V, Wd, Vd, axis, f, R0, turn, middle, g):
     """The relative motion of one branch in its coordinates (see the module docstring);
-    ``W`` and ``V`` receive ``k`` columns."""
-    axis = np.empty(3)
-    f = np.empty(3)
-    R0 = np.empty((3, 3))
+    ``W`` and ``V`` receive ``k`` columns. The last six arrays are scratch space."""
     for i in range(3):
         axis[i] = prm[_AXIS + i]
         f[i] = prm[_AXIS2 + i]
@@ -119,9 +139,8 @@ def _motion(kind, prm, q, qo, u, uo, Rrel, rho, W, V, Wd, Vd):
             W[i, 3 + i] = 1.0
     elif kind == REVOLUTE or kind == SCREW or kind == CYLINDRICAL or kind == PLANAR:
         angle = q[qo + 2] if kind == PLANAR else q[qo]
-        turn = np.empty((3, 3))
         _axis_rotation(axis, angle, turn)
-        Rrel[:, :] = turn @ R0
+        _mat3(turn, R0, Rrel)
         col = 2 if kind == PLANAR else 0
         for i in range(3):
             W[i, col] = axis[i]
@@ -149,21 +168,17 @@ def _motion(kind, prm, q, qo, u, uo, Rrel, rho, W, V, Wd, Vd):
         for i in range(3):
             W[i, i] = 1.0
     elif kind == UNIVERSAL:
-        first = np.empty((3, 3))
-        second = np.empty((3, 3))
-        _axis_rotation(axis, q[qo], first)
-        middle = first @ R0
-        _axis_rotation(f, q[qo + 1], second)
-        Rrel[:, :] = middle @ second
-        g = middle @ f
+        _axis_rotation(axis, q[qo], turn)
+        _mat3(turn, R0, middle)
+        _axis_rotation(f, q[qo + 1], turn)
+        _mat3(middle, turn, Rrel)
+        _vec3(middle, f, g)
+        # the second axis turns with the first: (a x g) angle1' angle2'
+        _cross(axis, g, turn[0])
         for i in range(3):
             W[i, 0] = axis[i]
             W[i, 1] = g[i]
-        # the second axis turns with the first: (a x g) angle1' angle2'
-        ag = np.empty(3)
-        _cross(axis, g, ag)
-        for i in range(3):
-            Wd[i] = ag[i] * u[uo] * u[uo + 1]
+            Wd[i] = turn[0, i] * u[uo] * u[uo + 1]
     elif kind == WELD:
         Rrel[:, :] = R0
     elif kind == LINE:
@@ -204,6 +219,14 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     V = np.empty((3, 6))
     Wd = np.empty(3)
     Vd = np.empty(3)
+    axis = np.empty(3)
+    f = np.empty(3)
+    R0 = np.empty((3, 3))
+    turn = np.empty((3, 3))
+    middle = np.empty((3, 3))
+    g = np.empty(3)
+    RW = np.empty((3, 6))
+    Vw = np.empty((3, 6))
     d = np.empty(3)
     wr = np.empty(3)
     vr = np.empty(3)
@@ -213,23 +236,27 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     dVw = np.empty(3)
     for b in range(nb):
         p, i, s, k = parent[b], child[b], sign[b], nk[b]
-        _motion(kind[b], prm[b], q, qo[b], u, uo[b], Rrel, rho, W, V, Wd, Vd)
+        _motion(kind[b], prm[b], q, qo[b], u, uo[b], Rrel, rho, W, V, Wd, Vd,
+                axis, f, R0, turn, middle, g)
         if s > 0:
-            R[i] = R[p] @ Rrel
+            _mat3(R[p], Rrel, R[i])
             Rt = R[p]
         else:
-            R[i] = R[p] @ Rrel.T
+            _mat3t(R[p], Rrel, R[i])
             Rt = R[i]
         if ground[b]:
             d[:] = rho
         else:
-            d[:] = Rt @ rho
-        RW = Rt @ W
-        Vw = V.copy() if ground[b] else Rt @ V
+            _vec3(Rt, rho, d)
         for j in range(3):
             wr[j] = 0.0
             vr[j] = 0.0
             for m in range(k):
+                RW[j, m] = Rt[j, 0] * W[0, m] + Rt[j, 1] * W[1, m] + Rt[j, 2] * W[2, m]
+                if ground[b]:
+                    Vw[j, m] = V[j, m]
+                else:
+                    Vw[j, m] = Rt[j, 0] * V[0, m] + Rt[j, 1] * V[1, m] + Rt[j, 2] * V[2, m]
                 wr[j] += RW[j, m] * u[uo[b] + m]
                 vr[j] += Vw[j, m] * u[uo[b] + m]
         for j in range(3):
@@ -255,16 +282,16 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
                 S[b, 3 + j, m] = s * (Vw[j, m] + tmp2[j])
         # c = S' u_b: the rates of R_t W u_b, of the offset rate and of r_ref x R_t W u_b
         _cross(wt, wr, dRW)
-        RWd = Rt @ Wd
+        _vec3(Rt, Wd, tmp)
         for j in range(3):
-            dRW[j] += RWd[j]
+            dRW[j] += tmp[j]
         if ground[b]:
             dVw[:] = Vd
         else:
             _cross(wt, vr, dVw)
-            RVd = Rt @ Vd
+            _vec3(Rt, Vd, tmp)
             for j in range(3):
-                dVw[j] += RVd[j]
+                dVw[j] += tmp[j]
         _cross(vref, wr, tmp)
         _cross(rref, dRW, tmp2)
         for j in range(3):
@@ -320,17 +347,21 @@ def _spatial_inertia(m, J, R, x, out):
     """The spatial inertia about the world origin of a body with mass ``m``, inertia ``J``
     (body axes, about its mass centre at ``x``) and rotation ``R``:
     ``[[R J R^T - m S(x)^2, m S(x)], [-m S(x), m I]]``."""
-    Jw = R @ J @ R.T
-    Sx = np.zeros((3, 3))
-    Sx[0, 1], Sx[0, 2], Sx[1, 2] = -x[2], x[1], -x[0]
-    Sx[1, 0], Sx[2, 0], Sx[2, 1] = x[2], -x[1], x[0]
-    SS = Sx @ Sx
+    RJ = np.empty((3, 3))
+    Jw = np.empty((3, 3))
+    _mat3(R, J, RJ)
+    _mat3t(RJ, R, Jw)
+    xx = x[0] * x[0] + x[1] * x[1] + x[2] * x[2]
     for i in range(3):
         for j in range(3):
-            out[i, j] = Jw[i, j] - m * SS[i, j]
-            out[i, 3 + j] = m * Sx[i, j]
-            out[3 + i, j] = -m * Sx[i, j]
+            # -S(x)^2 = |x|^2 I - x x^T
+            out[i, j] = Jw[i, j] + m * ((xx if i == j else 0.0) - x[i] * x[j])
             out[3 + i, 3 + j] = m if i == j else 0.0
+    Sx = ((0.0, -x[2], x[1]), (x[2], 0.0, -x[0]), (-x[1], x[0], 0.0))
+    for i in range(3):
+        for j in range(3):
+            out[i, 3 + j] = m * Sx[i][j]
+            out[3 + i, j] = -m * Sx[i][j]
 
 
 @njit(cache=True)
@@ -351,6 +382,7 @@ def _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
     I = np.zeros((n_nodes, 6, 6))
     bias = np.zeros((n_nodes, 6))
     twist = np.empty(6)
+    h = np.empty(6)
     tmp = np.empty(6)
     for k in range(len(body_node)):
         n = body_node[k]
@@ -362,7 +394,11 @@ def _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
             twist[3] = v[n, 0] - (w[n, 1] * r[n, 2] - w[n, 2] * r[n, 1])
             twist[4] = v[n, 1] - (w[n, 2] * r[n, 0] - w[n, 0] * r[n, 2])
             twist[5] = v[n, 2] - (w[n, 0] * r[n, 1] - w[n, 1] * r[n, 0])
-            h = I[n] @ twist
+            for i in range(6):
+                x = 0.0
+                for j in range(6):
+                    x += I[n, i, j] * twist[j]
+                h[i] = x
             _force_cross(twist, h, tmp)
             for j in range(6):
                 bias[n, j] = tmp[j]
@@ -370,10 +406,10 @@ def _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
 
 
 @njit(cache=True)
-def _solve_small(A, b):
-    """``A x = b`` for a small symmetric positive definite ``A`` (Cholesky)."""
-    k = A.shape[0]
-    L = np.zeros((k, k))
+def _inverse_small(A, k, out):
+    """``out[:k, :k] = A[:k, :k]^-1`` for a small symmetric positive definite block
+    (Cholesky; NaN where it is not positive definite)."""
+    L = np.zeros((6, 6))
     for i in range(k):
         for j in range(i + 1):
             s = A[i, j]
@@ -383,90 +419,134 @@ def _solve_small(A, b):
                 L[i, i] = np.sqrt(s) if s > 0 else np.nan
             else:
                 L[i, j] = s / L[j, j]
-    y = np.empty(k)
+    # inverse of L (lower triangular), then out = L^-T L^-1
+    Li = np.zeros((6, 6))
     for i in range(k):
-        s = b[i]
-        for m in range(i):
-            s -= L[i, m] * y[m]
-        y[i] = s / L[i, i]
-    x = np.empty(k)
-    for i in range(k - 1, -1, -1):
-        s = y[i]
-        for m in range(i + 1, k):
-            s -= L[m, i] * x[m]
-        x[i] = s / L[i, i]
-    return x
+        Li[i, i] = 1.0 / L[i, i]
+        for j in range(i):
+            s = 0.0
+            for m in range(j, i):
+                s -= L[i, m] * Li[m, j]
+            Li[i, j] = s / L[i, i]
+    for i in range(k):
+        for j in range(k):
+            s = 0.0
+            for m in range(max(i, j), k):
+                s += Li[m, i] * Li[m, j]
+            out[i, j] = s
 
 
 @njit(cache=True)
-def _articulate(parent, child, uo, nk, n_nodes, S, I):
-    """The backward pass of the inertias: ``U = I^A S`` and ``D = S^T U`` of every branch,
-    each child's articulated inertia folded into its parent's (``I^A`` is overwritten)."""
+def _articulate(parent, child, nk, S, I):
+    """The backward pass of the inertias: ``U = I^A S`` and ``D^-1 = (S^T U)^-1`` of every
+    branch, each child's articulated inertia ``I^A - U D^-1 U^T`` folded into its parent's.
+    ``I`` is overwritten: afterwards every node holds its articulated inertia (its children
+    fold into it before it folds into its parent, as they come later in the walk)."""
     nb = len(parent)
     U = np.zeros((nb, 6, 6))
-    D = np.zeros((nb, 6, 6))
+    Dinv = np.zeros((nb, 6, 6))
+    D = np.empty((6, 6))
+    UD = np.empty((6, 6))
     for b in range(nb - 1, -1, -1):
         p, i, k = parent[b], child[b], nk[b]
         Ia = I[i]
-        if k:
-            Sb = np.ascontiguousarray(S[b, :, :k])
-            Ub = Ia @ Sb
-            Db = Sb.T @ Ub
-            U[b, :, :k] = Ub
-            D[b, :k, :k] = Db
-            # I^a = I^A - U D^-1 U^T
-            Y = np.empty((k, 6))
-            for j in range(6):
-                col = _solve_small(Db, Ub[j, :].copy())
+        Ip = I[p]
+        if k == 0:
+            for x in range(6):
+                for y in range(6):
+                    Ip[x, y] += Ia[x, y]
+            continue
+        Ub = U[b]
+        for x in range(6):
+            for m in range(k):
+                t = 0.0
+                for y in range(6):
+                    t += Ia[x, y] * S[b, y, m]
+                Ub[x, m] = t
+        for m in range(k):
+            for n in range(k):
+                t = 0.0
+                for y in range(6):
+                    t += S[b, y, m] * Ub[y, n]
+                D[m, n] = t
+        _inverse_small(D, k, Dinv[b])
+        for x in range(6):
+            for n in range(k):
+                t = 0.0
                 for m in range(k):
-                    Y[m, j] = col[m]
-            Ia = Ia - Ub @ Y
-        I[parent[b]] += Ia
-    return U, D
+                    t += Ub[x, m] * Dinv[b, m, n]
+                UD[x, n] = t
+        for x in range(6):
+            for y in range(6):
+                t = Ia[x, y]
+                for n in range(k):
+                    t -= UD[x, n] * Ub[y, n]
+                Ip[x, y] += t
+    return U, Dinv
 
 
 @njit(cache=True)
-def _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, D, bias, tau, a_datum, nu):
+def _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, tau, a_datum,
+                nu):
     """The backward pass of the bias forces and the forward pass of the accelerations, for
-    articulated inertias ``I`` (after :func:`_articulate`, which leaves each node's own
-    articulated inertia in ``I`` before folding) and generalized forces ``tau``."""
+    the articulated inertias ``I`` and the ``U``, ``D^-1`` of :func:`_articulate`, under
+    generalized forces ``tau``: ``p^a = p^A + I^A c + U D^-1 (u - U^T c)`` with
+    ``u = tau - S^T p^A``, then ``u' = D^-1 (u - U^T (a_parent + c))``."""
     nb = len(parent)
     pA = bias.copy()
     uu = np.zeros((nb, 6))
+    pa = np.empty(6)
+    x = np.empty(6)
     for b in range(nb - 1, -1, -1):
         p, i, k = parent[b], child[b], nk[b]
-        pa = pA[i].copy()
-        Ic = I[i] @ c[b]
         for j in range(6):
-            pa[j] += Ic[j]
+            t = pA[i, j]
+            for y in range(6):
+                t += I[i, j, y] * c[b, y]
+            pa[j] = t
         if k:
             for m in range(k):
-                s = tau[uo[b] + m]
+                t = tau[uo[b] + m]
+                uc = 0.0
                 for j in range(6):
-                    s -= S[b, j, m] * pA[i, j]
-                uu[b, m] = s
-            x = _solve_small(D[b, :k, :k], uu[b, :k].copy())
-            # p^a = p^A + I^a c + U D^-1 u, with I^a c = I^A c - U D^-1 U^T c
-            Utc = np.ascontiguousarray(U[b, :, :k].T) @ c[b]
-            y = _solve_small(D[b, :k, :k], Utc)
+                    t -= S[b, j, m] * pA[i, j]
+                    uc += U[b, j, m] * c[b, j]
+                uu[b, m] = t
+                x[m] = t - uc
             for j in range(6):
+                t = 0.0
                 for m in range(k):
-                    pa[j] += U[b, j, m] * (x[m] - y[m])
+                    z = 0.0
+                    for n in range(k):
+                        z += Dinv[b, m, n] * x[n]
+                    t += U[b, j, m] * z
+                pa[j] += t
         for j in range(6):
             pA[p, j] += pa[j]
     a = np.zeros((n_nodes, 6))
-    a[datum] = a_datum
+    for j in range(6):
+        a[datum, j] = a_datum[j]
     ud = np.zeros(nu)
+    ap = np.empty(6)
     for b in range(nb):
         p, i, k = parent[b], child[b], nk[b]
-        ap = a[p] + c[b]
+        for j in range(6):
+            ap[j] = a[p, j] + c[b, j]
         if k:
-            rhs = uu[b, :k] - np.ascontiguousarray(U[b, :, :k].T) @ ap
-            x = _solve_small(D[b, :k, :k], rhs)
             for m in range(k):
-                ud[uo[b] + m] = x[m]
-            ap = ap + np.ascontiguousarray(S[b, :, :k]) @ x
-        a[i] = ap
+                t = uu[b, m]
+                for j in range(6):
+                    t -= U[b, j, m] * ap[j]
+                x[m] = t
+            for m in range(k):
+                t = 0.0
+                for n in range(k):
+                    t += Dinv[b, m, n] * x[n]
+                ud[uo[b] + m] = t
+                for j in range(6):
+                    ap[j] += S[b, j, m] * t
+        for j in range(6):
+            a[i, j] = ap[j]
     return ud
 
 
@@ -476,13 +556,11 @@ def articulated_accelerations(parent, child, uo, nk, n_nodes, datum, S, c, body_
     """``u'`` of the tree under generalized forces ``tau`` (gravity and the velocity terms
     included): the articulated-body algorithm on the outputs of :func:`walk`."""
     I, bias = _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, True)
-    # after the fold every node holds its articulated inertia: its children fold into it
-    # before it folds into its parent (they come later in the walk)
-    U, D = _articulate(parent, child, uo, nk, n_nodes, S, I)
+    U, Dinv = _articulate(parent, child, nk, S, I)
     a_datum = np.zeros(6)
     for j in range(3):
         a_datum[3 + j] = -gravity[j]
-    return _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, D, bias, tau,
+    return _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, tau,
                        a_datum, nu)
 
 
@@ -492,12 +570,12 @@ def inverse_mass_times(parent, child, uo, nk, n_nodes, datum, S, body_node, body
     """``M^-1 F`` for the columns of ``F`` (nu x m) by the articulated-body recursion with
     no velocity, bias or gravity: the inertias are articulated once for all columns."""
     I, bias = _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, False)
-    U, D = _articulate(parent, child, uo, nk, n_nodes, S, I)
+    U, Dinv = _articulate(parent, child, nk, S, I)
     nb = len(parent)
     zero_c = np.zeros((nb, 6))
     out = np.zeros((nu, forces.shape[1]))
     for col in range(forces.shape[1]):
-        out[:, col] = _accelerate(parent, child, uo, nk, n_nodes, datum, S, zero_c, I, U, D,
+        out[:, col] = _accelerate(parent, child, uo, nk, n_nodes, datum, S, zero_c, I, U, Dinv,
                                   bias, forces[:, col].copy(), np.zeros(6), nu)
     return out
 
@@ -516,22 +594,71 @@ def mass_matrix(parent, child, uo, nk, n_nodes, datum, S, body_node, body_mass, 
     for b in range(nb):
         branch_of[child[b]] = b
     M = np.zeros((nu, nu))
+    F = np.empty((6, 6))
     for b in range(nb):
         k = nk[b]
         if not k:
             continue
-        F = I[child[b]] @ np.ascontiguousarray(S[b, :, :k])   # 6 x k
+        Ic = I[child[b]]
+        for x in range(6):
+            for y in range(k):
+                t = 0.0
+                for z in range(6):
+                    t += Ic[x, z] * S[b, z, y]
+                F[x, y] = t
         j = b
         while j >= 0:
-            kj = nk[j]
-            if kj:
-                block = np.ascontiguousarray(S[j, :, :kj].T) @ F   # kj x k
-                for x in range(kj):
-                    for y in range(k):
-                        M[uo[j] + x, uo[b] + y] = block[x, y]
-                        M[uo[b] + y, uo[j] + x] = block[x, y]
+            for x in range(nk[j]):
+                for y in range(k):
+                    t = 0.0
+                    for z in range(6):
+                        t += S[j, z, x] * F[z, y]
+                    M[uo[j] + x, uo[b] + y] = t
+                    M[uo[b] + y, uo[j] + x] = t
             j = branch_of[parent[j]]
     return M
+
+
+@njit(cache=True)
+def coordinate_rates(kind, qo, uo, nk, q, u):
+    """``q' = N(q) u``: a unit quaternion's rate is ``E(p)^T omega / 2``
+    (:mod:`vecnet.rotations`), every other coordinate's rate is its speed."""
+    qd = np.zeros(len(q))
+    for b in range(len(kind)):
+        k, i, j = kind[b], qo[b], uo[b]
+        if k == FREE:
+            scalars, at = 3, 3
+        elif k == SPHERICAL:
+            scalars, at = 0, 0
+        elif k == LINE:
+            scalars, at = 1, 1
+        elif k == PLANE:
+            scalars, at = 2, 2
+        else:
+            for m in range(nk[b]):
+                qd[i + m] = u[j + m]
+            continue
+        for m in range(scalars):
+            qd[i + m] = u[j + m]
+        w, x, y, z = q[i + at], q[i + at + 1], q[i + at + 2], q[i + at + 3]
+        o0, o1, o2 = u[j + scalars], u[j + scalars + 1], u[j + scalars + 2]
+        qd[i + at] = 0.5 * (-x * o0 - y * o1 - z * o2)
+        qd[i + at + 1] = 0.5 * (w * o0 + z * o1 - y * o2)
+        qd[i + at + 2] = 0.5 * (-z * o0 + w * o1 + x * o2)
+        qd[i + at + 3] = 0.5 * (y * o0 - x * o1 + w * o2)
+    return qd
+
+
+@njit(cache=True)
+def coordinate_map(kind, qo, uo, nk, q, nu):
+    """``N(q)`` with ``q' = N(q) u``, column by column."""
+    N = np.zeros((len(q), nu))
+    e = np.zeros(nu)
+    for j in range(nu):
+        e[j] = 1.0
+        N[:, j] = coordinate_rates(kind, qo, uo, nk, q, e)
+        e[j] = 0.0
+    return N
 
 
 class Tree(NamedTuple):
@@ -607,3 +734,15 @@ def mass(tree: Tree, st: State, nu: int) -> np.ndarray:
     return mass_matrix(tree.parent, tree.child, tree.uo, tree.nk, tree.n_nodes, tree.datum,
                        st.S, tree.body_node, tree.body_mass, tree.body_J, st.R, st.r, st.w,
                        st.v, nu)
+
+
+def rates(tree: Tree, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``q' = N(q) u`` (:func:`coordinate_rates`)."""
+    return coordinate_rates(tree.kind, tree.qo, tree.uo, tree.nk,
+                            np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(u, dtype=float))
+
+
+def kinematic_map(tree: Tree, q: np.ndarray, nu: int) -> np.ndarray:
+    """``N(q)`` (:func:`coordinate_map`)."""
+    return coordinate_map(tree.kind, tree.qo, tree.uo, tree.nk,
+                          np.ascontiguousarray(q, dtype=float), nu)

@@ -89,6 +89,7 @@ class CompiledSpatial(mb.CompiledModel):
                                       ("qw", "qx", "qy", "qz")])
                             for b in topo.branches if "qw" in net.element(b).coordinates
                             and f"{b}.qw" in eom.coordinates]
+        self._quaternion_index = np.array(self.quaternions, dtype=np.int64).reshape(-1, 4)
 
         self.bodies = []
         for body in eom.bodies:
@@ -107,11 +108,13 @@ class CompiledSpatial(mb.CompiledModel):
         self.row = {v: k for k, v in enumerate(needed)}
         q, u = list(eom.q), list(eom.u)
         self._tree = self._tree_arrays()
-        applied = list(eom.applied_forces)
-        for _, F, T in eom.force_elements:
-            applied += list(F) + list(T)
-        self._applied = self._lambdify((t, q, u), applied, "force elements") if applied else None
-        self._N = self._lambdify((q,), list(eom.N), "kinematic map")
+        if eom.force_elements:
+            applied = list(eom.applied_forces)
+            for _, F, T in eom.force_elements:
+                applied += list(F) + list(T)
+            self._applied = self._lambdify((t, q, u), applied, "force elements")
+        else:
+            self._applied = None
         energies = []
         for element in net.elements:
             if type(element).energy is se.SpatialElement.energy:
@@ -130,19 +133,19 @@ class CompiledSpatial(mb.CompiledModel):
     # -- the multibody interface --------------------------------------------------------
     def kinematic_map(self, q: np.ndarray) -> np.ndarray:
         """``N(q)`` with ``q' = N(q) u``."""
-        return self._N(q).reshape(self.n, self.nu)
+        return rc.kinematic_map(self._tree, q, self.nu)
 
     def rates(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
         """``q' = N(q) u``."""
-        return self.kinematic_map(q) @ u
+        return rc.rates(self._tree, q, u)
 
     def normalize(self, q: np.ndarray) -> np.ndarray:
         """``q`` with every quaternion scaled to unit norm."""
         if not self.quaternions:
             return q
         q = np.array(q, dtype=float)
-        for idx in self.quaternions:
-            q[idx] /= np.linalg.norm(q[idx])
+        idx = self._quaternion_index
+        q[idx] /= np.sqrt(np.einsum("ij,ij->i", q[idx], q[idx]))[:, None]
         return q
 
     def _tree_arrays(self) -> rc.Tree:
