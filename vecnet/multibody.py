@@ -213,12 +213,26 @@ class MechanismBuilder:
         ------
         UnknownNameError
             When the mechanism has no element ``joint``.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1))
+        >>> _ = mech.cylindrical("C", mech.ground.centre, bob.centre)
+        >>> mech.axial_coordinates("C")
+        ('angle', 'distance')
         """
         return self.axial_joints.get(type(self.network.element(joint)), ("", ()))[1]
 
     def joints_with(self, coordinate: str) -> str:
         """The kinds of joint that have ``coordinate`` (``"angle"`` or ``"distance"``), in
-        words for messages: ``"revolute or cylindrical"``."""
+        words for messages.
+
+        >>> import vecnet as vn
+        >>> vn.spatial.Mechanism("m").joints_with("angle")
+        'revolute or cylindrical'
+        """
         return " or ".join(kind for kind, coordinates in self.axial_joints.values()
                            if coordinate in coordinates)
 

@@ -165,12 +165,12 @@ def sensor_reading(mechanism, name: str) -> tuple:
         return ("joint", head, coordinates[0], derivative)
     if base in coordinates:
         return ("joint", head, base, derivative)
-    raise ModelError(f"sensor {name!r}: joints measure their angle or distance and its rate, "
-                     "'<joint>.angle', '<joint>.angle'', '<joint>.distance', "
-                     "'<joint>.distance'' or '<joint>.rate' ("
+    raise ModelError(f"sensor {name!r}: joints measure <joint>.angle or <joint>.distance, "
+                     "their rates <joint>.angle' and <joint>.distance', or <joint>.rate ("
                      + mechanism.joints_with("angle") + " joints turn; "
                      + mechanism.joints_with("distance") + " joints slide)"
-                     + (f"; {head!r} has {' and '.join(coordinates)}" if coordinates else ""))
+                     + (f"; {head!r} has {' and '.join(coordinates)}" if coordinates
+                        else f"; {head!r} is a {type(mechanism.network.element(head)).__name__}"))
 
 
 class OperatingPoint:
@@ -342,6 +342,16 @@ class MechanismEquations:
         ModelError
             For points that are not two points of different bodies, or a joint without
             that coordinate (the message names the joint and its kind).
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1))
+        >>> _ = mech.cylindrical("C", mech.ground.centre, bob.centre, axis=(0, 0, 1))
+        >>> coordinate, tail, head, axis = mech.formulate().load_target("C.distance")
+        >>> coordinate, tail, head, axis.tolist()
+        ('distance', 'ground', 'bob', [0.0, 0.0, 1.0])
         """
         mech = self.mechanism
         if isinstance(target, tuple):
@@ -384,7 +394,15 @@ class MechanismEquations:
 
     def load_rate(self, target) -> sympy.Expr:
         """The rate of :meth:`load_coordinate` in ``q`` and ``u``: the across variable of
-        a port, the power of the load per unit load."""
+        a port, the power of the load per unit load.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, 0.1, position=(1, 0))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+        >>> mech.formulate().load_rate(("ground", "bob"))     # the bob keeps its distance
+        0
+        """
         if isinstance(target, tuple):
             self.load_target(target)
             tail, head = target

@@ -270,7 +270,15 @@ class SpatialEquations(MechanismEquations):
         """``(distance, rate)`` along the axis of a prismatic or cylindrical joint in the
         coordinates: its own coordinate when it is a tree branch, otherwise the head
         point's offset from the tail point along the axis turned with the tail body
-        (the rate ``None`` unless ``rate``)."""
+        (the rate ``None`` unless ``rate``).
+
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1))
+        >>> _ = mech.prismatic("S", mech.ground.centre, bob.centre, axis=(0, 0, 1))
+        >>> mech.formulate().joint_distance("S")
+        (S.distance, S.distance')
+        """
         net = self.mechanism.network
         name = f"{joint}.distance"
         if joint in self.topology.branches and name in self.coordinates:
