@@ -141,6 +141,13 @@ class MechanismBuilder:
     label: str
     arm: type
     spring_damper: type
+    #: the joints with a coordinate about or along an axis, which drivers, ports
+    #: (:class:`~vecnet.RotaryPort`, :class:`~vecnet.LinearPort`) and sensors work on:
+    #: element class -> (kind of joint, its coordinates ``"angle"`` and/or ``"distance"``)
+    axial_joints: dict[type, tuple[str, tuple[str, ...]]]
+    #: what a sensor reads of a body's frame besides the position and velocity of its mass
+    #: centre (``"<body>.<quantity>"``)
+    frame_quantities: tuple[str, ...]
 
     def __init__(self, name: str, gravity) -> None:
         try:
@@ -197,6 +204,37 @@ class MechanismBuilder:
             raise ModelError(f"{name!r}: a {what} has components ({', '.join(axes)}); "
                              f"got {value!r}")
         return [signal(f, f"{name}_{axis}") for f, axis in zip(parts, axes)]
+
+    def axial_coordinates(self, joint: str) -> tuple[str, ...]:
+        """The coordinates about or along its axis of the joint named ``joint``
+        (:attr:`axial_joints`): ``("angle",)``, ``("distance",)``, both, or none.
+
+        Raises
+        ------
+        UnknownNameError
+            When the mechanism has no element ``joint``.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1))
+        >>> _ = mech.cylindrical("C", mech.ground.centre, bob.centre)
+        >>> mech.axial_coordinates("C")
+        ('angle', 'distance')
+        """
+        return self.axial_joints.get(type(self.network.element(joint)), ("", ()))[1]
+
+    def joints_with(self, coordinate: str) -> str:
+        """The kinds of joint that have ``coordinate`` (``"angle"`` or ``"distance"``), in
+        words for messages.
+
+        >>> import vecnet as vn
+        >>> vn.spatial.Mechanism("m").joints_with("angle")
+        'revolute or cylindrical'
+        """
+        return " or ".join(kind for kind, coordinates in self.axial_joints.values()
+                           if coordinate in coordinates)
 
     # -- springs and dampers along the line between two points ---------------------
     @staticmethod

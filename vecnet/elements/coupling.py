@@ -1,16 +1,18 @@
-"""Ports that join lumped networks to planar mechanisms, and sensors of mechanism motion.
+"""Ports that join lumped networks to planar and spatial mechanisms.
 
 A port is a lumped edge whose across variable is the rate of a mechanism joint
 coordinate and whose through variable is the load the network applies across
 that joint, with the passive sign convention of the lumped domains: ``a * tau``
 is the power the network delivers to the mechanism through the port.
 
-* :class:`RotaryPort` (rotational domain) on a revolute joint: across the
-  relative angular velocity of the joint, through the torque across it.
-* :class:`LinearPort` (translational domain) on a prismatic joint: across the
-  sliding velocity, through the force along the axis; or between two points of the
-  mechanism: across the rate at which their distance grows, through the force pushing
-  them apart along the line between them (an actuator or cylinder without mass).
+* :class:`RotaryPort` (rotational domain) on a revolute joint (or a spatial
+  cylindrical one): across the relative angular velocity of the joint about its axis,
+  through the torque about that axis between the joint's two bodies.
+* :class:`LinearPort` (translational domain) on a prismatic joint (or a spatial
+  cylindrical one): across the sliding velocity, through the force along the axis; or
+  between two points of the mechanism: across the rate at which their distance grows,
+  through the force pushing them apart along the line between them (an actuator or
+  cylinder without mass).
 
 Inside the lumped formulation a port is an across source driven by the joint
 rate; the torque or force it carries becomes a load on the mechanism.
@@ -34,6 +36,9 @@ class Port(Element):
     driven = "across"
     parameter_names = ("rate",)
     signals = ("rate",)
+    #: the joint coordinate the port works on: ``"angle"`` (about the axis) or
+    #: ``"distance"`` (along it)
+    coordinate: str
 
     def __init__(self, name: str, tail, head, joint: str | None = None,
                  points: tuple[str, str] | None = None) -> None:
@@ -55,14 +60,16 @@ class Port(Element):
 
 class RotaryPort(Port):
     """A rotational edge whose across variable is the angular velocity of revolute ``joint``
-    (head body relative to tail body) and whose through variable is the torque the network
-    applies across that joint.
+    (head body relative to tail body, about the joint's axis) and whose through variable is
+    the torque the network applies across that joint. In space the joint may also be
+    cylindrical; the torque acts about its axis, on its head body and back on its tail body.
 
     >>> RotaryPort("shaft", "ref", "w", joint="O").kind.value
     'across source'
     """
 
     domain = "rotational"
+    coordinate = "angle"
 
     def __init__(self, name: str, tail, head, joint: str) -> None:
         super().__init__(name, tail, head, joint=joint)
@@ -70,17 +77,20 @@ class RotaryPort(Port):
 
 class LinearPort(Port):
     """A translational edge whose across variable is the sliding velocity of prismatic
-    ``joint`` and whose through variable is the force along its axis; or, with
+    ``joint`` (or spatial cylindrical) and whose through variable is the force along its
+    axis; or, with
     ``points=(a, b)`` instead, the rate at which the distance from point ``a`` to point
     ``b`` grows and the force pushing them apart. Points are named as the mechanism
     names their nodes (``"boom.p2"``, ``"ground.p1"``, a body's name for its mass
-    centre) or given as :class:`~vecnet.planar.Point` objects.
+    centre) or given as :class:`~vecnet.planar.Point` or :class:`~vecnet.spatial.Point`
+    objects.
 
     >>> LinearPort("cylinder", "ref", "x", points=("ground.p1", "boom.p2")).target
     ('ground.p1', 'boom.p2')
     """
 
     domain = "translational"
+    coordinate = "distance"
 
     def __init__(self, name: str, tail, head, joint: str | None = None, points=None) -> None:
         if (joint is None) == (points is None):

@@ -1,14 +1,16 @@
-"""Mixed-domain systems: lumped networks and signal blocks driving a planar mechanism.
+"""Mixed-domain systems: lumped networks and signal blocks driving a mechanism.
 
 One formulation of the whole: the mechanism's equations of motion (branch
-coordinates, loop constraints, ``M q'' = Q + Phi_q^T lambda``), the state
-equations of the lumped network in which every port is an across source driven
+coordinates, loop constraints, ``M u' = Q + Phi_u^T lambda`` with ``q' = N(q) u``), the
+state equations of the lumped network in which every port is an across source driven
 by its joint's rate, and the signal blocks. The through variable of each port
 (the torque or force the network applies across its joint) is a load on the
 mechanism. Everything outside the mechanism is compiled into one function of
 ``(t, q, u, x, z)`` returning the rates of the lumped states ``x`` and block
 states ``z`` and the loads, and integrated with the mechanism on the same two
-paths as a mechanism alone.
+paths as a mechanism alone. Planar and spatial mechanisms couple alike: what a port
+works on (a joint's angle about or distance along its axis, or the distance between two
+points) and what a sensor reads come from the mechanism's equations.
 """
 
 from __future__ import annotations
@@ -25,33 +27,49 @@ from scipy.optimize import root
 from sympy.utilities.lambdify import implemented_function
 
 from ..bounds import Watch, time_grid
-from ..elements import planar as pe
 from ..elements.base import t
 from ..elements.coupling import Port, RotaryPort
 from ..elements.signals import Block
-from ..errors import FormulationError, ModelError, UnknownNameError
+from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
+from ..multibody import MechanismBuilder
 from ..network import Network
-from ..planar.mechanism import Mechanism
 from .lumped import control_state_space
-from .planar import MultibodyEquations, _check_point_pair
+from .multibody import check_point_pair, sensor_reading
 
 __all__ = ["System", "CoupledModel", "LinearModel"]
 
 
+def _load_target(port: Port):
+    """What a port's load works on, as the mechanism's equations name it: a pair of points,
+    or ``"<joint>.angle"`` / ``"<joint>.distance"`` (a cylindrical joint has both)."""
+    return port.points or f"{port.joint}.{port.coordinate}"
+
+
 class System:
-    """A planar mechanism, a lumped network joined to it by ports, and signal blocks.
+    """A planar or spatial mechanism, a lumped network joined to it by ports, and signal
+    blocks.
 
     Parameters
     ----------
-    mechanism : Mechanism
+    mechanism : vn.planar.Mechanism or vn.spatial.Mechanism
     network : Network, optional
         Lumped elements in any domain, with :class:`~vecnet.RotaryPort` and
-        :class:`~vecnet.LinearPort` edges tied to joints of the mechanism.
+        :class:`~vecnet.LinearPort` edges tied to joints of the mechanism: a rotary port
+        on a revolute joint (in space also a cylindrical one) applies its torque about
+        the joint's axis, a linear port on a prismatic (or spatial cylindrical) joint its
+        force along the axis, or between two points along the line joining them.
     blocks : sequence of Block
         Signal blocks (:func:`~vecnet.PID`, :func:`~vecnet.Integrator`, ...).
     connect : mapping
         Network input name (``"V.across"``) -> the signal expression that drives it,
         in ``t``, sensors (:meth:`sensor`) and block outputs.
+
+    Raises
+    ------
+    ModelError
+        For a port on a joint the mechanism does not have or of the wrong kind (a
+        rotary port on a ball joint, say: the message names the joint), on points that
+        are not two points of different bodies, or two ports driving the same coordinate.
 
     Examples
     --------
@@ -64,12 +82,22 @@ class System:
     >>> res = vn.System(mech, net).simulate(2.0, t_eval=[2.0])
     >>> round(float(res["O.angle'"][-1]), 9)     # J w' = T: w = 2 * 1.0 / 0.5
     4.0
+
+    The same wheel in space, on a revolute joint about the z axis:
+
+    >>> mech = vn.spatial.Mechanism("wheel", gravity=(0, 0, -9.81))
+    >>> wheel = mech.body("wheel", mass=1.0, inertia=(0.3, 0.3, 0.5))
+    >>> _ = mech.revolute("O", mech.ground.centre, wheel.centre, axis=(0, 0, 1))
+    >>> res = vn.System(mech, net).simulate(2.0, t_eval=[2.0])
+    >>> round(float(res["O.angle'"][-1]), 9)
+    4.0
     """
 
-    def __init__(self, mechanism: Mechanism, network: Network | None = None,
+    def __init__(self, mechanism: MechanismBuilder, network: Network | None = None,
                  blocks: Sequence[Block] = (), connect: Mapping[str, Any] | None = None) -> None:
-        if not isinstance(mechanism, Mechanism):
-            raise ModelError(f"System needs a vn.planar.Mechanism, got {type(mechanism).__name__}")
+        if not isinstance(mechanism, MechanismBuilder):
+            raise ModelError("System needs a vn.planar.Mechanism or a vn.spatial.Mechanism, "
+                             f"got {type(mechanism).__name__}")
         if network is not None and not isinstance(network, Network):
             raise ModelError(f"System's network must be a vn.Network, got {type(network).__name__}")
         self.mechanism = mechanism
@@ -79,48 +107,47 @@ class System:
         self.ports = [el for el in self.network.elements if isinstance(el, Port)]
         targets = {}
         for port in self.ports:
-            if isinstance(port.target, tuple):
+            if port.points is not None:
                 try:
-                    _check_point_pair(mechanism, port.target)
+                    check_point_pair(mechanism, port.points)
                 except ModelError as exc:
                     raise ModelError(f"port {port.name!r}: {exc}") from None
             else:
                 try:
-                    joint = mechanism.network.element(port.joint)
+                    coordinates = mechanism.axial_coordinates(port.joint)
                 except UnknownNameError:
                     raise ModelError(f"port {port.name!r} names joint {port.joint!r}, which "
                                      f"mechanism {mechanism.name!r} does not have") from None
-                wanted = pe.Revolute if isinstance(port, RotaryPort) else pe.Prismatic
-                if not isinstance(joint, wanted):
+                if port.coordinate not in coordinates:
+                    joint = mechanism.network.element(port.joint)
                     raise ModelError(f"port {port.name!r}: a {type(port).__name__} needs a "
-                                     f"{wanted.__name__.lower()} joint; {port.joint!r} is a "
-                                     f"{type(joint).__name__}")
-            if port.target in targets:
-                raise ModelError(f"ports {targets[port.target]!r} and {port.name!r} both drive "
-                                 f"{port.target!r}; join them in the network instead")
-            targets[port.target] = port.name
+                                     f"{mechanism.joints_with(port.coordinate)} joint; "
+                                     f"{port.joint!r} is a {type(joint).__name__}")
+            target = _load_target(port)
+            if target in targets:
+                raise ModelError(f"ports {targets[target]!r} and {port.name!r} both drive "
+                                 f"{target!r}; join them in the network instead")
+            targets[target] = port.name
 
     def sensor(self, name: str) -> sympy.Symbol:
-        """A symbol measuring the mechanism: ``"<joint>.angle"``, ``"<joint>.rate"`` (the joint
-        coordinate of a revolute or prismatic joint and its rate), a body quantity
-        ``"<body>.x|y|angle|vx|vy|omega"`` or a point quantity ``"<point>.x|y|vx|vy"`` (points
-        are named ``"<body>.<name>"``, e.g. ``"crank.p1"``)."""
-        head, _, what = name.rpartition(".")
-        if head in self.mechanism.bodies:
-            return self.mechanism.quantity(name)
-        if "." in head and self.mechanism.network.graph.has_node(head):
-            if what not in ("x", "y", "vx", "vy"):
-                raise ModelError(f"sensor {name!r}: points measure '<point>.x|y|vx|vy'")
-            return sympy.Symbol(name, real=True)
-        try:
-            element = self.mechanism.network.element(head)
-        except UnknownNameError:
-            raise UnknownNameError(f"sensor {name!r}: the mechanism has no joint or body "
-                                   f"{head!r}") from None
-        if not isinstance(element, (pe.Revolute, pe.Prismatic)) or what not in ("angle", "rate"):
-            raise ModelError(f"sensor {name!r}: joints measure '<joint>.angle' and '<joint>.rate' "
-                             "(revolute or prismatic joints)")
-        return sympy.Symbol(f"{head}.{what}", real=True)
+        """A symbol measuring the mechanism, for signals and blocks: a joint's
+        ``"<joint>.angle"`` or ``"<joint>.distance"`` (its coordinate about or along its
+        axis: revolute, prismatic and, in space, cylindrical joints), their rates
+        ``"<joint>.angle'"`` ... and ``"<joint>.rate"`` (the rate of a joint's only such
+        coordinate); a body's mass centre ``"<body>.x|y|vx|vy"`` (in space also ``z``,
+        ``vz``) and frame, ``"<body>.angle|omega"`` in the plane, ``"<body>.wx|wy|wz"``
+        in space; a point's ``"<point>.x|y|vx|vy"`` (``z``, ``vz`` in space; points are
+        named ``"<body>.<name>"``, e.g. ``"crank.p1"``).
+
+        Raises
+        ------
+        UnknownNameError
+            When the mechanism has no joint, body or point of that name.
+        ModelError
+            When that joint, body or point has no such quantity.
+        """
+        sensor_reading(self.mechanism, name)
+        return sympy.Symbol(name, real=True)
 
     def formulate(self, coordinates: str = "joint") -> CoupledModel:
         """The combined model: see :class:`CoupledModel`."""
@@ -136,7 +163,7 @@ class CoupledModel:
 
     Attributes
     ----------
-    eom : MultibodyEquations
+    eom : MultibodyEquations or SpatialEquations
         The mechanism, with a load symbol across every port's joint. A network inertia
         that turns rigidly with a port's joint (through gears) is a rotor of that joint:
         ``eom.M`` holds it, reflected through the ratio (``J / N^2`` behind a
@@ -152,7 +179,8 @@ class CoupledModel:
 
     def __init__(self, system: System, coordinates: str = "joint") -> None:
         self.system = system
-        loads = {p.target: sympy.Symbol(f"{p.name}.load", real=True) for p in system.ports}
+        loads = {_load_target(p): sympy.Symbol(f"{p.name}.load", real=True)
+                 for p in system.ports}
         self.lumped = system.network.state_space() if system.network.elements else None
         lumped = self.lumped
         if lumped is not None and lumped.z:
@@ -166,30 +194,24 @@ class CoupledModel:
                               if u in port_rates} if lumped is not None else {}
         raw_loads = [lumped.output(f"{p.name}.through") for p in system.ports] if lumped else []
         rotors = _rotor_inertias(system.ports, raw_loads, port_accelerations)
-        self.eom = MultibodyEquations(system.mechanism, coordinates=coordinates, joint_loads=loads,
-                                      rotors=rotors)
+        self.eom = system.mechanism.formulate(coordinates, joint_loads=loads, rotors=rotors)
         eom = self.eom
 
-        # sensors in terms of the mechanism coordinates (point velocities from the Jacobian rows)
-        sensors = dict(eom.quantities)
-        for node, position in eom.node_position.items():
-            if "." in str(node):
-                jx, jy = eom.node_position_jacobian[node]
-                for what, expr in (("x", position[0]), ("y", position[1]),
-                                   ("vx", sum(a * b for a, b in zip(jx, eom.u))),
-                                   ("vy", sum(a * b for a, b in zip(jy, eom.u)))):
-                    sensors[sympy.Symbol(f"{node}.{what}", real=True)] = sympy.sympify(expr)
-        for element in system.mechanism.network.elements:
-            if isinstance(element, (pe.Revolute, pe.Prismatic)):
-                coordinate = eom.joint_coordinate(element.name)
-                sensors[sympy.Symbol(f"{element.name}.angle", real=True)] = coordinate
-                sensors[sympy.Symbol(f"{element.name}.rate", real=True)] = eom.rate(coordinate)
         block_states = [s for b in system.blocks for s in b.states]
         block_outputs = {sympy.Symbol(b.name, real=True): b.output for b in system.blocks}
+        known = {t} | set(eom.q) | set(eom.u) | set(block_states)
+        #: sensor symbol -> its value in the coordinates and speeds, for those signals read
+        measured: dict[sympy.Symbol, sympy.Expr] = {}
 
         def signal(expr, what):
-            expr = sympy.sympify(expr).xreplace(block_outputs).xreplace(sensors)
-            unknown = expr.free_symbols - {t} - set(eom.q) - set(eom.u) - set(block_states)
+            expr = sympy.sympify(expr).xreplace(block_outputs)
+            for symbol in expr.free_symbols - known - set(measured):
+                try:
+                    measured[symbol] = eom.measure(str(symbol))
+                except VecnetError:
+                    continue   # reported below with the other unknown signals
+            expr = expr.xreplace(measured)
+            unknown = expr.free_symbols - known
             if unknown:
                 raise ModelError(f"{what}: unknown signal(s) {', '.join(sorted(map(str, unknown)))}; "
                                  "use time t, sensors (system.sensor) and block outputs")
@@ -208,7 +230,7 @@ class CoupledModel:
         offsets = {name: sympy.Symbol(f"_offset{k}", real=True) for k, name in enumerate(self.inputs)}
         for name, symbol in zip(lumped.inputs if lumped else (), lumped.u if lumped else ()):
             if symbol in port_rates:
-                replacement[symbol] = eom.rate(eom.load_coordinate(port_rates[symbol].target))
+                replacement[symbol] = eom.load_rate(_load_target(port_rates[symbol]))
             elif name in system.connect:
                 replacement[symbol] = signal(system.connect[name], f"input {name!r}") + offsets[name]
             else:
@@ -230,12 +252,12 @@ class CoupledModel:
         #: each port's load on the mechanism (``"<port>.load"``) in ``t``, ``q``, ``u`` and the
         #: states; a rotor's inertia torque is not in it but in ``eom.M`` and ``eom.Q``
         no_offsets = {o: 0 for o in offsets.values()}
-        self.loads = {loads[p.target]: e.xreplace(no_offsets)
+        self.loads = {loads[_load_target(p)]: e.xreplace(no_offsets)
                       for p, e in zip(system.ports, load_exprs)}
         # network variables carrying a rotor's torque read the joint accelerations
         self._accelerations = [sympy.Symbol(f"_a{k}", real=True) for k in range(len(eom.u))]
         for d, port in port_accelerations.items():
-            rate = eom.rate(eom.load_coordinate(port.target))
+            rate = eom.load_rate(_load_target(port))
             replacement[d] = eom.rate(rate) + sum(
                 (rate.diff(u) * a for u, a in zip(eom.u, self._accelerations)), sympy.S.Zero)
         args = (t, list(eom.q), list(eom.u), x + block_states, list(offsets.values()))
@@ -268,12 +290,14 @@ class CoupledModel:
     def simulate(self, t_end: float, t_eval=None, method: str = "partition", rtol: float = 1e-8,
                  atol: float = 1e-10, initial: Mapping[str, float] | None = None,
                  coordinates: Mapping[str, float] | None = None,
-                 velocities: Mapping[str, float] | None = None):
-        """Simulate the whole system from the assembled mechanism and the lumped and block
-        states in ``initial`` (by name, default zero). Returns a Result with everything the
-        mechanism reports plus every network variable and every block output."""
+                 velocities: Mapping[str, Any] | None = None):
+        """Simulate the whole system from the assembled mechanism (the scalar coordinates in
+        ``coordinates`` held at the given values, the speeds in ``velocities`` as the
+        mechanism's ``initial_speeds`` reads them, at rest unless told) and the lumped and
+        block states in ``initial`` (by name, default zero). Returns a Result with every
+        coordinate and speed, everything the mechanism reports (with the ports' loads on
+        it), every network variable and every block output."""
         from ..numerics import multibody as mb
-        from ..numerics.planar import outputs
         from ..numerics.result import Result
 
         eom = self.eom
@@ -281,7 +305,7 @@ class CoupledModel:
         watch = Watch(0.0, t_end)
         model = eom.compile()
         q0 = eom.assemble(coordinates, 0.0)
-        u0 = mb.consistent_velocities(model, 0.0, q0, eom._fixed(velocities))
+        u0 = eom.initial_speeds(q0, velocities, 0.0)
         s0 = self._initial(initial)
         if method == "partition":
             ts, qs, us, ss = mb.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol,
@@ -293,7 +317,11 @@ class CoupledModel:
             raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
         ws = np.array([self.extra(tt, q, u, s)[1] for tt, q, u, s in
                        zip(ts, qs.T, us.T, ss.T)]).T.reshape(len(self.system.ports), len(ts))
-        series = outputs(model, ts, qs, us, ws)
+        series = eom.outputs(model, ts, qs, us, ws)
+        # the integrated coordinates and speeds themselves (a spatial joint's reported angle
+        # is read off its frames, within a turn of it)
+        series.update(zip(eom.coordinates, qs))
+        series.update(zip(eom.speed_names, us))
         for name, values in zip(self.states, ss):
             series[name] = values
         if self._outputs is not None:
@@ -308,63 +336,84 @@ class CoupledModel:
 
     def equilibrium(self, time: float = 0.0):
         """A static equilibrium of the whole system near the assembled pose: the mechanism at
-        rest, the lumped and block states steady. Returns ``(q, s)``."""
+        rest, the lumped and block states steady. Returns ``(q, s)``.
+
+        The unknowns are a displacement of the assembled pose in the speeds (``q = q0 +
+        N(q0) v``, quaternions normalized), the states and the multipliers of independent
+        constraints: as many as the equations (forces, constraints, state rates).
+
+        Raises
+        ------
+        FormulationError
+            When the search finds no equilibrium.
+        """
         from ..numerics import multibody as mb
 
         model = self.eom.compile()
         q0 = self.eom.assemble(time=time)
-        rows = mb.independent_rows(model.constraints(time, q0)[1])
-        n, e, k = model.n, len(self.states), len(rows)
-        zero = np.zeros(n)
+        rows = mb.independent_rows(mb.velocity_constraints(model, time, q0)[0])
+        nu, e, k = mb.speeds(model), len(self.states), len(rows)
+        zero = np.zeros(nu)
 
         def residual(v):
-            q, s, lam = v[:n], v[n:n + e], v[n + e:]
+            q, s, lam = mb.displace(model, q0, v[:nu]), v[nu:nu + e], v[nu + e:]
             sdot, w = self.extra(time, q, zero, s)
             snap = model.evaluate(time, q, zero, w=w)
             return np.concatenate([snap.Q + snap.phi_q[rows].T @ lam, snap.phi[rows], sdot])
 
-        sol = root(residual, np.concatenate([q0, self.initial_states, np.zeros(k)]), tol=1e-13)
-        if not sol.success or np.max(np.abs(residual(sol.x))) > 1e-8:
+        # start from the multipliers that balance the forces at the assembled pose: with
+        # bodies' coordinates, the stiffness of a pendulum comes only from its reaction
+        # turning with it (Phi_u(q)^T lambda), which zero multipliers would hide
+        s0 = self.initial_states
+        snap = model.evaluate(time, q0, zero, w=self.extra(time, q0, zero, s0)[1])
+        lam0 = np.linalg.lstsq(snap.phi_q[rows].T, -snap.Q, rcond=None)[0] if k else np.zeros(0)
+        sol = root(residual, np.concatenate([zero, s0, lam0]), tol=1e-13)
+        if not sol.success or np.max(np.abs(residual(sol.x)), initial=0.0) > 1e-8:
             raise FormulationError(f"no equilibrium of the system found: {sol.message}")
-        return sol.x[:n], sol.x[n:n + e]
+        return mb.displace(model, q0, sol.x[:nu]), sol.x[nu:nu + e]
 
     def linearize(self, point=None, time: float = 0.0, step: float = 1e-6,
                   outputs: Sequence[str] = ()) -> LinearModel:
         """The linear model ``x' = A x + B w``, ``y = C x + D w`` about an equilibrium
-        (default: :meth:`equilibrium`). The states are the independent mechanism coordinates,
-        their rates, and the lumped and block states; the inputs ``w`` are added to the
-        network inputs that no port drives (:attr:`inputs`, e.g. ``"V.across"``); the
-        outputs are any of the mechanism coordinates and their rates (``"O.angle'"``), the
-        network variables and the block outputs. Found from central differences of the
-        combined equations (constraints kept exactly)."""
+        (default: :meth:`equilibrium`). The states are the displacements along the
+        independent speeds of a coordinate partition (named by their coordinates,
+        ``"O.angle"``; by the speed, ``"ball.wx"``, for a small rotation of a quaternion),
+        their rates (``"O.angle'"``), and the lumped and block states; the inputs ``w``
+        are added to the network inputs that no port drives (:attr:`inputs`, e.g.
+        ``"V.across"``); the outputs are any of the mechanism coordinates and speeds
+        (``"O.angle'"``), the network variables and the block outputs. Found from central
+        differences of the combined equations (constraints kept exactly)."""
         from ..numerics import multibody as mb
 
+        eom = self.eom
         q_eq, s_eq = self.equilibrium(time) if point is None else point
-        model = self.eom.compile()
+        model = eom.compile()
         part = mb.Partition(model, time, q_eq)
         k, n = len(part.ind), model.n
-        coordinates = {**{c: i for i, c in enumerate(self.eom.coordinates)},
-                       **{f"{c}'": n + i for i, c in enumerate(self.eom.coordinates)}}
-        unknown = [o for o in outputs if o not in coordinates and o not in self._names]
+        # a displacement along the independent speeds moves the dependent ones with them, so
+        # that it stays on the constraints to first order and its rate is those speeds
+        basis = mb._independent_basis(model, time, q_eq, (part.rows, part.dep, part.ind))
+        values = {**{c: i for i, c in enumerate(eom.coordinates)},
+                  **{c: n + i for i, c in enumerate(eom.speed_names)}}
+        unknown = [o for o in outputs if o not in values and o not in self._names]
         if unknown:
             raise UnknownNameError(f"no output(s) {', '.join(unknown)}; outputs are the "
-                                   "mechanism coordinates and their rates, the network variables "
+                                   "mechanism coordinates and speeds, the network variables "
                                    "and the block outputs")
 
         def evaluate(state, offsets):
-            q = q_eq.copy()
-            q[part.ind] = state[:k]
-            qf, uf = part.project(time, q, state[k:2 * k])
+            qf, uf = part.project(time, mb.displace(model, q_eq, basis @ state[:k]),
+                                  state[k:2 * k])
             sdot, w = self.extra(time, qf, uf, state[2 * k:], offsets)
             a, _ = mb.accelerations(model.evaluate(time, qf, uf, w=w), part.rows)
-            values = (np.asarray(self._outputs(time, qf, uf, state[2 * k:], offsets, a),
-                                 dtype=float)
-                      if self._outputs is not None and outputs else np.zeros(0))
-            y = [np.concatenate([qf, uf])[coordinates[o]] if o in coordinates
-                 else values[self._names.index(o)] for o in outputs]
+            results = (np.asarray(self._outputs(time, qf, uf, state[2 * k:], offsets, a),
+                                  dtype=float)
+                       if self._outputs is not None and outputs else np.zeros(0))
+            y = [np.concatenate([qf, uf])[values[o]] if o in values
+                 else results[self._names.index(o)] for o in outputs]
             return np.concatenate([state[k:2 * k], a[part.ind], sdot]), np.array(y, dtype=float)
 
-        x0, w0 = np.concatenate([q_eq[part.ind], np.zeros(k), s_eq]), self._no_offsets
+        x0, w0 = np.concatenate([np.zeros(2 * k), s_eq]), self._no_offsets
 
         def jacobian(perturbed, size):
             """d(rates, outputs)/d(state or input) by central differences."""
@@ -374,7 +423,7 @@ class CoupledModel:
 
         by_state = jacobian(lambda e: (x0 + e, w0), len(x0))
         by_input = jacobian(lambda e: (x0, w0 + e), len(w0))
-        names = [self.eom.coordinates[i] for i in part.ind]
+        names = [eom.speed_names[i].removesuffix("'") for i in part.ind]
         return LinearModel(by_state[:len(x0)], by_input[:len(x0)], by_state[len(x0):],
                            by_input[len(x0):],
                            tuple(names + [f"{c}'" for c in names] + list(self.states)),

@@ -19,12 +19,13 @@ import scipy.linalg
 import sympy
 
 from ..bounds import Watch, time_grid
+from ..elements.base import t
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..multibody import DATUM
 from ..topology import Topology
 
 __all__ = ["MechanismEquations", "OperatingPoint", "Linearization", "choose_topology",
-           "tree_walk"]
+           "tree_walk", "check_point_pair", "point_nodes", "sensor_reading"]
 
 
 def choose_topology(mechanism, coordinates: str, tree: list[str] | None,
@@ -80,6 +81,96 @@ def tree_walk(eom: MechanismEquations) -> list[tuple]:
         branch = next(iter(tree[here][there]))
         walk.append((here, there, branch, net.graph.ends(branch)[0] == here, where[branch]))
     return walk
+
+
+def point_nodes(mechanism) -> set[str]:
+    """Names of the mechanism's points: the ground, the mass centres and body points."""
+    return {DATUM} | set(mechanism.bodies) | {
+        str(v) for v in mechanism.network.graph.nodes if "." in str(v)}
+
+
+def check_point_pair(mechanism, points: tuple[str, str]) -> None:
+    """Refuse a pair of points that are not two points of different bodies (a load between
+    points of one body does nothing).
+
+    Raises
+    ------
+    ModelError
+        Naming the missing points, or the body both points are on.
+    """
+    missing = [p for p in points if p not in point_nodes(mechanism)]
+    if missing:
+        raise ModelError(f"no point(s) {', '.join(map(repr, missing))} in mechanism "
+                         f"{mechanism.name!r}; points are named '<body>.<point>' (e.g. "
+                         "'ground.p1') or by their body for the mass centre")
+    bodies = {p.split(".")[0] for p in points}
+    if len(bodies) == 1:
+        raise ModelError(f"points {points[0]!r} and {points[1]!r} are both on "
+                         f"{bodies.pop()!r}: their distance never changes")
+
+
+def sensor_reading(mechanism, name: str) -> tuple:
+    """What the sensor ``name`` reads, checked against the mechanism:
+
+    * ``("position", node, i)`` and ``("velocity", node, i)`` for ``"<body>.x"``,
+      ``"<body>.vx"`` ... and ``"<point>.x"`` ... (component ``i``; ``x, y`` in the plane,
+      ``x, y, z`` in space; points are named ``"<body>.<name>"``);
+    * ``("frame", body, quantity)`` for the body frame's quantities the builder lists in
+      ``frame_quantities`` (``angle``, ``omega`` in the plane; ``wx, wy, wz`` in space);
+    * ``("joint", joint, coordinate, derivative)`` for ``"<joint>.angle"`` or
+      ``"<joint>.distance"`` (the joint's coordinates about or along its axis) and their
+      rates ``"<joint>.angle'"`` ...; ``"<joint>.rate"`` is the rate of a joint's only such
+      coordinate, and ``"<joint>.angle"`` also names a prismatic joint's distance.
+
+    Raises
+    ------
+    UnknownNameError
+        When nothing of the mechanism has the name's first part.
+    ModelError
+        When it has no such quantity.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> mech = vn.spatial.Mechanism("m")
+    >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1))
+    >>> _ = mech.cylindrical("C", mech.ground.centre, bob.centre)
+    >>> sensor_reading(mech, "C.distance'"), sensor_reading(mech, "bob.vz")
+    (('joint', 'C', 'distance', True), ('velocity', 'bob', 2))
+    """
+    head, _, what = name.rpartition(".")
+    axes = "xyz"[:mechanism.dimensions]
+    vectors = "|".join(list(axes) + [f"v{a}" for a in axes])
+    is_body, is_point = head in mechanism.bodies, "." in head and head in point_nodes(mechanism)
+    if is_body or is_point:
+        if what in axes:
+            return ("position", head, axes.index(what))
+        if what[:1] == "v" and what[1:] in axes:
+            return ("velocity", head, axes.index(what[1:]))
+        if is_body and what in mechanism.frame_quantities:
+            return ("frame", head, what)
+        if is_body:
+            raise ModelError(f"sensor {name!r}: bodies measure '<body>."
+                             f"{vectors}|{'|'.join(mechanism.frame_quantities)}'")
+        raise ModelError(f"sensor {name!r}: points measure '<point>.{vectors}'")
+    try:
+        coordinates = mechanism.axial_coordinates(head)
+    except UnknownNameError:
+        raise UnknownNameError(f"sensor {name!r}: the mechanism has no joint or body "
+                               f"{head!r}") from None
+    base, derivative = (what[:-1], True) if what.endswith("'") else (what, False)
+    if len(coordinates) == 1 and what == "rate":
+        return ("joint", head, coordinates[0], True)
+    if len(coordinates) == 1 and base == "angle":   # the older name of a slider's distance
+        return ("joint", head, coordinates[0], derivative)
+    if base in coordinates:
+        return ("joint", head, base, derivative)
+    raise ModelError(f"sensor {name!r}: joints measure <joint>.angle or <joint>.distance, "
+                     "their rates <joint>.angle' and <joint>.distance', or <joint>.rate ("
+                     + mechanism.joints_with("angle") + " joints turn; "
+                     + mechanism.joints_with("distance") + " joints slide)"
+                     + (f"; {head!r} has {' and '.join(coordinates)}" if coordinates
+                        else f"; {head!r} is a {type(mechanism.network.element(head)).__name__}"))
 
 
 class OperatingPoint:
@@ -191,8 +282,8 @@ class MechanismEquations:
         """A new compiled numeric model."""
         raise NotImplementedError
 
-    def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:  # pragma: no cover
-        """Every named result at the given coordinates and speeds."""
+    def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:  # pragma: no cover
+        """Every named result at the given coordinates and speeds (and loads ``ws``)."""
         raise NotImplementedError
 
     def initial_guess(self) -> np.ndarray:  # pragma: no cover - per dimension
@@ -208,6 +299,166 @@ class MechanismEquations:
         """The unilateral stops (:class:`~vecnet.numerics.multibody.Stop`) of the
         mechanism's joint limits; none unless the dimension has them."""
         return []
+
+    def axial(self, joint: str, coordinate: str) -> tuple:  # pragma: no cover - per dimension
+        """``(value, rate)`` of a joint's ``"angle"`` about or ``"distance"`` along its axis,
+        in ``q`` and ``u``."""
+        raise NotImplementedError
+
+    def velocity(self, node) -> sympy.Matrix:  # pragma: no cover - per dimension
+        """Velocity of a node's point (world axes) in ``q`` and ``u``."""
+        raise NotImplementedError
+
+    def frame_quantity(self, body: str, quantity: str) -> sympy.Expr:  # pragma: no cover
+        """A body frame's quantity (the builder's ``frame_quantities``) in ``q`` and ``u``."""
+        raise NotImplementedError
+
+    # -- loads across joints and rotors: what a lumped network coupled by ports adds ---
+    def _couple(self, joint_loads: dict | None, rotors: dict | None) -> None:
+        """Keep and check the loads and rotors (see :meth:`load_target`)."""
+        #: load target -> symbol of the load: a torque about or force along a joint's
+        #: axis, or a force pushing two points apart; given at run time
+        self.joint_loads = dict(joint_loads or {})
+        for target in self.joint_loads:
+            self.load_target(target)
+        #: symbols whose values are given at run time (the loads), in order
+        self.inputs = tuple(self.joint_loads.values())
+        #: joint -> inertia of a rotor turning with the joint's angle (a network inertia
+        #: reflected through a gear): ``J g^T g`` in ``M``, ``g`` the angle rate's row in ``u``
+        self.rotors = dict(rotors or {})
+        for joint in self.rotors:
+            self.load_target(f"{joint}.angle", what="a rotor inertia")
+
+    def load_target(self, target, what: str = "a load") -> tuple[str, Any, Any, Any]:
+        """What a load works on: ``("line", a, b, None)`` for a pair of point names
+        ``(a, b)`` (pushing them apart); ``(coordinate, tail, head, axis)`` for
+        ``"<joint>.angle"`` (a torque about the joint's axis) or ``"<joint>.distance"`` (a
+        force along it), or for the name of a joint with one such coordinate; ``tail`` and
+        ``head`` are the joint's nodes and ``axis`` its axis (tail body axes; ``None`` for
+        a planar revolute).
+
+        Raises
+        ------
+        ModelError
+            For points that are not two points of different bodies, or a joint without
+            that coordinate (the message names the joint and its kind).
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1))
+        >>> _ = mech.cylindrical("C", mech.ground.centre, bob.centre, axis=(0, 0, 1))
+        >>> coordinate, tail, head, axis = mech.formulate().load_target("C.distance")
+        >>> coordinate, tail, head, axis.tolist()
+        ('distance', 'ground', 'bob', [0.0, 0.0, 1.0])
+        """
+        mech = self.mechanism
+        if isinstance(target, tuple):
+            check_point_pair(mech, target)
+            return ("line", target[0], target[1], None)
+        joint, coordinate = self._axial_target(target, what)
+        tail, head = mech.network.graph.ends(joint)
+        return (coordinate, tail, head, getattr(mech.network.element(joint), "axis", None))
+
+    def _axial_target(self, target: str, what: str = "a load") -> tuple[str, str]:
+        """``(joint, coordinate)`` of ``"<joint>.<coordinate>"`` or of a joint's name."""
+        mech = self.mechanism
+        joint, coordinate = str(target), None
+        try:
+            coordinates = mech.axial_coordinates(joint)
+        except UnknownNameError:
+            joint, _, coordinate = joint.rpartition(".")
+            try:
+                coordinates = mech.axial_coordinates(joint)
+            except UnknownNameError:
+                raise ModelError(f"{what} names joint {str(target)!r}, which mechanism "
+                                 f"{mech.name!r} does not have") from None
+        if coordinate is None and len(coordinates) == 1:
+            coordinate = coordinates[0]
+        if coordinate not in coordinates:
+            wanted = coordinate or "angle"
+            element = mech.network.element(joint)
+            raise ModelError(f"{what} {'about' if wanted == 'angle' else 'along'} the axis of "
+                             f"{joint!r} needs a {mech.joints_with(wanted)} joint; "
+                             f"{joint!r} is a {type(element).__name__}")
+        return joint, coordinate
+
+    def load_coordinate(self, target) -> sympy.Expr:
+        """The coordinate a load works on (:meth:`load_target`), in ``q``: the joint's
+        angle or distance, or the distance between the two points."""
+        if isinstance(target, tuple):
+            d = self.node_position[target[1]] - self.node_position[target[0]]
+            return sympy.sqrt(d.dot(d))
+        return self.axial(*self._axial_target(target))[0]
+
+    def load_rate(self, target) -> sympy.Expr:
+        """The rate of :meth:`load_coordinate` in ``q`` and ``u``: the across variable of
+        a port, the power of the load per unit load.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, 0.1, position=(1, 0))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+        >>> mech.formulate().load_rate(("ground", "bob"))     # the bob keeps its distance
+        0
+        """
+        if isinstance(target, tuple):
+            self.load_target(target)
+            tail, head = target
+            d = self.node_position[head] - self.node_position[tail]
+            return d.dot(self.velocity(head) - self.velocity(tail)) / sympy.sqrt(d.dot(d))
+        return self.axial(*self._axial_target(target))[1]
+
+    def rate(self, expr):
+        """Time derivative of an expression in ``q`` and ``t``, ``u`` held:
+        ``d expr/dt + d expr/dq N(q) u`` (``N = I`` in the plane)."""
+        if "_qdot" not in self.__dict__:
+            N = getattr(self, "N", None)
+            self.__dict__["_qdot"] = list(self.u) if N is None else list(
+                N * sympy.Matrix(self.u))
+        return expr.diff(t) + sum((expr.diff(qi) * qd for qi, qd in zip(self.q, self._qdot)
+                                   if qd != 0), sympy.S.Zero * expr)
+
+    @cached_property
+    def load_forces(self) -> sympy.Matrix:
+        """Generalized forces of the loads: ``sum load * d(load rate)/du``."""
+        total = sympy.zeros(len(self.u), 1)
+        for target, load in self.joint_loads.items():
+            rate = self.load_rate(target)
+            total += sympy.Matrix([rate.diff(ui) for ui in self.u]) * load
+        return total
+
+    @cached_property
+    def _rotor_terms(self) -> list[tuple]:
+        """Per rotor: inertia, the row ``g`` of its joint's angle rate in ``u`` and the
+        convective term ``g' u`` (the rotor's acceleration is ``g u' + g' u``)."""
+        out = []
+        for joint, inertia in self.rotors.items():
+            rate = self.load_rate(f"{joint}.angle")
+            out.append((inertia, [rate.diff(ui) for ui in self.u], self.rate(rate)))
+        return out
+
+    def measure(self, name: str) -> sympy.Expr:
+        """The value of sensor ``name`` (:func:`sensor_reading`) in ``q`` and ``u``.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1))
+        >>> _ = mech.revolute("J", mech.ground.centre, bob.centre, axis=(0, 0, 1))
+        >>> mech.formulate().measure("J.rate")
+        J.angle'
+        """
+        kind, where, which, *derivative = sensor_reading(self.mechanism, name)
+        if kind == "position":
+            return self.node_position[where][which]
+        if kind == "velocity":
+            return self.velocity(where)[which]
+        if kind == "frame":
+            return self.frame_quantity(where, which)
+        return self.axial(where, which)[1 if derivative[0] else 0]
 
     # -- numerics -----------------------------------------------------------------
     def compile(self, parameters: dict | None = None):

@@ -69,6 +69,10 @@ class MultibodyEquations(MechanismEquations):
         ``Phi(q, t)``, from the circuit equations of cotree joints and drivers.
     M, Q : sympy.Matrix
         Mass matrix and generalized forces (computed when first read).
+    joint_loads, inputs, rotors
+        What a lumped network coupled by ports adds (:class:`vecnet.System`): load symbols
+        by what they work on (a joint, ``"<joint>.angle"``, ``"<joint>.distance"`` or a pair
+        of points), those symbols in order, and rotor inertias by joint (in ``M`` and ``Q``).
 
     Examples
     --------
@@ -124,24 +128,7 @@ class MultibodyEquations(MechanismEquations):
         self.constraint_names = tuple(constraint_names)
         self.constraints = sympy.Matrix(constraints) if constraints else sympy.zeros(0, 1)
         self.gravity = sympy.Matrix(mechanism.gravity)
-        self.joint_loads = dict(joint_loads or {})
-        for target in self.joint_loads:
-            if isinstance(target, tuple):
-                _check_point_pair(mechanism, target)
-                continue
-            element = net.element(target)
-            if not isinstance(element, (pe.Revolute, pe.Prismatic)):
-                raise ModelError(f"a load can act across a revolute or prismatic joint only; "
-                                 f"{target!r} is a {type(element).__name__}")
-        #: symbols whose values are given at run time (loads across joints or point pairs)
-        self.inputs = tuple(self.joint_loads.values())
-        #: revolute joint -> inertia of a rotor turning with its relative angle (a network
-        #: inertia reflected through a gear), stored in ``M`` as ``J g^T g``
-        self.rotors = dict(rotors or {})
-        for joint in self.rotors:
-            if not isinstance(net.element(joint), pe.Revolute):
-                raise ModelError(f"a rotor inertia turns with a revolute joint only; {joint!r} "
-                                 f"is a {type(net.element(joint)).__name__}")
+        self._couple(joint_loads, rotors)
 
     # -- kinematics -------------------------------------------------------------
     def relative_pose(self, edge: str):
@@ -149,11 +136,6 @@ class MultibodyEquations(MechanismEquations):
         tail, head = self.mechanism.network.graph.ends(edge)
         return (self.node_position[head] - self.node_position[tail],
                 self.node_angle[head] - self.node_angle[tail], self.node_angle[tail])
-
-    def rate(self, expr):
-        """Time derivative of an expression in ``q`` and ``t``: ``d/dq expr * u + d/dt expr``."""
-        return expr.diff(t) + sum((expr.diff(qi) * ui for qi, ui in zip(self.q, self.u)),
-                                  sympy.S.Zero * expr)
 
     @cached_property
     def bodies(self) -> list[dict]:
@@ -201,13 +183,20 @@ class MultibodyEquations(MechanismEquations):
             return (pe.rotation(tail_angle) * element.axis).dot(dr)
         return dtheta
 
-    def load_coordinate(self, target) -> sympy.Expr:
-        """The coordinate a load works on: a joint's (:meth:`joint_coordinate`) or, for a
-        pair of point names ``(a, b)``, the distance from ``a`` to ``b``."""
-        if isinstance(target, tuple):
-            d = self.node_position[target[1]] - self.node_position[target[0]]
-            return sympy.sqrt(d.dot(d))
-        return self.joint_coordinate(target)
+    def axial(self, joint: str, coordinate: str) -> tuple[sympy.Expr, sympy.Expr]:
+        """``(value, rate)`` of a revolute joint's angle or a prismatic joint's distance
+        (:meth:`joint_coordinate`; a joint has one, so ``coordinate`` only names it)."""
+        value = self.joint_coordinate(joint)
+        return value, self.rate(value)
+
+    def velocity(self, node) -> sympy.Matrix:
+        """Velocity of a node's point in ``q`` and ``u``, from its Jacobian rows."""
+        return sympy.Matrix([sum((a * b for a, b in zip(row, self.u)), sympy.S.Zero)
+                             for row in self.node_position_jacobian[node]])
+
+    def frame_quantity(self, body: str, quantity: str) -> sympy.Expr:
+        """A body's ``"angle"`` or ``"omega"``."""
+        return self.quantities[sympy.Symbol(f"{body}.{quantity}", real=True)]
 
     def edge_jacobians(self, edge: str) -> tuple[sympy.Matrix, sympy.Matrix]:
         """``(d dr/dq, d dtheta/dq)`` of any edge, from the node Jacobian rows."""
@@ -227,9 +216,7 @@ class MultibodyEquations(MechanismEquations):
         for element, (F, T), _, _ in self.force_elements:
             Jdr, Jdt = self.edge_jacobians(element.name)
             total -= Jdr.T * F + Jdt.T * T
-        for target, load in self.joint_loads.items():
-            total += sympy.Matrix([self.load_coordinate(target)]).jacobian(self.q).T * load
-        return total
+        return total + self.load_forces
 
     @cached_property
     def _body_terms(self) -> list[tuple]:
@@ -241,18 +228,6 @@ class MultibodyEquations(MechanismEquations):
             out.append((body["m"], body["J"], self._frame_jacobian[node],
                         self._frame_convective[node], self.node_angle_jacobian[node],
                         self.node_angle_convective[node]))
-        return out
-
-    @cached_property
-    def _rotor_terms(self) -> list[tuple]:
-        """Per rotor: inertia, the relative angle's Jacobian row and convective term."""
-        out = []
-        for joint, inertia in self.rotors.items():
-            tail, head = self.mechanism.network.graph.ends(joint)
-            row = [a - b for a, b in zip(self.node_angle_jacobian[head],
-                                         self.node_angle_jacobian[tail])]
-            out.append((inertia, row,
-                        self.node_angle_convective[head] - self.node_angle_convective[tail]))
         return out
 
     @cached_property
@@ -306,14 +281,15 @@ class MultibodyEquations(MechanismEquations):
 
         return CompiledMechanism(self, parameters)
 
-    def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:
+    def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
         """Every body's ``x, y, angle, vx, vy, omega``, every joint's ``angle``,
         ``reaction`` (force on its head body; also ``.x``, ``.y``) and ``torque``, every
         driver's ``effort``, and ``kinetic``, ``potential``, ``energy``, ``constraint
-        residual`` (:func:`vecnet.numerics.planar.outputs`)."""
+        residual`` (:func:`vecnet.numerics.planar.outputs`); ``ws`` holds the loads
+        (:attr:`inputs`) at each time, default zero."""
         from ..numerics.planar import outputs
 
-        return outputs(model, times, qs, us)
+        return outputs(model, times, qs, us, ws)
 
     def stops(self, model) -> list:
         """A :class:`~vecnet.numerics.multibody.Stop` for every lower and upper limit of
@@ -471,22 +447,3 @@ def _check_bodies_joined(mechanism: Mechanism) -> None:
         if not joined:
             raise ModelError(f"body {name!r} is joined to nothing: connect it with a joint, a "
                              "spring or a driver")
-
-
-def _check_point_pair(mechanism: Mechanism, points: tuple[str, str]) -> None:
-    """Two points of different bodies (a load between points of one body does nothing)."""
-    missing = [p for p in points if p not in _point_nodes(mechanism)]
-    if missing:
-        raise ModelError(f"no point(s) {', '.join(map(repr, missing))} in mechanism "
-                         f"{mechanism.name!r}; points are named '<body>.<point>' (e.g. "
-                         "'ground.p1') or by their body for the mass centre")
-    bodies = {p.split(".")[0] for p in points}
-    if len(bodies) == 1:
-        raise ModelError(f"points {points[0]!r} and {points[1]!r} are both on "
-                         f"{bodies.pop()!r}: their distance never changes")
-
-
-def _point_nodes(mechanism: Mechanism) -> set[str]:
-    """Names of the mechanism's points: the ground, the mass centres and body points."""
-    return {DATUM} | set(mechanism.bodies) | {
-        str(v) for v in mechanism.network.graph.nodes if "." in str(v)}

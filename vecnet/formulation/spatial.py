@@ -80,6 +80,10 @@ class SpatialEquations(MechanismEquations):
         ``Phi(q)``, from the circuits of the cotree joints.
     M, Q : sympy.Matrix
         Mass matrix and generalized forces in the speeds: ``M u' = Q + Phi_u^T lambda``.
+    joint_loads, inputs, rotors
+        What a lumped network coupled by ports adds (:class:`vecnet.System`): load symbols
+        by what they work on (``"<joint>.angle"``, ``"<joint>.distance"``, a pair of
+        points), those symbols in order, and rotor inertias by joint (in ``M`` and ``Q``).
 
     Examples
     --------
@@ -93,7 +97,8 @@ class SpatialEquations(MechanismEquations):
     """
 
     def __init__(self, mechanism: Mechanism, coordinates: str = "joint",
-                 tree: list[str] | None = None) -> None:
+                 tree: list[str] | None = None, joint_loads: dict | None = None,
+                 rotors: dict | None = None) -> None:
         self.mechanism = mechanism
         net = mechanism.network
         self.topology = choose_topology(mechanism, coordinates, tree, _TREE_RANKS, _rank,
@@ -157,6 +162,7 @@ class SpatialEquations(MechanismEquations):
         self.constraint_names = tuple(constraint_names)
         self.constraints = sympy.Matrix(constraints) if constraints else sympy.zeros(0, 1)
         self.gravity = sympy.Matrix(mechanism.gravity)
+        self._couple(joint_loads, rotors)
 
     # The node kinematics are sympy expressions whose size grows with the depth of the
     # tree; they are built when first read (the constraints of cut joints, the symbolic M
@@ -218,9 +224,7 @@ class SpatialEquations(MechanismEquations):
         elif driver.quantity == "angle":
             value = self.joint_angle(driver.joint)[0]
         else:
-            tail, head = net.graph.ends(driver.joint)
-            value = (self.node_rotation[tail] * sympy.Matrix(joint.axis)).dot(
-                self.node_position[head] - self.node_position[tail])
+            value = self.joint_distance(driver.joint, rate=False)[0]
         info["symbolic"] = value - driver.motion
         return info
 
@@ -261,6 +265,46 @@ class SpatialEquations(MechanismEquations):
         pb = Rb * sympy.Matrix(element.R0.T @ p)
         angle = sympy.atan2(pa.cross(pb).dot(axis), pa.dot(pb))
         return angle, axis.dot(self.omega(head) - self.omega(tail)), axis
+
+    def joint_distance(self, joint: str, rate: bool = True):
+        """``(distance, rate)`` along the axis of a prismatic or cylindrical joint in the
+        coordinates: its own coordinate when it is a tree branch, otherwise the head
+        point's offset from the tail point along the axis turned with the tail body
+        (the rate ``None`` unless ``rate``).
+
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1))
+        >>> _ = mech.prismatic("S", mech.ground.centre, bob.centre, axis=(0, 0, 1))
+        >>> mech.formulate().joint_distance("S")
+        (S.distance, S.distance')
+        """
+        net = self.mechanism.network
+        name = f"{joint}.distance"
+        if joint in self.topology.branches and name in self.coordinates:
+            return (self.q[self.coordinates.index(name)],
+                    self.u[self.speed_names.index(f"{name}'")])
+        tail, head = net.graph.ends(joint)
+        axis = self.node_rotation[tail] * sympy.Matrix(net.element(joint).axis)
+        d = self.node_position[head] - self.node_position[tail]
+        if not rate:
+            return axis.dot(d), None
+        # d/dt (e . d) with e turning with the tail body: (w_tail x e) . d + e . d'
+        return axis.dot(d), (self.omega(tail).cross(axis).dot(d)
+                             + axis.dot(self.velocity(head) - self.velocity(tail)))
+
+    def axial(self, joint: str, coordinate: str) -> tuple[sympy.Expr, sympy.Expr]:
+        """``(value, rate)`` of a revolute or cylindrical joint's ``"angle"``
+        (:meth:`joint_angle`) or a prismatic or cylindrical joint's ``"distance"``
+        (:meth:`joint_distance`)."""
+        if coordinate == "angle":
+            return self.joint_angle(joint)[:2]
+        return self.joint_distance(joint)
+
+    def frame_quantity(self, body: str, quantity: str) -> sympy.Expr:
+        """A component ``"wx"``, ``"wy"`` or ``"wz"`` of a body's angular velocity (world
+        axes)."""
+        return self.omega(body)["xyz".index(quantity[-1])]
 
     def pose(self, edge: str) -> dict:
         """The across variables of an edge and their rates, as force laws read them."""
@@ -336,6 +380,9 @@ class SpatialEquations(MechanismEquations):
         for body in self.bodies:
             _, Jv, Jw_b = self._body_terms(body)
             M += body["m"] * Jv.T * Jv + Jw_b.T * body["J"] * Jw_b
+        for J, row, _ in self._rotor_terms:
+            g = sympy.Matrix([row])
+            M += J * g.T * g
         return M
 
     @cached_property
@@ -352,12 +399,15 @@ class SpatialEquations(MechanismEquations):
             g_b = R.T * self.node_angular_convective[node]
             Q += Jv.T * (m * (self.gravity - self.node_velocity_convective[node]))
             Q -= Jw_b.T * (J * g_b + w_b.cross(J * w_b))
+        for J, row, gamma in self._rotor_terms:
+            Q -= J * gamma * sympy.Matrix(row)
         return Q
 
     @cached_property
     def Q(self) -> sympy.Matrix:
-        """Generalized forces: the bodies' and the applied ones."""
-        return self.body_forces + self.applied_forces
+        """Generalized forces: the bodies' (and rotors'), the applied ones and the loads'
+        (:attr:`joint_loads`, in their symbols)."""
+        return self.body_forces + self.applied_forces + self.load_forces
 
     @property
     def constraint_jacobian(self) -> sympy.Matrix:
@@ -408,16 +458,17 @@ class SpatialEquations(MechanismEquations):
 
         return CompiledSpatial(self, parameters)
 
-    def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:
+    def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
         """Every body's ``x, y, z``, ``position`` (n x 3), ``velocity``, ``omega`` (world
         axes, n x 3) and ``orientation`` (unit quaternions ``w, x, y, z``, n x 4), every
         joint's ``reaction`` (force on its head body, n x 3) and ``reaction_torque`` (about
         the head point), revolute and cylindrical joints' ``angle``, every driver's
         ``effort``, and ``kinetic``, ``potential``, ``energy``, ``constraint residual``
-        (:func:`vecnet.numerics.spatial.outputs`)."""
+        (:func:`vecnet.numerics.spatial.outputs`); ``ws`` holds the loads (:attr:`inputs`)
+        at each time, default zero."""
         from ..numerics.spatial import outputs
 
-        return outputs(model, times, qs, us)
+        return outputs(model, times, qs, us, ws)
 
     def initial_guess(self) -> np.ndarray:
         """Branch coordinates read off the bodies' initial poses."""

@@ -125,15 +125,10 @@ class CompiledMechanism(CompiledModel):
                 self.energies.append((ends, self._compile((x,), [sympy.Matrix([energy])],
                                                           element.name)))
         for k, target in enumerate(eom.joint_loads):
-            if isinstance(target, tuple):  # along the line between two points
-                self.loads.append((tuple(self.node[v] for v in target), "line", None, k))
-                continue
-            element = net.element(target)
-            ends = tuple(self.node[v] for v in net.graph.ends(target))
-            if isinstance(element, pe.Prismatic):
-                self.loads.append((ends, "axis", np.array([float(a) for a in element.axis]), k))
-            else:
-                self.loads.append((ends, "angle", None, k))
+            # about a pin, along a slider's axis or along the line between two points
+            kind, tail, head, axis = eom.load_target(target)
+            self.loads.append(((self.node[tail], self.node[head]), kind,
+                               None if axis is None else np.array([float(a) for a in axis]), k))
         self.rotors = [(tuple(self.node[v] for v in net.graph.ends(joint)),
                         self._number(inertia, joint)) for joint, inertia in eom.rotors.items()]
         self.axes = {e.name: np.array([float(a) for a in e.axis]) for e in net.elements
@@ -319,7 +314,7 @@ class CompiledMechanism(CompiledModel):
                 Q += w[k] * (Jt[rb] - Jt[ra])
             elif kind == "line":  # pushing the points apart
                 Q += w[k] * (d @ (Jr[rb] - Jr[ra])) / np.hypot(*d)
-            else:  # force along the axis turned with the tail frame
+            else:  # "distance": force along the axis turned with the tail frame
                 ca, sa = np.cos(theta[a]), np.sin(theta[a])
                 e = np.array([ca * axis[0] - sa * axis[1], sa * axis[0] + ca * axis[1]])
                 Q += w[k] * (e @ (Jr[rb] - Jr[ra]) + (np.array([-e[1], e[0]]) @ d) * Jt[ra])

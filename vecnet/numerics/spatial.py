@@ -101,8 +101,16 @@ class CompiledSpatial(mb.CompiledModel):
                                for element, _, _ in eom.force_elements]
         self.primitives = [(chord, kind, self.node[a], self.node[b], e, f)
                            for chord, kind, _, a, b, e, f in eom.primitives]
+        # loads across joints or between points (the inputs ``w``, what a coupled network
+        # applies) and rotors turning with a joint's angle: (coordinate, tail, head, axis)
+        self.loads = [self._axial_target(eom.load_target(target)) for target in eom.joint_loads]
+        self.rotors = [(self._axial_target(eom.load_target(f"{joint}.angle")),
+                        self._number(inertia, joint)) for joint, inertia in eom.rotors.items()]
+        self._no_inputs = np.zeros(len(self.loads))
         needed = sorted({b[1] for b in self.bodies}
-                        | {i for _, _, a, b, _, _ in self.primitives for i in (a, b)})
+                        | {i for _, _, a, b, _, _ in self.primitives for i in (a, b)}
+                        | {i for _, a, b, _ in self.loads for i in (a, b)}
+                        | {i for (_, a, b, _), _ in self.rotors for i in (a, b)})
         self.needed = needed
         self._needed = np.array(needed, dtype=np.int64)
         self.row = {v: k for k, v in enumerate(needed)}
@@ -129,6 +137,40 @@ class CompiledSpatial(mb.CompiledModel):
             if kind == "drive":
                 f = info["motion"]
                 self._motions[chord] = self._lambdify((t,), [f, f.diff(t), f.diff(t, 2)], chord)
+
+    def _axial_target(self, target) -> tuple:
+        """A load target (:meth:`~vecnet.formulation.multibody.MechanismEquations.load_target`)
+        with node indices and the axis as numbers."""
+        coordinate, tail, head, axis = target
+        return (coordinate, self.node[tail], self.node[head],
+                None if axis is None else np.asarray(axis, dtype=float))
+
+    def _axial_row(self, kin, coordinate, a, b, axis, convective=True):
+        """``(g, gamma)`` of the rate of a joint's ``"angle"`` about or ``"distance"`` along
+        its axis (fixed in the tail body, nodes ``a`` and ``b``), or of the distance between
+        two points (``"line"``): the rate is ``g u`` and its derivative ``g u' + gamma``.
+        ``g`` is also the generalized force of a unit load on that coordinate, and the row
+        of a driver's constraint. ``gamma`` is ``None`` for a line, or unless
+        ``convective``."""
+        ka, kb = self.row[a], self.row[b]
+        d = kin["r"][b] - kin["r"][a]
+        Jv = kin["Jv"][kb] - kin["Jv"][ka]
+        if coordinate == "line":
+            return d @ Jv / np.linalg.norm(d), None
+        e = kin["R"][a] @ axis
+        wa = kin["w"][ka]
+        if coordinate == "angle":    # e . (w_b - w_a), e turning with the tail
+            g = e @ (kin["Jw"][kb] - kin["Jw"][ka])
+            gamma = (e @ (kin["gw"][kb] - kin["gw"][ka]) + _cross(wa, e) @ (kin["w"][kb] - wa)
+                     if convective else None)
+            return g, gamma
+        # e . d: (w_a x e) . d + e . (v_b - v_a), and once more for the convective part
+        g = _cross(e, d) @ kin["Jw"][ka] + e @ Jv
+        if not convective:
+            return g, None
+        ed = _cross(kin["gw"][ka], e) + _cross(wa, _cross(wa, e))
+        return g, (ed @ d + 2 * _cross(wa, e) @ (kin["v"][kb] - kin["v"][ka])
+                   + e @ (kin["gv"][kb] - kin["gv"][ka]))
 
     # -- the multibody interface --------------------------------------------------------
     def kinematic_map(self, q: np.ndarray) -> np.ndarray:
@@ -265,22 +307,14 @@ class CompiledSpatial(mb.CompiledModel):
             c[row] = fdd
             return
         R, r = kin["R"], kin["r"]
-        ea = R[a] @ info["axis"]
-        wa, wb = kin["w"][ka], kin["w"][kb]
         if info["quantity"] == "angle":
             angle = se.revolute_angle(info["axis"], R[a], R[b], info["R0"])
             phi[row] = (angle - f + np.pi) % (2 * np.pi) - np.pi
-            phi_u[row] = ea @ (kin["Jw"][kb] - kin["Jw"][ka])
-            if acc:
-                c[row] = fdd - (ea @ (kin["gw"][kb] - kin["gw"][ka]) + _cross(wa, ea) @ (wb - wa))
-            return
-        d = r[b] - r[a]
-        phi[row] = ea @ d - f
-        phi_u[row] = _cross(ea, d) @ kin["Jw"][ka] + ea @ (kin["Jv"][kb] - kin["Jv"][ka])
+        else:
+            phi[row] = (R[a] @ info["axis"]) @ (r[b] - r[a]) - f
+        phi_u[row], gamma = self._axial_row(kin, info["quantity"], a, b, info["axis"], acc)
         if acc:
-            ed = _cross(kin["gw"][ka], ea) + _cross(wa, _cross(wa, ea))
-            c[row] = fdd - (ed @ d + 2 * _cross(wa, ea) @ (kin["v"][kb] - kin["v"][ka])
-                            + ea @ (kin["gv"][kb] - kin["gv"][ka]))
+            c[row] = fdd - gamma
 
     def _motions_at(self, info, time):
         return self._motions[info["name"]](time)
@@ -318,7 +352,9 @@ class CompiledSpatial(mb.CompiledModel):
 
     def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, w=None,
                  extras: bool = False) -> SpatialSnapshot:
-        """Mass matrix, forces and constraints at ``(t, q, u)``."""
+        """Mass matrix, forces and constraints at ``(t, q, u)`` with the loads ``w``
+        (:attr:`~vecnet.formulation.multibody.MechanismEquations.inputs`, default zero)."""
+        w = self._no_inputs if w is None else w
         kin = self.kinematics(q, u)
         nu = self.nu
         M, Q = np.zeros((nu, nu)), np.zeros(nu)
@@ -329,6 +365,12 @@ class CompiledSpatial(mb.CompiledModel):
             wb, gwb = Jwb @ u, R.T @ kin["gw"][k]
             M += m * Jv.T @ Jv + Jwb.T @ J @ Jwb
             Q += Jv.T @ (m * (self.gravity - kin["gv"][k])) - Jwb.T @ (J @ gwb + _cross(wb, J @ wb))
+        for (coordinate, a, b, axis), load in zip(self.loads, w):
+            Q += load * self._axial_row(kin, coordinate, a, b, axis, convective=False)[0]
+        for (_, a, b, axis), J in self.rotors:   # J (g u' + gamma) about the joint's axis
+            g, gamma = self._axial_row(kin, "angle", a, b, axis)
+            M += J * np.outer(g, g)
+            Q -= J * gamma * g
         forces = {}
         if self._applied is not None:
             flat = self._applied(time, q, u)
@@ -382,12 +424,20 @@ class CompiledSpatial(mb.CompiledModel):
         return rc.mass(self._tree, rc.state(self._tree, q, self._zero), self.nu)
 
     def input_forces(self, time: float, q: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
-        """Names and the ``nu x inputs`` generalized forces of unit inputs at ``q``
-        (:attr:`~vecnet.formulation.spatial.SpatialEquations.input_columns`)."""
+        """Names and the ``nu x inputs`` generalized forces of unit inputs at ``q``: the
+        components of applied forces and torques
+        (:attr:`~vecnet.formulation.spatial.SpatialEquations.input_columns`), then the
+        loads across joints (named by their symbols)."""
         names, columns = self.eom.input_columns
         if "_inputs" not in self.__dict__:
             self._inputs = self._lambdify((list(self.eom.q),), list(columns), "inputs")
-        return names, self._inputs(q).reshape(columns.shape)
+        matrix = self._inputs(q).reshape(columns.shape)
+        if not self.loads:
+            return names, matrix
+        kin = self.kinematics(q, self._zero)
+        loads = [self._axial_row(kin, *target, convective=False)[0] for target in self.loads]
+        return (tuple(names) + tuple(str(s) for s in self.eom.inputs),
+                np.column_stack([matrix, *loads]))
 
     def potential(self, q: np.ndarray, kin: dict) -> float:
         """Gravity and spring potential energy."""
@@ -397,18 +447,19 @@ class CompiledSpatial(mb.CompiledModel):
         return float(value)
 
 
-def outputs(model: CompiledSpatial, times, qs, us) -> dict[str, np.ndarray]:
+def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndarray]:
     """Named time series: bodies (position, velocity, angular velocity, orientation),
     joints (angle, reaction force and torque from multipliers and cutset equations) and
-    energies."""
+    energies; ``ws`` holds the loads across joints at each time (default zero)."""
     eom = model.eom
     net, topo = eom.mechanism.network, eom.topology
     A_c = topo.chord_part.toarray()
     series: dict[str, list] = {}
     rows = None
     revolutes = [e for e in net.elements if isinstance(e, (se.SpatialRevolute, se.SpatialCylindrical))]
-    for time, q, u in zip(times, qs.T, us.T):
-        snap = model.evaluate(time, q, u)
+    ws = np.zeros((len(model.loads), len(times))) if ws is None else ws
+    for time, q, u, w in zip(times, qs.T, us.T, ws.T):
+        snap = model.evaluate(time, q, u, w=w)
         if rows is None:
             rows = mb.independent_rows(snap.phi_q)
         a, lam = mb.accelerations(snap, rows)

@@ -72,6 +72,9 @@ class Mechanism(MechanismBuilder):
 
     dimensions, label = 2, "Mechanism"
     arm, spring_damper = pe.Arm, pe.TranslationalSpringDamper
+    axial_joints = {pe.Revolute: ("revolute", ("angle",)),
+                    pe.Prismatic: ("prismatic", ("distance",))}
+    frame_quantities = ("angle", "omega")
 
     def __init__(self, name: str = "mechanism", gravity: tuple[float, float] = (0.0, -9.81)) -> None:
         super().__init__(name, gravity)
@@ -305,8 +308,12 @@ class Mechanism(MechanismBuilder):
         raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")
 
     # -- formulation -------------------------------------------------------------
-    def formulate(self, coordinates: str = "joint", tree: list[str] | None = None):
-        """The equations of motion: see :class:`vecnet.formulation.planar.MultibodyEquations`."""
+    def formulate(self, coordinates: str = "joint", tree: list[str] | None = None,
+                  joint_loads: dict | None = None, rotors: dict | None = None):
+        """The equations of motion: see :class:`vecnet.formulation.planar.MultibodyEquations`.
+        ``joint_loads`` (target -> symbol) and ``rotors`` (joint -> inertia) are what a
+        lumped network coupled by ports adds (:class:`vecnet.System` passes them)."""
         from ..formulation.planar import MultibodyEquations
 
-        return MultibodyEquations(self, coordinates=coordinates, tree=tree)
+        return MultibodyEquations(self, coordinates=coordinates, tree=tree,
+                                  joint_loads=joint_loads, rotors=rotors)

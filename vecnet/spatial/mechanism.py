@@ -67,6 +67,11 @@ class Mechanism(MechanismBuilder):
 
     dimensions, label = 3, "spatial Mechanism"
     arm, spring_damper = se.SpatialArm, se.SpatialSpringDamper
+    axial_joints = {se.SpatialRevolute: ("revolute", ("angle",)),
+                    se.SpatialPrismatic: ("prismatic", ("distance",)),
+                    se.SpatialCylindrical: ("cylindrical", ("angle", "distance"))}
+    #: the angular velocity of the body frame, world axes
+    frame_quantities = ("wx", "wy", "wz")
 
     def __init__(self, name: str = "mechanism", gravity=(0.0, 0.0, -9.81)) -> None:
         super().__init__(name, gravity)
@@ -189,10 +194,8 @@ class Mechanism(MechanismBuilder):
         ``vn.t``. The driver's effort is reported as ``"<name>.effort"``."""
         self._check_name(name)
         element = self.network.element(joint)
-        kinds = {se.SpatialRevolute: ("angle",), se.SpatialPrismatic: ("distance",),
-                 se.SpatialCylindrical: ("angle", "distance")}
-        allowed = kinds.get(type(element))
-        if allowed is None:
+        allowed = self.axial_coordinates(joint)
+        if not allowed:
             raise ModelError(f"drive {name!r}: only revolute, prismatic and cylindrical joints "
                              f"can be driven; {joint!r} is a {type(element).__name__}")
         quantity = allowed[0] if quantity is None else quantity
@@ -219,8 +222,12 @@ class Mechanism(MechanismBuilder):
                     return point.position, body.R
         raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")
 
-    def formulate(self, coordinates: str = "joint", tree: list[str] | None = None):
-        """The equations of motion: see :class:`vecnet.formulation.spatial.SpatialEquations`."""
+    def formulate(self, coordinates: str = "joint", tree: list[str] | None = None,
+                  joint_loads: dict | None = None, rotors: dict | None = None):
+        """The equations of motion: see :class:`vecnet.formulation.spatial.SpatialEquations`.
+        ``joint_loads`` (target -> symbol) and ``rotors`` (joint -> inertia) are what a
+        lumped network coupled by ports adds (:class:`vecnet.System` passes them)."""
         from ..formulation.spatial import SpatialEquations
 
-        return SpatialEquations(self, coordinates=coordinates, tree=tree)
+        return SpatialEquations(self, coordinates=coordinates, tree=tree,
+                                joint_loads=joint_loads, rotors=rotors)
