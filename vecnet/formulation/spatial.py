@@ -246,7 +246,7 @@ class SpatialEquations(MechanismEquations):
     def joint_angle(self, joint: str):
         """``(angle, rate, axis in world axes)`` of a revolute or cylindrical joint in the
         coordinates: its own coordinate when it is a tree branch, otherwise from the frames
-        (``atan2``, between -pi and pi)."""
+        (``atan2`` of the turn from the initial pose, within pi of the initial angle)."""
         net = self.mechanism.network
         element = net.element(joint)
         tail, head = net.graph.ends(joint)
@@ -258,8 +258,12 @@ class SpatialEquations(MechanismEquations):
             return self.q[i], self.u[j], axis
         p, _ = se.perpendiculars(element.axis)
         pa = Ra * sympy.Matrix(p)
-        pb = Rb * sympy.Matrix(element.R0.T @ p)
+        pb = Rb * sympy.Matrix(element.R_initial.T @ p)
+        # the turn since the initial pose wraps at +-pi; counted from there, the angle
+        # wraps half a turn away from where the joint starts
         angle = sympy.atan2(pa.cross(pb).dot(axis), pa.dot(pb))
+        if element.initial_angle:
+            angle += sympy.Float(element.initial_angle)
         return angle, axis.dot(self.omega(head) - self.omega(tail)), axis
 
     def pose(self, edge: str) -> dict:
