@@ -413,12 +413,15 @@ class SpatialEquations(MechanismEquations):
         return CompiledSpatial(self, parameters)
 
     def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:
-        """Every body's ``x, y, z``, ``position`` (n x 3), ``velocity``, ``omega`` (world
-        axes, n x 3) and ``orientation`` (unit quaternions ``w, x, y, z``, n x 4), every
-        joint's ``reaction`` (force on its head body, n x 3) and ``reaction_torque`` (about
-        the head point), revolute and cylindrical joints' ``angle``, every driver's
-        ``effort``, and ``kinetic``, ``potential``, ``energy``, ``constraint residual``
-        (:func:`vecnet.numerics.spatial.outputs`)."""
+        """Every body's ``x, y, z``, ``vx, vy, vz``, ``position`` (n x 3), ``velocity``,
+        ``omega`` (world axes, n x 3), ``orientation`` (unit quaternions ``w, x, y, z``,
+        n x 4) and ``euler`` (z-y-x angles); every joint's ``reaction`` (force on its head
+        body, n x 3; also ``.x``, ``.y``, ``.z``) and ``reaction_torque`` (on its head body,
+        about the head point), the ``angle`` of joints that turn about an axis and the
+        ``distance`` of those that slide along one; every force element's ``force`` and
+        ``torque``, what it applies to its head; every driver's ``effort``; and
+        ``kinetic``, ``potential``, ``energy``, ``constraint residual``
+        (:func:`vecnet.numerics.spatial.outputs`; docs/conventions.md)."""
         from ..numerics.spatial import outputs
 
         return outputs(model, times, qs, us)

@@ -406,14 +406,17 @@ class CompiledSpatial(mb.CompiledModel):
 
 def outputs(model: CompiledSpatial, times, qs, us) -> dict[str, np.ndarray]:
     """Named time series: bodies (position, velocity, angular velocity, orientation),
-    joints (angle, reaction force and torque from multipliers and cutset equations) and
-    energies."""
+    joints (angle, distance, reaction force and torque from multipliers and cutset
+    equations), what the force elements apply, and energies. The planar outputs are these
+    restricted to the plane (docs/conventions.md)."""
     eom = model.eom
     net, topo = eom.mechanism.network, eom.topology
     A_c = topo.chord_part.toarray()
     series: dict[str, list] = {}
     rows = None
-    revolutes = [e for e in net.elements if isinstance(e, (se.SpatialRevolute, se.SpatialCylindrical))]
+    # a joint's own coordinates, whether it is in the tree or cut
+    revolutes = [e for e in net.elements if getattr(e, "turns", False)]
+    sliders = [e for e in net.elements if e.is_joint and "distance" in e.coordinates]
     for time, q, u in zip(times, qs.T, us.T):
         snap = model.evaluate(time, q, u)
         if rows is None:
@@ -434,6 +437,8 @@ def outputs(model: CompiledSpatial, times, qs, us) -> dict[str, np.ndarray]:
                 row[f"{name}.{axis}"] = value
             row[f"{name}.position"] = r[node]
             row[f"{name}.velocity"] = v
+            for axis, value in zip(("vx", "vy", "vz"), v):
+                row[f"{name}.{axis}"] = value
             row[f"{name}.omega"] = w
             row[f"{name}.orientation"] = matrix_quaternion(R[node])
             acc = kin["Jv"][k] @ a + kin["gv"][k]
@@ -473,11 +478,17 @@ def outputs(model: CompiledSpatial, times, qs, us) -> dict[str, np.ndarray]:
             F, Mo = through[element.name]
             head = r[model.node[net.graph.ends(element.name)[1]]]
             row[f"{element.name}.reaction"] = -F
+            for axis, value in zip("xyz", -F):
+                row[f"{element.name}.reaction.{axis}"] = value
             row[f"{element.name}.reaction_torque"] = -(Mo - np.cross(head, F))
         for element in revolutes:
             tail, head = (model.node[v] for v in net.graph.ends(element.name))
             row[f"{element.name}.angle"] = se.revolute_angle(element.axis, R[tail], R[head],
                                                              element.R0)
+        for element in sliders:   # along the axis turned with the tail, tail point to head
+            tail, head = (model.node[v] for v in net.graph.ends(element.name))
+            along = R[tail] @ element.axis
+            row[f"{element.name}.distance"] = float(along @ (r[head] - r[tail]))
         for name, value in row.items():
             series.setdefault(name, []).append(value)
     out = {k: np.array(v) for k, v in series.items()}
