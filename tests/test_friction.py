@@ -105,11 +105,12 @@ def test_slider_on_a_turning_arm_dissipates_what_its_friction_works(coordinates)
     power = (c * v + Fc * np.tanh(v / eps)) * v
     lost = res["energy"][0] - res["energy"][-1]
     assert lost == pytest.approx(simpson(power, x=times), rel=2e-3)
-    # the force it reports lies along the rod and opposes the sliding
+    # the force it applies to the bead (the slider's head) lies along the rod and opposes
+    # the sliding
     along = np.column_stack([np.cos(res["rod.angle"]), np.sin(res["rod.angle"])])
     force = res["rub.force"]
     assert np.allclose(np.einsum("ij,ij->i", force, along)[inner],
-                       (c * v + Fc * np.tanh(v / eps))[inner], rtol=1e-3, atol=1e-3)
+                       -(c * v + Fc * np.tanh(v / eps))[inner], rtol=1e-3, atol=1e-3)
 
 
 def test_friction_needs_a_revolute_or_prismatic_joint():

@@ -60,7 +60,7 @@ def test_hanging_pendulum_pin_carries_its_weight(coordinates):
     m, g = 2.0, 9.81
     res = pendulum(m=m, beta0=0.0, g=g).formulate(coordinates).simulate(1.0, t_eval=[0.0, 1.0])
     assert np.allclose(res["pin.reaction"], [[0.0, m * g]] * 2, atol=1e-9)
-    assert np.allclose(res["pin.torque"], 0.0, atol=1e-9)
+    assert np.allclose(res["pin.reaction_torque"], 0.0, atol=1e-9)
 
 
 def test_slider_crank_driver_power_is_the_rate_of_energy():

@@ -50,7 +50,7 @@ def test_a_mixed_domain_result_has_one_panel_per_unit(tmp_path):
 def test_a_mechanism_result_reads_as_positions_angles_speeds_and_energy():
     t = np.linspace(0.0, 1.0, 5)
     series = {"energy": t, "crank.omega": t, "P1.angle'": t, "crank.vx": t, "crank.angle": t,
-              "P1.reaction": np.column_stack([t, t]), "crank.x": t, "P1.torque": t}
+              "P1.reaction": np.column_stack([t, t]), "crank.x": t, "P1.reaction_torque": t}
     ax = Result(t, series).plot(list(series))
     assert [p.get_ylabel() for p in ax.figure.axes] == [
         "position [m]", "angle [rad]", "velocity [m/s]", "angular velocity [rad/s]",

@@ -288,6 +288,26 @@ def test_a_rotary_spring_on_a_cut_joint_acts_alike():
         assert np.max(np.abs(tree[name] - cut[name])) < 1e-7
 
 
+def test_a_cut_joint_turned_near_half_a_turn_reads_its_angle_alike():
+    """A bob turned by 3 rad about the hinge starts at hinge angle 3 (its turn relative to
+    the ground) and swings past pi: cut, the joint's angle read from the frames must not
+    jump there, or its torsion spring would."""
+    mech = vn.spatial.Mechanism("turned", gravity=(0, 0, -G))   # along the hinge
+    bob = mech.body("bob", 1.0, (0.02, 0.02, 0.04), position=(0.5, 0.2, 0),
+                    orientation=Rotation.from_euler("z", 3.0))
+    mech.revolute("hinge", mech.ground.point(0, 0, 0),
+                  bob.point(*(bob.R.T @ -bob.position)), axis=(0, 0, 1))
+    mech.rotary_spring("kt", "hinge", k=2.0, c=0.1)
+    kw = dict(t_eval=np.linspace(0, 0.5, 6), rtol=1e-11, atol=1e-12,
+              velocities={"bob.omega": (0, 0, 4.0)})
+    tree = mech.formulate("joint").simulate(0.5, **kw)
+    cut = mech.formulate("absolute").simulate(0.5, **kw)
+    assert tree["hinge.angle"][0] == pytest.approx(3.0, abs=1e-12)
+    assert tree["hinge.angle"][-1] > np.pi            # it swung past half a turn
+    for name in ("hinge.angle", "bob.position", "kt.torque", "energy"):
+        assert np.max(np.abs(tree[name] - cut[name])) < 1e-7, name
+
+
 def test_drivers_change_momentum_as_newton_says():
     """A free body under a constant world force on its mass centre and a constant world
     torque (one component given as a function of t): ``m v = m v0 + F t`` and the angular

@@ -4,7 +4,9 @@ Each chain hangs from a ground point; joint k joins body k-1 (or the ground) to 
 The Kane model uses the same coordinates and speeds as vecnet's joint coordinates:
 
 * revolute: ``R_k = R_{k-1} Rot(a, theta) R0`` with ``a`` the axis in the parent's axes,
-  ``R0`` the initial relative rotation, speed ``theta'``;
+  ``R0`` the relative rotation at angle zero (the initial one less its turn about ``a``:
+  the angle is the child's turn relative to the parent, docs/conventions.md), speed
+  ``theta'``;
 * universal: ``R_k = R_{k-1} Rot(a, t1) R0 Rot(b, t2)`` (``a`` fixed in the parent, ``b``
   in the child), speeds ``t1', t2'``;
 * spherical: ``R_k = R_{k-1} A(p)`` with a unit quaternion ``p`` and speeds the relative
@@ -79,6 +81,15 @@ def vecnet_model(links):
     return mech
 
 
+def _at_angle_zero(R0, a):
+    """``R0`` less its turn about the unit ``a``: with ``R0 = Rot(a, turn) S`` and ``S``
+    about an axis perpendicular to ``a``, the quaternion of ``R0`` has ``w = cos(turn/2)
+    cos(s/2)`` and ``v . a = sin(turn/2) cos(s/2)``."""
+    x, y, z, w = Rotation.from_matrix(R0).as_quat()
+    turn = 2 * np.arctan2(np.dot(a, [x, y, z]), w)
+    return Rotation.from_rotvec(-turn * np.asarray(a)).as_matrix() @ R0
+
+
 def kane_model(links):
     """KanesMethod with the coordinates and speeds of vecnet's joint coordinates; returns
     (mass matrix, forcing, q, u) with q, u ordered as vecnet's."""
@@ -94,6 +105,7 @@ def kane_model(links):
         R0 = sympy.Matrix(C_prev.T @ C)
         a = C_prev.T @ link["u"]          # first axis in the parent's axes
         if kind == "revolute":
+            R0 = sympy.Matrix(_at_angle_zero(C_prev.T @ C, a))
             q = dynamicsymbols(f"q{k}")
             u = dynamicsymbols(f"u{k}")
             mid = ReferenceFrame(f"I{k}")

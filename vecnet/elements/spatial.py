@@ -74,6 +74,35 @@ def _angle_about(axis: np.ndarray, M: np.ndarray) -> float:
     return float(np.arctan2(0.5 * axis @ vee, 0.5 * (np.trace(M) - 1.0)))
 
 
+def twist_angle(axis: np.ndarray, M: np.ndarray) -> float:
+    """The turn ``theta`` (between -pi and pi) of a rotation ``M`` about the unit ``axis``:
+    ``M = Rot(axis, theta) S`` with ``S`` a rotation about an axis perpendicular to
+    ``axis`` (the swing-twist split; ``theta`` is the same with ``S`` first). For
+    ``M = Rot(axis, theta)`` it is ``theta``; when the split is undefined (``M`` a half
+    turn about an axis perpendicular to ``axis``) it is 0.
+
+    >>> turn = np.asarray(axis_rotation((0, 0, 1), 0.4), dtype=float)
+    >>> round(twist_angle(np.array([0.0, 0.0, 1.0]), turn), 12)
+    0.4
+    """
+    w, *v = matrix_quaternion(M)
+    along = float(np.asarray(axis, float) @ v)
+    if abs(along) < 1e-12 and abs(w) < 1e-12:
+        return 0.0
+    return float((2 * np.arctan2(along, w) + np.pi) % (2 * np.pi) - np.pi)
+
+
+def _turned(axis: np.ndarray, angle: float, M: np.ndarray) -> np.ndarray:
+    """``Rot(axis, angle) M`` (numbers), with entries within 1e-13 of 0 or +-1 made exact:
+    a rotation that is the identity up to rounding compiles as the identity."""
+    from scipy.spatial.transform import Rotation
+
+    out = Rotation.from_rotvec(angle * np.asarray(axis, float)).as_matrix() @ M
+    for exact in (-1.0, 0.0, 1.0):
+        out[np.abs(out - exact) < 1e-13] = exact
+    return out
+
+
 def revolute_angle(axis_tail, R_tail, R_head, R0):
     """The angle ``theta`` of ``R_head = R_tail Rot(axis_tail, theta) R0`` (numbers)."""
     return _angle_about(np.asarray(axis_tail, float), R_tail.T @ R_head @ R0.T)
@@ -86,6 +115,8 @@ class SpatialElement(Element):
     coordinates: tuple[str, ...] = ()
     speeds: tuple[str, ...] = ()
     is_joint = False
+    #: a joint with a coordinate ``angle``, its head body's turn about ``axis``
+    turns = False
     #: the frame of ``rho``: the tail frame (body-fixed) or the ground frame
     frame = "tail"
 
@@ -176,9 +207,20 @@ class _Joint(SpatialElement):
     def __init__(self, name, tail, head, R0, axis=None) -> None:
         super().__init__(name, tail, head)
         #: the relative rotation at the initial pose (numbers)
-        self.R0 = np.asarray(R0, dtype=float)
+        self.R_initial = np.asarray(R0, dtype=float)
+        #: the relative rotation at the initial pose, or for a joint that turns, at angle
+        #: zero (numbers)
+        self.R0 = self.R_initial
         #: the joint axis in tail body axes (numbers), if any
         self.axis = None if axis is None else np.asarray(axis, dtype=float)
+        #: the joint's angle at the initial pose: the turn of the head body relative to
+        #: the tail body about the axis, as in the plane (theta_head - theta_tail), so
+        #: that a planar mechanism built in space reports the planar angles
+        self.initial_angle = 0.0
+        if self.turns:
+            self.initial_angle = twist_angle(self.axis, self.R0)
+            if self.initial_angle:
+                self.R0 = _turned(self.axis, -self.initial_angle, self.R0)
 
     def _lock_rotation(self, names=("a", "b", "c")):
         """Three perpendicularity conditions that hold the initial relative rotation."""
@@ -204,8 +246,10 @@ class _Joint(SpatialElement):
 
 class SpatialRevolute(_Joint):
     """A revolute joint about ``axis`` (tail body axes) through the joined points; its
-    coordinate ``angle`` is zero at the initial pose."""
+    coordinate ``angle`` is the head body's turn relative to the tail body about the axis
+    (``initial_angle`` at the initial pose, between -pi and pi)."""
 
+    turns = True
     coordinates = ("angle",)
     speeds = ("angle'",)
 
@@ -241,6 +285,7 @@ class SpatialCylindrical(_Joint):
     """A cylindrical joint: turning about and sliding along ``axis`` (tail axes).
     Coordinates ``angle`` and ``distance``."""
 
+    turns = True
     coordinates = ("angle", "distance")
     speeds = ("angle'", "distance'")
 
@@ -261,6 +306,7 @@ class SpatialScrew(_Joint):
     """A screw joint: turning about ``axis`` (tail axes) advances the head point by
     ``pitch`` per radian along it. Coordinate ``angle``; a screw must be a tree branch."""
 
+    turns = True
     coordinates = ("angle",)
     speeds = ("angle'",)
 
@@ -270,7 +316,8 @@ class SpatialScrew(_Joint):
 
     def motion(self, q):
         e = _m(self.axis)
-        return self._turn(q[0]), e * self.pitch * q[0], e, e * self.pitch, sympy.eye(1)
+        advance = e * self.pitch * (q[0] - _number(self.initial_angle))   # none at the start
+        return self._turn(q[0]), advance, e, e * self.pitch, sympy.eye(1)
 
     def coordinates_from(self, R_tail, R_head, dr):
         return [revolute_angle(self.axis, R_tail, R_head, self.R0)]
@@ -335,6 +382,7 @@ class SpatialPlanarJoint(_Joint):
     ``normal`` (tail axes) and turns about the normal. Coordinates ``x, y`` (along two
     in-plane directions) and ``angle``."""
 
+    turns = True
     coordinates = ("x", "y", "angle")
     speeds = ("x'", "y'", "angle'")
 

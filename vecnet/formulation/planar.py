@@ -281,12 +281,24 @@ class MultibodyEquations(MechanismEquations):
 
         return CompiledMechanism(self, parameters)
 
+<<<<<<< HEAD
     def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
         """Every body's ``x, y, angle, vx, vy, omega``, every joint's ``angle``,
         ``reaction`` (force on its head body; also ``.x``, ``.y``) and ``torque``, every
         driver's ``effort``, and ``kinetic``, ``potential``, ``energy``, ``constraint
         residual`` (:func:`vecnet.numerics.planar.outputs`); ``ws`` holds the loads
         (:attr:`inputs`) at each time, default zero."""
+=======
+    def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:
+        """Every body's ``x, y, angle, vx, vy, omega``, ``position`` and ``velocity``
+        (n x 2); every joint's coordinates (``angle`` of a revolute or slot, ``distance``
+        of a prismatic or slot), ``reaction`` (force on its head body, n x 2; also ``.x``,
+        ``.y``) and ``reaction_torque`` (on its head body, about the joint's head point);
+        every force element's ``force`` (n x 2) and ``torque``, what it applies to its
+        head; every driver's ``effort``; and ``kinetic``, ``potential``, ``energy``,
+        ``constraint residual`` (:func:`vecnet.numerics.planar.outputs`). Each is the
+        spatial output of the same name restricted to the plane (docs/conventions.md)."""
+>>>>>>> conventions
         from ..numerics.planar import outputs
 
         return outputs(model, times, qs, us, ws)

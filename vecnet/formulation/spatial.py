@@ -250,7 +250,7 @@ class SpatialEquations(MechanismEquations):
     def joint_angle(self, joint: str):
         """``(angle, rate, axis in world axes)`` of a revolute or cylindrical joint in the
         coordinates: its own coordinate when it is a tree branch, otherwise from the frames
-        (``atan2``, between -pi and pi)."""
+        (``atan2`` of the turn from the initial pose, within pi of the initial angle)."""
         net = self.mechanism.network
         element = net.element(joint)
         tail, head = net.graph.ends(joint)
@@ -262,8 +262,12 @@ class SpatialEquations(MechanismEquations):
             return self.q[i], self.u[j], axis
         p, _ = se.perpendiculars(element.axis)
         pa = Ra * sympy.Matrix(p)
-        pb = Rb * sympy.Matrix(element.R0.T @ p)
+        pb = Rb * sympy.Matrix(element.R_initial.T @ p)
+        # the turn since the initial pose wraps at +-pi; counted from there, the angle
+        # wraps half a turn away from where the joint starts
         angle = sympy.atan2(pa.cross(pb).dot(axis), pa.dot(pb))
+        if element.initial_angle:
+            angle += sympy.Float(element.initial_angle)
         return angle, axis.dot(self.omega(head) - self.omega(tail)), axis
 
     def joint_distance(self, joint: str, rate: bool = True):
@@ -458,6 +462,7 @@ class SpatialEquations(MechanismEquations):
 
         return CompiledSpatial(self, parameters)
 
+<<<<<<< HEAD
     def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
         """Every body's ``x, y, z``, ``position`` (n x 3), ``velocity``, ``omega`` (world
         axes, n x 3) and ``orientation`` (unit quaternions ``w, x, y, z``, n x 4), every
@@ -466,6 +471,18 @@ class SpatialEquations(MechanismEquations):
         ``effort``, and ``kinetic``, ``potential``, ``energy``, ``constraint residual``
         (:func:`vecnet.numerics.spatial.outputs`); ``ws`` holds the loads (:attr:`inputs`)
         at each time, default zero."""
+=======
+    def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:
+        """Every body's ``x, y, z``, ``vx, vy, vz``, ``position`` (n x 3), ``velocity``,
+        ``omega`` (world axes, n x 3), ``orientation`` (unit quaternions ``w, x, y, z``,
+        n x 4) and ``euler`` (z-y-x angles); every joint's ``reaction`` (force on its head
+        body, n x 3; also ``.x``, ``.y``, ``.z``) and ``reaction_torque`` (on its head body,
+        about the head point), the ``angle`` of joints that turn about an axis and the
+        ``distance`` of those that slide along one; every force element's ``force`` and
+        ``torque``, what it applies to its head; every driver's ``effort``; and
+        ``kinetic``, ``potential``, ``energy``, ``constraint residual``
+        (:func:`vecnet.numerics.spatial.outputs`; docs/conventions.md)."""
+>>>>>>> conventions
         from ..numerics.spatial import outputs
 
         return outputs(model, times, qs, us, ws)

@@ -389,8 +389,10 @@ def initial_guess(eom: MultibodyEquations) -> np.ndarray:
 # -- outputs ---------------------------------------------------------------------------
 
 def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.ndarray]:
-    """Named time series: coordinates, bodies, joint coordinates and reactions, energies;
-    ``ws`` holds the mechanism's inputs at each time (default zero)."""
+    """Named time series: coordinates, bodies, joint coordinates and reactions, what the
+    force elements apply, energies; ``ws`` holds the mechanism's inputs at each time
+    (default zero). Names and signs are those of the spatial outputs restricted to the
+    plane (docs/conventions.md)."""
     eom = model.eom
     net = eom.mechanism.network
     topo = eom.topology
@@ -428,7 +430,8 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
             v = data["Jr"] @ u
             omega = float(data["Jt"] @ u)  # Jt is the row of d theta / dq
             for what, value in (("x", data["r"][0]), ("y", data["r"][1]), ("angle", data["theta"]),
-                                ("vx", v[0]), ("vy", v[1]), ("omega", omega)):
+                                ("vx", v[0]), ("vy", v[1]), ("omega", omega),
+                                ("position", data["r"]), ("velocity", v)):
                 put(f"{name}.{what}", value)
             F = data["m"] * (data["Jr"] @ a + data["gr"] - model.gravity)
             T = data["J"] * (float(data["Jt"] @ a) + data["gt"])
@@ -443,9 +446,9 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
             else:
                 continue
             forces[name], moments[name] = F, T + _cross(chord["head"], F)
-            if chord["kind"] == "force":  # what a spring, damper or driver carries
-                put(f"{name}.force", F)
-                put(f"{name}.torque", T)
+            if chord["kind"] == "force":  # what a spring, damper or driver applies to its head
+                put(f"{name}.force", -F)
+                put(f"{name}.torque", -T)
         for name, element in couplings.items():
             tail, head = element.efforts(float(lam[constraint_rows[name]][0]))
             put(f"{name}.torque_a", tail)
@@ -476,9 +479,11 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
                         put(f"{name}.reaction", -F)
                         put(f"{name}.reaction.x", -F[0])
                         put(f"{name}.reaction.y", -F[1])
-                        put(f"{name}.torque", -T)
-                    put(f"{name}.angle", dtheta)
-                    if hasattr(element, "axis"):
+                        put(f"{name}.reaction_torque", -T)
+                    # a joint's own coordinates, whether it is in the tree or cut
+                    if "angle" in element.coordinates:
+                        put(f"{name}.angle", dtheta)
+                    if "distance" in element.coordinates:
                         put(f"{name}.distance", along)
                 else:  # the driver's multiplier is its effort along its coordinate
                     put(f"{name}.effort", float(lam[constraint_rows[name]][0]))

@@ -42,9 +42,9 @@ ARM, FREE, REVOLUTE, PRISMATIC, CYLINDRICAL, SCREW, SPHERICAL, UNIVERSAL, PLANAR
     LINE, PLANE = range(12)
 
 #: layout of a branch's parameter row: axis (3), R0 (9, row-major), axis2 (3), rho (3),
-#: pitch (1), in-plane directions p (3) and s (3)
-PARAMETERS = 25
-_AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S = 0, 3, 12, 15, 18, 19, 22
+#: pitch (1), in-plane directions p (3) and s (3), the angle where a screw has not advanced
+PARAMETERS = 26
+_AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S, _START = 0, 3, 12, 15, 18, 19, 22, 25
 
 
 @njit(cache=True)
@@ -147,7 +147,7 @@ def _motion(kind, prm, q, qo, u, uo, Rrel, rho, W, V, Wd, Vd, axis, f, R0, turn,
         if kind == SCREW:
             pitch = prm[_PITCH]
             for i in range(3):
-                rho[i] = axis[i] * pitch * q[qo]
+                rho[i] = axis[i] * pitch * (q[qo] - prm[_START])
                 V[i, 0] = axis[i] * pitch
         elif kind == CYLINDRICAL:
             for i in range(3):

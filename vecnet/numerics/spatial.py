@@ -222,6 +222,7 @@ class CompiledSpatial(mb.CompiledModel):
                 prm[b, 12:15] = element.axis2
             if kind == rc.SCREW:
                 prm[b, 18] = self._number(element.pitch, branch)
+                prm[b, 25] = element.initial_angle
         parent = np.array([self.node[w[0]] for w in walk], dtype=np.int64)
         child = np.array([self.node[w[1]] for w in walk], dtype=np.int64)
         branch_of = np.full(len(self.nodes), -1, dtype=np.int64)
@@ -449,14 +450,18 @@ class CompiledSpatial(mb.CompiledModel):
 
 def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndarray]:
     """Named time series: bodies (position, velocity, angular velocity, orientation),
-    joints (angle, reaction force and torque from multipliers and cutset equations) and
-    energies; ``ws`` holds the loads across joints at each time (default zero)."""
+    joints (angle, distance, reaction force and torque from multipliers and cutset
+    equations), what the force elements apply, and energies; ``ws`` holds the loads across
+    joints at each time (default zero). The planar outputs are these restricted to the
+    plane (docs/conventions.md)."""
     eom = model.eom
     net, topo = eom.mechanism.network, eom.topology
     A_c = topo.chord_part.toarray()
     series: dict[str, list] = {}
     rows = None
-    revolutes = [e for e in net.elements if isinstance(e, (se.SpatialRevolute, se.SpatialCylindrical))]
+    # a joint's own coordinates, whether it is in the tree or cut
+    revolutes = [e for e in net.elements if getattr(e, "turns", False)]
+    sliders = [e for e in net.elements if e.is_joint and "distance" in e.coordinates]
     ws = np.zeros((len(model.loads), len(times))) if ws is None else ws
     for time, q, u, w in zip(times, qs.T, us.T, ws.T):
         snap = model.evaluate(time, q, u, w=w)
@@ -478,6 +483,8 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
                 row[f"{name}.{axis}"] = value
             row[f"{name}.position"] = r[node]
             row[f"{name}.velocity"] = v
+            for axis, value in zip(("vx", "vy", "vz"), v):
+                row[f"{name}.{axis}"] = value
             row[f"{name}.omega"] = w
             row[f"{name}.orientation"] = matrix_quaternion(R[node])
             acc = kin["Jv"][k] @ a + kin["gv"][k]
@@ -517,11 +524,17 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
             F, Mo = through[element.name]
             head = r[model.node[net.graph.ends(element.name)[1]]]
             row[f"{element.name}.reaction"] = -F
+            for axis, value in zip("xyz", -F):
+                row[f"{element.name}.reaction.{axis}"] = value
             row[f"{element.name}.reaction_torque"] = -(Mo - np.cross(head, F))
         for element in revolutes:
             tail, head = (model.node[v] for v in net.graph.ends(element.name))
             row[f"{element.name}.angle"] = se.revolute_angle(element.axis, R[tail], R[head],
                                                              element.R0)
+        for element in sliders:   # along the axis turned with the tail, tail point to head
+            tail, head = (model.node[v] for v in net.graph.ends(element.name))
+            along = R[tail] @ element.axis
+            row[f"{element.name}.distance"] = float(along @ (r[head] - r[tail]))
         for name, value in row.items():
             series.setdefault(name, []).append(value)
     out = {k: np.array(v) for k, v in series.items()}

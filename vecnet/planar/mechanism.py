@@ -167,7 +167,8 @@ class Mechanism(MechanismBuilder):
         """Friction in revolute or prismatic ``joint``: a torque (N m) or force (N) opposing
         the joint's relative speed ``v`` (rad/s or m/s),
         ``viscous * v + coulomb * tanh(v / smoothing)``, acting equally and oppositely on
-        the joint's two bodies (reported as ``"<name>.force"`` and ``"<name>.torque"``).
+        the joint's two bodies (reported as ``"<name>.force"`` and ``"<name>.torque"``, on
+        the joint's head body).
 
         ``coulomb`` is a given constant magnitude (for a block of mass m pressed on a slope
         at angle a, ``mu m g cos a``; it does not follow the joint's reaction). The

@@ -8,7 +8,10 @@ A :class:`Mechanism` is a declarative description, the 3-D twin of
 * joints, springs, dampers and drivers add edges between points or frames.
 
 Bodies are placed in their initial pose, which also seeds assembly. Joint axes are
-given in world axes at that pose; a joint's angles and distances are zero there.
+given in world axes at that pose. A joint's angle about its axis is the turn of its head
+body relative to its tail body (between -pi and pi at the initial pose), as the planar
+joint angle is ``theta_head - theta_tail``: bodies in the same axes start at angle zero.
+A distance is measured along the axis from the tail point to the head point.
 """
 
 from __future__ import annotations
@@ -156,18 +159,20 @@ class Mechanism(MechanismBuilder):
         return self._joint(se.SpatialPointOnPlane, name, a, b, normal)
 
     # -- force elements ------------------------------------------------------------
-    def rotary_spring(self, name: str, joint: str, k=0, c=0, angle=0.0):
+    def rotary_spring(self, name: str, joint: str, k=0, c=0, angle=None):
         """A torsion spring and damper across revolute or cylindrical ``joint``: torque
-        ``k (angle - angle0) + c angle'`` on the joint's head body about the axis (the
-        joint's angle is zero at the initial pose)."""
+        ``-(k (angle - angle0) + c angle')`` on the joint's head body about the axis, with
+        the free angle ``angle0`` given by ``angle`` (default: the joint's angle at the
+        initial pose)."""
         self._check_name(name)
         element = self.network.element(joint)
         if not isinstance(element, (se.SpatialRevolute, se.SpatialCylindrical)):
             raise ModelError(f"rotary spring {name!r}: {joint!r} is a "
                              f"{type(element).__name__}; a revolute or cylindrical joint is needed")
         edge = element.edges[0]
+        angle0 = element.initial_angle if angle is None else angle
         return self._add(se.SpatialRotarySpringDamper(name, edge.tail, edge.head, joint, k=k, c=c,
-                                                      angle0=angle))
+                                                      angle0=angle0))
 
     def force(self, name: str, point: Point, force, body_axes: bool = False):
         """An applied force ``(fx, fy, fz)`` on ``point`` (world axes, or the axes of the
