@@ -281,15 +281,7 @@ class MultibodyEquations(MechanismEquations):
 
         return CompiledMechanism(self, parameters)
 
-<<<<<<< HEAD
     def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
-        """Every body's ``x, y, angle, vx, vy, omega``, every joint's ``angle``,
-        ``reaction`` (force on its head body; also ``.x``, ``.y``) and ``torque``, every
-        driver's ``effort``, and ``kinetic``, ``potential``, ``energy``, ``constraint
-        residual`` (:func:`vecnet.numerics.planar.outputs`); ``ws`` holds the loads
-        (:attr:`inputs`) at each time, default zero."""
-=======
-    def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:
         """Every body's ``x, y, angle, vx, vy, omega``, ``position`` and ``velocity``
         (n x 2); every joint's coordinates (``angle`` of a revolute or slot, ``distance``
         of a prismatic or slot), ``reaction`` (force on its head body, n x 2; also ``.x``,
@@ -297,8 +289,8 @@ class MultibodyEquations(MechanismEquations):
         every force element's ``force`` (n x 2) and ``torque``, what it applies to its
         head; every driver's ``effort``; and ``kinetic``, ``potential``, ``energy``,
         ``constraint residual`` (:func:`vecnet.numerics.planar.outputs`). Each is the
-        spatial output of the same name restricted to the plane (docs/conventions.md)."""
->>>>>>> conventions
+        spatial output of the same name restricted to the plane (docs/conventions.md); ``ws`` holds the loads (:attr:`inputs`) at each time, default
+        zero."""
         from ..numerics.planar import outputs
 
         return outputs(model, times, qs, us, ws)

@@ -462,17 +462,7 @@ class SpatialEquations(MechanismEquations):
 
         return CompiledSpatial(self, parameters)
 
-<<<<<<< HEAD
     def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
-        """Every body's ``x, y, z``, ``position`` (n x 3), ``velocity``, ``omega`` (world
-        axes, n x 3) and ``orientation`` (unit quaternions ``w, x, y, z``, n x 4), every
-        joint's ``reaction`` (force on its head body, n x 3) and ``reaction_torque`` (about
-        the head point), revolute and cylindrical joints' ``angle``, every driver's
-        ``effort``, and ``kinetic``, ``potential``, ``energy``, ``constraint residual``
-        (:func:`vecnet.numerics.spatial.outputs`); ``ws`` holds the loads (:attr:`inputs`)
-        at each time, default zero."""
-=======
-    def outputs(self, model, times, qs, us) -> dict[str, np.ndarray]:
         """Every body's ``x, y, z``, ``vx, vy, vz``, ``position`` (n x 3), ``velocity``,
         ``omega`` (world axes, n x 3), ``orientation`` (unit quaternions ``w, x, y, z``,
         n x 4) and ``euler`` (z-y-x angles); every joint's ``reaction`` (force on its head
@@ -481,8 +471,8 @@ class SpatialEquations(MechanismEquations):
         ``distance`` of those that slide along one; every force element's ``force`` and
         ``torque``, what it applies to its head; every driver's ``effort``; and
         ``kinetic``, ``potential``, ``energy``, ``constraint residual``
-        (:func:`vecnet.numerics.spatial.outputs`; docs/conventions.md)."""
->>>>>>> conventions
+        (:func:`vecnet.numerics.spatial.outputs`; docs/conventions.md); ``ws`` holds the loads (:attr:`inputs`) at each time, default
+        zero."""
         from ..numerics.spatial import outputs
 
         return outputs(model, times, qs, us, ws)
