@@ -110,17 +110,14 @@ class MultibodyEquations(MechanismEquations):
         self.speed_names = tuple(f"{n}'" for n in names)
         self.u = tuple(sympy.Symbol(n, real=True) for n in self.speed_names)
 
-        # node poses, Jacobian rows and convective accelerations along tree paths
         self.walk = tree_walk(self)
-        (self.node_angle, self.node_position, self.node_angle_jacobian,
-         self.node_position_jacobian, self.node_angle_convective,
-         self.node_position_convective, self._frame_jacobian,
-         self._frame_convective) = tree_kinematics(self)
 
         # constraints from the circuits of cotree joints and drivers
         constraint_names, constraints = [], []
         for chord in topo.chords:
             element = net.owner(chord)
+            if type(element).chord_constraints is pe.PlanarElement.chord_constraints:
+                continue   # a body or a force element cut: it constrains nothing
             dr, dtheta, tail_angle = self.relative_pose(chord)
             for name, expr in element.chord_constraints(dr, dtheta, tail_angle, t):
                 constraint_names.append(name)
@@ -131,6 +128,29 @@ class MultibodyEquations(MechanismEquations):
         self._couple(joint_loads, rotors)
 
     # -- kinematics -------------------------------------------------------------
+    # Node poses, Jacobian rows and convective accelerations along tree paths are sympy
+    # expressions that grow with the depth of the tree; they are built when first read (the
+    # constraints of cut joints, force laws, the symbolic M and Q), so a deep open chain,
+    # which the compiled tree walk simulates, never builds them.
+    @cached_property
+    def _tree_kinematics(self) -> tuple:
+        return tree_kinematics(self)
+
+    node_angle = property(lambda self: self._tree_kinematics[0],
+                          doc="Every node's angle in ``q``.")
+    node_position = property(lambda self: self._tree_kinematics[1],
+                             doc="Every node's position (2 x 1) in ``q``.")
+    node_angle_jacobian = property(lambda self: self._tree_kinematics[2],
+                                   doc="Every node's angle Jacobian row.")
+    node_position_jacobian = property(lambda self: self._tree_kinematics[3],
+                                      doc="Every node's position Jacobian rows (x and y).")
+    node_angle_convective = property(lambda self: self._tree_kinematics[4],
+                                     doc="Every node's convective angular acceleration.")
+    node_position_convective = property(lambda self: self._tree_kinematics[5],
+                                        doc="Every node's convective acceleration.")
+    _frame_jacobian = property(lambda self: self._tree_kinematics[6])
+    _frame_convective = property(lambda self: self._tree_kinematics[7])
+
     def relative_pose(self, edge: str):
         """``(dr, dtheta, tail angle)`` of any edge from the node poses."""
         tail, head = self.mechanism.network.graph.ends(edge)

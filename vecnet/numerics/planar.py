@@ -20,7 +20,9 @@ import sympy
 
 from ..elements import planar as pe
 from ..elements.base import t
-from ..errors import ModelError
+from ..errors import FormulationError, ModelError
+from ..multibody import DATUM
+from . import recursive as rc
 from .multibody import CompiledModel, accelerations, independent_rows
 
 if TYPE_CHECKING:
@@ -76,11 +78,11 @@ class CompiledMechanism(CompiledModel):
         self.node = {node: i for i, node in enumerate(topo.nodes)}
 
         self.bodies = []
-        for body in eom.bodies:
-            element = net.element(body["name"])
-            self.bodies.append((body["name"], self.node[element.edges[0].head],
-                                self._number(element.m, body["name"]),
-                                self._number(element.J, body["name"])))
+        for element in net.elements:
+            if isinstance(element, pe.MassElement):
+                self.bodies.append((element.name, self.node[element.edges[0].head],
+                                    self._number(element.m, element.name),
+                                    self._number(element.J, element.name)))
         self.body_nodes = np.array([b[1] for b in self.bodies], dtype=int)
         self.masses = np.array([b[2] for b in self.bodies])
         self.inertias = np.array([b[3] for b in self.bodies])
@@ -155,13 +157,9 @@ class CompiledMechanism(CompiledModel):
 
     # -- kinematics along the tree ------------------------------------------------------
     def _compile_walk(self) -> None:
-        eom, nodes = self.eom, self.eom.topology.nodes
-        theta = [eom.node_angle[v] for v in nodes]
-        r = [tuple(eom.node_position[v]) for v in nodes]
-        Jt = [eom.node_angle_jacobian[v] for v in nodes]
-        Jr = [eom.node_position_jacobian[v] for v in nodes]
-        gt = [eom.node_angle_convective[v] for v in nodes]
-        gr = [eom.node_position_convective[v] for v in nodes]
+        """The tree as numbers for the compiled kernels (:mod:`vecnet.numerics.recursive`):
+        every branch an affine planar motion, the bodies with their inertia about z."""
+        eom, net = self.eom, self.eom.mechanism.network
         # Jacobians are needed only where bodies, laws and loads act
         needed = sorted(set(self.body_nodes.tolist())
                         | {i for _, ends, *_ in self.constraint_laws for i in ends}
@@ -169,22 +167,41 @@ class CompiledMechanism(CompiledModel):
                         | {i for ends, *_ in self.loads for i in ends}
                         | {i for ends, _ in self.rotors for i in ends}
                         | {i for ends, _ in self.energies for i in ends})
-        self.needed = np.array(needed, dtype=int)
+        self.needed = np.array(needed, dtype=np.int64)
         self.row = {node: i for i, node in enumerate(needed)}
         self.body_rows = np.array([self.row[i] for i in self.body_nodes], dtype=int)
-        exprs = list(theta) + [x for p in r for x in p]
-        for i in needed:
-            exprs += list(Jt[i]) + Jr[i][0] + Jr[i][1] + [gt[i], gr[i][0], gr[i][1]]
-        exprs = [sympy.sympify(e).xreplace(self.values) for e in exprs]
-        free = set().union(*(e.free_symbols for e in exprs)) - set(eom.q) - set(eom.u)
-        if free:
-            raise ModelError("no value for parameter(s) " + ", ".join(sorted(map(str, free)))
-                             + "; pass parameters={...}")
-        replacements, reduced = sympy.cse(exprs)
-        self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
-            sympy.count_ops(e) for e in reduced)
-        self._kinematics = sympy.lambdify((list(self.eom.q), list(self.eom.u)), exprs,
-                                          modules="numpy", cse=lambda e: (replacements, reduced))
+        walk = eom.walk
+        prm = np.zeros((len(walk), rc.PARAMETERS))
+        ground, qo = [], []
+        for b, (here, there, branch, forward, idx) in enumerate(walk):
+            element = net.element(branch)
+            ground.append(element.frame == "ground")
+            if ground[-1] and here != DATUM:
+                raise FormulationError(
+                    f"{branch!r} joins two moving frames in the tree with its offset in ground "
+                    "axes; leave it out of the tree (it needs no coordinates in the cotree)")
+            rho0, rho_q, theta0, theta_q = element.motion()
+            prm[b, 15:17] = [self._number(x, branch) for x in rho0]
+            prm[b, 18] = self._number(theta0, branch)
+            for m in range(len(idx)):
+                prm[b, 3 * m:3 * m + 3] = [self._number(rho_q[0][m], branch),
+                                          self._number(rho_q[1][m], branch),
+                                          self._number(theta_q[m], branch)]
+            qo.append(idx[0] if idx else 0)
+        child = np.array([self.node[w[1]] for w in walk], dtype=np.int64)
+        branch_of = np.full(len(self.node), -1, dtype=np.int64)
+        branch_of[child] = np.arange(len(walk))
+        inertias = np.zeros((len(self.bodies), 3, 3))
+        inertias[:, 2, 2] = self.inertias
+        qo = np.array(qo, dtype=np.int64)
+        self._tree = rc.Tree(np.array([self.node[w[0]] for w in walk], dtype=np.int64), child,
+                             np.array([1.0 if w[3] else -1.0 for w in walk]),
+                             np.full(len(walk), rc.AFFINE, dtype=np.int64),
+                             np.array(ground, dtype=np.bool_), qo, qo.copy(),
+                             np.array([len(w[4]) for w in walk], dtype=np.int64), prm,
+                             len(self.node), self.node[DATUM], branch_of,
+                             self.body_nodes.astype(np.int64), self.masses.astype(float),
+                             inertias, np.array([*self.gravity, 0.0]))
 
     def _compile_mass_and_forces(self):
         """For small systems, ``M`` and the bodies' part of ``Q`` compiled whole: one call
@@ -211,14 +228,11 @@ class CompiledMechanism(CompiledModel):
 
     def kinematics(self, q: np.ndarray, u: np.ndarray):
         """Angle, position, their Jacobians and convective accelerations of the nodes
-        (the Jacobians and convective terms of the nodes where something acts, by row)."""
-        V, n, k = len(self.node), self.n, len(self.needed)
-        flat = np.asarray(self._kinematics(q, u), dtype=float)
-        theta, r = flat[:V], flat[V:3 * V].reshape(V, 2)
-        per_node = flat[3 * V:].reshape(k, 3 * n + 3)
-        # rows of the nodes where something acts (self.row maps a node to its row)
-        return (theta, r, per_node[:, :n], per_node[:, n:3 * n].reshape(k, 2, n),
-                per_node[:, 3 * n], per_node[:, 3 * n + 1:])
+        (the Jacobians and convective terms of the nodes where something acts, by row):
+        the planar components of the compiled tree walk."""
+        st = rc.state(self._tree, q, u)
+        Jw, Jv, gw, gv = rc.jacobians(self._tree, st, self.needed, self.n)
+        return st.theta, st.r[:, :2], Jw[:, 2, :], Jv[:, :2, :], gw[:, 2], gv[:, :2]
 
     def input_forces(self, time: float, q: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Generalized forces of unit inputs at ``q``: every torque driver (by name), every
@@ -425,8 +439,7 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
         put("energy", kinetic + snap.potential)
         put("constraint residual", float(np.max(np.abs(snap.phi))) if len(snap.phi) else 0.0)
         forces, moments = {}, {}
-        for body, data in zip(eom.bodies, snap.bodies):
-            name = body["name"]
+        for (name, *_), data in zip(model.bodies, snap.bodies):
             v = data["Jr"] @ u
             omega = float(data["Jt"] @ u)  # Jt is the row of d theta / dq
             for what, value in (("x", data["r"][0]), ("y", data["r"][1]), ("angle", data["theta"]),

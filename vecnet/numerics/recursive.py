@@ -32,17 +32,21 @@ import numpy as np
 from numba import njit
 
 __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "inverse_mass",
-           "mass", "rates", "kinematic_map", "ARM", "FREE", "REVOLUTE", "PRISMATIC", "CYLINDRICAL", "SCREW", "SPHERICAL",
-           "UNIVERSAL", "PLANAR", "WELD", "LINE", "PLANE", "PARAMETERS",
+           "mass", "rates", "kinematic_map", "ARM", "FREE", "REVOLUTE", "PRISMATIC",
+           "CYLINDRICAL", "SCREW", "SPHERICAL", "UNIVERSAL", "PLANAR", "WELD", "LINE", "PLANE",
+           "AFFINE", "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
            "inverse_mass_times"]
 
-#: branch kinds (the joint motions this module knows)
+#: branch kinds (the joint motions this module knows); AFFINE is a planar branch, a turn
+#: about z and an offset in the x-y plane both affine in its coordinates
 ARM, FREE, REVOLUTE, PRISMATIC, CYLINDRICAL, SCREW, SPHERICAL, UNIVERSAL, PLANAR, WELD, \
-    LINE, PLANE = range(12)
+    LINE, PLANE, AFFINE = range(13)
 
 #: layout of a branch's parameter row: axis (3), R0 (9, row-major), axis2 (3), rho (3),
-#: pitch (1), in-plane directions p (3) and s (3), the angle where a screw has not advanced
+#: pitch (1), in-plane directions p (3) and s (3), the angle where a screw has not advanced.
+#: An AFFINE branch keeps its offset rho0 in rho, its angle theta0 in pitch and, for each of
+#: its (at most three) coordinates m, the offset's and the angle's rates at 3m, 3m+1, 3m+2.
 PARAMETERS = 26
 _AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S, _START = 0, 3, 12, 15, 18, 19, 22, 25
 
@@ -111,7 +115,7 @@ def _quaternion_matrix(q, at, out):
 
 
 @njit(cache=True)
-def _motion(kind, prm, q, qo, u, uo, Rrel, rho, W, V, Wd, Vd, axis, f, R0, turn, middle, g):
+def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, turn, middle, g):
     """The relative motion of one branch in its coordinates (see the module docstring);
     ``W`` and ``V`` receive ``k`` columns. The last six arrays are scratch space."""
     for i in range(3):
@@ -179,6 +183,19 @@ def _motion(kind, prm, q, qo, u, uo, Rrel, rho, W, V, Wd, Vd, axis, f, R0, turn,
             W[i, 0] = axis[i]
             W[i, 1] = g[i]
             Wd[i] = turn[0, i] * u[uo] * u[uo + 1]
+    elif kind == AFFINE:
+        angle = prm[_PITCH]
+        rho[0], rho[1] = prm[_RHO], prm[_RHO + 1]
+        for m in range(nk):
+            x = q[qo + m]
+            rho[0] += prm[3 * m] * x
+            rho[1] += prm[3 * m + 1] * x
+            angle += prm[3 * m + 2] * x
+            V[0, m] = prm[3 * m]
+            V[1, m] = prm[3 * m + 1]
+            W[2, m] = prm[3 * m + 2]
+        c, s = np.cos(angle), np.sin(angle)
+        Rrel[0, 0], Rrel[0, 1], Rrel[1, 0], Rrel[1, 1] = c, -s, s, c
     elif kind == WELD:
         Rrel[:, :] = R0
     elif kind == LINE:
@@ -202,7 +219,8 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     velocity ``w`` and point velocity ``v`` (V x 3, world axes); every branch's motion
     subspace ``S`` (B x 6 x 6, its first ``k`` columns used) and bias ``c`` (B x 6) as
     spatial vectors about the world origin; and every node's spatial bias acceleration
-    ``A0`` (V x 6: the acceleration with ``u' = 0`` and no gravity)."""
+    ``A0`` (V x 6: the acceleration with ``u' = 0`` and no gravity); and, for planar
+    trees, every node's angle ``theta`` summed along its path (not wrapped)."""
     nb = len(parent)
     R = np.zeros((n_nodes, 3, 3))
     r = np.zeros((n_nodes, 3))
@@ -211,6 +229,7 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     A0 = np.zeros((n_nodes, 6))
     S = np.zeros((nb, 6, 6))
     c = np.zeros((nb, 6))
+    theta = np.zeros(n_nodes)
     for i in range(3):
         R[datum, i, i] = 1.0
     Rrel = np.empty((3, 3))
@@ -236,7 +255,7 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     dVw = np.empty(3)
     for b in range(nb):
         p, i, s, k = parent[b], child[b], sign[b], nk[b]
-        _motion(kind[b], prm[b], q, qo[b], u, uo[b], Rrel, rho, W, V, Wd, Vd,
+        _motion(kind[b], prm[b], q, qo[b], u, uo[b], k, Rrel, rho, W, V, Wd, Vd,
                 axis, f, R0, turn, middle, g)
         if s > 0:
             _mat3(R[p], Rrel, R[i])
@@ -299,7 +318,14 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
             c[b, 3 + j] = s * (dVw[j] + tmp[j] + tmp2[j])
         for j in range(6):
             A0[i, j] = A0[p, j] + c[b, j]
-    return R, r, w, v, S, c, A0
+        # the angle in the plane, counted on (not wrapped), as planar constraints read it
+        turned = 0.0
+        if kind[b] == AFFINE:
+            turned = prm[b, _PITCH]
+            for m in range(k):
+                turned += prm[b, 3 * m + 2] * q[qo[b] + m]
+        theta[i] = theta[p] + s * turned
+    return R, r, w, v, S, c, A0, theta
 
 
 @njit(cache=True)
@@ -696,6 +722,7 @@ class State(NamedTuple):
     S: np.ndarray
     c: np.ndarray
     A0: np.ndarray
+    theta: np.ndarray
 
 
 def state(tree: Tree, q: np.ndarray, u: np.ndarray) -> State:
