@@ -32,6 +32,7 @@ from scipy.linalg import lapack
 
 from ..elements.base import t
 from ..errors import FormulationError, ModelError, SimulationError
+from . import recursive
 
 __all__ = ["CompiledModel", "independent_rows", "solve", "accelerations", "solve_accelerations",
            "assemble", "consistent_velocities",
@@ -63,6 +64,53 @@ class CompiledModel:
                              + ", ".join(sorted(map(str, value.free_symbols)))
                              + "; pass parameters={...}")
         return float(value)
+
+    # -- the recursive scheme, for a model with a compiled tree (``_tree``) -------------
+    def _tree_forces(self, time: float, q: np.ndarray, u: np.ndarray, st) -> np.ndarray | None:
+        """The generalized forces beyond the bodies' (springs, dampers, drivers) at the
+        tree's state ``st``; ``None`` where the recursion does not apply."""
+        raise NotImplementedError
+
+    def _tree_constraints(self, time: float, q: np.ndarray, u: np.ndarray, st):
+        """``(Phi_u, c)`` at the tree's state ``st``."""
+        raise NotImplementedError
+
+    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray, rows: np.ndarray):
+        """``(u', lambda)`` by the recursive scheme: the tree's accelerations ``a`` by the
+        articulated-body algorithm and ``Y = M^-1 Phi_u^T`` (constraint rows ``rows``) by the
+        same recursion, then ``(Phi_u Y) lambda = c - Phi_u a`` — a system the size of the
+        loop constraints — and ``u' = a + Y lambda``. ``None`` where the recursion cannot
+        answer (a branch with no inertia beyond it, inertia outside the tree's bodies), for
+        the caller to solve the saddle-point system of ``M`` instead."""
+        tree = self._tree
+        st = recursive.state(tree, q, u)
+        tau = self._tree_forces(time, q, u, st)
+        if tau is None:
+            return None
+        nu = speeds(self)
+        a = recursive.forward_dynamics(tree, st, tau, nu)
+        lam = np.zeros(self.m)
+        if self.m and len(rows):
+            phi_u, c = self._tree_constraints(time, q, u, st)
+            A = phi_u[rows]
+            Y = recursive.inverse_mass(tree, st, A.T, nu)
+            try:
+                lam[rows] = solve(A @ Y, c[rows] - A @ a)
+            except np.linalg.LinAlgError:
+                return None
+            a = a + Y @ lam[rows]
+        return (a, lam) if np.all(np.isfinite(a)) and np.all(np.isfinite(lam)) else None
+
+    def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray | None:
+        """``u'`` of a mechanism without loops by the recursive scheme, in time linear in its
+        size; ``None`` where the recursion cannot answer (see :meth:`accelerations`)."""
+        out = self.accelerations(time, q, u, np.zeros(0, dtype=int))
+        return None if out is None else out[0]
+
+    def mass_matrix(self, q: np.ndarray) -> np.ndarray:
+        """``M(q)`` by the composite-rigid-body recursion."""
+        nu = speeds(self)
+        return recursive.mass(self._tree, recursive.state(self._tree, q, np.zeros(nu)), nu)
 
     def _lambdify(self, args, exprs, owner: str, count: bool = False):
         """A numeric function of ``args`` returning ``exprs`` (parameters put in) as one

@@ -230,9 +230,7 @@ class CompiledMechanism(CompiledModel):
         """Angle, position, their Jacobians and convective accelerations of the nodes
         (the Jacobians and convective terms of the nodes where something acts, by row):
         the planar components of the compiled tree walk."""
-        st = rc.state(self._tree, q, u)
-        Jw, Jv, gw, gv = rc.jacobians(self._tree, st, self.needed, self.n)
-        return st.theta, st.r[:, :2], Jw[:, 2, :], Jv[:, :2, :], gw[:, 2], gv[:, :2]
+        return self._planar_kinematics(rc.state(self._tree, q, u))
 
     def input_forces(self, time: float, q: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Generalized forces of unit inputs at ``q``: every torque driver (by name), every
@@ -284,6 +282,50 @@ class CompiledMechanism(CompiledModel):
             grads[chord] = grad
         return phi, phi_q, phi_t, c, grads
 
+    def _applied(self, time, q, u, w, kin) -> tuple[np.ndarray, dict]:
+        """The generalized forces of the force laws (springs, dampers, drivers, friction)
+        and of the loads ``w`` across joints, and each force law's ``(F, T)`` by name."""
+        theta, r, Jt, Jr, gt, gr = kin
+        nodes, rows = self.body_nodes, self.body_rows
+        Q = np.zeros(self.n)
+        quantities = np.column_stack([r[nodes], theta[nodes], Jr[rows] @ u, Jt[rows] @ u]
+                                     ).reshape(-1) if self.force_laws else ()
+        forces = {}
+        for name, ends, fn in self.force_laws:
+            x, Jx, xd, _ = self._pose(ends, *kin, u)
+            F, T = fn(time, x, xd, quantities)
+            F, T = F[:, 0], T[0, 0]
+            Q -= Jx[:2].T @ F + Jx[2] * T
+            forces[name] = (F, T)
+        for (a, b), kind, axis, k in self.loads:
+            ra, rb = self.row[a], self.row[b]
+            d = r[b] - r[a]
+            if kind == "angle":
+                Q += w[k] * (Jt[rb] - Jt[ra])
+            elif kind == "line":  # pushing the points apart
+                Q += w[k] * (d @ (Jr[rb] - Jr[ra])) / np.hypot(*d)
+            else:  # "distance": force along the axis turned with the tail frame
+                ca, sa = np.cos(theta[a]), np.sin(theta[a])
+                e = np.array([ca * axis[0] - sa * axis[1], sa * axis[0] + ca * axis[1]])
+                Q += w[k] * (e @ (Jr[rb] - Jr[ra]) + (np.array([-e[1], e[0]]) @ d) * Jt[ra])
+        return Q, forces
+
+    def _planar_kinematics(self, st):
+        """The planar components of the compiled walk's state ``st`` (see :meth:`kinematics`)."""
+        Jw, Jv, gw, gv = rc.jacobians(self._tree, st, self.needed, self.n)
+        return st.theta, st.r[:, :2], Jw[:, 2, :], Jv[:, :2, :], gw[:, 2], gv[:, :2]
+
+    def _tree_forces(self, time, q, u, st):
+        if self.rotors:
+            return None   # their inertia turns with a joint, outside the tree's bodies
+        if not self.force_laws:
+            return np.zeros(self.n)
+        return self._applied(time, q, u, self._no_inputs, self._planar_kinematics(st))[0]
+
+    def _tree_constraints(self, time, q, u, st):
+        _, phi_q, _, c, _ = self._constraints(time, q, u, self._planar_kinematics(st))
+        return phi_q, c
+
     def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, extras: bool = False,
                  w: np.ndarray | None = None) -> Snapshot:
         """Mass matrix, forces and constraints at ``(t, q, u)`` with inputs ``w`` (the loads
@@ -312,26 +354,8 @@ class CompiledMechanism(CompiledModel):
                 g = Jt[rb] - Jt[ra]
                 M += inertia * np.outer(g, g)
                 Q -= inertia * g * (gt[rb] - gt[ra])
-        quantities = np.column_stack([r[nodes], theta[nodes], Jr[rows] @ u, Jt[rows] @ u]
-                                     ).reshape(-1) if self.force_laws else ()
-        forces = {}
-        for name, ends, fn in self.force_laws:
-            x, Jx, xd, _ = self._pose(ends, *kin, u)
-            F, T = fn(time, x, xd, quantities)
-            F, T = F[:, 0], T[0, 0]
-            Q -= Jx[:2].T @ F + Jx[2] * T
-            forces[name] = (F, T)
-        for (a, b), kind, axis, k in self.loads:
-            ra, rb = self.row[a], self.row[b]
-            d = r[b] - r[a]
-            if kind == "angle":
-                Q += w[k] * (Jt[rb] - Jt[ra])
-            elif kind == "line":  # pushing the points apart
-                Q += w[k] * (d @ (Jr[rb] - Jr[ra])) / np.hypot(*d)
-            else:  # "distance": force along the axis turned with the tail frame
-                ca, sa = np.cos(theta[a]), np.sin(theta[a])
-                e = np.array([ca * axis[0] - sa * axis[1], sa * axis[0] + ca * axis[1]])
-                Q += w[k] * (e @ (Jr[rb] - Jr[ra]) + (np.array([-e[1], e[0]]) @ d) * Jt[ra])
+        applied, forces = self._applied(time, q, u, w, kin)
+        Q += applied
         phi, phi_q, phi_t, c, grads = self._constraints(time, q, u, kin) if self.m \
             else self._unconstrained
         bodies, chords, potential, values = [], [], float("nan"), {}

@@ -389,40 +389,17 @@ class CompiledSpatial(mb.CompiledModel):
         snap = self.evaluate(time, q, u)
         return snap.M, snap.Q
 
-    def _applied_forces(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """The generalized forces of springs, dampers and drivers."""
+    def _tree_forces(self, time, q, u, st):
+        if self.rotors:
+            return None   # their inertia turns with a joint, outside the tree's bodies
         return self._applied(time, q, u)[:self.nu] if self._applied is not None else self._zero
 
-    def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray | None:
-        """``u'`` of a mechanism without loops by the recursive (articulated-body) scheme, in
-        time linear in its size; ``None`` where the recursion cannot answer (a branch with
-        no inertia beyond it), for the caller to solve ``M u' = Q`` instead."""
-        st = rc.state(self._tree, q, u)
-        a = rc.forward_dynamics(self._tree, st, self._applied_forces(time, q, u), self.nu)
-        return a if np.all(np.isfinite(a)) else None
-
-    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray, rows: np.ndarray):
-        """``(u', lambda)`` with the loops closed through the constraint Jacobian: the tree's
-        accelerations ``a`` and ``Y = M^-1 Phi_u^T`` (rows ``rows``) by the recursion, then
-        ``(Phi_u Y) lambda = c - Phi_u a`` — a system the size of the loop constraints.
-        ``None`` where the recursion cannot answer (see :meth:`forward_dynamics`)."""
-        st = rc.state(self._tree, q, u)
-        a = rc.forward_dynamics(self._tree, st, self._applied_forces(time, q, u), self.nu)
-        lam = np.zeros(self.m)
-        if self.m and len(rows):
-            Jw, Jv, gw, gv = rc.jacobians(self._tree, st, self._needed, self.nu)
-            kin = {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
-                   "w": st.w[self._needed], "v": st.v[self._needed]}
-            _, phi_u, _, c, _ = self._constraints(time, q, u, kin)
-            A = phi_u[rows]
-            Y = rc.inverse_mass(self._tree, st, A.T, self.nu)
-            lam[rows] = mb.solve(A @ Y, c[rows] - A @ a)
-            a = a + Y @ lam[rows]
-        return (a, lam) if np.all(np.isfinite(a)) and np.all(np.isfinite(lam)) else None
-
-    def mass_matrix(self, q: np.ndarray) -> np.ndarray:
-        """``M(q)`` by the composite-rigid-body recursion."""
-        return rc.mass(self._tree, rc.state(self._tree, q, self._zero), self.nu)
+    def _tree_constraints(self, time, q, u, st):
+        Jw, Jv, gw, gv = rc.jacobians(self._tree, st, self._needed, self.nu)
+        kin = {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
+               "w": st.w[self._needed], "v": st.v[self._needed]}
+        _, phi_u, _, c, _ = self._constraints(time, q, u, kin)
+        return phi_u, c
 
     def input_forces(self, time: float, q: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
         """Names and the ``nu x inputs`` generalized forces of unit inputs at ``q``: the
