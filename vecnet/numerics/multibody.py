@@ -66,9 +66,10 @@ class CompiledModel:
         return float(value)
 
     # -- the recursive scheme, for a model with a compiled tree (``_tree``) -------------
-    def _tree_forces(self, time: float, q: np.ndarray, u: np.ndarray, st) -> np.ndarray | None:
-        """The generalized forces beyond the bodies' (springs, dampers, drivers) at the
-        tree's state ``st``; ``None`` where the recursion does not apply."""
+    def _tree_forces(self, time: float, q: np.ndarray, u: np.ndarray, st):
+        """``(tau, wrenches)``: the generalized forces and the spatial wrenches on the nodes
+        (V x 6) beyond the bodies' own (springs, dampers, drivers) at the tree's state
+        ``st``; ``None`` where the recursion does not apply."""
         raise NotImplementedError
 
     def _tree_constraints(self, time: float, q: np.ndarray, u: np.ndarray, st):
@@ -84,11 +85,11 @@ class CompiledModel:
         the caller to solve the saddle-point system of ``M`` instead."""
         tree = self._tree
         st = recursive.state(tree, q, u)
-        tau = self._tree_forces(time, q, u, st)
-        if tau is None:
+        forces = self._tree_forces(time, q, u, st)
+        if forces is None:
             return None
         nu = speeds(self)
-        a = recursive.forward_dynamics(tree, st, tau, nu)
+        a = recursive.forward_dynamics(tree, st, *forces, nu)
         lam = np.zeros(self.m)
         if self.m and len(rows):
             phi_u, c = self._tree_constraints(time, q, u, st)

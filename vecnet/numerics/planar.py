@@ -318,9 +318,10 @@ class CompiledMechanism(CompiledModel):
     def _tree_forces(self, time, q, u, st):
         if self.rotors:
             return None   # their inertia turns with a joint, outside the tree's bodies
+        wrenches = np.zeros((self._tree.n_nodes, 6))
         if not self.force_laws:
-            return np.zeros(self.n)
-        return self._applied(time, q, u, self._no_inputs, self._planar_kinematics(st))[0]
+            return np.zeros(self.n), wrenches
+        return self._applied(time, q, u, self._no_inputs, self._planar_kinematics(st))[0], wrenches
 
     def _tree_constraints(self, time, q, u, st):
         _, phi_q, _, c, _ = self._constraints(time, q, u, self._planar_kinematics(st))

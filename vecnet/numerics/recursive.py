@@ -31,8 +31,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-__all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "inverse_mass",
-           "mass", "rates", "kinematic_map", "ARM", "FREE", "REVOLUTE", "PRISMATIC",
+__all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generalized_forces",
+           "inverse_mass", "mass", "rates", "kinematic_map", "ARM", "FREE", "REVOLUTE", "PRISMATIC",
            "CYLINDRICAL", "SCREW", "SPHERICAL", "UNIVERSAL", "PLANAR", "WELD", "LINE", "PLANE",
            "AFFINE", "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
@@ -578,16 +578,36 @@ def _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, t
 
 @njit(cache=True)
 def articulated_accelerations(parent, child, uo, nk, n_nodes, datum, S, c, body_node,
-                              body_mass, body_J, R, r, w, v, gravity, tau, nu):
-    """``u'`` of the tree under generalized forces ``tau`` (gravity and the velocity terms
-    included): the articulated-body algorithm on the outputs of :func:`walk`."""
+                              body_mass, body_J, R, r, w, v, gravity, tau, wrenches, nu):
+    """``u'`` of the tree under generalized forces ``tau`` and spatial ``wrenches`` on the
+    nodes (V x 6; gravity and the velocity terms included): the articulated-body algorithm
+    on the outputs of :func:`walk`."""
     I, bias = _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, True)
+    bias -= wrenches
     U, Dinv = _articulate(parent, child, nk, S, I)
     a_datum = np.zeros(6)
     for j in range(3):
         a_datum[3 + j] = -gravity[j]
     return _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, tau,
                        a_datum, nu)
+
+
+@njit(cache=True)
+def wrench_forces(parent, child, uo, nk, S, wrenches, nu):
+    """The generalized forces of spatial ``wrenches`` on the nodes: each branch's
+    ``S^T`` times the wrenches of the subtree beyond it, summed leaf to root."""
+    total = wrenches.copy()
+    Q = np.zeros(nu)
+    for b in range(len(parent) - 1, -1, -1):
+        i = child[b]
+        for m in range(nk[b]):
+            t = 0.0
+            for j in range(6):
+                t += S[b, j, m] * total[i, j]
+            Q[uo[b] + m] = t
+        for j in range(6):
+            total[parent[b], j] += total[i, j]
+    return Q
 
 
 @njit(cache=True)
@@ -739,14 +759,22 @@ def jacobians(tree: Tree, st: State, nodes: np.ndarray, nu: int):
                           st.A0, tree.branch_of)
 
 
-def forward_dynamics(tree: Tree, st: State, tau: np.ndarray, nu: int) -> np.ndarray:
-    """``u'`` of the tree (no loops) under generalized forces ``tau``, gravity and the
-    velocity terms, in time linear in the tree's size; NaN where a branch carries no
-    inertia (a massless subtree)."""
+def forward_dynamics(tree: Tree, st: State, tau: np.ndarray, wrenches: np.ndarray,
+                     nu: int) -> np.ndarray:
+    """``u'`` of the tree (no loops) under generalized forces ``tau``, spatial ``wrenches``
+    on the nodes (V x 6, about the world origin), gravity and the velocity terms, in time
+    linear in the tree's size; NaN where a branch carries no inertia (a massless subtree)."""
     return articulated_accelerations(tree.parent, tree.child, tree.uo, tree.nk, tree.n_nodes,
                                      tree.datum, st.S, st.c, tree.body_node, tree.body_mass,
                                      tree.body_J, st.R, st.r, st.w, st.v, tree.gravity,
-                                     np.ascontiguousarray(tau, dtype=float), nu)
+                                     np.ascontiguousarray(tau, dtype=float),
+                                     np.ascontiguousarray(wrenches, dtype=float), nu)
+
+
+def generalized_forces(tree: Tree, st: State, wrenches: np.ndarray, nu: int) -> np.ndarray:
+    """The generalized forces of spatial ``wrenches`` on the nodes (:func:`wrench_forces`)."""
+    return wrench_forces(tree.parent, tree.child, tree.uo, tree.nk, st.S,
+                         np.ascontiguousarray(wrenches, dtype=float), nu)
 
 
 def inverse_mass(tree: Tree, st: State, F: np.ndarray, nu: int) -> np.ndarray:

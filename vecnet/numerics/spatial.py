@@ -97,8 +97,7 @@ class CompiledSpatial(mb.CompiledModel):
                           for row in body["J"].tolist()])
             self.bodies.append((body["name"], self.node[body["node"]],
                                 self._number(body["m"], body["name"]), J))
-        self.force_elements = [(element.name, tuple(self.node[v] for v in net.graph.ends(element.name)))
-                               for element, _, _ in eom.force_elements]
+        self._compile_laws()
         self.primitives = [(chord, kind, self.node[a], self.node[b], e, f)
                            for chord, kind, _, a, b, e, f in eom.primitives]
         # loads across joints or between points (the inputs ``w``, what a coupled network
@@ -116,22 +115,8 @@ class CompiledSpatial(mb.CompiledModel):
         self.row = {v: k for k, v in enumerate(needed)}
         q, u = list(eom.q), list(eom.u)
         self._tree = self._tree_arrays()
-        if eom.force_elements:
-            applied = list(eom.applied_forces)
-            for _, F, T in eom.force_elements:
-                applied += list(F) + list(T)
-            self._applied = self._lambdify((t, q, u), applied, "force elements")
-        else:
-            self._applied = None
-        energies = []
-        for element in net.elements:
-            if type(element).energy is se.SpatialElement.energy:
-                continue
-            energy = element.energy(eom.pose(element.name))
-            if energy is not None:
-                energies.append(energy)
-        self._energy = self._lambdify((q,), [sympy.Add(*energies)], "springs") if energies else None
         self._zero = np.zeros(self.nu)
+        self._no_wrenches = np.zeros((len(self.nodes), 6))
         self._motions = {}
         for chord, kind, _, _, _, _, info in eom.primitives:
             if kind == "drive":
@@ -171,6 +156,78 @@ class CompiledSpatial(mb.CompiledModel):
         ed = _cross(kin["gw"][ka], e) + _cross(wa, _cross(wa, e))
         return g, (ed @ d + 2 * _cross(wa, e) @ (kin["v"][kb] - kin["v"][ka])
                    + e @ (kin["gv"][kb] - kin["gv"][ka]))
+
+    def _compile_laws(self) -> None:
+        """Every force element's law and stored energy as small functions of its own pose
+        (:func:`_pose_symbols`), never of the whole mechanism's coordinates."""
+        eom, net = self.eom, self.eom.mechanism.network
+        self.force_elements, self._laws, self._energies = [], [], []
+        for element in net.elements:
+            if type(element).through is se.SpatialElement.through:
+                continue   # bodies, arms and joints have no force law
+            joint = self._joint_of(element)
+            pose, symbols = _pose_symbols(joint is not None)
+            law = element.through(pose, t)
+            if law is None:
+                continue
+            ends = tuple(self.node[v] for v in net.graph.ends(element.name))
+            self.force_elements.append((element.name, ends))
+            F, T = law
+            self._laws.append((ends, joint, self._lambdify((t, symbols), [*F, *T], element.name)))
+            energy = element.energy(pose)
+            if energy is not None:
+                self._energies.append((ends, joint, self._lambdify((symbols,), [energy],
+                                                                   element.name)))
+
+    def _joint_of(self, element):
+        """What the law of a spring across a joint needs to find the joint's angle: the
+        positions of its coordinate and speed when it is in the tree, else its end nodes,
+        axis and initial frames."""
+        name = getattr(element, "joint", None)
+        if name is None or not isinstance(element, se.SpatialRotarySpringDamper):
+            return None
+        eom, net = self.eom, self.eom.mechanism.network
+        joint = net.element(name)
+        tail, head = (self.node[v] for v in net.graph.ends(name))
+        p, _ = se.perpendiculars(joint.axis)
+        tree = (eom.coordinates.index(f"{name}.angle"), eom.speed_names.index(f"{name}.angle'")) \
+            if name in eom.topology.branches else None
+        return tree, tail, head, np.asarray(joint.axis, float), p, joint.R_initial.T @ p, \
+            joint.initial_angle
+
+    def _pose_values(self, st, ends, joint, q, u) -> np.ndarray:
+        """The numbers of an edge's pose (the layout of :func:`_pose_symbols`)."""
+        a, b = ends
+        values = [st.r[b] - st.r[a], st.R[a].ravel(), st.R[b].ravel(), st.v[b] - st.v[a],
+                  st.w[a], st.w[b]]
+        if joint is not None:
+            tree, tail, head, axis, p, p_head, initial = joint
+            e = st.R[tail] @ axis
+            if tree is not None:
+                angle, rate = q[tree[0]], u[tree[1]]
+            else:   # as SpatialEquations.joint_angle: the turn since the initial pose
+                pa, pb = st.R[tail] @ p, st.R[head] @ p_head
+                angle = np.arctan2(_cross(pa, pb) @ e, pa @ pb) + initial
+                rate = e @ (st.w[head] - st.w[tail])
+            values.append([angle, rate, *e])
+        return np.concatenate(values)
+
+    def _wrenches(self, time, q, u, st) -> tuple[np.ndarray, dict]:
+        """The spatial wrenches (about the world origin) the force elements apply to the
+        nodes, and each element's ``(ends, F, T)`` by name: ``-F`` at the head point and
+        ``-T`` on the head frame, ``F`` at the tail point and ``T`` on the tail frame."""
+        wrenches = np.zeros((len(self.nodes), 6))
+        forces = {}
+        for (name, _), (ends, joint, law) in zip(self.force_elements, self._laws):
+            flat = law(time, self._pose_values(st, ends, joint, q, u))
+            F, T = flat[:3], flat[3:]
+            a, b = ends
+            wrenches[b, :3] -= T + _cross(st.r[b], F)
+            wrenches[b, 3:] -= F
+            wrenches[a, :3] += T + _cross(st.r[a], F)
+            wrenches[a, 3:] += F
+            forces[name] = (ends, F, T)
+        return wrenches, forces
 
     # -- the multibody interface --------------------------------------------------------
     def kinematic_map(self, q: np.ndarray) -> np.ndarray:
@@ -373,13 +430,9 @@ class CompiledSpatial(mb.CompiledModel):
             M += J * np.outer(g, g)
             Q -= J * gamma * g
         forces = {}
-        if self._applied is not None:
-            flat = self._applied(time, q, u)
-            Q += flat[:nu]
-            at = nu
-            for name, ends in self.force_elements:
-                forces[name] = (ends, flat[at:at + 3], flat[at + 3:at + 6])
-                at += 6
+        if self._laws:
+            wrenches, forces = self._wrenches(time, q, u, kin["state"])
+            Q += rc.generalized_forces(self._tree, kin["state"], wrenches, nu)
         phi, phi_u, phi_t, c, maps = self._constraints(time, q, u, kin) if self.m else (
             np.zeros(0), np.zeros((0, nu)), np.zeros(0), np.zeros(0), [])
         return SpatialSnapshot(M, Q, phi, phi_u, phi_t, c, kin, forces, maps)
@@ -392,7 +445,9 @@ class CompiledSpatial(mb.CompiledModel):
     def _tree_forces(self, time, q, u, st):
         if self.rotors:
             return None   # their inertia turns with a joint, outside the tree's bodies
-        return self._applied(time, q, u)[:self.nu] if self._applied is not None else self._zero
+        if not self._laws:
+            return self._zero, self._no_wrenches
+        return self._zero, self._wrenches(time, q, u, st)[0]
 
     def _tree_constraints(self, time, q, u, st):
         Jw, Jv, gw, gv = rc.jacobians(self._tree, st, self._needed, self.nu)
@@ -420,8 +475,9 @@ class CompiledSpatial(mb.CompiledModel):
     def potential(self, q: np.ndarray, kin: dict) -> float:
         """Gravity and spring potential energy."""
         value = -sum(m * self.gravity @ kin["r"][node] for _, node, m, _ in self.bodies)
-        if self._energy is not None:
-            value += float(self._energy(q)[0])
+        st = kin["state"]
+        for ends, joint, energy in self._energies:
+            value += float(energy(self._pose_values(st, ends, joint, q, self._zero))[0])
         return float(value)
 
 
@@ -526,3 +582,25 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
                 p[i] = -p[i]
         out[f"{name}.euler"] = np.unwrap(euler_angles(p), axis=0)   # z-y-x (Bryant) angles
     return out
+
+
+def _pose_symbols(joint: bool) -> tuple[dict, list]:
+    """A pose dictionary as force laws read it (:meth:`~vecnet.elements.spatial.
+    SpatialElement.through`), in symbols of its own, and those symbols in the order of
+    :meth:`CompiledSpatial._pose_values`: ``dr``, ``R_tail`` and ``R_head`` (row by row),
+    ``v``, ``omega_tail``, ``omega_head`` and, across a joint, its angle, rate and axis."""
+    def block(name, n):
+        return list(sympy.symbols(f"_{name}0:{n}", real=True))
+
+    dr, Rt, Rh, v, wt, wh = (block(n, k) for n, k in (("dr", 3), ("Rt", 9), ("Rh", 9),
+                                                      ("v", 3), ("wt", 3), ("wh", 3)))
+    pose = {"dr": sympy.Matrix(dr), "R_tail": sympy.Matrix(3, 3, Rt),
+            "R_head": sympy.Matrix(3, 3, Rh), "v": sympy.Matrix(v),
+            "omega_tail": sympy.Matrix(wt), "omega_head": sympy.Matrix(wh)}
+    symbols = dr + Rt + Rh + v + wt + wh
+    if joint:
+        angle, rate = sympy.symbols("_angle _rate", real=True)
+        axis = block("axis", 3)
+        pose["joint"] = (angle, rate, sympy.Matrix(axis))
+        symbols += [angle, rate] + axis
+    return pose, symbols
