@@ -801,3 +801,31 @@ def kinematic_map(tree: Tree, q: np.ndarray, nu: int) -> np.ndarray:
     """``N(q)`` (:func:`coordinate_map`)."""
     return coordinate_map(tree.kind, tree.qo, tree.uo, tree.nk,
                           np.ascontiguousarray(q, dtype=float), nu)
+
+
+def compile_kernels() -> None:
+    """Compile every kernel once (numba caches them on disk): a pendulum on a free joint
+    and a revolute, walked, accelerated and projected. Installing runs this, so that no
+    model pays the first compilation.
+
+    >>> compile_kernels()
+    """
+    prm = np.zeros((2, PARAMETERS))
+    prm[1, 0:3] = (0.0, 1.0, 0.0)
+    prm[1, 3:12] = np.eye(3).reshape(9)
+    tree = Tree(np.array([0, 1]), np.array([1, 2]), np.array([1.0, 1.0]),
+                np.array([FREE, REVOLUTE]), np.array([True, False]), np.array([0, 7]),
+                np.array([0, 6]), np.array([6, 1]), prm, 3, 0, np.array([-1, 0, 1]),
+                np.array([2]), np.array([1.0]), np.eye(3).reshape(1, 3, 3),
+                np.array([0.0, 0.0, -9.81]))
+    q = np.array([0.0, 0, 0, 1, 0, 0, 0, 0.3])
+    u = np.linspace(0.1, 0.7, 7)
+    st = state(tree, q, u)
+    jacobians(tree, st, np.array([1, 2]), 7)
+    wrenches = np.zeros((3, 6))
+    forward_dynamics(tree, st, u, wrenches, 7)
+    generalized_forces(tree, st, wrenches, 7)
+    inverse_mass(tree, st, np.eye(7)[:, :2], 7)
+    mass(tree, st, 7)
+    rates(tree, q, u)
+    kinematic_map(tree, q, 7)
