@@ -533,14 +533,18 @@ class MechanismEquations:
 
     def simulate(self, t_end: float, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10,
                  initial: dict | None = None, velocities: dict | None = None,
-                 parameters: dict | None = None, method: str = "partition", progress=None):
+                 parameters: dict | None = None, method: str = "partition", progress=None,
+                 step: float | None = None):
         """Forward dynamics from the assembled initial pose (at rest unless ``velocities``).
 
         ``method="partition"`` integrates the independent speeds with scipy's ``DOP853``,
         finding the dependent ones from the constraints at every step (coordinate
         partitioning, :func:`vecnet.numerics.multibody.integrate_partitioned`);
         ``method="dae"`` integrates the stabilized index-2 DAE with IDA (scikit-sundae,
-        :func:`vecnet.numerics.multibody.integrate_dae`). A mechanism whose drivers fix
+        :func:`vecnet.numerics.multibody.integrate_dae`); ``method="rk4"`` and
+        ``method="euler"`` (semi-implicit) take fixed steps no longer than ``step``
+        seconds, as game and robotics engines do, with the loops closed after every step
+        (:func:`vecnet.numerics.multibody.integrate_fixed`). A mechanism whose drivers fix
         every degree of freedom is solved by kinematics. ``progress``, if given, is called
         with the model time as the integration advances; the work is bounded
         (:class:`vecnet.bounds.Watch`). Joint limits (stops) reverse a joint's speed
@@ -552,8 +556,16 @@ class MechanismEquations:
         from ..numerics import multibody as mb
 
         integrators = {"partition": mb.integrate_partitioned, "dae": mb.integrate_dae}
+        for scheme in mb.FIXED_STEP:
+            integrators[scheme] = lambda model, t0, q0, u0, times, rtol, atol, progress, \
+                scheme=scheme: (*mb.integrate_fixed(model, t0, q0, u0, times, step, scheme,
+                                                    progress), None)
         if method not in integrators:
-            raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
+            raise FormulationError("method must be one of " + ", ".join(map(repr, integrators))
+                                   + f"; got {method!r}")
+        if (step is None) != (method not in mb.FIXED_STEP):
+            raise FormulationError(f"step= goes with the fixed-step methods {mb.FIXED_STEP} "
+                                   f"(and each of them needs it); method is {method!r}")
         _, t_end, times = time_grid((0.0, t_end), t_eval)
         watch = Watch(0.0, t_end, progress)
         model = self.compile(parameters)
@@ -563,7 +575,7 @@ class MechanismEquations:
             return self._result(model, ts, qs, us, "kinematics")
         u0 = self.initial_speeds(q0, velocities, 0.0, parameters)
         stops = self.stops(model)
-        if stops and method != "partition":
+        if stops and method != "partition":   # events need the adaptive integrator
             raise FormulationError("joint limits strike their stops through the events of "
                                    "method='partition'; simulate with that method")
         for stop in stops:
