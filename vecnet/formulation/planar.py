@@ -112,20 +112,24 @@ class MultibodyEquations(MechanismEquations):
 
         self.walk = tree_walk(self)
 
-        # constraints from the circuits of cotree joints and drivers
-        constraint_names, constraints = [], []
-        for chord in topo.chords:
-            element = net.owner(chord)
-            if type(element).chord_constraints is pe.PlanarElement.chord_constraints:
-                continue   # a body or a force element cut: it constrains nothing
-            dr, dtheta, tail_angle = self.relative_pose(chord)
-            for name, expr in element.chord_constraints(dr, dtheta, tail_angle, t):
-                constraint_names.append(name)
-                constraints.append(expr)
-        self.constraint_names = tuple(constraint_names)
-        self.constraints = sympy.Matrix(constraints) if constraints else sympy.zeros(0, 1)
+        # constraints from the circuits of cotree joints and drivers: their names now (read
+        # off the laws in an edge's own pose), the expressions in q when first read
+        local = sympy.Matrix(sympy.symbols("_dx _dy", real=True)), *sympy.symbols("_dth _tht",
+                                                                                   real=True)
+        self._constraining = [c for c in topo.chords if type(net.owner(c)).chord_constraints
+                              is not pe.PlanarElement.chord_constraints]
+        self.constraint_names = tuple(name for c in self._constraining
+                                      for name, _ in net.owner(c).chord_constraints(*local, t))
         self.gravity = sympy.Matrix(mechanism.gravity)
         self._couple(joint_loads, rotors)
+
+    @cached_property
+    def constraints(self) -> sympy.Matrix:
+        """``Phi(q, t)``: the circuit equations of the cut joints and drivers."""
+        net = self.mechanism.network
+        rows = [expr for chord in self._constraining
+                for _, expr in net.owner(chord).chord_constraints(*self.relative_pose(chord), t)]
+        return sympy.Matrix(rows) if rows else sympy.zeros(0, 1)
 
     # -- kinematics -------------------------------------------------------------
     # Node poses, Jacobian rows and convective accelerations along tree paths are sympy

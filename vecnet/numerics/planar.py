@@ -95,6 +95,7 @@ class CompiledMechanism(CompiledModel):
         xd = sympy.symbols("_dxd _dyd _dthd _thtd", real=True)
         dr, dth, tht = sympy.Matrix(x[:2]), x[2], x[3]
         self.constraint_laws, self.force_laws, self.energies, self.loads = [], [], [], []
+        self._pins = []   # (first row, tail node, head node) of every cut revolute
         row = 0
         for chord in topo.chords:
             element = net.element(chord)
@@ -108,8 +109,12 @@ class CompiledMechanism(CompiledModel):
                 second = sympy.Matrix([(xdv.T * sympy.hessian(phi[i], x) * xdv)[0]
                                        for i in range(len(rows))])
                 second += 2 * grad.diff(t) * xdv + phi.diff(t, 2)
-                fn = self._compile((t, x, xd), [phi, grad, phi.diff(t), second], chord)
-                self.constraint_laws.append((chord, ends, np.arange(row, row + len(rows)), fn))
+                if isinstance(element, pe.Revolute):
+                    # the points coincide: rows dr, in one array operation for all pins
+                    self._pins.append((row, *ends))
+                else:
+                    fn = self._compile((t, x, xd), [phi, grad, phi.diff(t), second], chord)
+                    self.constraint_laws.append((chord, ends, np.arange(row, row + len(rows)), fn))
                 row += len(rows)
         self.m = row
         for element in net.elements:
@@ -163,6 +168,7 @@ class CompiledMechanism(CompiledModel):
         # Jacobians are needed only where bodies, laws and loads act
         needed = sorted(set(self.body_nodes.tolist())
                         | {i for _, ends, *_ in self.constraint_laws for i in ends}
+                        | {i for _, a, b in self._pins for i in (a, b)}
                         | {i for _, ends, _ in self.force_laws for i in ends}
                         | {i for ends, *_ in self.loads for i in ends}
                         | {i for ends, _ in self.rotors for i in ends}
@@ -170,6 +176,14 @@ class CompiledMechanism(CompiledModel):
         self.needed = np.array(needed, dtype=np.int64)
         self.row = {node: i for i, node in enumerate(needed)}
         self.body_rows = np.array([self.row[i] for i in self.body_nodes], dtype=int)
+        pins = np.array(self._pins, dtype=int).reshape(-1, 3)
+        self._pin_rows = pins[:, :1] + np.arange(2)
+        self._pin_nodes = pins[:, 1], pins[:, 2]
+        self._pin_kin_rows = (np.array([self.row[a] for a in pins[:, 1]], dtype=int),
+                              np.array([self.row[b] for b in pins[:, 2]], dtype=int))
+        net = eom.mechanism.network
+        self._pin_grads = {c: np.array([[1.0, 0, 0, 0], [0, 1.0, 0, 0]]) for c in eom.topology.chords
+                           if isinstance(net.element(c), pe.Revolute)}
         walk = eom.walk
         prm = np.zeros((len(walk), rc.PARAMETERS))
         ground, qo = [], []
@@ -272,6 +286,15 @@ class CompiledMechanism(CompiledModel):
         phi, phi_q = np.zeros(self.m), np.zeros((self.m, self.n))
         phi_t, c = np.zeros(self.m), np.zeros(self.m)
         grads = {}
+        if self._pins:
+            theta, r, Jt, Jr, gt, gr = kin
+            rows = self._pin_rows
+            tails, heads = self._pin_nodes
+            ra, rb = self._pin_kin_rows
+            phi[rows] = r[heads] - r[tails]
+            phi_q[rows] = Jr[rb] - Jr[ra]
+            c[rows] = -(gr[rb] - gr[ra])
+            grads.update(self._pin_grads)
         for chord, ends, rows, fn in self.constraint_laws:
             x, Jx, xd, gx = self._pose(ends, *kin, u)
             value, grad, rate, second = fn(time, x, xd)
