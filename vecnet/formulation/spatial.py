@@ -143,26 +143,31 @@ class SpatialEquations(MechanismEquations):
                 e = np.asarray(prim[2], float) if len(prim) > 2 else None
                 f = np.asarray(prim[3], float) if len(prim) > 3 else None
                 self.primitives.append((chord, kind, name, tail, head, e, f))
-        constraint_names, constraints = [], []
+        # the names now; the expressions in q (of the node poses along the tree) when read
+        names = []
+        for chord, kind, name, tail, head, e, f in self.primitives:
+            names += ([f"{name}.x", f"{name}.y", f"{name}.z"] if kind == "point" else
+                      [f"{name}.{f['quantity']}"] if kind == "drive" else [name])
+        self.constraint_names = tuple(names)
+        self.gravity = sympy.Matrix(mechanism.gravity)
+        self._couple(joint_loads, rotors)
+
+    @cached_property
+    def constraints(self) -> sympy.Matrix:
+        """``Phi(q, t)``: the circuit equations of the cut joints and drivers."""
+        rows = []
         for chord, kind, name, tail, head, e, f in self.primitives:
             Ra, Rb = self.node_rotation[tail], self.node_rotation[head]
             d = self.node_position[head] - self.node_position[tail]
             if kind == "point":
-                constraint_names += [f"{name}.x", f"{name}.y", f"{name}.z"]
-                constraints += list(d)
+                rows += list(d)
             elif kind == "drive":
-                constraint_names.append(f"{name}.{f['quantity']}")
-                constraints.append(f["symbolic"])
+                rows.append(self._driven_value(f) - f["motion"])
             elif kind == "perpendicular":
-                constraint_names.append(name)
-                constraints.append((Ra * sympy.Matrix(e)).dot(Rb * sympy.Matrix(f)))
+                rows.append((Ra * sympy.Matrix(e)).dot(Rb * sympy.Matrix(f)))
             else:
-                constraint_names.append(name)
-                constraints.append((Ra * sympy.Matrix(e)).dot(d))
-        self.constraint_names = tuple(constraint_names)
-        self.constraints = sympy.Matrix(constraints) if constraints else sympy.zeros(0, 1)
-        self.gravity = sympy.Matrix(mechanism.gravity)
-        self._couple(joint_loads, rotors)
+                rows.append((Ra * sympy.Matrix(e)).dot(d))
+        return sympy.Matrix(rows) if rows else sympy.zeros(0, 1)
 
     # The node kinematics are sympy expressions whose size grows with the depth of the
     # tree; they are built when first read (the constraints of cut joints, the symbolic M
@@ -209,8 +214,7 @@ class SpatialEquations(MechanismEquations):
 
     def _drive_info(self, driver) -> dict:
         """What a driver needs: its joint's axis and initial relative rotation, the index of
-        the driven coordinate and speed when the joint is in the tree, and the symbolic
-        constraint ``coordinate - motion(t)``."""
+        the driven coordinate and speed when the joint is in the tree."""
         net = self.mechanism.network
         joint = net.element(driver.joint)
         name = f"{driver.joint}.{driver.quantity}"
@@ -220,13 +224,15 @@ class SpatialEquations(MechanismEquations):
         if name in self.coordinates:
             info["q"] = self.coordinates.index(name)
             info["u"] = self.speed_names.index(f"{name}'")
-            value = self.q[info["q"]]
-        elif driver.quantity == "angle":
-            value = self.joint_angle(driver.joint)[0]
-        else:
-            value = self.joint_distance(driver.joint, rate=False)[0]
-        info["symbolic"] = value - driver.motion
         return info
+
+    def _driven_value(self, info: dict) -> sympy.Expr:
+        """The driven joint coordinate in ``q`` (symbolic)."""
+        if info["q"] is not None:
+            return self.q[info["q"]]
+        if info["quantity"] == "angle":
+            return self.joint_angle(info["joint"])[0]
+        return self.joint_distance(info["joint"], rate=False)[0]
 
     # -- kinematics -----------------------------------------------------------------
     def omega(self, node) -> sympy.Matrix:
