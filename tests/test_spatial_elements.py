@@ -279,3 +279,18 @@ def test_gears_are_checked_in_words():
     # in absolute coordinates the pins are cut, where an angle counts no whole turns
     with pytest.raises(FormulationError, match="'mesh': joint 'A' is cut"):
         mech.formulate(coordinates="absolute")
+
+
+def test_a_gear_ratio_may_be_a_parameter():
+    ratio = vn.Symbol("ratio", positive=True)
+    mech = vn.spatial.Mechanism("pair", gravity=(0, 0, 0))
+    a = mech.body("a", 1.0, (Ja, Ja, Ja))
+    b = mech.body("b", 1.0, (Jb, Jb, Jb), position=(1.5, 0, 0))
+    mech.revolute("A", mech.ground.point(0, 0, 0), a.centre, axis=(0, 0, 1))
+    mech.revolute("B", mech.ground.point(1.5, 0, 0), b.centre, axis=(0, 0, 1))
+    mech.gear("mesh", a, b, ratio=ratio)
+    mech.torque("T", a, (0, 0, TORQUE))
+    res = mech.formulate().simulate(1.0, t_eval=[0.0, 1.0], parameters={ratio: RATIO})
+    acc = TORQUE / (Ja + Jb * RATIO**2)
+    assert res["A.angle"][-1] == pytest.approx(acc / 2, rel=1e-8)
+    assert res["mesh.torque_a"][-1][2] == pytest.approx(-Jb * RATIO**2 * acc, rel=1e-8)

@@ -117,7 +117,8 @@ class MeshLaw:
         """The constraint ``turn_b + c_a turn_a`` (zero when the teeth mesh)."""
         return turn_b + self.coefficient * turn_a
 
-    def efforts(self, multiplier: float) -> tuple[float, float]:
+    def efforts(self, multiplier: float, values: dict | None = None) -> tuple[float, float]:
         """The efforts ``(on a, on b)`` (torques; a rack's force along its axis) that the
-        multiplier ``multiplier`` of the mesh constraint carries."""
-        return float(self.coefficient) * multiplier, multiplier
+        multiplier ``multiplier`` of the mesh constraint carries, ``values`` giving the
+        parameters of a symbolic coefficient."""
+        return float(self.coefficient.xreplace(values or {})) * multiplier, multiplier

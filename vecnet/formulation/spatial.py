@@ -251,7 +251,7 @@ class SpatialEquations(MechanismEquations):
 
     def _mesh_info(self, mesh) -> dict:
         """What a gear or rack needs: for bodies ``a`` and ``b`` the weight of the joint's
-        coordinate in the constraint, its initial value and its :meth:`_axial_info`, and
+        coordinate in the constraint (a sympy number or expression), its initial value and its :meth:`_axial_info`, and
         the symbolic constraint (:class:`~vecnet.elements.spatial.SpatialMesh`).
 
         Raises
@@ -268,7 +268,8 @@ class SpatialEquations(MechanismEquations):
                     f"{type(mesh).__name__} {mesh.name!r}: joint {joint!r} is cut (not in the "
                     "tree), where its angle is known only within half a turn; formulate with "
                     f"coordinates='joint' or a tree=[...] that holds {joint!r}")
-            weight = float(sign) * (float(mesh.coefficient) if which == 0 else 1.0)
+            # a symbolic ratio gets its value when the model is compiled
+            weight = sympy.sympify(sign) * (mesh.coefficient if which == 0 else 1)
             terms.append((weight, float(initial), info))
             turns.append(mesh.turn(which, info["value"]))
         return {"terms": terms, "symbolic": mesh.mesh(*turns)}

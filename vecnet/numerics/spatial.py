@@ -121,8 +121,11 @@ class CompiledSpatial(mb.CompiledModel):
         self._tree = self._tree_arrays()
         self._zero = np.zeros(self.nu)
         self._no_wrenches = np.zeros((len(self.nodes), 6))
-        self._motions = {}
+        self._motions, self._mesh_terms = {}, {}
         for chord, kind, _, _, _, _, info in eom.primitives:
+            if kind == "mesh":   # the weights as numbers, parameters put in
+                self._mesh_terms[chord] = [(self._number(weight, chord), initial, joint)
+                                           for weight, initial, joint in info["terms"]]
             if kind == "drive":
                 f = info["motion"]
                 self._motions[chord] = self._lambdify((t,), [f, f.diff(t), f.diff(t, 2)], chord)
@@ -328,7 +331,7 @@ class CompiledSpatial(mb.CompiledModel):
                 row += 1
                 continue
             if kind == "mesh":   # sum of weight * (coordinate - initial) over the two joints
-                for weight, initial, info in f["terms"]:
+                for weight, initial, info in self._mesh_terms[chord]:
                     value, g, gamma = self._axial_value(kin, q, info, accelerations)
                     phi[row] += weight * (value - initial)
                     phi_u[row] += weight * g
@@ -558,7 +561,7 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
         for chord, idx, kind, vectors in snap.reaction_maps:
             if kind == "mesh":   # the tooth loads' efforts, about or along each joint's axis
                 element = meshes[chord]
-                efforts = element.efforts(float(lam[idx][0]))
+                efforts = element.efforts(float(lam[idx][0]), model.values)
                 for label, effort, (joint, quantity, _, _) in zip(element.efforts_named,
                                                                  efforts, element.terms):
                     if label.startswith("force"):   # along the direction the rack advances
