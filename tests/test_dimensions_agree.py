@@ -4,8 +4,9 @@ applied loads: every named result of the planar run equals the spatial result of
 same name restricted to the plane (x, y components of a vector, the z component of a
 torque or angular velocity), signs included (docs/conventions.md).
 
-Joint friction, joint limits, gears and racks are planar only (no spatial element
-yet), so they are left out here.
+Joint friction, joint limits, gears and racks are compared too: a slider-crank with
+friction in two joints (one of them cut) and a stop that the crank strikes, and a gear
+pair driving a rack.
 """
 
 from __future__ import annotations
@@ -72,6 +73,24 @@ class Twin:
         self.flat.rotary_spring(name, tail[0], head[0], k=k, c=c)
         self.space.rotary_spring(name, joint, k=k, c=c)
 
+    def joint_friction(self, name, joint, **law):
+        self.flat.joint_friction(name, joint, **law)
+        self.space.joint_friction(name, joint, **law)
+
+    def joint_limit(self, name, joint, **stops):
+        self.flat.joint_limit(name, joint, **stops)
+        self.space.joint_limit(name, joint, **stops)
+
+    def gear(self, name, a, b, ratio, internal=False):
+        """Between bodies on pins about z (the spatial gear turns them on those pins)."""
+        self.flat.gear(name, a[0], b[0], ratio, internal=internal)
+        self.space.gear(name, a[1], b[1], ratio, internal=internal)
+
+    def rack_and_pinion(self, name, pinion, rack, radius, axis):
+        """``axis`` in ground coordinates, along the rack's prismatic joint."""
+        self.flat.rack_and_pinion(name, pinion[0], rack[0], radius, axis=axis)
+        self.space.rack_and_pinion(name, pinion[1], rack[1], radius, axis=(*axis, 0.0))
+
     def force(self, name, point, force):
         self.flat.force(name, point[0], force)
         self.space.force(name, point[1], (*force, 0))
@@ -128,6 +147,33 @@ def slider_crank():
     return twin
 
 
+def slider_crank_with_friction_and_a_stop():
+    """The slider-crank with viscous and Coulomb friction in the crank's pin (in the tree)
+    and in the slider (cut), and a stop that the crank's angle strikes on its way up."""
+    twin = slider_crank()
+    twin.joint_friction("pin_friction", "O", viscous=0.05, coulomb=0.1, smoothing=1e-2)
+    twin.joint_friction("slide_friction", "S", viscous=1.0, coulomb=0.5, smoothing=1e-2)
+    twin.joint_limit("crank_stop", "O", lower=0.0, upper=1.4, restitution=0.5)
+    return twin
+
+
+def gears_and_rack():
+    """Gear ``a`` pinned off its mass centre (gravity turns it) drives gear ``b`` pinned at
+    its centre, which drives a rack sliding along x below it; a torque on ``a``."""
+    twin = Twin("gears and rack")
+    a = twin.body("a", 1.0, 0.02, (0.1, 0.05), 0.3)
+    b = twin.body("b", 2.0, 0.05, (0.6, 0.0), -0.2)
+    rack = twin.body("rack", 0.5, 0.01, (0.6, -0.2), 0.0)
+    twin.revolute("A", twin.ground(0, 0), twin.point(a, -0.1 * np.cos(0.3) - 0.05 * np.sin(0.3),
+                                                     0.1 * np.sin(0.3) - 0.05 * np.cos(0.3)))
+    twin.revolute("B", twin.ground(0.6, 0), twin.point(b, 0, 0))
+    twin.prismatic("S", twin.ground(0.6, -0.2), twin.point(rack, 0, 0), axis=(1.0, 0.0))
+    twin.gear("mesh", a, b, ratio=0.4)
+    twin.rack_and_pinion("rp", b, rack, radius=0.2, axis=(-1.0, 0.0))
+    twin.torque("motor", a, 1.5)
+    return twin
+
+
 def double_pendulum():
     """Two bars hanging from a pin, the second on a pin with a torsion spring and damper
     to the first, released away from rest."""
@@ -158,7 +204,8 @@ def restricted(name: str, flat, space, bodies) -> np.ndarray:
     return value
 
 
-@pytest.mark.parametrize("build", [four_bar, slider_crank, double_pendulum],
+@pytest.mark.parametrize("build", [four_bar, slider_crank, double_pendulum,
+                                   slider_crank_with_friction_and_a_stop, gears_and_rack],
                          ids=lambda f: f.__name__)
 def test_planar_results_are_the_spatial_ones_in_the_plane(build):
     twin = build()

@@ -277,3 +277,90 @@ def test_bad_mechanism_force_entries_are_refused_where_they_are(entry, location,
     with pytest.raises(ModelFileError) as info:
         load_model(doc)
     assert info.value.location == location and words in str(info.value)
+
+
+# -- the same entries in a spatial mechanism --------------------------------------------------
+
+def spatial_mechanism(forces, **extra):
+    """Gears ``a`` and ``b`` on pins about z, a rack on a slider along x and a sleeve on a
+    cylindrical shaft along y, in zero gravity."""
+    return {"vecnet": "1", "kind": "mechanism", "dimensions": 3, "name": "m",
+            "gravity": [0, 0, 0],
+            "ground": {"points": {"B": [1, 0, 0], "S": [0, -1, 0], "C": [0, 0, 2]}},
+            "bodies": [{"name": "a", "mass": 1, "inertia": [0.1, 0.1, 0.1], "position": [0, 0, 0]},
+                       {"name": "b", "mass": 1, "inertia": [0.4, 0.4, 0.4], "position": [1, 0, 0]},
+                       {"name": "rack", "mass": 2, "inertia": [0.1, 0.1, 0.1],
+                        "position": [0, -1, 0]},
+                       {"name": "sleeve", "mass": 1, "inertia": [0.1, 0.2, 0.1],
+                        "position": [0, 0, 2]}],
+            "joints": [{"type": "revolute", "name": "A", "between": ["ground", "a"],
+                        "axis": [0, 0, 1]},
+                       {"type": "revolute", "name": "B", "between": ["ground.B", "b"],
+                        "axis": [0, 0, 1]},
+                       {"type": "prismatic", "name": "S", "between": ["ground.S", "rack"],
+                        "axis": [1, 0, 0]},
+                       {"type": "cylindrical", "name": "C", "between": ["ground.C", "sleeve"],
+                        "axis": [0, 1, 0]}],
+            "forces": forces, **extra}
+
+
+SPATIAL_FORCES = [
+    {"type": "joint_friction", "name": "rub", "joint": "A", "viscous": "c", "coulomb": 0.2,
+     "smoothing": 0.01},
+    {"type": "joint_friction", "name": "drag", "joint": "C", "viscous": 0.7,
+     "quantity": "distance"},
+    {"type": "joint_limit", "name": "stop", "joint": "S", "lower": -0.5, "upper": 0.5,
+     "restitution": 0.3},
+    {"type": "joint_limit", "name": "twist", "joint": "C", "upper": 1.0, "quantity": "angle"},
+    {"type": "gear", "name": "mesh", "bodies": ["a", "b"], "ratio": "r", "joints": ["A", "B"]},
+    {"type": "rack_and_pinion", "name": "rp", "pinion": "a", "rack": "rack", "radius": 0.25,
+     "axis": [-1, 0, 0]}]
+
+
+def spatial_in_python():
+    mech = vn.spatial.Mechanism("m", gravity=(0, 0, 0))
+    a = mech.body("a", 1, (0.1, 0.1, 0.1))
+    b = mech.body("b", 1, (0.4, 0.4, 0.4), position=(1, 0, 0))
+    rack = mech.body("rack", 2, (0.1, 0.1, 0.1), position=(0, -1, 0))
+    sleeve = mech.body("sleeve", 1, (0.1, 0.2, 0.1), position=(0, 0, 2))
+    mech.revolute("A", mech.ground.point(0, 0, 0), a.centre, axis=(0, 0, 1))
+    mech.revolute("B", mech.ground.point(1, 0, 0), b.centre, axis=(0, 0, 1))
+    mech.prismatic("S", mech.ground.point(0, -1, 0), rack.centre, axis=(1, 0, 0))
+    mech.cylindrical("C", mech.ground.point(0, 0, 2), sleeve.centre, axis=(0, 1, 0))
+    mech.joint_friction("rub", "A", viscous=vn.Symbol("c"), coulomb=0.2, smoothing=0.01)
+    mech.joint_friction("drag", "C", viscous=0.7, quantity="distance")
+    mech.joint_limit("stop", "S", lower=-0.5, upper=0.5, restitution=0.3)
+    mech.joint_limit("twist", "C", upper=1.0, quantity="angle")
+    mech.gear("mesh", a, b, ratio=2)
+    mech.rack_and_pinion("rp", a, rack, radius=0.25, axis=(-1, 0, 0))
+    return mech
+
+
+def test_spatial_friction_limit_gear_and_rack_entries_survive_a_round_trip(tmp_path):
+    model = load_model(spatial_mechanism(SPATIAL_FORCES, parameters={"c": 0.5, "r": 2.0}))
+    python = spatial_in_python().formulate()
+    for eom in (model.formulate(), round_trip(model, tmp_path).formulate()):
+        assert_same_equations(eom, python, model.values)
+        assert eom.constraint_names == python.constraint_names == ("mesh.mesh", "rp.rolling")
+        state = {**{q: 0.1 * (k + 1) for k, q in enumerate(eom.q)}, **model.values}
+        assert [float(c.xreplace(state)) for c in eom.constraints] == pytest.approx(
+            [float(c.xreplace(state)) for c in python.constraints], abs=1e-15)
+        stops = {e.name: (e.joint, e.quantity, e.lower, e.upper, e.restitution)
+                 for e in eom.mechanism.network.elements if hasattr(e, "restitution")}
+        assert stops == {"stop": ("S", "distance", -0.5, 0.5, 0.3),
+                         "twist": ("C", "angle", None, 1.0, 0.5)}
+
+
+@pytest.mark.parametrize("entry, location, words", [
+    ({**SPATIAL_FORCES[1], "quantity": "slide"}, "/forces/0/quantity", "slide"),
+    ({**SPATIAL_FORCES[0], "quantity": "distance"}, "/forces/0", "'A' along its 'distance'"),
+    ({**SPATIAL_FORCES[4], "joints": ["A", "Z"]}, "/forces/0/joints/1", "unknown joint"),
+    ({**SPATIAL_FORCES[4], "joints": ["A", "C"]}, "/forces/0", "does not join body 'b'"),
+    ({**SPATIAL_FORCES[5], "axis": [0, 1, 0]}, "/forces/0", "not parallel"),
+    ({**SPATIAL_FORCES[5], "axis": [0, 0, 0]}, "/forces/0/axis", "zero"),
+])
+def test_bad_spatial_joint_entries_are_refused_where_they_are(entry, location, words):
+    doc = spatial_mechanism([entry], parameters={"c": 0.5, "r": 2.0})
+    with pytest.raises(ModelFileError) as info:
+        load_model(doc)
+    assert info.value.location == location and words in str(info.value)

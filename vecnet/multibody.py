@@ -236,6 +236,139 @@ class MechanismBuilder:
         return " or ".join(kind for kind, coordinates in self.axial_joints.values()
                            if coordinate in coordinates)
 
+    # -- elements that act in a joint: friction, limits, gears and racks ------------------
+    #: the joint stop element class of the dimension
+    stop_element: type
+
+    def _axial_joint(self, joint: str, what: str, quantity: str | None):
+        """``(element, quantity)`` of a joint with a coordinate about or along its axis
+        (:attr:`axial_joints`): ``quantity`` (``"angle"`` or ``"distance"``) or, by default,
+        the joint's first one. ``what`` starts the messages (it names the element).
+
+        Raises
+        ------
+        ModelError
+            When the joint has no such coordinate.
+        UnknownNameError
+            When the mechanism has no element ``joint``.
+        """
+        element = self.network.element(joint)
+        allowed = self.axial_coordinates(joint)
+        if not allowed:
+            kinds = [kind for kind, _ in self.axial_joints.values()]
+            kinds = ", ".join(kinds[:-1]) + " or " + kinds[-1]
+            raise ModelError(f"{what} a {kinds} joint; {joint!r} is a {type(element).__name__}")
+        quantity = allowed[0] if quantity is None else quantity
+        if quantity not in allowed:
+            raise ModelError(f"{what} {joint!r} along its {quantity!r}, which it does not "
+                             f"have; it has {' and '.join(allowed)}")
+        return element, quantity
+
+    def joint_friction(self, name: str, joint: str, viscous=0, coulomb=0, smoothing=1e-3,
+                       quantity: str | None = None):
+        """Friction in ``joint`` (revolute or prismatic; in space also cylindrical): a torque
+        (N m) or force (N) opposing the joint's relative speed ``v`` (rad/s or m/s) about or
+        along its axis, ``viscous * v + coulomb * tanh(v / smoothing)``
+        (:func:`vecnet.elements.joint_laws.friction`), acting equally and oppositely on the
+        joint's two bodies (reported as ``"<name>.force"`` and ``"<name>.torque"``, what it
+        applies to the joint's head body). ``quantity`` (``"angle"`` or ``"distance"``)
+        picks the motion of a cylindrical joint (default: its angle).
+
+        ``coulomb`` is a given constant magnitude (for a block of mass m pressed on a slope
+        at angle a, ``mu m g cos a``; it does not follow the joint's reaction). The
+        regularisation ``smoothing`` (default 1e-3 rad/s or m/s) is the speed below which
+        the Coulomb part fades linearly to zero: a joint held by friction creeps at a
+        speed of that order instead of stopping exactly, and a smaller value sticks
+        better but makes the equations stiffer (smaller time steps near rest).
+
+        Raises
+        ------
+        ModelError
+            When ``joint`` has no angle or distance of that kind, a coefficient is negative
+            or ``smoothing`` is not positive.
+        UnknownNameError
+            When the mechanism has no element ``joint``.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("slope", gravity=(0, -9.81))
+        >>> block = mech.body("block", mass=1.0, inertia=0.1)
+        >>> _ = mech.prismatic("slide", mech.ground.point(0, 0), block.centre, axis=(1, 0))
+        >>> mech.joint_friction("rub", "slide", viscous=0.5, coulomb=2.0).coulomb
+        2.00000000000000
+        """
+        self._check_name(name)
+        element, quantity = self._axial_joint(
+            joint, f"joint friction {name!r}: friction acts in", quantity)
+        not_negative(name, viscous=viscous, coulomb=coulomb, smoothing=smoothing)
+        if sympy.sympify(smoothing).is_zero:
+            raise ModelError(f"joint friction {name!r}: smoothing = {smoothing!r} must be a "
+                             "positive speed (the Coulomb part fades to zero below it)")
+        return self._add(self._friction_element(name, element, quantity, viscous, coulomb,
+                                                smoothing))
+
+    def _friction_element(self, name, joint, quantity, viscous, coulomb, smoothing):
+        """The dimension's friction element across ``joint`` (an element)."""
+        raise NotImplementedError  # pragma: no cover - each dimension
+
+    def joint_limit(self, name: str, joint: str, lower=None, upper=None, restitution=0.5,
+                    quantity: str | None = None):
+        """Unilateral stops keeping the coordinate of ``joint`` (revolute or prismatic; in
+        space also cylindrical, ``quantity`` picking its angle or distance, default the
+        angle) within ``[lower, upper]`` (rad or m; ``None``: no stop on that side). A
+        joint striking a stop leaves it with its speed times ``-restitution`` (0: it stops
+        dead, 1: a perfectly elastic bounce), the impulse acting in the joint.
+        ``simulate`` stops the integration at each strike (an event,
+        ``method="partition"`` only) and starts it again after the jump; a joint settling
+        on its stop in ever shorter bounces is refused after many (it is not brought to
+        rest). The stop needs the coordinate's rate among the speeds: in space the joint
+        must be in the tree (joint coordinates), else formulating refuses it.
+
+        Raises
+        ------
+        ModelError
+            When ``joint`` has no such coordinate, no limit is given, ``lower > upper`` or
+            ``restitution`` is outside ``[0, 1]``.
+        UnknownNameError
+            When the mechanism has no element ``joint``.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("rail", gravity=(0, 0))
+        >>> cart = mech.body("cart", mass=1.0, inertia=0.1)
+        >>> _ = mech.prismatic("rail", mech.ground.point(0, 0), cart.centre)
+        >>> mech.joint_limit("end", "rail", upper=0.5, restitution=0.8).upper
+        0.5
+        """
+        self._check_name(name)
+        element, quantity = self._axial_joint(joint, f"joint limit {name!r}: a stop limits",
+                                              quantity)
+        if lower is None and upper is None:
+            raise ModelError(f"joint limit {name!r}: give lower=, upper= or both")
+        if lower is not None and upper is not None and float(lower) > float(upper):
+            raise ModelError(f"joint limit {name!r}: lower = {lower:g} is above "
+                             f"upper = {upper:g}")
+        if not 0 <= float(restitution) <= 1:
+            raise ModelError(f"joint limit {name!r}: restitution = {restitution!r} must lie "
+                             "in [0, 1] (0: stops dead, 1: elastic)")
+        edge = element.edges[0]
+        return self._add(self.stop_element(name, edge.tail, edge.head, joint, lower, upper,
+                                           restitution, quantity=quantity))
+
+    def _coupled_bodies(self, name: str, a: Body, b: Body) -> None:
+        """Refuse a gear or rack between anything but two different bodies of this
+        mechanism (the ground is one)."""
+        for body in (a, b):
+            if not isinstance(body, Body) or (body is not self.ground
+                                              and self.bodies.get(body.name) is not body):
+                raise ModelError(f"{name!r}: {body!r} is not a body of mechanism {self.name!r}")
+        if a is b:
+            raise ModelError(f"{name!r}: couple two different bodies")
+
+    @staticmethod
+    def _positive(what: str, value) -> None:
+        """Refuse a gear ratio or pinion radius that is not a positive number."""
+        if not sympy.sympify(value).is_positive:
+            raise ModelError(f"{what} must be positive, got {value!r}")
+
     # -- springs and dampers along the line between two points ---------------------
     @staticmethod
     def _line_of_action(name: str, a: Point, b: Point) -> float:

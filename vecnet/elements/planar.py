@@ -26,6 +26,7 @@ import sympy
 
 from ..errors import FormulationError, ModelError
 from .base import Element, Kind, number_problem
+from .joint_laws import FrictionLaw, MeshLaw, StopLaw
 
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
            "PointOnLine", "TranslationalSpringDamper", "RotarySpringDamper", "ForceDriver",
@@ -280,17 +281,18 @@ class RotarySpringDamper(_Free):
         return sympy.zeros(2, 1), self.k * (dtheta - self.angle0) + self.c * dtheta_rate
 
 
-class JointFriction(_Free):
+class JointFriction(FrictionLaw, _Free):
     """Friction in a revolute or prismatic joint, an edge parallel to the joint (same tail
     and head): a force (prismatic, along ``axis`` in tail body coordinates) or a torque
     (revolute) opposing the joint's relative speed ``v``,
 
-        f = viscous * v + coulomb * tanh(v / smoothing),
+        f = viscous * v + coulomb * tanh(v / smoothing)
 
-    so its power ``f v`` is never negative: it dissipates, doing equal and opposite work
-    on the joint's two bodies. The Coulomb part is regularised: ``smoothing`` is the
-    speed (in the joint's unit, rad/s or m/s) below which the friction fades linearly to
-    zero, so a joint "sticks" creeping at a speed of the order of ``smoothing``.
+    (:class:`~vecnet.elements.joint_laws.FrictionLaw`, the law of both dimensions), so its
+    power ``f v`` is never negative: it dissipates, doing equal and opposite work on the
+    joint's two bodies. ``smoothing`` is the speed (in the joint's unit, rad/s or m/s)
+    below which the Coulomb part fades linearly to zero, so a joint "sticks" creeping at a
+    speed of the order of ``smoothing``.
 
     >>> JointFriction("f", "a", "b", viscous=2, coulomb=0, smoothing=1e-3).through_in_frame(
     ...     None, 0, None, sympy.Symbol("w"), 0, None)
@@ -303,17 +305,12 @@ class JointFriction(_Free):
 
     def __init__(self, name, tail, head, viscous, coulomb, smoothing, axis=None) -> None:
         super().__init__(name, tail, head)
-        self.viscous, self.coulomb, self.smoothing = (
-            sympy.sympify(v) for v in (viscous, coulomb, smoothing))
+        self._friction(viscous, coulomb, smoothing)
         if axis is not None:
             axis = _vector(axis)
             axis = axis / sympy.sqrt(axis.dot(axis))
         #: the slider's unit axis (tail body coordinates); ``None`` for a revolute joint
         self.sliding_axis = axis
-
-    def magnitude(self, speed):
-        """The friction force or torque at the joint speed ``speed``."""
-        return self.viscous * speed + self.coulomb * sympy.tanh(speed / self.smoothing)
 
     def through_in_frame(self, dr, dtheta, dr_rate, dtheta_rate, tail_angle, t):
         if self.sliding_axis is None:
@@ -323,19 +320,18 @@ class JointFriction(_Free):
         return self.magnitude(e.dot(dr_rate)) * e, sympy.Integer(0)
 
 
-class JointStop(PlanarElement):
-    """Unilateral stops on the coordinate of revolute or prismatic ``joint`` (an edge
-    parallel to it): the relative angle or distance stays within ``[lower, upper]`` (either
-    may be ``None``, no stop), and striking a stop reverses the joint's speed times
-    ``-restitution``. No force while free, no coordinates, no equality constraint: the
-    stops act through the integration's events, so it is always a chord."""
+class JointStop(StopLaw, PlanarElement):
+    """Unilateral stops on the coordinate (``quantity``) of revolute or prismatic
+    ``joint``, an edge parallel to it: the relative angle or distance stays within
+    ``[lower, upper]`` (either may be ``None``, no stop), and striking a stop reverses the
+    joint's speed times ``-restitution`` (:class:`~vecnet.elements.joint_laws.StopLaw`)."""
 
     kind = Kind.CONSTRAINT
 
-    def __init__(self, name, tail, head, joint: str, lower, upper, restitution) -> None:
+    def __init__(self, name, tail, head, joint: str, lower, upper, restitution,
+                 quantity: str = "angle") -> None:
         super().__init__(name, tail, head)
-        self.joint, self.lower, self.upper = joint, lower, upper
-        self.restitution = restitution
+        self._limits(joint, quantity, lower, upper, restitution)
 
 
 class ForceDriver(_Free):
@@ -384,18 +380,15 @@ class MotionDriver(PlanarElement):
         return [(f"{self.name}.distance", e.dot(dr) - self.motion)]
 
 
-class Coupling(PlanarElement):
+class Coupling(MeshLaw, PlanarElement):
     """Base of couplings between the motions of two bodies (gears, rack and pinion): always
-    a chord, never a tree branch. The constraint is written in the tail body's ground
-    angle, so the coupling's reaction is not a pair of equal and opposite loads on its two
-    bodies; the rest goes to the ground (the housing that carries the axles). Tail and
-    head are the two bodies' frames, and the multiplier gives the torque on each."""
+    a chord, never a tree branch. The constraint (:class:`~vecnet.elements.joint_laws.
+    MeshLaw`) is written in the tail body's ground angle, so the coupling's reaction is not
+    a pair of equal and opposite loads on its two bodies; the rest goes to the ground (the
+    housing that carries the axles). Tail and head are the two bodies' frames, and the
+    multiplier gives the effort on each (:meth:`efforts`)."""
 
     kind = Kind.ACROSS_SOURCE
-
-    def torques(self, multiplier: float) -> tuple[float, float]:
-        """The torques ``(on tail, on head)`` the coupling applies for ``multiplier``."""
-        raise NotImplementedError
 
 
 class GearMesh(Coupling):
@@ -413,16 +406,13 @@ class GearMesh(Coupling):
         super().__init__(name, tail, head)
         self.ratio = sympy.sympify(ratio)
         self.sign = -1 if internal else 1
+        self._mesh(self.gear_coefficient(ratio, internal))
         self.angle_a, self.angle_b = sympy.sympify(angle_a), sympy.sympify(angle_b)
 
     def chord_constraints(self, dr, dtheta, tail_angle, t):
         # theta_a is the tail angle, theta_b = tail angle + dtheta
-        return [(f"{self.name}.mesh", (tail_angle + dtheta - self.angle_b)
-                 + self.sign * self.ratio * (tail_angle - self.angle_a))]
-
-    def efforts(self, multiplier):
-        """Torques on the two gears: ``(sign ratio lambda, lambda)``."""
-        return self.sign * float(self.ratio) * multiplier, multiplier
+        return [(f"{self.name}.mesh", self.mesh(tail_angle - self.angle_a,
+                                                tail_angle + dtheta - self.angle_b))]
 
 
 class RackAndPinion(Coupling):
@@ -430,7 +420,8 @@ class RackAndPinion(Coupling):
     ``axis``, ground coordinates): the rack's mass centre advances along ``axis`` by
     ``radius`` times the pinion's turn, ``e . (dr - dr0) = radius (theta_p - theta_p0)``
     (``dr`` from the pinion's centre to the rack's; flip ``axis`` for the other side of the
-    pinion).
+    pinion). The efforts are the torque on the pinion and the force on the rack along
+    ``axis``.
 
     >>> RackAndPinion("r", "p", "k", radius=2, axis=(1, 0), offset=(0, -1), angle=0
     ...               ).chord_constraints(sympy.Matrix([1, -1]), 0, sympy.Symbol("a"), None)
@@ -442,12 +433,9 @@ class RackAndPinion(Coupling):
         axis = _vector(axis)
         self.axis = axis / sympy.sqrt(axis.dot(axis))
         self.radius = sympy.sympify(radius)
+        self._mesh(-self.radius)
         self.offset, self.angle = _vector(offset), sympy.sympify(angle)
 
     def chord_constraints(self, dr, dtheta, tail_angle, t):
-        return [(f"{self.name}.rolling", self.axis.dot(dr - self.offset)
-                 - self.radius * (tail_angle - self.angle))]
-
-    def efforts(self, multiplier):
-        """The torque on the pinion and the force on the rack along ``axis``."""
-        return -float(self.radius) * multiplier, multiplier
+        return [(f"{self.name}.rolling", self.mesh(tail_angle - self.angle,
+                                                   self.axis.dot(dr - self.offset)))]

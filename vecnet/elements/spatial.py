@@ -32,12 +32,14 @@ import sympy
 
 from ..rotations import E_matrix, axis_rotation, matrix_quaternion, quaternion_matrix
 from .base import Element, Kind
+from .joint_laws import FrictionLaw, MeshLaw, StopLaw
 
 __all__ = ["SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute", "SpatialPrismatic",
            "SpatialCylindrical", "SpatialScrew", "SpatialSpherical", "SpatialUniversal",
            "SpatialPlanarJoint", "SpatialWeld", "SpatialPointOnLine", "SpatialPointOnPlane",
            "SpatialSpringDamper", "SpatialRotarySpringDamper", "SpatialForce", "SpatialTorque",
-           "SpatialMotionDriver",
+           "SpatialMotionDriver", "SpatialJointFriction", "SpatialJointStop", "SpatialMesh",
+           "SpatialGear", "SpatialRackAndPinion",
            "perpendiculars", "revolute_angle"]
 
 
@@ -559,3 +561,103 @@ class SpatialMotionDriver(SpatialElement):
     def __init__(self, name, tail, head, joint: str, quantity: str, motion) -> None:
         super().__init__(name, tail, head)
         self.joint, self.quantity, self.motion = joint, quantity, sympy.sympify(motion)
+
+
+class SpatialJointFriction(FrictionLaw, _Free):
+    """Friction in a revolute, prismatic or cylindrical joint, an edge parallel to it (same
+    tail and head): a torque about (``quantity="angle"``) or a force along
+    (``"distance"``) the joint's ``axis`` (tail body axes) opposing the joint's speed
+    ``v`` about or along it, ``viscous v + coulomb tanh(v / smoothing)``
+    (:class:`~vecnet.elements.joint_laws.FrictionLaw`, the law of the plane too). The
+    speed is read off the edge's pose: ``e . (omega_head - omega_tail)`` for a turn,
+    ``e . (v_head - v_tail)`` for a slide (the joint keeps its points on the axis, so the
+    axis turning with the tail adds nothing), ``e`` the axis in world axes.
+
+    >>> f = SpatialJointFriction("f", "a", "b", "J", "angle", (0, 0, 1), 2, 0, 1e-3)
+    >>> w = sympy.Symbol("w")
+    >>> pose = {"R_tail": sympy.eye(3), "omega_tail": sympy.zeros(3, 1),
+    ...         "omega_head": sympy.Matrix([0, 0, w])}
+    >>> f.through(pose, None)[1].T
+    Matrix([[0, 0, 2*w]])
+    """
+
+    kind = Kind.DISSIPATOR
+
+    def __init__(self, name, tail, head, joint: str, quantity: str, axis, viscous, coulomb,
+                 smoothing) -> None:
+        super().__init__(name, tail, head)
+        self._friction(viscous, coulomb, smoothing)
+        self.joint, self.quantity = joint, quantity
+        #: the joint's unit axis in tail body axes (numbers)
+        self.axis = np.asarray(axis, dtype=float)
+
+    def through(self, pose, t):
+        e = pose["R_tail"] * _m(self.axis)
+        if self.quantity == "angle":
+            f = self.magnitude(e.dot(pose["omega_head"] - pose["omega_tail"]))
+            return sympy.zeros(3, 1), f * e
+        return self.magnitude(e.dot(pose["v"])) * e, sympy.zeros(3, 1)
+
+
+class SpatialJointStop(StopLaw, SpatialElement):
+    """Unilateral stops on the angle or distance (``quantity``) of a revolute, prismatic or
+    cylindrical ``joint``, an edge parallel to it (:class:`~vecnet.elements.joint_laws.
+    StopLaw`): no force while free, no coordinates, no constraint; always a chord."""
+
+    kind = Kind.CONSTRAINT
+
+    def __init__(self, name, tail, head, joint: str, lower, upper, restitution,
+                 quantity: str = "angle") -> None:
+        super().__init__(name, tail, head)
+        self._limits(joint, quantity, lower, upper, restitution)
+
+
+class SpatialMesh(MeshLaw, SpatialElement):
+    """Base of gears and racks in space: the turns (or the rack's advance) of two bodies,
+    each on a joint, held in a fixed ratio, ``turn_b + coefficient * turn_a = 0``
+    (:class:`~vecnet.elements.joint_laws.MeshLaw`). The edge runs from body ``a`` to body
+    ``b``; it is always a chord, its constraint written in the two joints' coordinates.
+
+    ``terms`` holds for ``a`` and for ``b`` ``(joint, quantity, sign, initial)``: the body's
+    turn is ``sign * (coordinate - initial)`` with ``coordinate`` the joint's ``"angle"``
+    or ``"distance"`` and ``sign`` -1 when the body is the joint's tail (it turns the other
+    way relative to the body at the joint's head) or, for a rack, slides against the
+    direction it is said to advance in.
+    """
+
+    kind = Kind.ACROSS_SOURCE
+    #: the constraint's name after the element's, and the names of the two efforts
+    constraint = "mesh"
+    efforts_named = ("torque_a", "torque_b")
+
+    def __init__(self, name, tail, head, coefficient, terms) -> None:
+        super().__init__(name, tail, head)
+        self._mesh(coefficient)
+        self.terms = tuple(tuple(term) for term in terms)
+
+    def turn(self, which: int, coordinate):
+        """The turn (advance) of body ``a`` (``which = 0``) or ``b`` for the joint
+        coordinate ``coordinate``."""
+        _, _, sign, initial = self.terms[which]
+        return sign * (coordinate - initial)
+
+
+class SpatialGear(SpatialMesh):
+    """Two gears, each turning on a revolute or cylindrical joint: ``turn_b = -ratio
+    turn_a`` (external teeth), ``+ratio turn_a`` (internal), the turns about the joints'
+    axes. Reports the tooth loads' torques on the two gears, ``torque_a`` and ``torque_b``.
+
+    >>> gear = SpatialGear("g", "a", "b", 2, [("A", "angle", 1, 0.0), ("B", "angle", -1, 0.5)])
+    >>> gear.mesh(gear.turn(0, sympy.Symbol("x")), gear.turn(1, sympy.Symbol("y")))
+    2*x - y + 0.5
+    """
+
+
+class SpatialRackAndPinion(SpatialMesh):
+    """A pinion turning on a revolute or cylindrical joint and a rack sliding on a
+    prismatic or cylindrical joint: the rack advances ``radius`` per radian of the pinion's
+    turn, ``advance = radius * turn``. Reports ``torque_a`` (on the pinion) and
+    ``force_b`` (on the rack, along the direction it advances in)."""
+
+    constraint = "rolling"
+    efforts_named = ("torque_a", "force_b")

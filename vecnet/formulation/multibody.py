@@ -20,6 +20,7 @@ import sympy
 
 from ..bounds import Watch, time_grid
 from ..elements.base import t
+from ..elements.joint_laws import StopLaw
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..multibody import DATUM
 from ..topology import Topology
@@ -459,6 +460,34 @@ class MechanismEquations:
         if kind == "frame":
             return self.frame_quantity(where, which)
         return self.axial(where, which)[1 if derivative[0] else 0]
+
+    # -- joint limits ----------------------------------------------------------------
+    def stops(self, model) -> list:
+        """A :class:`~vecnet.numerics.multibody.Stop` for every lower and upper limit of
+        the mechanism's joint stops (``Mechanism.joint_limit``,
+        :class:`~vecnet.elements.joint_laws.StopLaw`): its gap the distance of the joint's
+        coordinate from the limit (:meth:`axial`, in ``q``), its gradient the gap's rate
+        per unit speed, along which the impact's impulse acts."""
+        from ..numerics.multibody import Stop
+
+        out = []
+        for element in self.mechanism.network.elements:
+            if not isinstance(element, StopLaw):
+                continue
+            self._check_stop(element)
+            value, rate = self.axial(element.joint, element.quantity)
+            per_speed = [rate.diff(ui) for ui in self.u]
+            for limit, sign, end in element.sides():
+                gap = model._lambdify((list(self.q),), [element.gap(value, limit, sign)],
+                                      element.name)
+                grad = model._lambdify((list(self.q),), [sign * g for g in per_speed],
+                                       element.name)
+                out.append(Stop(f"{element.name}.{end}", lambda q, f=gap: float(f(q)[0]),
+                                grad, model._number(element.restitution, element.name)))
+        return out
+
+    def _check_stop(self, element) -> None:
+        """Refuse a stop the dimension cannot strike (none in the plane, where ``q' = u``)."""
 
     # -- numerics -----------------------------------------------------------------
     def compile(self, parameters: dict | None = None):

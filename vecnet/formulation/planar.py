@@ -319,28 +319,6 @@ class MultibodyEquations(MechanismEquations):
 
         return outputs(model, times, qs, us, ws)
 
-    def stops(self, model) -> list:
-        """A :class:`~vecnet.numerics.multibody.Stop` for every lower and upper limit of
-        the mechanism's joint stops (:meth:`Mechanism.joint_limit`), its gap the distance
-        of the joint's coordinate from the limit."""
-        from ..numerics.multibody import Stop
-
-        out = []
-        for element in self.mechanism.network.elements:
-            if not isinstance(element, pe.JointStop):
-                continue
-            coordinate = self.joint_coordinate(element.joint)
-            for limit, sign, end in ((element.lower, 1, "lower"), (element.upper, -1, "upper")):
-                if limit is None:
-                    continue
-                gap = sign * (coordinate - limit)
-                value = model._lambdify((list(self.q),), [gap], element.name)
-                grad = model._lambdify((list(self.q),), [gap.diff(x) for x in self.q],
-                                       element.name)
-                out.append(Stop(f"{element.name}.{end}", lambda q, f=value: float(f(q)[0]),
-                                grad, model._number(element.restitution, element.name)))
-        return out
-
     def initial_guess(self) -> np.ndarray:
         """Branch coordinates read off the bodies' initial poses."""
         from ..numerics.planar import initial_guess

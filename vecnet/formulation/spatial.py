@@ -47,11 +47,15 @@ def _equations(element) -> int:
         return 6
 
 
+#: elements with no coordinates of their own: drivers, stops, gears and racks
+_COTREE_ONLY = (se.SpatialMotionDriver, se.SpatialJointStop, se.SpatialMesh)
+
+
 def _rank(element, ranks):
     """Tree priority: arms, then joints (those with the most equations first, so loops are
     cut at the joints that give the fewest constraints) and bodies, then force elements;
-    drivers of motion never."""
-    if isinstance(element, se.SpatialMotionDriver):
+    drivers of motion, stops, gears and racks never."""
+    if isinstance(element, _COTREE_ONLY):
         return None
     if element.is_joint:
         return (ranks["joint"], -_equations(element))
@@ -102,7 +106,7 @@ class SpatialEquations(MechanismEquations):
         self.mechanism = mechanism
         net = mechanism.network
         self.topology = choose_topology(mechanism, coordinates, tree, _TREE_RANKS, _rank,
-                                        se.SpatialMotionDriver)
+                                        _COTREE_ONLY)
         topo = self.topology
         for chord in topo.chords:
             element = net.element(chord)
@@ -138,6 +142,10 @@ class SpatialEquations(MechanismEquations):
                 self.primitives.append((chord, "drive", chord, tail, head,
                                         None, self._drive_info(element)))
                 continue
+            if isinstance(element, se.SpatialMesh):
+                self.primitives.append((chord, "mesh", f"{chord}.{element.constraint}", tail,
+                                        head, None, self._mesh_info(element)))
+                continue
             for prim in element.primitives():
                 kind, name = prim[0], prim[1]
                 e = np.asarray(prim[2], float) if len(prim) > 2 else None
@@ -151,6 +159,9 @@ class SpatialEquations(MechanismEquations):
         self.constraint_names = tuple(names)
         self.gravity = sympy.Matrix(mechanism.gravity)
         self._couple(joint_loads, rotors)
+        for element in net.elements:
+            if isinstance(element, se.SpatialJointStop):
+                self._check_stop(element)
 
     @cached_property
     def constraints(self) -> sympy.Matrix:
@@ -162,7 +173,9 @@ class SpatialEquations(MechanismEquations):
             if kind == "point":
                 rows += list(d)
             elif kind == "drive":
-                rows.append(self._driven_value(f) - f["motion"])
+                rows.append(f["symbolic"])
+            elif kind == "mesh":
+                rows.append(f["symbolic"])
             elif kind == "perpendicular":
                 rows.append((Ra * sympy.Matrix(e)).dot(Rb * sympy.Matrix(f)))
             else:
@@ -212,27 +225,68 @@ class SpatialEquations(MechanismEquations):
         """Every node's convective acceleration ``J_v' u``."""
         return self._velocity_kinematics[3]
 
-    def _drive_info(self, driver) -> dict:
-        """What a driver needs: its joint's axis and initial relative rotation, the index of
-        the driven coordinate and speed when the joint is in the tree."""
+    def _axial_info(self, joint: str, quantity: str) -> dict:
+        """What the constraints on a joint's ``"angle"`` or ``"distance"`` need (motion
+        drivers, gears, racks): its nodes, axis and initial relative rotation, the index of
+        the coordinate and speed when the joint is in the tree, and the coordinate's
+        symbolic ``value``."""
         net = self.mechanism.network
-        joint = net.element(driver.joint)
-        name = f"{driver.joint}.{driver.quantity}"
-        info = {"name": driver.name, "quantity": driver.quantity, "motion": driver.motion,
-                "axis": joint.axis,
-                "R0": joint.R0, "joint": driver.joint, "q": None, "u": None}
+        element = net.element(joint)
+        name = f"{joint}.{quantity}"
+        info = {"joint": joint, "quantity": quantity, "axis": element.axis,
+                "R0": element.R0, "ends": net.graph.ends(joint), "q": None, "u": None}
         if name in self.coordinates:
             info["q"] = self.coordinates.index(name)
             info["u"] = self.speed_names.index(f"{name}'")
+            info["value"] = self.q[info["q"]]
+        elif quantity == "angle":
+            info["value"] = self.joint_angle(joint)[0]
+        else:
+            info["value"] = self.joint_distance(joint, rate=False)[0]
         return info
 
-    def _driven_value(self, info: dict) -> sympy.Expr:
-        """The driven joint coordinate in ``q`` (symbolic)."""
-        if info["q"] is not None:
-            return self.q[info["q"]]
-        if info["quantity"] == "angle":
-            return self.joint_angle(info["joint"])[0]
-        return self.joint_distance(info["joint"], rate=False)[0]
+    def _drive_info(self, driver) -> dict:
+        """What a driver needs: its joint's :meth:`_axial_info`, its motion and the symbolic
+        constraint ``coordinate - motion(t)``."""
+        info = self._axial_info(driver.joint, driver.quantity)
+        info.update(name=driver.name, motion=driver.motion,
+                    symbolic=info["value"] - driver.motion)
+        return info
+
+    def _mesh_info(self, mesh) -> dict:
+        """What a gear or rack needs: for bodies ``a`` and ``b`` the weight of the joint's
+        coordinate in the constraint (a sympy number or expression), its initial value and its :meth:`_axial_info`, and
+        the symbolic constraint (:class:`~vecnet.elements.spatial.SpatialMesh`).
+
+        Raises
+        ------
+        FormulationError
+            When a geared joint's angle is not a coordinate (the joint is cut): from the
+            frames an angle is known only within half a turn.
+        """
+        terms, turns = [], []
+        for which, (joint, quantity, sign, initial) in enumerate(mesh.terms):
+            info = self._axial_info(joint, quantity)
+            if quantity == "angle" and info["q"] is None:
+                raise FormulationError(
+                    f"{type(mesh).__name__} {mesh.name!r}: joint {joint!r} is cut (not in the "
+                    "tree), where its angle is known only within half a turn; formulate with "
+                    f"coordinates='joint' or a tree=[...] that holds {joint!r}")
+            # a symbolic ratio gets its value when the model is compiled
+            weight = sympy.sympify(sign) * (mesh.coefficient if which == 0 else 1)
+            terms.append((weight, float(initial), info))
+            turns.append(mesh.turn(which, info["value"]))
+        return {"terms": terms, "symbolic": mesh.mesh(*turns)}
+
+    def _check_stop(self, element) -> None:
+        """A stop's impact acts along the rate of its joint's coordinate, which must be a
+        speed: refuse a stop on a joint outside the tree."""
+        if f"{element.joint}.{element.quantity}" not in self.coordinates:
+            raise FormulationError(
+                f"joint limit {element.name!r}: joint {element.joint!r} is cut (not in the "
+                f"tree), so its {element.quantity} is not a coordinate whose rate is a speed, "
+                "which a stop strikes; formulate with coordinates='joint' or a tree=[...] "
+                f"that holds {element.joint!r}")
 
     # -- kinematics -----------------------------------------------------------------
     def omega(self, node) -> sympy.Matrix:

@@ -944,6 +944,76 @@ class _MechanismReader:
         return a, b
 
     def force(self, entry: Mapping, loc: str) -> None:
+        """An entry of ``forces``: the elements that act in joints (friction, limits,
+        gears, rack and pinion), read alike in both dimensions, or the others."""
+        read = {"joint_friction": self.joint_friction, "joint_limit": self.joint_limit,
+                "gear": self.gear, "rack_and_pinion": self.rack_and_pinion}.get(entry["type"])
+        if read is None:
+            self.other_force(entry, loc)
+            return
+        _unique(self.names, entry["name"], f"{loc}/name")
+        read(entry, loc)
+
+    def joint_friction(self, entry: Mapping, loc: str) -> None:
+        name, scope = entry["name"], self.scope
+        joint = self.joint_ref(entry["joint"], f"{loc}/joint", self.drivable, "take friction")
+        if "viscous" not in entry and "coulomb" not in entry:
+            raise _error(loc, f"joint friction {name!r} needs viscous, coulomb or both")
+        law = {key: self.not_negative(scope.expr(entry[key], f"{loc}/{key}"), f"{loc}/{key}",
+                                      f"the {key} coefficient", name)
+               for key in ("viscous", "coulomb") if key in entry}
+        if "smoothing" in entry:
+            sloc = f"{loc}/smoothing"
+            law["smoothing"] = scope.expr(entry["smoothing"], sloc)
+            number = _as_number(law["smoothing"], scope)
+            if number is not None and number <= 0:
+                raise _error(sloc, f"smoothing of {name!r} is the speed below which the Coulomb "
+                                   f"part fades; it must be positive, got {number:g}")
+        if "quantity" in entry:
+            law["quantity"] = entry["quantity"]
+        self.call(loc, self.mech.joint_friction, name, joint, **law)
+
+    def joint_limit(self, entry: Mapping, loc: str) -> None:
+        joint = self.joint_ref(entry["joint"], f"{loc}/joint", self.drivable, "take limits")
+        # numbers: the simulation compares the coordinate with them to find each strike
+        stops = {key: self.scope.number(entry[key], f"{loc}/{key}")
+                 for key in ("lower", "upper", "restitution") if key in entry}
+        if "quantity" in entry:
+            stops["quantity"] = entry["quantity"]
+        self.call(loc, self.mech.joint_limit, entry["name"], joint, **stops)
+
+    def mesh_joints(self, entry: Mapping, loc: str) -> dict:
+        """The ``joints`` a spatial gear or rack names (none in the plane, whose gears turn
+        on axles fixed in the ground)."""
+        if "joints" not in entry:
+            return {}
+        return {"joints": tuple(self.joint_ref(j, f"{loc}/joints/{k}", self.drivable,
+                                               "carry gears")
+                                for k, j in enumerate(entry["joints"]))}
+
+    def gear(self, entry: Mapping, loc: str) -> None:
+        a, b = (self.body(ref, f"{loc}/bodies/{k}") for k, ref in enumerate(entry["bodies"]))
+        # a number (kept exact): the builder checks that it is positive
+        ratio = self.scope.number(entry["ratio"], f"{loc}/ratio", exact=True)
+        self.call(loc, self.mech.gear, entry["name"], a, b, ratio,
+                  internal=entry.get("internal", False), **self.mesh_joints(entry, loc))
+
+    #: the direction a rack advances in when the file gives none (``None``: its joint's)
+    rack_axis: list | None = [1.0, 0.0]
+
+    def rack_and_pinion(self, entry: Mapping, loc: str) -> None:
+        pinion = self.body(entry["pinion"], f"{loc}/pinion")
+        rack = self.body(entry["rack"], f"{loc}/rack")
+        radius = self.scope.number(entry["radius"], f"{loc}/radius", exact=True)
+        axis = entry.get("axis", self.rack_axis)
+        if axis is not None:
+            axis = self.scope.vector(axis, f"{loc}/axis")
+            if not any(axis):
+                raise _error(f"{loc}/axis", "the axis must not be zero")
+        self.call(loc, self.mech.rack_and_pinion, entry["name"], pinion, rack, radius, axis=axis,
+                  **self.mesh_joints(entry, loc))
+
+    def other_force(self, entry: Mapping, loc: str) -> None:
         kind, name, scope, mech = entry["type"], entry["name"], self.scope, self.mech
         _unique(self.names, name, f"{loc}/name")
         if kind == "spring":
@@ -1045,61 +1115,6 @@ class _PlanarReader(_MechanismReader):
         a, b = self.between(entry, loc)
         self.call(loc, self.mech.rotary_spring, entry["name"], a, b, **law)
 
-    def force(self, entry: Mapping, loc: str) -> None:
-        """The planar force entries (joint friction and limits, gears, rack and pinion),
-        then those planar and spatial files share."""
-        kind = entry["type"]
-        read = {"joint_friction": self.joint_friction, "joint_limit": self.joint_limit,
-                "gear": self.gear, "rack_and_pinion": self.rack_and_pinion}.get(kind)
-        if read is None:
-            super().force(entry, loc)
-            return
-        _unique(self.names, entry["name"], f"{loc}/name")
-        read(entry, loc)
-
-    def joint_friction(self, entry: Mapping, loc: str) -> None:
-        name, scope = entry["name"], self.scope
-        joint = self.joint_ref(entry["joint"], f"{loc}/joint", ("revolute", "prismatic"),
-                                "take friction")
-        if "viscous" not in entry and "coulomb" not in entry:
-            raise _error(loc, f"joint friction {name!r} needs viscous, coulomb or both")
-        law = {key: self.not_negative(scope.expr(entry[key], f"{loc}/{key}"), f"{loc}/{key}",
-                                      f"the {key} coefficient", name)
-               for key in ("viscous", "coulomb") if key in entry}
-        if "smoothing" in entry:
-            sloc = f"{loc}/smoothing"
-            law["smoothing"] = scope.expr(entry["smoothing"], sloc)
-            number = _as_number(law["smoothing"], scope)
-            if number is not None and number <= 0:
-                raise _error(sloc, f"smoothing of {name!r} is the speed below which the Coulomb "
-                                   f"part fades; it must be positive, got {number:g}")
-        self.call(loc, self.mech.joint_friction, name, joint, **law)
-
-    def joint_limit(self, entry: Mapping, loc: str) -> None:
-        joint = self.joint_ref(entry["joint"], f"{loc}/joint", ("revolute", "prismatic"),
-                                "take limits")
-        # numbers: the simulation compares the coordinate with them to find each strike
-        stops = {key: self.scope.number(entry[key], f"{loc}/{key}")
-                 for key in ("lower", "upper", "restitution") if key in entry}
-        self.call(loc, self.mech.joint_limit, entry["name"], joint, **stops)
-
-    def gear(self, entry: Mapping, loc: str) -> None:
-        a, b = (self.body(ref, f"{loc}/bodies/{k}") for k, ref in enumerate(entry["bodies"]))
-        # a number (kept exact): the builder checks that it is positive
-        ratio = self.scope.number(entry["ratio"], f"{loc}/ratio", exact=True)
-        self.call(loc, self.mech.gear, entry["name"], a, b, ratio,
-                  internal=entry.get("internal", False))
-
-    def rack_and_pinion(self, entry: Mapping, loc: str) -> None:
-        pinion = self.body(entry["pinion"], f"{loc}/pinion")
-        rack = self.body(entry["rack"], f"{loc}/rack")
-        radius = self.scope.number(entry["radius"], f"{loc}/radius", exact=True)
-        axis = self.scope.vector(entry.get("axis", [1.0, 0.0]), f"{loc}/axis")
-        if axis == (0.0, 0.0):
-            raise _error(f"{loc}/axis", "the axis must not be zero")
-        self.call(loc, self.mech.rack_and_pinion, entry["name"], pinion, rack, radius, axis=axis)
-
-
 #: spatial joint kind -> the key of its direction in the file (``None``: it has none)
 _SPATIAL_JOINTS = {"revolute": "axis", "prismatic": "axis", "cylindrical": "axis",
                    "screw": "axis", "point_on_line": "axis", "planar_joint": "normal",
@@ -1115,6 +1130,7 @@ class _SpatialReader(_MechanismReader):
     builder = SpatialMechanism
     default_gravity = (0.0, 0.0, -9.81)
     drivable = ("revolute", "prismatic", "cylindrical")
+    rack_axis = None
 
     def inertia(self, values: list, loc: str, name: str) -> list:
         """Three principal moments or a 3 x 3 matrix: numbers stay numbers; expressions are

@@ -511,7 +511,7 @@ def outputs(model: CompiledMechanism, times, qs, us, ws=None) -> dict[str, np.nd
                 put(f"{name}.force", -F)
                 put(f"{name}.torque", -T)
         for name, element in couplings.items():
-            tail, head = element.efforts(float(lam[constraint_rows[name]][0]))
+            tail, head = element.efforts(float(lam[constraint_rows[name]][0]), model.values)
             put(f"{name}.torque_a", tail)
             put(f"{name}.torque_b" if isinstance(element, pe.GearMesh) else f"{name}.force_b",
                 head)

@@ -329,8 +329,7 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
 
 
 @njit(cache=True)
-def node_jacobians(parent, child, sign, ground, uo, nk, n_nodes, datum, nu, nodes,
-                   R, r, w, v, S, A0, branch_of):
+def node_jacobians(parent, uo, nk, datum, nu, nodes, r, w, v, S, A0, branch_of):
     """For each node in ``nodes``: the angular and linear velocity Jacobians ``Jw, Jv``
     (k x 3 x nu, world axes; ``v`` of the node's point) and the convective accelerations
     ``gw, gv`` (k x 3: the accelerations with ``u' = 0``), summed along the node's path to
@@ -754,9 +753,8 @@ def state(tree: Tree, q: np.ndarray, u: np.ndarray) -> State:
 
 def jacobians(tree: Tree, st: State, nodes: np.ndarray, nu: int):
     """``(Jw, Jv, gw, gv)`` of ``nodes`` (:func:`node_jacobians`)."""
-    return node_jacobians(tree.parent, tree.child, tree.sign, tree.ground, tree.uo, tree.nk,
-                          tree.n_nodes, tree.datum, nu, nodes, st.R, st.r, st.w, st.v, st.S,
-                          st.A0, tree.branch_of)
+    return node_jacobians(tree.parent, tree.uo, tree.nk, tree.datum, nu, nodes, st.r, st.w,
+                          st.v, st.S, st.A0, tree.branch_of)
 
 
 def forward_dynamics(tree: Tree, st: State, tau: np.ndarray, wrenches: np.ndarray,

@@ -106,8 +106,12 @@ class CompiledSpatial(mb.CompiledModel):
         self.rotors = [(self._axial_target(eom.load_target(f"{joint}.angle")),
                         self._number(inertia, joint)) for joint, inertia in eom.rotors.items()]
         self._no_inputs = np.zeros(len(self.loads))
+        # the joints whose coordinates drivers, gears and racks constrain
+        axial = [info for _, kind, _, _, _, _, f in eom.primitives if kind in ("drive", "mesh")
+                 for info in ([f] if kind == "drive" else [term[2] for term in f["terms"]])]
         needed = sorted({b[1] for b in self.bodies}
                         | {i for _, _, a, b, _, _ in self.primitives for i in (a, b)}
+                        | {self.node[v] for info in axial for v in info["ends"]}
                         | {i for _, a, b, _ in self.loads for i in (a, b)}
                         | {i for (_, a, b, _), _ in self.rotors for i in (a, b)})
         self.needed = needed
@@ -117,8 +121,11 @@ class CompiledSpatial(mb.CompiledModel):
         self._tree = self._tree_arrays()
         self._zero = np.zeros(self.nu)
         self._no_wrenches = np.zeros((len(self.nodes), 6))
-        self._motions = {}
+        self._motions, self._mesh_terms = {}, {}
         for chord, kind, _, _, _, _, info in eom.primitives:
+            if kind == "mesh":   # the weights as numbers, parameters put in
+                self._mesh_terms[chord] = [(self._number(weight, chord), initial, joint)
+                                           for weight, initial, joint in info["terms"]]
             if kind == "drive":
                 f = info["motion"]
                 self._motions[chord] = self._lambdify((t,), [f, f.diff(t), f.diff(t, 2)], chord)
@@ -316,12 +323,21 @@ class CompiledSpatial(mb.CompiledModel):
             Jwa, Jwb, Jva, Jvb = kin["Jw"][ka], kin["Jw"][kb], kin["Jv"][ka], kin["Jv"][kb]
             wa, wb = kin["w"][ka], kin["w"][kb]
             if kind == "drive":
-                self._drive(row, time, q, kin, a, b, ka, kb, f, phi, phi_u, phi_t, c,
-                            accelerations)
+                self._drive(row, time, q, kin, f, phi, phi_u, phi_t, c, accelerations)
                 e_world = R[a] @ f["axis"]
                 maps.append((chord, np.array([row]),
                              "torque" if f["quantity"] == "angle" else "force",
                              e_world.reshape(3, 1)))
+                row += 1
+                continue
+            if kind == "mesh":   # sum of weight * (coordinate - initial) over the two joints
+                for weight, initial, info in self._mesh_terms[chord]:
+                    value, g, gamma = self._axial_value(kin, q, info, accelerations)
+                    phi[row] += weight * (value - initial)
+                    phi_u[row] += weight * g
+                    if accelerations:
+                        c[row] -= weight * gamma
+                maps.append((chord, np.array([row]), "mesh", None))
                 row += 1
                 continue
             if kind == "point":
@@ -355,22 +371,33 @@ class CompiledSpatial(mb.CompiledModel):
             row += 1
         return phi, phi_u, phi_t, c, maps
 
-    def _drive(self, row, time, q, kin, a, b, ka, kb, info, phi, phi_u, phi_t, c, acc):
+    def _axial_value(self, kin, q, info, convective=True):
+        """``(value, g, gamma)`` of a joint's angle or distance (an
+        :meth:`~vecnet.formulation.spatial.SpatialEquations._axial_info`): its own
+        coordinate when the joint is in the tree (``g`` a unit row, ``gamma`` zero), else
+        from the frames, the rate row and convective term by :meth:`_axial_row` (``gamma``
+        ``None`` unless ``convective``). A cut joint's angle lies within pi of angle zero."""
+        if info["q"] is not None:
+            g = np.zeros(self.nu)
+            g[info["u"]] = 1.0
+            return q[info["q"]], g, 0.0
+        a, b = (self.node[v] for v in info["ends"])
+        R, r = kin["R"], kin["r"]
+        if info["quantity"] == "angle":
+            value = se.revolute_angle(info["axis"], R[a], R[b], info["R0"])
+        else:
+            value = (R[a] @ info["axis"]) @ (r[b] - r[a])
+        g, gamma = self._axial_row(kin, info["quantity"], a, b, info["axis"], convective)
+        return value, g, gamma
+
+    def _drive(self, row, time, q, kin, info, phi, phi_u, phi_t, c, acc):
         """The row of a motion driver: ``coordinate - f(t)``."""
         f, fd, fdd = self._motions_at(info, time)
         phi_t[row] = -fd
-        if info["q"] is not None:   # the joint is in the tree: its own coordinate
-            phi[row] = q[info["q"]] - f
-            phi_u[row, info["u"]] = 1.0
-            c[row] = fdd
-            return
-        R, r = kin["R"], kin["r"]
-        if info["quantity"] == "angle":
-            angle = se.revolute_angle(info["axis"], R[a], R[b], info["R0"])
-            phi[row] = (angle - f + np.pi) % (2 * np.pi) - np.pi
-        else:
-            phi[row] = (R[a] @ info["axis"]) @ (r[b] - r[a]) - f
-        phi_u[row], gamma = self._axial_row(kin, info["quantity"], a, b, info["axis"], acc)
+        value, phi_u[row], gamma = self._axial_value(kin, q, info, acc)
+        phi[row] = value - f
+        if info["q"] is None and info["quantity"] == "angle":   # from the frames: wrapped
+            phi[row] = (phi[row] + np.pi) % (2 * np.pi) - np.pi
         if acc:
             c[row] = fdd - gamma
 
@@ -495,6 +522,7 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
     # a joint's own coordinates, whether it is in the tree or cut
     revolutes = [e for e in net.elements if getattr(e, "turns", False)]
     sliders = [e for e in net.elements if e.is_joint and "distance" in e.coordinates]
+    meshes = {c: net.element(c) for c in topo.chords if isinstance(net.element(c), se.SpatialMesh)}
     ws = np.zeros((len(model.loads), len(times))) if ws is None else ws
     for time, q, u, w in zip(times, qs.T, us.T, ws.T):
         snap = model.evaluate(time, q, u, w=w)
@@ -531,6 +559,17 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
             row[f"{name}.torque"] = -T
         wrench: dict[str, list] = {}
         for chord, idx, kind, vectors in snap.reaction_maps:
+            if kind == "mesh":   # the tooth loads' efforts, about or along each joint's axis
+                element = meshes[chord]
+                efforts = element.efforts(float(lam[idx][0]), model.values)
+                for label, effort, (joint, quantity, _, _) in zip(element.efforts_named,
+                                                                 efforts, element.terms):
+                    if label.startswith("force"):   # along the direction the rack advances
+                        row[f"{chord}.{label}"] = effort
+                        continue
+                    tail = model.node[net.graph.ends(joint)[0]]
+                    row[f"{chord}.{label}"] = effort * (R[tail] @ net.element(joint).axis)
+                continue
             F, T = wrench.setdefault(chord, [np.zeros(3), np.zeros(3)])
             if kind == "force":
                 F += vectors @ lam[idx]
@@ -552,7 +591,9 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
         for i, b in enumerate(topo.branches):
             through[b] = (Fb[i], Mb[i])
         for element in net.elements:
-            if not element.is_joint:
+            # with gears, part of the tooth force goes to the axles in a way the cutsets
+            # do not hold (it needs the gears' geometry): no joint reactions then
+            if not element.is_joint or meshes:
                 continue
             F, Mo = through[element.name]
             head = r[model.node[net.graph.ends(element.name)[1]]]

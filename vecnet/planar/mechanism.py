@@ -75,6 +75,7 @@ class Mechanism(MechanismBuilder):
     axial_joints = {pe.Revolute: ("revolute", ("angle",)),
                     pe.Prismatic: ("prismatic", ("distance",))}
     frame_quantities = ("angle", "omega")
+    stop_element = pe.JointStop
 
     def __init__(self, name: str = "mechanism", gravity: tuple[float, float] = (0.0, -9.81)) -> None:
         super().__init__(name, gravity)
@@ -154,93 +155,11 @@ class Mechanism(MechanismBuilder):
         return self._add(pe.MotionDriver(name, edge.tail, edge.head, signal(motion, name),
                                          quantity=quantity, axis=axis))
 
-    def _revolute_or_prismatic(self, joint: str, what: str):
-        """The element ``joint``; a :class:`ModelError` starting with ``what`` unless it is
-        a revolute or prismatic joint."""
-        element = self.network.element(joint)
-        if not isinstance(element, (pe.Revolute, pe.Prismatic)):
-            raise ModelError(f"{what} a revolute or prismatic joint; {joint!r} is a "
-                             f"{type(element).__name__}")
-        return element
-
-    def joint_friction(self, name: str, joint: str, viscous=0, coulomb=0, smoothing=1e-3):
-        """Friction in revolute or prismatic ``joint``: a torque (N m) or force (N) opposing
-        the joint's relative speed ``v`` (rad/s or m/s),
-        ``viscous * v + coulomb * tanh(v / smoothing)``, acting equally and oppositely on
-        the joint's two bodies (reported as ``"<name>.force"`` and ``"<name>.torque"``, on
-        the joint's head body).
-
-        ``coulomb`` is a given constant magnitude (for a block of mass m pressed on a slope
-        at angle a, ``mu m g cos a``; it does not follow the joint's reaction). The
-        regularisation ``smoothing`` (default 1e-3 rad/s or m/s) is the speed below which
-        the Coulomb part fades linearly to zero: a joint held by friction creeps at a
-        speed of that order instead of stopping exactly, and a smaller value sticks
-        better but makes the equations stiffer (smaller time steps near rest).
-
-        Raises
-        ------
-        ModelError
-            When ``joint`` is not a revolute or prismatic joint, a coefficient is negative
-            or ``smoothing`` is not positive.
-        UnknownNameError
-            When the mechanism has no element ``joint``.
-
-        >>> import vecnet as vn
-        >>> mech = vn.planar.Mechanism("slope", gravity=(0, -9.81))
-        >>> block = mech.body("block", mass=1.0, inertia=0.1)
-        >>> _ = mech.prismatic("slide", mech.ground.point(0, 0), block.centre, axis=(1, 0))
-        >>> mech.joint_friction("rub", "slide", viscous=0.5, coulomb=2.0).coulomb
-        2.00000000000000
-        """
-        self._check_name(name)
-        element = self._revolute_or_prismatic(joint, f"joint friction {name!r}: friction acts in")
-        not_negative(name, viscous=viscous, coulomb=coulomb, smoothing=smoothing)
-        if sympy.sympify(smoothing).is_zero:
-            raise ModelError(f"joint friction {name!r}: smoothing = {smoothing!r} must be a "
-                             "positive speed (the Coulomb part fades to zero below it)")
-        edge = element.edges[0]
-        axis = element.axis if isinstance(element, pe.Prismatic) else None
-        return self._add(pe.JointFriction(name, edge.tail, edge.head, viscous, coulomb,
-                                          smoothing, axis=axis))
-
-    def joint_limit(self, name: str, joint: str, lower=None, upper=None, restitution=0.5):
-        """Unilateral stops keeping the coordinate of revolute or prismatic ``joint`` (its
-        relative angle, rad, or its distance along the axis) within ``[lower, upper]``
-        (``None``: no stop on that side). A joint striking a stop leaves it with its speed
-        times ``-restitution`` (0: it stops dead, 1: a perfectly elastic bounce), the
-        impulse acting in the joint. :meth:`~vecnet.formulation.planar.MultibodyEquations.simulate`
-        stops the integration at each strike (an event, ``method="partition"`` only) and
-        starts it again after the jump; a joint settling on its stop in ever shorter
-        bounces is refused after many (it is not brought to rest).
-
-        Raises
-        ------
-        ModelError
-            When ``joint`` is not a revolute or prismatic joint, no limit is given,
-            ``lower > upper`` or ``restitution`` is outside ``[0, 1]``.
-        UnknownNameError
-            When the mechanism has no element ``joint``.
-
-        >>> import vecnet as vn
-        >>> mech = vn.planar.Mechanism("rail", gravity=(0, 0))
-        >>> cart = mech.body("cart", mass=1.0, inertia=0.1)
-        >>> _ = mech.prismatic("rail", mech.ground.point(0, 0), cart.centre)
-        >>> mech.joint_limit("end", "rail", upper=0.5, restitution=0.8).upper
-        0.5
-        """
-        self._check_name(name)
-        element = self._revolute_or_prismatic(joint, f"joint limit {name!r}: a stop limits")
-        if lower is None and upper is None:
-            raise ModelError(f"joint limit {name!r}: give lower=, upper= or both")
-        if lower is not None and upper is not None and float(lower) > float(upper):
-            raise ModelError(f"joint limit {name!r}: lower = {lower:g} is above "
-                             f"upper = {upper:g}")
-        if not 0 <= float(restitution) <= 1:
-            raise ModelError(f"joint limit {name!r}: restitution = {restitution!r} must lie "
-                             "in [0, 1] (0: stops dead, 1: elastic)")
-        edge = element.edges[0]
-        return self._add(pe.JointStop(name, edge.tail, edge.head, joint, lower, upper,
-                                      restitution))
+    def _friction_element(self, name, joint, quantity, viscous, coulomb, smoothing):
+        edge = joint.edges[0]
+        axis = joint.axis if isinstance(joint, pe.Prismatic) else None
+        return pe.JointFriction(name, edge.tail, edge.head, viscous, coulomb, smoothing,
+                                axis=axis)
 
     def gear(self, name: str, body_a: Body, body_b: Body, ratio, internal: bool = False):
         """Gear ``body_a`` to ``body_b``, both turning on axles fixed in the ground:
@@ -259,8 +178,7 @@ class Mechanism(MechanismBuilder):
         """
         self._check_name(name)
         self._coupled_bodies(name, body_a, body_b)
-        if not sympy.sympify(ratio).is_positive:
-            raise ModelError(f"gear {name!r}: ratio must be positive, got {ratio!r}")
+        self._positive(f"gear {name!r}: ratio", ratio)
         return self._add(pe.GearMesh(name, body_a.node, body_b.node, ratio, body_a.angle,
                                      body_b.angle, internal=internal))
 
@@ -273,20 +191,11 @@ class Mechanism(MechanismBuilder):
         rack, along ``axis``)."""
         self._check_name(name)
         self._coupled_bodies(name, pinion, rack)
-        if not sympy.sympify(radius).is_positive:
-            raise ModelError(f"rack and pinion {name!r}: radius must be positive, got {radius!r}")
+        self._positive(f"rack and pinion {name!r}: radius", radius)
         offset = (rack.position[0] - pinion.position[0], rack.position[1] - pinion.position[1])
         return self._add(pe.RackAndPinion(name, pinion.node, rack.node, radius,
                                           axis, offset,
                                           pinion.angle))
-
-    def _coupled_bodies(self, name: str, a: Body, b: Body) -> None:
-        for body in (a, b):
-            if not isinstance(body, Body) or (body is not self.ground
-                                              and self.bodies.get(body.name) is not body):
-                raise ModelError(f"{name!r}: {body!r} is not a body of mechanism {self.name!r}")
-        if a is b:
-            raise ModelError(f"{name!r}: couple two different bodies")
 
     def quantity(self, name: str) -> sympy.Symbol:
         """A symbol standing for a body quantity, for state-dependent drivers: ``"<body>.x"``,

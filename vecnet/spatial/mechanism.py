@@ -75,6 +75,7 @@ class Mechanism(MechanismBuilder):
                     se.SpatialCylindrical: ("cylindrical", ("angle", "distance"))}
     #: the angular velocity of the body frame, world axes
     frame_quantities = ("wx", "wy", "wz")
+    stop_element = se.SpatialJointStop
 
     def __init__(self, name: str = "mechanism", gravity=(0.0, 0.0, -9.81)) -> None:
         super().__init__(name, gravity)
@@ -215,6 +216,129 @@ class Mechanism(MechanismBuilder):
             raise ModelError(f"drive {name!r}: the motion may depend on t only; got {value}")
         edge = element.edges[0]
         return self._add(se.SpatialMotionDriver(name, edge.tail, edge.head, joint, quantity, value))
+
+    # -- elements that act in a joint ------------------------------------------------------
+    def _friction_element(self, name, joint, quantity, viscous, coulomb, smoothing):
+        edge = joint.edges[0]
+        return se.SpatialJointFriction(name, edge.tail, edge.head, joint.name, quantity,
+                                       joint.axis, viscous, coulomb, smoothing)
+
+    def _joint_on(self, name: str, body: Body, quantity: str) -> str:
+        """The one joint with ``quantity`` (``"angle"`` or ``"distance"``) that joins
+        ``body`` to another body; refused in words when there is none or more than one."""
+        own = self._nodes_of(body)
+        found = [e.name for e in self.network.elements
+                 if quantity in self.axial_joints.get(type(e), ("", ()))[1]
+                 and own & set(self.network.graph.ends(e.name))]
+        if len(found) != 1:
+            kinds = self.joints_with(quantity)
+            raise ModelError(f"{name!r}: body {body.name!r} " + (
+                f"turns or slides on no {kinds} joint" if not found else
+                f"has several {kinds} joints ({', '.join(found)})") + "; name the joints "
+                "with joints=(joint_a, joint_b)")
+        return found[0]
+
+    @staticmethod
+    def _nodes_of(body: Body) -> set:
+        return {body.node} | {p.node for p in body._points.values()}
+
+    def _mesh_term(self, name: str, body: Body, joint: str, quantity: str, direction=None):
+        """``(joint, quantity, sign, initial)`` of a body's turn (or a rack's advance) in a
+        gear or rack (:class:`~vecnet.elements.spatial.SpatialMesh`): ``sign`` -1 when the
+        body is the joint's tail, and for a rack also when ``direction`` (world axes) points
+        against the joint's axis, which it must be parallel to."""
+        element, quantity = self._axial_joint(joint, f"{name!r}: a gear or rack works on",
+                                              quantity)
+        tail, head = self.network.graph.ends(joint)
+        own = self._nodes_of(body)
+        if head in own:
+            sign = 1.0
+        elif tail in own:
+            sign = -1.0
+        else:
+            raise ModelError(f"{name!r}: joint {joint!r} does not join body {body.name!r}")
+        (rt, Rt), (rh, _) = self.initial_pose(tail), self.initial_pose(head)
+        if quantity == "angle":
+            initial = element.initial_angle
+        else:
+            initial = float(element.axis @ (Rt.T @ (rh - rt)))
+        if direction is not None:
+            along = float(unit_axis(direction, name) @ (Rt @ element.axis))
+            if abs(abs(along) - 1.0) > 1e-9:
+                raise ModelError(f"{name!r}: the rack advances along its joint {joint!r}; "
+                                 f"axis {tuple(direction)} is not parallel to the joint's "
+                                 "axis")
+            sign *= np.sign(along)
+        return (joint, quantity, sign, initial)
+
+    def gear(self, name: str, body_a: Body, body_b: Body, ratio, internal: bool = False,
+             joints: tuple[str, str] | None = None):
+        """Gear ``body_a`` to ``body_b``, each turning on a revolute or cylindrical joint:
+        ``turn_b = -ratio * turn_a`` (external teeth; ``+ratio`` with ``internal=True``, a
+        ring gear), ``ratio`` the pitch radius of ``a`` over that of ``b``. A body's turn is
+        its angle about its joint's axis relative to the body at the joint's other end,
+        counted from the initial pose; with both joints on the ground (or on one carrier)
+        these are the turns of the planar gear, and the two axes need not be parallel
+        (bevel gears). The joints are the ones the bodies turn on, or ``joints=(joint_a,
+        joint_b)``; they must be in the tree (joint coordinates), where their angles count
+        whole turns. Reports ``"<name>.torque_a"`` and ``"<name>.torque_b"``, the tooth
+        loads' torques on the two gears (world axes). Joints' reactions are not reported in
+        a mechanism with gears: the tooth force's share carried by the axles needs the
+        gears' geometry, which a ratio does not give.
+
+        Raises
+        ------
+        ModelError
+            For a ratio that is not positive, bodies of another mechanism, or a body on no
+            or several turning joints without ``joints``.
+
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("pair", gravity=(0, 0, 0))
+        >>> a = mech.body("a", 1, (0.1, 0.1, 0.1))
+        >>> b = mech.body("b", 1, (0.2, 0.2, 0.2), position=(1, 0, 0))
+        >>> _ = mech.revolute("A", mech.ground.point(0, 0, 0), a.centre, axis=(0, 0, 1))
+        >>> _ = mech.revolute("B", mech.ground.point(1, 0, 0), b.centre, axis=(0, 0, 1))
+        >>> mech.gear("mesh", a, b, ratio=2).coefficient
+        2
+        """
+        self._check_name(name)
+        self._coupled_bodies(name, body_a, body_b)
+        self._positive(f"gear {name!r}: ratio", ratio)
+        joints = joints or tuple(self._joint_on(name, body, "angle") for body in (body_a, body_b))
+        terms = [self._mesh_term(name, body, joint, "angle")
+                 for body, joint in zip((body_a, body_b), joints)]
+        return self._add(se.SpatialGear(name, body_a.node, body_b.node,
+                                        se.SpatialGear.gear_coefficient(ratio, internal), terms))
+
+    def rack_and_pinion(self, name: str, pinion: Body, rack: Body, radius, axis=None,
+                        joints: tuple[str, str] | None = None):
+        """Mesh a ``pinion`` turning on a revolute or cylindrical joint with a ``rack``
+        sliding on a prismatic or cylindrical joint: the rack advances along ``axis`` (world
+        axes, parallel to the rack's joint; default the joint's axis as placed) by
+        ``radius`` times the pinion's turn about its joint's axis (flip ``axis`` for a rack
+        on the other side). ``joints=(pinion_joint, rack_joint)`` names the joints when a
+        body has several. Reports ``"<name>.torque_a"`` (on the pinion, world axes) and
+        ``"<name>.force_b"`` (on the rack, along ``axis``); as with gears, no joint
+        reactions.
+
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("rp", gravity=(0, 0, 0))
+        >>> p = mech.body("p", 1, (0.1, 0.1, 0.1))
+        >>> r = mech.body("r", 1, (0.1, 0.1, 0.1), position=(0, -1, 0))
+        >>> _ = mech.revolute("A", mech.ground.point(0, 0, 0), p.centre, axis=(0, 0, 1))
+        >>> _ = mech.prismatic("S", mech.ground.point(0, -1, 0), r.centre, axis=(1, 0, 0))
+        >>> mech.rack_and_pinion("rp", p, r, radius=0.5).coefficient
+        -0.500000000000000
+        """
+        self._check_name(name)
+        self._coupled_bodies(name, pinion, rack)
+        self._positive(f"rack and pinion {name!r}: radius", radius)
+        joints = joints or (self._joint_on(name, pinion, "angle"),
+                            self._joint_on(name, rack, "distance"))
+        terms = [self._mesh_term(name, pinion, joints[0], "angle"),
+                 self._mesh_term(name, rack, joints[1], "distance", direction=axis)]
+        return self._add(se.SpatialRackAndPinion(name, pinion.node, rack.node,
+                                                 -sympy.sympify(radius), terms))
 
     # -- poses -------------------------------------------------------------------------
     def initial_pose(self, node: str) -> tuple[np.ndarray, np.ndarray]:
