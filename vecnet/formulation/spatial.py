@@ -483,9 +483,26 @@ class SpatialEquations(MechanismEquations):
     def coriolis_matrix(self) -> sympy.Matrix:
         """The velocity-free Coriolis matrix of Tuan et al.: ``M q'' + C*(q) (q' kron q') = f``
         with ``C* = dM/dq - (d vec M/dq)^T / 2`` (``dM/dq = [dM/dq_1 ... dM/dq_n]``,
-        ``vec`` stacking columns), n x n^2. Needs ``q' = u`` (no quaternions): an open
-        chain in joint coordinates of revolute, prismatic, universal, cylindrical, screw or
-        planar joints.
+        ``vec`` stacking columns), n x n^2: ``C*[i, k n + j] = dM_ij/dq_k - dM_kj/dq_i / 2``,
+        so ``C* (u kron u) = M' u - d(u^T M u / 2)/dq`` is the Coriolis and centrifugal
+        part of the equations, minus the velocity terms of :attr:`Q`. Needs ``q' = u`` (no
+        quaternions): an open chain in joint coordinates of revolute, prismatic,
+        universal, cylindrical, screw or planar joints.
+
+        ``dM/dq_k`` comes from the derivatives of the bodies' Jacobians along ``q_k``,
+        carried down the tree walk as the Jacobians themselves are
+        (:func:`_jacobian_derivatives`), never from differentiating ``M``, whose
+        expressions grow much faster with the depth of the tree.
+
+        Returns
+        -------
+        sympy.Matrix
+            ``n x n^2``, ``n`` the number of coordinates.
+
+        Raises
+        ------
+        FormulationError
+            When quaternions are among the coordinates (``q' != u``).
 
         Examples
         --------
@@ -500,8 +517,7 @@ class SpatialEquations(MechanismEquations):
             raise FormulationError("coriolis_matrix() needs q' = u: coordinates without "
                                    "quaternions (no ball joints or free bodies in the tree)")
         n = len(self.q)
-        M = self.M
-        dM = [M.diff(qk) for qk in self.q]
+        dM = _mass_matrix_derivatives(self)
         out = sympy.zeros(n, n * n)
         for k in range(n):              # block k of dM/dq: dM/dq_k
             for i in range(n):
@@ -699,3 +715,101 @@ def _velocity_step(eom, here, there, forward, element, uidx, qb, ub, Rt, W, V, r
         sign = 1 if forward else -1
         Jv[there] = Jv[here] + sign * cols
         gv[there] = gv[here] + sign * Vd
+
+
+def _nonzero(matrix: sympy.Matrix) -> bool:
+    """Whether any entry of ``matrix`` is not identically zero (structurally)."""
+    return any(x != 0 for x in matrix)
+
+
+def _jacobian_derivatives(eom: SpatialEquations) -> tuple[dict, dict]:
+    """``dJ_w/dq_k`` and ``dJ_v/dq_k`` (world axes, 3 x n each, a list over ``k``) of every
+    node, for ``q' = u``: carried down the tree walk as :func:`spatial_kinematics` carries
+    the Jacobians, differentiating only each branch's own motion ``(rho, W, V)(q_b)``.
+
+    With ``q' = u`` a frame turns with ``dR/dq_k = S(w_k) R``, ``w_k`` column ``k`` of
+    its angular Jacobian. For a branch from frame ``P`` (``R_P``, ``J_w``, ``J_v``) to
+    ``C`` with ``J_w,C = J_w + [R_P W]`` and, for an offset ``d = R_P rho`` fixed in
+    ``P``, ``J_v,C = J_v - S(d) J_w + [R_P V]`` (``[.]`` placing the branch's columns):
+
+        dJ_w,C = dJ_w + [S(w_k) R_P W + R_P dW],
+        dJ_v,C = dJ_v - S(w_k x d + R_P drho) J_w - S(d) dJ_w + [S(w_k) R_P V + R_P dV];
+
+    a branch walked against its direction subtracts, with ``P`` its far end. Returns
+    ``(dJw, dJv)``: node -> list of n matrices."""
+    net = eom.mechanism.network
+    n = len(eom.u)
+    R, Jw, Jv = eom.node_rotation, eom.node_angular_jacobian, eom.node_velocity_jacobian
+    zero = sympy.zeros(3, n)
+    dJw = {DATUM: [zero] * n}
+    dJv = {DATUM: [zero] * n}
+    for here, there, branch, forward, qidx in eom.walk:
+        element = net.element(branch)
+        uidx = eom.speed_index[branch]
+        qb = [eom.q[i] for i in qidx]
+        _, rho, W, V, _ = element.motion(qb)
+        sign = 1 if forward else -1
+        # the frame the branch's motion is expressed in, and its angular Jacobian
+        Rt, Jt = (R[here], Jw[here]) if forward else (R[there], Jw[there])
+        turns = W.shape[1] and _nonzero(W)
+        moves = _nonzero(rho) or (V.shape[1] and _nonzero(V))
+        RW = Rt * W if turns else None
+        dJw[there] = list(dJw[here])
+        if turns:
+            for k in range(n):
+                wk = Jt[:, k]
+                own = eom.q[k] in qb and W.has(eom.q[k])
+                if not (_nonzero(wk) or own):
+                    continue
+                cols = skew(wk) * RW + (Rt * W.diff(eom.q[k]) if own else sympy.zeros(*W.shape))
+                dJw[there][k] = dJw[here][k] + sign * _columns(n, uidx, cols)
+        if not moves:
+            dJv[there] = list(dJv[here])
+            continue
+        dJv[there] = []
+        if element.frame != "tail":   # offset and its rate in ground axes
+            for k in range(n):
+                own = V.shape[1] and eom.q[k] in qb and V.has(eom.q[k])
+                extra = sign * _columns(n, uidx, V.diff(eom.q[k])) if own else None
+                dJv[there].append(dJv[here][k] + extra if own else dJv[here][k])
+            continue
+        d = Rt * rho
+        RV = Rt * V if V.shape[1] else None
+        Jref, dJref = (Jw[here], dJw[here]) if forward else (Jw[there], dJw[there])
+        for k in range(n):
+            wk = Jt[:, k]
+            own = eom.q[k] in qb
+            dd = wk.cross(d) + (Rt * rho.diff(eom.q[k]) if own else sympy.zeros(3, 1))
+            change = -(skew(dd) * Jref + skew(d) * dJref[k])
+            if RV is not None:
+                cols = skew(wk) * RV + (Rt * V.diff(eom.q[k]) if own else sympy.zeros(*V.shape))
+                change += _columns(n, uidx, cols)
+            dJv[there].append(dJv[here][k] + sign * change)
+    return dJw, dJv
+
+
+def _mass_matrix_derivatives(eom: SpatialEquations) -> list[sympy.Matrix]:
+    """``dM/dq_k`` for every coordinate ``k`` (``q' = u``), from
+    ``M = sum m J_v^T J_v + J_wb^T J J_wb`` and the Jacobians' derivatives
+    (:func:`_jacobian_derivatives`): ``dM/dq_k = A + A^T`` with
+    ``A = dJ_v^T m J_v + (dJ_w - S(w_k) J_w)^T R J J_wb`` (``J_wb = R^T J_w`` in body
+    axes, which turn with the body: ``dJ_wb = R^T (dJ_w - S(w_k) J_w)``).
+
+    Returns a list of n symmetric ``n x n`` matrices."""
+    n = len(eom.u)
+    dJw, dJv = _jacobian_derivatives(eom)
+    out = [sympy.zeros(n, n) for _ in range(n)]
+    for body in eom.bodies:
+        R, Jv, Jw_b = eom._body_terms(body)
+        node = body["node"]
+        Jw = eom.node_angular_jacobian[node]
+        # the factors that do not depend on k, formed once per body
+        mJv = body["m"] * Jv
+        spin = R * (body["J"] * Jw_b)
+        for k in range(n):
+            wk = Jw[:, k]
+            if not (_nonzero(dJv[node][k]) or _nonzero(dJw[node][k]) or _nonzero(wk)):
+                continue
+            A = dJv[node][k].T * mJv + (dJw[node][k] - skew(wk) * Jw).T * spin
+            out[k] += A + A.T
+    return out

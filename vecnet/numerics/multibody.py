@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 import scipy.linalg
+import scipy.optimize
 import sympy
 from scipy.integrate import solve_ivp
 from scipy.linalg import lapack
@@ -699,51 +700,256 @@ def _independent_basis(model, time: float, q: np.ndarray, split) -> np.ndarray:
     return V
 
 
+def _statics(model, time: float, q: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(Q, V)`` at rest: the generalized forces ``Q(q, 0)`` and the potential energy
+    ``V(q)`` of gravity and springs, ``nan`` when the model reports none. Spatial models
+    offer ``potential(q, kin)``; planar ones put it in a snapshot taken with extras."""
+    zero = np.zeros(speeds(model))
+    potential = getattr(model, "potential", None)
+    if potential is not None:
+        snap = model.evaluate(time, q, zero)
+        return snap.Q, float(potential(q, snap.kin))
+    snap = model.evaluate(time, q, zero, extras=True)
+    return snap.Q, float(getattr(snap, "potential", np.nan))
+
+
+def _decrease(g: np.ndarray, B: np.ndarray, p: np.ndarray) -> float:
+    """The decrease ``-(g.p + p.B.p / 2)`` that the quadratic model predicts for step ``p``."""
+    return float(-(g @ p + 0.5 * p @ B @ p))
+
+
+def _cauchy(g: np.ndarray, B: np.ndarray, radius: float) -> np.ndarray:
+    """The Cauchy point: the model's minimiser along ``-g`` within ``radius``; a step
+    that achieves a fixed fraction of its decrease keeps a trust-region method globally
+    convergent (Nocedal and Wright, Theorem 4.5).
+
+    >>> _cauchy(np.array([2.0, 0.0]), np.eye(2), 10.0).tolist()
+    [-2.0, -0.0]
+    """
+    size = np.linalg.norm(g)
+    if size == 0.0:
+        return np.zeros_like(g)
+    curvature = g @ B @ g
+    tau = 1.0 if curvature <= 0 else min(size**3 / (radius * curvature), 1.0)
+    return -tau * radius * g / size
+
+
+def _trust_region_step(g: np.ndarray, B: np.ndarray, radius: float) -> np.ndarray:
+    """The step ``p`` that minimises the model ``g.p + p.B.p / 2`` subject to
+    ``|p| <= radius``, ``B`` symmetric and possibly indefinite.
+
+    Moré and Sorensen's characterisation: ``(B + s I) p = -g`` with ``s >= 0``,
+    ``B + s I`` positive semi-definite and ``s (radius - |p|) = 0``, solved through the
+    eigenvalues of ``B`` (there are only as many as independent coordinates).
+
+    Curvatures below ``1e-9`` of the largest count as zero. When the model is convex the
+    step is the minimum-norm Newton step, with nothing along such flat directions: a
+    motion the energy does not see (a hanging chain turning about the vertical), whose
+    share of the gradient is roundoff, is left alone rather than followed to the
+    boundary. Only when the gradient has a real share there (over ``1e-3`` of it) or the
+    Newton step is too long is the step taken on the boundary.
+
+    Parameters
+    ----------
+    g : array (d,)
+        Gradient of the model.
+    B : array (d, d)
+        Symmetric Hessian of the model.
+    radius : float
+        Trust radius, > 0.
+
+    Returns
+    -------
+    array (d,)
+        The step.
+
+    >>> _trust_region_step(np.array([-2.0, 0.0]), np.diag([1.0, 0.0]), 5.0).tolist()
+    [2.0, 0.0]
+    >>> np.round(_trust_region_step(np.array([-2.0, 0.0]), np.diag([1.0, 0.0]), 0.5), 12).tolist()
+    [0.5, 0.0]
+    >>> np.abs(np.round(_trust_region_step(np.zeros(2), np.diag([1.0, -1.0]), 0.5), 12)).tolist()
+    [0.0, 0.5]
+    """
+    lam, vec = np.linalg.eigh(B)
+    a = vec.T @ g
+    tiny = 1e-9 * max(np.max(np.abs(lam), initial=0.0), 1e-300)
+    size = np.linalg.norm(a)
+    if lam[0] >= -tiny:
+        curved = lam > tiny
+        c = np.zeros_like(a)
+        c[curved] = -a[curved] / lam[curved]
+        if np.linalg.norm(c) <= radius and np.linalg.norm(a[~curved]) <= 1e-3 * size:
+            return vec @ c
+    low = max(0.0, -lam[0])
+
+    def step(s):
+        return -a / (lam + s)
+
+    edge = low + 1e-12 * (1.0 + low + size / radius)
+    if np.linalg.norm(step(edge)) <= radius:
+        # the hard case: the boundary is out of reach of (B + s I) p = -g for s > low;
+        # the rest of the way goes along the lowest curvature, whichever way is lower
+        c = step(edge)
+        i = 0
+        room = np.sqrt(max(radius**2 - c @ c + c[i] ** 2, 0.0))
+        best = None
+        for tip in (room, -room):
+            trial = c.copy()
+            trial[i] = tip
+            value = a @ trial + 0.5 * trial @ (lam * trial)
+            if best is None or value < best[0]:
+                best = (value, trial)
+        return vec @ best[1]
+    high = low + size / radius + tiny
+    s = scipy.optimize.brentq(lambda s: np.linalg.norm(step(s)) - radius, edge, high,
+                              xtol=1e-15 * (1.0 + high), maxiter=200)
+    return vec @ step(s)
+
+
 def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
     """Static equilibrium near the assembled ``q``: ``V^T Q(q, 0) = 0`` with ``u = V w`` the
-    speeds a partition leaves independent, by Newton steps ``q + N V dw`` (finite-difference
-    Jacobian, steps limited to 0.2 and halved until the force drops), each followed by
-    assembly; then the multipliers from ``Q + Phi_u^T lambda = 0``. Returns
-    ``(q, lambda)``.
+    speeds a partition leaves independent, by trust-region Newton steps ``q + N V dw``,
+    each followed by assembly (so loops stay closed); then the multipliers from
+    ``Q + Phi_u^T lambda = 0``.
+
+    A merit function judges each step, which makes the search converge from far off:
+
+    * the potential energy of gravity and springs, while the forces derive from it (its
+      slope along every independent coordinate, by central differences, is minus the
+      reduced force). Every step then lowers the energy, so the search settles in a
+      minimum, a stable equilibrium, unless it starts on a balanced pose (returned as it
+      is, stable or not). The quadratic model's Hessian is the symmetric part of minus
+      the force's Jacobian. Where the energy's predicted change is below its roundoff,
+      a step is taken if it lowers the force's norm (the last Newton steps);
+    * otherwise (a constant applied force or torque, a spring that stores no energy) the
+      squared norm of the reduced force, with the Gauss-Newton model ``J^T J``
+      (Levenberg-Marquardt as a trust region). This leads to an equilibrium, though not
+      necessarily a stable one.
+
+    The Jacobian ``J`` of the reduced force is a central difference. The trial step is
+    Newton's for the force, ``J dw = -r`` in the least-squares sense (so directions the
+    force does not see stay put), cut to the trust radius; when it promises less than
+    half the model's decrease at the Cauchy point (no descent, e.g. near a maximum of
+    the energy), the model's minimiser in the trust region (:func:`_trust_region_step`)
+    replaces it. The radius shrinks when the merit falls short of the model's prediction
+    or assembly fails, and widens when they agree.
+
+    Parameters
+    ----------
+    model
+        A compiled planar or spatial mechanism (the interface in this module's docstring).
+    q : array
+        Assembled starting coordinates.
+    time : float
+        Time at which drivers and forces are taken.
+    iterations : int
+        Most Newton steps (one Jacobian each); the trial steps rejected within one are
+        bounded apart.
+
+    Returns
+    -------
+    (q, lambda)
+        Coordinates of the equilibrium and the constraint multipliers.
 
     Raises
     ------
     FormulationError
-        When no equilibrium is found near the start.
+        When no equilibrium is found near the start: every trial step left the assembled
+        mechanism, or the forces stay unbalanced after ``iterations`` steps.
+
+    Examples
+    --------
+    A pendulum started horizontal comes to rest hanging (its pin angle -pi/2):
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+    >>> bob = mech.body("bob", mass=1.0, inertia=0.1, position=(1, 0))
+    >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+    >>> eom = mech.formulate("joint")
+    >>> q, lam = equilibrium(eom.compile(), eom.assemble())
+    >>> round(float(q[0]), 9)
+    -1.570796327
     """
-    zero = np.zeros(speeds(model))
+    h = 1e-5   # central differences: truncation ~h^2, assembly's 1e-12 tolerance ~1e-12/h
+    q = np.array(q, dtype=float)
 
     def reduced(q0, split, w):
         V = _independent_basis(model, time, q0, split)
         q1 = assemble(model, displace(model, q0, V @ w), time)
-        return q1, _independent_basis(model, time, q1, split).T @ model.evaluate(time, q1, zero).Q
+        Q1, E1 = _statics(model, time, q1)
+        return q1, _independent_basis(model, time, q1, split).T @ Q1, E1
 
-    for _ in range(iterations):
+    Q, energy = _statics(model, time, q)
+    conservative = bool(np.isfinite(energy))
+    radius = 0.5
+    steps = 0
+    while steps < iterations:
         split = _split(velocity_constraints(model, time, q)[0])
         d = len(split[2])
-        Q = model.evaluate(time, q, zero).Q
         r = _independent_basis(model, time, q, split).T @ Q
-        if np.max(np.abs(r), initial=0.0) < 1e-11 * max(1.0, np.max(np.abs(Q), initial=0.0)):
+        scale = max(1.0, np.max(np.abs(Q), initial=0.0))
+        if np.max(np.abs(r), initial=0.0) < 1e-11 * scale:
             break
-        h = 1e-7
-        J = np.column_stack([(reduced(q, split, h * e)[1] - reduced(q, split, -h * e)[1]) / (2 * h)
-                             for e in np.eye(d)])
-        dw = -np.linalg.lstsq(J, r, rcond=None)[0]
-        dw *= min(1.0, 0.2 / max(np.max(np.abs(dw)), 1e-300))
-        for _ in range(30):
-            try:
-                q_new, r_new = reduced(q, split, dw)
-            except FormulationError:
-                dw /= 2
-                continue
-            if np.linalg.norm(r_new) < np.linalg.norm(r) or np.max(np.abs(dw)) < 1e-12:
-                break
-            dw /= 2
+        ends = [(reduced(q, split, h * e), reduced(q, split, -h * e)) for e in np.eye(d)]
+        J = np.column_stack([(p[1] - m[1]) / (2 * h) for p, m in ends])
+        if conservative:
+            slope = np.array([(p[2] - m[2]) / (2 * h) for p, m in ends])
+            # a force that does not derive from the energy is missing from its slope; the
+            # allowance covers roundoff of the energy and assembly's tolerance
+            conservative = bool(np.max(np.abs(slope + r)) <= 1e-6 * scale
+                                + 1e-13 * abs(energy) / h)
+        if conservative:
+            g, B = -r, -(J + J.T) / 2
+            floor = 1e-10 * (abs(energy) + scale)   # the energy's change is lost below this
         else:
-            raise FormulationError("no static equilibrium found near the initial pose: the "
-                                   "search left the assembled mechanism")
+            g, B = J.T @ r, J.T @ J
+            floor = 0.0
+        # Newton's step for the force itself, minimum norm (a turn the force does not see,
+        # such as a hanging chain's about the vertical, stays put). The model of the
+        # energy only vets it: in these coordinates the model couples such a turn to every
+        # tilt by terms as large as the force, and its minimiser follows that coupling
+        # with turns of a radian per step that leave the rest to converge only linearly
+        newton = -np.linalg.lstsq(J, r, rcond=1e-9)[0]
+        moved = assembled = False
+        for _ in range(60):    # trial steps within a shrinking radius
+            p = newton * min(1.0, radius / max(np.linalg.norm(newton), 1e-300))
+            if _decrease(g, B, p) < 0.5 * _decrease(g, B, _cauchy(g, B, radius)):
+                # not a good enough descent for the merit: the model's own minimiser
+                p = _trust_region_step(g, B, radius)
+            length = np.linalg.norm(p)
+            predicted = _decrease(g, B, p)
+            try:
+                q_new, r_new, energy_new = reduced(q, split, p)
+            except (FormulationError, np.linalg.LinAlgError):
+                radius = 0.25 * length
+                if radius < 1e-14:
+                    break
+                continue
+            assembled = True
+            if predicted <= floor:
+                ratio = 1.0 if np.linalg.norm(r_new) < np.linalg.norm(r) else -1.0
+            elif conservative:
+                ratio = (energy - energy_new) / predicted
+            else:
+                ratio = 0.5 * (r @ r - r_new @ r_new) / predicted
+            if ratio < 0.25:
+                radius = 0.25 * length
+            elif ratio > 0.75 and length > 0.99 * radius:
+                radius = min(2.0 * radius, 4.0)
+            if ratio > 1e-4:
+                moved = True
+                break
+            if radius < 1e-14:
+                break
+        if not moved:
+            if not assembled:
+                raise FormulationError("no static equilibrium found near the initial pose: "
+                                       "the search left the assembled mechanism")
+            break
         q = q_new
-    snap = model.evaluate(time, q, zero)
+        Q, energy = _statics(model, time, q)
+        steps += 1
+    snap = model.evaluate(time, q, np.zeros(speeds(model)))
     rows = independent_rows(snap.phi_q)
     lam = np.zeros(len(snap.phi))
     if len(rows):
@@ -751,7 +957,7 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
     imbalance = np.max(np.abs(snap.Q + snap.phi_q.T @ lam), initial=0.0)
     if imbalance > 1e-8 * max(1.0, np.max(np.abs(snap.Q), initial=0.0)):
         raise FormulationError("no static equilibrium found near the initial pose: forces "
-                               f"unbalanced by {imbalance:.3g} after {iterations} steps")
+                               f"unbalanced by {imbalance:.3g} after {steps} steps")
     return q, lam
 
 
