@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/lumped.py
 	$(PY) benchmarks/planar.py
 	$(PY) benchmarks/spatial.py
+	$(PY) benchmarks/multibody.py
 	$(PY) benchmarks/large.py
 	$(PY) benchmarks/studies.py
 

@@ -1,0 +1,576 @@
+"""Benchmark vecnet's multibody simulation against MuJoCo on the same pendulum chains.
+
+The systems, built identically in both tools, are N-link chains, N = 2, 4, 8, 16, 24, 48:
+link k (1-based) is a rod of length l_k = 0.5 + 0.1 (k mod 3) m and mass m_k = 1 + 0.25
+(k mod 4) kg hanging along -z (-y in the plane), inertia (m l^2/12, m l^2/12, m l^2/200)
+about its centre in its own axes; its joint is at its upper end; gravity is 9.81 m/s^2
+downwards. Each chain starts hanging straight and moves for ``--time`` seconds (default 10).
+
+* ``spherical``: ball joints; the first body starts with the angular velocity
+  (1.0, 0.5, 0) rad/s in world axes, the rest following rigidly (vecnet:
+  ``velocities={"b1.omega": ...}``; MuJoCo: the first ball joint's ``qvel``, the
+  angular velocity in the child's axes, which are the world axes in the initial pose).
+* ``universal``: universal joints turning about the parent's x axis, then the child's y
+  axis (MuJoCo: two hinges in one body, x then y); first joint rates (1.0, 0.5) rad/s.
+* ``planar``: ``vn.planar.Mechanism`` with pins about z, gravity (0, -9.81); MuJoCo: hinges
+  about -y hanging along -z, so that vecnet's (x, y) is MuJoCo's (x, z); first pin 1.0 rad/s.
+
+Protocol, per system and N. The tip is the last body's mass centre (vecnet:
+``res["bN.position"]``, in the plane ``res["bN.x"]``, ``res["bN.y"]``; MuJoCo:
+``data.xipos``), sampled at 501 equally spaced output times.
+
+* vecnet: ``mech.formulate()`` + ``eom.compile()`` (building the Mechanism excluded), then
+  ``eom.simulate(T, t_eval=..., rtol=1e-8, atol=1e-10, velocities=...)`` (DOP853) within
+  ``vn.limits(max_seconds=3600, max_evaluations=10**8)``. Its error is the largest distance,
+  over the output times, between its tip and the reference tip.
+* reference: vecnet at rtol 1e-12, atol 1e-14. Where a chain whips (joint rates of tens of
+  rad/s at the free end, e.g. N = 24 near t = 6.3 s), DOP853's steps can collapse at atol
+  1e-14, its error estimate then being roundoff; if that run takes longer than max(30 s,
+  4 x vecnet's simulate), the reference is run at atol 1e-12 instead (noted in the row). It
+  is checked against MuJoCo's RK4 at a step of 1e-5 s for N = 2 and 4, and for a row whose
+  reference fell back to atol 1e-12 when that MuJoCo run is predicted to fit in
+  ``--mj-budget``: the tips must agree to within 1 % of vecnet's error (a check).
+* MuJoCo: MJCF written here (``<inertial>`` per body, ``ball`` or ``hinge`` joints, RK4,
+  contacts disabled, no damping or armature). Steps halve from the output spacing (T/500,
+  0.02 s for 10 s), so that every step size divides it, until the tip error against the
+  same reference is no larger than vecnet's; the row reports that step and the time of its
+  run (``mujoco.mj_step(model, data, nstep)`` between output times and the recording of the
+  tip; making the model excluded). The search stops without a match below 1e-6 s or when the
+  next run would exceed ``--mj-budget`` seconds (default 120).
+
+Times are wall times (``time.perf_counter``); a run shorter than 1 s is the best of up to 3.
+vecnet's ``simulate`` returns the integrated coordinates and derives the other outputs when
+first asked; that derivation (the tip and everything else) is shown apart in the details.
+vecnet's tree kernels are compiled by numba on their first call (in the first simulation,
+not in ``compile()``) and cached on disk: before the table, the first model of each system
+(N = 2, formulated, compiled, simulated for 0.1 s and its tip derived) is timed and reported
+separately, so that the table holds warm times; ``--cold`` first deletes numba's cache
+files of the vecnet package in use (``*.nbi``, ``*.nbc`` in its ``__pycache__`` folders).
+After the table, the growth exponent of vecnet's formulate + compile time in N is fitted
+(least squares of log time against log N, N >= 4).
+
+Usage: ``python benchmarks/multibody.py [--quick] [--cold] [--systems spherical,universal,
+planar] [--sizes 2,4,8] [--time T] [--shorten SIZE:SECONDS] [--ref-atol A] [--mj-budget S]``
+(``--quick``: N = 2, 4 and 1 s; ``--shorten 24:5`` simulates 5 s for N >= 24, shown in the
+table's T column). MuJoCo (the ``mujoco`` package) is optional: without it only vecnet is
+measured. The script exits with status 1 if a check fails (a vecnet simulation fails or the
+reference disagrees with MuJoCo); how fast either tool is, is reported, not checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import math
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy
+
+import vecnet as vn
+from vecnet.errors import SimulationError
+from _table import Checks, format_ratio, format_row, format_time, print_header
+
+try:
+    import mujoco
+except ImportError:  # an optional benchmark dependency
+    mujoco = None
+
+SYSTEMS = ("spherical", "universal", "planar")
+FULL_SIZES = [2, 4, 8, 16, 24, 48]
+QUICK_SIZES = [2, 4]
+SAMPLES = 501
+RTOL, ATOL = 1e-8, 1e-10
+REF_RTOL, REF_ATOL = 1e-12, 1e-14
+FALLBACK_ATOL = 1e-12   # the reference's atol when REF_ATOL takes too long
+REF_BUDGET, REF_FACTOR = 30.0, 4.0  # seconds for REF_ATOL: max(REF_BUDGET, REF_FACTOR x vn sim)
+CHECK_SIZES = (2, 4)    # the reference is checked against MuJoCo at a tiny step for these
+CHECK_DT = 1e-5
+CHECK_FACTOR = 0.01     # |MuJoCo(CHECK_DT) - reference| must be below this times vecnet's error
+MIN_DT = 1e-6           # the MuJoCo step search ends here
+GRAVITY = 9.81
+WARMUP_TIME = 0.1       # seconds simulated by the first model of each system
+TIME_BUDGET = 1.0       # seconds of repeated runs per timing
+MAX_RUNS = 3
+LIMITS = dict(max_seconds=3600.0, max_evaluations=10**8)
+
+COLUMNS = [("system", 9, "<"), ("N", 3, ">"), ("T", 4, ">"), ("vn form+comp", 12, ">"),
+           ("vn sim", 8, ">"), ("vn error", 9, ">"), ("MJ dt", 9, ">"), ("MJ error", 9, ">"),
+           ("MJ sim", 8, ">"), ("vn/MJ", 6, ">"), ("note", 0, "<")]
+DETAIL_COLUMNS = [("system", 9, "<"), ("N", 3, ">"), ("vn formulate", 12, ">"),
+                  ("vn compile", 10, ">"), ("vn outputs", 10, ">"), ("reference", 9, ">"),
+                  ("MJ error per step tried (dt: error)", 0, "<")]
+
+
+# -- the chains ---------------------------------------------------------------------------
+def link(k: int) -> tuple[float, float, tuple[float, float, float]]:
+    """Length, mass and centroidal principal inertias of link k (1-based)."""
+    length, mass = 0.5 + 0.1 * (k % 3), 1.0 + 0.25 * (k % 4)
+    return length, mass, (mass * length**2 / 12, mass * length**2 / 12, mass * length**2 / 200)
+
+
+def vecnet_velocities(system: str) -> dict[str, Any]:
+    return {"spherical": {"b1.omega": (1.0, 0.5, 0.0)},
+            "universal": {"J1.angle1": 1.0, "J1.angle2": 0.5},
+            "planar": {"J1.angle": 1.0}}[system]
+
+
+def mujoco_velocities(system: str) -> tuple[float, ...]:
+    """The first joint's qvel (a ball joint's is in the child's axes: world axes at start)."""
+    return {"spherical": (1.0, 0.5, 0.0), "universal": (1.0, 0.5), "planar": (1.0,)}[system]
+
+
+def vecnet_chain(system: str, n: int):
+    """The n-link chain in vecnet, hanging straight; joints J1..Jn, bodies b1..bn."""
+    if system == "planar":
+        mech = vn.planar.Mechanism(f"planar{n}", gravity=(0.0, -GRAVITY))
+        pin, y = mech.ground.point(0.0, 0.0), 0.0
+        for k in range(1, n + 1):
+            length, mass, inertia = link(k)
+            body = mech.body(f"b{k}", mass=mass, inertia=inertia[1],
+                             position=(0.0, y - length / 2))
+            mech.revolute(f"J{k}", pin, body.point(0.0, length / 2))
+            pin, y = body.point(0.0, -length / 2), y - length
+        return mech
+    mech = vn.spatial.Mechanism(f"{system}{n}", gravity=(0.0, 0.0, -GRAVITY))
+    parent, top = mech.ground, np.zeros(3)
+    for k in range(1, n + 1):
+        length, mass, inertia = link(k)
+        body = mech.body(f"b{k}", mass, inertia, position=top - (0.0, 0.0, length / 2))
+        a = mech.ground.point(*top) if parent is mech.ground else \
+            parent.point(*(top - parent.position))
+        b = body.point(0.0, 0.0, length / 2)
+        if system == "spherical":
+            mech.spherical(f"J{k}", a, b)
+        else:
+            mech.universal(f"J{k}", a, b, axes=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)))
+        parent, top = body, top - (0.0, 0.0, length)
+    return mech
+
+
+def vecnet_tip(system: str, res, n: int) -> np.ndarray:
+    if system == "planar":
+        return np.column_stack([res[f"b{n}.x"], res[f"b{n}.y"]])
+    return np.asarray(res[f"b{n}.position"], dtype=float)
+
+
+def mujoco_xml(system: str, n: int) -> str:
+    """MJCF of the chain: body k's frame at its joint, its mass centre l_k/2 below."""
+    joints = {"spherical": lambda k: f'<joint name="J{k}" type="ball"/>',
+              "universal": lambda k: (f'<joint name="J{k}a" type="hinge" axis="1 0 0"/>'
+                                      f'<joint name="J{k}b" type="hinge" axis="0 1 0"/>'),
+              "planar": lambda k: f'<joint name="J{k}" type="hinge" axis="0 -1 0"/>'}[system]
+    parts = ['<mujoco model="chain">',
+             f'<option timestep="0.001" integrator="RK4" gravity="0 0 {-GRAVITY}">'
+             '<flag contact="disable"/></option>', "<worldbody>"]
+    above = 0.0
+    for k in range(1, n + 1):
+        length, mass, (jx, jy, jz) = link(k)
+        parts.append(f'<body name="b{k}" pos="0 0 {-above!r}">'
+                     f'<inertial pos="0 0 {-length / 2!r}" mass="{mass!r}" '
+                     f'diaginertia="{jx!r} {jy!r} {jz!r}"/>{joints(k)}')
+        above = length
+    parts += ["</body>" * n, "</worldbody>", "</mujoco>"]
+    return "".join(parts)
+
+
+# -- measuring ------------------------------------------------------------------------------
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """Best wall time of ``fn()`` and its last result; repeats while the runs so far took
+    less than TIME_BUDGET (at most MAX_RUNS)."""
+    times: list[float] = []
+    result = None
+    while not times or (len(times) < MAX_RUNS and sum(times) < TIME_BUDGET):
+        gc.collect()
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def tip_error(tip: np.ndarray, reference: np.ndarray) -> float:
+    """Largest distance between two tip trajectories (inf if either is not finite)."""
+    d = np.linalg.norm(tip - reference, axis=1).max()
+    return float(d) if np.isfinite(d) else math.inf
+
+
+def simulate(eom, system: str, t_end: float, rtol: float, atol: float,
+             max_seconds: float | None = None):
+    limits = LIMITS if max_seconds is None else {**LIMITS, "max_seconds": max_seconds}
+    with vn.limits(**limits):
+        return eom.simulate(t_end, t_eval=np.linspace(0.0, t_end, SAMPLES), rtol=rtol,
+                            atol=atol, velocities=vecnet_velocities(system))
+
+
+def formulate_and_compile(system: str, n: int):
+    mech = vecnet_chain(system, n)
+    start = time.perf_counter()
+    eom = mech.formulate()
+    formulated = time.perf_counter()
+    eom.compile()
+    return formulated - start, time.perf_counter() - formulated, eom
+
+
+def reference(eom, system: str, t_end: float, atol: float, budget: float) -> dict[str, Any]:
+    """The reference simulation at rtol REF_RTOL and ``atol``; if that takes longer than
+    ``budget`` seconds (at atol 1e-14 DOP853's steps can collapse where the chain whips,
+    its error estimate then being roundoff), again at FALLBACK_ATOL."""
+    out: dict[str, Any] = {}
+    start = time.perf_counter()
+    if atol < FALLBACK_ATOL:
+        try:
+            out["result"] = simulate(eom, system, t_end, REF_RTOL, atol, max_seconds=budget)
+        except SimulationError:
+            out["ref note"] = (f"reference atol {FALLBACK_ATOL:g} (at {atol:g}: "
+                              f"> {format_time(budget)})")
+            atol = FALLBACK_ATOL
+    if "result" not in out:
+        out["result"] = simulate(eom, system, t_end, REF_RTOL, atol)
+    out["ref time"] = time.perf_counter() - start
+    out["ref atol"] = atol
+    out["ref success"] = bool(out["result"].success) and len(out["result"].t) == SAMPLES
+    out["ref message"] = getattr(out["result"], "message", "")
+    return out
+
+
+def measure_vecnet(system: str, n: int, t_end: float, ref_atol: float) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    runs = []
+
+    def both():
+        runs.append(formulate_and_compile(system, n))
+        return runs[-1][2]
+
+    out["form+comp"], eom = timed(both)
+    best = min(runs, key=lambda r: r[0] + r[1])
+    out["formulate"], out["compile"] = best[0], best[1]
+    try:
+        out["sim"], res = timed(lambda: simulate(eom, system, t_end, RTOL, ATOL))
+        start = time.perf_counter()
+        out["tip"] = vecnet_tip(system, res, n)
+        out["outputs"] = time.perf_counter() - start
+        out["success"] = bool(res.success) and len(res.t) == SAMPLES
+        out["message"] = getattr(res, "message", "")
+    except Exception as exc:  # reported as a failed check; the benchmark goes on
+        out["success"], out["message"] = False, f"{type(exc).__name__}: {exc}"
+        return out
+    try:
+        ref = reference(eom, system, t_end, ref_atol, max(REF_BUDGET, REF_FACTOR * out["sim"]))
+    except Exception as exc:
+        out["ref success"], out["ref message"] = False, f"{type(exc).__name__}: {exc}"
+        return out
+    out.update(ref)
+    out["reference"] = vecnet_tip(system, ref["result"], n)
+    out["error"] = tip_error(out["tip"], out["reference"])
+    return out
+
+
+class MujocoChain:
+    """A MuJoCo model of one chain, run from its initial state at any RK4 step."""
+
+    def __init__(self, system: str, n: int) -> None:
+        self.model = mujoco.MjModel.from_xml_string(mujoco_xml(system, n))
+        self.body = self.model.body(f"b{n}").id
+        self.qvel0 = mujoco_velocities(system)
+        # the tip in vecnet's axes: (x, z) of MuJoCo in the plane
+        self.axes = [0, 2] if system == "planar" else [0, 1, 2]
+
+    def run(self, t_end: float, dt: float) -> tuple[float, np.ndarray, int]:
+        """Wall time, tip at the output times, and warnings raised, for steps of ``dt``
+        (which divides the output spacing)."""
+        model = self.model
+        model.opt.timestep = dt
+        data = mujoco.MjData(model)
+        data.qvel[:len(self.qvel0)] = self.qvel0
+        mujoco.mj_forward(model, data)
+        nstep = int(round(t_end / (SAMPLES - 1) / dt))
+        tips = np.empty((SAMPLES, 3))
+        xipos, body = data.xipos, self.body
+        start = time.perf_counter()
+        tips[0] = xipos[body]
+        for i in range(1, SAMPLES):
+            mujoco.mj_step(model, data, nstep)
+            tips[i] = xipos[body]
+        seconds = time.perf_counter() - start
+        warnings = int(sum(w.number for w in data.warning))
+        return seconds, tips[:, self.axes], warnings
+
+
+def measure_mujoco(system: str, n: int, t_end: float, target: float, reference: np.ndarray,
+                   budget: float) -> dict[str, Any]:
+    """The first step, halving from the output spacing, with a tip error no larger than
+    ``target``; its best run time."""
+    chain = MujocoChain(system, n)
+    dt = t_end / (SAMPLES - 1)
+    out: dict[str, Any] = {"tried": [], "found": False}
+    while True:
+        seconds, tips, warnings = chain.run(t_end, dt)
+        error = tip_error(tips, reference)
+        out["tried"].append((dt, error, seconds, warnings))
+        out["warnings"] = warnings
+        if error <= target:
+            runs = [seconds]  # best of up to MAX_RUNS while they take under TIME_BUDGET
+            while len(runs) < MAX_RUNS and sum(runs) < TIME_BUDGET:
+                runs.append(chain.run(t_end, dt)[0])
+            out["sim"] = min(runs)
+            out.update(found=True, dt=dt, error=error)
+            return out
+        if dt / 2 < MIN_DT or 2 * seconds > budget:
+            out.update(dt=dt, error=error, sim=seconds,
+                       stop=f"dt < {MIN_DT:g} s" if dt / 2 < MIN_DT
+                       else f"next run > {budget:g} s")
+            return out
+        dt /= 2
+
+
+def check_step(t_end: float) -> float:
+    """About CHECK_DT, dividing the output spacing."""
+    spacing = t_end / (SAMPLES - 1)
+    return spacing / max(1, round(spacing / CHECK_DT))
+
+
+def reference_check(system: str, n: int, t_end: float, reference: np.ndarray) -> float:
+    """|MuJoCo RK4 at :func:`check_step` - reference|."""
+    _, tips, _ = MujocoChain(system, n).run(t_end, check_step(t_end))
+    return tip_error(tips, reference)
+
+
+# -- numba's cache and the first model --------------------------------------------------------
+def kernel_dispatchers() -> list:
+    """vecnet's numba-compiled functions (empty if there are none or numba changed)."""
+    try:
+        from numba.core.dispatcher import Dispatcher
+
+        from vecnet.numerics import recursive
+    except ImportError:
+        return []
+    return [f for f in vars(recursive).values() if isinstance(f, Dispatcher)]
+
+
+def kernel_stats() -> tuple[int, int]:
+    """Numba cache hits and misses (compilations) so far, over vecnet's kernels."""
+    hits = misses = 0
+    for f in kernel_dispatchers():
+        stats = getattr(f, "stats", None)
+        if stats is not None:
+            hits += sum(stats.cache_hits.values())
+            misses += sum(stats.cache_misses.values())
+    return hits, misses
+
+
+def clear_numba_cache() -> list[Path]:
+    """Delete numba's cache files (``*.nbi``, ``*.nbc``) of the vecnet package in use."""
+    spec = importlib.util.find_spec("vecnet")
+    root = Path(spec.origin).parent
+    folders = list(root.rglob("__pycache__"))
+    custom = os.environ.get("NUMBA_CACHE_DIR")
+    if custom:  # numba mirrors the source tree there
+        folders += [p for p in Path(custom).rglob("*") if p.is_dir() and "vecnet" in p.parts]
+    removed = []
+    for folder in folders:
+        for pattern in ("*.nbi", "*.nbc"):
+            for path in folder.glob(pattern):
+                path.unlink()
+                removed.append(path)
+    return removed
+
+
+def first_models(systems: list[str], cold: bool) -> None:
+    """Time each system's first model (N = 2): formulate + compile, and a first simulation
+    of WARMUP_TIME seconds, which calls (and so compiles or loads) the numba kernels."""
+    if cold:
+        removed = clear_numba_cache()
+        folder = str(Path(importlib.util.find_spec("vecnet").origin).parent)
+        print(f"--cold: deleted {len(removed)} numba cache file(s) under {folder}")
+    print("\nFirst model of each system in this process (N = 2; numba compiles vecnet's "
+          "kernels on their first call, or loads them from its on-disk cache):")
+    for system in systems:
+        hits, misses = kernel_stats()
+        start = time.perf_counter()
+        mech = vecnet_chain(system, 2)
+        eom = mech.formulate()
+        eom.compile()
+        form_comp = time.perf_counter() - start
+        start = time.perf_counter()
+        vecnet_tip(system, simulate(eom, system, WARMUP_TIME, RTOL, ATOL), 2)
+        sim = time.perf_counter() - start
+        hits2, misses2 = kernel_stats()
+        kernels = (f"kernels compiled {misses2 - misses}, loaded from cache {hits2 - hits}"
+                   if kernel_dispatchers() else "no numba kernels found")
+        print(f"  {system:<9} build + formulate + compile {format_time(form_comp)}, first "
+              f"simulate ({WARMUP_TIME:g} s) {format_time(sim)}; {kernels}")
+
+
+# -- the benchmark ----------------------------------------------------------------------------
+def print_versions() -> None:
+    import numba
+
+    print(f"Python {sys.version.split()[0]}, numpy {np.__version__}, scipy {scipy.__version__}, "
+          f"numba {numba.__version__}, vecnet {vn.__version__} "
+          f"({Path(vn.__file__).parent}), mujoco "
+          f"{mujoco.__version__ if mujoco else 'not installed'}")
+    print(f"{platform.platform()}, {os.cpu_count()} CPUs")
+
+
+def sim_time(n: int, t_end: float, shorten: tuple[int, float] | None) -> float:
+    return min(t_end, shorten[1]) if shorten and n >= shorten[0] else t_end
+
+
+def bench(systems: list[str], sizes: list[int], t_end: float, shorten, budget: float,
+          ref_atol: float, checks: Checks) -> dict[tuple[str, int], dict[str, Any]]:
+    print_header(f"Tip error and wall time; vecnet DOP853 rtol {RTOL:g}, atol {ATOL:g}; "
+                 f"reference vecnet rtol {REF_RTOL:g}, atol {ref_atol:g}; MuJoCo RK4 at the "
+                 "first halved step as accurate as vecnet", COLUMNS)
+    rows: dict[tuple[str, int], dict[str, Any]] = {}
+    ref_checks = []
+    for system in systems:
+        for n in sizes:
+            T = sim_time(n, t_end, shorten)
+            v = measure_vecnet(system, n, T, ref_atol)
+            notes = [checks.note(v["success"], "", f"VECNET SIMULATION FAILED: {v['message']}")]
+            if v.get("success") and not v.get("ref success", False):
+                notes.append(checks.note(False, "", "REFERENCE SIMULATION FAILED: "
+                                         f"{v.get('ref message', '')}"))
+            notes.append(v.get("ref note", ""))
+            m: dict[str, Any] | None = None
+            if mujoco is not None and "error" in v:
+                m = measure_mujoco(system, n, T, v["error"], v["reference"], budget)
+                if not m["found"]:
+                    notes.append(f"MuJoCo not as accurate by dt = {m['dt']:.3g} s "
+                                 f"({m['stop']}); its time there")
+                if m["warnings"]:
+                    notes.append(f"MuJoCo warned {m['warnings']} time(s) at dt {m['dt']:.3g} s "
+                                 "(unstable)")
+                # checked at N = 2, 4, and wherever the reference fell back to a looser
+                # atol if MuJoCo's run at the tiny step fits in the budget
+                dt, _, seconds, _ = m["tried"][-1]
+                predicted = seconds * dt / check_step(T)
+                if n in CHECK_SIZES or ("ref note" in v and predicted <= budget):
+                    agree = reference_check(system, n, T, v["reference"])
+                    ok = agree <= CHECK_FACTOR * v["error"]
+                    ref_checks.append((system, n, T, v["ref atol"], agree, v["error"], ok))
+                    checks.note(ok, "", "")
+                    if not ok:
+                        notes.append("REFERENCE NOT CONFIRMED BY MUJOCO")
+                elif "ref note" in v:
+                    notes.append(f"not checked against MuJoCo (dt {check_step(T):.3g} s "
+                                 f"would take ~{predicted:.0f} s)")
+            rows[(system, n)] = {"vn": v, "mj": m, "T": T}
+            ratio = v["sim"] / m["sim"] if m and "sim" in v else None
+            cells = [system, str(n), f"{T:g}", format_time(v.get("form+comp")),
+                     format_time(v.get("sim")),
+                     f"{v['error']:.1e}" if "error" in v else "",
+                     f"{m['dt']:.3g}" if m else "", f"{m['error']:.1e}" if m else "",
+                     format_time(m["sim"]) if m else "", format_ratio(ratio),
+                     "; ".join(x for x in notes if x)]
+            print(format_row(cells, COLUMNS), flush=True)
+    print("T = seconds simulated; vn form+comp = formulate() + compile(); vn sim = simulate() "
+          "(501 output times); errors = largest distance (m) of the tip from the reference's "
+          "over the output times; MJ sim = mj_step loop and tip recording at step MJ dt; "
+          "vn/MJ = vn sim / MJ sim")
+    if mujoco is None:
+        print("note: mujoco is not installed (pip install mujoco, or the 'bench' extra): "
+              "MuJoCo columns skipped and the reference not checked against it")
+
+    print_header("Details", DETAIL_COLUMNS)
+    for (system, n), row in rows.items():
+        v, m = row["vn"], row["mj"]
+        tried = " ".join(f"{dt:.3g}: {e:.1e}{' (unstable)' if w else ''}"
+                         for dt, e, _, w in m["tried"]) if m else ""
+        cells = [system, str(n), format_time(v.get("formulate")), format_time(v.get("compile")),
+                 format_time(v.get("outputs")), format_time(v.get("ref time")), tried]
+        print(format_row(cells, DETAIL_COLUMNS))
+    print("vn outputs = deriving the named outputs on first access (the tip and everything "
+          "else; not in vn sim); reference = the reference simulation (its atol in the "
+          "note when it is not the table's, its time then including the stopped run); "
+          "unstable = MuJoCo warned of NaN or huge accelerations (and reset its state)")
+
+    if ref_checks:
+        print(f"\nReference check: MuJoCo RK4 at dt = {CHECK_DT:g} s against the reference "
+              f"(rtol {REF_RTOL:g}; must be within {CHECK_FACTOR:g} x vecnet's error)")
+        for system, n, T, atol, agree, error, ok in ref_checks:
+            print(f"  {system:<9} N = {n:>2}, {T:g} s, reference atol {atol:g}: "
+                  f"|MuJoCo - reference| = {agree:.1e} m, vecnet error {error:.1e} m, "
+                  f"ratio {agree / error:.1e}: {'ok' if ok else 'FAILED'}")
+    return rows
+
+
+def report_growth(systems: list[str], rows) -> None:
+    print("\nGrowth of vecnet's formulate + compile time, t ~ N^p (least squares of log t "
+          "against log N, N >= 4):")
+    for system in systems:
+        pts = [(n, row["vn"]["form+comp"]) for (s, n), row in rows.items()
+               if s == system and n >= 4 and row["vn"].get("form+comp")]
+        if len(pts) < 2:
+            print(f"  {system:<9} needs two sizes N >= 4")
+            continue
+        ns, ts = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+        p = np.polyfit(ns, ts, 1)[0]
+        print(f"  {system:<9} p = {p:.2f} (N = {', '.join(str(n) for n, _ in pts)})")
+
+
+def parse_list(text: str, cast, name: str, allowed=None) -> list:
+    try:
+        values = [cast(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SystemExit(f"--{name}: a comma-separated list; got {text!r}") from None
+    if allowed is not None and (bad := [x for x in values if x not in allowed]):
+        raise SystemExit(f"--{name}: unknown {bad}; choose from {', '.join(allowed)}")
+    return values
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="N = 2 and 4, 1 s of motion")
+    parser.add_argument("--cold", action="store_true",
+                        help="delete numba's cache of vecnet's kernels first")
+    parser.add_argument("--systems", default=",".join(SYSTEMS),
+                        help="comma-separated: spherical, universal, planar")
+    parser.add_argument("--sizes", default=None, help="comma-separated N (default: "
+                        f"{', '.join(map(str, FULL_SIZES))}; --quick: 2, 4)")
+    parser.add_argument("--time", type=float, default=None,
+                        help="seconds simulated (default 10; --quick: 1)")
+    parser.add_argument("--shorten", default=None, metavar="SIZE:SECONDS",
+                        help="simulate only SECONDS for N >= SIZE")
+    parser.add_argument("--ref-atol", type=float, default=REF_ATOL,
+                        help=f"the reference's atol (default {REF_ATOL:g}); when it takes "
+                        f"longer than max({REF_BUDGET:g} s, {REF_FACTOR:g} x vecnet's "
+                        f"simulate), the reference is run at atol {FALLBACK_ATOL:g}")
+    parser.add_argument("--mj-budget", type=float, default=120.0,
+                        help="longest MuJoCo run in the step search, seconds (default 120)")
+    args = parser.parse_args()
+    systems = parse_list(args.systems, str, "systems", SYSTEMS)
+    sizes = (parse_list(args.sizes, int, "sizes") if args.sizes
+             else QUICK_SIZES if args.quick else FULL_SIZES)
+    if any(n < 1 for n in sizes):
+        parser.error("--sizes: every N is at least 1")
+    t_end = args.time if args.time is not None else (1.0 if args.quick else 10.0)
+    shorten = None
+    if args.shorten:
+        try:
+            size, seconds = args.shorten.split(":")
+            shorten = (int(size), float(seconds))
+        except ValueError:
+            parser.error(f"--shorten: SIZE:SECONDS, for example 24:5; got {args.shorten!r}")
+    if mujoco is not None:  # warnings are counted per run (data.warning), not printed or logged
+        mujoco.set_mju_user_warning(lambda message: None)
+    start = time.perf_counter()
+    checks = Checks()
+    print_versions()
+    first_models(systems, args.cold)
+    rows = bench(systems, sizes, t_end, shorten, args.mj_budget, args.ref_atol, checks)
+    report_growth(systems, rows)
+    print(f"\ntotal run time {time.perf_counter() - start:.1f} s; "
+          f"{checks.failures or 'no'} failed check(s)")
+    return 1 if checks.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
