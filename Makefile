@@ -38,9 +38,9 @@ bench: $(STAMP)
 	$(PY) benchmarks/lumped.py
 	$(PY) benchmarks/planar.py
 	$(PY) benchmarks/spatial.py
-	$(PY) benchmarks/multibody.py
 	$(PY) benchmarks/large.py
 	$(PY) benchmarks/studies.py
+	$(PY) benchmarks/multibody.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

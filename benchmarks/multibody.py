@@ -4,7 +4,8 @@ The systems, built identically in both tools, are N-link chains, N = 2, 4, 8, 16
 link k (1-based) is a rod of length l_k = 0.5 + 0.1 (k mod 3) m and mass m_k = 1 + 0.25
 (k mod 4) kg hanging along -z (-y in the plane), inertia (m l^2/12, m l^2/12, m l^2/200)
 about its centre in its own axes; its joint is at its upper end; gravity is 9.81 m/s^2
-downwards. Each chain starts hanging straight and moves for ``--time`` seconds (default 10).
+downwards. Each chain starts hanging straight and moves for ``--time`` seconds (default 10;
+5 s for N = 48, see the reference below).
 
 * ``spherical``: ball joints; the first body starts with the angular velocity
   (1.0, 0.5, 0) rad/s in world axes, the rest following rigidly (vecnet:
@@ -23,13 +24,16 @@ Protocol, per system and N. The tip is the last body's mass centre (vecnet:
   ``eom.simulate(T, t_eval=..., rtol=1e-8, atol=1e-10, velocities=...)`` (DOP853) within
   ``vn.limits(max_seconds=3600, max_evaluations=10**8)``. Its error is the largest distance,
   over the output times, between its tip and the reference tip.
-* reference: vecnet at rtol 1e-12, atol 1e-14. Where a chain whips (joint rates of tens of
-  rad/s at the free end, e.g. N = 24 near t = 6.3 s), DOP853's steps can collapse at atol
-  1e-14, its error estimate then being roundoff; if that run takes longer than max(30 s,
-  4 x vecnet's simulate), the reference is run at atol 1e-12 instead (noted in the row). It
-  is checked against MuJoCo's RK4 at a step of 1e-5 s for N = 2 and 4, and for a row whose
-  reference fell back to atol 1e-12 when that MuJoCo run is predicted to fit in
-  ``--mj-budget``: the tips must agree to within 1 % of vecnet's error (a check).
+* reference: vecnet at rtol 1e-12, atol 1e-14. Where a long chain whips (joint rates of
+  tens of rad/s at the free end: N = 24 near t = 6.3 s), DOP853's steps collapse at tight
+  atol, its error estimate then being roundoff; a reference run is stopped after max(30 s,
+  4 x vecnet's simulate) and made again at atol 1e-12 (noted in the row). At N = 48 even
+  atol 1e-12 stalls before 10 s (near 9.5 s for the spherical chain), so N = 48 moves for
+  5 s (``--shorten 48:5``, shown in the T column). If neither reference finishes, the row
+  has no errors and no MuJoCo run (a failed check). The reference is checked against
+  MuJoCo's RK4 at a step of 1e-5 s for N = 2 and 4, and for a row whose reference fell back
+  to atol 1e-12 when that MuJoCo run is predicted to fit in ``--mj-budget``: the tips must
+  agree to within 1 % of vecnet's error (a check).
 * MuJoCo: MJCF written here (``<inertial>`` per body, ``ball`` or ``hinge`` joints, RK4,
   contacts disabled, no damping or armature). Steps halve from the output spacing (T/500,
   0.02 s for 10 s), so that every step size divides it, until the tip error against the
@@ -52,9 +56,10 @@ After the table, the growth exponent of vecnet's formulate + compile time in N i
 Usage: ``python benchmarks/multibody.py [--quick] [--cold] [--systems spherical,universal,
 planar] [--sizes 2,4,8] [--time T] [--shorten SIZE:SECONDS] [--ref-atol A] [--mj-budget S]``
 (``--quick``: N = 2, 4 and 1 s; ``--shorten 24:5`` simulates 5 s for N >= 24, shown in the
-table's T column). MuJoCo (the ``mujoco`` package) is optional: without it only vecnet is
-measured. The script exits with status 1 if a check fails (a vecnet simulation fails or the
-reference disagrees with MuJoCo); how fast either tool is, is reported, not checked.
+table's T column; ``--shorten none``: the full time for every N). MuJoCo (the ``mujoco``
+package) is optional: without it only vecnet is measured. The script exits with status 1 if
+a check fails (a vecnet or reference simulation fails, or the reference disagrees with
+MuJoCo); how fast either tool is, is reported, not checked.
 """
 
 from __future__ import annotations
@@ -90,7 +95,8 @@ SAMPLES = 501
 RTOL, ATOL = 1e-8, 1e-10
 REF_RTOL, REF_ATOL = 1e-12, 1e-14
 FALLBACK_ATOL = 1e-12   # the reference's atol when REF_ATOL takes too long
-REF_BUDGET, REF_FACTOR = 30.0, 4.0  # seconds for REF_ATOL: max(REF_BUDGET, REF_FACTOR x vn sim)
+REF_BUDGET, REF_FACTOR = 30.0, 4.0  # seconds per reference attempt: max(these, x vn sim)
+SHORTEN = "48:5"        # the default --shorten: 5 s of motion for N >= 48
 CHECK_SIZES = (2, 4)    # the reference is checked against MuJoCo at a tiny step for these
 CHECK_DT = 1e-5
 CHECK_FACTOR = 0.01     # |MuJoCo(CHECK_DT) - reference| must be below this times vecnet's error
@@ -219,22 +225,31 @@ def formulate_and_compile(system: str, n: int):
 
 
 def reference(eom, system: str, t_end: float, atol: float, budget: float) -> dict[str, Any]:
-    """The reference simulation at rtol REF_RTOL and ``atol``; if that takes longer than
-    ``budget`` seconds (at atol 1e-14 DOP853's steps can collapse where the chain whips,
-    its error estimate then being roundoff), again at FALLBACK_ATOL."""
+    """The reference simulation at rtol REF_RTOL and ``atol``, then at FALLBACK_ATOL if that
+    is looser; each attempt stopped after ``budget`` seconds (where a chain whips, DOP853's
+    steps collapse at tight atol, its error estimate then being roundoff)."""
     out: dict[str, Any] = {}
     start = time.perf_counter()
-    if atol < FALLBACK_ATOL:
+    attempts = [atol] + ([FALLBACK_ATOL] if atol < FALLBACK_ATOL else [])
+    stopped = []
+    for a in attempts:
         try:
-            out["result"] = simulate(eom, system, t_end, REF_RTOL, atol, max_seconds=budget)
+            out["result"] = simulate(eom, system, t_end, REF_RTOL, a, max_seconds=budget)
         except SimulationError:
-            out["ref note"] = (f"reference atol {FALLBACK_ATOL:g} (at {atol:g}: "
-                              f"> {format_time(budget)})")
-            atol = FALLBACK_ATOL
-    if "result" not in out:
-        out["result"] = simulate(eom, system, t_end, REF_RTOL, atol)
+            stopped.append(a)
+            continue
+        out["ref atol"] = a
+        break
     out["ref time"] = time.perf_counter() - start
-    out["ref atol"] = atol
+    tried = " and ".join(f"{a:g}" for a in stopped)
+    if "result" not in out:
+        out["ref success"] = False
+        out["ref message"] = (f"stopped after {format_time(budget)} at atol {tried} "
+                              "(try --shorten)")
+        return out
+    if stopped:
+        out["ref note"] = (f"reference atol {out['ref atol']:g} (at {tried}: > "
+                           f"{format_time(budget)})")
     out["ref success"] = bool(out["result"].success) and len(out["result"].t) == SAMPLES
     out["ref message"] = getattr(out["result"], "message", "")
     return out
@@ -267,6 +282,8 @@ def measure_vecnet(system: str, n: int, t_end: float, ref_atol: float) -> dict[s
         out["ref success"], out["ref message"] = False, f"{type(exc).__name__}: {exc}"
         return out
     out.update(ref)
+    if "result" not in ref:
+        return out
     out["reference"] = vecnet_tip(system, ref["result"], n)
     out["error"] = tip_error(out["tip"], out["reference"])
     return out
@@ -405,7 +422,7 @@ def first_models(systems: list[str], cold: bool) -> None:
         kernels = (f"kernels compiled {misses2 - misses}, loaded from cache {hits2 - hits}"
                    if kernel_dispatchers() else "no numba kernels found")
         print(f"  {system:<9} build + formulate + compile {format_time(form_comp)}, first "
-              f"simulate ({WARMUP_TIME:g} s) {format_time(sim)}; {kernels}")
+              f"simulate ({WARMUP_TIME:g} s) and tip {format_time(sim)}; {kernels}")
 
 
 # -- the benchmark ----------------------------------------------------------------------------
@@ -438,7 +455,8 @@ def bench(systems: list[str], sizes: list[int], t_end: float, shorten, budget: f
             if v.get("success") and not v.get("ref success", False):
                 notes.append(checks.note(False, "", "REFERENCE SIMULATION FAILED: "
                                          f"{v.get('ref message', '')}"))
-            notes.append(v.get("ref note", ""))
+            elif "ref note" in v:
+                notes.append(v["ref note"])
             m: dict[str, Any] | None = None
             if mujoco is not None and "error" in v:
                 m = measure_mujoco(system, n, T, v["error"], v["reference"], budget)
@@ -537,12 +555,13 @@ def main() -> int:
                         f"{', '.join(map(str, FULL_SIZES))}; --quick: 2, 4)")
     parser.add_argument("--time", type=float, default=None,
                         help="seconds simulated (default 10; --quick: 1)")
-    parser.add_argument("--shorten", default=None, metavar="SIZE:SECONDS",
-                        help="simulate only SECONDS for N >= SIZE")
+    parser.add_argument("--shorten", default=SHORTEN, metavar="SIZE:SECONDS",
+                        help=f"simulate only SECONDS for N >= SIZE (default {SHORTEN}; "
+                        "'none': the full time for every N)")
     parser.add_argument("--ref-atol", type=float, default=REF_ATOL,
                         help=f"the reference's atol (default {REF_ATOL:g}); when it takes "
                         f"longer than max({REF_BUDGET:g} s, {REF_FACTOR:g} x vecnet's "
-                        f"simulate), the reference is run at atol {FALLBACK_ATOL:g}")
+                        f"simulate), the reference is run again at atol {FALLBACK_ATOL:g}")
     parser.add_argument("--mj-budget", type=float, default=120.0,
                         help="longest MuJoCo run in the step search, seconds (default 120)")
     args = parser.parse_args()
@@ -553,7 +572,7 @@ def main() -> int:
         parser.error("--sizes: every N is at least 1")
     t_end = args.time if args.time is not None else (1.0 if args.quick else 10.0)
     shorten = None
-    if args.shorten:
+    if args.shorten and args.shorten.lower() != "none":
         try:
             size, seconds = args.shorten.split(":")
             shorten = (int(size), float(seconds))
