@@ -67,28 +67,33 @@ def random_mechanism(seed: int):
     return mech
 
 
+def assert_paths_agree(model, rng):
+    """At a random state where the loop equations are well conditioned, the recursive
+    accelerations and multipliers equal the explicit ones to 1e-10, and the
+    composite-rigid-body M the one assembled from the bodies' Jacobians to 1e-12."""
+    assert model.m   # the loops are closed by cut joints
+    for _ in range(20):
+        q = mb.normalize(model, rng.normal(size=model.n))
+        u = rng.normal(size=mb.speeds(model))
+        snap = model.evaluate(0.2, q, u)
+        rows = mb.independent_rows(snap.phi_q)
+        A = snap.phi_q[rows]
+        if np.linalg.cond(A @ np.linalg.solve(snap.M, A.T)) < 1e4:
+            break
+    a, lam = mb.accelerations(snap, rows)
+    b, mu = model.accelerations(0.2, q, u, rows)
+    assert np.max(np.abs(a - b)) < 1e-10 * max(1.0, np.max(np.abs(a)))
+    assert np.max(np.abs(lam - mu)) < 1e-10 * max(1.0, np.max(np.abs(lam)))
+    assert np.max(np.abs(model.mass_matrix(q) - snap.M)) < 1e-12 * np.max(np.abs(snap.M))
+
+
 @pytest.mark.parametrize("seed", range(25))
 def test_recursive_and_explicit_accelerations_agree_on_random_loops(seed):
     mech = random_mechanism(seed)
     rng = np.random.default_rng(1000 + seed)
     screwed = any(type(e).__name__ == "SpatialScrew" for e in mech.network.elements)
     for coordinates in ("joint",) if screwed else ("joint", "absolute"):   # a screw is never cut
-        eom = mech.formulate(coordinates)
-        model = eom.compile()
-        assert eom.constraint_names       # the loops are closed by cut joints
-        for _ in range(20):   # a state where the loop equations are well conditioned
-            q = model.normalize(rng.normal(size=model.n))
-            u = rng.normal(size=model.nu)
-            snap = model.evaluate(0.2, q, u)
-            rows = mb.independent_rows(snap.phi_q)
-            A = snap.phi_q[rows]
-            if np.linalg.cond(A @ np.linalg.solve(snap.M, A.T)) < 1e4:
-                break
-        a, lam = mb.accelerations(snap, rows)
-        b, mu = model.accelerations(0.2, q, u, rows)
-        assert np.max(np.abs(a - b)) < 1e-10 * max(1.0, np.max(np.abs(a)))
-        assert np.max(np.abs(lam - mu)) < 1e-10 * max(1.0, np.max(np.abs(lam)))
-        assert np.max(np.abs(model.mass_matrix(q) - snap.M)) < 1e-12 * np.max(np.abs(snap.M))
+        assert_paths_agree(mech.formulate(coordinates).compile(), rng)
 
 
 def random_planar_mechanism(seed: int):
@@ -133,17 +138,4 @@ def test_planar_recursive_and_explicit_accelerations_agree_on_random_loops(seed)
     mech = random_planar_mechanism(seed)
     rng = np.random.default_rng(2000 + seed)
     for coordinates in ("joint", "absolute"):
-        model = mech.formulate(coordinates).compile()
-        assert model.m   # the loops are closed by cut joints
-        for _ in range(20):   # a state where the loop equations are well conditioned
-            q, u = rng.normal(size=model.n), rng.normal(size=model.n)
-            snap = model.evaluate(0.2, q, u)
-            rows = mb.independent_rows(snap.phi_q)
-            A = snap.phi_q[rows]
-            if np.linalg.cond(A @ np.linalg.solve(snap.M, A.T)) < 1e4:
-                break
-        a, lam = mb.accelerations(snap, rows)
-        b, mu = model.accelerations(0.2, q, u, rows)
-        assert np.max(np.abs(a - b)) < 1e-10 * max(1.0, np.max(np.abs(a)))
-        assert np.max(np.abs(lam - mu)) < 1e-10 * max(1.0, np.max(np.abs(lam)))
-        assert np.max(np.abs(model.mass_matrix(q) - snap.M)) < 1e-12 * np.max(np.abs(snap.M))
+        assert_paths_agree(mech.formulate(coordinates).compile(), rng)
