@@ -14,7 +14,10 @@ These functions work on any compiled mechanism model that offers
 A planar model has ``q' = u``. A spatial one has unit quaternions among its coordinates
 and angular velocities among its speeds; it also offers ``nu`` (number of speeds),
 ``rates(q, u) -> q'`` and ``kinematic_map(q) -> N`` (``q' = N(q) u``), ``normalize(q)``
-and ``velocity_constraints(t, q) -> (phi_u, phi_t)`` with ``phi_u = Phi_q N``. Newton
+and ``velocity_constraints(t, q) -> (phi_u, phi_t)`` with ``phi_u = Phi_q N``. A model may
+also offer ``accelerations(t, q, u, rows) -> (u', lambda) | None`` and
+``forward_dynamics(t, q, u) -> u' | None`` (the recursive scheme of
+:class:`CompiledModel`); the integrators use them where they answer. Newton
 steps for assembly and projection are taken in the speeds, ``q <- q - N(q) dz``, and the
 quaternions normalized after each, so their unit norm is kept without extra equations.
 """
@@ -45,7 +48,8 @@ __all__ = ["CompiledModel", "independent_rows", "solve", "accelerations", "solve
 
 class CompiledModel:
     """What the compiled planar and spatial models share: parameter values, numbers from
-    parameters, and expressions compiled with common subexpressions.
+    parameters, expressions compiled with common subexpressions, and the recursive scheme
+    over the compiled tree ``_tree`` (:mod:`vecnet.numerics.recursive`).
 
     ``operations`` counts the arithmetic operations of everything compiled (after common
     subexpression elimination), a measure of the work per call.
