@@ -62,12 +62,18 @@ def G_matrix(p) -> Any:
 
 
 def matrix_quaternion(A) -> np.ndarray:
-    """The unit quaternion ``(w, x, y, z)`` with ``w >= 0`` of a rotation matrix (numeric)."""
+    """The unit quaternion ``(w, x, y, z)`` with ``w >= 0`` of a rotation matrix (numeric);
+    for a stack of matrices (n x 3 x 3), one quaternion per matrix (n x 4).
+
+    >>> matrix_quaternion(np.eye(3)).tolist()
+    [1.0, 0.0, 0.0, 0.0]
+    """
     from scipy.spatial.transform import Rotation
 
-    x, y, z, w = Rotation.from_matrix(np.asarray(A, dtype=float)).as_quat()
-    p = np.array([w, x, y, z])
-    return -p if w < 0 else p
+    A = np.asarray(A, dtype=float)
+    p = Rotation.from_matrix(A.reshape(-1, 3, 3)).as_quat()[:, [3, 0, 1, 2]]
+    p[p[:, 0] < 0] *= -1
+    return p[0] if A.ndim == 2 else p
 
 
 def axis_rotation(axis, angle) -> sympy.Matrix:

@@ -547,14 +547,14 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
             for axis, value in zip(("vx", "vy", "vz"), v):
                 row[f"{name}.{axis}"] = value
             row[f"{name}.omega"] = w
-            row[f"{name}.orientation"] = matrix_quaternion(R[node])
+            row[f"{name}.orientation"] = R[node]   # as quaternions below, all times at once
             acc = kin["Jv"][k] @ a + kin["gv"][k]
             alpha = kin["Jw"][k] @ a + kin["gw"][k]
             Jw = R[node] @ J @ R[node].T
             F = m * (acc - model.gravity)
-            through[name] = (F, np.cross(r[node], F) + Jw @ alpha + np.cross(w, Jw @ w))
+            through[name] = (F, _cross(r[node], F) + Jw @ alpha + _cross(w, Jw @ w))
         for name, (ends, F, T) in snap.forces.items():
-            through[name] = (F, np.cross(r[ends[1]], F) + T)
+            through[name] = (F, _cross(r[ends[1]], F) + T)
             row[f"{name}.force"] = -F
             row[f"{name}.torque"] = -T
         wrench: dict[str, list] = {}
@@ -580,7 +580,7 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
                 row[f"{chord}.effort"] = float(lam[idx][0])
         for chord, (F, T) in wrench.items():
             head = r[model.node[net.graph.ends(chord)[1]]]
-            through[chord] = (-F, np.cross(head, -F) - T)
+            through[chord] = (-F, _cross(head, -F) - T)
         chords = topo.chords
         if chords:
             Fc = np.array([through.get(c, (np.zeros(3), np.zeros(3)))[0] for c in chords])
@@ -600,7 +600,7 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
             row[f"{element.name}.reaction"] = -F
             for axis, value in zip("xyz", -F):
                 row[f"{element.name}.reaction.{axis}"] = value
-            row[f"{element.name}.reaction_torque"] = -(Mo - np.cross(head, F))
+            row[f"{element.name}.reaction_torque"] = -(Mo - _cross(head, F))
         for element in revolutes:
             tail, head = (model.node[v] for v in net.graph.ends(element.name))
             row[f"{element.name}.angle"] = se.revolute_angle(element.axis, R[tail], R[head],
@@ -617,7 +617,7 @@ def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndar
     for element in revolutes:
         out[f"{element.name}.angle"] = np.unwrap(out[f"{element.name}.angle"])
     for name, *_ in model.bodies:  # quaternions continuous in time (p and -p are one rotation)
-        p = out[f"{name}.orientation"]
+        p = out[f"{name}.orientation"] = matrix_quaternion(out[f"{name}.orientation"])
         for i in range(1, len(p)):
             if p[i] @ p[i - 1] < 0:
                 p[i] = -p[i]
