@@ -57,12 +57,9 @@ def pendulum(viscous: float, coulomb: float = 0.0, smoothing: float = 1e-3,
     return mech.formulate()
 
 
-def test_viscous_pin_friction_decays_small_swings_at_c_over_2J():
-    m, arm, J, c = 1.5, 0.8, 0.02, 0.05
-    times = np.linspace(0, 6, 6001)
-    res = pendulum(c, m=m, arm=arm, J=J).simulate(6.0, t_eval=times,
-                                                  velocities={"pin.angle": 0.02})
-    swing = res["pin.angle"] - res["pin.angle"][0]
+def decay_rate(times, swing):
+    """The rate at which the peaks of a decaying swing (equally spaced samples) shrink: the
+    log decrement per period over the period, the decay rate of J th'' + c th' + K th = 0."""
     k = np.where((swing[1:-1] > swing[:-2]) & (swing[1:-1] >= swing[2:]))[0] + 1
     # a parabola through each sampled maximum and its neighbours gives the peak
     before, at, after = swing[k - 1], swing[k], swing[k + 1]
@@ -70,8 +67,15 @@ def test_viscous_pin_friction_decays_small_swings_at_c_over_2J():
     peak_times = times[k] + shift * (times[1] - times[0])
     peaks = at - 0.25 * (before - after) * shift
     assert len(peaks) >= 4
-    # log decrement per period over the period: the decay rate of J th'' + c th' + K th = 0
-    rate = -np.polyfit(peak_times, np.log(peaks), 1)[0]
+    return -np.polyfit(peak_times, np.log(peaks), 1)[0]
+
+
+def test_viscous_pin_friction_decays_small_swings_at_c_over_2J():
+    m, arm, J, c = 1.5, 0.8, 0.02, 0.05
+    times = np.linspace(0, 6, 6001)
+    res = pendulum(c, m=m, arm=arm, J=J).simulate(6.0, t_eval=times,
+                                                  velocities={"pin.angle": 0.02})
+    rate = decay_rate(times, res["pin.angle"] - res["pin.angle"][0])
     assert rate == pytest.approx(c / (2 * (J + m * arm**2)), rel=1e-2)
 
 

@@ -16,6 +16,7 @@ from scipy.spatial.transform import Rotation
 
 import vecnet as vn
 from vecnet.errors import FormulationError, ModelError, UnknownNameError
+from test_friction import decay_rate
 
 G = 9.81
 # a tilt that takes the slopes, pins and axes out of the coordinate planes
@@ -83,14 +84,7 @@ def test_viscous_pin_friction_decays_small_swings_at_c_over_2J():
     times = np.linspace(0, 6, 6001)
     res = _pendulum(c, m=m, arm=arm, J=J).formulate().simulate(
         6.0, t_eval=times, velocities={"pin.angle": 0.02})
-    swing = res["pin.angle"]
-    k = np.where((swing[1:-1] > swing[:-2]) & (swing[1:-1] >= swing[2:]))[0] + 1
-    before, at, after = swing[k - 1], swing[k], swing[k + 1]   # a parabola through each peak
-    shift = 0.5 * (before - after) / (before - 2 * at + after)
-    peak_times = times[k] + shift * (times[1] - times[0])
-    peaks = at - 0.25 * (before - after) * shift
-    assert len(peaks) >= 4
-    rate = -np.polyfit(peak_times, np.log(peaks), 1)[0]
+    rate = decay_rate(times, res["pin.angle"])
     assert rate == pytest.approx(c / (2 * (J + m * arm**2)), rel=1e-2)
 
 

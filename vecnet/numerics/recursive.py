@@ -626,8 +626,8 @@ def inverse_mass_times(parent, child, uo, nk, n_nodes, datum, S, body_node, body
 
 
 @njit(cache=True)
-def mass_matrix(parent, child, uo, nk, n_nodes, datum, S, body_node, body_mass, body_J, R, r,
-                w, v, nu):
+def mass_matrix(parent, child, uo, nk, n_nodes, branch_of, S, body_node, body_mass, body_J, R,
+                r, w, v, nu):
     """``M`` by the composite-rigid-body recursion: each branch's composite inertia ``I^c``
     (its subtree as one rigid body) gives ``M_ij = S_i^T I^c_i S_j`` for every branch ``j``
     on the path from branch ``i`` to the datum."""
@@ -635,9 +635,6 @@ def mass_matrix(parent, child, uo, nk, n_nodes, datum, S, body_node, body_mass, 
     nb = len(parent)
     for b in range(nb - 1, -1, -1):
         I[parent[b]] += I[child[b]]
-    branch_of = np.full(n_nodes, -1)
-    for b in range(nb):
-        branch_of[child[b]] = b
     M = np.zeros((nu, nu))
     F = np.empty((6, 6))
     for b in range(nb):
@@ -784,7 +781,7 @@ def inverse_mass(tree: Tree, st: State, F: np.ndarray, nu: int) -> np.ndarray:
 
 def mass(tree: Tree, st: State, nu: int) -> np.ndarray:
     """The mass matrix ``M`` in the speeds (composite-rigid-body recursion)."""
-    return mass_matrix(tree.parent, tree.child, tree.uo, tree.nk, tree.n_nodes, tree.datum,
+    return mass_matrix(tree.parent, tree.child, tree.uo, tree.nk, tree.n_nodes, tree.branch_of,
                        st.S, tree.body_node, tree.body_mass, tree.body_J, st.R, st.r, st.w,
                        st.v, nu)
 
