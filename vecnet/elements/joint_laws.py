@@ -104,6 +104,8 @@ class MeshLaw:
     """
 
     coefficient: sympy.Expr
+    #: the names of the efforts on ``a`` and on ``b`` (a rack's is a force)
+    efforts_named = ("torque_a", "torque_b")
 
     def _mesh(self, coefficient) -> None:
         self.coefficient = sympy.sympify(coefficient)

@@ -428,6 +428,8 @@ class RackAndPinion(Coupling):
     [('r.rolling', 1 - 2*a)]
     """
 
+    efforts_named = ("torque_a", "force_b")
+
     def __init__(self, name, tail, head, radius, axis, offset, angle) -> None:
         super().__init__(name, tail, head)
         axis = _vector(axis)

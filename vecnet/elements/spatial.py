@@ -626,9 +626,8 @@ class SpatialMesh(MeshLaw, SpatialElement):
     """
 
     kind = Kind.ACROSS_SOURCE
-    #: the constraint's name after the element's, and the names of the two efforts
+    #: the constraint's name after the element's
     constraint = "mesh"
-    efforts_named = ("torque_a", "torque_b")
 
     def __init__(self, name, tail, head, coefficient, terms) -> None:
         super().__init__(name, tail, head)

@@ -296,11 +296,6 @@ class MechanismEquations:
         """Speeds consistent with the constraints from the user's ``velocities``."""
         raise NotImplementedError
 
-    def stops(self, model) -> list:
-        """The unilateral stops (:class:`~vecnet.numerics.multibody.Stop`) of the
-        mechanism's joint limits; none unless the dimension has them."""
-        return []
-
     def axial(self, joint: str, coordinate: str) -> tuple:  # pragma: no cover - per dimension
         """``(value, rate)`` of a joint's ``"angle"`` about or ``"distance"`` along its axis,
         in ``q`` and ``u``."""

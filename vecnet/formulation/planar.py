@@ -312,18 +312,25 @@ class MultibodyEquations(MechanismEquations):
         ``.y``) and ``reaction_torque`` (on its head body, about the joint's head point);
         every force element's ``force`` (n x 2) and ``torque``, what it applies to its
         head; every driver's ``effort``; and ``kinetic``, ``potential``, ``energy``,
-        ``constraint residual`` (:func:`vecnet.numerics.planar.outputs`). Each is the
-        spatial output of the same name restricted to the plane (docs/conventions.md); ``ws`` holds the loads (:attr:`inputs`) at each time, default
-        zero."""
-        from ..numerics.planar import outputs
+        ``constraint residual`` (:func:`vecnet.numerics.mechanism_outputs.outputs`). Each
+        is the spatial output of the same name restricted to the plane
+        (docs/conventions.md); ``ws`` holds the loads (:attr:`inputs`) at each time,
+        default zero."""
+        from ..numerics.mechanism_outputs import outputs
 
-        return outputs(model, times, qs, us, ws)
+        return outputs(model, times, qs, us, ws, planar=True)
 
     def initial_guess(self) -> np.ndarray:
         """Branch coordinates read off the bodies' initial poses."""
-        from ..numerics.planar import initial_guess
-
-        return initial_guess(self)
+        mech = self.mechanism
+        values = []
+        for branch in self.topology.branches:
+            element = mech.network.element(branch)
+            tail, head = mech.network.graph.ends(branch)
+            xt, yt, at = mech.initial_pose(tail)
+            xh, yh, ah = mech.initial_pose(head)
+            values.extend(element.coordinates_from((xh - xt, yh - yt), ah - at, at))
+        return np.array(values, dtype=float)
 
     def initial_speeds(self, q: np.ndarray, velocities: dict | None, time: float = 0.0,
                        parameters: dict | None = None) -> np.ndarray:

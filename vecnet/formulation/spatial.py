@@ -547,9 +547,9 @@ class SpatialEquations(MechanismEquations):
         ``distance`` of those that slide along one; every force element's ``force`` and
         ``torque``, what it applies to its head; every driver's ``effort``; and
         ``kinetic``, ``potential``, ``energy``, ``constraint residual``
-        (:func:`vecnet.numerics.spatial.outputs`; docs/conventions.md); ``ws`` holds the loads (:attr:`inputs`) at each time, default
-        zero."""
-        from ..numerics.spatial import outputs
+        (:func:`vecnet.numerics.mechanism_outputs.outputs`; docs/conventions.md); ``ws``
+        holds the loads (:attr:`inputs`) at each time, default zero."""
+        from ..numerics.mechanism_outputs import outputs
 
         return outputs(model, times, qs, us, ws)
 
@@ -739,7 +739,7 @@ def _jacobian_derivatives(eom: SpatialEquations) -> tuple[dict, dict]:
     ``(dJw, dJv)``: node -> list of n matrices."""
     net = eom.mechanism.network
     n = len(eom.u)
-    R, Jw, Jv = eom.node_rotation, eom.node_angular_jacobian, eom.node_velocity_jacobian
+    R, Jw = eom.node_rotation, eom.node_angular_jacobian
     zero = sympy.zeros(3, n)
     dJw = {DATUM: [zero] * n}
     dJv = {DATUM: [zero] * n}

@@ -17,8 +17,8 @@ and angular velocities among its speeds; it also offers ``nu`` (number of speeds
 and ``velocity_constraints(t, q) -> (phi_u, phi_t)`` with ``phi_u = Phi_q N``. A model may
 also offer ``accelerations(t, q, u, rows) -> (u', lambda) | None`` and
 ``forward_dynamics(t, q, u) -> u' | None`` (the recursive scheme of
-:class:`CompiledModel`); the integrators use them where they answer. Newton
-steps for assembly and projection are taken in the speeds, ``q <- q - N(q) dz``, and the
+:class:`vecnet.numerics.mechanism.CompiledModel`); the integrators use them where they
+answer. Newton steps for assembly and projection are taken in the speeds, ``q <- q - N(q) dz``, and the
 quaternions normalized after each, so their unit norm is kept without extra equations.
 """
 
@@ -30,109 +30,17 @@ from typing import Callable
 import numpy as np
 import scipy.linalg
 import scipy.optimize
-import sympy
 from scipy.integrate import solve_ivp
 from scipy.linalg import lapack
 
-from ..elements.base import t
-from ..errors import FormulationError, ModelError, SimulationError
-from . import recursive
+from ..errors import FormulationError, SimulationError
 
-__all__ = ["CompiledModel", "independent_rows", "solve", "accelerations", "solve_accelerations",
+__all__ = ["independent_rows", "solve", "accelerations", "solve_accelerations",
            "assemble", "integrate_fixed", "FIXED_STEP", "consistent_velocities",
            "Partition", "Stop", "impact", "integrate_partitioned", "integrate_dae", "speeds",
            "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
            "displace", "equilibrium", "linear_model", "kinematics"]
-
-
-class CompiledModel:
-    """What the compiled planar and spatial models share: parameter values, numbers from
-    parameters, expressions compiled with common subexpressions, and the recursive scheme
-    over the compiled tree ``_tree`` (:mod:`vecnet.numerics.recursive`).
-
-    ``operations`` counts the arithmetic operations of everything compiled (after common
-    subexpression elimination), a measure of the work per call.
-    """
-
-    def __init__(self, eom, parameters: dict | None) -> None:
-        self.eom = eom
-        self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
-                       sympy.sympify(v) for k, v in (parameters or {}).items()}
-        self.operations = 0
-
-    def _number(self, value, owner: str) -> float:
-        """``value`` with the parameters put in, as a float."""
-        value = sympy.sympify(value).xreplace(self.values)
-        if value.free_symbols:
-            raise ModelError(f"{owner!r}: no value for parameter(s) "
-                             + ", ".join(sorted(map(str, value.free_symbols)))
-                             + "; pass parameters={...}")
-        return float(value)
-
-    # -- the recursive scheme, for a model with a compiled tree (``_tree``) -------------
-    def _tree_forces(self, time: float, q: np.ndarray, u: np.ndarray, st):
-        """``(tau, wrenches)``: the generalized forces and the spatial wrenches on the nodes
-        (V x 6) beyond the bodies' own (springs, dampers, drivers) at the tree's state
-        ``st``; ``None`` where the recursion does not apply."""
-        raise NotImplementedError
-
-    def _tree_constraints(self, time: float, q: np.ndarray, u: np.ndarray, st):
-        """``(Phi_u, c)`` at the tree's state ``st``."""
-        raise NotImplementedError
-
-    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray, rows: np.ndarray):
-        """``(u', lambda)`` by the recursive scheme: the tree's accelerations ``a`` by the
-        articulated-body algorithm and ``Y = M^-1 Phi_u^T`` (constraint rows ``rows``) by the
-        same recursion, then ``(Phi_u Y) lambda = c - Phi_u a`` — a system the size of the
-        loop constraints — and ``u' = a + Y lambda``. ``None`` where the recursion cannot
-        answer (a branch with no inertia beyond it, inertia outside the tree's bodies), for
-        the caller to solve the saddle-point system of ``M`` instead."""
-        tree = self._tree
-        st = recursive.state(tree, q, u)
-        forces = self._tree_forces(time, q, u, st)
-        if forces is None:
-            return None
-        nu = speeds(self)
-        a = recursive.forward_dynamics(tree, st, *forces, nu)
-        lam = np.zeros(self.m)
-        if self.m and len(rows):
-            phi_u, c = self._tree_constraints(time, q, u, st)
-            A = phi_u[rows]
-            Y = recursive.inverse_mass(tree, st, A.T, nu)
-            try:
-                lam[rows] = solve(A @ Y, c[rows] - A @ a)
-            except np.linalg.LinAlgError:
-                return None
-            a = a + Y @ lam[rows]
-        return (a, lam) if np.all(np.isfinite(a)) and np.all(np.isfinite(lam)) else None
-
-    def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray | None:
-        """``u'`` of a mechanism without loops by the recursive scheme, in time linear in its
-        size; ``None`` where the recursion cannot answer (see :meth:`accelerations`)."""
-        out = self.accelerations(time, q, u, np.zeros(0, dtype=int))
-        return None if out is None else out[0]
-
-    def mass_matrix(self, q: np.ndarray) -> np.ndarray:
-        """``M(q)`` by the composite-rigid-body recursion."""
-        nu = speeds(self)
-        return recursive.mass(self._tree, recursive.state(self._tree, q, np.zeros(nu)), nu)
-
-    def _lambdify(self, args, exprs, owner: str, count: bool = False):
-        """A numeric function of ``args`` returning ``exprs`` (parameters put in) as one
-        flat float array; ``count`` adds its operations to :attr:`operations`."""
-        exprs = [sympy.sympify(e).xreplace(self.values) for e in exprs]
-        known = {t}.union(*(set(a) if isinstance(a, (list, tuple)) else {a} for a in args))
-        free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
-        if free:
-            raise ModelError(f"{owner!r}: no value for parameter(s) "
-                             + ", ".join(sorted(map(str, free))) + "; pass parameters={...}")
-        if count:
-            replacements, reduced = sympy.cse(exprs)
-            self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
-                sympy.count_ops(e) for e in reduced)
-        fn = sympy.lambdify(args, exprs, modules="numpy", cse=True)
-        return lambda *a: np.asarray(fn(*a), dtype=float).reshape(-1)
 
 
 def speeds(model) -> int:
@@ -556,7 +464,6 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
         raise FormulationError(f"scheme must be one of {', '.join(FIXED_STEP)}; got {scheme!r}")
     if not (isinstance(step, (int, float)) and np.isfinite(step) and step > 0):
         raise FormulationError(f"a fixed-step method needs step > 0 (seconds); got {step!r}")
-    n = model.n
     part = Partition(model, t0, q0)
     constrained = bool(len(part.dep) or len(part.dep_q))
     q, u = np.array(q0, dtype=float), np.array(u0, dtype=float)
@@ -706,15 +613,9 @@ def _independent_basis(model, time: float, q: np.ndarray, split) -> np.ndarray:
 
 def _statics(model, time: float, q: np.ndarray) -> tuple[np.ndarray, float]:
     """``(Q, V)`` at rest: the generalized forces ``Q(q, 0)`` and the potential energy
-    ``V(q)`` of gravity and springs, ``nan`` when the model reports none. Spatial models
-    offer ``potential(q, kin)``; planar ones put it in a snapshot taken with extras."""
-    zero = np.zeros(speeds(model))
-    potential = getattr(model, "potential", None)
-    if potential is not None:
-        snap = model.evaluate(time, q, zero)
-        return snap.Q, float(potential(q, snap.kin))
-    snap = model.evaluate(time, q, zero, extras=True)
-    return snap.Q, float(getattr(snap, "potential", np.nan))
+    ``V(q)`` of gravity and springs."""
+    snap = model.evaluate(time, q, np.zeros(speeds(model)))
+    return snap.Q, float(model.potential(q, snap.kin))
 
 
 def _decrease(g: np.ndarray, B: np.ndarray, p: np.ndarray) -> float:

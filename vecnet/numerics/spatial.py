@@ -1,18 +1,15 @@
-"""Numerics of spatial multibody equations: the compiled model and the named outputs.
+"""The compiled model of a spatial mechanism: what is dimension-specific in space.
 
-The node kinematics of the tree walk (rotation, position, velocity Jacobians and
-convective accelerations) and the applied generalized forces are compiled once with
-common-subexpression elimination. The mass matrix, the bodies' forces (gravity,
-velocity and gyroscopic terms) and the constraints with their Jacobian in the speeds
-and acceleration right-hand side are assembled numerically from them; nothing is
-inverted symbolically. The model presents the interface of
-:mod:`vecnet.numerics.multibody`, which assembles, partitions and integrates planar and
-spatial mechanisms alike.
+The tree is handed to the compiled kernels as numbers (:meth:`CompiledSpatial._tree_arrays`);
+the force elements' laws and stored energies are compiled each in the element's own pose
+variables (:func:`_pose_symbols`), the loop constraints are built from the chords'
+primitives (points that coincide, perpendicular axes, a point on a plane, drivers, gears).
+Everything else — kinematics, mass matrix, recursive scheme, snapshots and outputs — is
+:class:`~vecnet.numerics.mechanism.CompiledModel`'s, shared with the plane.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,15 +18,14 @@ import sympy
 from ..elements import spatial as se
 from ..elements.base import t
 from ..multibody import DATUM
-from ..rotations import euler_angles, matrix_quaternion
 from ..errors import FormulationError
-from . import multibody as mb
 from . import recursive as rc
+from .mechanism import CompiledModel, cross, push_wrench
 
 if TYPE_CHECKING:
     from ..formulation.spatial import SpatialEquations
 
-__all__ = ["CompiledSpatial", "SpatialSnapshot", "outputs"]
+__all__ = ["CompiledSpatial"]
 
 #: the kernel kind of each branch element (first match)
 _KINDS = ((se.SpatialArm, rc.ARM), (se.SpatialMass, rc.FREE), (se._Free, rc.FREE),
@@ -40,33 +36,7 @@ _KINDS = ((se.SpatialArm, rc.ARM), (se.SpatialMass, rc.FREE), (se._Free, rc.FREE
           (se.SpatialPointOnLine, rc.LINE), (se.SpatialPointOnPlane, rc.PLANE))
 
 
-@dataclass
-class SpatialSnapshot:
-    """Everything about a spatial mechanism at one instant ``(t, q, u)``; ``phi_q`` is the
-    constraint Jacobian in the speeds."""
-
-    M: np.ndarray
-    Q: np.ndarray
-    phi: np.ndarray
-    phi_q: np.ndarray
-    phi_t: np.ndarray
-    c: np.ndarray
-    kin: dict = field(default_factory=dict)
-    forces: dict = field(default_factory=dict)
-    reaction_maps: list = field(default_factory=list)
-
-
-def _skew(v) -> np.ndarray:
-    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
-
-
-def _cross(a, b):
-    """``a x b`` for 3-vectors (numpy.cross costs more than the arithmetic here)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                     a[0] * b[1] - a[1] * b[0]])
-
-
-class CompiledSpatial(mb.CompiledModel):
+class CompiledSpatial(CompiledModel):
     """Numeric functions of a :class:`~vecnet.formulation.spatial.SpatialEquations`.
 
     Parameters
@@ -98,29 +68,16 @@ class CompiledSpatial(mb.CompiledModel):
             self.bodies.append((body["name"], self.node[body["node"]],
                                 self._number(body["m"], body["name"]), J))
         self._compile_laws()
+        self._head = {c: self.node[net.graph.ends(c)[1]] for c in topo.chords}
         self.primitives = [(chord, kind, self.node[a], self.node[b], e, f)
                            for chord, kind, _, a, b, e, f in eom.primitives]
-        # loads across joints or between points (the inputs ``w``, what a coupled network
-        # applies) and rotors turning with a joint's angle: (coordinate, tail, head, axis)
-        self.loads = [self._axial_target(eom.load_target(target)) for target in eom.joint_loads]
-        self.rotors = [(self._axial_target(eom.load_target(f"{joint}.angle")),
-                        self._number(inertia, joint)) for joint, inertia in eom.rotors.items()]
-        self._no_inputs = np.zeros(len(self.loads))
+        self._couple()
         # the joints whose coordinates drivers, gears and racks constrain
         axial = [info for _, kind, _, _, _, _, f in eom.primitives if kind in ("drive", "mesh")
                  for info in ([f] if kind == "drive" else [term[2] for term in f["terms"]])]
-        needed = sorted({b[1] for b in self.bodies}
-                        | {i for _, _, a, b, _, _ in self.primitives for i in (a, b)}
-                        | {self.node[v] for info in axial for v in info["ends"]}
-                        | {i for _, a, b, _ in self.loads for i in (a, b)}
-                        | {i for (_, a, b, _), _ in self.rotors for i in (a, b)})
-        self.needed = needed
-        self._needed = np.array(needed, dtype=np.int64)
-        self.row = {v: k for k, v in enumerate(needed)}
-        q, u = list(eom.q), list(eom.u)
         self._tree = self._tree_arrays()
-        self._zero = np.zeros(self.nu)
-        self._no_wrenches = np.zeros((len(self.nodes), 6))
+        self._act_on({i for _, _, a, b, _, _ in self.primitives for i in (a, b)}
+                     | {self.node[v] for info in axial for v in info["ends"]})
         self._motions, self._mesh_terms = {}, {}
         for chord, kind, _, _, _, _, info in eom.primitives:
             if kind == "mesh":   # the weights as numbers, parameters put in
@@ -130,44 +87,10 @@ class CompiledSpatial(mb.CompiledModel):
                 f = info["motion"]
                 self._motions[chord] = self._lambdify((t,), [f, f.diff(t), f.diff(t, 2)], chord)
 
-    def _axial_target(self, target) -> tuple:
-        """A load target (:meth:`~vecnet.formulation.multibody.MechanismEquations.load_target`)
-        with node indices and the axis as numbers."""
-        coordinate, tail, head, axis = target
-        return (coordinate, self.node[tail], self.node[head],
-                None if axis is None else np.asarray(axis, dtype=float))
-
-    def _axial_row(self, kin, coordinate, a, b, axis, convective=True):
-        """``(g, gamma)`` of the rate of a joint's ``"angle"`` about or ``"distance"`` along
-        its axis (fixed in the tail body, nodes ``a`` and ``b``), or of the distance between
-        two points (``"line"``): the rate is ``g u`` and its derivative ``g u' + gamma``.
-        ``g`` is also the generalized force of a unit load on that coordinate, and the row
-        of a driver's constraint. ``gamma`` is ``None`` for a line, or unless
-        ``convective``."""
-        ka, kb = self.row[a], self.row[b]
-        d = kin["r"][b] - kin["r"][a]
-        Jv = kin["Jv"][kb] - kin["Jv"][ka]
-        if coordinate == "line":
-            return d @ Jv / np.linalg.norm(d), None
-        e = kin["R"][a] @ axis
-        wa = kin["w"][ka]
-        if coordinate == "angle":    # e . (w_b - w_a), e turning with the tail
-            g = e @ (kin["Jw"][kb] - kin["Jw"][ka])
-            gamma = (e @ (kin["gw"][kb] - kin["gw"][ka]) + _cross(wa, e) @ (kin["w"][kb] - wa)
-                     if convective else None)
-            return g, gamma
-        # e . d: (w_a x e) . d + e . (v_b - v_a), and once more for the convective part
-        g = _cross(e, d) @ kin["Jw"][ka] + e @ Jv
-        if not convective:
-            return g, None
-        ed = _cross(kin["gw"][ka], e) + _cross(wa, _cross(wa, e))
-        return g, (ed @ d + 2 * _cross(wa, e) @ (kin["v"][kb] - kin["v"][ka])
-                   + e @ (kin["gv"][kb] - kin["gv"][ka]))
-
     def _compile_laws(self) -> None:
         """Every force element's law and stored energy as small functions of its own pose
         (:func:`_pose_symbols`), never of the whole mechanism's coordinates."""
-        eom, net = self.eom, self.eom.mechanism.network
+        net = self.eom.mechanism.network
         self.force_elements, self._laws, self._energies = [], [], []
         for element in net.elements:
             if type(element).through is se.SpatialElement.through:
@@ -214,27 +137,41 @@ class CompiledSpatial(mb.CompiledModel):
                 angle, rate = q[tree[0]], u[tree[1]]
             else:   # as SpatialEquations.joint_angle: the turn since the initial pose
                 pa, pb = st.R[tail] @ p, st.R[head] @ p_head
-                angle = np.arctan2(_cross(pa, pb) @ e, pa @ pb) + initial
+                angle = np.arctan2(cross(pa, pb) @ e, pa @ pb) + initial
                 rate = e @ (st.w[head] - st.w[tail])
             values.append([angle, rate, *e])
         return np.concatenate(values)
 
     def _wrenches(self, time, q, u, st) -> tuple[np.ndarray, dict]:
-        """The spatial wrenches (about the world origin) the force elements apply to the
-        nodes, and each element's ``(ends, F, T)`` by name: ``-F`` at the head point and
-        ``-T`` on the head frame, ``F`` at the tail point and ``T`` on the tail frame."""
+        if not self._laws:
+            return self._no_wrenches, {}
         wrenches = np.zeros((len(self.nodes), 6))
         forces = {}
         for (name, _), (ends, joint, law) in zip(self.force_elements, self._laws):
             flat = law(time, self._pose_values(st, ends, joint, q, u))
             F, T = flat[:3], flat[3:]
-            a, b = ends
-            wrenches[b, :3] -= T + _cross(st.r[b], F)
-            wrenches[b, 3:] -= F
-            wrenches[a, :3] += T + _cross(st.r[a], F)
-            wrenches[a, 3:] += F
+            push_wrench(wrenches, st.r, ends, F, T)
             forces[name] = (ends, F, T)
         return wrenches, forces
+
+    def _stored_energy(self, q, st) -> float:
+        return sum(float(energy(self._pose_values(st, ends, joint, q, self._zero))[0])
+                   for ends, joint, energy in self._energies)
+
+    def joint_angle(self, element, kin: dict) -> float:
+        """Wrapped to (-pi, pi]: a spatial joint's angle is read off the two frames."""
+        tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
+        return se.revolute_angle(element.axis, kin["R"][tail], kin["R"][head], element.R0)
+
+    wrapped_angles = True
+
+    def effort_axes(self, element, kin: dict) -> list:
+        """The world axes of a gear's or rack's efforts (``None`` for a rack's force, which
+        is along the direction the rack advances): each joint's axis, turned with its tail."""
+        net = self.eom.mechanism.network
+        return [None if label.startswith("force") else
+                kin["R"][self.node[net.graph.ends(joint)[0]]] @ net.element(joint).axis
+                for label, (joint, *_) in zip(element.efforts_named, element.terms)]
 
     # -- the multibody interface --------------------------------------------------------
     def kinematic_map(self, q: np.ndarray) -> np.ndarray:
@@ -302,32 +239,30 @@ class CompiledSpatial(mb.CompiledModel):
                        np.array([b[3] for b in bodies], dtype=float).reshape(-1, 3, 3),
                        self.gravity)
 
-    def kinematics(self, q: np.ndarray, u: np.ndarray) -> dict:
-        """Node rotations ``R`` (V x 3 x 3) and positions ``r`` (V x 3); for the nodes where
-        bodies and constraints act (by :attr:`row`), ``Jw``, ``Jv`` (k x 3 x nu), ``gw``,
-        ``gv`` (k x 3) and the angular and linear velocities ``w``, ``v``."""
-        st = rc.state(self._tree, q, u)
-        Jw, Jv, gw, gv = rc.jacobians(self._tree, st, self._needed, self.nu)
-        rows = self._needed
-        return {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
-                "w": st.w[rows], "v": st.v[rows], "state": st}
-
     def _constraints(self, time, q, u, kin, accelerations=True):
         m, nu = self.m, self.nu
         phi, phi_u, c, phi_t = np.zeros(m), np.zeros((m, nu)), np.zeros(m), np.zeros(m)
-        maps = []   # (chord, rows, kind, vector): the wrench on the head per unit multiplier
+        reactions = []
         row = 0
         R, r = kin["R"], kin["r"]
+
+        def react(chord, rows, force=None, torque=None):   # the wrench on the head, per unit
+            W = np.zeros((6, len(rows)))
+            if force is not None:
+                W[:3] = np.cross(r[self._head[chord]], force.T).T
+                W[3:] = force
+            else:
+                W[:3] = torque
+            reactions.append((chord, rows, W))
         for chord, kind, a, b, e, f in self.primitives:
             ka, kb = self.row[a], self.row[b]
             Jwa, Jwb, Jva, Jvb = kin["Jw"][ka], kin["Jw"][kb], kin["Jv"][ka], kin["Jv"][kb]
             wa, wb = kin["w"][ka], kin["w"][kb]
             if kind == "drive":
                 self._drive(row, time, q, kin, f, phi, phi_u, phi_t, c, accelerations)
-                e_world = R[a] @ f["axis"]
-                maps.append((chord, np.array([row]),
-                             "torque" if f["quantity"] == "angle" else "force",
-                             e_world.reshape(3, 1)))
+                along = (R[a] @ f["axis"]).reshape(3, 1)
+                react(chord, np.array([row]), **{"torque" if f["quantity"] == "angle"
+                                                 else "force": along})
                 row += 1
                 continue
             if kind == "mesh":   # sum of weight * (coordinate - initial) over the two joints
@@ -337,7 +272,7 @@ class CompiledSpatial(mb.CompiledModel):
                     phi_u[row] += weight * g
                     if accelerations:
                         c[row] -= weight * gamma
-                maps.append((chord, np.array([row]), "mesh", None))
+                reactions.append((chord, np.array([row]), None))
                 row += 1
                 continue
             if kind == "point":
@@ -345,31 +280,31 @@ class CompiledSpatial(mb.CompiledModel):
                 phi[rows] = r[b] - r[a]
                 phi_u[rows] = Jvb - Jva
                 c[rows] = -(kin["gv"][kb] - kin["gv"][ka])
-                maps.append((chord, np.arange(row, row + 3), "force", np.eye(3)))
+                react(chord, np.arange(row, row + 3), force=np.eye(3))
                 row += 3
                 continue
             ea = R[a] @ e
             if accelerations:   # e'' without u'
-                ed = _cross(kin["gw"][ka], ea) + _cross(wa, _cross(wa, ea))
+                ed = cross(kin["gw"][ka], ea) + cross(wa, cross(wa, ea))
             if kind == "perpendicular":
                 fb = R[b] @ f
-                axis = _cross(ea, fb)
+                axis = cross(ea, fb)
                 phi[row] = ea @ fb
                 phi_u[row] = axis @ (Jwa - Jwb)
                 if accelerations:
-                    fd = _cross(kin["gw"][kb], fb) + _cross(wb, _cross(wb, fb))
-                    c[row] = -(ed @ fb + 2 * _cross(wa, ea) @ _cross(wb, fb) + ea @ fd)
-                maps.append((chord, np.array([row]), "torque", -axis.reshape(3, 1)))
+                    fd = cross(kin["gw"][kb], fb) + cross(wb, cross(wb, fb))
+                    c[row] = -(ed @ fb + 2 * cross(wa, ea) @ cross(wb, fb) + ea @ fd)
+                react(chord, np.array([row]), torque=-axis.reshape(3, 1))
             else:  # plane: ea . (r_b - r_a) = 0
                 d = r[b] - r[a]
                 phi[row] = ea @ d
-                phi_u[row] = _cross(ea, d) @ Jwa + ea @ (Jvb - Jva)
+                phi_u[row] = cross(ea, d) @ Jwa + ea @ (Jvb - Jva)
                 if accelerations:
-                    c[row] = -(ed @ d + 2 * _cross(wa, ea) @ (kin["v"][kb] - kin["v"][ka])
+                    c[row] = -(ed @ d + 2 * cross(wa, ea) @ (kin["v"][kb] - kin["v"][ka])
                                + ea @ (kin["gv"][kb] - kin["gv"][ka]))
-                maps.append((chord, np.array([row]), "force", ea.reshape(3, 1)))
+                react(chord, np.array([row]), force=ea.reshape(3, 1))
             row += 1
-        return phi, phi_u, phi_t, c, maps
+        return phi, phi_u, phi_t, c, reactions
 
     def _axial_value(self, kin, q, info, convective=True):
         """``(value, g, gamma)`` of a joint's angle or distance (an
@@ -404,15 +339,6 @@ class CompiledSpatial(mb.CompiledModel):
     def _motions_at(self, info, time):
         return self._motions[info["name"]](time)
 
-    def constraints(self, time: float, q: np.ndarray):
-        """``(Phi, Phi_u, Phi_t)`` at ``(t, q)``; the Jacobian is in the speeds
-        (``Phi_u = Phi_q N``), which is all assembly and projection need."""
-        kin = self.kinematics(q, self._zero)
-        return self._constraints(time, q, self._zero, kin, accelerations=False)[:3]
-
-    #: ``constraints`` gives the Jacobian in the speeds (reused by the multibody numerics)
-    jacobian_in_speeds = True
-
     def position_constraints(self, time: float, q: np.ndarray):
         """The constraints (with every quaternion normalized, so they do not depend on its
         length) and the quaternions' norms ``(|p|^2 - 1)/2``, with their Jacobian in ``q``:
@@ -435,54 +361,6 @@ class CompiledSpatial(mb.CompiledModel):
         """``(Phi_u, Phi_t)``."""
         return self.constraints(time, q)[1:]
 
-    def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, w=None,
-                 extras: bool = False) -> SpatialSnapshot:
-        """Mass matrix, forces and constraints at ``(t, q, u)`` with the loads ``w``
-        (:attr:`~vecnet.formulation.multibody.MechanismEquations.inputs`, default zero)."""
-        w = self._no_inputs if w is None else w
-        kin = self.kinematics(q, u)
-        nu = self.nu
-        M, Q = np.zeros((nu, nu)), np.zeros(nu)
-        for _, node, m, J in self.bodies:
-            k = self.row[node]
-            R = kin["R"][node]
-            Jv, Jwb = kin["Jv"][k], R.T @ kin["Jw"][k]
-            wb, gwb = Jwb @ u, R.T @ kin["gw"][k]
-            M += m * Jv.T @ Jv + Jwb.T @ J @ Jwb
-            Q += Jv.T @ (m * (self.gravity - kin["gv"][k])) - Jwb.T @ (J @ gwb + _cross(wb, J @ wb))
-        for (coordinate, a, b, axis), load in zip(self.loads, w):
-            Q += load * self._axial_row(kin, coordinate, a, b, axis, convective=False)[0]
-        for (_, a, b, axis), J in self.rotors:   # J (g u' + gamma) about the joint's axis
-            g, gamma = self._axial_row(kin, "angle", a, b, axis)
-            M += J * np.outer(g, g)
-            Q -= J * gamma * g
-        forces = {}
-        if self._laws:
-            wrenches, forces = self._wrenches(time, q, u, kin["state"])
-            Q += rc.generalized_forces(self._tree, kin["state"], wrenches, nu)
-        phi, phi_u, phi_t, c, maps = self._constraints(time, q, u, kin) if self.m else (
-            np.zeros(0), np.zeros((0, nu)), np.zeros(0), np.zeros(0), [])
-        return SpatialSnapshot(M, Q, phi, phi_u, phi_t, c, kin, forces, maps)
-
-    def mass_and_forces(self, time: float, q: np.ndarray, u: np.ndarray):
-        """``(M, Q)`` at ``(t, q, u)``."""
-        snap = self.evaluate(time, q, u)
-        return snap.M, snap.Q
-
-    def _tree_forces(self, time, q, u, st):
-        if self.rotors:
-            return None   # their inertia turns with a joint, outside the tree's bodies
-        if not self._laws:
-            return self._zero, self._no_wrenches
-        return self._zero, self._wrenches(time, q, u, st)[0]
-
-    def _tree_constraints(self, time, q, u, st):
-        Jw, Jv, gw, gv = rc.jacobians(self._tree, st, self._needed, self.nu)
-        kin = {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
-               "w": st.w[self._needed], "v": st.v[self._needed]}
-        _, phi_u, _, c, _ = self._constraints(time, q, u, kin)
-        return phi_u, c
-
     def input_forces(self, time: float, q: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
         """Names and the ``nu x inputs`` generalized forces of unit inputs at ``q``: the
         components of applied forces and torques
@@ -492,137 +370,8 @@ class CompiledSpatial(mb.CompiledModel):
         if "_inputs" not in self.__dict__:
             self._inputs = self._lambdify((list(self.eom.q),), list(columns), "inputs")
         matrix = self._inputs(q).reshape(columns.shape)
-        if not self.loads:
-            return names, matrix
-        kin = self.kinematics(q, self._zero)
-        loads = [self._axial_row(kin, *target, convective=False)[0] for target in self.loads]
         return (tuple(names) + tuple(str(s) for s in self.eom.inputs),
-                np.column_stack([matrix, *loads]))
-
-    def potential(self, q: np.ndarray, kin: dict) -> float:
-        """Gravity and spring potential energy."""
-        value = -sum(m * self.gravity @ kin["r"][node] for _, node, m, _ in self.bodies)
-        st = kin["state"]
-        for ends, joint, energy in self._energies:
-            value += float(energy(self._pose_values(st, ends, joint, q, self._zero))[0])
-        return float(value)
-
-
-def outputs(model: CompiledSpatial, times, qs, us, ws=None) -> dict[str, np.ndarray]:
-    """Named time series: bodies (position, velocity, angular velocity, orientation),
-    joints (angle, distance, reaction force and torque from multipliers and cutset
-    equations), what the force elements apply, and energies; ``ws`` holds the loads across
-    joints at each time (default zero). The planar outputs are these restricted to the
-    plane (docs/conventions.md)."""
-    eom = model.eom
-    net, topo = eom.mechanism.network, eom.topology
-    A_c = topo.chord_part.toarray()
-    series: dict[str, list] = {}
-    rows = None
-    # a joint's own coordinates, whether it is in the tree or cut
-    revolutes = [e for e in net.elements if getattr(e, "turns", False)]
-    sliders = [e for e in net.elements if e.is_joint and "distance" in e.coordinates]
-    meshes = {c: net.element(c) for c in topo.chords if isinstance(net.element(c), se.SpatialMesh)}
-    ws = np.zeros((len(model.loads), len(times))) if ws is None else ws
-    for time, q, u, w in zip(times, qs.T, us.T, ws.T):
-        snap = model.evaluate(time, q, u, w=w)
-        if rows is None:
-            rows = mb.independent_rows(snap.phi_q)
-        a, lam = mb.accelerations(snap, rows)
-        kin = snap.kin
-        row = {}
-        kinetic = 0.5 * u @ snap.M @ u
-        potential = model.potential(q, kin)
-        row.update(kinetic=kinetic, potential=potential, energy=kinetic + potential)
-        row["constraint residual"] = float(np.max(np.abs(snap.phi))) if len(snap.phi) else 0.0
-        R, r = kin["R"], kin["r"]
-        through = {}   # edge -> (F, moment about the origin)
-        for name, node, m, J in model.bodies:
-            k = model.row[node]
-            v, w = kin["v"][k], kin["w"][k]
-            for axis, value in zip("xyz", r[node]):
-                row[f"{name}.{axis}"] = value
-            row[f"{name}.position"] = r[node]
-            row[f"{name}.velocity"] = v
-            for axis, value in zip(("vx", "vy", "vz"), v):
-                row[f"{name}.{axis}"] = value
-            row[f"{name}.omega"] = w
-            row[f"{name}.orientation"] = R[node]   # as quaternions below, all times at once
-            acc = kin["Jv"][k] @ a + kin["gv"][k]
-            alpha = kin["Jw"][k] @ a + kin["gw"][k]
-            Jw = R[node] @ J @ R[node].T
-            F = m * (acc - model.gravity)
-            through[name] = (F, _cross(r[node], F) + Jw @ alpha + _cross(w, Jw @ w))
-        for name, (ends, F, T) in snap.forces.items():
-            through[name] = (F, _cross(r[ends[1]], F) + T)
-            row[f"{name}.force"] = -F
-            row[f"{name}.torque"] = -T
-        wrench: dict[str, list] = {}
-        for chord, idx, kind, vectors in snap.reaction_maps:
-            if kind == "mesh":   # the tooth loads' efforts, about or along each joint's axis
-                element = meshes[chord]
-                efforts = element.efforts(float(lam[idx][0]), model.values)
-                for label, effort, (joint, quantity, _, _) in zip(element.efforts_named,
-                                                                 efforts, element.terms):
-                    if label.startswith("force"):   # along the direction the rack advances
-                        row[f"{chord}.{label}"] = effort
-                        continue
-                    tail = model.node[net.graph.ends(joint)[0]]
-                    row[f"{chord}.{label}"] = effort * (R[tail] @ net.element(joint).axis)
-                continue
-            F, T = wrench.setdefault(chord, [np.zeros(3), np.zeros(3)])
-            if kind == "force":
-                F += vectors @ lam[idx]
-            else:
-                T += vectors @ lam[idx]
-        for chord, idx, kind, _ in snap.reaction_maps:
-            if chord in model._motions:
-                row[f"{chord}.effort"] = float(lam[idx][0])
-        for chord, (F, T) in wrench.items():
-            head = r[model.node[net.graph.ends(chord)[1]]]
-            through[chord] = (-F, _cross(head, -F) - T)
-        chords = topo.chords
-        if chords:
-            Fc = np.array([through.get(c, (np.zeros(3), np.zeros(3)))[0] for c in chords])
-            Mc = np.array([through.get(c, (np.zeros(3), np.zeros(3)))[1] for c in chords])
-            Fb, Mb = -A_c @ Fc, -A_c @ Mc
-        else:
-            Fb = Mb = np.zeros((len(topo.branches), 3))
-        for i, b in enumerate(topo.branches):
-            through[b] = (Fb[i], Mb[i])
-        for element in net.elements:
-            # with gears, part of the tooth force goes to the axles in a way the cutsets
-            # do not hold (it needs the gears' geometry): no joint reactions then
-            if not element.is_joint or meshes:
-                continue
-            F, Mo = through[element.name]
-            head = r[model.node[net.graph.ends(element.name)[1]]]
-            row[f"{element.name}.reaction"] = -F
-            for axis, value in zip("xyz", -F):
-                row[f"{element.name}.reaction.{axis}"] = value
-            row[f"{element.name}.reaction_torque"] = -(Mo - _cross(head, F))
-        for element in revolutes:
-            tail, head = (model.node[v] for v in net.graph.ends(element.name))
-            row[f"{element.name}.angle"] = se.revolute_angle(element.axis, R[tail], R[head],
-                                                             element.R0)
-        for element in sliders:   # along the axis turned with the tail, tail point to head
-            tail, head = (model.node[v] for v in net.graph.ends(element.name))
-            along = R[tail] @ element.axis
-            row[f"{element.name}.distance"] = float(along @ (r[head] - r[tail]))
-        for name, value in row.items():
-            series.setdefault(name, []).append(value)
-    out = {k: np.array(v) for k, v in series.items()}
-    if not len(times):
-        return out
-    for element in revolutes:
-        out[f"{element.name}.angle"] = np.unwrap(out[f"{element.name}.angle"])
-    for name, *_ in model.bodies:  # quaternions continuous in time (p and -p are one rotation)
-        p = out[f"{name}.orientation"] = matrix_quaternion(out[f"{name}.orientation"])
-        for i in range(1, len(p)):
-            if p[i] @ p[i - 1] < 0:
-                p[i] = -p[i]
-        out[f"{name}.euler"] = np.unwrap(euler_angles(p), axis=0)   # z-y-x (Bryant) angles
-    return out
+                np.column_stack([matrix, *self._load_columns(q)]))
 
 
 def _pose_symbols(joint: bool) -> tuple[dict, list]:

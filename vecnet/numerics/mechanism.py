@@ -1,0 +1,319 @@
+"""The compiled model of a mechanism, written once for the plane and for space.
+
+A formulation (:mod:`vecnet.formulation.planar`, :mod:`vecnet.formulation.spatial`)
+hands its tree to the compiled kernels (:mod:`vecnet.numerics.recursive`) as numbers.
+Everything that follows from the tree is dimension-free and lives here: the node
+kinematics (rotations, positions, Jacobians and convective terms, in 3-D; a planar
+mechanism is one that stays in the x-y plane), the mass matrix and the bodies' forces,
+loads and rotors on a joint's axis, the applied wrenches, the recursive scheme with the
+loops added through their constraint Jacobian, and the snapshot every integrator and
+output reads. A dimension supplies only what differs: how its force laws and its loop
+constraints are written (:meth:`CompiledModel._wrenches`, :meth:`CompiledModel._constraints`),
+the energy its springs store and a joint's angle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy
+
+from ..elements.base import t
+from ..errors import ModelError
+from . import recursive
+from .multibody import solve
+
+__all__ = ["CompiledModel", "Snapshot", "cross"]
+
+
+def cross(a, b):
+    """``a x b`` for 3-vectors (numpy.cross costs more than the arithmetic here).
+
+    >>> cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
+@dataclass
+class Snapshot:
+    """Everything about a mechanism at one instant ``(t, q, u)``: ``M u' = Q + Phi_u^T
+    lambda`` with ``Phi_u u' = c``; ``phi_q`` is the constraint Jacobian in the speeds.
+
+    ``kin`` holds the node kinematics (:meth:`CompiledModel.kinematics`); ``forces`` what
+    each force element carries, ``name -> ((tail, head), F, T)`` (``-F`` at the head point
+    and ``-T`` on the head frame); ``reactions`` the constraint rows of each chord, ``(chord,
+    rows, W)`` with ``W`` (6 x rows, torque about the world origin above force) the wrench
+    on the head frame per unit multiplier, ``None`` for a gear or rack (whose reaction goes
+    partly to the ground through the axles)."""
+
+    M: np.ndarray
+    Q: np.ndarray
+    phi: np.ndarray
+    phi_q: np.ndarray
+    phi_t: np.ndarray
+    c: np.ndarray
+    kin: dict = field(default_factory=dict)
+    forces: dict = field(default_factory=dict)
+    reactions: list = field(default_factory=list)
+
+
+class CompiledModel:
+    """What the compiled planar and spatial models share: parameter values, numbers from
+    parameters, expressions compiled with common subexpressions, the kinematics and
+    dynamics of the compiled tree ``_tree`` (:mod:`vecnet.numerics.recursive`) and the
+    recursive scheme.
+
+    A subclass sets up ``n``, ``nu``, ``m``, ``gravity`` (3-vector), ``node`` (node name ->
+    index), ``bodies`` (``(name, node, mass, 3 x 3 inertia about the mass centre in body
+    axes)``), ``_tree`` and calls :meth:`_couple` and :meth:`_act_on`; it writes
+    :meth:`_wrenches`, :meth:`_constraints`, :meth:`_stored_energy` and :meth:`joint_angle`.
+
+    ``operations`` counts the arithmetic operations of everything compiled (after common
+    subexpression elimination), a measure of the work per call.
+    """
+
+    #: ``constraints`` gives the Jacobian in the speeds (used by the multibody numerics)
+    jacobian_in_speeds = True
+    #: whether a joint's angle comes wrapped to (-pi, pi] and is unwrapped in time
+    wrapped_angles = False
+
+    def __init__(self, eom, parameters: dict | None) -> None:
+        self.eom = eom
+        self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
+                       sympy.sympify(v) for k, v in (parameters or {}).items()}
+        self.operations = 0
+
+    def _number(self, value, owner: str) -> float:
+        """``value`` with the parameters put in, as a float."""
+        value = sympy.sympify(value).xreplace(self.values)
+        if value.free_symbols:
+            raise ModelError(f"{owner!r}: no value for parameter(s) "
+                             + ", ".join(sorted(map(str, value.free_symbols)))
+                             + "; pass parameters={...}")
+        return float(value)
+
+    def _lambdify(self, args, exprs, owner: str, count: bool = False):
+        """A numeric function of ``args`` returning ``exprs`` (parameters put in) as one
+        flat float array; ``count`` adds its operations to :attr:`operations`."""
+        exprs = [sympy.sympify(e).xreplace(self.values) for e in exprs]
+        known = {t}.union(*(set(a) if isinstance(a, (list, tuple)) else {a} for a in args))
+        free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
+        if free:
+            raise ModelError(f"{owner!r}: no value for parameter(s) "
+                             + ", ".join(sorted(map(str, free))) + "; pass parameters={...}")
+        if count:
+            replacements, reduced = sympy.cse(exprs)
+            self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
+                sympy.count_ops(e) for e in reduced)
+        fn = sympy.lambdify(args, exprs, modules="numpy", cse=True)
+        return lambda *a: np.asarray(fn(*a), dtype=float).reshape(-1)
+
+    # -- set-up ---------------------------------------------------------------------------
+    def _axis(self, axis, coordinate: str) -> np.ndarray | None:
+        """An axis as a 3-vector (a planar one in the x-y plane; a planar turn is about z)."""
+        if axis is None:
+            return np.array([0.0, 0.0, 1.0]) if coordinate == "angle" else None
+        out = np.zeros(3)
+        out[:len(axis)] = [float(a) for a in axis]
+        return out
+
+    def _couple(self) -> None:
+        """The loads across joints or between points (the inputs ``w``, what a coupled
+        network applies) and the rotors turning with a joint's angle, each as
+        ``(coordinate, tail node, head node, axis)``."""
+        eom = self.eom
+        self.loads = []
+        for target in eom.joint_loads:
+            coordinate, tail, head, axis = eom.load_target(target)
+            self.loads.append((coordinate, self.node[tail], self.node[head],
+                               self._axis(axis, coordinate)))
+        self.rotors = []
+        for joint, inertia in eom.rotors.items():
+            _, tail, head, axis = eom.load_target(f"{joint}.angle")
+            self.rotors.append((("angle", self.node[tail], self.node[head],
+                                 self._axis(axis, "angle")), self._number(inertia, joint)))
+        self._no_inputs = np.zeros(len(self.loads))
+
+    def _act_on(self, nodes) -> None:
+        """The nodes whose Jacobians the bodies, constraints, loads and rotors need, beside
+        ``nodes``."""
+        needed = sorted(set(nodes) | {b[1] for b in self.bodies}
+                        | {i for _, a, b, _ in self.loads for i in (a, b)}
+                        | {i for (_, a, b, _), _ in self.rotors for i in (a, b)})
+        self._needed = np.array(needed, dtype=np.int64)
+        self.row = {v: k for k, v in enumerate(needed)}
+        self._zero = np.zeros(self.nu)
+        self._no_wrenches = np.zeros((self._tree.n_nodes, 6))
+
+    # -- kinematics ---------------------------------------------------------------------------
+    def kinematics(self, q: np.ndarray, u: np.ndarray) -> dict:
+        """Node rotations ``R`` (V x 3 x 3), positions ``r`` (V x 3) and the walk's
+        ``state``; for the nodes where something acts (by :attr:`row`), ``Jw``, ``Jv``
+        (k x 3 x nu), ``gw``, ``gv`` (k x 3) and the angular and linear velocities ``w``,
+        ``v``."""
+        return self._kinematics_of(recursive.state(self._tree, q, u))
+
+    def _kinematics_of(self, st) -> dict:
+        Jw, Jv, gw, gv = recursive.jacobians(self._tree, st, self._needed, self.nu)
+        rows = self._needed
+        return {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
+                "w": st.w[rows], "v": st.v[rows], "state": st}
+
+    def _axial_row(self, kin, coordinate, a, b, axis, convective=True):
+        """``(g, gamma)`` of the rate of a joint's ``"angle"`` about or ``"distance"`` along
+        its axis (fixed in the tail body, nodes ``a`` and ``b``), or of the distance between
+        two points (``"line"``): the rate is ``g u`` and its derivative ``g u' + gamma``.
+        ``g`` is also the generalized force of a unit load on that coordinate, and the row
+        of a driver's constraint. ``gamma`` is ``None`` for a line, or unless
+        ``convective``."""
+        ka, kb = self.row[a], self.row[b]
+        d = kin["r"][b] - kin["r"][a]
+        Jv = kin["Jv"][kb] - kin["Jv"][ka]
+        if coordinate == "line":
+            return d @ Jv / np.linalg.norm(d), None
+        e = kin["R"][a] @ axis
+        wa = kin["w"][ka]
+        if coordinate == "angle":    # e . (w_b - w_a), e turning with the tail
+            g = e @ (kin["Jw"][kb] - kin["Jw"][ka])
+            gamma = (e @ (kin["gw"][kb] - kin["gw"][ka]) + cross(wa, e) @ (kin["w"][kb] - wa)
+                     if convective else None)
+            return g, gamma
+        # e . d: (w_a x e) . d + e . (v_b - v_a), and once more for the convective part
+        g = cross(e, d) @ kin["Jw"][ka] + e @ Jv
+        if not convective:
+            return g, None
+        ed = cross(kin["gw"][ka], e) + cross(wa, cross(wa, e))
+        return g, (ed @ d + 2 * cross(wa, e) @ (kin["v"][kb] - kin["v"][ka])
+                   + e @ (kin["gv"][kb] - kin["gv"][ka]))
+
+    # -- what a dimension writes ---------------------------------------------------------
+    def _wrenches(self, time: float, q: np.ndarray, u: np.ndarray, st) -> tuple[np.ndarray, dict]:
+        """The spatial wrenches (V x 6, about the world origin) the force elements apply to
+        the nodes at the walk's state ``st``, and :attr:`Snapshot.forces`."""
+        raise NotImplementedError
+
+    def _constraints(self, time: float, q: np.ndarray, u: np.ndarray, kin: dict,
+                     accelerations: bool = True):
+        """``(phi, phi_u, phi_t, c, reactions)`` (:class:`Snapshot`); ``c`` only with
+        ``accelerations``."""
+        raise NotImplementedError
+
+    def _stored_energy(self, q: np.ndarray, st) -> float:
+        """The energy stored in the springs."""
+        raise NotImplementedError
+
+    def joint_angle(self, element, kin: dict) -> float:
+        """The angle of a joint that turns about an axis, head frame against tail frame."""
+        raise NotImplementedError
+
+    # -- dynamics -----------------------------------------------------------------------
+    def _body_terms(self, kin: dict, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``M`` and the bodies' forces (gravity, velocity and gyroscopic terms), from the
+        Jacobians of their mass centres."""
+        nu = self.nu
+        M, Q = np.zeros((nu, nu)), np.zeros(nu)
+        for _, node, m, J in self.bodies:
+            k = self.row[node]
+            R = kin["R"][node]
+            Jv, Jwb = kin["Jv"][k], R.T @ kin["Jw"][k]
+            wb, gwb = Jwb @ u, R.T @ kin["gw"][k]
+            M += m * Jv.T @ Jv + Jwb.T @ J @ Jwb
+            Q += Jv.T @ (m * (self.gravity - kin["gv"][k])) - Jwb.T @ (J @ gwb + cross(wb, J @ wb))
+        return M, Q
+
+    def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, w=None) -> Snapshot:
+        """Mass matrix, forces and constraints at ``(t, q, u)`` with the loads ``w``
+        (:attr:`~vecnet.formulation.multibody.MechanismEquations.inputs`, default zero)."""
+        w = self._no_inputs if w is None else w
+        kin = self.kinematics(q, u)
+        M, Q = self._body_terms(kin, u)
+        for (coordinate, a, b, axis), load in zip(self.loads, w):
+            Q += load * self._axial_row(kin, coordinate, a, b, axis, convective=False)[0]
+        for (_, a, b, axis), J in self.rotors:   # J (g u' + gamma) about the joint's axis
+            g, gamma = self._axial_row(kin, "angle", a, b, axis)
+            M += J * np.outer(g, g)
+            Q -= J * gamma * g
+        wrenches, forces = self._wrenches(time, q, u, kin["state"])
+        if forces:
+            Q += recursive.generalized_forces(self._tree, kin["state"], wrenches, self.nu)
+        if self.m:
+            phi, phi_u, phi_t, c, reactions = self._constraints(time, q, u, kin)
+        else:
+            phi, phi_u, phi_t, c, reactions = (np.zeros(0), np.zeros((0, self.nu)), np.zeros(0),
+                                               np.zeros(0), [])
+        return Snapshot(M, Q, phi, phi_u, phi_t, c, kin, forces, reactions)
+
+    def mass_and_forces(self, time: float, q: np.ndarray, u: np.ndarray):
+        """``(M, Q)`` at ``(t, q, u)`` with no loads across joints."""
+        snap = self.evaluate(time, q, u)
+        return snap.M, snap.Q
+
+    def constraints(self, time: float, q: np.ndarray):
+        """``(Phi, Phi_u, Phi_t)`` at ``(t, q)``; the Jacobian is in the speeds
+        (``Phi_u = Phi_q N``), which is all assembly and projection need."""
+        kin = self.kinematics(q, self._zero)
+        return self._constraints(time, q, self._zero, kin, accelerations=False)[:3]
+
+    def _load_columns(self, q: np.ndarray) -> list[np.ndarray]:
+        """The generalized forces of unit loads across joints at ``q``."""
+        if not self.loads:
+            return []
+        kin = self.kinematics(q, self._zero)
+        return [self._axial_row(kin, *target, convective=False)[0] for target in self.loads]
+
+    def potential(self, q: np.ndarray, kin: dict) -> float:
+        """Gravity and spring potential energy."""
+        value = -sum(m * self.gravity @ kin["r"][node] for _, node, m, _ in self.bodies)
+        return float(value + self._stored_energy(q, kin["state"]))
+
+    # -- the recursive scheme -------------------------------------------------------------
+    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray, rows: np.ndarray):
+        """``(u', lambda)`` by the recursive scheme: the tree's accelerations ``a`` by the
+        articulated-body algorithm and ``Y = M^-1 Phi_u^T`` (constraint rows ``rows``) by the
+        same recursion, then ``(Phi_u Y) lambda = c - Phi_u a`` — a system the size of the
+        loop constraints — and ``u' = a + Y lambda``. ``None`` where the recursion cannot
+        answer (a branch with no inertia beyond it, a rotor's inertia outside the tree's
+        bodies), for the caller to solve the saddle-point system of ``M`` instead."""
+        if self.rotors:
+            return None
+        tree = self._tree
+        st = recursive.state(tree, q, u)
+        wrenches = self._wrenches(time, q, u, st)[0] if self.force_elements \
+            else self._no_wrenches
+        nu = self.nu
+        a = recursive.forward_dynamics(tree, st, self._zero, wrenches, nu)
+        lam = np.zeros(self.m)
+        if self.m and len(rows):
+            _, phi_u, _, c, _ = self._constraints(time, q, u, self._kinematics_of(st))
+            A = phi_u[rows]
+            Y = recursive.inverse_mass(tree, st, A.T, nu)
+            try:
+                lam[rows] = solve(A @ Y, c[rows] - A @ a)
+            except np.linalg.LinAlgError:
+                return None
+            a = a + Y @ lam[rows]
+        return (a, lam) if np.all(np.isfinite(a)) and np.all(np.isfinite(lam)) else None
+
+    def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray | None:
+        """``u'`` of a mechanism without loops by the recursive scheme, in time linear in its
+        size; ``None`` where the recursion cannot answer (see :meth:`accelerations`)."""
+        out = self.accelerations(time, q, u, np.zeros(0, dtype=int))
+        return None if out is None else out[0]
+
+    def mass_matrix(self, q: np.ndarray) -> np.ndarray:
+        """``M(q)`` by the composite-rigid-body recursion."""
+        return recursive.mass(self._tree, recursive.state(self._tree, q, self._zero), self.nu)
+
+
+def push_wrench(wrenches: np.ndarray, r: np.ndarray, ends, F: np.ndarray, T: np.ndarray) -> None:
+    """Add to ``wrenches`` (about the world origin) what a force element carrying ``(F, T)``
+    applies: ``-F`` at the head point and ``-T`` on the head frame, ``F`` and ``T`` on the
+    tail."""
+    a, b = ends
+    wrenches[b, :3] -= T + cross(r[b], F)
+    wrenches[b, 3:] -= F
+    wrenches[a, :3] += T + cross(r[a], F)
+    wrenches[a, 3:] += F

@@ -1,0 +1,132 @@
+"""Named outputs of a simulated mechanism, the same for the plane and for space.
+
+Bodies (position, velocity, angular velocity, orientation), joints (angle, distance and
+the reaction from the multipliers propagated along the cutsets), what force elements
+apply, drivers' efforts, gears' and racks' tooth loads and the energies. Everything is
+computed in 3-D; a planar mechanism reports the x-y components of vectors and the
+z-component of turns (docs/conventions.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..elements.joint_laws import MeshLaw
+from ..rotations import euler_angles, matrix_quaternion
+from .mechanism import cross
+from .multibody import accelerations, independent_rows
+
+__all__ = ["outputs"]
+
+
+def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np.ndarray]:
+    """Named time series of a compiled mechanism (:class:`~vecnet.numerics.mechanism.
+    CompiledModel`) at ``times``, coordinates ``qs`` and speeds ``us`` (columns by time);
+    ``ws`` holds the loads across joints at each time (default zero). ``planar`` gives
+    vectors as their x-y components and turns as numbers about z.
+
+    The through variables of the chords (force elements, multipliers of joints and drivers)
+    and of the bodies (their Newton-Euler balance) give the branches' by the cutset
+    equations ``(F, M)_branches = -A_c (F, M)_chords``, moments about the world origin.
+    """
+    eom = model.eom
+    net, topo = eom.mechanism.network, eom.topology
+    A_c = topo.chord_part.toarray()
+    ends = {e.name: tuple(model.node[v] for v in net.graph.ends(e.name)) for e in net.elements}
+    turning = [e for e in net.elements if e.is_joint and "angle" in e.coordinates]
+    sliding = [e for e in net.elements if e.is_joint and "distance" in e.coordinates]
+    meshes = {c: net.element(c) for c in topo.chords if isinstance(net.element(c), MeshLaw)}
+    drivers = [c for c in topo.chords if isinstance(net.element(c), eom.driver)]
+    vector = (lambda v: v[:2]) if planar else (lambda v: v)
+    turn = (lambda v: v[2]) if planar else (lambda v: v)
+    axes = "xy" if planar else "xyz"
+    zero = np.zeros(3)
+    ws = np.zeros((len(model.loads), len(times))) if ws is None else ws
+    series: dict[str, list] = {}
+    rows = None
+    for time, q, u, w in zip(times, qs.T, us.T, ws.T):
+        snap = model.evaluate(time, q, u, w=w)
+        if rows is None:
+            rows = independent_rows(snap.phi_q)
+        a, lam = accelerations(snap, rows)
+        kin = snap.kin
+        R, r = kin["R"], kin["r"]
+        row = {**dict(zip(eom.coordinates, q)), **dict(zip(eom.speed_names, u))}
+        kinetic = 0.5 * u @ snap.M @ u
+        potential = model.potential(q, kin)
+        row.update(kinetic=kinetic, potential=potential, energy=kinetic + potential)
+        row["constraint residual"] = float(np.max(np.abs(snap.phi))) if len(snap.phi) else 0.0
+        through = {}   # edge -> (F, moment about the origin)
+        for name, node, m, J in model.bodies:
+            k = model.row[node]
+            v, omega = kin["v"][k], kin["w"][k]
+            row.update({f"{name}.{axis}": value for axis, value in zip(axes, r[node])})
+            row.update({f"{name}.v{axis}": value for axis, value in zip(axes, v)})
+            row[f"{name}.position"], row[f"{name}.velocity"] = vector(r[node]), vector(v)
+            row[f"{name}.omega"] = turn(omega)
+            if planar:
+                row[f"{name}.angle"] = kin["state"].theta[node]
+            else:   # as quaternions below, all times at once
+                row[f"{name}.orientation"] = R[node]
+            acc = kin["Jv"][k] @ a + kin["gv"][k]
+            alpha = kin["Jw"][k] @ a + kin["gw"][k]
+            Jw = R[node] @ J @ R[node].T
+            F = m * (acc - model.gravity)
+            through[name] = (F, cross(r[node], F) + Jw @ alpha + cross(omega, Jw @ omega))
+        for name, (_, F, T) in snap.forces.items():
+            through[name] = (F, cross(r[ends[name][1]], F) + T)
+            row[f"{name}.force"], row[f"{name}.torque"] = vector(-F), turn(-T)
+        wrench: dict[str, np.ndarray] = {}
+        for chord, idx, W in snap.reactions:
+            if W is None:   # a gear's or rack's tooth loads, about or along each joint's axis
+                element = meshes[chord]
+                efforts = element.efforts(float(lam[idx][0]), model.values)
+                for label, effort, axis in zip(element.efforts_named, efforts,
+                                               model.effort_axes(element, kin)):
+                    row[f"{chord}.{label}"] = effort if axis is None else turn(effort * axis)
+                continue
+            wrench[chord] = wrench.get(chord, np.zeros(6)) + W @ lam[idx]
+        for chord, idx, _ in snap.reactions:
+            if chord in drivers:   # a driver's multiplier is its effort along its coordinate
+                row[f"{chord}.effort"] = float(lam[idx][0])
+        for chord, W in wrench.items():   # the wrench on the head is minus the through variable
+            through[chord] = (-W[3:], -W[:3])
+        if topo.chords:
+            Fc = np.array([through.get(c, (zero, zero))[0] for c in topo.chords])
+            Mc = np.array([through.get(c, (zero, zero))[1] for c in topo.chords])
+            Fb, Mb = -A_c @ Fc, -A_c @ Mc
+        else:
+            Fb = Mb = np.zeros((len(topo.branches), 3))
+        through.update((b, (Fb[i], Mb[i])) for i, b in enumerate(topo.branches))
+        for element in net.elements:
+            # with gears, part of the tooth force goes to the axles in a way the cutsets
+            # do not hold (it needs the gears' geometry): no joint reactions then
+            if not element.is_joint or meshes:
+                continue
+            name = element.name
+            F, Mo = through[name]
+            row[f"{name}.reaction"] = vector(-F)
+            row.update({f"{name}.reaction.{axis}": value for axis, value in zip(axes, -F)})
+            row[f"{name}.reaction_torque"] = turn(-(Mo - cross(r[ends[name][1]], F)))
+        for element in turning:
+            row[f"{element.name}.angle"] = model.joint_angle(element, kin)
+        for element in sliding:   # along the axis turned with the tail, tail point to head
+            tail, head = ends[element.name]
+            along = R[tail] @ model._axis(element.axis, "distance")
+            row[f"{element.name}.distance"] = float(along @ (r[head] - r[tail]))
+        for name, value in row.items():
+            series.setdefault(name, []).append(value)
+    out = {k: np.array(v) for k, v in series.items()}
+    if not len(times):
+        return out
+    if model.wrapped_angles:
+        for element in turning:
+            out[f"{element.name}.angle"] = np.unwrap(out[f"{element.name}.angle"])
+    for name, *_ in model.bodies if not planar else ():
+        # quaternions continuous in time (p and -p are one rotation)
+        p = out[f"{name}.orientation"] = matrix_quaternion(out[f"{name}.orientation"])
+        for i in range(1, len(p)):
+            if p[i] @ p[i - 1] < 0:
+                p[i] = -p[i]
+        out[f"{name}.euler"] = np.unwrap(euler_angles(p), axis=0)   # z-y-x (Bryant) angles
+    return out
