@@ -196,9 +196,9 @@ class CompiledModel:
         raise NotImplementedError
 
     def _constraints(self, time: float, q: np.ndarray, u: np.ndarray, kin: dict,
-                     accelerations: bool = True):
+                     accelerations: bool = True, reactions: bool = False):
         """``(phi, phi_u, phi_t, c, reactions)`` (:class:`Snapshot`); ``c`` only with
-        ``accelerations``."""
+        ``accelerations``, the reactions (else an empty list) only with ``reactions``."""
         raise NotImplementedError
 
     def _stored_energy(self, q: np.ndarray, st) -> float:
@@ -224,9 +224,12 @@ class CompiledModel:
             Q += Jv.T @ (m * (self.gravity - kin["gv"][k])) - Jwb.T @ (J @ gwb + cross(wb, J @ wb))
         return M, Q
 
-    def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, w=None) -> Snapshot:
+    def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, w=None,
+                 reactions: bool = False) -> Snapshot:
         """Mass matrix, forces and constraints at ``(t, q, u)`` with the loads ``w``
-        (:attr:`~vecnet.formulation.multibody.MechanismEquations.inputs`, default zero)."""
+        (:attr:`~vecnet.formulation.multibody.MechanismEquations.inputs`, default zero);
+        with ``reactions``, also what each chord's multipliers apply
+        (:attr:`Snapshot.reactions`)."""
         w = self._no_inputs if w is None else w
         kin = self.kinematics(q, u)
         M, Q = self._body_terms(kin, u)
@@ -240,11 +243,11 @@ class CompiledModel:
         if forces:
             Q += recursive.generalized_forces(self._tree, kin["state"], wrenches, self.nu)
         if self.m:
-            phi, phi_u, phi_t, c, reactions = self._constraints(time, q, u, kin)
+            phi, phi_u, phi_t, c, maps = self._constraints(time, q, u, kin, reactions=reactions)
         else:
-            phi, phi_u, phi_t, c, reactions = (np.zeros(0), np.zeros((0, self.nu)), np.zeros(0),
-                                               np.zeros(0), [])
-        return Snapshot(M, Q, phi, phi_u, phi_t, c, kin, forces, reactions)
+            phi, phi_u, phi_t, c, maps = (np.zeros(0), np.zeros((0, self.nu)), np.zeros(0),
+                                          np.zeros(0), [])
+        return Snapshot(M, Q, phi, phi_u, phi_t, c, kin, forces, maps)
 
     def mass_and_forces(self, time: float, q: np.ndarray, u: np.ndarray):
         """``(M, Q)`` at ``(t, q, u)`` with no loads across joints."""

@@ -45,7 +45,7 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
     series: dict[str, list] = {}
     rows = None
     for time, q, u, w in zip(times, qs.T, us.T, ws.T):
-        snap = model.evaluate(time, q, u, w=w)
+        snap = model.evaluate(time, q, u, w=w, reactions=True)
         if rows is None:
             rows = independent_rows(snap.phi_q)
         a, lam = accelerations(snap, rows)

@@ -206,17 +206,24 @@ class CompiledMechanism(CompiledModel):
         """A gear's torques are about z; a rack's force is along the direction it advances."""
         return [None if label.startswith("force") else _Z for label in element.efforts_named]
 
-    def _constraints(self, time, q, u, kin, accelerations=True):
+    def _constraints(self, time, q, u, kin, accelerations=True, reactions=False):
         m, n = self.m, self.n
         phi, phi_q, phi_t, c = np.zeros(m), np.zeros((m, n)), np.zeros(m), np.zeros(m)
-        reactions = []
+        maps = []
         r = kin["r"]
 
-        def react(chord, rows, grad):   # the wrench on the head per unit multiplier
+        def react(chord, rows, grad):
+            """The wrench on the head per unit multiplier (none for a gear or rack, whose
+            reaction goes partly to the ground through the axles)."""
+            if not reactions:
+                return
+            if isinstance(self.eom.mechanism.network.element(chord), pe.Coupling):
+                maps.append((chord, rows, None))
+                return
             force = np.vstack([grad[:, :2].T, np.zeros((1, len(rows)))])
             W = np.vstack([np.cross(r[self._head[chord]], force.T).T, force])
             W[2] += grad[:, 2]
-            reactions.append((chord, rows, W))
+            maps.append((chord, rows, W))
 
         if len(self._pin_rows):
             Jv, gv = kin["Jv"], kin["gv"]
@@ -236,11 +243,8 @@ class CompiledMechanism(CompiledModel):
             phi_q[rows] = grad @ Jx
             phi_t[rows] = rate[:, 0]
             c[rows] = -(grad @ gx + second[:, 0])
-            if not isinstance(self.eom.mechanism.network.element(chord), pe.Coupling):
-                react(chord, rows, grad)
-            else:   # a gear's or rack's reaction goes partly to the ground (the axles)
-                reactions.append((chord, rows, None))
-        return phi, phi_q, phi_t, c, reactions
+            react(chord, rows, grad)
+        return phi, phi_q, phi_t, c, maps
 
     def input_forces(self, time: float, q: np.ndarray) -> tuple[list[str], np.ndarray]:
         """Generalized forces of unit inputs at ``q``: every torque driver (by name), every

@@ -239,21 +239,26 @@ class CompiledSpatial(CompiledModel):
                        np.array([b[3] for b in bodies], dtype=float).reshape(-1, 3, 3),
                        self.gravity)
 
-    def _constraints(self, time, q, u, kin, accelerations=True):
+    def _constraints(self, time, q, u, kin, accelerations=True, reactions=False):
         m, nu = self.m, self.nu
         phi, phi_u, c, phi_t = np.zeros(m), np.zeros((m, nu)), np.zeros(m), np.zeros(m)
-        reactions = []
+        maps = []
         row = 0
         R, r = kin["R"], kin["r"]
 
-        def react(chord, rows, force=None, torque=None):   # the wrench on the head, per unit
-            W = np.zeros((6, len(rows)))
+        def react(chord, rows, force=None, torque=None):
+            """The wrench on the head per unit multiplier (none for a gear or rack)."""
+            if not reactions:
+                return
+            W = None if force is None and torque is None else np.zeros((6, len(rows)))
             if force is not None:
                 W[:3] = np.cross(r[self._head[chord]], force.T).T
                 W[3:] = force
-            else:
+            elif torque is not None:
                 W[:3] = torque
-            reactions.append((chord, rows, W))
+            maps.append((chord, rows, W))
+
+
         for chord, kind, a, b, e, f in self.primitives:
             ka, kb = self.row[a], self.row[b]
             Jwa, Jwb, Jva, Jvb = kin["Jw"][ka], kin["Jw"][kb], kin["Jv"][ka], kin["Jv"][kb]
@@ -272,7 +277,7 @@ class CompiledSpatial(CompiledModel):
                     phi_u[row] += weight * g
                     if accelerations:
                         c[row] -= weight * gamma
-                reactions.append((chord, np.array([row]), None))
+                react(chord, np.array([row]))
                 row += 1
                 continue
             if kind == "point":
@@ -304,7 +309,7 @@ class CompiledSpatial(CompiledModel):
                                + ea @ (kin["gv"][kb] - kin["gv"][ka]))
                 react(chord, np.array([row]), force=ea.reshape(3, 1))
             row += 1
-        return phi, phi_u, phi_t, c, reactions
+        return phi, phi_u, phi_t, c, maps
 
     def _axial_value(self, kin, q, info, convective=True):
         """``(value, g, gamma)`` of a joint's angle or distance (an
