@@ -292,9 +292,59 @@ class MechanismEquations:
         raise NotImplementedError
 
     def initial_speeds(self, q: np.ndarray, velocities: dict | None, time: float = 0.0,
-                       parameters: dict | None = None) -> np.ndarray:  # pragma: no cover
-        """Speeds consistent with the constraints from the user's ``velocities``."""
-        raise NotImplementedError
+                       parameters: dict | None = None) -> np.ndarray:
+        """Speeds from ``velocities``: rates of scalar coordinates (``"J.angle"`` or
+        ``"J.angle'"``), speeds by name (``"ball.wx"``), a body's ``"b.omega"`` and
+        ``"b.velocity"`` (of its mass centre, world axes; in the plane a number and an
+        x-y pair). The constraints are met exactly, the given values in the least-squares
+        sense; a :class:`~vecnet.errors.ModelError` is raised when they cannot all be met.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, 0.1, position=(1, 0))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+        >>> eom = mech.formulate()
+        >>> eom.initial_speeds(eom.assemble(), {"bob.velocity": (0, 2)}).tolist()
+        [2.0]
+        """
+        from ..numerics import multibody as mb
+
+        model = self.compile(parameters)
+        n, d = model.nu, self.mechanism.dimensions
+        rows, values = [], []
+        kin = model.kinematics(q, np.zeros(n))
+        for name, value in (velocities or {}).items():
+            base, _, what = name.rpartition(".")
+            if name in self.speed_names or f"{name}'" in self.speed_names:
+                e = np.zeros((1, n))
+                e[0, self.speed_names.index(name if name in self.speed_names else f"{name}'")] = 1
+                rows.append(e)
+                values.append(np.atleast_1d(float(value)))
+            elif base in self.mechanism.bodies and what in ("omega", "velocity"):
+                k = model.row[model.node[base]]
+                rows.append(kin["Jv"][k][:d] if what == "velocity"
+                            else kin["Jw"][k][2:] if d == 2 else kin["Jw"][k])
+                values.append(np.asarray(value, dtype=float).reshape(len(rows[-1])))
+            else:
+                raise UnknownNameError(f"no speed {name!r}; give coordinate rates "
+                                       f"({', '.join(self.speed_names)}) or '<body>.omega', "
+                                       "'<body>.velocity'")
+        phi_u, phi_t = mb.velocity_constraints(model, time, q)
+        if len(phi_t):
+            u0 = np.linalg.lstsq(phi_u, -phi_t, rcond=None)[0]
+            H = scipy.linalg.null_space(phi_u)
+        else:
+            u0, H = np.zeros(n), np.eye(n)
+        if not rows:
+            return u0
+        G, g = np.vstack(rows), np.concatenate(values)
+        z = np.linalg.lstsq(G @ H, g - G @ u0, rcond=None)[0]
+        u = u0 + H @ z
+        miss = np.max(np.abs(G @ u - g))
+        if miss > 1e-9 * max(1.0, np.max(np.abs(g))):
+            raise ModelError("the given velocities are not allowed by the joints (off by "
+                             f"{miss:.3g}): " + ", ".join(velocities))
+        return u
 
     def axial(self, joint: str, coordinate: str) -> tuple:  # pragma: no cover - per dimension
         """``(value, rate)`` of a joint's ``"angle"`` about or ``"distance"`` along its axis,

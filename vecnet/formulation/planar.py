@@ -332,15 +332,6 @@ class MultibodyEquations(MechanismEquations):
             values.extend(element.coordinates_from((xh - xt, yh - yt), ah - at, at))
         return np.array(values, dtype=float)
 
-    def initial_speeds(self, q: np.ndarray, velocities: dict | None, time: float = 0.0,
-                       parameters: dict | None = None) -> np.ndarray:
-        """Speeds meeting the velocity constraints, the coordinate rates named in
-        ``velocities`` as close as they allow (least squares)."""
-        from ..numerics import multibody as mb
-
-        return mb.consistent_velocities(self.compile(parameters), time, q,
-                                        self._fixed(velocities))
-
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""

@@ -26,7 +26,7 @@ import sympy
 
 from ..elements import spatial as se
 from ..elements.base import t
-from ..errors import FormulationError, ModelError, UnknownNameError
+from ..errors import FormulationError
 from ..spatial.mechanism import DATUM, Mechanism
 from ..rotations import skew
 from .multibody import MechanismEquations, choose_topology, tree_walk
@@ -563,52 +563,6 @@ class SpatialEquations(MechanismEquations):
             (rt, Rt), (rh, Rh) = mech.initial_pose(tail), mech.initial_pose(head)
             values.extend(element.coordinates_from(Rt, Rh, rh - rt))
         return np.array(values, dtype=float)
-
-    def initial_speeds(self, q: np.ndarray, velocities: dict | None, time: float = 0.0,
-                       parameters: dict | None = None) -> np.ndarray:
-        """Speeds from ``velocities``: rates of scalar coordinates (``"J.angle"`` or
-        ``"J.angle'"``), speeds by name (``"ball.wx"``), a body's ``"b.omega"`` (world
-        axes) or ``"b.velocity"`` (of its mass centre, world axes). The constraints are
-        met exactly; the given values in the least-squares sense, and a
-        :class:`~vecnet.errors.ModelError` is raised when they cannot all be met."""
-        model = self.compile(parameters)
-        n = model.nu
-        rows, values = [], []
-        kin = model.kinematics(q, np.zeros(n))
-        for name, value in (velocities or {}).items():
-            base, _, what = name.rpartition(".")
-            if name in self.speed_names or f"{name}'" in self.speed_names:
-                e = np.zeros((1, n))
-                e[0, self.speed_names.index(name if name in self.speed_names else f"{name}'")] = 1
-                rows.append(e)
-                values.append(np.atleast_1d(float(value)))
-            elif base in self.mechanism.bodies and what in ("omega", "velocity"):
-                k = model.row[model.node[base]]
-                rows.append(kin["Jw"][k] if what == "omega" else kin["Jv"][k])
-                vec = np.asarray(value, dtype=float).reshape(3)
-                values.append(vec)
-            else:
-                raise UnknownNameError(f"no speed {name!r}; give coordinate rates "
-                                       f"({', '.join(self.speed_names)}) or '<body>.omega', "
-                                       "'<body>.velocity'")
-        phi_u, phi_t = model.velocity_constraints(time, q)
-        if len(phi_t):
-            u0 = np.linalg.lstsq(phi_u, -phi_t, rcond=None)[0]
-            import scipy.linalg
-
-            H = scipy.linalg.null_space(phi_u)
-        else:
-            u0, H = np.zeros(n), np.eye(n)
-        if not rows:
-            return u0
-        G, g = np.vstack(rows), np.concatenate(values)
-        z = np.linalg.lstsq(G @ H, g - G @ u0, rcond=None)[0]
-        u = u0 + H @ z
-        miss = np.max(np.abs(G @ u - g))
-        if miss > 1e-9 * max(1.0, np.max(np.abs(g))):
-            raise ModelError("the given velocities are not allowed by the joints (off by "
-                             f"{miss:.3g}): " + ", ".join(velocities))
-        return u
 
 
 def _columns(n: int, idx: list[int], block: sympy.Matrix) -> sympy.Matrix:

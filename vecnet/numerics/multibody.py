@@ -36,7 +36,7 @@ from scipy.linalg import lapack
 from ..errors import FormulationError, SimulationError
 
 __all__ = ["independent_rows", "solve", "accelerations", "solve_accelerations",
-           "assemble", "integrate_fixed", "FIXED_STEP", "consistent_velocities",
+           "assemble", "integrate_fixed", "FIXED_STEP",
            "Partition", "Stop", "impact", "integrate_partitioned", "integrate_dae", "speeds",
            "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
@@ -176,23 +176,6 @@ def assemble(model, q: np.ndarray, time: float = 0.0, fixed=(), tol: float = 1e-
     raise FormulationError("the mechanism cannot be assembled: the loop closure equations "
                            + ", ".join(shown) + " stay open; check the joint positions and "
                            "the initial poses")
-
-
-def consistent_velocities(model, time: float, q: np.ndarray, given: dict[int, float]) -> np.ndarray:
-    """Speeds satisfying ``Phi_u u = -Phi_t`` with the given speeds fixed (least squares)."""
-    n = speeds(model)
-    phi_u, phi_t = velocity_constraints(model, time, q)
-    rows = [phi_u] if len(phi_t) else []
-    rhs = [-phi_t] if len(phi_t) else []
-    for i, value in given.items():
-        e = np.zeros((1, n))
-        e[0, i] = 1.0
-        rows.append(e)
-        rhs.append(np.array([value]))
-    if not rows:
-        return np.zeros(n)
-    u, *_ = np.linalg.lstsq(np.vstack(rows), np.concatenate(rhs), rcond=None)
-    return u
 
 
 def _split(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
