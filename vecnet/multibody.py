@@ -408,6 +408,21 @@ class MechanismBuilder:
         self._line_of_action(name, a, b)
         return self._add(self.spring_damper(name, a.node, b.node, force=None, c=c))
 
+    def formulate(self, coordinates: str = "joint", tree: list[str] | None = None,
+                  joint_loads: dict | None = None, rotors: dict | None = None):
+        """The equations of motion: a :class:`vecnet.formulation.planar.MultibodyEquations`
+        or :class:`vecnet.formulation.spatial.SpatialEquations`. ``coordinates`` picks the
+        tree (``"joint"``: joints before bodies, ``"absolute"``: bodies first) unless
+        ``tree`` lists its branches; ``joint_loads`` (target -> symbol) and ``rotors``
+        (joint -> inertia) are what a lumped network coupled by ports adds
+        (:class:`vecnet.System` passes them)."""
+        if self.dimensions == 2:
+            from .formulation.planar import MultibodyEquations as equations
+        else:
+            from .formulation.spatial import SpatialEquations as equations
+        return equations(self, coordinates=coordinates, tree=tree, joint_loads=joint_loads,
+                         rotors=rotors)
+
     def __repr__(self) -> str:
         return (f"<{self.label} {self.name!r}: {len(self.bodies)} bodies, "
                 f"{self.network.graph.number_of_edges()} edges>")

@@ -279,13 +279,39 @@ class MechanismEquations:
     driver: type
 
     # -- what each dimension provides -----------------------------------------------
-    def compile_model(self, parameters: dict | None):  # pragma: no cover - per dimension
-        """A new compiled numeric model."""
-        raise NotImplementedError
+    def compile_model(self, parameters: dict | None):
+        """A new compiled numeric model (:class:`vecnet.numerics.planar.CompiledMechanism`,
+        :class:`vecnet.numerics.spatial.CompiledSpatial`); :meth:`compile` keeps one."""
+        if self.mechanism.dimensions == 2:
+            from ..numerics.planar import CompiledMechanism as compiled
+        else:
+            from ..numerics.spatial import CompiledSpatial as compiled
+        return compiled(self, parameters)
 
-    def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:  # pragma: no cover
-        """Every named result at the given coordinates and speeds (and loads ``ws``)."""
-        raise NotImplementedError
+    def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
+        """Every named result at the given coordinates and speeds, ``ws`` holding the loads
+        (:attr:`inputs`) at each time, default zero
+        (:func:`vecnet.numerics.mechanism_outputs.outputs`; docs/conventions.md):
+
+        * every coordinate and speed, by name;
+        * every body's ``x, y`` (and ``z``), ``vx, vy`` (and ``vz``), ``position`` and
+          ``velocity`` (n x 2 or n x 3), ``omega`` (world axes; in the plane a number),
+          and its ``angle`` in the plane, its ``orientation`` (unit quaternions ``w, x, y,
+          z``) and ``euler`` (z-y-x angles) in space;
+        * every joint's ``reaction`` (the force on its head body; also ``.x``, ``.y``,
+          ``.z``) and ``reaction_torque`` (on its head body, about the head point), the
+          ``angle`` of joints that turn about an axis and the ``distance`` of those that
+          slide along one;
+        * every force element's ``force`` and ``torque``, what it applies to its head;
+          every driver's ``effort``; every gear's or rack's ``torque_a``, ``torque_b`` or
+          ``force_b``;
+        * ``kinetic``, ``potential``, ``energy`` and ``constraint residual``.
+
+        A planar mechanism's outputs are those of the same mechanism in space restricted to
+        the plane."""
+        from ..numerics.mechanism_outputs import outputs
+
+        return outputs(model, times, qs, us, ws, planar=self.mechanism.dimensions == 2)
 
     def initial_guess(self) -> np.ndarray:  # pragma: no cover - per dimension
         """Branch coordinates read off the bodies' initial poses."""

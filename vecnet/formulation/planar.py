@@ -299,27 +299,6 @@ class MultibodyEquations(MechanismEquations):
     # -- numerics -----------------------------------------------------------------
     driver = pe.MotionDriver
 
-    def compile_model(self, parameters: dict | None):
-        """A new :class:`~vecnet.numerics.planar.CompiledMechanism`."""
-        from ..numerics.planar import CompiledMechanism
-
-        return CompiledMechanism(self, parameters)
-
-    def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
-        """Every body's ``x, y, angle, vx, vy, omega``, ``position`` and ``velocity``
-        (n x 2); every joint's coordinates (``angle`` of a revolute or slot, ``distance``
-        of a prismatic or slot), ``reaction`` (force on its head body, n x 2; also ``.x``,
-        ``.y``) and ``reaction_torque`` (on its head body, about the joint's head point);
-        every force element's ``force`` (n x 2) and ``torque``, what it applies to its
-        head; every driver's ``effort``; and ``kinetic``, ``potential``, ``energy``,
-        ``constraint residual`` (:func:`vecnet.numerics.mechanism_outputs.outputs`). Each
-        is the spatial output of the same name restricted to the plane
-        (docs/conventions.md); ``ws`` holds the loads (:attr:`inputs`) at each time,
-        default zero."""
-        from ..numerics.mechanism_outputs import outputs
-
-        return outputs(model, times, qs, us, ws, planar=True)
-
     def initial_guess(self) -> np.ndarray:
         """Branch coordinates read off the bodies' initial poses."""
         mech = self.mechanism

@@ -532,27 +532,6 @@ class SpatialEquations(MechanismEquations):
     # -- numerics ---------------------------------------------------------------------
     driver = se.SpatialMotionDriver
 
-    def compile_model(self, parameters: dict | None):
-        """A new :class:`~vecnet.numerics.spatial.CompiledSpatial`."""
-        from ..numerics.spatial import CompiledSpatial
-
-        return CompiledSpatial(self, parameters)
-
-    def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
-        """Every body's ``x, y, z``, ``vx, vy, vz``, ``position`` (n x 3), ``velocity``,
-        ``omega`` (world axes, n x 3), ``orientation`` (unit quaternions ``w, x, y, z``,
-        n x 4) and ``euler`` (z-y-x angles); every joint's ``reaction`` (force on its head
-        body, n x 3; also ``.x``, ``.y``, ``.z``) and ``reaction_torque`` (on its head body,
-        about the head point), the ``angle`` of joints that turn about an axis and the
-        ``distance`` of those that slide along one; every force element's ``force`` and
-        ``torque``, what it applies to its head; every driver's ``effort``; and
-        ``kinetic``, ``potential``, ``energy``, ``constraint residual``
-        (:func:`vecnet.numerics.mechanism_outputs.outputs`; docs/conventions.md); ``ws``
-        holds the loads (:attr:`inputs`) at each time, default zero."""
-        from ..numerics.mechanism_outputs import outputs
-
-        return outputs(model, times, qs, us, ws)
-
     def initial_guess(self) -> np.ndarray:
         """Branch coordinates read off the bodies' initial poses."""
         mech, net = self.mechanism, self.mechanism.network

@@ -216,14 +216,3 @@ class Mechanism(MechanismBuilder):
             if body.node == node:
                 return (*body.position, float(body.angle))
         raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")
-
-    # -- formulation -------------------------------------------------------------
-    def formulate(self, coordinates: str = "joint", tree: list[str] | None = None,
-                  joint_loads: dict | None = None, rotors: dict | None = None):
-        """The equations of motion: see :class:`vecnet.formulation.planar.MultibodyEquations`.
-        ``joint_loads`` (target -> symbol) and ``rotors`` (joint -> inertia) are what a
-        lumped network coupled by ports adds (:class:`vecnet.System` passes them)."""
-        from ..formulation.planar import MultibodyEquations
-
-        return MultibodyEquations(self, coordinates=coordinates, tree=tree,
-                                  joint_loads=joint_loads, rotors=rotors)

@@ -350,13 +350,3 @@ class Mechanism(MechanismBuilder):
                 if point.node == node:
                     return point.position, body.R
         raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")
-
-    def formulate(self, coordinates: str = "joint", tree: list[str] | None = None,
-                  joint_loads: dict | None = None, rotors: dict | None = None):
-        """The equations of motion: see :class:`vecnet.formulation.spatial.SpatialEquations`.
-        ``joint_loads`` (target -> symbol) and ``rotors`` (joint -> inertia) are what a
-        lumped network coupled by ports adds (:class:`vecnet.System` passes them)."""
-        from ..formulation.spatial import SpatialEquations
-
-        return SpatialEquations(self, coordinates=coordinates, tree=tree,
-                                joint_loads=joint_loads, rotors=rotors)
