@@ -22,7 +22,8 @@ from ..domains import Domain, domain as lookup_domain
 from ..errors import ModelError, UnknownNameError
 from ..names import check_name
 
-__all__ = ["Kind", "Parameter", "Edge", "EdgeVariables", "Element", "Symbol", "t", "number_problem"]
+__all__ = ["Kind", "Parameter", "Edge", "EdgeVariables", "Element", "MechanismElement", "Symbol",
+           "t", "number_problem"]
 
 #: The time variable of every model.
 t = sympy.Symbol("t", real=True)
@@ -303,3 +304,38 @@ class Element:
     def __repr__(self) -> str:
         ends = ", ".join(f"{e.name}: {e.tail!r}->{e.head!r}" for e in self.edges)
         return f"<{type(self).__name__} {self.name} ({ends})>"
+
+
+class MechanismElement(Element):
+    """What the elements of planar and spatial mechanisms share: their coordinates as a tree
+    branch, whether they are joints, the frame of an offset, and their place in the tree a
+    formulation picks (:meth:`tree_rank`)."""
+
+    coordinates: tuple[str, ...] = ()
+    #: a joint: workless, its reaction is found from the cutset equations or multipliers
+    is_joint = False
+    #: the frame of an offset ``rho``: the tail frame (body-fixed) or the ground frame
+    frame = "tail"
+    #: the element's role in choosing a tree: ``"arm"``, ``"mass"`` or ``"force"`` (a
+    #: joint's role is ``"joint"``)
+    tree_role = "force"
+    #: a constraint without coordinates of its own (a motion driver, a stop, a gear): never
+    #: a tree branch
+    cotree_only = False
+
+    def cut_equations(self) -> int:
+        """How many constraint equations the element brings as a chord (0: not counted)."""
+        return 0
+
+    def tree_rank(self, order: Mapping[str, int]) -> tuple[int, int] | None:
+        """The element's place in the preferred tree: by the ``order`` of its role, and among
+        joints those that bring the most equations first, so that loops are cut where they
+        give the fewest; ``None`` for an element that is never a branch.
+
+        >>> MechanismElement("f", "a", "b").tree_rank({"force": 3})
+        (3, 0)
+        """
+        if self.cotree_only:
+            return None
+        return (order["joint" if self.is_joint else self.tree_role], -self.cut_equations())
+

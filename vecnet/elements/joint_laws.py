@@ -66,6 +66,7 @@ class StopLaw:
     [('lower', 1.25)]
     """
 
+    cotree_only = True
     joint: str
     quantity: str
     lower: float | None
@@ -103,6 +104,7 @@ class MeshLaw:
     (2*a + b, (3.0, 1.5))
     """
 
+    cotree_only = True
     coefficient: sympy.Expr
     #: the names of the efforts on ``a`` and on ``b`` (a rack's is a force)
     efforts_named = ("torque_a", "torque_b")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sympy
 
 from ..errors import FormulationError, ModelError
-from .base import Element, Kind, number_problem
+from .base import Kind, MechanismElement, number_problem
 from .joint_laws import FrictionLaw, MeshLaw, StopLaw
 
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
@@ -53,16 +53,10 @@ def _vector(v) -> sympy.Matrix:
     return sympy.Matrix([sympy.sympify(v[0]), sympy.sympify(v[1])])
 
 
-class PlanarElement(Element):
+class PlanarElement(MechanismElement):
     """Base of planar elements: no coordinates, no constraints, no force unless told."""
 
     domain = "planar"
-    coordinates: tuple[str, ...] = ()
-    #: a joint: workless, its reaction is found from the cutset equations or multipliers
-    is_joint = False
-
-    #: the frame of ``rho``: the tail frame (body-fixed) or the ground frame
-    frame = "tail"
 
     def motion(self):
         """The relative motion as a tree branch, affine in the element's coordinates ``q``:
@@ -104,7 +98,7 @@ class MassElement(PlanarElement):
 
     kind = Kind.ACROSS_STORE
     coordinates = ("x", "y", "angle")
-
+    tree_role = "mass"
     frame = "ground"
 
     def __init__(self, name, tail, head, m, J) -> None:
@@ -130,6 +124,7 @@ class Arm(PlanarElement):
     to the head point; ``dr = R(theta_tail) rho``, ``dtheta = 0``."""
 
     kind = Kind.CONSTRAINT
+    tree_role = "arm"
     # vecnet names the arm of point p1 of body crank 'crank-p1': '-' cannot clash with a user's name
     name_separators = "-"
 
@@ -365,6 +360,7 @@ class MotionDriver(PlanarElement):
     or the distance along ``axis`` (``"distance"``) of the head frame follows ``motion(t)``."""
 
     kind = Kind.ACROSS_SOURCE
+    cotree_only = True
 
     def __init__(self, name, tail, head, motion, quantity="angle", axis=(1, 0)) -> None:
         super().__init__(name, tail, head)

@@ -31,7 +31,7 @@ import numpy as np
 import sympy
 
 from ..rotations import E_matrix, axis_rotation, matrix_quaternion, quaternion_matrix
-from .base import Element, Kind
+from .base import Kind, MechanismElement
 from .joint_laws import FrictionLaw, MeshLaw, StopLaw
 
 __all__ = ["SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute", "SpatialPrismatic",
@@ -110,17 +110,13 @@ def revolute_angle(axis_tail, R_tail, R_head, R0):
     return _angle_about(np.asarray(axis_tail, float), R_tail.T @ R_head @ R0.T)
 
 
-class SpatialElement(Element):
+class SpatialElement(MechanismElement):
     """Base of spatial elements: no coordinates, no constraints, no force unless told."""
 
     domain = "spatial"
-    coordinates: tuple[str, ...] = ()
     speeds: tuple[str, ...] = ()
-    is_joint = False
     #: a joint with a coordinate ``angle``, its head body's turn about ``axis``
     turns = False
-    #: the frame of ``rho``: the tail frame (body-fixed) or the ground frame
-    frame = "tail"
 
     def motion(self, q: list[sympy.Symbol]):
         """``(R_rel, rho, W, V, N)`` as a tree branch in its coordinates ``q``."""
@@ -169,6 +165,7 @@ class SpatialMass(SpatialElement):
     velocity, both in world axes."""
 
     kind = Kind.ACROSS_STORE
+    tree_role = "mass"
     coordinates = ("x", "y", "z", "qw", "qx", "qy", "qz")
     speeds = ("vx", "vy", "vz", "wx", "wy", "wz")
     frame = "ground"
@@ -190,6 +187,7 @@ class SpatialArm(SpatialElement):
     head point; no relative rotation."""
 
     kind = Kind.CONSTRAINT
+    tree_role = "arm"
     # the arm of point p1 of body crank is 'crank-p1': '-' cannot clash with a user's name
     name_separators = "-"
 
@@ -205,6 +203,14 @@ class SpatialArm(SpatialElement):
 class _Joint(SpatialElement):
     kind = Kind.CONSTRAINT
     is_joint = True
+
+    def cut_equations(self) -> int:
+        """Three for each pair of points that coincide, one for each other primitive; six
+        for a joint that cannot be cut (a screw)."""
+        try:
+            return sum(3 if p[0] == "point" else 1 for p in self.primitives())
+        except NotImplementedError:
+            return 6
 
     def __init__(self, name, tail, head, R0, axis=None) -> None:
         super().__init__(name, tail, head)
@@ -557,6 +563,7 @@ class SpatialMotionDriver(SpatialElement):
     or force along the axis) it applies to the joint's head body."""
 
     kind = Kind.ACROSS_SOURCE
+    cotree_only = True
 
     def __init__(self, name, tail, head, joint: str, quantity: str, motion) -> None:
         super().__init__(name, tail, head)

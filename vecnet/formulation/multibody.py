@@ -11,7 +11,7 @@ the circuit constraints of the cut joints) and its compiled model.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -29,30 +29,36 @@ __all__ = ["MechanismEquations", "OperatingPoint", "Linearization", "choose_topo
            "tree_walk", "check_point_pair", "point_nodes", "sensor_reading"]
 
 
-def choose_topology(mechanism, coordinates: str, tree: list[str] | None,
-                    ranks: dict[str, dict], rank: Callable[[Any, dict], Any],
-                    cotree_only: type | tuple[type, ...]) -> Topology:
+#: the order in which a formulation picks the tree's branches, by the elements' roles
+#: (:meth:`~vecnet.elements.base.MechanismElement.tree_rank`)
+TREE_ORDERS = {
+    "joint": {"arm": 0, "joint": 1, "mass": 2, "force": 3},
+    "absolute": {"arm": 0, "mass": 1, "joint": 2, "force": 3},
+}
+
+
+def choose_topology(mechanism, coordinates: str, tree: list[str] | None) -> Topology:
     """The mechanism's topology with the tree ``tree`` (edge names) or, when it is
-    ``None``, the tree the ``coordinates`` choice ranks first (``rank(element, ranks[
-    coordinates])``; ``None`` keeps an edge out of the tree).
+    ``None``, the tree the ``coordinates`` choice ranks first (:data:`TREE_ORDERS`).
 
     Raises
     ------
     FormulationError
-        For an unknown ``coordinates``, or an element of the ``cotree_only`` classes (motion
-        drivers, gears: constraints without coordinates of their own) named in ``tree``.
+        For an unknown ``coordinates``, or an element that is never a branch (motion
+        drivers, stops, gears: constraints without coordinates of their own) named in
+        ``tree``.
     ModelError
         When parts of the mechanism are joined to nothing.
     """
-    if coordinates not in ranks and tree is None:
+    if coordinates not in TREE_ORDERS and tree is None:
         raise FormulationError(f"coordinates must be 'joint' or 'absolute' (or give tree=[...]); "
                                f"got {coordinates!r}")
     net = mechanism.network
     if tree is None:
-        order = ranks[coordinates]
-        tree = lambda edge: rank(net.owner(edge), order)  # noqa: E731
+        order = TREE_ORDERS[coordinates]
+        tree = lambda edge: net.owner(edge).tree_rank(order)  # noqa: E731
     else:
-        refused = [b for b in tree if isinstance(net.owner(b), cotree_only)]
+        refused = [b for b in tree if net.owner(b).cotree_only]
         if refused:
             raise FormulationError(f"{', '.join(refused)} constrain(s) motion without "
                                    "coordinates of their own (motion drivers, gears): they "

@@ -33,25 +33,6 @@ from .multibody import (Linearization, MechanismEquations, OperatingPoint, choos
 
 __all__ = ["MultibodyEquations", "OperatingPoint", "Linearization"]
 
-_TREE_RANKS = {
-    "joint": {pe.Arm: 0, "joint": 1, pe.MassElement: 2, "force": 3},
-    "absolute": {pe.Arm: 0, pe.MassElement: 1, "joint": 2, "force": 3},
-}
-
-#: elements with no coordinates of their own: constraints, couplings, stops
-_COTREE_ONLY = (pe.MotionDriver, pe.Coupling, pe.JointStop)
-
-
-def _rank(element, ranks):
-    if isinstance(element, _COTREE_ONLY):
-        return None
-    if element.is_joint:
-        return ranks["joint"]
-    for cls in (pe.Arm, pe.MassElement):
-        if isinstance(element, cls):
-            return ranks[cls]
-    return ranks["force"]
-
 
 class MultibodyEquations(MechanismEquations):
     """The equations of motion of a planar :class:`~vecnet.planar.Mechanism`.
@@ -91,8 +72,7 @@ class MultibodyEquations(MechanismEquations):
         self.mechanism = mechanism
         net = mechanism.network
         _check_bodies_joined(mechanism)
-        self.topology = choose_topology(mechanism, coordinates, tree, _TREE_RANKS, _rank,
-                                        _COTREE_ONLY)
+        self.topology = choose_topology(mechanism, coordinates, tree)
         topo = self.topology
 
         # branch coordinates, in tree order

@@ -33,38 +33,6 @@ from .multibody import MechanismEquations, choose_topology, tree_walk
 
 __all__ = ["SpatialEquations", "spatial_kinematics"]
 
-_TREE_RANKS = {
-    "joint": {"arm": 0, "joint": 1, "mass": 2, "force": 3},
-    "absolute": {"arm": 0, "mass": 1, "joint": 2, "force": 3},
-}
-
-
-def _equations(element) -> int:
-    """How many constraint equations a joint brings when it is cut (a screw cannot be)."""
-    try:
-        return sum(3 if p[0] == "point" else 1 for p in element.primitives())
-    except NotImplementedError:
-        return 6
-
-
-#: elements with no coordinates of their own: drivers, stops, gears and racks
-_COTREE_ONLY = (se.SpatialMotionDriver, se.SpatialJointStop, se.SpatialMesh)
-
-
-def _rank(element, ranks):
-    """Tree priority: arms, then joints (those with the most equations first, so loops are
-    cut at the joints that give the fewest constraints) and bodies, then force elements;
-    drivers of motion, stops, gears and racks never."""
-    if isinstance(element, _COTREE_ONLY):
-        return None
-    if element.is_joint:
-        return (ranks["joint"], -_equations(element))
-    if isinstance(element, se.SpatialArm):
-        return (ranks["arm"], 0)
-    if isinstance(element, se.SpatialMass):
-        return (ranks["mass"], 0)
-    return (ranks["force"], 0)
-
 
 class SpatialEquations(MechanismEquations):
     """The equations of motion of a spatial :class:`~vecnet.spatial.Mechanism`.
@@ -105,8 +73,7 @@ class SpatialEquations(MechanismEquations):
                  rotors: dict | None = None) -> None:
         self.mechanism = mechanism
         net = mechanism.network
-        self.topology = choose_topology(mechanism, coordinates, tree, _TREE_RANKS, _rank,
-                                        _COTREE_ONLY)
+        self.topology = choose_topology(mechanism, coordinates, tree)
         topo = self.topology
         for chord in topo.chords:
             element = net.element(chord)
