@@ -499,6 +499,22 @@ class MechanismEquations:
                                    if qd != 0), sympy.S.Zero * expr)
 
     @cached_property
+    def Q(self) -> sympy.Matrix:
+        """Generalized forces: the bodies' (and rotors'), the applied ones and the loads'
+        (:attr:`joint_loads`, in their symbols)."""
+        return self.body_forces + self.applied_forces + self.load_forces
+
+    @property
+    def constraint_jacobian(self) -> sympy.Matrix:
+        """``Phi_u = Phi_q N``: the constraint Jacobian in the speeds (``Phi_q`` in the
+        plane, where ``q' = u``)."""
+        if not len(self.constraints):
+            return sympy.zeros(0, len(self.u))
+        N = getattr(self, "N", None)
+        jacobian = self.constraints.jacobian(self.q)
+        return jacobian if N is None else jacobian * N
+
+    @cached_property
     def load_forces(self) -> sympy.Matrix:
         """Generalized forces of the loads: ``sum load * d(load rate)/du``."""
         total = sympy.zeros(len(self.u), 1)

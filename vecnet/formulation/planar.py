@@ -211,8 +211,8 @@ class MultibodyEquations(MechanismEquations):
 
     @cached_property
     def applied_forces(self) -> sympy.Matrix:
-        """Generalized forces of springs, dampers, drivers and loads:
-        ``-(dr_q^T F + dtheta_q^T T)`` and ``load * d(load coordinate)/dq``."""
+        """Generalized forces of springs, dampers and drivers: ``-(dr_q^T F + dtheta_q^T T)``
+        of each edge."""
         n = len(self.q)
         total = sympy.zeros(n, 1)
         if not n:
@@ -220,7 +220,7 @@ class MultibodyEquations(MechanismEquations):
         for element, (F, T), _, _ in self.force_elements:
             Jdr, Jdt = self.edge_jacobians(element.name)
             total -= Jdr.T * F + Jdt.T * T
-        return total + self.load_forces
+        return total
 
     @cached_property
     def _body_terms(self) -> list[tuple]:
@@ -265,16 +265,6 @@ class MultibodyEquations(MechanismEquations):
             - sum((J * Jt[i] * gt for _, J, _, _, Jt, gt in terms), sympy.S.Zero)
             - sum((J * row[i] * g for J, row, g in rotors), sympy.S.Zero)
             for i in range(len(self.q))])
-
-    @cached_property
-    def Q(self) -> sympy.Matrix:
-        """Generalized forces: the bodies' (gravity and velocity terms) and the applied ones."""
-        return self.body_forces + self.applied_forces
-
-    @property
-    def constraint_jacobian(self) -> sympy.Matrix:
-        """``Phi_q``."""
-        return self.constraints.jacobian(self.q) if len(self.constraints) else sympy.zeros(0, len(self.q))
 
     # -- numerics -----------------------------------------------------------------
     driver = pe.MotionDriver

@@ -434,19 +434,6 @@ class SpatialEquations(MechanismEquations):
             Q -= J * gamma * sympy.Matrix(row)
         return Q
 
-    @cached_property
-    def Q(self) -> sympy.Matrix:
-        """Generalized forces: the bodies' (and rotors'), the applied ones and the loads'
-        (:attr:`joint_loads`, in their symbols)."""
-        return self.body_forces + self.applied_forces + self.load_forces
-
-    @property
-    def constraint_jacobian(self) -> sympy.Matrix:
-        """``Phi_u = Phi_q N``: the constraint Jacobian in the speeds."""
-        if not len(self.constraints):
-            return sympy.zeros(0, len(self.u))
-        return self.constraints.jacobian(self.q) * self.N
-
     def coriolis_matrix(self) -> sympy.Matrix:
         """The velocity-free Coriolis matrix of Tuan et al.: ``M q'' + C*(q) (q' kron q') = f``
         with ``C* = dM/dq - (d vec M/dq)^T / 2`` (``dM/dq = [dM/dq_1 ... dM/dq_n]``,
