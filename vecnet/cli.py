@@ -579,7 +579,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every failure is reported as one line on standard error; no partial output file is
     left behind.
     """
-    from .bounds import interruptible, limits
+    from .bounds import interruptible, limits, untrusted
 
     try:
         args = parser().parse_args(argv)
@@ -587,7 +587,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(stop.code or 0)
     where = args.model
     try:
-        with interruptible(), limits(**dict(args.limit)), warnings.catch_warnings():
+        with interruptible(), untrusted(), limits(**dict(args.limit)), \
+                warnings.catch_warnings():
             warnings.showwarning = _show_warning
             _check_output(args.output if args.command != "report" else
                           (args.output or "report.html"))

@@ -148,6 +148,9 @@ class MechanismBuilder:
     #: what a sensor reads of a body's frame besides the position and velocity of its mass
     #: centre (``"<body>.<quantity>"``)
     frame_quantities: tuple[str, ...]
+    #: Whether the mechanism was read from a model file, whose simulations run under the
+    #: wall-clock bound ``file_seconds`` (:func:`vecnet.bounds.untrusted`).
+    untrusted: bool = False
 
     def __init__(self, name: str, gravity) -> None:
         try:

@@ -12,6 +12,7 @@ import scipy.sparse
 import scipy.sparse.csgraph
 import sympy
 
+from .bounds import untrusted
 from .elements.base import EdgeVariables, Element, Kind, t
 from .errors import ModelError, TopologyError, UnknownNameError, VecnetWarning
 from .graph import LinearGraph
@@ -39,6 +40,9 @@ class Network:
     #: The analysis commands of the SPICE netlist the network was read from
     #: (:class:`vecnet.io.spice.Analyses`), ``None`` for a network built otherwise.
     analyses: Any = None
+    #: Whether the network was read from a file (a model file or netlist), whose simulations
+    #: run under the wall-clock bound ``file_seconds`` (:func:`vecnet.bounds.untrusted`).
+    untrusted: bool = False
 
     def __init__(self, name: str = "network") -> None:
         self.name = name
@@ -192,7 +196,8 @@ class Network:
                 options["parameters"] = parameters
         if model is None:
             model = self.state_space(tree=tree)
-        result = model.simulate(t_span, **options)
+        with untrusted(self.untrusted):
+            result = model.simulate(t_span, **options)
         result.units = self.units()
         return result
 

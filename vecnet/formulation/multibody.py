@@ -18,10 +18,10 @@ import numpy as np
 import scipy.linalg
 import sympy
 
-from ..bounds import Watch, time_grid
+from ..bounds import Watch, check_oscillation, get_limits, time_grid, untrusted
 from ..elements.base import t
 from ..elements.joint_laws import StopLaw
-from ..errors import FormulationError, ModelError, UnknownNameError
+from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
 from ..multibody import DATUM
 from ..topology import Topology
 
@@ -560,6 +560,19 @@ class MechanismEquations:
         return Result(ts, series, success=True, message=message,
                       derive=lambda: self.outputs(model, ts, qs, us))
 
+    def check_signals(self, t_end: float, parameters: dict | None = None) -> None:
+        """Refuse, before any work, a force, torque or drive that oscillates more than
+        ``max_cycles`` times in ``0..t_end`` (:func:`vecnet.bounds.check_oscillation`), with
+        the ``parameters`` (by symbol or name) put in."""
+        values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
+                  sympy.sympify(v) for k, v in (parameters or {}).items()}
+        for element in self.mechanism.network.elements:
+            for attribute in ("force", "torque", "motion"):
+                signal = getattr(element, attribute, None)
+                if isinstance(signal, (sympy.Basic, sympy.MatrixBase)) and signal.has(t):
+                    for entry in (signal if isinstance(signal, sympy.MatrixBase) else [signal]):
+                        check_oscillation(element.name, entry.xreplace(values), (0.0, t_end))
+
     def simulate(self, t_end: float, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10,
                  initial: dict | None = None, velocities: dict | None = None,
                  parameters: dict | None = None, method: str = "partition", progress=None,
@@ -596,7 +609,9 @@ class MechanismEquations:
             raise FormulationError(f"step= goes with the fixed-step methods {mb.FIXED_STEP} "
                                    f"(and each of them needs it); method is {method!r}")
         _, t_end, times = time_grid((0.0, t_end), t_eval)
-        watch = Watch(0.0, t_end, progress)
+        self.check_signals(t_end, parameters)
+        with untrusted(self.mechanism.untrusted):
+            watch = Watch(0.0, t_end, progress)
         model = self.compile(parameters)
         q0 = self.assemble(initial, 0.0, parameters)
         if self._mobility(model, 0.0, q0) == 0:
@@ -611,9 +626,40 @@ class MechanismEquations:
             if stop.gap(q0) < 0:
                 raise FormulationError(f"the initial pose is beyond stop {stop.name!r} (by "
                                        f"{-stop.gap(q0):.6g}); start within the joint limits")
+        self._check_time_scale(model, q0, t_end, method)
         ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol,
                                             progress=watch, **({"stops": stops} if stops else {}))
         return self._result(model, ts, qs, us, method)
+
+    def _check_time_scale(self, model, q0: np.ndarray, t_end: float, method: str) -> None:
+        """Refuse a span holding more than ``max_cycles`` of the motion's fastest time scale,
+        ``1 / |s|`` for the largest eigenvalue ``s`` of the linearization at the initial
+        pose (at rest, its acceleration kept): an explicit integrator takes several steps
+        for each (the implicit ``"dae"`` method for each oscillation only). A mechanism whose
+        linearization cannot be had (no inertia in a direction) is left to the
+        :class:`~vecnet.bounds.Watch`."""
+        from ..numerics import multibody as mb
+
+        snap = model.evaluate(0.0, q0, np.zeros(mb.speeds(model)))
+        try:
+            with np.errstate(all="ignore"):
+                a, lam = mb.accelerations(snap, mb.independent_rows(snap.phi_q))
+                M, C, K, H = mb.linear_model(model, q0, lam, 0.0, a=a)
+                rates = Linearization(M, C, K, H, np.zeros((H.shape[1], 0)), ()).eigenvalues()
+        except (np.linalg.LinAlgError, VecnetError):
+            return
+        rates = np.abs(rates.imag if method == "dae" else rates)
+        rates = rates[np.isfinite(rates)]
+        fastest = float(rates.max()) if rates.size else 0.0
+        cycles = fastest * t_end / (2 * np.pi)
+        bound = get_limits().max_cycles
+        if cycles > bound:
+            raise ModelError(
+                f"the motion's fastest time scale is a period of {2 * np.pi / fastest:.3g} s "
+                f"(an eigenvalue of {fastest:.3g} 1/s of the linearization at the initial "
+                f"pose): the span of {t_end:.6g} s holds {cycles:.3g} of them, more than "
+                f"max_cycles = {bound:.6g}; "
+                "shorten t_span or raise the limit with vn.limits(max_cycles=...)")
 
     def inverse_dynamics(self, t_eval, parameters: dict | None = None):
         """Kinematics and the efforts of drivers that fix every degree of freedom, with every
