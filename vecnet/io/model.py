@@ -234,7 +234,10 @@ class Model:
             elif isinstance(source.signal, sympy.Basic):
                 check_oscillation(name, source.signal, (t0, t1))
                 inputs[name] = _time_function(source.signal, name)
-        parameters = {k: v for k, v in values.items() if k not in {i.symbol for i in sources}}
+        # the declared values the elements use (others served the file's own expressions)
+        used = {str(s) for s in self.system.parameter_symbols()}
+        parameters = {k: v for k, v in values.items()
+                      if k not in {i.symbol for i in sources} and str(k) in used}
         # the sparse numeric formulation when it applies, else the symbolic one
         return self.system.simulate((t0, t1), tree=self.tree or "normal", inputs=inputs,
                                     initial=self.initial or None, t_eval=times,
