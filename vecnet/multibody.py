@@ -180,8 +180,8 @@ class MechanismBuilder:
         self._check_name(name, "body name")
         if name == DATUM:
             raise ModelError(f"body name {name!r} is reserved for the ground frame")
-        if isinstance(mass, numbers.Real) and not mass > 0:
-            raise ModelError(f"body {name!r}: mass {mass:g} must be positive")
+        if isinstance(mass, numbers.Real) and not mass >= 0:
+            raise ModelError(f"body {name!r}: mass {mass:g} must be zero or more")
 
     def _check_point(self, name: str, point: Point) -> None:
         if not isinstance(point, Point) or point.body.mechanism is not self:

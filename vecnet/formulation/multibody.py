@@ -19,7 +19,7 @@ import scipy.linalg
 import sympy
 
 from ..bounds import Watch, check_oscillation, get_limits, time_grid, untrusted
-from ..elements.base import t
+from ..elements.base import Kind, t
 from ..elements.joint_laws import StopLaw
 from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
 from ..multibody import DATUM
@@ -172,6 +172,15 @@ def sensor_reading(mechanism, name: str) -> tuple:
                      + mechanism.joints_with("distance") + " joints slide)"
                      + (f"; {head!r} has {' and '.join(coordinates)}" if coordinates
                         else f"; {head!r} is a {type(mechanism.network.element(head)).__name__}"))
+
+
+def _massless(element) -> bool:
+    """Whether ``element`` is a body whose mass and inertia are both the number zero."""
+    values = [getattr(element, "m", None), getattr(element, "J", None)]
+    if element.kind is not Kind.ACROSS_STORE or any(v is None for v in values):
+        return False
+    return all(sympy.sympify(x).is_zero for v in values
+               for x in (v if isinstance(v, sympy.MatrixBase) else [v]))
 
 
 class OperatingPoint:
@@ -626,10 +635,32 @@ class MechanismEquations:
             if stop.gap(q0) < 0:
                 raise FormulationError(f"the initial pose is beyond stop {stop.name!r} (by "
                                        f"{-stop.gap(q0):.6g}); start within the joint limits")
+        self._check_mass_matrix(model, q0)
         self._check_time_scale(model, q0, t_end, method)
         ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol,
                                             progress=watch, **({"stops": stops} if stops else {}))
         return self._result(model, ts, qs, us, method)
+
+    def _check_mass_matrix(self, model, q0: np.ndarray) -> None:
+        """Refuse forward dynamics whose mass matrix, on the motions the constraints allow
+        (``H^T M H``, ``H`` a basis of the null space of ``Phi_u``), is singular at the
+        initial pose: some motion then has no inertia, and forces cannot decide it. The
+        message names the bodies without mass and inertia, the usual cause."""
+        from ..numerics import multibody as mb
+
+        H = mb.tangent_basis(model, 0.0, q0)
+        if not H.shape[1]:
+            return
+        M = model.evaluate(0.0, q0, np.zeros(mb.speeds(model))).M
+        inertia = np.linalg.eigvalsh(H.T @ M @ H)
+        if inertia[0] > 1e-12 * max(inertia[-1], np.abs(M).max()):
+            return
+        massless = [e.name for e in self.mechanism.network.elements if _massless(e)]
+        raise ModelError(
+            "the mass matrix is singular at the initial pose: a motion the joints allow has no "
+            "inertia, so the forces cannot determine it"
+            + (f" (bodies without mass and inertia: {', '.join(massless)})" if massless else "")
+            + "; give those bodies mass or inertia, or drive the motion (inverse_dynamics)")
 
     def _check_time_scale(self, model, q0: np.ndarray, t_end: float, method: str) -> None:
         """Refuse a span holding more than ``max_cycles`` of the motion's fastest time scale,

@@ -908,8 +908,8 @@ class _MechanismReader:
             _unique(self.names, name, f"{loc}/name")
             mass = scope.raw(entry["mass"], f"{loc}/mass")
             number = _as_number(mass, scope)
-            if number is not None and number <= 0:
-                raise _error(f"{loc}/mass", f"mass of body {name!r} must be positive; "
+            if number is not None and number < 0:
+                raise _error(f"{loc}/mass", f"mass of body {name!r} must be zero or more; "
                                             f"got {number:g}")
             body = self.add_body(entry, loc, mass)
             self.add_points(body, entry.get("points", {}), f"{loc}/points")
