@@ -1,14 +1,19 @@
 """Bounded work: simulations check their time grid first and stop, saying how far they got,
 when they exceed their evaluation or time budget or their state overflows."""
 
+import json
 import math
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy
 
 import vecnet as vn
+from vecnet.cli import main
+
+EXAMPLES = Path(__file__).parent.parent / "examples" / "models"
 
 
 def rc(C=1e-3, **capacitor):
@@ -55,18 +60,114 @@ def test_an_unstable_network_stops_where_its_exponential_overflows():
 
 def test_a_mechanism_over_a_billion_seconds_stops_at_its_evaluation_budget():
     eom = pendulum()
-    with vn.limits(max_evaluations=2000):
+    with vn.limits(max_evaluations=2000, max_cycles=1e12):
         with pytest.raises(vn.SimulationError, match="after 2000 evaluations") as info:
             eom.simulate(1e9, t_eval=[0.0, 1e9], velocities={"pin.angle": 2.0})
     reached = float(str(info.value).split("at t = ")[1].split()[0])
     assert 0 < reached < 1e9
 
 
-def test_the_wall_clock_budget():
-    eom = pendulum()
-    eom.compile()
-    with vn.limits(max_seconds=0.2), pytest.raises(vn.SimulationError, match="max_seconds"):
-        eom.simulate(1e9, t_eval=[0.0, 1e9], velocities={"pin.angle": 2.0})
+@pytest.fixture
+def evaluations(monkeypatch):
+    """Counts every evaluation of a simulation's right-hand side (each goes through its
+    Watch)."""
+    calls = []
+    watch = vn.bounds.Watch.__call__
+    monkeypatch.setattr(vn.bounds.Watch, "__call__",
+                        lambda self, *a: (calls.append(a[0]), watch(self, *a))[1])
+    return calls
+
+
+def test_a_billion_seconds_of_a_pendulum_are_refused_before_any_work(evaluations):
+    # a point mass 0.5 m below its pin with J = 0.01 about its centre, hanging at rest:
+    # w^2 = m g l / (J + m l^2), a period of 1.4466 s, 6.91e8 periods in 1e9 s
+    period = 2 * math.pi / math.sqrt(9.81 * 0.5 / (0.01 + 0.25))
+    with pytest.raises(vn.ModelError, match="max_cycles") as info:
+        pendulum().simulate(1e9)
+    assert f"a period of {period:.3g} s" in str(info.value)
+    assert f"holds {1e9 / period:.3g} of them" in str(info.value)
+    assert evaluations == []
+    pendulum().simulate(1e9 / period / 2e5)   # a span of 5e4 periods runs
+    assert evaluations
+
+
+def test_a_sine_of_a_petahertz_in_a_netlist_is_refused_before_any_work(evaluations):
+    for card in ("V1 a 0 SIN(0 1 1e15)", ".param f=1e15\nV1 a 0 SIN(0 1 {f})"):
+        net = vn.load_netlist(f"fast\n{card}\nR1 a b 1k\nC1 b 0 1u\n.end\n")
+        with pytest.raises(vn.ModelError, match=r"1e\+15 Hz: 1e\+15 periods in the span of 1 s"):
+            net.simulate((0, 1))
+        with pytest.raises(vn.ModelError, match=r"1e\+15 Hz"):
+            net.simulate((0, 1), formulation="symbolic")
+    assert evaluations == []
+
+
+def test_a_fast_periodic_pulse_is_refused_before_any_work(evaluations):
+    # a period of 1 ps over 1 s: 1e12 periods
+    net = vn.load_netlist("fast\nV1 a 0 PULSE(0 1 0 1f 1f 1f 1p)\nR1 a b 1k\nC1 b 0 1u\n.end\n")
+    with pytest.raises(vn.ModelError, match=r"1e\+12 periods"):
+        net.simulate((0, 1))
+    assert evaluations == []
+
+
+def rssr(**extra):
+    doc = json.loads((EXAMPLES / "rssr.json").read_text())
+    return vn.load_model({**doc, **extra})
+
+
+@pytest.mark.parametrize("extra, hertz", [
+    ({"forces": [{"type": "torque", "name": "T", "body": "crank",
+                  "value": [0, 0, "sin(1e15*t)"]}]}, 1e15 / (2 * math.pi)),
+    ({"forces": [{"type": "force", "name": "F", "point": "coupler.B",
+                  "value": [0, "cos(3e9*t + 1)", 0]}]}, 3e9 / (2 * math.pi)),
+    ({"drives": [{"name": "D", "joint": "R1", "motion": "0.1*sin(1e12*t)"}]}, 1e12 / (2 * math.pi)),
+], ids=["torque", "force", "drive"])
+def test_fast_spatial_loads_and_drives_are_refused_before_any_work(evaluations, extra, hertz):
+    model = rssr(**extra)
+    with pytest.raises(vn.ModelError, match="max_cycles") as info:
+        model.simulate()                                    # t_span [0, 3]
+    assert f"oscillates at {hertz:.6g} Hz: {3 * hertz:.6g} periods" in str(info.value)
+    assert evaluations == []
+
+
+class Clock:
+    """A monotonic clock that moves 200 s at every reading."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def monotonic(self):
+        self.now += 200.0
+        return self.now
+
+
+def test_code_written_in_python_has_no_wall_clock_bound_unless_asked(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(vn.bounds, "_clock", clock)
+    pendulum().simulate(2.0, velocities={"pin.angle": 2.0})
+    rc().simulate((0, 10))
+    assert clock.now > 120 * 3                             # the watches read the clock
+    with vn.limits(max_seconds=600), pytest.raises(vn.SimulationError,
+                                                   match=r"after 600 s \(max_seconds\)"):
+        pendulum().simulate(2.0, velocities={"pin.angle": 2.0})
+
+
+def test_model_files_and_netlists_run_under_the_wall_clock(monkeypatch, tmp_path):
+    monkeypatch.setattr(vn.bounds, "_clock", Clock())
+    with pytest.raises(vn.SimulationError, match=r"after 20 s \(file_seconds\)"):
+        vn.load_model(EXAMPLES / "pendulum.json").simulate()
+    net = vn.load_netlist(EXAMPLES / "rc_filter.cir")
+    with pytest.raises(vn.SimulationError, match="file_seconds"):
+        net.simulate((0, 0.01))
+    with vn.limits(file_seconds=1e9):                        # raised, it lets them run
+        vn.load_model(EXAMPLES / "pendulum.json").simulate()
+
+
+def test_the_command_line_answers_a_file_within_its_wall_clock(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(vn.bounds, "_clock", Clock())
+    out = tmp_path / "x.csv"
+    assert main(["simulate", str(EXAMPLES / "pendulum.json"), "-o", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "file_seconds" in error and not out.exists()
 
 
 def test_limits_hold_inside_their_block_and_thread_only():
@@ -94,3 +195,11 @@ def test_oscillations_are_counted_from_the_signal():
     pulse = vn.io.spice.pulse(0, 1, 0, 1e-9, 1e-9, 1e-6, 2e-6)
     with pytest.raises(vn.ModelError, match="500000 periods"):
         vn.bounds.check_oscillation("V.across", pulse, 1.0)
+    # a delayed sine (behind a Heaviside) and a chirp: the phase travelled over the span
+    delayed = vn.io.spice.sine(0, 1, 1e6, td=0.5)          # 1 MHz from t = 0.5 s on
+    with pytest.raises(vn.ModelError, match="500000 periods"):
+        vn.bounds.check_oscillation("V.across", delayed, (0.0, 1.0))
+    chirp = sympy.cos(2 * sympy.pi * 1e6 * t ** 2)          # 1e6 t^2 periods by time t
+    with pytest.raises(vn.ModelError, match="1e\\+06 periods"):
+        vn.bounds.check_oscillation("V.across", chirp, (0.0, 1.0))
+    vn.bounds.check_oscillation("V.across", chirp, (0.0, 0.1))   # 10^4 periods

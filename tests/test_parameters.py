@@ -84,3 +84,17 @@ def test_values_given_to_simulate_win_over_the_elements_own():
     model = net.state_space(symbolic=True)            # R and C stay symbols with values
     res = model.simulate((0, 1), t_eval=[1.0], parameters={"R": 2.0}, rtol=1e-10, atol=1e-12)
     assert abs(res["C.across"][-1] - (1 - math.exp(-1 / 2.0))) < 1e-8
+
+
+def test_an_unknown_parameter_name_is_refused_naming_the_known_ones():
+    net = vn.Network("rc")
+    net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=vn.Symbol("R")),
+            vn.Capacitor("C", "g", "b", C=vn.Symbol("Cx") * 2))
+    for formulation in (None, "symbolic"):
+        with pytest.raises(vn.UnknownNameError) as info:
+            net.simulate((0, 1), parameters={"R": 1.0, "Cx": 0.5, "Rx": 2.0},
+                         formulation=formulation)
+        assert "'Rx'" in str(info.value) and "its parameters are Cx, R, V" in str(info.value)
+    # the known ones are used: tau = R C = 1 s, C.across(1) = 1 - 1/e
+    res = net.simulate((0, 1), parameters={"R": 1.0, "Cx": 0.5}, t_eval=[1.0])
+    assert res["C.across"][-1] == pytest.approx(1 - math.exp(-1), rel=1e-6)

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+import scipy.integrate
+import sympy
 
 import vecnet as vn
 from planar_models import four_bar, link, pendulum, slider_crank
@@ -193,3 +195,60 @@ def test_bad_mechanisms():
         locked.revolute("L1", locked.ground.point(0, 1), c.point(0, 1))
     with pytest.raises(vn.UnknownNameError):
         locked.drive("D", "nope", 1.0)
+
+
+def test_massless_offset_slider_crank_driven_at_constant_speed_gives_textbook_statics():
+    """Crank r and rod l without mass, a slider of mass m on the line y = e pushed back by a
+    load P, the crank turned at constant speed w. The rod is a two-force member: its force
+    on the slider is k u along u = (B - A) / l; the slider's x equation gives
+    k u_x - P = m x_B''; the same force passes through both pins to the ground, and the
+    moment of the rod's pull about O is the driver torque T = k (A x u)."""
+    r, l, e, m, P, g, w, a0 = 0.1, 0.35, 0.03, 2.0, 50.0, 9.81, 12.0, 0.4
+    mech = vn.planar.Mechanism("massless", gravity=(0, -g))
+    A0 = np.array([r * np.cos(a0), r * np.sin(a0)])
+    B0 = np.array([A0[0] + np.sqrt(l**2 - (e - A0[1]) ** 2), e])
+    crank = mech.body("crank", mass=0.0, inertia=0.0, position=A0 / 2, angle=a0)
+    rod = mech.body("rod", mass=0.0, inertia=0.0, position=(A0 + B0) / 2)
+    slider = mech.body("slider", mass=m, inertia=0.01, position=B0)
+    mech.revolute("O", mech.ground.point(0, 0), crank.point(-r / 2, 0))
+    mech.revolute("A", crank.point(r / 2, 0), rod.point(*(A0 - B0) / 2))
+    mech.revolute("B", rod.point(*(B0 - A0) / 2), slider.centre)
+    mech.prismatic("S", mech.ground.point(0, e), slider.centre, axis=(1, 0))
+    mech.force("P", slider.centre, (-P, 0.0))
+    mech.drive("D", "O", a0 + w * vn.t)
+    ts = np.linspace(0.0, 0.5, 41)
+    res = mech.formulate("joint").inverse_dynamics(ts)
+
+    time = sympy.Symbol("time")
+    angle = a0 + w * time
+    xB = r * sympy.cos(angle) + sympy.sqrt(l**2 - (e - r * sympy.sin(angle)) ** 2)
+    x, acceleration = (sympy.lambdify(time, f)(ts) for f in (xB, sympy.diff(xB, time, 2)))
+    A = np.stack([r * np.cos(a0 + w * ts), r * np.sin(a0 + w * ts)], axis=1)
+    u = (np.stack([x, np.full_like(ts, e)], axis=1) - A) / l
+    k = (m * acceleration + P) / u[:, 0]
+    rod_force = k[:, None] * u
+    assert np.allclose(res["slider.x"], x, atol=1e-9)
+    for pin in ("O", "A", "B"):                  # on each head body: crank, rod, slider
+        assert np.allclose(res[f"{pin}.reaction"], rod_force, rtol=1e-6, atol=1e-6), pin
+    assert np.allclose(res["D.effort"], k * (A[:, 0] * u[:, 1] - A[:, 1] * u[:, 0]),
+                       rtol=1e-6, atol=1e-6)
+    assert np.allclose(res["S.reaction"][:, 1], m * g - rod_force[:, 1], rtol=1e-6, atol=1e-6)
+
+
+def test_a_massless_link_is_simulated_where_the_mass_matrix_stays_regular_refused_where_not():
+    # a point mass m on a massless rod l is the simple pendulum: l beta'' = -g sin(beta)
+    def pendulum_on(rod_mass, bob_mass):
+        mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+        rod = mech.body("rod", mass=rod_mass, inertia=0.0, position=(0.5, 0.0))
+        mech.revolute("P", mech.ground.point(0, 0), rod.point(-0.5, 0))
+        if bob_mass:
+            bob = mech.body("bob", mass=bob_mass, inertia=0.0, position=(1.0, 0.0))
+            mech.weld("W", rod.point(0.5, 0), bob.centre)
+        return mech.formulate()
+
+    res = pendulum_on(0.0, 2.0).simulate(0.5, t_eval=[0.5], rtol=1e-10, atol=1e-12)
+    beta = scipy.integrate.solve_ivp(lambda _, y: [y[1], -9.81 * np.cos(y[0])], (0, 0.5),
+                                     [0.0, 0.0], rtol=1e-11, atol=1e-12).y[0, -1]
+    assert res["P.angle"][-1] == pytest.approx(beta, abs=1e-7)
+    with pytest.raises(vn.ModelError, match=r"singular .*bodies without mass and inertia: rod"):
+        pendulum_on(0.0, 0.0).simulate(0.5)

@@ -205,8 +205,8 @@ def test_sources_and_ratios_take_any_sign_and_refuse_allow_negative():
 
 def test_mechanism_values():
     mech = vn.planar.Mechanism("m")
-    with pytest.raises(vn.ModelError, match="mass 0 must be positive"):
-        mech.body("b0", mass=0.0, inertia=1.0)
+    with pytest.raises(vn.ModelError, match="mass -1 must be zero or more"):
+        mech.body("b0", mass=-1.0, inertia=1.0)
     with pytest.raises(vn.ModelError, match="inertia -1 must be zero or more"):
         mech.body("b1", mass=1.0, inertia=-1.0)
     bob = mech.body("bob", mass=1.0, inertia=0.0, position=(1.0, 0.0))

@@ -33,7 +33,8 @@ import sympy
 
 from .errors import ModelError, SimulationError
 
-__all__ = ["Limits", "get_limits", "limits", "time_grid", "check_oscillation", "Watch"]
+__all__ = ["Limits", "get_limits", "limits", "untrusted", "time_grid", "check_oscillation",
+           "Watch"]
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,14 @@ class Limits:
         one second is 10^6 periods, each needing several integration steps).
     max_evaluations : int
         Right-hand-side (or residual) evaluations of one simulation.
-    max_seconds : float
-        Wall-clock seconds of one simulation.
+    max_seconds : float or None
+        Wall-clock seconds of one simulation; ``None`` (the default): no wall-clock bound on
+        the simulations of models built in Python, and ``file_seconds`` on those of models
+        read from files.
+    file_seconds : float
+        Wall-clock seconds of one simulation of untrusted input (a model file or netlist
+        read by :func:`vecnet.load_model`, :func:`vecnet.load_netlist` or the ``vecnet``
+        command) while ``max_seconds`` is ``None``.
     max_elements : int
         Elements of a network formulated symbolically (the exact formulation's cost
         grows faster than the network: about 25 s for 2,000 elements).
@@ -59,12 +66,15 @@ class Limits:
     max_points: int = 100_000
     max_cycles: float = 100_000.0
     max_evaluations: int = 500_000
-    max_seconds: float = 120.0
+    max_seconds: float | None = None
+    file_seconds: float = 20.0
     max_elements: int = 2_000
 
     def __post_init__(self) -> None:
         for field in fields(self):
             value = getattr(self, field.name)
+            if value is None and field.name == "max_seconds":
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not value > 0 or math.isnan(value):
                 raise ModelError(f"limit {field.name} must be a positive number; got {value!r}")
@@ -174,12 +184,15 @@ def time_grid(t_span: Sequence[Any], t_eval: Sequence[float] | None = None,
     return t0, t1, times
 
 
-def check_oscillation(name: str, signal: sympy.Expr, span: float) -> None:
-    """Refuse a source whose sines or cosines turn more than ``max_cycles`` times in ``span``.
+def check_oscillation(name: str, signal: sympy.Expr, span: float | Sequence[float]) -> None:
+    """Refuse a signal whose sines, cosines or periodic pulses turn more than ``max_cycles``
+    times within ``span`` (a length of time from 0, or ``(t0, t1)``).
 
-    The angular frequency of ``sin(w t + p)`` is read from the argument's rate in ``t``
-    wherever that rate is a number; other signals pass (the integration itself is bounded
-    by :class:`Watch`).
+    The periods are counted from the argument of each ``sin``, ``cos``, ``tan`` or ``Mod``
+    (a periodic pulse): how far it moves over the span, sampled at 257 times, divided by
+    the period (exact for ``w t + p``, even behind a ``Heaviside`` or a delay; close for a
+    chirp). An argument holding other symbols than ``t`` is passed over: the integration
+    itself is bounded by :class:`Watch`.
 
     >>> import sympy, vecnet as vn
     >>> check_oscillation("V.across", sympy.sin(2 * sympy.pi * 1e15 * vn.t), 1e-3)
@@ -189,23 +202,55 @@ def check_oscillation(name: str, signal: sympy.Expr, span: float) -> None:
     """
     from .elements.base import t
 
+    t0, t1 = (0.0, float(span)) if isinstance(span, (int, float)) else map(float, span)
     bound = get_limits().max_cycles
-    for trig in signal.atoms(sympy.sin, sympy.cos, sympy.tan, sympy.Mod):
-        if trig.func is sympy.Mod:  # a periodic pulse: Mod(t - td, period)
-            arg, period = trig.args
-            if not (period.is_number and arg.has(t)):
+    for periodic in signal.atoms(sympy.sin, sympy.cos, sympy.tan, sympy.Mod):
+        if periodic.func is sympy.Mod:  # a periodic pulse: Mod(t - td, period)
+            arg, period = periodic.args
+            if not period.is_number:
                 continue
-            rate = sympy.diff(arg, t) / period
+            period = abs(float(period))
         else:
-            rate = sympy.diff(trig.args[0], t) / (2 * sympy.pi)
-        if not rate.is_number:
+            arg, period = periodic.args[0], 2 * math.pi
+        if not arg.has(t) or arg.free_symbols - {t} or not period > 0:
             continue
-        hertz = abs(float(rate))
-        if hertz * span > bound:
-            raise ModelError(f"input {name!r} oscillates at {hertz:.6g} Hz: "
-                             f"{hertz * span:.6g} periods in the span of {span:.6g} s is more "
+        cycles = _turns(arg, t, t0, t1) / period
+        if cycles > bound:
+            raise ModelError(f"input {name!r} oscillates at {cycles / (t1 - t0):.6g} Hz: "
+                             f"{cycles:.6g} periods in the span of {t1 - t0:.6g} s is more "
                              f"than max_cycles = {bound:.6g}; shorten t_span or raise the "
                              "limit with vn.limits(max_cycles=...)")
+
+
+def _turns(arg: sympy.Expr, t: sympy.Symbol, t0: float, t1: float) -> float:
+    """How far ``arg`` moves (its total variation) over ``t0..t1``, from 257 samples;
+    infinite when it overflows."""
+    times = np.linspace(t0, t1, 257)
+    with np.errstate(all="ignore"):
+        try:
+            values = sympy.lambdify(t, arg, "numpy")(times)
+            values = np.broadcast_to(np.asarray(values, dtype=float), times.shape)
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+            return 0.0  # not a real function of time that numpy evaluates: left to the Watch
+        moves = np.abs(np.diff(values))
+    moves = moves[~np.isnan(moves)]
+    return float(np.sum(moves)) if moves.size else 0.0
+
+
+_untrusted = contextvars.ContextVar("vecnet_untrusted", default=False)
+
+
+@contextmanager
+def untrusted(flag: bool = True) -> Iterator[None]:
+    """Mark the work inside as done on untrusted input (a model file or netlist from
+    elsewhere) when ``flag`` is true: its simulations are then bounded in wall-clock time
+    by ``file_seconds`` unless ``max_seconds`` is set. A false ``flag`` changes nothing (an
+    enclosing mark stays)."""
+    token = _untrusted.set(_untrusted.get() or bool(flag))
+    try:
+        yield
+    finally:
+        _untrusted.reset(token)
 
 
 _interrupted = contextvars.ContextVar("vecnet_interrupted", default=False)
@@ -280,7 +325,11 @@ class Watch:
         if progress is True:
             progress = progress_bar(t0, t1)
         self.t0, self.t1, self.progress, self.names = t0, t1, progress or None, tuple(names)
-        self.max_evaluations, self.max_seconds = bounds.max_evaluations, bounds.max_seconds
+        self.max_evaluations = bounds.max_evaluations
+        # the wall clock bounds untrusted input always, code written in Python when asked
+        self.max_seconds, self.clock_name = (bounds.max_seconds, "max_seconds") \
+            if bounds.max_seconds is not None else \
+            (bounds.file_seconds if _untrusted.get() else math.inf, "file_seconds")
         self.evaluations = 0
         self.started = _clock.monotonic()
 
@@ -309,6 +358,8 @@ class Watch:
         if self.evaluations % 64 == 0 and _clock.monotonic() - self.started > self.max_seconds:
             raise SimulationError(
                 f"the simulation stopped at {self.where(time)} after {self.max_seconds:g} s "
-                "(max_seconds): shorten t_span or raise the limit with vn.limits(max_seconds=...)")
+                f"({self.clock_name}): shorten t_span or raise the limit with "
+                f"vn.limits({self.clock_name}=...) (--limit {self.clock_name}=... on the command "
+                "line)")
         if self.progress is not None:
             self.progress(time)

@@ -488,6 +488,17 @@ _SUMMARY = {
 }
 
 
+#: where each command writes without --output
+_OUTPUT_DEFAULT = {
+    "matrices": "standard output", "equations": "standard output",
+    "draw": "Graphviz dot text on standard output; a rendered format needs a file",
+    "simulate": "CSV on standard output; a plot needs a file",
+    "report": "report.html in the current folder",
+    "op": "standard output", "ac": "CSV on standard output; a plot needs a file",
+    "sweep": "CSV on standard output",
+}
+
+
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="vecnet", description="Equations of physical systems from "
                 "linear graphs: matrices, equations, diagrams, simulations, operating points, "
@@ -495,7 +506,6 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"vecnet {_version()}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("model", help="JSON model file or SPICE netlist")
-    common.add_argument("--output", "-o", help="output file (default: standard output)")
     common.add_argument("--limit", type=_limit, action="append", default=[],
                         metavar="NAME=NUMBER", help="raise or lower a bound on the work (see "
                         "vecnet.Limits), e.g. --limit max_seconds=600; may be repeated")
@@ -510,6 +520,9 @@ def parser() -> argparse.ArgumentParser:
     sub = {name: commands.add_parser(name, parents=[common], help=_SUMMARY[name],
                                      description=_SUMMARY[name])
            for name in COMMANDS}
+    for name, default in _OUTPUT_DEFAULT.items():
+        sub[name].add_argument("--output", "-o", metavar="FILE",
+                               help=f"output file, in an existing folder (default: {default})")
     tree = "normal, auto, joint, absolute, or branch names separated by commas"
     for name in ("matrices", "equations", "draw", "report"):
         sub[name].add_argument("--tree", help=tree)
@@ -524,7 +537,6 @@ def parser() -> argparse.ArgumentParser:
     sub["simulate"].add_argument("--points", type=_positive(int, "--points"),
                                  help="output points (default: the model's, one per .tran "
                                  "step, or 501)")
-    sub["report"].set_defaults(output=None)
     ac = sub["ac"]
     ac.add_argument("--start", type=_positive(float, "--start"),
                     help="lowest frequency in Hz (default: the .ac card's, or 1)")
@@ -555,13 +567,13 @@ def _check_output(path: str | None) -> None:
     if os.path.isdir(path):
         raise OSError(f"{path}: is a directory; give a file name")
     folder = os.path.dirname(os.path.abspath(path))
-    parent = folder
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        raise OSError(f"{path}: {parent} is a file, not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OSError(f"{path}: no permission to write in {parent}")
+    if not os.path.exists(folder):
+        raise OSError(f"{path}: the folder {folder} does not exist (vecnet does not create "
+                      "folders)")
+    if not os.path.isdir(folder):
+        raise OSError(f"{path}: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OSError(f"{path}: no permission to write in {folder}")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -579,7 +591,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every failure is reported as one line on standard error; no partial output file is
     left behind.
     """
-    from .bounds import interruptible, limits
+    from .bounds import interruptible, limits, untrusted
 
     try:
         args = parser().parse_args(argv)
@@ -587,7 +599,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(stop.code or 0)
     where = args.model
     try:
-        with interruptible(), limits(**dict(args.limit)), warnings.catch_warnings():
+        with interruptible(), untrusted(), limits(**dict(args.limit)), \
+                warnings.catch_warnings():
             warnings.showwarning = _show_warning
             _check_output(args.output if args.command != "report" else
                           (args.output or "report.html"))

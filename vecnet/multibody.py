@@ -148,6 +148,9 @@ class MechanismBuilder:
     #: what a sensor reads of a body's frame besides the position and velocity of its mass
     #: centre (``"<body>.<quantity>"``)
     frame_quantities: tuple[str, ...]
+    #: Whether the mechanism was read from a model file, whose simulations run under the
+    #: wall-clock bound ``file_seconds`` (:func:`vecnet.bounds.untrusted`).
+    untrusted: bool = False
 
     def __init__(self, name: str, gravity) -> None:
         try:
@@ -177,8 +180,8 @@ class MechanismBuilder:
         self._check_name(name, "body name")
         if name == DATUM:
             raise ModelError(f"body name {name!r} is reserved for the ground frame")
-        if isinstance(mass, numbers.Real) and not mass > 0:
-            raise ModelError(f"body {name!r}: mass {mass:g} must be positive")
+        if isinstance(mass, numbers.Real) and not mass >= 0:
+            raise ModelError(f"body {name!r}: mass {mass:g} must be zero or more")
 
     def _check_point(self, name: str, point: Point) -> None:
         if not isinstance(point, Point) or point.body.mechanism is not self:

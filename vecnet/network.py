@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -12,6 +12,7 @@ import scipy.sparse
 import scipy.sparse.csgraph
 import sympy
 
+from .bounds import untrusted
 from .elements.base import EdgeVariables, Element, Kind, t
 from .errors import ModelError, TopologyError, UnknownNameError, VecnetWarning
 from .graph import LinearGraph
@@ -39,6 +40,9 @@ class Network:
     #: The analysis commands of the SPICE netlist the network was read from
     #: (:class:`vecnet.io.spice.Analyses`), ``None`` for a network built otherwise.
     analyses: Any = None
+    #: Whether the network was read from a file (a model file or netlist), whose simulations
+    #: run under the wall-clock bound ``file_seconds`` (:func:`vecnet.bounds.untrusted`).
+    untrusted: bool = False
 
     def __init__(self, name: str = "network") -> None:
         self.name = name
@@ -159,6 +163,52 @@ class Network:
         return frequency_response(self, frequencies, inputs=inputs, outputs=outputs,
                                   parameters=parameters)
 
+    def parameter_symbols(self) -> set[sympy.Symbol]:
+        """The symbols of the network's parameters: those of its elements' parameters and of
+        the expressions they hold (time excluded).
+
+        >>> import vecnet as vn
+        >>> net = vn.Network()
+        >>> _ = net.add(vn.Resistor("R1", "a", "g", R=vn.Symbol("R") * 2))
+        >>> sorted(map(str, net.parameter_symbols()))
+        ['R']
+        """
+        from .elements.lumped import NonlinearDissipator
+
+        found: set[sympy.Symbol] = set()
+
+        def collect(value: Any) -> None:
+            if isinstance(value, (sympy.Basic, sympy.MatrixBase)):
+                found.update(s for s in value.free_symbols if isinstance(s, sympy.Symbol))
+            elif isinstance(value, (list, tuple)):
+                for item in value:
+                    collect(item)
+
+        for element in self._elements.values():
+            for parameter in element.parameters.values():
+                collect(parameter.symbol)
+                collect(parameter.value)
+            for value in vars(element).values():   # gains, matrices, laws' expressions
+                collect(value)
+            if isinstance(element, NonlinearDissipator):   # its law builds its expression
+                collect(sympy.sympify(element.law(sympy.Dummy("x", real=True))))
+        return {s for s in found if s != t and not isinstance(s, sympy.Dummy)}
+
+    def check_parameters(self, parameters: Mapping | None) -> None:
+        """Refuse a name (or symbol) in ``parameters`` that is no parameter of the network.
+
+        Raises
+        ------
+        UnknownNameError
+            Naming the unknown ones and listing the network's parameters.
+        """
+        known = {str(s) for s in self.parameter_symbols()}
+        unknown = sorted({str(k) for k in (parameters or {})} - known)
+        if unknown:
+            raise UnknownNameError(
+                f"network {self.name!r} has no parameter(s) {', '.join(map(repr, unknown))}; "
+                f"its parameters are {', '.join(sorted(known)) or 'none'}")
+
     def simulate(self, t_span: tuple[float, float], tree: Sequence[str] | str = "normal",
                  formulation: str | None = None, **options):
         """Simulate the network; ``options`` are those of :func:`vecnet.numerics.simulate.simulate`.
@@ -181,6 +231,7 @@ class Network:
         if formulation not in (None, "numeric", "symbolic"):
             raise ModelError(f"network {self.name!r}: formulation is 'numeric', 'symbolic' or "
                              f"None (choose), not {formulation!r}")
+        self.check_parameters(options.get("parameters"))
         model = None
         if formulation != "symbolic":
             parameters = options.pop("parameters", None)
@@ -192,7 +243,8 @@ class Network:
                 options["parameters"] = parameters
         if model is None:
             model = self.state_space(tree=tree)
-        result = model.simulate(t_span, **options)
+        with untrusted(self.untrusted):
+            result = model.simulate(t_span, **options)
         result.units = self.units()
         return result
 

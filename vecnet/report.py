@@ -133,9 +133,12 @@ _FONT_FILE = re.compile(r"url\(fonts/(KaTeX_[A-Za-z0-9-]+)\.woff2\)")
 def write_atomically(path: str | os.PathLike, data: str | bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder, so that a
     failure never leaves a partial file behind. A new file gets the permissions of the
-    user's umask (0644 under umask 022); a replaced file keeps its own."""
+    user's umask (0644 under umask 022); a replaced file keeps its own. The folder must
+    exist: a mistyped path is refused, never created."""
     folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"{path}: the folder {folder} does not exist (vecnet does not "
+                                "create folders)")
     mode = "wb" if isinstance(data, bytes) else "w"
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".vecnet-", suffix=".tmp")
     try:

@@ -104,13 +104,15 @@ class MassElement(PlanarElement):
     def __init__(self, name, tail, head, m, J) -> None:
         super().__init__(name, tail, head)
         self.m, self.J = sympy.sympify(m), sympy.sympify(J)
-        for what, value, strict in (("mass", self.m, True), ("inertia", self.J, False)):
+        # zero is the massless link of inverse dynamics; a singular mass matrix is refused
+        # where it matters, when the motion is integrated
+        for what, value in (("mass", self.m), ("inertia", self.J)):
             if value.is_number and value.is_real:  # symbols are checked when they get values
                 number = float(value)
                 problem = number_problem(number)
-                if problem or (number <= 0 if strict else number < 0):
-                    raise ModelError(f"body {name!r}: {what} {number:g} " + (problem or (
-                        "must be positive" if strict else "must be zero or more")))
+                if problem or number < 0:
+                    raise ModelError(f"body {name!r}: {what} {number:g} "
+                                     + (problem or "must be zero or more"))
 
     def motion(self):
         return (0, 0), ((1, 0, 0), (0, 1, 0)), 0, (0, 0, 1)

@@ -279,13 +279,20 @@ class StateSpace:
         if self.z:
             return None
         args = list(self.x) + list(self.u) + list(self.du)
+        index = {a: k for k, a in enumerate(args)}
         groups = (("f", self.f, ("A", "B", "E")), ("h", self.h, ("C", "D", "F")))
         parts = {}
         for _, exprs, names in groups:
-            jac = sympy.Matrix(exprs).jacobian(args) if len(exprs) and args \
-                else sympy.zeros(len(exprs), len(args))
-            if jac.free_symbols & set(args):
-                return None
+            # the Jacobian, differentiating each expression only by the arguments it holds
+            # (a row of a large network holds a few of its thousands)
+            entries = {}
+            for i, expr in enumerate(exprs):
+                for a in expr.free_symbols & index.keys():
+                    slope = expr.diff(a)
+                    if slope.free_symbols & index.keys():
+                        return None
+                    entries[i, index[a]] = slope
+            jac = sympy.SparseMatrix(len(exprs), len(args), entries)
             sizes = (len(self.x), len(self.u), len(self.du))
             start = 0
             for name, size in zip(names, sizes):

@@ -18,10 +18,10 @@ import numpy as np
 import scipy.linalg
 import sympy
 
-from ..bounds import Watch, time_grid
-from ..elements.base import t
+from ..bounds import Watch, check_oscillation, get_limits, time_grid, untrusted
+from ..elements.base import Kind, t
 from ..elements.joint_laws import StopLaw
-from ..errors import FormulationError, ModelError, UnknownNameError
+from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
 from ..multibody import DATUM
 from ..topology import Topology
 
@@ -178,6 +178,15 @@ def sensor_reading(mechanism, name: str) -> tuple:
                      + mechanism.joints_with("distance") + " joints slide)"
                      + (f"; {head!r} has {' and '.join(coordinates)}" if coordinates
                         else f"; {head!r} is a {type(mechanism.network.element(head)).__name__}"))
+
+
+def _massless(element) -> bool:
+    """Whether ``element`` is a body whose mass and inertia are both the number zero."""
+    values = [getattr(element, "m", None), getattr(element, "J", None)]
+    if element.kind is not Kind.ACROSS_STORE or any(v is None for v in values):
+        return False
+    return all(sympy.sympify(x).is_zero for v in values
+               for x in (v if isinstance(v, sympy.MatrixBase) else [v]))
 
 
 class OperatingPoint:
@@ -653,6 +662,19 @@ class MechanismEquations:
         return Result(ts, series, success=True, message=message,
                       derive=lambda: self.outputs(model, ts, qs, us))
 
+    def check_signals(self, t_end: float, parameters: dict | None = None) -> None:
+        """Refuse, before any work, a force, torque or drive that oscillates more than
+        ``max_cycles`` times in ``0..t_end`` (:func:`vecnet.bounds.check_oscillation`), with
+        the ``parameters`` (by symbol or name) put in."""
+        values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
+                  sympy.sympify(v) for k, v in (parameters or {}).items()}
+        for element in self.mechanism.network.elements:
+            for attribute in ("force", "torque", "motion"):
+                signal = getattr(element, attribute, None)
+                if isinstance(signal, (sympy.Basic, sympy.MatrixBase)) and signal.has(t):
+                    for entry in (signal if isinstance(signal, sympy.MatrixBase) else [signal]):
+                        check_oscillation(element.name, entry.xreplace(values), (0.0, t_end))
+
     def simulate(self, t_end: float, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10,
                  initial: dict | None = None, velocities: dict | None = None,
                  parameters: dict | None = None, method: str = "partition", progress=None,
@@ -689,7 +711,9 @@ class MechanismEquations:
             raise FormulationError(f"step= goes with the fixed-step methods {mb.FIXED_STEP} "
                                    f"(and each of them needs it); method is {method!r}")
         _, t_end, times = time_grid((0.0, t_end), t_eval)
-        watch = Watch(0.0, t_end, progress)
+        self.check_signals(t_end, parameters)
+        with untrusted(self.mechanism.untrusted):
+            watch = Watch(0.0, t_end, progress)
         model = self.compile(parameters)
         q0 = self.assemble(initial, 0.0, parameters)
         if self._mobility(model, 0.0, q0) == 0:
@@ -704,9 +728,62 @@ class MechanismEquations:
             if stop.gap(q0) < 0:
                 raise FormulationError(f"the initial pose is beyond stop {stop.name!r} (by "
                                        f"{-stop.gap(q0):.6g}); start within the joint limits")
+        self._check_mass_matrix(model, q0)
+        self._check_time_scale(model, q0, t_end, method)
         ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol,
                                             progress=watch, **({"stops": stops} if stops else {}))
         return self._result(model, ts, qs, us, method)
+
+    def _check_mass_matrix(self, model, q0: np.ndarray) -> None:
+        """Refuse forward dynamics whose mass matrix, on the motions the constraints allow
+        (``H^T M H``, ``H`` a basis of the null space of ``Phi_u``), is singular at the
+        initial pose: some motion then has no inertia, and forces cannot decide it. The
+        message names the bodies without mass and inertia, the usual cause."""
+        from ..numerics import multibody as mb
+
+        H = mb.tangent_basis(model, 0.0, q0)
+        if not H.shape[1]:
+            return
+        M = model.evaluate(0.0, q0, np.zeros(mb.speeds(model))).M
+        inertia = np.linalg.eigvalsh(H.T @ M @ H)
+        if inertia[0] > 1e-12 * max(inertia[-1], np.abs(M).max()):
+            return
+        massless = [e.name for e in self.mechanism.network.elements if _massless(e)]
+        raise ModelError(
+            "the mass matrix is singular at the initial pose: a motion the joints allow has no "
+            "inertia, so the forces cannot determine it"
+            + (f" (bodies without mass and inertia: {', '.join(massless)})" if massless else "")
+            + "; give those bodies mass or inertia, or drive the motion (inverse_dynamics)")
+
+    def _check_time_scale(self, model, q0: np.ndarray, t_end: float, method: str) -> None:
+        """Refuse a span holding more than ``max_cycles`` of the motion's fastest time scale,
+        ``1 / |s|`` for the largest eigenvalue ``s`` of the linearization at the initial
+        pose (at rest, its acceleration kept): an explicit integrator takes several steps
+        for each (the implicit ``"dae"`` method for each oscillation only). A mechanism whose
+        linearization cannot be had (no inertia in a direction) is left to the
+        :class:`~vecnet.bounds.Watch`."""
+        from ..numerics import multibody as mb
+
+        snap = model.evaluate(0.0, q0, np.zeros(mb.speeds(model)))
+        try:
+            with np.errstate(all="ignore"):
+                a, lam = mb.accelerations(snap, mb.independent_rows(snap.phi_q))
+                M, C, K, H = mb.linear_model(model, q0, lam, 0.0, a=a)
+                rates = Linearization(M, C, K, H, np.zeros((H.shape[1], 0)), ()).eigenvalues()
+        except (np.linalg.LinAlgError, VecnetError):
+            return
+        rates = np.abs(rates.imag if method == "dae" else rates)
+        rates = rates[np.isfinite(rates)]
+        fastest = float(rates.max()) if rates.size else 0.0
+        cycles = fastest * t_end / (2 * np.pi)
+        bound = get_limits().max_cycles
+        if cycles > bound:
+            raise ModelError(
+                f"the motion's fastest time scale is a period of {2 * np.pi / fastest:.3g} s "
+                f"(an eigenvalue of {fastest:.3g} 1/s of the linearization at the initial "
+                f"pose): the span of {t_end:.6g} s holds {cycles:.3g} of them, more than "
+                f"max_cycles = {bound:.6g}; "
+                "shorten t_span or raise the limit with vn.limits(max_cycles=...)")
 
     def inverse_dynamics(self, t_eval, parameters: dict | None = None):
         """Kinematics and the efforts of drivers that fix every degree of freedom, with every

@@ -227,13 +227,17 @@ class Model:
             if name in self.inputs:
                 # sympify: a whole input that is one parameter becomes its (float) value
                 signal = sympy.sympify(self.inputs[name].xreplace(values))
-                check_oscillation(name, signal, t1 - t0)
+                check_oscillation(name, signal, (t0, t1))
                 inputs[name] = _time_function(signal, name)
             elif u in values:  # a source whose value is a declared parameter
                 inputs[name] = values[u]
             elif isinstance(source.signal, sympy.Basic):
+                check_oscillation(name, source.signal, (t0, t1))
                 inputs[name] = _time_function(source.signal, name)
-        parameters = {k: v for k, v in values.items() if k not in {i.symbol for i in sources}}
+        # the declared values the elements use (others served the file's own expressions)
+        used = {str(s) for s in self.system.parameter_symbols()}
+        parameters = {k: v for k, v in values.items()
+                      if k not in {i.symbol for i in sources} and str(k) in used}
         # the sparse numeric formulation when it applies, else the symbolic one
         return self.system.simulate((t0, t1), tree=self.tree or "normal", inputs=inputs,
                                     initial=self.initial or None, t_eval=times,
@@ -904,8 +908,8 @@ class _MechanismReader:
             _unique(self.names, name, f"{loc}/name")
             mass = scope.raw(entry["mass"], f"{loc}/mass")
             number = _as_number(mass, scope)
-            if number is not None and number <= 0:
-                raise _error(f"{loc}/mass", f"mass of body {name!r} must be positive; "
+            if number is not None and number < 0:
+                raise _error(f"{loc}/mass", f"mass of body {name!r} must be zero or more; "
                                             f"got {number:g}")
             body = self.add_body(entry, loc, mass)
             self.add_points(body, entry.get("points", {}), f"{loc}/points")
@@ -1320,9 +1324,10 @@ def load_model(source: str | os.PathLike | Mapping[str, Any],
                                         f"{', '.join(map(repr, declared)) or 'none'}")
         declared[name] = finite_number(value, f"parameter {name!r}")
     scope = _Scope(declared)
-    if doc["kind"] == "network":
-        return _load_network(doc, scope)
-    return _load_mechanism(doc, scope)
+    model = _load_network(doc, scope) if doc["kind"] == "network" else \
+        _load_mechanism(doc, scope)
+    model.system.untrusted = True  # simulated under the bounds of files (vecnet.bounds)
+    return model
 
 
 # -- writing ----------------------------------------------------------------------------

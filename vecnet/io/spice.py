@@ -717,6 +717,7 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
     net.analyses = Analyses(op=".op" in commands, ac=commands.get(".ac"),
                             tran=commands.get(".tran"), ac_sources=ac_sources,
                             node_voltages=voltages)
+    net.untrusted = True  # simulated under the bounds of files (vecnet.bounds)
     return net
 
 

@@ -99,7 +99,7 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     guesses = _initial_values(initial, model.z_names)
     x0 = _initial_values(initial, model.states)
     t0, t1, times = time_grid(t_span, t_eval)
-    signals = _signals(model.inputs, model.signals, inputs, t1 - t0)
+    signals = _signals(model.inputs, model.signals, inputs, (t0, t1))
     u_fn, du_fn = _input_functions(model.inputs, signals)
     args = (t, model.x, model.z, model.u, model.du)
     f = _compile(args, list(model.f))
@@ -241,7 +241,7 @@ def _check_names(inputs: Mapping | None, initial: Mapping | None, input_names: S
 
 
 def _signals(names: Sequence[str], defaults: Mapping[str, Any], given: Mapping | None,
-             span: float) -> dict[str, Any]:
+             span: tuple[float, float]) -> dict[str, Any]:
     """Each input's value: the one given, else its source's; oscillations checked."""
     signals = {name: (given or {}).get(name, defaults.get(name)) for name in names}
     for name, value in signals.items():
@@ -291,7 +291,7 @@ def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, 
     _check_names(inputs, initial, input_names, states)
     x0 = _initial_values(initial, states)
     t0, t1, times = time_grid(t_span, t_eval)
-    signals = _signals(input_names, defaults, inputs, t1 - t0)
+    signals = _signals(input_names, defaults, inputs, (t0, t1))
     u_fn, du_fn = _input_functions(input_names, signals)
     n = len(states)
     method = method or ("LSODA" if n <= 64 else "BDF")
