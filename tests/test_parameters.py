@@ -98,3 +98,20 @@ def test_an_unknown_parameter_name_is_refused_naming_the_known_ones():
     # the known ones are used: tau = R C = 1 s, C.across(1) = 1 - 1/e
     res = net.simulate((0, 1), parameters={"R": 1.0, "Cx": 0.5}, t_eval=[1.0])
     assert res["C.across"][-1] == pytest.approx(1 - math.exp(-1), rel=1e-6)
+
+
+def test_an_unknown_mechanism_parameter_is_refused_and_the_known_ones_are_used():
+    # a mass on a spring of stiffness k (a law the builder wraps in a function), m x'' = -k x
+    mech = vn.planar.Mechanism("oscillator", gravity=(0, 0))
+    block = mech.body("block", vn.Symbol("m"), 0.1, position=(1.1, 0))
+    mech.prismatic("slide", mech.ground.centre, block.centre, axis=(1, 0))
+    mech.spring("spring", mech.ground.centre, block.centre, k=vn.Symbol("k"), length=1.0)
+    eom = mech.formulate()
+    with pytest.raises(vn.UnknownNameError) as info:
+        eom.simulate(1.0, parameters={"m": 2.0, "k": 8.0, "mass": 1.0})
+    assert "no parameter(s) 'mass'" in str(info.value)
+    assert "its parameters are k, m" in str(info.value)
+    period = 2 * math.pi * math.sqrt(2.0 / 8.0)           # T = 2 pi sqrt(m / k)
+    res = eom.simulate(period, t_eval=[0.0, period], parameters={"m": 2.0, "k": 8.0},
+                       rtol=1e-10, atol=1e-12)
+    assert res["slide.distance"][-1] == pytest.approx(1.1, abs=1e-7)

@@ -593,12 +593,33 @@ class MechanismEquations:
 
     # -- numerics -----------------------------------------------------------------
     def compile(self, parameters: dict | None = None):
-        """The compiled numeric model (cached when no parameters are given)."""
-        if parameters:
-            return self.compile_model(parameters)
-        if "_compiled" not in self.__dict__:
-            self.__dict__["_compiled"] = self.compile_model(None)
-        return self.__dict__["_compiled"]
+        """The compiled numeric model with the ``parameters`` (by symbol or name) put in,
+        kept for the last few sets of values."""
+        key = frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items())
+        cache = self.__dict__.setdefault("_compiled", {})
+        if key not in cache:
+            if len(cache) >= 4:
+                cache.pop(next(iter(cache)))
+            cache[key] = self.compile_model(parameters or None)
+        return cache[key]
+
+    def check_parameters(self, parameters: dict | None) -> None:
+        """Refuse a name in ``parameters`` that no expression of the mechanism holds.
+
+        Raises
+        ------
+        UnknownNameError
+            Naming the unknown ones and listing the mechanism's parameters.
+        """
+        if not parameters:
+            return
+        known = {str(s) for s in self.compile(parameters).used}
+        unknown = sorted({str(k) for k in parameters} - known)
+        if unknown:
+            raise UnknownNameError(
+                f"mechanism {self.mechanism.name!r} has no parameter(s) "
+                f"{', '.join(map(repr, unknown))}; its parameters are "
+                f"{', '.join(sorted(known)) or 'none'}")
 
     def _fixed(self, initial: dict | None) -> dict[int, float]:
         """Coordinate indices and values of the scalar coordinates named in ``initial``."""
@@ -712,6 +733,7 @@ class MechanismEquations:
                                    f"(and each of them needs it); method is {method!r}")
         _, t_end, times = time_grid((0.0, t_end), t_eval)
         self.check_signals(t_end, parameters)
+        self.check_parameters(parameters)
         with untrusted(self.mechanism.untrusted):
             watch = Watch(0.0, t_end, progress)
         model = self.compile(parameters)

@@ -212,9 +212,13 @@ class Model:
         if self.kind == "mechanism":
             if t_span[0] != 0:
                 raise ModelError("mechanisms are simulated from t = 0; t_span must start at 0")
-            # sympy numbers: the planar compiler substitutes them with xreplace
+            # sympy numbers: the planar compiler substitutes them with xreplace; only the
+            # values the equations hold (others served the file's own expressions)
+            eom = self.formulate()
             exact = {k: sympy.Float(v) for k, v in values.items()}
-            return self.formulate().simulate(t1, t_eval=times,
+            used = {str(s) for s in eom.compile_model(exact).used} if exact else set()
+            exact = {k: v for k, v in exact.items() if str(k) in used}
+            return eom.simulate(t1, t_eval=times,
                                              initial=self.initial or None,
                                              velocities=self.velocities or None,
                                              parameters=exact or None, **extra)

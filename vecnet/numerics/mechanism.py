@@ -85,10 +85,14 @@ class CompiledModel:
         self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
                        sympy.sympify(v) for k, v in (parameters or {}).items()}
         self.operations = 0
+        #: the parameters the compiled expressions hold (symbols)
+        self.used: set[sympy.Symbol] = set()
 
     def _number(self, value, owner: str) -> float:
         """``value`` with the parameters put in, as a float."""
-        value = sympy.sympify(value).xreplace(self.values)
+        value = sympy.sympify(value)
+        self.used |= value.free_symbols
+        value = value.xreplace(self.values)
         if value.free_symbols:
             raise ModelError(f"{owner!r}: no value for parameter(s) "
                              + ", ".join(sorted(map(str, value.free_symbols)))
@@ -98,8 +102,10 @@ class CompiledModel:
     def _lambdify(self, args, exprs, owner: str, count: bool = False):
         """A numeric function of ``args`` returning ``exprs`` (parameters put in) as one
         flat float array; ``count`` adds its operations to :attr:`operations`."""
-        exprs = [sympy.sympify(e).xreplace(self.values) for e in exprs]
+        exprs = [sympy.sympify(e) for e in exprs]
         known = {t}.union(*(set(a) if isinstance(a, (list, tuple)) else {a} for a in args))
+        self.used |= set().union(*(e.free_symbols for e in exprs)) - known
+        exprs = [e.xreplace(self.values) for e in exprs]
         free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
         if free:
             raise ModelError(f"{owner!r}: no value for parameter(s) "
