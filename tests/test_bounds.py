@@ -12,6 +12,7 @@ import sympy
 
 import vecnet as vn
 from vecnet.cli import main
+from vecnet.numerics import multibody as mb
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "models"
 
@@ -76,6 +77,28 @@ def evaluations(monkeypatch):
     monkeypatch.setattr(vn.bounds.Watch, "__call__",
                         lambda self, *a: (calls.append(a[0]), watch(self, *a))[1])
     return calls
+
+
+@pytest.mark.parametrize("joint", ["revolute", "spherical"])
+def test_the_fastest_rate_is_the_largest_eigenvalue_of_the_linearization(joint):
+    # a three-link chain hanging at rest, its links at angles off the vertical; the
+    # reference is every eigenvalue of the linearized motion (Thompson's reduced order)
+    mech = vn.spatial.Mechanism("chain", gravity=(0, 0, -9.81))
+    parent, z = mech.ground.point(0, 0, 0), 0.0
+    for k, (m, l) in enumerate([(1.0, 0.5), (0.4, 0.3), (0.1, 0.2)]):
+        body = mech.body(f"b{k}", m, (m * l**2 / 12, m * l**2 / 12, m * l**2 / 200),
+                         position=(0, 0, z - l / 2))
+        if joint == "revolute":
+            mech.revolute(f"J{k}", parent, body.point(0, 0, l / 2), axis=(1, 0, 0))
+        else:
+            mech.spherical(f"J{k}", parent, body.point(0, 0, l / 2))
+        parent, z = body.point(0, 0, -l / 2), z - l
+    eom = mech.formulate()
+    model, q = eom.compile(), eom.assemble()
+    M, C, K, H = mb.linear_model(model, q, np.zeros(0))
+    exact = np.abs(vn.formulation.multibody.Linearization(
+        M, C, K, H, np.zeros((H.shape[1], 0)), ()).eigenvalues()).max()
+    assert mb.fastest_rate(model, 0.0, q) == pytest.approx(exact, rel=1e-3)
 
 
 def test_a_billion_seconds_of_a_pendulum_are_refused_before_any_work(evaluations):

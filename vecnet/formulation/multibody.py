@@ -766,7 +766,7 @@ class MechanismEquations:
         H = mb.tangent_basis(model, 0.0, q0)
         if not H.shape[1]:
             return
-        M = model.evaluate(0.0, q0, np.zeros(mb.speeds(model))).M
+        M = model.mass_matrix(q0)
         inertia = np.linalg.eigvalsh(H.T @ M @ H)
         if inertia[0] > 1e-12 * max(inertia[-1], np.abs(M).max()):
             return
@@ -779,24 +779,20 @@ class MechanismEquations:
 
     def _check_time_scale(self, model, q0: np.ndarray, t_end: float, method: str) -> None:
         """Refuse a span holding more than ``max_cycles`` of the motion's fastest time scale,
-        ``1 / |s|`` for the largest eigenvalue ``s`` of the linearization at the initial
-        pose (at rest, its acceleration kept): an explicit integrator takes several steps
-        for each (the implicit ``"dae"`` method for each oscillation only). A mechanism whose
-        linearization cannot be had (no inertia in a direction) is left to the
-        :class:`~vecnet.bounds.Watch`."""
+        ``1 / |s|`` for the largest eigenvalue ``s`` of the motion linearized at the initial
+        pose (:func:`vecnet.numerics.multibody.fastest_rate`): an explicit integrator takes
+        several steps for each. The implicit ``"dae"`` method, which is not held to the
+        fastest scale, and a mechanism whose accelerations cannot be had (no inertia in a
+        direction) are left to the :class:`~vecnet.bounds.Watch`."""
         from ..numerics import multibody as mb
 
-        snap = model.evaluate(0.0, q0, np.zeros(mb.speeds(model)))
+        if method == "dae":
+            return
         try:
             with np.errstate(all="ignore"):
-                a, lam = mb.accelerations(snap, mb.independent_rows(snap.phi_q))
-                M, C, K, H = mb.linear_model(model, q0, lam, 0.0, a=a)
-                rates = Linearization(M, C, K, H, np.zeros((H.shape[1], 0)), ()).eigenvalues()
+                fastest = mb.fastest_rate(model, 0.0, q0)
         except (np.linalg.LinAlgError, VecnetError):
             return
-        rates = np.abs(rates.imag if method == "dae" else rates)
-        rates = rates[np.isfinite(rates)]
-        fastest = float(rates.max()) if rates.size else 0.0
         cycles = fastest * t_end / (2 * np.pi)
         bound = get_limits().max_cycles
         if cycles > bound:
