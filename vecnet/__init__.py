@@ -4,53 +4,87 @@
 >>> g = vn.LinearGraph([("R", "a", "b"), ("C", "b", "g"), ("V", "g", "a")])
 >>> g.topology(tree=["R", "C"]).chords
 ('V',)
+
+Every public name is imported when first used (PEP 562), so that ``import vecnet`` and
+the ``vecnet`` command start without loading sympy, scipy, networkx or matplotlib.
 """
 
-from . import io, planar, samples, spatial
-from .bounds import Limits, get_limits, limits
-from .domains import DOMAINS, Domain, domain
-from .draw import draw, to_dot
-from .elements import *  # noqa: F401,F403
-from .elements import __all__ as _elements
-from .elements.base import EdgeVariables, Symbol, t
-from .elements.signals import PID, Block, Gain, Integrator, total
-from .errors import (FormulationError, ModelError, ModelFileError, SimulationError,
-                     TopologyError, TreeError, UnknownNameError, VecnetError, VecnetWarning)
-from .formulation.coupled import System
-from .formulation.lumped import s
-from .formulation.numeric import UnsupportedNetwork
-from .graph import LinearGraph
-from .io import (format_expression, load_model, load_netlist, model_to_dict, parse_expression,
-                 save_model, write_netlist)
-from .matrix import LabeledMatrix
-from .network import Network
-from .numerics.analysis import NoOperatingPoint, frequency_response, operating_point
-from .report import report
-from .studies import sweep
-from .teaching import latex, text
-from .topology import Topology, check_tree, incidence_matrix, spanning_forest
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from typing import Any
+
+from .errors import *  # noqa: F403 - the errors are light, and public as they are
+from .errors import __all__ as _ERRORS
 
 __version__ = "0.1.0"
 
-__all__ = [
+#: the subpackages and modules reached as attributes
+_MODULES = ("io", "planar", "samples", "spatial")
+
+#: public name -> the module that defines it (the elements are the rest, see __getattr__)
+_NAMES = {
     # graphs and topology
-    "LinearGraph", "Topology", "LabeledMatrix", "check_tree", "incidence_matrix",
-    "spanning_forest",
-    # elements, networks, mechanisms and coupled systems
-    *_elements, "Domain", "DOMAINS", "domain", "EdgeVariables", "Network", "planar", "spatial", "System",
-    "Block", "Gain", "Integrator", "PID", "total", "Symbol", "t", "s",
+    "LinearGraph": "graph", "Topology": "topology", "LabeledMatrix": "matrix",
+    "check_tree": "topology", "incidence_matrix": "topology", "spanning_forest": "topology",
+    # domains, elements, networks, mechanisms and coupled systems
+    "Domain": "domains", "DOMAINS": "domains", "domain": "domains",
+    "EdgeVariables": "elements.base", "Symbol": "elements.base", "t": "elements.base",
+    "Network": "network", "System": "formulation.coupled",
+    "Block": "elements.signals", "Gain": "elements.signals",
+    "Integrator": "elements.signals", "PID": "elements.signals", "total": "elements.signals",
+    "s": "formulation.lumped",
     # numeric analyses of linear networks
-    "operating_point", "frequency_response",
+    "operating_point": "numerics.analysis", "frequency_response": "numerics.analysis",
     # parameter studies (pandas when a study runs, Dask when a client is given)
-    "sweep", "samples",
+    "sweep": "studies",
     # output and files
-    "draw", "to_dot", "latex", "text", "report", "io", "load_model", "save_model",
-    "model_to_dict", "load_netlist", "write_netlist", "parse_expression", "format_expression",
+    "draw": "draw", "to_dot": "draw", "latex": "teaching", "text": "teaching",
+    "report": "report", "load_model": "io", "save_model": "io", "model_to_dict": "io",
+    "load_netlist": "io", "write_netlist": "io", "parse_expression": "io",
+    "format_expression": "io",
     # bounds on the work of one request
-    "Limits", "get_limits", "limits",
-    # errors
-    "VecnetError", "ModelError", "ModelFileError", "TopologyError", "TreeError",
-    "UnknownNameError", "FormulationError", "UnsupportedNetwork", "NoOperatingPoint",
-    "SimulationError",
-    "VecnetWarning",
-]
+    "Limits": "bounds", "get_limits": "bounds", "limits": "bounds",
+    # errors defined beside the code that raises them
+    "UnsupportedNetwork": "formulation.numeric", "NoOperatingPoint": "numerics.analysis",
+}
+
+class _Package(types.ModuleType):
+    """The package's module type: the modules ``draw`` and ``report`` define a function of
+    their own name, which is what ``vecnet.draw`` and ``vecnet.report`` stay, however late
+    the modules are first imported (the modules are in ``sys.modules``)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("draw", "report") and isinstance(value, types.ModuleType):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def _elements() -> list[str]:
+    return list(importlib.import_module(".elements", __name__).__all__)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name == "__all__":
+        return [*_NAMES, *_elements(), *_MODULES, *_ERRORS]
+    module = _NAMES.get(name)
+    if module is None:
+        elements = importlib.import_module(".elements", __name__)
+        if name not in elements.__all__:
+            raise AttributeError(f"module 'vecnet' has no attribute {name!r}")
+        value = getattr(elements, name)
+    else:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value   # the next use is a plain lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_NAMES, *_MODULES, *_elements()})

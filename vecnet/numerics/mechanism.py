@@ -304,7 +304,9 @@ class CompiledModel:
             except np.linalg.LinAlgError:
                 return None
             a = a + Y @ lam[rows]
-        return (a, lam) if np.all(np.isfinite(a)) and np.all(np.isfinite(lam)) else None
+        # one sum tells that every entry is finite, but for an overflow of the sum itself
+        return (a, lam) if np.isfinite(a.sum() + lam.sum()) or (
+            np.isfinite(a).all() and np.isfinite(lam).all()) else None
 
     def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray | None:
         """``u'`` of a mechanism without loops by the recursive scheme, in time linear in its

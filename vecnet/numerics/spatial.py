@@ -188,7 +188,8 @@ class CompiledSpatial(CompiledModel):
             return q
         q = np.array(q, dtype=float)
         idx = self._quaternion_index
-        q[idx] /= np.sqrt(np.einsum("ij,ij->i", q[idx], q[idx]))[:, None]
+        p = q[idx]
+        q[idx] = p / np.sqrt((p * p).sum(axis=1))[:, None]
         return q
 
     def _tree_arrays(self) -> rc.Tree:
