@@ -110,14 +110,17 @@ def _matrices(model, args) -> str | None:
 
 
 def _equations(model, args) -> str | None:
+    from .report import shown_state_space
     from .teaching import latex, text
 
     show = latex if args.format == "latex" else text
     tree = _tree(model, args.tree)
     if model.kind == "network":
         eqs = model.system.equations(tree=tree)
-        # in the same symbols as the cutset, circuit and terminal equations above it
-        body = show(eqs) + "\n\n" + show(model.system.state_space(tree=tree, symbolic=True)) + "\n"
+        # in the same symbols as the cutset, circuit and terminal equations above it (with
+        # the parameters' values when the network is large: a summary, see vecnet.teaching)
+        ss = shown_state_space(model.system, tree, eqs.order, parameters=model.values or None)
+        body = show(eqs) + "\n\n" + show(ss) + "\n"
     else:
         coordinates = tree if isinstance(tree, str) else "joint"
         body = show(model.system.formulate(coordinates=coordinates,

@@ -34,12 +34,15 @@ import os
 import re
 import tempfile
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 
 from .errors import ModelError, VecnetError
+from .formulation.lumped import StateSpace
+from .formulation.numeric import SparseStateSpace, UnsupportedNetwork
 from .matrix import LabeledMatrix
 from .network import Network
 from .planar.mechanism import Mechanism
@@ -51,6 +54,9 @@ __all__ = ["report", "write_atomically", "CONTENT_SECURITY_POLICY", "content_sec
 LATEX_LIMIT = 40_000
 #: Labelled matrices with more cells than this are HTML tables rather than LaTeX.
 MATRIX_CELL_LIMIT = 600
+#: Labelled matrices with more cells than this are described (size, nonzero entries), not
+#: shown: a table of a 1,000-edge network's incidence matrix would take megabytes.
+MATRIX_SUMMARY_CELLS = 20_000
 #: Graphs with more edges than this are not drawn (Graphviz's layout time grows steeply:
 #: about 20 s for 400 edges of a ladder); the matrices and equations are still listed.
 DIAGRAM_EDGE_LIMIT = 200
@@ -261,8 +267,6 @@ def _katex() -> tuple[str, str]:
 
 
 def _network(model, tree, simulate: bool) -> str:
-    from .teaching import latex, text
-
     net = model.system
     tree = tree or model.tree or "normal"
     eqs = net.equations(tree=tree)
@@ -277,9 +281,11 @@ def _network(model, tree, simulate: bool) -> str:
         "The three equation sets",
         f"<p>{counts['unknowns']} unknowns: {counts['cutset']} cutset, {counts['circuit']} "
         f"circuit and {counts['terminal']} terminal equations.</p>"
-        + _math(latex(eqs), text(eqs))))
-    ss = model.state_space()
-    state = f"<pre>{html.escape(ss.diagnosis())}</pre>" + _math(latex(ss), text(ss))
+        + _equations(eqs)))
+    ss = shown_state_space(net, model.tree or "normal", eqs.order, model.outputs,
+                           model.values or None)
+    diagnosis = ss.diagnosis() if isinstance(ss, StateSpace) else eqs.diagnosis()
+    state = f"<pre>{html.escape(diagnosis)}</pre>" + _equations(ss)
     parts.append(_section("State equations", state))
     if simulate:
         res = model.simulate(t_span=model.t_span or (0.0, 1.0))
@@ -288,9 +294,24 @@ def _network(model, tree, simulate: bool) -> str:
     return "".join(parts)
 
 
-def _mechanism(model, tree, simulate: bool) -> str:
-    from .teaching import latex, text
+def shown_state_space(net: Network, tree: Any, order: int, outputs: Sequence[str] = (),
+                      parameters: dict | None = None) -> StateSpace | SparseStateSpace:
+    """The state space that reports and ``vecnet equations`` show for a network of
+    ``order`` states: the symbolic one (every parameter a symbol) up to
+    :data:`vecnet.teaching.SUMMARY_STATES` states; above, whose listing is a summary, the
+    sparse numeric one with the ``parameters``' values where it applies (the symbolic
+    elimination of a 1,000-element ladder takes seconds, the sparse one milliseconds)."""
+    from .teaching import SUMMARY_STATES
 
+    if order > SUMMARY_STATES:
+        try:
+            return net.sparse_state_space(outputs=outputs, tree=tree, parameters=parameters)
+        except UnsupportedNetwork:  # a nonlinear element, a parameter without a value ...
+            pass
+    return net.state_space(outputs=outputs, tree=tree, symbolic=True)
+
+
+def _mechanism(model, tree, simulate: bool) -> str:
     mech = model.system
     coordinates = tree if tree in ("joint", "absolute") else model.coordinates
     eom = mech.formulate(coordinates=coordinates)
@@ -298,7 +319,7 @@ def _mechanism(model, tree, simulate: bool) -> str:
     parts = [_section("Vector network", _diagram(mech, topo)[0])]
     parts.append(_topology(topo))
     dynamics = (f"<p>Coordinates ({len(eom.q)}): {html.escape(', '.join(eom.coordinates))}</p>"
-                + _math(latex(eom), text(eom)))
+                + _equations(eom))
     parts.append(_section("Equations of motion", dynamics))
     if simulate:
         t_end = float((model.t_span or (0.0, 1.0))[1])
@@ -386,7 +407,12 @@ def _matrix(caption: str, m: LabeledMatrix) -> str:
     is markup (escape names in it)."""
     from .teaching import latex
 
-    if m.shape[0] * m.shape[1] > MATRIX_CELL_LIMIT or 0 in m.shape:
+    cells = m.shape[0] * m.shape[1]
+    if cells > MATRIX_SUMMARY_CELLS:
+        return (f"<p>{caption}: {m.shape[0]:,} x {m.shape[1]:,}, {m.tosparse().nnz:,} nonzero "
+                f"entries; left out, more than {MATRIX_SUMMARY_CELLS:,} cells (the matrices "
+                "command writes it).</p>")
+    if cells > MATRIX_CELL_LIMIT or 0 in m.shape:
         return _table(caption, m)
     return f"<p>{caption}</p>" + _math(latex(m, brackets=True), str(m))
 
@@ -407,6 +433,17 @@ def _table(caption: str, m: LabeledMatrix) -> str:
         rows.append(f"<tr><th>{html.escape(str(label))}</th>{''.join(cells)}</tr>")
     return (f'<p>{caption}</p><figure class="scroll"><table class="matrix"><tr><th></th>{head}</tr>'
             + "".join(rows) + "</table></figure>")
+
+
+def _equations(obj: Any) -> str:
+    """Equations typeset (:func:`_math`), or their summary as text, whose long lines of
+    words and names wrap (see :func:`vecnet.teaching.summary_reason`)."""
+    from .teaching import latex, summary_reason, text
+
+    if summary_reason(obj):
+        return f"<pre>{html.escape(text(obj))}</pre>"
+    tex = latex(obj)
+    return _math(tex, text(obj) if len(tex) > LATEX_LIMIT else "")
 
 
 def _math(tex: str, listing: str) -> str:

@@ -10,7 +10,18 @@
 * :class:`~vecnet.formulation.lumped.StateSpace` (state equations and, for
   linear networks, ``A, B, C, D``),
 * :class:`~vecnet.formulation.planar.MultibodyEquations` (coordinates,
-  constraints, ``M`` and ``Q``; large matrices entry by entry).
+  constraints, ``M`` and ``Q``; large matrices entry by entry),
+* :class:`~vecnet.formulation.numeric.SparseStateSpace` (sizes and sparsity of
+  ``A, B, C, D``, the states and the state equations with the parameter values).
+
+Large systems are shown as a **summary** (option ``summary``; by default when they
+are large): what is left out and why, the sizes, the names, and the first
+:data:`SUMMARY_ROWS` equations. Printing every entry of large matrices or long
+expressions takes minutes and pages nobody reads: the state equations of a network
+with more than :data:`SUMMARY_STATES` states (``A`` alone has their square of
+entries), network equations beyond :data:`SUMMARY_EQUATIONS`, and mechanisms with
+more than :data:`SUMMARY_SPEEDS` speeds (whose ``M`` and ``Q`` are not even built) or
+whose ``M``, ``Q`` and constraints hold more than :data:`SUMMARY_TERMS` terms.
 
 Edge variables are functions of time in the equations (``v_R3(t)``); the
 listings drop the ``(t)`` and write time derivatives as ``v_C6'`` (text) or
@@ -26,6 +37,7 @@ LaTeX), so every name that is not a plain identifier is set with
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
@@ -38,7 +50,7 @@ from .matrix import LabeledMatrix
 from .names import visible
 from .numbers import DIGITS, round_floats
 
-__all__ = ["latex", "text"]
+__all__ = ["latex", "text", "summary_reason"]
 
 #: Multibody matrices at most this size, with short entries, are shown as matrices.
 MATRIX_FORM_LIMIT = 3
@@ -47,6 +59,18 @@ MATRIX_ENTRY_LIMIT = 40
 #: Larger labelled matrices or listings are not shown by notebooks (the text form is).
 REPR_CELL_LIMIT = 2500
 REPR_CHAR_LIMIT = 200_000
+#: Network equations (cutset, circuit and terminal together) listed in full up to this many.
+SUMMARY_EQUATIONS = 300
+#: State equations and their matrices shown in full up to this many states.
+SUMMARY_STATES = 40
+#: Mechanisms with more speeds are summarized without building ``M`` and ``Q`` (a chain of
+#: ten spherical joints takes seconds to build them and hours to print them).
+SUMMARY_SPEEDS = 12
+#: Mechanisms whose ``M``, ``Q`` and constraints hold more terms (nodes of their expression
+#: trees) are summarized: printing takes about 30 microseconds a term in each style.
+SUMMARY_TERMS = 50_000
+#: Equations of each kind a summary lists.
+SUMMARY_ROWS = 5
 
 
 def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
@@ -61,10 +85,14 @@ def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
         Significant digits of floating-point numbers; ``None`` shows them all.
     options
         For a LabeledMatrix, ``labels=False`` drops the labels and brackets the
-        entries; ``brackets=True`` keeps the labels outside stretching brackets. For MultibodyEquations, ``matrix_form=True``/``False`` forces or
-        forbids writing ``M`` and ``Q`` as matrices (default: matrices when
-        small), and ``simplify=True`` applies ``sympy.trigsimp`` to every entry
-        (slow for large systems).
+        entries; ``brackets=True`` keeps the labels outside stretching brackets. For
+        MultibodyEquations, ``matrix_form=True``/``False`` forces or forbids writing
+        ``M`` and ``Q`` as matrices (default: matrices when small), and
+        ``simplify=True`` applies ``sympy.trigsimp`` to every entry (slow for large
+        systems). For NetworkEquations, StateSpace, SparseStateSpace and
+        MultibodyEquations, ``summary=True``/``False`` forces or forbids the summary
+        of a large system (default ``None``: a summary when large; see the module
+        notes).
 
     Raises
     ------
@@ -108,9 +136,48 @@ def repr_latex(obj: Any) -> str | None:
     return None if len(body) > REPR_CHAR_LIMIT else f"$${body}$$"
 
 
+def summary_reason(obj: Any) -> str | None:
+    """Why :func:`latex` and :func:`text` show ``obj`` as a summary by default (its size
+    against the limits of the module notes), or ``None`` when they show it in full.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
+    ...             vn.Capacitor("C", "b", "g", C=1.0))
+    >>> summary_reason(net.equations()) is None
+    True
+    """
+    from .formulation.lumped import NetworkEquations, StateSpace
+    from .formulation.numeric import SparseStateSpace
+    from .formulation.planar import MultibodyEquations
+    from .formulation.spatial import SpatialEquations
+
+    if isinstance(obj, NetworkEquations):
+        size, limit, what = len(obj.cutset) + len(obj.circuit) + len(obj.terminal), \
+            SUMMARY_EQUATIONS, "equations"
+    elif isinstance(obj, (StateSpace, SparseStateSpace)):
+        size, limit, what = len(obj.states), SUMMARY_STATES, "states"
+    elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
+        size, limit, what = len(obj.u), SUMMARY_SPEEDS, "speeds"
+        if size <= limit and _terms(list(obj.M) + list(obj.Q) + list(obj.constraints),
+                                    SUMMARY_TERMS) > SUMMARY_TERMS:
+            return f"M, Q and the constraints hold more than {SUMMARY_TERMS:,} terms"
+    else:
+        return None
+    return f"{size:,} {what}, more than {limit:,}" if size > limit else None
+
+
+def _why(obj: Any, summary: bool | None) -> str | None:
+    """Why ``obj`` is shown as a summary under the option ``summary``, or ``None``."""
+    if summary is None:
+        return summary_reason(obj)
+    return "asked for" if summary else None
+
+
 def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any]) -> str:
     from .draw import OutputError
     from .formulation.lumped import NetworkEquations, StateSpace
+    from .formulation.numeric import SparseStateSpace
     from .formulation.planar import MultibodyEquations
     from .formulation.spatial import SpatialEquations
 
@@ -121,11 +188,13 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
     if isinstance(obj, LabeledMatrix):
         handler, allowed = _matrix, ("labels", "brackets")
     elif isinstance(obj, NetworkEquations):
-        handler, allowed = _network_equations, ()
+        handler, allowed = _network_equations, ("summary",)
     elif isinstance(obj, StateSpace):
-        handler, allowed = _state_space, ()
+        handler, allowed = _state_space, ("summary",)
+    elif isinstance(obj, SparseStateSpace):
+        handler, allowed = _sparse_state_space, ("summary",)
     elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
-        handler, allowed = _multibody, ("matrix_form", "simplify")
+        handler, allowed = _multibody, ("matrix_form", "simplify", "summary")
     elif isinstance(obj, sympy.Eq) or (
             isinstance(obj, (list, tuple)) and all(isinstance(e, sympy.Eq) for e in obj)):
         handler, allowed = _equation_list, ()
@@ -134,7 +203,8 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
         handler, allowed = _expression, ()
     else:
         raise OutputError(f"cannot show a {type(obj).__name__} as {style}; give a LabeledMatrix, "
-                          "sympy equations, NetworkEquations, StateSpace or MultibodyEquations")
+                          "sympy equations, NetworkEquations, StateSpace, SparseStateSpace or "
+                          "MultibodyEquations")
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise OutputError(f"unknown option(s) {', '.join(unknown)} for a {type(obj).__name__}; "
@@ -423,7 +493,17 @@ def _names(items: Iterable[Hashable], show: _Printer) -> str:
     return ", ".join(_name_tex(i) for i in items) if show.is_latex else ", ".join(map(str, items))
 
 
-def _network_equations(eqs: Any, show: _Printer) -> str:
+def _note(show: _Printer, words: str) -> str:
+    """A line of words, not a heading: plain text, or ``\\text`` in LaTeX."""
+    return rf"\text{{{_text_tex(words)}}}" if show.is_latex else words
+
+
+def _first(count: int, total: int) -> str:
+    """`` (the first 5 shown)`` when a summary lists ``count`` of ``total`` items."""
+    return f"; the first {count} shown" if count < total else ""
+
+
+def _network_equations(eqs: Any, show: _Printer, summary: bool | None = None) -> str:
     topo = eqs.topology
     tree = (rf"\text{{tree: }} {_names(topo.branches, show)};\ "
             rf"\text{{cotree: }} {_names(topo.chords, show)}") if show.is_latex else \
@@ -433,58 +513,148 @@ def _network_equations(eqs: Any, show: _Printer) -> str:
     sections = (("Cutset equations", "one per branch", eqs.cutset),
                 ("Circuit equations", "one per chord", eqs.circuit),
                 ("Terminal equations", "of the elements", eqs.terminal))
+    reason = _why(eqs, summary)
+    shown = SUMMARY_ROWS if reason else None   # how many equations of each kind
+    if reason:
+        rows.append(_note(show, f"Summary ({reason}): the first {shown} equations of each kind "
+                                "are listed, the others left out (summary=False lists them "
+                                "all)"))
     for title, note, equations in sections:
-        words = f"{title} ({len(equations)}, {note})"
+        words = f"{title} ({len(equations)}, {note}{_first(len(equations[:shown]), len(equations))})"
         rows.append(_heading(show, words) if show.is_latex else f"{words}:")
-        rows.extend(_equation_rows(equations, show))
+        rows.extend(_equation_rows(equations[:shown], show))
     return _finish(rows, show)
 
 
 # -- state space --------------------------------------------------------------------------------
-def _state_space(ss: Any, show: _Printer) -> str:
+def _state_space(ss: Any, show: _Printer, summary: bool | None = None) -> str:
     for u, du in zip(ss.u, ss.du):  # input derivatives are named d<input>: show them as u'
         show.rate_of(u, du)
-    count = f"{len(ss.x)} state" + ("" if len(ss.x) == 1 else "s")
-    rows: list = [_heading(show, f"State equations ({count})")]
-    for x, f in zip(ss.x, ss.f):
+    n = len(ss.x)
+    reason = _why(ss, summary)
+    shown = SUMMARY_ROWS if reason else None   # how many equations of each kind
+    rows: list = [_heading(show, f"State equations ({_count(n, 'state')}"
+                                 f"{_first(len(ss.x[:shown]), n)})")]
+    for x, f in zip(ss.x[:shown], ss.f):
         rate = show._stand_in(str(x), 1)
         rows.append((show(rate), show(f)))
     if ss.z:
-        rows.append(_heading(show, "Algebraic equations", "0 = g(x, z, u)"))
-        rows.extend(("0", show(g)) for g in ss.g)
-    listing = _finish(rows, show)
-    parts = [listing]
-    vectors = [("x", ss.x, ss.states), ("u", ss.u, ss.inputs), ("z", ss.z, ss.z_names)]
-    if ss.outputs:
-        vectors.append(("y", [sympy.Symbol(o) for o in ss.outputs], ss.outputs))
-    if show.is_latex:
-        for o in ss.outputs:
-            show.rename(sympy.Symbol(o), _name_tex(o))
-        parts.append(r",\quad ".join(f"{v} = {_column(s, show)}" for v, s, _ in vectors if s))
-    else:
-        parts.append("\n".join(f"{v} = {_column(s, show)}" for v, s, _ in vectors if s))
-    if not ss.z and ss.is_linear:
+        residuals = list(ss.g)[:shown]
+        rows.append(_heading(show, f"Algebraic equations ({len(ss.z)}"
+                                   f"{_first(len(residuals), len(ss.z))})", "0 = g(x, z, u)"))
+        rows.extend(("0", show(g)) for g in residuals)
+    if reason:
+        rows.append(_note(show, f"Summary ({reason}): the other "
+                                "equations and the matrices of a linear model (A alone has "
+                                f"{n * n:,} entries) are left out (summary=False shows them)"))
+    parts = [_finish(rows, show), _vectors(ss, show)]
+    if not reason and not ss.z and ss.is_linear:
         terms = [("A", ss.A, ss.states, ss.states), ("B", ss.B, ss.states, ss.inputs),
                  ("E", ss.E, ss.states, ss.inputs), ("C", ss.C, ss.outputs, ss.states),
                  ("D", ss.D, ss.outputs, ss.inputs), ("F", ss.F, ss.outputs, ss.inputs)]
-        shown = [(n, m, r, c) for n, m, r, c in terms
-                 if m.rows and m.cols and (n not in "EF" or any(m))]
+        matrices = [(name, m, r, c) for name, m, r, c in terms
+                    if m.rows and m.cols and (name not in "EF" or any(m))]
         if show.is_latex:
             law = r"\dot{x} = A x + B u" + (r" + E \dot{u}" if any(ss.E) else "")
             if ss.outputs:
                 law += r",\quad y = C x + D u" + (r" + F \dot{u}" if any(ss.F) else "")
             parts.append(law)
-            parts.append(r",\quad ".join(f"{n} = {_sympy_matrix(m, r, c, show)}"
-                                         for n, m, r, c in shown))
+            parts.append(r",\quad ".join(f"{name} = {_sympy_matrix(m, r, c, show)}"
+                                         for name, m, r, c in matrices))
         else:
             law = "x' = A x + B u" + (" + E u'" if any(ss.E) else "")
             if ss.outputs:
                 law += ",  y = C x + D u" + (" + F u'" if any(ss.F) else "")
             parts.append(law)
-            parts.extend(f"{n} =\n{_sympy_matrix(m, r, c, show)}" for n, m, r, c in shown)
+            parts.extend(f"{name} =\n{_sympy_matrix(m, r, c, show)}"
+                         for name, m, r, c in matrices)
+    return _parts(parts, show)
+
+
+def _count(n: int, noun: str, plural: str = "") -> str:
+    """``"1 state"``, ``"1,200 states"``."""
+    return f"{n:,} " + (noun if n == 1 else plural or noun + "s")
+
+
+def _parts(parts: list[str], show: _Printer) -> str:
+    """The parts of a state-space listing: apart by a blank line, or gathered in LaTeX."""
     if show.is_latex:
         return "\\begin{gathered}\n" + " \\\\[1ex]\n".join(parts) + "\n\\end{gathered}"
     return "\n\n".join(parts)
+
+
+def _vectors(ss: Any, show: _Printer) -> str:
+    """``x = (...)``, ``u = (...)``, ``z`` and ``y`` of a state-space model."""
+    outputs = [_named(o, show) for o in ss.outputs]
+    vectors = [("x", ss.x), ("u", ss.u), ("z", ss.z), ("y", outputs)]
+    if show.is_latex:
+        return r",\quad ".join(f"{v} = {_column(s, show)}" for v, s in vectors if s)
+    return "\n".join(f"{v} = {_column(s, show)}" for v, s in vectors if s)
+
+
+def _named(name: str, show: _Printer, order: int = 0) -> sympy.Symbol:
+    """A symbol shown as the variable name ``name`` (``"C6.across"``), or as its rate
+    (``order=1``)."""
+    symbol = sympy.Symbol(name + "'" * order)
+    show.rename(symbol, (r"\dot{%s}" if order else "%s") % _name_tex(name))
+    return symbol
+
+
+def _sparse_state_space(ss: Any, show: _Printer, summary: bool | None = None) -> str:
+    """The equations of a :class:`~vecnet.formulation.numeric.SparseStateSpace` row by
+    row (the first :data:`SUMMARY_ROWS` of a large one), the names, and the size and
+    number of nonzero entries of each matrix."""
+    n = len(ss.states)
+    reason = _why(ss, summary)
+    shown = SUMMARY_ROWS if reason else None
+    x = [_named(s, show) for s in ss.states]
+    u = [_named(i, show) for i in ss.inputs]
+    du = [_named(i, show, order=1) for i in ss.inputs]
+    linear = ss.is_linear
+    matrices = [("A", ss.A, x), ("B", ss.B, u), ("E", ss.E, du)]
+    outputs = [("C", ss.C, x), ("D", ss.D, u), ("F", ss.F, du)] if linear and ss.outputs else []
+
+    def equations(lhs, parts):
+        """``lhs = sum of coefficient * symbol`` for the first rows of the matrices."""
+        rows = []
+        for i, name in enumerate(lhs[:shown]):
+            terms = [sympy.Float(float(value)) * symbols[j] for _, m, symbols in parts
+                     for j, value in zip(m.indices[m.indptr[i]:m.indptr[i + 1]],
+                                         m.data[m.indptr[i]:m.indptr[i + 1]])]
+            rows.append((show(name), show(sympy.Add(*terms))))
+        return rows
+
+    rates = [_named(s, show, order=1) for s in ss.states]
+    rows: list = [_heading(show, f"State equations ({_count(n, 'state')}, with the parameter "
+                                 f"values{'; linear part' if not linear else ''}"
+                                 f"{_first(len(rates[:shown]), n)})")]
+    rows += equations(rates, matrices)
+    if outputs:
+        names = [_named(o, show) for o in ss.outputs]
+        rows.append(_heading(show, f"Outputs ({len(names)}{_first(len(names[:shown]), len(names))})"))
+        rows += equations(names, outputs)
+    if reason:
+        rows.append(_note(show, f"Summary ({reason}): the other "
+                                "equations are left out (summary=False lists them)"))
+    law = "x' = A x + B u" + (" + E u'" if ss.E.nnz else "") + \
+        ("" if linear else " + G n") + (",  y = C x + D u" if outputs else "") + \
+        (" + F u'" if outputs and ss.F.nnz else "")
+    sizes = [(name, m) for name, m, _ in matrices + outputs if name not in "EF" or m.nnz]
+    if not linear:
+        sizes.append(("G", ss.nonlinear.G))
+    lines = [_note(show, law)] + [
+        _note(show, f"{name}: {m.shape[0]} x {m.shape[1]}, "
+                       f"{_count(m.nnz, 'nonzero entry', 'nonzero entries')}"
+                       + (f" ({100 * m.nnz / (m.shape[0] * m.shape[1]):.2g} %)"
+                          if m.shape[0] * m.shape[1] else ""))
+        for name, m in sizes]
+    if not linear:
+        lines.append(_note(show, "n: the primary variables of the nonlinear dissipators "
+                                    + ", ".join(ss.nonlinear.names)))
+    vectors = [("x", x), ("u", u), ("y", [_named(o, show) for o in ss.outputs])]
+    listing = (r",\quad " if show.is_latex else "\n").join(
+        f"{v} = {_column(s, show)}" for v, s in vectors if s)
+    return _parts([_finish(rows, show), listing, _finish(lines, show)], show)
 
 
 # -- multibody equations ------------------------------------------------------------------------
@@ -500,8 +670,39 @@ def _coordinate_tex(name: str) -> str:
     return rf"{symbol}_{{{_name_tex(owner)}}}"
 
 
+def _terms(expressions: Iterable[sympy.Basic], cap: int) -> int:
+    """The nodes of the expression trees (a repeated subexpression counted each time, as
+    the printers write it), counted up to just above ``cap``."""
+    count, stack = 0, list(expressions)
+    while stack and count <= cap:
+        count += 1
+        stack.extend(stack.pop().args)
+    return count
+
+
+def _kind_words(element: Any) -> str:
+    """An element's kind in words: ``"spherical"``, ``"torque driver"``."""
+    name = type(element).__name__.removeprefix("Spatial")
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).lower()
+
+
+def _structure(mechanism: Any, show: _Printer) -> list[str]:
+    """Lines naming the bodies, and the joints and the loads and drivers by kind."""
+    groups: dict[str, dict[str, list[str]]] = {"Joints": {}, "Loads and drivers": {}}
+    for element in mechanism.network.elements:
+        if element.tree_role not in ("mass", "arm"):
+            group = groups["Joints" if element.is_joint else "Loads and drivers"]
+            group.setdefault(_kind_words(element), []).append(element.name)
+    lines = [f"Bodies ({len(mechanism.bodies)}): {', '.join(mechanism.bodies) or 'none'}"]
+    for title, kinds in groups.items():
+        if kinds:
+            lines.append(f"{title} ({sum(map(len, kinds.values()))}): " + "; ".join(
+                f"{kind} {', '.join(names)}" for kind, names in kinds.items()))
+    return [_note(show, line) for line in lines]
+
+
 def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
-               simplify: bool = False) -> str:
+               simplify: bool = False, summary: bool | None = None) -> str:
     # the speeds are the coordinates' rates, or (quaternions) speeds u with q' = N(q) u
     speeds = None if eom.speeds_are_rates else eom.speed_names
     for q, name in zip(eom.q, eom.coordinates):
@@ -512,15 +713,8 @@ def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
             continue
         head, sep, sub = _split_sub(_coordinate_tex(name.rstrip("'")))
         show.rename(u, rf"\dot{{{head}}}" + (sep + sub if sep else ""))
-    tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
-    M = eom.M.applyfunc(tidy)
-    Q = eom.Q.applyfunc(tidy)
     n = len(eom.u)
-    coords = tuple(speeds or eom.coordinates)   # M and Q are indexed by the speeds
-    if matrix_form is None:
-        matrix_form = n <= MATRIX_FORM_LIMIT and all(
-            len(show(e)) <= MATRIX_ENTRY_LIMIT for e in list(M) + list(Q))
-
+    reason = _why(eom, summary)
     if show.is_latex:
         q_list = ", ".join(show(q) for q in eom.q) or r"\text{none}"
         rows: list = [_heading(show, f"Coordinates ({len(eom.q)})", rf"q = ({q_list})")]
@@ -531,7 +725,11 @@ def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
         rows = [f"Coordinates ({len(eom.q)}): q = ({', '.join(eom.coordinates)})"]
         if speeds is not None:
             rows.append(f"Speeds ({n}): u = ({', '.join(speeds)})")
-    if eom.constraint_names:
+    tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
+    if eom.constraint_names and reason:
+        rows.append(_note(show, f"Constraints ({len(eom.constraint_names)}), Phi(q, t) = 0: "
+                                f"{', '.join(eom.constraint_names)}"))
+    elif eom.constraint_names:
         rows.append(_heading(show, f"Constraints ({len(eom.constraint_names)})",
                              r"\Phi(q, t) = 0" if show.is_latex else "Phi(q, t) = 0"))
         for name, expr in zip(eom.constraint_names, eom.constraints):
@@ -547,6 +745,19 @@ def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
             "q' = N(q) u,  M(q) u' = Q(q, u, t)" + (
                 " + Phi_u^T lambda" if eom.constraint_names else "")
     rows.append(_heading(show, "Equations of motion", law))
+    if reason:
+        rows += _structure(eom.mechanism, show)
+        left_out = f"the expressions of the mass matrix M ({n} x {n}), the generalized " \
+            f"forces Q ({n})" + (" and the constraints" if eom.constraint_names else "")
+        rows.append(_note(show, f"Summary ({reason}): {left_out} are left out (summary=False "
+                                "prints them)"))
+        return _finish(rows, show)
+    M = eom.M.applyfunc(tidy)
+    Q = eom.Q.applyfunc(tidy)
+    coords = tuple(speeds or eom.coordinates)   # M and Q are indexed by the speeds
+    if matrix_form is None:
+        matrix_form = n <= MATRIX_FORM_LIMIT and all(
+            len(show(e)) <= MATRIX_ENTRY_LIMIT for e in list(M) + list(Q))
     if matrix_form and n:
         if show.is_latex:
             rows.append(("M", _sympy_matrix(M, coords, coords, show)))
