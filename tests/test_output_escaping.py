@@ -232,12 +232,14 @@ def test_hostile_names_are_text_in_latex(monkeypatch):
     baseline: set[str] = set()
     outputs = []
     for names in (plain, FORMULABLE):
-        net, _ = hostile_network(names, name=names[-1])
+        net, values = hostile_network(names, name=names[-1])
         mech, _ = hostile_mechanism(names, name=names[-1])
         eqs = net.equations()
-        texs = [latex(eqs), latex(net.state_space(outputs=[f"{names[1]}.across"])),
-                latex(eqs.topology.cutset), latex(mech.formulate()),
-                latex(mech.formulate(), matrix_form=False)]
+        ss = net.state_space(outputs=[f"{names[1]}.across"])
+        texs = [latex(eqs), latex(ss), latex(eqs.topology.cutset), latex(mech.formulate()),
+                latex(mech.formulate(), matrix_form=False), latex(eqs, summary=True),
+                latex(ss, summary=True), latex(mech.formulate(), summary=True),
+                latex(net.sparse_state_space(outputs=ss.outputs, parameters=values))]
         if names is plain:
             for tex in texs:
                 baseline |= tex_tokens(tex)[0]
