@@ -268,6 +268,9 @@ def _katex() -> tuple[str, str]:
 
 def _network(model, tree, simulate: bool) -> str:
     net = model.system
+    # first, so that a simulation refused before its work (a source too fast for the span)
+    # is refused before the report's
+    res = model.simulate(t_span=model.t_span or (0.0, 1.0)) if simulate else None
     tree = tree or model.tree or "normal"
     eqs = net.equations(tree=tree)
     topo = eqs.topology
@@ -287,8 +290,7 @@ def _network(model, tree, simulate: bool) -> str:
     diagnosis = ss.diagnosis() if isinstance(ss, StateSpace) else eqs.diagnosis()
     state = f"<pre>{html.escape(diagnosis)}</pre>" + _equations(ss)
     parts.append(_section("State equations", state))
-    if simulate:
-        res = model.simulate(t_span=model.t_span or (0.0, 1.0))
+    if res is not None:
         names = model.outputs or list(ss.states)[:4]
         parts.append(_section("Simulation", _figure(_plot(res, names), "Simulated response.")))
     return "".join(parts)
@@ -315,15 +317,17 @@ def _mechanism(model, tree, simulate: bool) -> str:
     mech = model.system
     coordinates = tree if tree in ("joint", "absolute") else model.coordinates
     eom = mech.formulate(coordinates=coordinates)
+    res = None
+    if simulate:  # first, as for networks
+        t_end = float((model.t_span or (0.0, 1.0))[1])
+        res = model.simulate(t_span=(0.0, t_end)) if model.t_span else eom.simulate(t_end)
     topo = eom.topology
     parts = [_section("Vector network", _diagram(mech, topo)[0])]
     parts.append(_topology(topo))
     dynamics = (f"<p>Coordinates ({len(eom.q)}): {html.escape(', '.join(eom.coordinates))}</p>"
                 + _equations(eom))
     parts.append(_section("Equations of motion", dynamics))
-    if simulate:
-        t_end = float((model.t_span or (0.0, 1.0))[1])
-        res = model.simulate(t_span=(0.0, t_end)) if model.t_span else eom.simulate(t_end)
+    if res is not None:
         spatial = isinstance(mech, SpatialMechanism)
         names = [f"{b}.{'z' if spatial else 'angle'}" for b in mech.bodies][:4]
         caption = "Heights of the mass centres." if spatial else "Body angles."

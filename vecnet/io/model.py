@@ -1205,11 +1205,9 @@ class _SpatialReader(_MechanismReader):
 
     def velocity(self, key: str, value: Any, loc: str) -> Any:
         base, _, what = key.rpartition(".")
-        vector = base in self.mech.bodies and what in ("omega", "velocity")
-        if vector != isinstance(value, list):
-            raise _error(loc, f"{key!r} is " + ("a vector: give [x, y, z] in world axes" if vector
-                                                else "one speed: give a number"))
-        if vector:
+        if base in self.mech.bodies and what in ("omega", "velocity"):
+            if not isinstance(value, list):
+                raise _error(loc, f"{key!r} is a vector: give [x, y, z] in world axes")
             return self.scope.vector(value, loc)
 
         def rates(element: Element) -> tuple[str, ...]:
@@ -1218,7 +1216,9 @@ class _SpatialReader(_MechanismReader):
             return (*element.speeds, *(c for c in element.coordinates
                                        if f"{c}'" in element.speeds), *vectors)
 
-        _coordinate_name(key, loc, self.mech, "speed", rates)
+        _coordinate_name(key, loc, self.mech, "speed", rates)  # the name first, then its value
+        if isinstance(value, list):
+            raise _error(loc, f"{key!r} is one speed: give a number")
         return self.scope.number(value, loc)
 
     def check(self, model: Model) -> None:
@@ -1247,8 +1247,10 @@ def _coordinate_name(key: str, loc: str, mech: Mechanism | SpatialMechanism,
     """Check that ``key`` is ``'<edge>.<name>'`` with ``name`` one of ``names(element)``."""
     edge, _, coordinate = key.rpartition(".")
     if edge not in mech.network.graph:
-        raise _error(loc, f"{key!r} is not a {what} name ('<edge>.<{what}>', e.g. "
-                          f"'P1.angle'); there is no edge {edge!r}")
+        example = next((f", e.g. {e.name + '.' + n!r}" for e in mech.network.elements
+                        for n in names(e)), "")
+        raise _error(loc, f"{key!r} is not a {what} name ('<edge>.<{what}>'{example}); there "
+                          f"is no edge {edge!r}")
     own = names(mech.network.owner(edge))
     if coordinate not in own:
         raise _error(loc, f"{edge!r} has no {what} {coordinate!r}; its {what}s are "
