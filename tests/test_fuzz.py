@@ -15,6 +15,10 @@ Hypothesis generates
   same way (bodies, points, joints, forces, parameters), with hostile masses,
   inertias, positions, gravity, spring, damper and torque values, extra forces and
   drives;
+* **spatial mechanism model files**: the bundled spatial four-bar (RSSR) and top,
+  renamed the same way, with hostile values, 3-vectors of the wrong length, axes,
+  orientations, angular velocities, gravity, and extra springs, dampers, rotary
+  springs, torques, forces (in world or body axes) and drives, fast ones among them;
 * **SPICE netlists**: R, L, C, V and I cards (and a few cards and dot commands
   vecnet does not read) with generated card and node names, values with scale
   factors and units, ``PULSE``/``SIN`` sources with extreme parameters,
@@ -34,7 +38,7 @@ events of each test count the outcomes.
 
 Profiles::
 
-    pytest tests/test_fuzz.py          # the "ci" profile of conftest.py: 174 fixed
+    pytest tests/test_fuzz.py          # the "ci" profile of conftest.py: 184 fixed
                                        # examples, about 15 s on one core
     VECNET_FUZZ=long pytest tests/test_fuzz.py --hypothesis-show-statistics
                                        # 25 times the examples (about 4,300), new ones
@@ -71,7 +75,9 @@ EXAMPLES = Path(__file__).parent.parent / "examples" / "models"
 BUNDLED = {p.stem: json.loads(p.read_text(encoding="utf-8"))
            for p in sorted(EXAMPLES.glob("*.json"))}
 NETWORKS = sorted(k for k, d in BUNDLED.items() if d["kind"] == "network")
-MECHANISMS = sorted(k for k, d in BUNDLED.items() if d["kind"] == "mechanism")
+MECHANISMS = sorted(k for k, d in BUNDLED.items() if d["kind"] == "mechanism"
+                    and d.get("dimensions", 2) == 2)
+SPATIAL = sorted(k for k, d in BUNDLED.items() if d.get("dimensions") == 3)
 
 #: the most processor time one generated case may take, load to simulation (seconds); the
 #: wall-clock time, which a busy machine stretches, only has to stay below WALL_SECONDS
@@ -218,7 +224,7 @@ ONE_PORTS = [n for n, c in ELEMENT_TYPES.items() if len(c.ports) == 1
 TWO_PORTS = [n for n, c in ELEMENT_TYPES.items() if len(c.ports) == 2]
 _SKIP_KEYS = {"vecnet", "kind", "name", "description", "type", "nodes", "between", "body",
               "reaction", "point", "joint", "outputs", "tree", "coordinates", "domain",
-              "domains", "allow_negative"}
+              "domains", "allow_negative", "dimensions", "body_axes"}
 _TOKEN = re.compile(r"\b[A-Za-z_]\w*\b")
 
 
@@ -463,6 +469,68 @@ def mechanism_documents(draw, mild: bool | None = None) -> dict:
     return doc
 
 
+@st.composite
+def spatial_documents(draw, mild: bool | None = None) -> dict:
+    """Spatial mechanism model documents, hostile or ``mild`` (as :func:`network_documents`)."""
+    mild = draw(st.booleans()) if mild is None else mild
+    values = _mild_values if mild else _values
+    doc = copy.deepcopy(BUNDLED[draw(st.sampled_from(SPATIAL))])
+    bodies = [b["name"] for b in doc["bodies"]]
+    refs = ["ground"] + bodies + [f"{b['name']}.{p}" for b in doc["bodies"] for p in b["points"]]
+    scope = _scope_names(doc)
+    fixed = list(doc.get("parameters", {})) if mild else scope  # no t, no body quantities
+    turning = [j["name"] for j in doc["joints"] if j["type"] in ("revolute", "cylindrical")]
+
+    def vector(items, size=3):
+        """Three values (mild), or two to four of anything."""
+        count = size if mild else draw(st.sampled_from([size, size, size, size - 1, size + 1]))
+        return [draw(st.one_of(st.floats(-10, 10), items)) for _ in range(count)]
+
+    forces = doc.setdefault("forces", [])
+    for k in range(draw(st.integers(0, 2))):
+        kind = draw(st.sampled_from(["spring", "damper", "torque", "force"]
+                                    + (["rotary_spring"] if turning else [])))
+        entry: dict = {"type": kind, "name": f"F{k}"}
+        if kind in ("spring", "damper"):
+            a = draw(st.sampled_from(refs))
+            entry["between"] = [a, draw(st.sampled_from(
+                [r for r in refs if r.split(".")[0] != a.split(".")[0]] if mild else refs))]
+            entry["k" if kind == "spring" else "c"] = draw(st.one_of(st.floats(0, 1e3),
+                                                                     values(fixed)))
+        elif kind == "rotary_spring":
+            entry.update(joint=draw(st.sampled_from(turning)),
+                         k=draw(st.one_of(st.floats(0, 10), values(fixed))))
+        else:
+            entry["body" if kind == "torque" else "point"] = draw(
+                st.sampled_from(bodies if kind == "torque" else refs))
+            entry["value"] = vector(values(scope) if not mild else st.sampled_from(
+                ["sin(t)", "0.1*cos(2*t)", "step(t - 0.01)"]) if draw(st.booleans())
+                else st.sampled_from(["sin(1e15*t)", "cos(3e9*t + 1)"]))
+            if draw(st.booleans()):
+                entry["body_axes"] = True
+        forces.append(entry)
+    if turning and draw(st.integers(0, 3)) == 0:
+        doc["drives"] = [{"name": "D0", "joint": draw(st.sampled_from(turning)),
+                          "motion": draw(st.one_of(st.sampled_from(
+                              ["2*pi*t", "0.1*sin(t)", "sin(1e12*t)", "exp(100*t)"]),
+                              values(fixed + ["t"])))}]
+    body = draw(st.sampled_from(doc["bodies"]))
+    if draw(st.integers(0, 3)) == 0:
+        body["orientation"] = draw(st.sampled_from(
+            [[1, 0, 0, 0], [0, 0, 0, 1], [[1, 0, 0], [0, 0, -1], [0, 1, 0]]] + ([] if mild else
+            [[0, 0, 0, 0], [1, 1, 0, 0], [[1, 0, 0], [0, 1, 0], [0, 0, 2]], "pi", [1e308] * 4])))
+    if draw(st.integers(0, 3)) == 0:
+        doc["velocities"] = {f"{body['name']}.omega": vector(values(fixed))}
+    if turning and draw(st.integers(0, 3)) == 0:
+        joint = next(j for j in doc["joints"] if j["name"] == draw(st.sampled_from(turning)))
+        joint["axis"] = draw(st.sampled_from([[0, 0, 1], [1, 0, 0], [0, 1, 1]])) if mild \
+            else vector(values(fixed))
+    doc = _hostile(draw, doc, mild)
+    if draw(st.integers(0, 4)) == 0:
+        doc["gravity"] = vector(values(fixed))
+    return doc
+
+
 # -- SPICE netlists ---------------------------------------------------------------------------
 
 NETLIST_NUMBERS = ["1", "0", "-1", "1.5", "1e3", ".5", "1.", "+2", "1e-310", "1e400", "5e-324",
@@ -636,6 +704,15 @@ def test_generated_mechanisms_load_and_run_or_fail_with_one_error(doc, as_file, 
     outcome(load, span, points)
 
 
+@budget(10)
+@given(doc=spatial_documents(), as_file=st.booleans(),
+       span=st.one_of(st.none(), st.sampled_from([(0.0, 0.02), (0.0, 0.2)])), points=POINTS)
+def test_generated_spatial_mechanisms_load_and_run_or_fail_with_one_error(doc, as_file, span,
+                                                                          points):
+    load = _through_file(doc) if as_file else lambda: vn.load_model(doc)
+    outcome(load, span, points)
+
+
 @budget(40)
 @given(netlist=netlists(), span=SPANS, points=POINTS)
 def test_generated_netlists_load_and_run_or_fail_with_one_error(netlist, span, points):
@@ -710,7 +787,8 @@ def markup_problems(html_text: str) -> list:
 
 
 @budget(12)
-@given(doc=st.one_of(network_documents(mild=True), mechanism_documents(mild=True)))
+@given(doc=st.one_of(network_documents(mild=True), mechanism_documents(mild=True),
+                    spatial_documents(mild=True)))
 def test_reports_of_generated_models_hold_no_markup_from_names(doc):
     start = time.process_time()
     try:
@@ -808,6 +886,7 @@ def _json_file(doc: dict) -> tuple[str, bytes]:
 @budget(8)
 @given(case=st.one_of(network_documents(mild=True).map(_json_file),
                       mechanism_documents(mild=True).map(_json_file),
+                      spatial_documents(mild=True).map(_json_file),
                       netlists(mild=True).map(lambda n: ("model.cir", n[0])),
                       network_documents(mild=False).map(_json_file),
                       netlists(mild=False).map(lambda n: ("model.cir", n[0]))),
