@@ -1,0 +1,106 @@
+"""Every file of the hostile corpus through ``vecnet report``, ``simulate`` and ``equations``.
+
+The corpus: ``tests/data/bad_models`` (files that must be refused when read) and
+``tests/data/bad_runs`` (files that load, and must be refused before a run that would not
+end, or hold names that try to leave the LaTeX and the HTML). Each file and command runs
+in a process of its own (``python -m vecnet.cli COMMAND FILE --output OUT``) with the
+command line's default bounds, and must answer within ``--budget`` seconds (30) with
+
+* exit status 0 and its output file written, or
+* exit status 2, exactly one line on standard error (warnings aside) that starts with
+  ``vecnet: error: FILE`` (the file and, where known, the place in it), and no output
+  file or temporary file left behind.
+
+Anything else (another status, several lines, a traceback, a file left, a run over the
+budget or killed at ``--timeout``) is a failure, listed after the table. Printed: per
+command, the files, how many were done and how many refused, the longest time and its
+file, and the failures.
+
+Usage: ``python benchmarks/hostile_corpus.py [--jobs 2] [--budget 30] [--timeout 120]``;
+about ten minutes on one core (the imports of a fresh process take most of it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _table import format_row, format_time, print_header  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = [ROOT / "tests" / "data" / "bad_models", ROOT / "tests" / "data" / "bad_runs"]
+COMMANDS = {"report": "html", "simulate": "csv", "equations": "txt"}
+
+
+def run(path: Path, command: str, budget: float, timeout: float) -> tuple[float, str, str]:
+    """Seconds, ``"done"`` or ``"refused"`` (or ``"failed"``) and what went wrong."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    with tempfile.TemporaryDirectory() as folder:
+        output = Path(folder, f"out.{COMMANDS[command]}")
+        start = time.perf_counter()
+        try:
+            done = subprocess.run([sys.executable, "-m", "vecnet.cli", command, str(path),
+                                   "--output", str(output)], env=env, capture_output=True,
+                                  text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return time.perf_counter() - start, "failed", f"killed after {timeout:g} s"
+        seconds = time.perf_counter() - start
+        left = sorted(p.name for p in Path(folder).iterdir())
+    errors = [line for line in done.stderr.splitlines()
+              if not line.startswith("vecnet: warning: ")]
+    if done.returncode == 0 and not errors and left == [output.name]:
+        problem, outcome = "", "done"
+    elif done.returncode == 2 and len(errors) == 1 and \
+            errors[0].startswith(f"vecnet: error: {path}") and not left:
+        problem, outcome = "", "refused"
+    else:
+        problem, outcome = (f"exit {done.returncode}, {len(errors)} error line(s), files left "
+                            f"{left}: {' | '.join(errors)[:200]}"), "failed"
+    if not problem and seconds > budget:
+        problem, outcome = f"{seconds:.1f} s, over the budget of {budget:g} s", "failed"
+    return seconds, outcome, problem
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=1, help="processes at once (default 1)")
+    parser.add_argument("--budget", type=float, default=30.0, help="seconds a run may take")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds before a kill")
+    args = parser.parse_args()
+    files = sorted(p for folder in CORPUS for p in folder.iterdir() if p.is_file())
+    cases = [(path, command) for path in files for command in COMMANDS]
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(lambda case: run(*case, args.budget, args.timeout), cases))
+    wall = time.perf_counter() - start
+    columns = [("command", 10, "<"), ("files", 6, ">"), ("done", 5, ">"), ("refused", 8, ">"),
+               ("failed", 7, ">"), ("longest", 9, ">"), ("its file", 36, "<")]
+    print_header(f"The hostile corpus ({len(files)} files of {', '.join(p.name for p in CORPUS)}"
+                 f"), {args.jobs} process(es) at once, budget {args.budget:g} s", columns)
+    failures = []
+    for command in COMMANDS:
+        rows = [(path, *result) for (path, c), result in zip(cases, results) if c == command]
+        outcomes = [outcome for _, _, outcome, _ in rows]
+        slowest = max(rows, key=lambda row: row[1])
+        failures += [(path, command, problem) for path, _, outcome, problem in rows if problem]
+        print(format_row([command, str(len(rows)), str(outcomes.count("done")),
+                          str(outcomes.count("refused")), str(outcomes.count("failed")),
+                          format_time(slowest[1]), slowest[0].name], columns))
+    longest = max(results, key=lambda result: result[0])[0]
+    print(f"\n{len(cases)} runs in {format_time(wall)}; the longest took {format_time(longest)}; "
+          f"{len(failures)} failure(s)")
+    for path, command, problem in failures:
+        print(f"  {path.name} {command}: {problem}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
