@@ -128,7 +128,8 @@ def test_four_bar_linearization_matches_finite_differences():
     model = eom.compile()
     # the nonlinear model in one independent coordinate z = crank angle, the others from
     # the loop closure; accelerations from the full equations with the multipliers
-    from vecnet.numerics.multibody import Partition as _Partition, accelerations
+    from vecnet.numerics.multibody import Partition as _Partition
+    from vecnet.numerics.multibody import accelerations
 
     part = _Partition(model, 0.0, point.q)
 

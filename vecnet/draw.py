@@ -32,9 +32,9 @@ import graphviz
 from .elements.base import Element
 from .errors import VecnetError
 from .graph import LinearGraph
+from .names import visible
 from .network import Network
 from .topology import Topology
-from .names import visible
 
 __all__ = ["draw", "to_dot", "svg", "DOMAIN_COLOURS", "OutputError", "GraphvizError",
            "GraphvizTimeoutError", "DOT_TIMEOUT"]

@@ -38,7 +38,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-
 from .errors import ModelError, VecnetError
 from .matrix import LabeledMatrix
 from .network import Network

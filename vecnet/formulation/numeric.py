@@ -74,8 +74,8 @@ import sympy
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
-from ..elements.coupled_inductors import CoupledInductors
 from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
+from ..elements.coupled_inductors import CoupledInductors
 from ..elements.lumped import NonlinearDissipator
 from ..errors import FormulationError, SimulationError, UnknownNameError
 from .lumped import control_state_space, network_inputs, store_name

@@ -28,8 +28,7 @@ from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import ModelError
 from ..planar.mechanism import DATUM, Mechanism
-from .multibody import (Linearization, MechanismEquations, OperatingPoint, choose_topology,
-                        tree_walk)
+from .multibody import Linearization, MechanismEquations, OperatingPoint, choose_topology, tree_walk
 
 __all__ = ["MultibodyEquations", "OperatingPoint", "Linearization"]
 

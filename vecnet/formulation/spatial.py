@@ -27,8 +27,8 @@ import sympy
 from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import FormulationError
-from ..spatial.mechanism import DATUM, Mechanism
 from ..rotations import skew
+from ..spatial.mechanism import DATUM, Mechanism
 from .multibody import MechanismEquations, choose_topology, tree_walk
 
 __all__ = ["SpatialEquations", "spatial_kinematics"]

@@ -75,6 +75,18 @@ class CompiledModel:
     subexpression elimination), a measure of the work per call.
     """
 
+    #: coordinates, speeds and constraint rows
+    n: int
+    nu: int
+    m: int
+    #: gravity (3-vector), node name -> index, and the bodies ``(name, node, mass, J)``
+    gravity: np.ndarray
+    node: dict[str, int]
+    bodies: list[tuple[str, int, float, np.ndarray]]
+    #: the force elements ``(name, (tail, head))`` and the tree as the kernels read it
+    force_elements: list[tuple[str, tuple[int, int]]]
+    _tree: recursive.Tree
+
     #: ``constraints`` gives the Jacobian in the speeds (used by the multibody numerics)
     jacobian_in_speeds = True
     #: whether a joint's angle comes wrapped to (-pi, pi] and is unwrapped in time

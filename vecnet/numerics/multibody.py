@@ -25,7 +25,7 @@ quaternions normalized after each, so their unit norm is kept without extra equa
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import scipy.linalg
@@ -419,8 +419,9 @@ def _strike(stop: Stop, n: int):
     def gap(tt, y):
         return stop.gap(y[:n])
 
-    gap.terminal, gap.direction = True, -1
-    return gap
+    event: Any = gap   # solve_ivp reads these attributes of an event function
+    event.terminal, event.direction = True, -1
+    return event
 
 
 #: the fixed-step schemes of :func:`integrate_fixed`
@@ -726,13 +727,14 @@ def _trust_region_step(g: np.ndarray, B: np.ndarray, radius: float) -> np.ndarra
         c = step(edge)
         i = 0
         room = np.sqrt(max(radius**2 - c @ c + c[i] ** 2, 0.0))
-        best = None
+        best: tuple[float, np.ndarray] | None = None
         for tip in (room, -room):
             trial = c.copy()
             trial[i] = tip
             value = a @ trial + 0.5 * trial @ (lam * trial)
             if best is None or value < best[0]:
                 best = (value, trial)
+        assert best is not None
         return vec @ best[1]
     high = low + size / radius + tiny
     s = scipy.optimize.brentq(lambda s: np.linalg.norm(step(s)) - radius, edge, high,
@@ -846,11 +848,11 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
         newton = -np.linalg.lstsq(J, r, rcond=1e-9)[0]
         moved = assembled = False
         for _ in range(60):    # trial steps within a shrinking radius
-            p = newton * min(1.0, radius / max(np.linalg.norm(newton), 1e-300))
+            p = newton * min(1.0, radius / max(float(np.linalg.norm(newton)), 1e-300))
             if _decrease(g, B, p) < 0.5 * _decrease(g, B, _cauchy(g, B, radius)):
                 # not a good enough descent for the merit: the model's own minimiser
                 p = _trust_region_step(g, B, radius)
-            length = np.linalg.norm(p)
+            length = float(np.linalg.norm(p))
             predicted = _decrease(g, B, p)
             try:
                 q_new, r_new, energy_new = reduced(q, split, p)

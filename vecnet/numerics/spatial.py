@@ -17,8 +17,8 @@ import sympy
 
 from ..elements import spatial as se
 from ..elements.base import t
-from ..multibody import DATUM
 from ..errors import FormulationError
+from ..multibody import DATUM
 from . import recursive as rc
 from .mechanism import CompiledModel, cross, push_wrench
 

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..elements import spatial as se
 from ..errors import ModelError
-from .mechanism import DATUM, Mechanism
 from ..rotations import quaternion_matrix
+from .mechanism import DATUM, Mechanism
 
 __all__ = ["node_positions", "picture"]
 
