@@ -128,6 +128,11 @@ class Body:
         """The mass centre as a point."""
         return self._point((0.0,) * self.mechanism.dimensions, None)
 
+    @property
+    def points(self) -> tuple[Point, ...]:
+        """The body's points made so far, the mass centre among them once it is used."""
+        return tuple(self._points.values())
+
 
 class MechanismBuilder:
     """The part of a mechanism builder that does not depend on the dimension.

@@ -618,11 +618,12 @@ class MechanismEquations:
             value, rate = self.axial(element.joint, element.quantity)
             per_speed = [rate.diff(ui) for ui in self.u]
             for limit, sign, end in element.sides():
-                gap = model._lambdify((list(self.q),), [element.gap(value, limit, sign)],
+                gap = model.lambdify((list(self.q),), [element.gap(value, limit, sign)],
                                       element.name)
-                grad = model._lambdify((list(self.q),), [sign * g for g in per_speed],
+                grad = model.lambdify((list(self.q),), [sign * g for g in per_speed],
                                        element.name)
-                out.append(Stop(f"{element.name}.{end}", _first(gap), grad, model._number(element.restitution, element.name)))
+                out.append(Stop(f"{element.name}.{end}", _first(gap), grad,
+                                model.number(element.restitution, element.name)))
         return out
 
     def _check_stop(self, element) -> None:

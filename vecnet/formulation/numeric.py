@@ -77,7 +77,7 @@ from scipy.sparse.linalg import splu
 from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
 from ..elements.coupled_inductors import CoupledInductors
 from ..elements.lumped import NonlinearDissipator
-from ..errors import FormulationError, SimulationError, UnknownNameError
+from ..errors import FormulationError, SimulationError, UnknownNameError, UnsupportedNetwork
 from .lumped import control_state_space, network_inputs, store_name
 
 if TYPE_CHECKING:
@@ -90,10 +90,6 @@ _STORES = (Kind.ACROSS_STORE, Kind.THROUGH_STORE)
 _ALGEBRAIC = (Kind.DISSIPATOR, Kind.TRANSDUCER)
 _SOURCES = (Kind.ACROSS_SOURCE, Kind.THROUGH_SOURCE)
 _SYMBOLIC = "; formulate it symbolically (net.state_space(), or formulation='symbolic')"
-
-
-class UnsupportedNetwork(FormulationError):
-    """The numeric linear formulation does not apply to this network (the symbolic one may)."""
 
 
 class SparseStateSpace:
@@ -126,8 +122,8 @@ class SparseStateSpace:
         self.dependent_stores = tuple(dependent_stores)
         self.nonlinear = nonlinear
         # rows: every edge variable; columns [x, u, u', n]
-        self._variables = variables.tocsr()
-        self._rows = dict(rows)
+        self.variable_map = variables.tocsr()
+        self.variable_rows = dict(rows)
         self.outputs = tuple(outputs)
         for name in self.outputs:
             self._row(name)
@@ -140,15 +136,15 @@ class SparseStateSpace:
     @property
     def variable_names(self) -> tuple[str, ...]:
         """Every variable that can be an output: ``"<edge>.across"``, ``"<edge>.through"``."""
-        return tuple(self._rows)
+        return tuple(self.variable_rows)
 
     def _row(self, name: str) -> int:
         try:
-            return self._rows[name]
+            return self.variable_rows[name]
         except KeyError:
             raise UnknownNameError(f"no variable {name!r}; variables are named "
                                    "'<edge>.across' and '<edge>.through', e.g. "
-                                   f"{', '.join(list(self._rows)[:4])}") from None
+                                   f"{', '.join(list(self.variable_rows)[:4])}") from None
 
     def output_matrices(self, names: Sequence[str]) -> tuple[sp.csr_matrix, sp.csr_matrix,
                                                              sp.csr_matrix]:
@@ -162,7 +158,7 @@ class SparseStateSpace:
                 "states and inputs (simulate it, or linearize its symbolic model about an "
                 "operating point)")
         n, p = len(self.states), len(self.inputs)
-        rows = self._variables[[self._row(name) for name in names]]
+        rows = self.variable_map[[self._row(name) for name in names]]
         return rows[:, :n], rows[:, n:n + p], rows[:, n + p:]
 
     C = property(lambda self: self.output_matrices(self.outputs)[0], doc="outputs in states")
@@ -229,8 +225,8 @@ class SparseStateSpace:
             n = self.nonlinear.solve(np.concatenate([x, u]), time)
             rates = rates + self.nonlinear.G @ n
             known.append(n)
-        values = self._variables @ np.concatenate(known)
-        return rates, {name: float(values[row]) for name, row in self._rows.items()}
+        values = self.variable_map @ np.concatenate(known)
+        return rates, {name: float(values[row]) for name, row in self.variable_rows.items()}
 
     def simulate(self, t_span, **options):
         """Integrate in time: see :func:`vecnet.numerics.simulate.simulate_sparse`."""

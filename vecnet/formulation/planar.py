@@ -391,7 +391,7 @@ def frame_dot(pairs) -> sympy.Expr:
 def _check_bodies_joined(mechanism: Mechanism) -> None:
     net = mechanism.network
     for name, body in mechanism.bodies.items():
-        own = {body.node} | {p.node for p in body._points.values()}
+        own = {body.node} | {p.node for p in body.points}
         joined = any(
             not isinstance(el, (pe.MassElement, pe.Arm))
             and (set(e.tail for e in el.edges) | set(e.head for e in el.edges)) & own

@@ -94,12 +94,6 @@ class SpatialEquations(MechanismEquations):
         self.u = tuple(sympy.Symbol(n if n.endswith("'") else f"{n}'", real=True)
                        for n in speed_names)
         self.walk = tree_walk(self)
-        self.N = sympy.zeros(len(self.q), len(self.u))
-        for _, _, branch, _, qidx in self.walk:
-            Nb = net.element(branch).motion([self.q[i] for i in qidx])[4]
-            for a, i in enumerate(qidx):
-                for b, j in enumerate(self.speed_index[branch]):
-                    self.N[i, j] = Nb[a, b]
 
         self.primitives = []   # (chord, kind, name, tail node, head node, e, f)
         for chord in topo.chords:
@@ -129,6 +123,19 @@ class SpatialEquations(MechanismEquations):
         for element in net.elements:
             if isinstance(element, se.SpatialJointStop):
                 self._check_stop(element)
+
+    @cached_property
+    def N(self) -> sympy.Matrix:
+        """The kinematic map ``q' = N(q) u`` (built when first read: the compiled model has
+        its own)."""
+        net = self.mechanism.network
+        N = sympy.zeros(len(self.q), len(self.u))
+        for _, _, branch, _, qidx in self.walk:
+            Nb = net.element(branch).motion([self.q[i] for i in qidx])[4]
+            for a, i in enumerate(qidx):
+                for b, j in enumerate(self.speed_index[branch]):
+                    N[i, j] = Nb[a, b]
+        return N
 
     @cached_property
     def constraints(self) -> sympy.Matrix:

@@ -100,7 +100,7 @@ class CompiledModel:
         #: the parameters the compiled expressions hold (symbols)
         self.used: set[sympy.Symbol] = set()
 
-    def _number(self, value, owner: str) -> float:
+    def number(self, value, owner: str) -> float:
         """``value`` with the parameters put in, as a float."""
         value = sympy.sympify(value)
         self.used |= value.free_symbols
@@ -111,7 +111,7 @@ class CompiledModel:
                              + "; pass parameters={...}")
         return float(value)
 
-    def _lambdify(self, args, exprs, owner: str, count: bool = False):
+    def lambdify(self, args, exprs, owner: str, count: bool = False):
         """A numeric function of ``args`` returning ``exprs`` (parameters put in) as one
         flat float array; ``count`` adds its operations to :attr:`operations`."""
         exprs = [sympy.sympify(e) for e in exprs]
@@ -130,7 +130,7 @@ class CompiledModel:
         return lambda *a: np.asarray(fn(*a), dtype=float).reshape(-1)
 
     # -- set-up ---------------------------------------------------------------------------
-    def _axis(self, axis, coordinate: str) -> np.ndarray | None:
+    def axis_vector(self, axis, coordinate: str) -> np.ndarray | None:
         """An axis as a 3-vector (a planar one in the x-y plane; a planar turn is about z)."""
         if axis is None:
             return np.array([0.0, 0.0, 1.0]) if coordinate == "angle" else None
@@ -147,12 +147,12 @@ class CompiledModel:
         for target in eom.joint_loads:
             coordinate, tail, head, axis = eom.load_target(target)
             self.loads.append((coordinate, self.node[tail], self.node[head],
-                               self._axis(axis, coordinate)))
+                               self.axis_vector(axis, coordinate)))
         self.rotors = []
         for joint, inertia in eom.rotors.items():
             _, tail, head, axis = eom.load_target(f"{joint}.angle")
             self.rotors.append((("angle", self.node[tail], self.node[head],
-                                 self._axis(axis, "angle")), self._number(inertia, joint)))
+                                 self.axis_vector(axis, "angle")), self.number(inertia, joint)))
         self._no_inputs = np.zeros(len(self.loads))
 
     def _act_on(self, nodes) -> None:

@@ -40,6 +40,7 @@ __all__ = ["independent_rows", "solve", "accelerations", "solve_accelerations",
            "Partition", "Stop", "impact", "integrate_partitioned", "integrate_dae", "speeds",
            "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
+           "independent_basis",
            "fastest_rate", "displace", "equilibrium", "linear_model", "kinematics"]
 
 
@@ -629,7 +630,7 @@ def displace(model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return normalize(model, q + (v if N is None else N @ v))
 
 
-def _independent_basis(model, time: float, q: np.ndarray, split) -> np.ndarray:
+def independent_basis(model, time: float, q: np.ndarray, split) -> np.ndarray:
     """``V`` with ``u = V w`` for the independent speeds ``w`` of a partition (continuous
     in ``q``, unlike an orthonormal null-space basis)."""
     rows, dep, ind = split
@@ -810,10 +811,10 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
     q = np.array(q, dtype=float)
 
     def reduced(q0, split, w):
-        V = _independent_basis(model, time, q0, split)
+        V = independent_basis(model, time, q0, split)
         q1 = assemble(model, displace(model, q0, V @ w), time)
         Q1, E1 = _statics(model, time, q1)
-        return q1, _independent_basis(model, time, q1, split).T @ Q1, E1
+        return q1, independent_basis(model, time, q1, split).T @ Q1, E1
 
     Q, energy = _statics(model, time, q)
     conservative = bool(np.isfinite(energy))
@@ -822,7 +823,7 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
     while steps < iterations:
         split = _split(velocity_constraints(model, time, q)[0])
         d = len(split[2])
-        r = _independent_basis(model, time, q, split).T @ Q
+        r = independent_basis(model, time, q, split).T @ Q
         scale = max(1.0, np.max(np.abs(Q), initial=0.0))
         if np.max(np.abs(r), initial=0.0) < 1e-11 * scale:
             break

@@ -210,7 +210,7 @@ class Mechanism(MechanismBuilder):
         if node == DATUM:
             return (0.0, 0.0, 0.0)
         for body in [self.ground, *self.bodies.values()]:
-            for point in body._points.values():
+            for point in body.points:
                 if point.node == node:
                     return (*point.position, float(body.angle))
             if body.node == node:

@@ -240,7 +240,7 @@ class Mechanism(MechanismBuilder):
 
     @staticmethod
     def _nodes_of(body: Body) -> set:
-        return {body.node} | {p.node for p in body._points.values()}
+        return {body.node} | {p.node for p in body.points}
 
     def _mesh_term(self, name: str, body: Body, joint: str, quantity: str, direction=None):
         """``(joint, quantity, sign, initial)`` of a body's turn (or a rack's advance) in a
@@ -346,7 +346,7 @@ class Mechanism(MechanismBuilder):
         for body in [self.ground, *self.bodies.values()]:
             if body.node == node:
                 return body.position, body.R
-            for point in body._points.values():
+            for point in body.points:
                 if point.node == node:
                     return point.position, body.R
         raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")
