@@ -301,6 +301,10 @@ class CompiledModel:
         if self.rotors:
             return None
         tree = self._tree
+        if not self.force_elements and not (self.m and len(rows)):   # gravity alone
+            a = recursive.free_motion(tree, q, u, self.nu)
+            return (a, np.zeros(self.m)) if np.isfinite(a.sum()) or np.isfinite(a).all() \
+                else None
         st = recursive.state(tree, q, u)
         wrenches = self._wrenches(time, q, u, st)[0] if self.force_elements \
             else self._no_wrenches

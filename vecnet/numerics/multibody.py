@@ -18,8 +18,9 @@ and ``velocity_constraints(t, q) -> (phi_u, phi_t)`` with ``phi_u = Phi_q N``. A
 also offer ``accelerations(t, q, u, rows) -> (u', lambda) | None`` and
 ``forward_dynamics(t, q, u) -> u' | None`` (the recursive scheme of
 :class:`vecnet.numerics.mechanism.CompiledModel`); the integrators use them where they
-answer. Newton steps for assembly and projection are taken in the speeds, ``q <- q - N(q) dz``, and the
-quaternions normalized after each, so their unit norm is kept without extra equations.
+answer. Newton steps for assembly and projection are taken in the speeds,
+``q <- q - N(q) dz``, and the quaternions normalized after each, so their unit norm is kept
+without extra equations.
 """
 
 from __future__ import annotations
