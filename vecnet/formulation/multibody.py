@@ -247,19 +247,29 @@ class Linearization:
 
     def to_control(self):
         """The linear model as a python-control ``StateSpace`` (signal names with ``:`` for
-        ``.``): states ``z1 ... zd`` and their rates, the inputs, the displacements.
+        ``.``): states ``z1 ... zd`` and their rates, the inputs, the displacements. A
+        model without inputs (python-control has no system of outputs alone) gets the
+        generalized forces on its independent coordinates, ``Q_z1 ... Q_zd``.
 
         >>> lin = Linearization(np.eye(1), np.zeros((1, 1)), 4 * np.eye(1), np.eye(1),
         ...                     np.eye(1), ["T"], ["pin.angle"])
         >>> float(lin.to_control().dcgain())
         0.25
+        >>> free = Linearization(np.eye(1), np.zeros((1, 1)), 4 * np.eye(1), np.eye(1),
+        ...                      np.zeros((1, 0)), (), ["pin.angle"])
+        >>> free.to_control().input_labels
+        ['Q_z1']
         """
         from .lumped import control_state_space
 
         d = self.M.shape[0]
+        model = self
+        if not self.B.shape[1]:
+            model = Linearization(self.M, self.C, self.K, self.basis, np.eye(d),
+                                  [f"Q_z{i + 1}" for i in range(d)], self.outputs)
         states = [f"z{i + 1}" for i in range(d)] + [f"z{i + 1}'" for i in range(d)]
         outputs = self.outputs or [f"y{i + 1}" for i in range(self.basis.shape[0])]
-        return control_state_space(*self.state_space(), states, self.inputs, outputs)
+        return control_state_space(*model.state_space(), states, model.inputs, outputs)
 
     def eigenvalues(self) -> np.ndarray:
         """Eigenvalues of the first-order system, sorted by imaginary part."""
