@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["CompiledMechanism"]
 
 _Z = np.array([0.0, 0.0, 1.0])
+#: the gradient of a cut pin's two rows in an edge's relative pose (dx, dy, dtheta)
+_PIN_GRADIENT = np.eye(2, 3)
 
 
 class CompiledMechanism(CompiledModel):
@@ -234,7 +236,7 @@ class CompiledMechanism(CompiledModel):
             phi_q[rows] = Jv[rb, :2] - Jv[ra, :2]
             c[rows] = -(gv[rb, :2] - gv[ra, :2])
             for chord, idx in zip(self._pin_chords, rows):
-                react(chord, idx, np.eye(2, 3))
+                react(chord, idx, _PIN_GRADIENT)
         for chord, ends, rows, fn in self.constraint_laws:
             x, xd = self._pose(ends, kin["state"])
             Jx, gx = self._pose_jacobian(ends, kin)
