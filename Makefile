@@ -20,8 +20,10 @@ demo: $(STAMP) graphviz
 	$(PY) -m vecnet.cli simulate examples/models/rssr.json --output out/rssr.png
 
 test:
-	@echo "make test: sets up .venv, installs Graphviz and headless Chromium through the system package manager when they are missing, then runs the suite (about 4 minutes on 2 cores)"
+	@echo "make test: sets up .venv, installs Graphviz and headless Chromium through the system package manager when they are missing, checks lint (ruff) and types (mypy), then runs the suite (about 4 minutes on 2 cores)"
 	@$(MAKE) --no-print-directory $(STAMP) graphviz chromium
+	$(PY) -m ruff check vecnet tests benchmarks
+	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2
 
 # The suite against the oldest supported dependencies (pinned in requirements-min.txt).

@@ -72,11 +72,11 @@ from typing import Any
 import numpy as np
 import scipy
 import sympy
+from _table import Checks, format_ratio, format_row, format_time, print_header
 from scipy.integrate import solve_ivp
 from sympy.core.cache import clear_cache
 
 import vecnet as vn
-from _table import Checks, format_ratio, format_row, format_time, print_header
 
 FULL = {"ladders": [5, 10, 20, 40], "symbolic": [5, 10, 20, 40], "nonlinear": 333}
 QUICK = {"ladders": [5, 10], "symbolic": [5, 10], "nonlinear": 33}

@@ -78,10 +78,10 @@ from typing import Any
 
 import numpy as np
 import scipy
+from _table import Checks, format_ratio, format_row, format_time, print_header
 
 import vecnet as vn
 from vecnet.errors import SimulationError
-from _table import Checks, format_ratio, format_row, format_time, print_header
 
 try:
     import mujoco

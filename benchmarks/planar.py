@@ -53,13 +53,19 @@ from typing import Any
 import numpy as np
 import scipy
 import sympy
+from _table import Checks, format_ratio, format_row, format_time, print_header
 from scipy.integrate import solve_ivp
 from sympy.core.cache import clear_cache
-from sympy.physics.mechanics import (KanesMethod, Point, ReferenceFrame, RigidBody,
-                                     dynamicsymbols, outer)
+from sympy.physics.mechanics import (
+    KanesMethod,
+    Point,
+    ReferenceFrame,
+    RigidBody,
+    dynamicsymbols,
+    outer,
+)
 
 import vecnet as vn
-from _table import Checks, format_ratio, format_row, format_time, print_header
 
 FULL_SIZES = [2, 4, 8, 16, 24]
 QUICK_SIZES = [2, 4]

@@ -68,8 +68,14 @@ def vecnet_run(N, t_end):
 def kane_run(N, t_end, out):
     import sympy
     from scipy.integrate import solve_ivp
-    from sympy.physics.mechanics import (KanesMethod, Point, ReferenceFrame, RigidBody,
-                                         dynamicsymbols, inertia)
+    from sympy.physics.mechanics import (
+        KanesMethod,
+        Point,
+        ReferenceFrame,
+        RigidBody,
+        dynamicsymbols,
+        inertia,
+    )
 
     start = time.perf_counter()
     L, masses = lengths_masses(N)

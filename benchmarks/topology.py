@@ -57,10 +57,10 @@ from typing import Any
 import numpy as np
 import scipy
 import scipy.sparse as sp
+from _table import Checks, format_ratio, format_row, format_time, print_header
 from scipy.sparse import csgraph
 
 import vecnet as vn
-from _table import Checks, format_ratio, format_row, format_time, print_header
 
 SEED = 20240601
 TIME_BUDGET = 0.5  # seconds of repeated runs per timing (the machine may be shared: the

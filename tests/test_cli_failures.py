@@ -9,8 +9,8 @@ import copy
 import json
 import os
 import pty
-import signal
 import select
+import signal
 import subprocess
 import sys
 import time

@@ -20,8 +20,15 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import vecnet as vn
-from vecnet.io import Model, format_expression, load_model, load_netlist, model_to_dict, \
-    parse_expression, save_model
+from vecnet.io import (
+    Model,
+    format_expression,
+    load_model,
+    load_netlist,
+    model_to_dict,
+    parse_expression,
+    save_model,
+)
 from vecnet.io.spice import parse_value, pulse, sine
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "models"

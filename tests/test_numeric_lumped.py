@@ -7,17 +7,17 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 import pytest
 import scipy.linalg
 import scipy.sparse as sp
-from scipy.integrate import solve_ivp
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_lumped_properties import build, mna_across, rlc_networks
+from scipy.integrate import solve_ivp
+from scipy.optimize import linear_sum_assignment
 
 import vecnet as vn
+from test_lumped_properties import build, mna_across, rlc_networks
 from vecnet.errors import SimulationError
 from vecnet.formulation.numeric import solve_blockwise
 

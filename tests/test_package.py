@@ -1,8 +1,11 @@
-"""The package itself: what ``import vecnet`` loads, and its public names."""
+"""The package itself: what ``import vecnet`` loads, its public names, and that its modules
+meet through public names only."""
 
+import ast
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import vecnet as vn
 
@@ -26,3 +29,40 @@ def test_public_names_resolve_and_the_draw_and_report_functions_stay_functions()
     assert importlib.import_module("vecnet.report").report is vn.report
     assert callable(vn.draw) and callable(vn.report)
     assert {"Network", "Resistor", "planar", "spatial", "limits"} <= set(dir(vn))
+
+
+def _private_uses(path: Path) -> list[str]:
+    """The private names of other modules that ``path`` imports or reads: ``from .x import
+    _name``, or ``obj._name`` where ``obj`` is not ``self``, ``cls`` or ``super()`` and this
+    module defines no ``_name`` of its own."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    own = {node.name for node in ast.walk(tree)
+           if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    own |= {node.attr for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)}
+    own |= {node.id for node in ast.walk(tree)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__")
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith(
+                "vecnet")):
+            found += [f"{path}:{node.lineno} imports {a.name}" for a in node.names
+                      if private(a.name)]
+        elif isinstance(node, ast.Attribute) and private(node.attr) and node.attr not in own:
+            base = node.value
+            if isinstance(base, ast.Name) and base.id in ("self", "cls"):
+                continue   # a subclass's own protected members
+            if isinstance(base, ast.Call) and getattr(base.func, "id", None) == "super":
+                continue
+            found.append(f"{path}:{node.lineno} reads {ast.unparse(node)}")
+    return found
+
+
+def test_no_module_imports_or_reads_another_modules_private_names():
+    package = Path(vn.__file__).parent
+    found = [use for path in sorted(package.rglob("*.py")) for use in _private_uses(path)]
+    assert found == []

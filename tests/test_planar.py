@@ -128,7 +128,8 @@ def test_four_bar_linearization_matches_finite_differences():
     model = eom.compile()
     # the nonlinear model in one independent coordinate z = crank angle, the others from
     # the loop closure; accelerations from the full equations with the multipliers
-    from vecnet.numerics.multibody import Partition as _Partition, accelerations
+    from vecnet.numerics.multibody import Partition as _Partition
+    from vecnet.numerics.multibody import accelerations
 
     part = _Partition(model, 0.0, point.q)
 
@@ -252,3 +253,18 @@ def test_a_massless_link_is_simulated_where_the_mass_matrix_stays_regular_refuse
     assert res["P.angle"][-1] == pytest.approx(beta, abs=1e-7)
     with pytest.raises(vn.ModelError, match=r"singular .*bodies without mass and inertia: rod"):
         pendulum_on(0.0, 0.0).simulate(0.5)
+
+
+def test_a_pendulum_without_inputs_goes_to_python_control_with_forces_on_its_coordinates():
+    pytest.importorskip("control")
+    # a point mass m at distance l below a pin: m l^2 z'' + m g l z = Q, so the poles are
+    # +-i sqrt(g / l) and the static gain from the generalized force Q is 1 / (m g l)
+    m, l, g = 2.0, 0.5, 9.81
+    mech = vn.planar.Mechanism("pendulum", gravity=(0, -g))
+    bob = mech.body("bob", m, 0.0, position=(0, -l))
+    mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, l))
+    eom = mech.formulate()
+    system = eom.linearize(eom.equilibrium()).to_control()
+    assert system.input_labels == ["Q_z1"] and system.output_labels == ["pin:angle"]
+    assert np.allclose(sorted(np.asarray(system.poles()).imag), [-np.sqrt(g / l), np.sqrt(g / l)])
+    assert float(np.asarray(system.dcgain())) == pytest.approx(1 / (m * g * l))

@@ -24,8 +24,14 @@ import numpy as np
 import pytest
 import sympy
 from scipy.integrate import solve_ivp
-from sympy.physics.mechanics import (KanesMethod, Point, ReferenceFrame, RigidBody,
-                                     dynamicsymbols, outer)
+from sympy.physics.mechanics import (
+    KanesMethod,
+    Point,
+    ReferenceFrame,
+    RigidBody,
+    dynamicsymbols,
+    outer,
+)
 
 import vecnet as vn
 

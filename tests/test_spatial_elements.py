@@ -15,8 +15,8 @@ from scipy.integrate import simpson
 from scipy.spatial.transform import Rotation
 
 import vecnet as vn
-from vecnet.errors import FormulationError, ModelError, UnknownNameError
 from test_friction import decay_rate
+from vecnet.errors import FormulationError, ModelError, UnknownNameError
 
 G = 9.81
 # a tilt that takes the slopes, pins and axes out of the coordinate planes

@@ -22,8 +22,14 @@ import numpy as np
 import pytest
 import sympy
 from scipy.spatial.transform import Rotation
-from sympy.physics.mechanics import (KanesMethod, Point, ReferenceFrame, RigidBody,
-                                     dynamicsymbols, inertia)
+from sympy.physics.mechanics import (
+    KanesMethod,
+    Point,
+    ReferenceFrame,
+    RigidBody,
+    dynamicsymbols,
+    inertia,
+)
 
 import vecnet as vn
 from vecnet.rotations import E_matrix

@@ -47,8 +47,6 @@ _NAMES = {
     "format_expression": "io",
     # bounds on the work of one request
     "Limits": "bounds", "get_limits": "bounds", "limits": "bounds",
-    # errors defined beside the code that raises them
-    "UnsupportedNetwork": "formulation.numeric", "NoOperatingPoint": "numerics.analysis",
 }
 
 class _Package(types.ModuleType):

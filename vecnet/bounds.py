@@ -114,7 +114,7 @@ def limits(**changes: float) -> Iterator[Limits]:
             changes[name] = int(value)
         elif not isinstance(value, int):
             raise ModelError(f"limit {name} must be a whole number; got {value!r}")
-    token = _LIMITS.set(replace(get_limits(), **changes))
+    token = _LIMITS.set(replace(get_limits(), **changes))  # type: ignore[arg-type]
     try:
         yield _LIMITS.get()
     finally:

@@ -30,11 +30,11 @@ from typing import Any
 import graphviz
 
 from .elements.base import Element
-from .errors import VecnetError
+from .errors import GraphvizError, GraphvizTimeoutError, OutputError
 from .graph import LinearGraph
+from .names import visible
 from .network import Network
 from .topology import Topology
-from .names import visible
 
 __all__ = ["draw", "to_dot", "svg", "DOMAIN_COLOURS", "OutputError", "GraphvizError",
            "GraphvizTimeoutError", "DOT_TIMEOUT"]
@@ -67,19 +67,6 @@ _EDGE_IDS = ("names", "index")
 # arrowheads that tell the planar element families apart
 _PLANAR_ARROWS = {"mass": "normal", "arm": "vee", "joint": "odot", "force": "empty",
                   "driver": "diamond"}
-
-
-class OutputError(VecnetError, ValueError):
-    """A diagram or listing was asked for in a way vecnet cannot honour (unknown object,
-    format, label style or tree rule)."""
-
-
-class GraphvizError(VecnetError, RuntimeError):
-    """The Graphviz ``dot`` program is missing or failed to render a diagram."""
-
-
-class GraphvizTimeoutError(GraphvizError):
-    """The ``dot`` program took longer than :data:`DOT_TIMEOUT` and was stopped."""
 
 
 @dataclass

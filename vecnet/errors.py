@@ -9,6 +9,8 @@ prefer those.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = [
     "VecnetError",
     "ModelError",
@@ -18,6 +20,11 @@ __all__ = [
     "FormulationError",
     "SimulationError",
     "ModelFileError",
+    "UnsupportedNetwork",
+    "NoOperatingPoint",
+    "OutputError",
+    "GraphvizError",
+    "GraphvizTimeoutError",
     "VecnetWarning",
 ]
 
@@ -71,6 +78,35 @@ class ModelFileError(ModelError):
 
     def __reduce__(self):  # keep the location when pickled (pytest-xdist, multiprocessing)
         return (type(self), (self.detail, self.location))
+
+
+class UnsupportedNetwork(FormulationError):
+    """The numeric linear formulation does not apply to this network (the symbolic one may)."""
+
+
+class NoOperatingPoint(FormulationError):
+    """The state matrix is singular: some states have no DC value. ``states`` names them."""
+
+    def __init__(self, message: str, states: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.states = tuple(states)
+
+    def __reduce__(self):  # keep the states when pickled (pytest-xdist, multiprocessing)
+        return (type(self), (self.args[0], self.states))
+
+
+class OutputError(VecnetError, ValueError):
+    """A diagram or listing was asked for in a way vecnet cannot honour (unknown object,
+    format, label style or tree rule)."""
+
+
+class GraphvizError(VecnetError, RuntimeError):
+    """The Graphviz ``dot`` program is missing or failed to render a diagram."""
+
+
+class GraphvizTimeoutError(GraphvizError):
+    """The ``dot`` program took longer than :data:`vecnet.draw.DOT_TIMEOUT` and was
+    stopped."""
 
 
 class VecnetWarning(UserWarning):

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import chain
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -229,20 +230,33 @@ class LinearGraph:
             self._nx = nx.freeze(g)
         return self._nx
 
-    def _size(self) -> tuple[int, int]:
-        return len(self._nodes), len(self._tails)
+    @contextmanager
+    def all_or_nothing(self) -> Iterator[LinearGraph]:
+        """Add nodes and edges inside; when it raises, those added inside are taken back
+        (they are the last ones: nodes and edges are kept in order of addition).
 
-    def _shrink(self, size: tuple[int, int]) -> None:
-        """Take back the nodes and edges added since :meth:`_size` gave ``size`` (they are the
-        last ones: nodes and edges are kept in order of addition)."""
-        nodes, edges = size
-        self._own()
-        for name in list(self._edges)[edges:]:
-            del self._edges[name]
-        for node in list(self._nodes)[nodes:]:
-            del self._nodes[node]
-        del self._tails[edges:], self._heads[edges:]
-        self._forget()
+        >>> g = LinearGraph([("R", "a", "b")])
+        >>> try:
+        ...     with g.all_or_nothing():
+        ...         g.add_edge("C", "b", "c")
+        ...         g.add_edge("C", "c", "d")      # a duplicate name: refused
+        ... except Exception:
+        ...     pass
+        >>> g.edges
+        ('R',)
+        """
+        nodes, edges = len(self._nodes), len(self._tails)
+        try:
+            yield self
+        except BaseException:
+            self._own()
+            for name in list(self._edges)[edges:]:
+                del self._edges[name]
+            for node in list(self._nodes)[nodes:]:
+                del self._nodes[node]
+            del self._tails[edges:], self._heads[edges:]
+            self._forget()
+            raise
 
     def copy(self) -> LinearGraph:
         """An independent copy with the same nodes and edges in the same order.

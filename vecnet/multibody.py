@@ -23,7 +23,7 @@ import sympy
 from sympy.utilities.lambdify import implemented_function
 
 from .elements.base import number_problem, t
-from .errors import ModelError
+from .errors import ModelError, UnknownNameError
 from .names import check_name
 from .network import Network
 
@@ -105,6 +105,10 @@ class Body:
     def place(self, local) -> Any:  # pragma: no cover - each dimension places its points
         raise NotImplementedError
 
+    def pose(self, position) -> tuple:  # pragma: no cover - each dimension has its frame
+        """The initial pose of a point of the body at ``position`` (world axes)."""
+        raise NotImplementedError
+
     def _point(self, coordinates, name: str | None) -> Point:
         """The point at ``coordinates`` (body axes, relative to the mass centre); the same
         coordinates give the same point, and a new one adds an arm to the graph."""
@@ -121,12 +125,18 @@ class Body:
             self.mechanism._add(self.mechanism.arm(f"{self.name}-{label}", self.node, node, key))
             point = Point(self, key, node)
         self._points[key] = point
+        self.mechanism._point_nodes[point.node] = point
         return point
 
     @property
     def centre(self) -> Point:
         """The mass centre as a point."""
         return self._point((0.0,) * self.mechanism.dimensions, None)
+
+    @property
+    def points(self) -> tuple[Point, ...]:
+        """The body's points made so far, the mass centre among them once it is used."""
+        return tuple(self._points.values())
 
 
 class MechanismBuilder:
@@ -164,6 +174,7 @@ class MechanismBuilder:
         self.gravity = parts
         self.network = Network(name)
         self.bodies: dict[str, Body] = {}
+        self._point_nodes: dict[str, Point] = {}   # the node of every point made
         self.network.graph.add_node(DATUM)
 
     # -- building --------------------------------------------------------------
@@ -410,6 +421,17 @@ class MechanismBuilder:
         not_negative(name, c=c)
         self._line_of_action(name, a, b)
         return self._add(self.spring_damper(name, a.node, b.node, force=None, c=c))
+
+    def initial_pose(self, node: str) -> tuple:
+        """A node's pose in the initial (unassembled) pose: ``(x, y, angle)`` in the plane,
+        ``(position, rotation matrix)`` in space (:meth:`Body.pose`)."""
+        body = self.ground if node == DATUM else self.bodies.get(node)
+        if body is not None:
+            return body.pose(body.position)
+        point = self._point_nodes.get(node)
+        if point is None:
+            raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")
+        return point.body.pose(point.position)
 
     def formulate(self, coordinates: str = "joint", tree: list[str] | None = None,
                   joint_loads: dict | None = None, rotors: dict | None = None):

@@ -60,9 +60,8 @@ class Network:
         TopologyError
             An edge that is a self-loop.
         """
-        graph, size = self.graph, self.graph._size()
         batch: set[str] = set()
-        try:
+        with self.graph.all_or_nothing() as graph:   # nothing of a refused batch stays
             for element in elements:
                 if not isinstance(element, Element):
                     raise ModelError(f"network {self.name!r}: can only add elements, got "
@@ -76,9 +75,6 @@ class Network:
                         graph.add_edge(edge.name, edge.tail, edge.head)
                     except TopologyError as exc:
                         raise TopologyError(f"element {element.name!r}: {exc}") from None
-        except BaseException:
-            graph._shrink(size)  # nothing of a refused batch stays
-            raise
         for element in elements:
             self._elements[element.name] = element
             for edge in element.edges:

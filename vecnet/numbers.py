@@ -10,12 +10,13 @@ significant digits, and whole floats as integers (``2 m`` reads better than
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import sympy
 
-__all__ = ["DIGITS", "format_number", "shown_number", "round_floats"]
+__all__ = ["DIGITS", "format_number", "shown_number", "round_floats", "exact_rational"]
 
 #: Significant digits of a float in every listing, LaTeX formula and report.
 DIGITS = 4
@@ -63,3 +64,15 @@ def round_floats(expr: Any, digits: int | None = DIGITS) -> Any:
         return expr
     floats = {f: shown_number(f, digits) for f in expr.atoms(sympy.Float)}
     return expr.xreplace(floats) if floats else expr
+
+
+@lru_cache(maxsize=4096)
+def exact_rational(value: float) -> sympy.Rational:
+    """The simplest rational a float stands for; cached because networks repeat a few values
+    many times and the search is slow.
+
+    >>> exact_rational(0.1), exact_rational(1 / 3)
+    (1/10, 1/3)
+    """
+    return sympy.nsimplify(value, rational=True)
+

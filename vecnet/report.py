@@ -39,7 +39,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-
 from .errors import ModelError, VecnetError
 from .formulation.lumped import StateSpace
 from .formulation.numeric import SparseStateSpace, UnsupportedNetwork

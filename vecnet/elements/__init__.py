@@ -1,12 +1,12 @@
 """Elements: the terminal equations of each kind of physical component."""
 
 from .base import Edge, Element, Kind, Parameter
-from .lumped import *  # noqa: F401,F403
-from .lumped import __all__ as _lumped
 from .controlled import *  # noqa: F401,F403
 from .controlled import __all__ as _controlled
-from .coupling import LinearPort, RotaryPort
 from .coupled_inductors import CoupledInductors
+from .coupling import LinearPort, RotaryPort
+from .lumped import *  # noqa: F401,F403
+from .lumped import __all__ as _lumped
 from .transducers import *  # noqa: F401,F403
 from .transducers import __all__ as _transducers
 

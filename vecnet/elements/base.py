@@ -18,7 +18,8 @@ from typing import Any, ClassVar, NamedTuple
 
 import sympy
 
-from ..domains import Domain, domain as lookup_domain
+from ..domains import Domain
+from ..domains import domain as lookup_domain
 from ..errors import ModelError, UnknownNameError
 from ..names import check_name
 

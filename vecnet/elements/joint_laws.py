@@ -67,6 +67,7 @@ class StopLaw:
     """
 
     cotree_only = True
+    name: str
     joint: str
     quantity: str
     lower: float | None

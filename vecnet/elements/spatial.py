@@ -466,7 +466,7 @@ class SpatialPointOnPlane(_Joint):
         return [("plane", f"{self.name}.n", self.axis)]
 
 
-class _Free(SpatialElement):
+class SpatialFree(SpatialElement):
     """Force elements constrain nothing; as branches they bring a free relative pose."""
 
     coordinates = ("dx", "dy", "dz", "qw", "qx", "qy", "qz")
@@ -480,7 +480,7 @@ class _Free(SpatialElement):
         return [*dr, *matrix_quaternion(R_tail.T @ R_head)]
 
 
-class SpatialSpringDamper(_Free):
+class SpatialSpringDamper(SpatialFree):
     """A spring and damper between two points along the line joining them: tension
     ``force(length) + c length'`` (``force`` defaults to ``k (length - L0)``)."""
 
@@ -505,7 +505,7 @@ class SpatialSpringDamper(_Free):
         return energy if not energy.has(sympy.Integral) else sympy.nan
 
 
-class SpatialRotarySpringDamper(_Free):
+class SpatialRotarySpringDamper(SpatialFree):
     """A torsion spring and damper across a revolute or cylindrical joint: torque
     ``k (angle - angle0) + c angle'`` about the joint axis; ``angle`` is the joint's
     coordinate (its expression in the coordinates is given by the formulation)."""
@@ -526,7 +526,7 @@ class SpatialRotarySpringDamper(_Free):
         return self.k * (pose["joint"][0] - self.angle0) ** 2 / 2
 
 
-class SpatialForce(_Free):
+class SpatialForce(SpatialFree):
     """An applied force on the head point (edge from the datum), in world axes or in the
     axes of the head body (``body=True``): ``F = -f``."""
 
@@ -541,7 +541,7 @@ class SpatialForce(_Free):
         return -f, sympy.zeros(3, 1)
 
 
-class SpatialTorque(_Free):
+class SpatialTorque(SpatialFree):
     """An applied torque on the head frame (reacting on the tail), in world axes or in the
     axes of the head body (``body=True``): ``T = -tau``."""
 
@@ -570,7 +570,7 @@ class SpatialMotionDriver(SpatialElement):
         self.joint, self.quantity, self.motion = joint, quantity, sympy.sympify(motion)
 
 
-class SpatialJointFriction(FrictionLaw, _Free):
+class SpatialJointFriction(FrictionLaw, SpatialFree):
     """Friction in a revolute, prismatic or cylindrical joint, an edge parallel to it (same
     tail and head): a torque about (``quantity="angle"``) or a force along
     (``"distance"``) the joint's ``axis`` (tail body axes) opposing the joint's speed

@@ -392,7 +392,7 @@ class CoupledModel:
         k, n = len(part.ind), model.n
         # a displacement along the independent speeds moves the dependent ones with them, so
         # that it stays on the constraints to first order and its rate is those speeds
-        basis = mb._independent_basis(model, time, q_eq, (part.rows, part.dep, part.ind))
+        basis = mb.independent_basis(model, time, q_eq, (part.rows, part.dep, part.ind))
         values = {**{c: i for i, c in enumerate(eom.coordinates)},
                   **{c: n + i for i, c in enumerate(eom.speed_names)}}
         unknown = [o for o in outputs if o not in values and o not in self._names]

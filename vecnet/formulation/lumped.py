@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -22,6 +22,7 @@ import sympy
 from ..bounds import get_limits
 from ..elements.base import EdgeVariables, Kind, t
 from ..errors import FormulationError, ModelError, UnknownNameError
+from ..numbers import exact_rational
 from ..topology import Topology
 from .blt import solve_blocks
 
@@ -231,9 +232,9 @@ class StateSpace:
 
     def with_outputs(self, outputs: Iterable[str]) -> StateSpace:
         """The same model with other outputs."""
-        return self._replace(outputs=tuple(outputs))
+        return self.replace(outputs=tuple(outputs))
 
-    def _replace(self, **changes) -> StateSpace:
+    def replace(self, **changes) -> StateSpace:
         fields = dict(states=self.states, x=self.x, dx=self._dx, inputs=self.inputs, u=self.u,
                       du=self.du, f=list(self.f), z=self.z, g=list(self.g),
                       variables=self._variables, values=self.values, signals=self.signals,
@@ -254,12 +255,12 @@ class StateSpace:
         if inputs:
             raise ModelError(f"{', '.join(map(str, inputs))} stand(s) for input(s) "
                              f"{', '.join(self.inputs)}; give input values to simulate()")
-        exact = {k: _exact(v) if isinstance(v, float) else v for k, v in values.items()}
+        exact = {k: exact_rational(v) if isinstance(v, float) else v for k, v in values.items()}
 
         def put(expr):
             return expr.xreplace(exact)
 
-        return self._replace(f=[put(e) for e in self.f], g=[put(e) for e in self.g],
+        return self.replace(f=[put(e) for e in self.f], g=[put(e) for e in self.g],
                              variables={k: put(v) for k, v in self._variables.items()},
                              values={k: v for k, v in self.values.items() if k not in exact})
 
@@ -441,13 +442,6 @@ def control_state_space(A, B, C, D, states, inputs, outputs):
                       outputs=names(outputs))
 
 
-@lru_cache(maxsize=4096)
-def _exact(value: float) -> sympy.Rational:
-    """The simplest rational a float stands for (0.1 -> 1/10, 1/3. -> 1/3); cached because
-    networks repeat a few values many times and the search is slow."""
-    return sympy.nsimplify(value, rational=True)
-
-
 def _symbol(key) -> sympy.Symbol:
     return key if isinstance(key, sympy.Basic) else sympy.Symbol(str(key), real=True)
 
@@ -532,7 +526,7 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
     """
     eqs = NetworkEquations(net, tree=tree)
     values = {k: v for element in net.elements for k, v in element.values.items()}
-    exact = {} if symbolic else {k: _exact(v) for k, v in values.items()}
+    exact = {} if symbolic else {k: exact_rational(v) for k, v in values.items()}
     secondary = eqs.secondary_equations()
     state_of = {fn: name for name, fn in eqs.states.items()}
     x = {fn: sympy.Symbol(str(fn.func), real=True) for fn in eqs.states.values()}

@@ -11,7 +11,7 @@ the circuit constraints of the cut joints) and its compiled model.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 import networkx as nx
 import numpy as np
@@ -54,16 +54,17 @@ def choose_topology(mechanism, coordinates: str, tree: list[str] | None) -> Topo
         raise FormulationError(f"coordinates must be 'joint' or 'absolute' (or give tree=[...]); "
                                f"got {coordinates!r}")
     net = mechanism.network
+    choice: Any = tree
     if tree is None:
         order = TREE_ORDERS[coordinates]
-        tree = lambda edge: net.owner(edge).tree_rank(order)  # noqa: E731
+        choice = lambda edge: net.owner(edge).tree_rank(order)  # noqa: E731
     else:
         refused = [b for b in tree if net.owner(b).cotree_only]
         if refused:
             raise FormulationError(f"{', '.join(refused)} constrain(s) motion without "
                                    "coordinates of their own (motion drivers, gears): they "
                                    "belong in the cotree")
-    topo = net.topology(tree=tree, datum=DATUM)
+    topo = net.topology(tree=choice, datum=DATUM)
     if len(topo.components) > 1:
         loose = [c for c in topo.components if DATUM not in c]
         raise ModelError("parts of the mechanism are joined to nothing: "
@@ -189,6 +190,11 @@ def _massless(element) -> bool:
                for x in (v if isinstance(v, sympy.MatrixBase) else [v]))
 
 
+def _first(f: Callable) -> Callable[[np.ndarray], float]:
+    """``f(q)[0]`` as a float: the value of a compiled one-entry function."""
+    return lambda q: float(f(q)[0])
+
+
 class OperatingPoint:
     """A static equilibrium or a nominal motion: coordinates ``q``, multipliers ``lam`` and,
     for a motion, speeds ``u`` and accelerations ``a``; ``point[name]`` reads any quantity a
@@ -241,19 +247,29 @@ class Linearization:
 
     def to_control(self):
         """The linear model as a python-control ``StateSpace`` (signal names with ``:`` for
-        ``.``): states ``z1 ... zd`` and their rates, the inputs, the displacements.
+        ``.``): states ``z1 ... zd`` and their rates, the inputs, the displacements. A
+        model without inputs (python-control has no system of outputs alone) gets the
+        generalized forces on its independent coordinates, ``Q_z1 ... Q_zd``.
 
         >>> lin = Linearization(np.eye(1), np.zeros((1, 1)), 4 * np.eye(1), np.eye(1),
         ...                     np.eye(1), ["T"], ["pin.angle"])
         >>> float(lin.to_control().dcgain())
         0.25
+        >>> free = Linearization(np.eye(1), np.zeros((1, 1)), 4 * np.eye(1), np.eye(1),
+        ...                      np.zeros((1, 0)), (), ["pin.angle"])
+        >>> free.to_control().input_labels
+        ['Q_z1']
         """
         from .lumped import control_state_space
 
         d = self.M.shape[0]
+        model = self
+        if not self.B.shape[1]:
+            model = Linearization(self.M, self.C, self.K, self.basis, np.eye(d),
+                                  [f"Q_z{i + 1}" for i in range(d)], self.outputs)
         states = [f"z{i + 1}" for i in range(d)] + [f"z{i + 1}'" for i in range(d)]
         outputs = self.outputs or [f"y{i + 1}" for i in range(self.basis.shape[0])]
-        return control_state_space(*self.state_space(), states, self.inputs, outputs)
+        return control_state_space(*model.state_space(), states, model.inputs, outputs)
 
     def eigenvalues(self) -> np.ndarray:
         """Eigenvalues of the first-order system, sorted by imaginary part."""
@@ -285,18 +301,50 @@ class MechanismEquations:
     """The dimension-free part of a mechanism's equations of motion,
     ``M(q) u' = Q(q, u, t) + Phi_u^T lambda`` with ``q' = N(q) u``.
 
-    A subclass sets ``mechanism``, ``topology``, ``coordinates``, ``speed_names``, ``q``,
-    ``u``, ``constraint_names``, the class attribute ``driver`` (its motion-driver
-    element class), and implements :meth:`compile_model`, :meth:`outputs`,
-    :meth:`initial_guess` and :meth:`initial_speeds`.
+    A subclass sets the attributes below and the class attribute ``driver`` (its
+    motion-driver element class), and implements :meth:`initial_guess`, :meth:`axial`,
+    :meth:`velocity`, :meth:`frame_quantity` and the symbolic ``M``, ``body_forces`` and
+    ``applied_forces``.
     """
 
     driver: type
+    mechanism: Any
+    topology: Topology
+    #: the names of the coordinates ``q`` and speeds ``u``, and the symbols themselves
+    coordinates: tuple[str, ...]
+    speed_names: tuple[str, ...]
+    q: tuple[sympy.Symbol, ...]
+    u: tuple[sympy.Symbol, ...]
+    constraint_names: tuple[str, ...]
+    #: the tree in breadth-first order (:func:`tree_walk`)
+    walk: list[tuple]
+    gravity: sympy.Matrix
 
     # -- what each dimension provides -----------------------------------------------
+    @property
+    def node_position(self) -> dict:  # pragma: no cover - per dimension
+        """Every node's position in ``q``."""
+        raise NotImplementedError
+
+    @property
+    def constraints(self) -> sympy.Matrix:  # pragma: no cover - per dimension
+        """``Phi(q, t)``: the circuit equations of the cut joints and drivers."""
+        raise NotImplementedError
+
+    @property
+    def body_forces(self) -> sympy.Matrix:  # pragma: no cover - per dimension
+        """The bodies' generalized forces: gravity, velocity and gyroscopic terms."""
+        raise NotImplementedError
+
+    @property
+    def applied_forces(self) -> sympy.Matrix:  # pragma: no cover - per dimension
+        """The generalized forces of springs, dampers and drivers."""
+        raise NotImplementedError
+
     def compile_model(self, parameters: dict | None):
         """A new compiled numeric model (:class:`vecnet.numerics.planar.CompiledMechanism`,
         :class:`vecnet.numerics.spatial.CompiledSpatial`); :meth:`compile` keeps one."""
+        compiled: Any
         if self.mechanism.dimensions == 2:
             from ..numerics.planar import CompiledMechanism as compiled
         else:
@@ -384,7 +432,7 @@ class MechanismEquations:
         miss = np.max(np.abs(G @ u - g))
         if miss > 1e-9 * max(1.0, np.max(np.abs(g))):
             raise ModelError("the given velocities are not allowed by the joints (off by "
-                             f"{miss:.3g}): " + ", ".join(velocities))
+                             f"{miss:.3g}): " + ", ".join(velocities or ()))
         return u
 
     def axial(self, joint: str, coordinate: str) -> tuple:  # pragma: no cover - per dimension
@@ -469,7 +517,7 @@ class MechanismEquations:
             raise ModelError(f"{what} {'about' if wanted == 'angle' else 'along'} the axis of "
                              f"{joint!r} needs a {mech.joints_with(wanted)} joint; "
                              f"{joint!r} is a {type(element).__name__}")
-        return joint, coordinate
+        return joint, str(coordinate)
 
     def load_coordinate(self, target) -> sympy.Expr:
         """The coordinate a load works on (:meth:`load_target`), in ``q``: the joint's
@@ -580,12 +628,12 @@ class MechanismEquations:
             value, rate = self.axial(element.joint, element.quantity)
             per_speed = [rate.diff(ui) for ui in self.u]
             for limit, sign, end in element.sides():
-                gap = model._lambdify((list(self.q),), [element.gap(value, limit, sign)],
+                gap = model.lambdify((list(self.q),), [element.gap(value, limit, sign)],
                                       element.name)
-                grad = model._lambdify((list(self.q),), [sign * g for g in per_speed],
+                grad = model.lambdify((list(self.q),), [sign * g for g in per_speed],
                                        element.name)
-                out.append(Stop(f"{element.name}.{end}", lambda q, f=gap: float(f(q)[0]),
-                                grad, model._number(element.restitution, element.name)))
+                out.append(Stop(f"{element.name}.{end}", _first(gap), grad,
+                                model.number(element.restitution, element.name)))
         return out
 
     def _check_stop(self, element) -> None:
@@ -720,11 +768,12 @@ class MechanismEquations:
         """
         from ..numerics import multibody as mb
 
-        integrators = {"partition": mb.integrate_partitioned, "dae": mb.integrate_dae}
+        integrators: dict[str, Callable] = {"partition": mb.integrate_partitioned,
+                                            "dae": mb.integrate_dae}
         for scheme in mb.FIXED_STEP:
             integrators[scheme] = lambda model, t0, q0, u0, times, rtol, atol, progress, \
-                scheme=scheme: (*mb.integrate_fixed(model, t0, q0, u0, times, step, scheme,
-                                                    progress), None)
+                scheme=scheme: (*mb.integrate_fixed(model, t0, q0, u0, times, float(step or 0),
+                                                    scheme, progress), None)
         if method not in integrators:
             raise FormulationError("method must be one of " + ", ".join(map(repr, integrators))
                                    + f"; got {method!r}")

@@ -66,6 +66,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -74,10 +75,10 @@ import sympy
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
-from ..elements.coupled_inductors import CoupledInductors
 from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
+from ..elements.coupled_inductors import CoupledInductors
 from ..elements.lumped import NonlinearDissipator
-from ..errors import FormulationError, SimulationError, UnknownNameError
+from ..errors import FormulationError, SimulationError, UnknownNameError, UnsupportedNetwork
 from .lumped import control_state_space, network_inputs, store_name
 
 if TYPE_CHECKING:
@@ -88,12 +89,26 @@ __all__ = ["SparseStateSpace", "NonlinearLaws", "sparse_state_space", "Unsupport
 
 _STORES = (Kind.ACROSS_STORE, Kind.THROUGH_STORE)
 _ALGEBRAIC = (Kind.DISSIPATOR, Kind.TRANSDUCER)
+
+
+class Primary(IntEnum):
+    """What a primary variable (an across variable of the tree, a through variable of the
+    cotree) is to the formulation, in the order its columns are stacked."""
+
+    STATE = 0             # an energy store's, independent
+    DEPENDENT_STORE = 1   # an energy store's, fixed by the others (solved with the rates)
+    ALGEBRAIC = 2         # a dissipator's or transducer's
+    SOURCE = 3            # a source's
+    NONLINEAR = 4         # a nonlinear dissipator's (its law evaluated at each step)
+
+
+class Row(IntEnum):
+    """The kind of a terminal equation's row."""
+
+    STORE = 0       # the law of an energy store (holds a rate)
+    ALGEBRAIC = 1   # the law of a dissipator or transducer
 _SOURCES = (Kind.ACROSS_SOURCE, Kind.THROUGH_SOURCE)
 _SYMBOLIC = "; formulate it symbolically (net.state_space(), or formulation='symbolic')"
-
-
-class UnsupportedNetwork(FormulationError):
-    """The numeric linear formulation does not apply to this network (the symbolic one may)."""
 
 
 class SparseStateSpace:
@@ -126,8 +141,8 @@ class SparseStateSpace:
         self.dependent_stores = tuple(dependent_stores)
         self.nonlinear = nonlinear
         # rows: every edge variable; columns [x, u, u', n]
-        self._variables = variables.tocsr()
-        self._rows = dict(rows)
+        self.variable_map = variables.tocsr()
+        self.variable_rows = dict(rows)
         self.outputs = tuple(outputs)
         for name in self.outputs:
             self._row(name)
@@ -140,15 +155,15 @@ class SparseStateSpace:
     @property
     def variable_names(self) -> tuple[str, ...]:
         """Every variable that can be an output: ``"<edge>.across"``, ``"<edge>.through"``."""
-        return tuple(self._rows)
+        return tuple(self.variable_rows)
 
     def _row(self, name: str) -> int:
         try:
-            return self._rows[name]
+            return self.variable_rows[name]
         except KeyError:
             raise UnknownNameError(f"no variable {name!r}; variables are named "
                                    "'<edge>.across' and '<edge>.through', e.g. "
-                                   f"{', '.join(list(self._rows)[:4])}") from None
+                                   f"{', '.join(list(self.variable_rows)[:4])}") from None
 
     def output_matrices(self, names: Sequence[str]) -> tuple[sp.csr_matrix, sp.csr_matrix,
                                                              sp.csr_matrix]:
@@ -162,7 +177,7 @@ class SparseStateSpace:
                 "states and inputs (simulate it, or linearize its symbolic model about an "
                 "operating point)")
         n, p = len(self.states), len(self.inputs)
-        rows = self._variables[[self._row(name) for name in names]]
+        rows = self.variable_map[[self._row(name) for name in names]]
         return rows[:, :n], rows[:, n:n + p], rows[:, n + p:]
 
     C = property(lambda self: self.output_matrices(self.outputs)[0], doc="outputs in states")
@@ -229,8 +244,8 @@ class SparseStateSpace:
             n = self.nonlinear.solve(np.concatenate([x, u]), time)
             rates = rates + self.nonlinear.G @ n
             known.append(n)
-        values = self._variables @ np.concatenate(known)
-        return rates, {name: float(values[row]) for name, row in self._rows.items()}
+        values = self.variable_map @ np.concatenate(known)
+        return rates, {name: float(values[row]) for name, row in self.variable_rows.items()}
 
     def simulate(self, t_span, **options):
         """Integrate in time: see :func:`vecnet.numerics.simulate.simulate_sparse`."""
@@ -617,14 +632,14 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
     S = sp.csr_matrix((np.array([i.sign for i in inputs], dtype=float),
                        (np.arange(len(inputs)), np.arange(len(inputs)))),
                       shape=(len(inputs), len(inputs)))
-    x_cols = np.flatnonzero(group == 0)
-    y_cols = np.flatnonzero(group == 1)
-    z_cols = np.flatnonzero(group == 2)
+    x_cols = np.flatnonzero(group == Primary.STATE)
+    y_cols = np.flatnonzero(group == Primary.DEPENDENT_STORE)
+    z_cols = np.flatnonzero(group == Primary.ALGEBRAIC)
     s_cols = np.array(source_columns, dtype=np.int64)
     nonlinear = [el for el in net.elements if isinstance(el, NonlinearDissipator)]
     n_cols = np.array([column[el.edges[0].name] for el in nonlinear], dtype=np.int64)
-    store_rows = np.flatnonzero(row_kind == 0)
-    algebraic_rows = np.flatnonzero(row_kind == 1)
+    store_rows = np.flatnonzero(row_kind == Row.STORE)
+    algebraic_rows = np.flatnonzero(row_kind == Row.ALGEBRAIC)
     P_rows_s, P_rows_d = P[store_rows], P[algebraic_rows]
     Q_rows_s, Q_rows_d = Q[store_rows], Q[algebraic_rows]
 
@@ -662,14 +677,15 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
 
     # every primary in [x, u, u', n]: w = W [x; u; u'; n]
     p = len(inputs)
-    blocks = {0: sp.hstack([sp.identity(n), sp.csr_matrix((n, 2 * p + k))]),
-              1: sp.hstack([Y[:, :n], Y[:, n:n + m] @ S, Y[:, n + m:n + 2 * m] @ S,
-                            Y[:, n + 2 * m:]]),
-              2: sp.hstack([Z_x, Z_s @ S, sp.csr_matrix((len(z_cols), p)), Z_n]),
-              3: sp.hstack([sp.csr_matrix((m, n)), S, sp.csr_matrix((m, p + k))]),
-              4: sp.hstack([sp.csr_matrix((k, n + 2 * p)), sp.identity(k)])}
+    blocks = {Primary.STATE: sp.hstack([sp.identity(n), sp.csr_matrix((n, 2 * p + k))]),
+              Primary.DEPENDENT_STORE: sp.hstack([Y[:, :n], Y[:, n:n + m] @ S,
+                                                  Y[:, n + m:n + 2 * m] @ S, Y[:, n + 2 * m:]]),
+              Primary.ALGEBRAIC: sp.hstack([Z_x, Z_s @ S, sp.csr_matrix((len(z_cols), p)), Z_n]),
+              Primary.SOURCE: sp.hstack([sp.csr_matrix((m, n)), S, sp.csr_matrix((m, p + k))]),
+              Primary.NONLINEAR: sp.hstack([sp.csr_matrix((k, n + 2 * p)),
+                                            sp.identity(k)])}
     order = np.concatenate([x_cols, y_cols, z_cols, s_cols, n_cols]).astype(np.int64)
-    stacked = sp.vstack([blocks[g] for g in range(5)]).tocsr()
+    stacked = sp.vstack([blocks[g] for g in Primary]).tocsr()
     W = sp.csr_matrix((e, n + 2 * p + k))
     W = stacked[np.argsort(order)] if len(order) == e else W
     variables = sp.vstack([T_a @ W, T_tau @ W]).tocsr()
@@ -695,7 +711,8 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
             for name in (f"{edge}.across", f"{edge}.through")}
     states = [f"{edge_order[c]}.{'across' if c < nb else 'through'}" for c in x_cols]
     dependent = [store_name(el, edge.name) for el in net.elements if el.kind in _STORES
-                 for edge in el.edges if group[column[edge.name]] == 1]
+                 for edge in el.edges
+                 if group[column[edge.name]] == Primary.DEPENDENT_STORE]
     return SparseStateSpace(A=A, B=B, E=E, states=states, inputs=[i.name for i in inputs],
                             signals={i.name: i.signal for i in inputs}, variables=variables,
                             rows=rows, outputs=tuple(outputs), dependent_stores=dependent,
@@ -703,8 +720,7 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
 
 
 def _primary_groups(net: Network, topo, column: Mapping[str, int]) -> np.ndarray:
-    """Group of every primary: 0 state, 1 dependent store, 2 dissipator or transducer,
-    3 source."""
+    """The :class:`Primary` group of every primary, by column."""
     nb = len(topo.branches)
     group = np.full(len(column), -1, dtype=np.int64)
     for element in net.elements:
@@ -714,20 +730,20 @@ def _primary_groups(net: Network, topo, column: Mapping[str, int]) -> np.ndarray
             in_tree = k < nb
             kind = element.kind
             if kind is Kind.ACROSS_STORE:
-                group[k] = 0 if in_tree else 1
+                group[k] = Primary.STATE if in_tree else Primary.DEPENDENT_STORE
             elif kind is Kind.THROUGH_STORE:
-                group[k] = 1 if in_tree else 0
+                group[k] = Primary.DEPENDENT_STORE if in_tree else Primary.STATE
             elif isinstance(element, NonlinearDissipator):
-                group[k] = 4
+                group[k] = Primary.NONLINEAR
             elif kind in _ALGEBRAIC:
-                group[k] = 2
+                group[k] = Primary.ALGEBRAIC
             elif kind in _SOURCES:
                 if in_tree != (kind is Kind.ACROSS_SOURCE):
                     raise UnsupportedNetwork(
                         f"source {element.name!r} is {'in' if in_tree else 'out of'} the tree; "
                         "across sources belong in it, through sources out of it (use the "
                         "normal tree)" + _SYMBOLIC)
-                group[k] = 3
+                group[k] = Primary.SOURCE
             else:
                 raise UnsupportedNetwork(f"element {element.name!r} ({kind.value}) is not a "
                                          "lumped one-port or two-port" + _SYMBOLIC)
@@ -749,7 +765,7 @@ def _check_coupling(element: Element) -> None:
 
 def _terminal_rows(net: Network, column: Mapping[str, int], T_a, T_tau, given: Mapping):
     """``P`` and ``Q`` of the terminal equations ``P w + Q w' = 0`` of every element but the
-    sources, the kind of each row (0 store, 1 algebraic) and the element it belongs to."""
+    sources, the :class:`Row` kind of each row and the element it belongs to."""
     laws: dict[Hashable, _Law] = {}
     members: dict[Hashable, list[Element]] = {}
     for element in net.elements:
@@ -780,7 +796,7 @@ def _terminal_rows(net: Network, column: Mapping[str, int], T_a, T_tau, given: M
                 rows.append(row_index[:, r])
                 cols.append(edge_cols[:, port] + len(column) * (slot // law.ports))
                 coeff.append(c[:, r, slot])
-        kind = 0 if elements[0].kind in _STORES else 1
+        kind = Row.STORE if elements[0].kind in _STORES else Row.ALGEBRAIC
         kinds.extend([kind] * (len(elements) * law.rows))
         owners.extend(el.name for el in elements for _ in range(law.rows))
     e = len(column)

@@ -20,6 +20,7 @@ cut joint applies to the body at its head.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import sympy
@@ -28,10 +29,10 @@ from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import ModelError
 from ..planar.mechanism import DATUM, Mechanism
-from .multibody import (Linearization, MechanismEquations, OperatingPoint, choose_topology,
-                        tree_walk)
+from .multibody import Linearization, MechanismEquations, OperatingPoint, choose_topology, tree_walk
 
-__all__ = ["MultibodyEquations", "OperatingPoint", "Linearization"]
+__all__ = ["MultibodyEquations", "OperatingPoint", "Linearization", "TreeKinematics",
+           "tree_kinematics"]
 
 
 class MultibodyEquations(MechanismEquations):
@@ -117,23 +118,23 @@ class MultibodyEquations(MechanismEquations):
     # constraints of cut joints, force laws, the symbolic M and Q), so a deep open chain,
     # which the compiled tree walk simulates, never builds them.
     @cached_property
-    def _tree_kinematics(self) -> tuple:
+    def node_kinematics(self) -> TreeKinematics:
+        """The node kinematics along the tree (:func:`tree_kinematics`)."""
         return tree_kinematics(self)
 
-    node_angle = property(lambda self: self._tree_kinematics[0],
+    node_angle = property(lambda self: self.node_kinematics.angle,
                           doc="Every node's angle in ``q``.")
-    node_position = property(lambda self: self._tree_kinematics[1],
+    node_position = property(lambda self: self.node_kinematics.position,
                              doc="Every node's position (2 x 1) in ``q``.")
-    node_angle_jacobian = property(lambda self: self._tree_kinematics[2],
+    node_angle_jacobian = property(lambda self: self.node_kinematics.angle_jacobian,
                                    doc="Every node's angle Jacobian row.")
-    node_position_jacobian = property(lambda self: self._tree_kinematics[3],
+    node_position_jacobian = property(lambda self: self.node_kinematics.position_jacobian,
                                       doc="Every node's position Jacobian rows (x and y).")
-    node_angle_convective = property(lambda self: self._tree_kinematics[4],
+    node_angle_convective = property(lambda self: self.node_kinematics.angle_convective,
                                      doc="Every node's convective angular acceleration.")
-    node_position_convective = property(lambda self: self._tree_kinematics[5],
-                                        doc="Every node's convective acceleration.")
-    _frame_jacobian = property(lambda self: self._tree_kinematics[6])
-    _frame_convective = property(lambda self: self._tree_kinematics[7])
+    node_position_convective = property(
+        lambda self: self.node_kinematics.position_convective,
+        doc="Every node's convective acceleration.")
 
     def relative_pose(self, edge: str):
         """``(dr, dtheta, tail angle)`` of any edge from the node poses."""
@@ -229,8 +230,9 @@ class MultibodyEquations(MechanismEquations):
         out = []
         for body in self.bodies:
             node = self.mechanism.network.element(body["name"]).edges[0].head
-            out.append((body["m"], body["J"], self._frame_jacobian[node],
-                        self._frame_convective[node], self.node_angle_jacobian[node],
+            kin = self.node_kinematics
+            out.append((body["m"], body["J"], kin.frame_jacobian[node],
+                        kin.frame_convective[node], self.node_angle_jacobian[node],
                         self.node_angle_convective[node]))
         return out
 
@@ -289,7 +291,23 @@ class MultibodyEquations(MechanismEquations):
         return repr_latex(self)
 
 
-def tree_kinematics(eom: MultibodyEquations):
+class TreeKinematics(NamedTuple):
+    """Every node's kinematics in a planar formulation's coordinates, by node: the angle,
+    the position (2 x 1), the angle's Jacobian row, the position's Jacobian rows (x and
+    y), the convective terms ``J' q'`` of the angle and of the position, and the
+    frame-wise position Jacobian columns and convective term (:func:`frame_dot`)."""
+
+    angle: dict
+    position: dict
+    angle_jacobian: dict
+    position_jacobian: dict
+    angle_convective: dict
+    position_convective: dict
+    frame_jacobian: dict
+    frame_convective: dict
+
+
+def tree_kinematics(eom: MultibodyEquations) -> TreeKinematics:
     """Every node's angle, position, Jacobian rows and convective accelerations, each built
     from its parent's along the tree by the branch's affine relative motion (no large
     expression is differentiated).
@@ -297,10 +315,7 @@ def tree_kinematics(eom: MultibodyEquations):
     Vectors are kept frame-wise, as ``{phi: (wx, wy)}`` meaning the sum of ``R(phi) w``
     over the frame angles ``phi`` of the branches passed: dot products of such vectors
     then come out as cosines and sines of angle differences (:func:`frame_dot`), with no
-    ``sin^2 + cos^2`` left to simplify. Returns dictionaries by node of the angle, the
-    position (2 x 1), the angle's Jacobian row, the position's Jacobian rows (x and y),
-    the convective terms ``J' q'`` of the angle and of the position, and the frame-wise
-    position Jacobian columns and convective term."""
+    ``sin^2 + cos^2`` left to simplify."""
     q, u, n = list(eom.q), list(eom.u), len(eom.q)
     net = eom.mechanism.network
     zero = sympy.S.Zero
@@ -346,7 +361,7 @@ def tree_kinematics(eom: MultibodyEquations):
     jacobian = {node: tuple(map(list, zip(*(_world(c) for c in cols)))) if n else ([], [])
                 for node, cols in Jr.items()}
     convective = {node: _world(g) for node, g in gr.items()}
-    return theta, position, Jt, jacobian, gt, convective, Jr, gr
+    return TreeKinematics(theta, position, Jt, jacobian, gt, convective, Jr, gr)
 
 
 def _frame_add(vector: dict, phi, w, scale) -> dict:
@@ -392,7 +407,7 @@ def frame_dot(pairs) -> sympy.Expr:
 def _check_bodies_joined(mechanism: Mechanism) -> None:
     net = mechanism.network
     for name, body in mechanism.bodies.items():
-        own = {body.node} | {p.node for p in body._points.values()}
+        own = {body.node} | {p.node for p in body.points}
         joined = any(
             not isinstance(el, (pe.MassElement, pe.Arm))
             and (set(e.tail for e in el.edges) | set(e.head for e in el.edges)) & own

@@ -20,6 +20,7 @@ constraints carry.
 from __future__ import annotations
 
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import sympy
@@ -27,11 +28,11 @@ import sympy
 from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import FormulationError
-from ..spatial.mechanism import DATUM, Mechanism
 from ..rotations import skew
+from ..spatial.mechanism import DATUM, Mechanism
 from .multibody import MechanismEquations, choose_topology, tree_walk
 
-__all__ = ["SpatialEquations", "spatial_kinematics"]
+__all__ = ["SpatialEquations", "SpatialKinematics", "spatial_kinematics"]
 
 
 class SpatialEquations(MechanismEquations):
@@ -94,12 +95,6 @@ class SpatialEquations(MechanismEquations):
         self.u = tuple(sympy.Symbol(n if n.endswith("'") else f"{n}'", real=True)
                        for n in speed_names)
         self.walk = tree_walk(self)
-        self.N = sympy.zeros(len(self.q), len(self.u))
-        for _, _, branch, _, qidx in self.walk:
-            Nb = net.element(branch).motion([self.q[i] for i in qidx])[4]
-            for a, i in enumerate(qidx):
-                for b, j in enumerate(self.speed_index[branch]):
-                    self.N[i, j] = Nb[a, b]
 
         self.primitives = []   # (chord, kind, name, tail node, head node, e, f)
         for chord in topo.chords:
@@ -131,6 +126,19 @@ class SpatialEquations(MechanismEquations):
                 self._check_stop(element)
 
     @cached_property
+    def N(self) -> sympy.Matrix:
+        """The kinematic map ``q' = N(q) u`` (built when first read: the compiled model has
+        its own)."""
+        net = self.mechanism.network
+        N = sympy.zeros(len(self.q), len(self.u))
+        for _, _, branch, _, qidx in self.walk:
+            Nb = net.element(branch).motion([self.q[i] for i in qidx])[4]
+            for a, i in enumerate(qidx):
+                for b, j in enumerate(self.speed_index[branch]):
+                    N[i, j] = Nb[a, b]
+        return N
+
+    @cached_property
     def constraints(self) -> sympy.Matrix:
         """``Phi(q, t)``: the circuit equations of the cut joints and drivers."""
         rows = []
@@ -154,43 +162,43 @@ class SpatialEquations(MechanismEquations):
     # and Q, small models compiled whole), so a deep open chain simulated by the numeric
     # tree walk never builds them.
     @cached_property
-    def _poses(self) -> tuple[dict, dict]:
-        return spatial_kinematics(self, velocities=False)[:2]
+    def _poses(self) -> SpatialKinematics:
+        return spatial_kinematics(self, velocities=False)
 
     @cached_property
-    def _velocity_kinematics(self) -> tuple[dict, dict, dict, dict]:
-        return spatial_kinematics(self)[2:]
+    def _velocities(self) -> SpatialKinematics:
+        return spatial_kinematics(self)
 
     @property
     def node_rotation(self) -> dict:
         """Every node's rotation matrix (world axes from its frame's axes)."""
-        return self._poses[0]
+        return self._poses.rotation
 
     @property
     def node_position(self) -> dict:
         """Every node's position (world axes)."""
-        return self._poses[1]
+        return self._poses.position
 
     @property
     def node_angular_jacobian(self) -> dict:
         """Every node's angular velocity Jacobian ``omega = J_w u`` (world axes, 3 x nu);
         built when first read, with the convective terms."""
-        return self._velocity_kinematics[0]
+        return self._velocities.angular_jacobian
 
     @property
     def node_velocity_jacobian(self) -> dict:
         """Every node's velocity Jacobian ``v = J_v u`` (world axes, 3 x nu)."""
-        return self._velocity_kinematics[1]
+        return self._velocities.velocity_jacobian
 
     @property
     def node_angular_convective(self) -> dict:
         """Every node's convective angular acceleration ``J_w' u``."""
-        return self._velocity_kinematics[2]
+        return self._velocities.angular_convective
 
     @property
     def node_velocity_convective(self) -> dict:
         """Every node's convective acceleration ``J_v' u``."""
-        return self._velocity_kinematics[3]
+        return self._velocities.velocity_convective
 
     def _axial_info(self, joint: str, quantity: str) -> dict:
         """What the constraints on a joint's ``"angle"`` or ``"distance"`` need (motion
@@ -515,7 +523,20 @@ def _rate(matrix: sympy.Matrix, qb, qdot) -> sympy.Matrix:
     return out
 
 
-def spatial_kinematics(eom: SpatialEquations, velocities: bool = True):
+class SpatialKinematics(NamedTuple):
+    """Every node's kinematics in a spatial formulation's coordinates, by node: rotation
+    matrix, position, angular and linear velocity Jacobians (3 x nu) and their convective
+    terms (empty without velocities)."""
+
+    rotation: dict
+    position: dict
+    angular_jacobian: dict
+    velocity_jacobian: dict
+    angular_convective: dict
+    velocity_convective: dict
+
+
+def spatial_kinematics(eom: SpatialEquations, velocities: bool = True) -> SpatialKinematics:
     """Every node's rotation matrix, position, angular and linear velocity Jacobians (world
     axes, 3 x nu) and convective accelerations (``J' u``), each built from its parent's
     along the tree by the branch's relative motion. With ``velocities``
@@ -558,7 +579,7 @@ def spatial_kinematics(eom: SpatialEquations, velocities: bool = True):
         if velocities:
             _velocity_step(eom, here, there, forward, element, uidx, qb, ub, Rt, W, V, rho,
                            Nb, moves, Jw, Jv, gw, gv, u_all, nu)
-    return R, r, Jw, Jv, gw, gv
+    return SpatialKinematics(R, r, Jw, Jv, gw, gv)
 
 
 def _velocity_step(eom, here, there, forward, element, uidx, qb, ub, Rt, W, V, rho, Nb, moves,

@@ -44,15 +44,15 @@ import sympy
 from ..bounds import check_oscillation, finite_number, time_grid
 from ..domains import DOMAINS
 from ..elements import controlled, lumped, transducers
-from ..elements.coupled_inductors import CoupledInductors
 from ..elements.base import EdgeVariables, Element, Kind, Symbol, number_problem, t
+from ..elements.coupled_inductors import CoupledInductors
+from ..elements.spatial import SpatialMotionDriver
 from ..errors import ModelError, ModelFileError, SimulationError, VecnetError
 from ..names import check_name, check_node, shown
 from ..network import Network, warn_connectivity
-from ..elements.spatial import SpatialMotionDriver
 from ..planar.mechanism import DATUM, Mechanism
-from ..spatial.mechanism import Mechanism as SpatialMechanism
 from ..rotations import inertia_matrix, orientation_matrix, unit_axis
+from ..spatial.mechanism import Mechanism as SpatialMechanism
 from .expressions import CONSTANTS, FUNCTIONS, format_expression, parse_expression
 
 __all__ = ["Model", "load_model", "save_model", "model_to_dict", "FORMAT_VERSION", "SCHEMA",

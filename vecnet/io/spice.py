@@ -77,14 +77,14 @@ from pathlib import Path
 import numpy as np
 import sympy
 
-from ..elements import controlled, lumped
-from ..elements.coupled_inductors import CoupledInductors
-from ..elements.base import number_problem, t
 from ..bounds import finite_number, get_limits
+from ..elements import controlled, lumped
+from ..elements.base import number_problem, t
+from ..elements.coupled_inductors import CoupledInductors
 from ..errors import ModelError, ModelFileError, VecnetError
 from ..names import check_name, check_node, shown
-from .expressions import parse_expression
 from ..network import Network, warn_connectivity
+from .expressions import parse_expression
 
 __all__ = ["load_netlist", "write_netlist", "parse_value", "pulse", "sine", "Analyses", "AcSweep",
            "Transient"]

@@ -28,7 +28,7 @@ from scipy.sparse.linalg import splu
 
 from ..bounds import get_limits
 from ..elements.base import t
-from ..errors import FormulationError, ModelError, UnknownNameError
+from ..errors import FormulationError, ModelError, NoOperatingPoint, UnknownNameError
 
 if TYPE_CHECKING:
     from ..formulation.numeric import SparseStateSpace
@@ -47,17 +47,6 @@ _DENSE_BLOCK = 600
 _LISTED = 8
 #: the name of the one input column of a response to several sources driven together
 AC = "ac"
-
-
-class NoOperatingPoint(FormulationError):
-    """The state matrix is singular: some states have no DC value. ``states`` names them."""
-
-    def __init__(self, message: str, states: Sequence[str] = ()) -> None:
-        super().__init__(message)
-        self.states = tuple(states)
-
-    def __reduce__(self):  # keep the states when pickled (pytest-xdist, multiprocessing)
-        return (type(self), (self.args[0], self.states))
 
 
 @dataclass(frozen=True)

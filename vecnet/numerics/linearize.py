@@ -10,7 +10,7 @@ import sympy
 from scipy.linalg import LinAlgError, lu_factor, lu_solve
 
 from ..errors import FormulationError, ModelError, UnknownNameError
-from ..formulation.lumped import _exact
+from ..numbers import exact_rational
 from .simulate import numeric_model, solve_algebraic
 
 if TYPE_CHECKING:
@@ -119,12 +119,12 @@ def linearize(model: StateSpace, point: Mapping[str, float],
     symbols = sympy.Matrix([*model.x, *model.u, *model.du])
 
     def linear(row: np.ndarray) -> sympy.Expr:
-        return sympy.Add(*(_exact(float(c)) * v for c, v in zip(row, symbols) if c != 0))
+        return sympy.Add(*(exact_rational(float(c)) * v for c, v in zip(row, symbols) if c != 0))
 
     values = {name: linear(row) for name, row in zip(names, direct[rows_v])}
     where = ", ".join(f"{name} = {value:.6g}" for name, value in
                       [*zip(model.states, x0), *zip(model.inputs, u0), *zip(model.z_names, z0)])
-    return model._replace(f=[linear(row) for row in direct[rows_f]], z=(), g=(), z_names=(),
+    return model.replace(f=[linear(row) for row in direct[rows_f]], z=(), g=(), z_names=(),
                           variables=values, values={}, signals=dict.fromkeys(model.inputs, 0),
                           diagnosis=f"{model.diagnosis()}\nLinearized about {where}.")
 

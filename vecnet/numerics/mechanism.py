@@ -75,6 +75,18 @@ class CompiledModel:
     subexpression elimination), a measure of the work per call.
     """
 
+    #: coordinates, speeds and constraint rows
+    n: int
+    nu: int
+    m: int
+    #: gravity (3-vector), node name -> index, and the bodies ``(name, node, mass, J)``
+    gravity: np.ndarray
+    node: dict[str, int]
+    bodies: list[tuple[str, int, float, np.ndarray]]
+    #: the force elements ``(name, (tail, head))`` and the tree as the kernels read it
+    force_elements: list[tuple[str, tuple[int, int]]]
+    _tree: recursive.Tree
+
     #: ``constraints`` gives the Jacobian in the speeds (used by the multibody numerics)
     jacobian_in_speeds = True
     #: whether a joint's angle comes wrapped to (-pi, pi] and is unwrapped in time
@@ -88,7 +100,7 @@ class CompiledModel:
         #: the parameters the compiled expressions hold (symbols)
         self.used: set[sympy.Symbol] = set()
 
-    def _number(self, value, owner: str) -> float:
+    def number(self, value, owner: str) -> float:
         """``value`` with the parameters put in, as a float."""
         value = sympy.sympify(value)
         self.used |= value.free_symbols
@@ -99,7 +111,7 @@ class CompiledModel:
                              + "; pass parameters={...}")
         return float(value)
 
-    def _lambdify(self, args, exprs, owner: str, count: bool = False):
+    def lambdify(self, args, exprs, owner: str, count: bool = False):
         """A numeric function of ``args`` returning ``exprs`` (parameters put in) as one
         flat float array; ``count`` adds its operations to :attr:`operations`."""
         exprs = [sympy.sympify(e) for e in exprs]
@@ -118,7 +130,7 @@ class CompiledModel:
         return lambda *a: np.asarray(fn(*a), dtype=float).reshape(-1)
 
     # -- set-up ---------------------------------------------------------------------------
-    def _axis(self, axis, coordinate: str) -> np.ndarray | None:
+    def axis_vector(self, axis, coordinate: str) -> np.ndarray | None:
         """An axis as a 3-vector (a planar one in the x-y plane; a planar turn is about z)."""
         if axis is None:
             return np.array([0.0, 0.0, 1.0]) if coordinate == "angle" else None
@@ -135,12 +147,12 @@ class CompiledModel:
         for target in eom.joint_loads:
             coordinate, tail, head, axis = eom.load_target(target)
             self.loads.append((coordinate, self.node[tail], self.node[head],
-                               self._axis(axis, coordinate)))
+                               self.axis_vector(axis, coordinate)))
         self.rotors = []
         for joint, inertia in eom.rotors.items():
             _, tail, head, axis = eom.load_target(f"{joint}.angle")
             self.rotors.append((("angle", self.node[tail], self.node[head],
-                                 self._axis(axis, "angle")), self._number(inertia, joint)))
+                                 self.axis_vector(axis, "angle")), self.number(inertia, joint)))
         self._no_inputs = np.zeros(len(self.loads))
 
     def _act_on(self, nodes) -> None:
@@ -289,6 +301,10 @@ class CompiledModel:
         if self.rotors:
             return None
         tree = self._tree
+        if not self.force_elements and not (self.m and len(rows)):   # gravity alone
+            a = recursive.free_motion(tree, q, u, self.nu)
+            return (a, np.zeros(self.m)) if np.isfinite(a.sum()) or np.isfinite(a).all() \
+                else None
         st = recursive.state(tree, q, u)
         wrenches = self._wrenches(time, q, u, st)[0] if self.force_elements \
             else self._no_wrenches

@@ -112,7 +112,7 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
             row[f"{element.name}.angle"] = model.joint_angle(element, kin)
         for element in sliding:   # along the axis turned with the tail, tail point to head
             tail, head = ends[element.name]
-            along = R[tail] @ model._axis(element.axis, "distance")
+            along = R[tail] @ model.axis_vector(element.axis, "distance")
             row[f"{element.name}.distance"] = float(along @ (r[head] - r[tail]))
         for name, value in row.items():
             series.setdefault(name, []).append(value)

@@ -18,14 +18,15 @@ and ``velocity_constraints(t, q) -> (phi_u, phi_t)`` with ``phi_u = Phi_q N``. A
 also offer ``accelerations(t, q, u, rows) -> (u', lambda) | None`` and
 ``forward_dynamics(t, q, u) -> u' | None`` (the recursive scheme of
 :class:`vecnet.numerics.mechanism.CompiledModel`); the integrators use them where they
-answer. Newton steps for assembly and projection are taken in the speeds, ``q <- q - N(q) dz``, and the
-quaternions normalized after each, so their unit norm is kept without extra equations.
+answer. Newton steps for assembly and projection are taken in the speeds,
+``q <- q - N(q) dz``, and the quaternions normalized after each, so their unit norm is kept
+without extra equations.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import scipy.linalg
@@ -40,6 +41,7 @@ __all__ = ["independent_rows", "solve", "accelerations", "solve_accelerations",
            "Partition", "Stop", "impact", "integrate_partitioned", "integrate_dae", "speeds",
            "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
+           "independent_basis",
            "fastest_rate", "displace", "equilibrium", "linear_model", "kinematics"]
 
 
@@ -419,8 +421,9 @@ def _strike(stop: Stop, n: int):
     def gap(tt, y):
         return stop.gap(y[:n])
 
-    gap.terminal, gap.direction = True, -1
-    return gap
+    event: Any = gap   # solve_ivp reads these attributes of an event function
+    event.terminal, event.direction = True, -1
+    return event
 
 
 #: the fixed-step schemes of :func:`integrate_fixed`
@@ -628,7 +631,7 @@ def displace(model, q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return normalize(model, q + (v if N is None else N @ v))
 
 
-def _independent_basis(model, time: float, q: np.ndarray, split) -> np.ndarray:
+def independent_basis(model, time: float, q: np.ndarray, split) -> np.ndarray:
     """``V`` with ``u = V w`` for the independent speeds ``w`` of a partition (continuous
     in ``q``, unlike an orthonormal null-space basis)."""
     rows, dep, ind = split
@@ -726,13 +729,14 @@ def _trust_region_step(g: np.ndarray, B: np.ndarray, radius: float) -> np.ndarra
         c = step(edge)
         i = 0
         room = np.sqrt(max(radius**2 - c @ c + c[i] ** 2, 0.0))
-        best = None
+        best: tuple[float, np.ndarray] | None = None
         for tip in (room, -room):
             trial = c.copy()
             trial[i] = tip
             value = a @ trial + 0.5 * trial @ (lam * trial)
             if best is None or value < best[0]:
                 best = (value, trial)
+        assert best is not None
         return vec @ best[1]
     high = low + size / radius + tiny
     s = scipy.optimize.brentq(lambda s: np.linalg.norm(step(s)) - radius, edge, high,
@@ -808,10 +812,10 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
     q = np.array(q, dtype=float)
 
     def reduced(q0, split, w):
-        V = _independent_basis(model, time, q0, split)
+        V = independent_basis(model, time, q0, split)
         q1 = assemble(model, displace(model, q0, V @ w), time)
         Q1, E1 = _statics(model, time, q1)
-        return q1, _independent_basis(model, time, q1, split).T @ Q1, E1
+        return q1, independent_basis(model, time, q1, split).T @ Q1, E1
 
     Q, energy = _statics(model, time, q)
     conservative = bool(np.isfinite(energy))
@@ -820,7 +824,7 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
     while steps < iterations:
         split = _split(velocity_constraints(model, time, q)[0])
         d = len(split[2])
-        r = _independent_basis(model, time, q, split).T @ Q
+        r = independent_basis(model, time, q, split).T @ Q
         scale = max(1.0, np.max(np.abs(Q), initial=0.0))
         if np.max(np.abs(r), initial=0.0) < 1e-11 * scale:
             break
@@ -846,11 +850,11 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
         newton = -np.linalg.lstsq(J, r, rcond=1e-9)[0]
         moved = assembled = False
         for _ in range(60):    # trial steps within a shrinking radius
-            p = newton * min(1.0, radius / max(np.linalg.norm(newton), 1e-300))
+            p = newton * min(1.0, radius / max(float(np.linalg.norm(newton)), 1e-300))
             if _decrease(g, B, p) < 0.5 * _decrease(g, B, _cauchy(g, B, radius)):
                 # not a good enough descent for the merit: the model's own minimiser
                 p = _trust_region_step(g, B, radius)
-            length = np.linalg.norm(p)
+            length = float(np.linalg.norm(p))
             predicted = _decrease(g, B, p)
             try:
                 q_new, r_new, energy_new = reduced(q, split, p)

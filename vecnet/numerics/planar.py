@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["CompiledMechanism"]
 
 _Z = np.array([0.0, 0.0, 1.0])
+#: the gradient of a cut pin's two rows in an edge's relative pose (dx, dy, dtheta)
+_PIN_GRADIENT = np.eye(2, 3)
 
 
 class CompiledMechanism(CompiledModel):
@@ -45,10 +47,10 @@ class CompiledMechanism(CompiledModel):
         super().__init__(eom, parameters)
         net, topo = eom.mechanism.network, eom.topology
         self.n = self.nu = len(eom.q)
-        self.gravity = np.array([*(self._number(g, "gravity") for g in eom.gravity), 0.0])
+        self.gravity = np.array([*(self.number(g, "gravity") for g in eom.gravity), 0.0])
         self.node = {node: i for i, node in enumerate(topo.nodes)}
-        self.bodies = [(e.name, self.node[e.edges[0].head], self._number(e.m, e.name),
-                        np.diag([0.0, 0.0, self._number(e.J, e.name)]))
+        self.bodies = [(e.name, self.node[e.edges[0].head], self.number(e.m, e.name),
+                        np.diag([0.0, 0.0, self.number(e.J, e.name)]))
                        for e in net.elements if isinstance(e, pe.MassElement)]
         self._body_nodes = np.array([b[1] for b in self.bodies], dtype=int)
         quantity_symbols = [sympy.Symbol(f"{b[0]}.{w}", real=True) for b in self.bodies
@@ -112,7 +114,7 @@ class CompiledMechanism(CompiledModel):
     def _compile(self, args, matrices, owner: str):
         """A numeric function of ``args`` returning the ``matrices`` (as numpy arrays)."""
         shapes = [sympy.Matrix(m).shape for m in matrices]
-        fn = self._lambdify(args, [e for m in matrices for e in sympy.Matrix(m)], owner,
+        fn = self.lambdify(args, [e for m in matrices for e in sympy.Matrix(m)], owner,
                             count=True)
 
         def call(*values):
@@ -139,12 +141,12 @@ class CompiledMechanism(CompiledModel):
                     f"{branch!r} joins two moving frames in the tree with its offset in ground "
                     "axes; leave it out of the tree (it needs no coordinates in the cotree)")
             rho0, rho_q, theta0, theta_q = element.motion()
-            prm[b, 15:17] = [self._number(x, branch) for x in rho0]
-            prm[b, 18] = self._number(theta0, branch)
+            prm[b, 15:17] = [self.number(x, branch) for x in rho0]
+            prm[b, 18] = self.number(theta0, branch)
             for m in range(len(idx)):
-                prm[b, 3 * m:3 * m + 3] = [self._number(rho_q[0][m], branch),
-                                          self._number(rho_q[1][m], branch),
-                                          self._number(theta_q[m], branch)]
+                prm[b, 3 * m:3 * m + 3] = [self.number(rho_q[0][m], branch),
+                                          self.number(rho_q[1][m], branch),
+                                          self.number(theta_q[m], branch)]
             qo.append(idx[0] if idx else 0)
         child = np.array([self.node[w[1]] for w in walk], dtype=np.int64)
         branch_of = np.full(len(self.node), -1, dtype=np.int64)
@@ -234,7 +236,7 @@ class CompiledMechanism(CompiledModel):
             phi_q[rows] = Jv[rb, :2] - Jv[ra, :2]
             c[rows] = -(gv[rb, :2] - gv[ra, :2])
             for chord, idx in zip(self._pin_chords, rows):
-                react(chord, idx, np.eye(2, 3))
+                react(chord, idx, _PIN_GRADIENT)
         for chord, ends, rows, fn in self.constraint_laws:
             x, xd = self._pose(ends, kin["state"])
             Jx, gx = self._pose_jacobian(ends, kin)

@@ -592,6 +592,19 @@ def articulated_accelerations(parent, child, uo, nk, n_nodes, datum, S, c, body_
 
 
 @njit(cache=True)
+def free_accelerations(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum,
+                       body_node, body_mass, body_J, gravity, q, u, nu):
+    """``u'`` of the tree under gravity and its velocity terms alone: :func:`walk` and
+    :func:`articulated_accelerations` in one call (a simulation's right-hand side when
+    nothing else acts)."""
+    R, r, w, v, S, c, A0, theta = walk(parent, child, sign, kind, ground, qo, uo, nk, prm,
+                                       n_nodes, datum, q, u)
+    return articulated_accelerations(parent, child, uo, nk, n_nodes, datum, S, c, body_node,
+                                     body_mass, body_J, R, r, w, v, gravity, np.zeros(nu),
+                                     np.zeros((n_nodes, 6)), nu)
+
+
+@njit(cache=True)
 def wrench_forces(parent, child, uo, nk, S, wrenches, nu):
     """The generalized forces of spatial ``wrenches`` on the nodes: each branch's
     ``S^T`` times the wrenches of the subtree beyond it, summed leaf to root."""
@@ -766,6 +779,16 @@ def forward_dynamics(tree: Tree, st: State, tau: np.ndarray, wrenches: np.ndarra
                                      np.ascontiguousarray(wrenches, dtype=float), nu)
 
 
+def free_motion(tree: Tree, q: np.ndarray, u: np.ndarray, nu: int) -> np.ndarray:
+    """``u'`` of the tree (no loops) under gravity and its velocity terms alone, in one
+    compiled call (:func:`free_accelerations`); NaN where a branch carries no inertia."""
+    return free_accelerations(tree.parent, tree.child, tree.sign, tree.kind, tree.ground,
+                              tree.qo, tree.uo, tree.nk, tree.prm, tree.n_nodes, tree.datum,
+                              tree.body_node, tree.body_mass, tree.body_J, tree.gravity,
+                              np.ascontiguousarray(q, dtype=float),
+                              np.ascontiguousarray(u, dtype=float), nu)
+
+
 def generalized_forces(tree: Tree, st: State, wrenches: np.ndarray, nu: int) -> np.ndarray:
     """The generalized forces of spatial ``wrenches`` on the nodes (:func:`wrench_forces`)."""
     return wrench_forces(tree.parent, tree.child, tree.uo, tree.nk, st.S,
@@ -819,6 +842,7 @@ def compile_kernels() -> None:
     jacobians(tree, st, np.array([1, 2]), 7)
     wrenches = np.zeros((3, 6))
     forward_dynamics(tree, st, u, wrenches, 7)
+    free_motion(tree, q, u, 7)
     generalized_forces(tree, st, wrenches, 7)
     inverse_mass(tree, st, np.eye(7)[:, :2], 7)
     mass(tree, st, 7)

@@ -160,10 +160,10 @@ def simulate_sparse(model: SparseStateSpace, t_span: tuple[float, float],
     >>> [round(float(v), 6) + 0.0 for v in res["C.across"]]   # 1 - exp(-(t - 1))
     [0.0, 0.632121]
     """
-    return _integrate_linear(model.A, model.B, model.E, model._variables, model.states,
+    return _integrate_linear(model.A, model.B, model.E, model.variable_map, model.states,
                              model.inputs, model.variable_names, model.signals, model.outputs,
                              t_span, inputs, initial, t_eval, method, rtol, atol, progress,
-                             rows=model._rows, nonlinear=model.nonlinear)
+                             rows=model.variable_rows, nonlinear=model.nonlinear)
 
 
 def switching_times(signal: Any, t0: float, t1: float) -> list[float]:

@@ -17,8 +17,8 @@ import sympy
 
 from ..elements import spatial as se
 from ..elements.base import t
-from ..multibody import DATUM
 from ..errors import FormulationError
+from ..multibody import DATUM
 from . import recursive as rc
 from .mechanism import CompiledModel, cross, push_wrench
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["CompiledSpatial"]
 
 #: the kernel kind of each branch element (first match)
-_KINDS = ((se.SpatialArm, rc.ARM), (se.SpatialMass, rc.FREE), (se._Free, rc.FREE),
+_KINDS = ((se.SpatialArm, rc.ARM), (se.SpatialMass, rc.FREE), (se.SpatialFree, rc.FREE),
           (se.SpatialRevolute, rc.REVOLUTE), (se.SpatialPrismatic, rc.PRISMATIC),
           (se.SpatialCylindrical, rc.CYLINDRICAL), (se.SpatialScrew, rc.SCREW),
           (se.SpatialSpherical, rc.SPHERICAL), (se.SpatialUniversal, rc.UNIVERSAL),
@@ -52,7 +52,7 @@ class CompiledSpatial(CompiledModel):
         self.n, self.nu = len(eom.q), len(eom.u)
         self.m = len(eom.constraint_names)
         self.constraint_names = eom.constraint_names
-        self.gravity = np.array([self._number(g, "gravity") for g in eom.gravity])
+        self.gravity = np.array([self.number(g, "gravity") for g in eom.gravity])
         self.nodes = list(topo.nodes)
         self.node = {v: i for i, v in enumerate(self.nodes)}
         self.quaternions = [np.array([eom.coordinates.index(f"{b}.{c}") for c in
@@ -63,10 +63,10 @@ class CompiledSpatial(CompiledModel):
 
         self.bodies = []
         for body in eom.bodies:
-            J = np.array([[self._number(x, body["name"]) for x in row]
+            J = np.array([[self.number(x, body["name"]) for x in row]
                           for row in body["J"].tolist()])
             self.bodies.append((body["name"], self.node[body["node"]],
-                                self._number(body["m"], body["name"]), J))
+                                self.number(body["m"], body["name"]), J))
         self._compile_laws()
         self._head = {c: self.node[net.graph.ends(c)[1]] for c in topo.chords}
         self.primitives = [(chord, kind, self.node[a], self.node[b], e, f)
@@ -81,11 +81,11 @@ class CompiledSpatial(CompiledModel):
         self._motions, self._mesh_terms = {}, {}
         for chord, kind, _, _, _, _, info in eom.primitives:
             if kind == "mesh":   # the weights as numbers, parameters put in
-                self._mesh_terms[chord] = [(self._number(weight, chord), initial, joint)
+                self._mesh_terms[chord] = [(self.number(weight, chord), initial, joint)
                                            for weight, initial, joint in info["terms"]]
             if kind == "drive":
                 f = info["motion"]
-                self._motions[chord] = self._lambdify((t,), [f, f.diff(t), f.diff(t, 2)], chord)
+                self._motions[chord] = self.lambdify((t,), [f, f.diff(t), f.diff(t, 2)], chord)
 
     def _compile_laws(self) -> None:
         """Every force element's law and stored energy as small functions of its own pose
@@ -103,10 +103,10 @@ class CompiledSpatial(CompiledModel):
             ends = tuple(self.node[v] for v in net.graph.ends(element.name))
             self.force_elements.append((element.name, ends))
             F, T = law
-            self._laws.append((ends, joint, self._lambdify((t, symbols), [*F, *T], element.name)))
+            self._laws.append((ends, joint, self.lambdify((t, symbols), [*F, *T], element.name)))
             energy = element.energy(pose)
             if energy is not None:
-                self._energies.append((ends, joint, self._lambdify((symbols,), [energy],
+                self._energies.append((ends, joint, self.lambdify((symbols,), [energy],
                                                                    element.name)))
 
     def _joint_of(self, element):
@@ -212,7 +212,7 @@ class CompiledSpatial(CompiledModel):
             uo.append(uidx[0] if uidx else 0)
             nk.append(len(uidx))
             if kind == rc.ARM:
-                prm[b, 15:18] = [self._number(x, branch) for x in element.rho]
+                prm[b, 15:18] = [self.number(x, branch) for x in element.rho]
                 continue
             if getattr(element, "axis", None) is not None:
                 prm[b, 0:3] = element.axis
@@ -223,7 +223,7 @@ class CompiledSpatial(CompiledModel):
             if kind == rc.UNIVERSAL:
                 prm[b, 12:15] = element.axis2
             if kind == rc.SCREW:
-                prm[b, 18] = self._number(element.pitch, branch)
+                prm[b, 18] = self.number(element.pitch, branch)
                 prm[b, 25] = element.initial_angle
         parent = np.array([self.node[w[0]] for w in walk], dtype=np.int64)
         child = np.array([self.node[w[1]] for w in walk], dtype=np.int64)
@@ -374,7 +374,7 @@ class CompiledSpatial(CompiledModel):
         loads across joints (named by their symbols)."""
         names, columns = self.eom.input_columns
         if "_inputs" not in self.__dict__:
-            self._inputs = self._lambdify((list(self.eom.q),), list(columns), "inputs")
+            self._inputs = self.lambdify((list(self.eom.q),), list(columns), "inputs")
         matrix = self._inputs(q).reshape(columns.shape)
         return (tuple(names) + tuple(str(s) for s in self.eom.inputs),
                 np.column_stack([matrix, *self._load_columns(q)]))

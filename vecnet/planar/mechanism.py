@@ -41,6 +41,10 @@ class Body(multibody.Body):
         return (self.position[0] + c * local[0] - s * local[1],
                 self.position[1] + s * local[0] + c * local[1])
 
+    def pose(self, position) -> tuple[float, float, float]:
+        """``(x, y, angle)``: the point at ``position`` and the body's angle."""
+        return (*position, float(self.angle))
+
     def point(self, x: float, y: float, name: str | None = None) -> Point:
         """The point at ``(x, y)`` in body coordinates (relative to the mass centre; for the
         ground, absolute). The same coordinates give the same point."""
@@ -205,14 +209,3 @@ class Mechanism(MechanismBuilder):
             raise UnknownNameError(f"no quantity {name!r}; use '<body>.x|y|angle|vx|vy|omega'")
         return sympy.Symbol(name, real=True)
 
-    def initial_pose(self, node: str) -> tuple[float, float, float]:
-        """``(x, y, angle)`` of a node in the initial (unassembled) pose."""
-        if node == DATUM:
-            return (0.0, 0.0, 0.0)
-        for body in [self.ground, *self.bodies.values()]:
-            for point in body._points.values():
-                if point.node == node:
-                    return (*point.position, float(body.angle))
-            if body.node == node:
-                return (*body.position, float(body.angle))
-        raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")

@@ -6,9 +6,9 @@
 True
 """
 
+from ..rotations import euler_angles, matrix_quaternion, quaternion_matrix
 from .mechanism import DATUM, Body, Mechanism, Point
 from .picture import node_positions, picture
-from ..rotations import euler_angles, matrix_quaternion, quaternion_matrix
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM", "picture", "node_positions",
            "quaternion_matrix", "matrix_quaternion", "euler_angles"]

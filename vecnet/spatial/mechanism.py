@@ -21,7 +21,7 @@ import sympy
 
 from .. import multibody
 from ..elements import spatial as se
-from ..errors import ModelError, UnknownNameError
+from ..errors import ModelError
 from ..multibody import DATUM, MechanismBuilder, Point
 from ..rotations import inertia_matrix, orientation_matrix, unit_axis
 
@@ -39,6 +39,10 @@ class Body(multibody.Body):
     def place(self, local) -> np.ndarray:
         """World coordinates of the body point at ``local`` in the initial pose."""
         return self.position + self.R @ np.asarray(local)
+
+    def pose(self, position) -> tuple[np.ndarray, np.ndarray]:
+        """``(position, rotation matrix)``: the point at ``position`` and the body's axes."""
+        return np.asarray(position, dtype=float), self.R
 
     def point(self, x: float, y: float, z: float, name: str | None = None) -> Point:
         """The point at ``(x, y, z)`` in body axes relative to the mass centre (for the
@@ -240,7 +244,7 @@ class Mechanism(MechanismBuilder):
 
     @staticmethod
     def _nodes_of(body: Body) -> set:
-        return {body.node} | {p.node for p in body._points.values()}
+        return {body.node} | {p.node for p in body.points}
 
     def _mesh_term(self, name: str, body: Body, joint: str, quantity: str, direction=None):
         """``(joint, quantity, sign, initial)`` of a body's turn (or a rack's advance) in a
@@ -340,13 +344,3 @@ class Mechanism(MechanismBuilder):
         return self._add(se.SpatialRackAndPinion(name, pinion.node, rack.node,
                                                  -sympy.sympify(radius), terms))
 
-    # -- poses -------------------------------------------------------------------------
-    def initial_pose(self, node: str) -> tuple[np.ndarray, np.ndarray]:
-        """``(position, rotation matrix)`` of a node in the initial (unassembled) pose."""
-        for body in [self.ground, *self.bodies.values()]:
-            if body.node == node:
-                return body.position, body.R
-            for point in body._points.values():
-                if point.node == node:
-                    return point.position, body.R
-        raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")

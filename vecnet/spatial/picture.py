@@ -14,8 +14,8 @@ import numpy as np
 
 from ..elements import spatial as se
 from ..errors import ModelError
-from .mechanism import DATUM, Mechanism
 from ..rotations import quaternion_matrix
+from .mechanism import DATUM, Mechanism
 
 __all__ = ["node_positions", "picture"]
 
@@ -63,8 +63,8 @@ def node_positions(mechanism: Mechanism, result: Any = None,
     positions: dict[str, np.ndarray] = {DATUM: np.zeros(3)}
     for body in [mechanism.ground, *mechanism.bodies.values()]:
         origin, R = poses.get(body.name, (np.zeros(3), np.eye(3)))
-        for local, point in body._points.items():
-            positions[point.node] = origin + R @ np.asarray(local, dtype=float)
+        for point in body.points:
+            positions[point.node] = origin + R @ np.asarray(point.local, dtype=float)
         if body.name in poses:
             positions[body.name] = np.asarray(origin, dtype=float)
     return positions
