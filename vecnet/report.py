@@ -39,9 +39,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from .errors import ModelError, VecnetError
+from .errors import ModelError, UnsupportedNetwork, VecnetError
 from .formulation.lumped import StateSpace
-from .formulation.numeric import SparseStateSpace, UnsupportedNetwork
+from .formulation.numeric import SparseStateSpace
 from .matrix import LabeledMatrix
 from .network import Network
 from .planar.mechanism import Mechanism
