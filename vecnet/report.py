@@ -169,7 +169,11 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
            simulate: bool = True, title: str | None = None) -> str:
     """The HTML report of a model: diagram, a tree explorer (networks), incidence and reduced
     incidence matrices, tree, cutset and circuit matrices, the three equation sets, the
-    state or multibody equations and simulation plots.
+    state or multibody equations and simulation plots. Large systems get summaries (see
+    :mod:`vecnet.teaching`): a network's state equations from its sparse numeric model,
+    a mechanism's structure without its ``M`` and ``Q``, a huge matrix by its size and
+    nonzero entries. The simulation runs first, so that a run refused before its work
+    (a source far too fast for the span) is refused before the report's.
 
     Parameters
     ----------

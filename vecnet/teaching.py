@@ -498,9 +498,10 @@ def _note(show: _Printer, words: str) -> str:
     return rf"\text{{{_text_tex(words)}}}" if show.is_latex else words
 
 
-def _first(count: int, total: int) -> str:
-    """`` (the first 5 shown)`` when a summary lists ``count`` of ``total`` items."""
-    return f"; the first {count} shown" if count < total else ""
+def _first(shown: int | None, total: int) -> str:
+    """``"; the first 5 shown"`` when a summary lists ``shown`` of ``total`` items
+    (``None``: all of them)."""
+    return f"; the first {shown} shown" if shown is not None and shown < total else ""
 
 
 def _network_equations(eqs: Any, show: _Printer, summary: bool | None = None) -> str:
@@ -520,7 +521,7 @@ def _network_equations(eqs: Any, show: _Printer, summary: bool | None = None) ->
                                 "are listed, the others left out (summary=False lists them "
                                 "all)"))
     for title, note, equations in sections:
-        words = f"{title} ({len(equations)}, {note}{_first(len(equations[:shown]), len(equations))})"
+        words = f"{title} ({len(equations)}, {note}{_first(shown, len(equations))})"
         rows.append(_heading(show, words) if show.is_latex else f"{words}:")
         rows.extend(_equation_rows(equations[:shown], show))
     return _finish(rows, show)
@@ -534,14 +535,14 @@ def _state_space(ss: Any, show: _Printer, summary: bool | None = None) -> str:
     reason = _why(ss, summary)
     shown = SUMMARY_ROWS if reason else None   # how many equations of each kind
     rows: list = [_heading(show, f"State equations ({_count(n, 'state')}"
-                                 f"{_first(len(ss.x[:shown]), n)})")]
+                                 f"{_first(shown, n)})")]
     for x, f in zip(ss.x[:shown], ss.f):
         rate = show._stand_in(str(x), 1)
         rows.append((show(rate), show(f)))
     if ss.z:
         residuals = list(ss.g)[:shown]
         rows.append(_heading(show, f"Algebraic equations ({len(ss.z)}"
-                                   f"{_first(len(residuals), len(ss.z))})", "0 = g(x, z, u)"))
+                                   f"{_first(shown, len(ss.z))})", "0 = g(x, z, u)"))
         rows.extend(("0", show(g)) for g in residuals)
     if reason:
         rows.append(_note(show, f"Summary ({reason}): the other "
@@ -627,11 +628,11 @@ def _sparse_state_space(ss: Any, show: _Printer, summary: bool | None = None) ->
     rates = [_named(s, show, order=1) for s in ss.states]
     rows: list = [_heading(show, f"State equations ({_count(n, 'state')}, with the parameter "
                                  f"values{'; linear part' if not linear else ''}"
-                                 f"{_first(len(rates[:shown]), n)})")]
+                                 f"{_first(shown, n)})")]
     rows += equations(rates, matrices)
     if outputs:
         names = [_named(o, show) for o in ss.outputs]
-        rows.append(_heading(show, f"Outputs ({len(names)}{_first(len(names[:shown]), len(names))})"))
+        rows.append(_heading(show, f"Outputs ({len(names)}{_first(shown, len(names))})"))
         rows += equations(names, outputs)
     if reason:
         rows.append(_note(show, f"Summary ({reason}): the other "
