@@ -320,6 +320,8 @@ def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray, method
         sol = OptimizeResult(t=np.zeros(0), y=np.zeros((len(y0), 0)), t_events=None,
                              y_events=None, nfev=0, njev=0, status=-1, message="",
                              success=False)
+    # scipy leaves t and y empty lists when no output time was reached
+    sol.t = np.asarray(sol.t, dtype=float)
     sol.y = np.asarray(sol.y, dtype=float).reshape(len(y0), len(sol.t))
     outcome.njev += int(sol.njev)
     if caught:
