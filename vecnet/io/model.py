@@ -197,7 +197,7 @@ class Model:
         self._need("mechanism")
         return self.system.formulate(coordinates=self.coordinates, tree=self.tree or None)
 
-    def simulate(self, t_span: tuple[float, float] | None = None, points: int | None = None,
+    def simulate(self, t_span: Sequence[float] | None = None, points: int | None = None,
                  progress: Callable[[float], None] | None = None, **options: Any):
         """Simulate with the file's settings (or the ``t_span`` and ``points`` given) by
         :func:`vecnet.simulate`; declared parameter values are applied. ``progress`` is

@@ -232,9 +232,9 @@ class Result:
             axes = [ax]
         else:
             # constrained layout keeps the legends beside the panels inside the figure
-            _, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
+            _, grid = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
                                    layout="constrained", figsize=(7.5, 1.2 + 2.1 * len(panels)))
-            axes = list(axes[:, 0])
+            axes = list(grid[:, 0])
         for panel, (quantity, chunk) in zip(axes, panels):
             for name in chunk:
                 self._draw(panel, name)

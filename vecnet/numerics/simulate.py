@@ -35,7 +35,7 @@ MAX_RESTARTS = 10_000
 _SPARSE_JACOBIAN = ("BDF", "Radau")
 
 
-def simulate(model: StateSpace, t_span: tuple[float, float], **options: Any) -> Result:
+def simulate(model: StateSpace, t_span: Sequence[float], **options: Any) -> Result:
     """Integrate a state-space model in time: :func:`vecnet.simulate` (which takes the
     same options)."""
     from .simulation import simulate as run
@@ -43,8 +43,7 @@ def simulate(model: StateSpace, t_span: tuple[float, float], **options: Any) -> 
     return run(model, t_span, **options)
 
 
-def simulate_sparse(model: SparseStateSpace, t_span: tuple[float, float],
-                    **options: Any) -> Result:
+def simulate_sparse(model: SparseStateSpace, t_span: Sequence[float], **options: Any) -> Result:
     """Integrate a sparse linear model in time: :func:`vecnet.simulate` (which takes the
     same options)."""
     from .simulation import simulate as run
@@ -52,7 +51,7 @@ def simulate_sparse(model: SparseStateSpace, t_span: tuple[float, float],
     return run(model, t_span, **options)
 
 
-def integrate(model: StateSpace, t_span: tuple[float, float],
+def integrate(model: StateSpace, t_span: Sequence[float],
               inputs: Mapping[str, Any] | None = None,
               initial: Mapping[str, float] | None = None, t_eval: Sequence[float] | None = None,
               method: str | None = None, rtol: float = 1e-8, atol: float = 1e-10,
@@ -125,7 +124,7 @@ def integrate(model: StateSpace, t_span: tuple[float, float],
     args = (t, model.x, model.z, model.u, model.du)
     f = _compile(args, list(model.f))
     watch = Watch(t0, t1, progress, names=[*model.states, *model.z_names])
-    outcome = Outcome("IDA" if model.z else method)
+    outcome = Outcome("IDA" if model.z else _name(method))
     # an overflow is reported by the watch, which names the state, not warned about
     with np.errstate(over="ignore", invalid="ignore"):
         try:
@@ -148,7 +147,7 @@ def integrate(model: StateSpace, t_span: tuple[float, float],
     return _result(model, args, ts, xs, zs, u_fn, du_fn, outcome)
 
 
-def integrate_sparse(model: SparseStateSpace, t_span: tuple[float, float],
+def integrate_sparse(model: SparseStateSpace, t_span: Sequence[float],
                      inputs: Mapping[str, Any] | None = None,
                      initial: Mapping[str, float] | None = None,
                      t_eval: Sequence[float] | None = None, method: str | None = None,
@@ -230,7 +229,7 @@ def _zeros(arg: sympy.Expr, t0: float, t1: float) -> list[float]:
     rate, offset = float(sympy.diff(inner, t)), float(inner.subs(t, 0))
     # the pulse switches where the wrapped argument crosses the level, and where it wraps
     crossing = _root(outer, level)
-    times = []
+    times: list[float] = []
     for target in {crossing % period, 0.0}:
         # inner(t) = target + j period, t = (target + j period - offset) / rate
         ends = sorted((edge * rate + offset - target) / period for edge in (t0, t1))
@@ -240,6 +239,11 @@ def _zeros(arg: sympy.Expr, t0: float, t1: float) -> list[float]:
         times.extend((target + j * period - offset) / rate
                      for j in range(int(np.ceil(ends[0])), int(np.floor(ends[1])) + 1))
     return times
+
+
+def _name(method: str | type) -> str:
+    """An integrator's name: a scipy method's, or an ``OdeSolver`` class's."""
+    return method if isinstance(method, str) else method.__name__
 
 
 def _switches(signals: Mapping[str, Any], t0: float, t1: float) -> list[Event]:
@@ -374,7 +378,7 @@ def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, 
 
     w = x0 - E @ u_fn(t0)
     pieces = []
-    outcome = Outcome(method)
+    outcome = Outcome(_name(method))
     # an overflow is reported by the watch, which names the state, not warned about
     with np.errstate(over="ignore", invalid="ignore"):
         for k, (a, b) in enumerate(zip(edges, edges[1:])):

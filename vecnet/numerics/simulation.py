@@ -244,7 +244,8 @@ def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = N
     its lumped and block states (``initial``, by name)."""
     from . import multibody as mb
 
-    integrators = {"partition": mb.integrate_partitioned, "dae": mb.integrate_dae}
+    integrators: dict[str, Callable[..., mb.Motion]] = {"partition": mb.integrate_partitioned,
+                                                        "dae": mb.integrate_dae}
     if method not in integrators:
         raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
     eom = system.eom
@@ -269,8 +270,8 @@ def evaluation_failure(exc: BaseException) -> SimulationError:
                            "too small for double precision")
 
 
-def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray, method: str,
-              outcome: Outcome, **options: Any):
+def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
+              method: str | type, outcome: Outcome, **options: Any):
     """:func:`scipy.integrate.solve_ivp`, except that a run that fails ends with the samples
     it reached: a :class:`~vecnet.errors.SimulationError` (or an arithmetic error) raised
     by ``fun``, or a step the solver cannot take, gives ``status`` -1 and the samples of
@@ -289,7 +290,7 @@ def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray, method
     import scipy.integrate
     from scipy.optimize import OptimizeResult
 
-    base = getattr(scipy.integrate, method) if isinstance(method, str) else method
+    base: Any = getattr(scipy.integrate, method) if isinstance(method, str) else method
     caught: list[SimulationError] = []
     valid = [np.inf]   # samples after this time came from an interpolant that failed
 
