@@ -385,3 +385,9 @@ def test_what_cannot_be_simulated_is_refused_in_words():
         vn.simulate("rc.json", (0, 1))
     with pytest.raises(vn.ModelError, match=r"t_span=\(t0, t1\) is needed"):
         vn.simulate(rc())
+    eom, _ = pendulum()
+    with pytest.raises(vn.ModelError, match="a mechanism is simulated without option.*inputs; "
+                                            "its options are t_eval"):
+        vn.simulate(eom, (0, 1), inputs={"V.across": 1.0})
+    with pytest.raises(vn.ModelError, match="a network is simulated without option.*velocities"):
+        vn.simulate(rc(), (0, 1), velocities={})

@@ -12,6 +12,7 @@ and return the samples before it; :func:`simulate` raises it, or (with
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -117,32 +118,33 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
     from ..network import Network
 
     if isinstance(model, Network):
-        return _network(model, _span(t_span), **options)
+        return _network(model, t_span, **options)
     from ..formulation.lumped import StateSpace
     from ..formulation.numeric import SparseStateSpace
     from . import simulate as lumped
 
     if isinstance(model, SparseStateSpace):
-        return lumped.integrate_sparse(model, _span(t_span), **options)
+        return _call(lumped.integrate_sparse, "a sparse state-space model", model, t_span,
+                     options)
     if isinstance(model, StateSpace):
-        return lumped.integrate(model, _span(t_span), **options)
+        return _call(lumped.integrate, "a state-space model", model, t_span, options)
     from ..formulation.multibody import MechanismEquations
     from ..multibody import MechanismBuilder
 
     if isinstance(model, MechanismBuilder):
-        eom = model.formulate(options.pop("coordinates", "joint"), tree=options.pop("tree", None))
-        return _mechanism(eom, _span(t_span), **options)
+        model = model.formulate(options.pop("coordinates", "joint"),
+                                tree=options.pop("tree", None))
     if isinstance(model, MechanismEquations):
-        return _mechanism(model, _span(t_span), **options)
+        return _call(_mechanism, "a mechanism", model, t_span, options)
     from ..formulation.coupled import CoupledModel, System
 
     if isinstance(model, System):
-        if isinstance(options.get("coordinates", "joint"), str):
-            model = model.formulate(options.pop("coordinates", "joint"))
-        else:
-            model = model.formulate()
+        coordinates = options.pop("coordinates", "joint")
+        if not isinstance(coordinates, str):   # scalar coordinates held at values
+            options["coordinates"], coordinates = coordinates, "joint"
+        model = model.formulate(coordinates)
     if isinstance(model, CoupledModel):
-        return _coupled(model, _span(t_span), **options)
+        return _call(_coupled, "a system", model, t_span, options)
     from ..io.model import Model
 
     if isinstance(model, Model):
@@ -151,18 +153,30 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
                      "model, a mechanism or its equations, a System or a model file")
 
 
-def _span(t_span: Sequence[float] | None) -> Sequence[float]:
+def _call(run: Callable[..., Result], kind: str, model: Any, t_span: Sequence[float] | None,
+          options: dict[str, Any]) -> Result:
+    """``run(model, t_span, **options)``, refusing in words an option it does not take."""
+    _need_span(t_span)
+    known = list(inspect.signature(run).parameters)[2:]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ModelError(f"{kind} is simulated without option(s) {', '.join(unknown)}; its "
+                         f"options are {', '.join(known)}")
+    return run(model, t_span, **options)
+
+
+def _need_span(t_span: Sequence[float] | None) -> None:
     if t_span is None:
         raise ModelError("t_span=(t0, t1) is needed: only a model file has a span of its own")
-    return t_span
 
 
-def _network(net, t_span: Sequence[float], tree: Sequence[str] | str = "normal",
+def _network(net, t_span: Sequence[float] | None, tree: Sequence[str] | str = "normal",
              formulation: str | None = None, **options: Any) -> Result:
     """A network by its sparse numeric formulation where it applies (``formulation=None``)
     or as asked, ``"numeric"`` or ``"symbolic"``."""
     from . import simulate as lumped
 
+    _need_span(t_span)
     if formulation not in (None, "numeric", "symbolic"):
         raise ModelError(f"network {net.name!r}: formulation is 'numeric', 'symbolic' or "
                          f"None (choose), not {formulation!r}")
@@ -178,9 +192,10 @@ def _network(net, t_span: Sequence[float], tree: Sequence[str] | str = "normal",
             options["parameters"] = parameters
     with untrusted(net.untrusted):
         if model is None:
-            result = lumped.integrate(net.state_space(tree=tree), t_span, **options)
+            result = _call(lumped.integrate, "a network", net.state_space(tree=tree), t_span,
+                           options)
         else:
-            result = lumped.integrate_sparse(model, t_span, **options)
+            result = _call(lumped.integrate_sparse, "a network", model, t_span, options)
     result.units = net.units()
     return result
 
