@@ -161,6 +161,13 @@ def crank_and_link(omega: float):
     return mech
 
 
+def test_a_mechanism_model_file_simulates_from_a_later_start():
+    model = vn.load_model(ROOT / "examples" / "models" / "pendulum.json")   # (0, 3) in the file
+    early, late = vn.simulate(model), vn.simulate(model, (1.0, 4.0))
+    assert late.t == pytest.approx(early.t + 1.0, abs=1e-14)
+    assert late["pin.angle"] == pytest.approx(early["pin.angle"], abs=1e-9)
+
+
 def test_a_driven_mechanism_obeys_its_driver_from_t0():
     omega, t0, t1 = 2.0, 0.5, 1.0
     ts = np.linspace(t0, t1, 11)
