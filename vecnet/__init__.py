@@ -36,8 +36,8 @@ _NAMES = {
     "Block": "elements.signals", "Gain": "elements.signals",
     "Integrator": "elements.signals", "PID": "elements.signals", "total": "elements.signals",
     "s": "formulation.lumped",
-    # numeric analyses of linear networks
-    "operating_point": "numerics.analysis", "frequency_response": "numerics.analysis",
+    # simulation of every kind of model, and numeric analyses of linear networks
+    "simulate": "numerics.simulation", "operating_point": "numerics.analysis", "frequency_response": "numerics.analysis",
     # parameter studies (pandas when a study runs, Dask when a client is given)
     "sweep": "studies",
     # output and files

@@ -12,7 +12,6 @@ import scipy.sparse
 import scipy.sparse.csgraph
 import sympy
 
-from .bounds import untrusted
 from .elements.base import EdgeVariables, Element, Kind, t
 from .errors import ModelError, TopologyError, UnknownNameError, VecnetWarning
 from .graph import LinearGraph
@@ -207,7 +206,9 @@ class Network:
 
     def simulate(self, t_span: tuple[float, float], tree: Sequence[str] | str = "normal",
                  formulation: str | None = None, **options):
-        """Simulate the network; ``options`` are those of :func:`vecnet.numerics.simulate.simulate`.
+        """Simulate the network: ``vn.simulate(net, t_span, tree=tree,
+        formulation=formulation, **options)`` (:func:`vecnet.simulate`, where the options
+        are told).
 
         ``formulation`` chooses how the equations are made: ``"numeric"``, the sparse
         matrices of :meth:`sparse_state_space` (every parameter a number, here or in
@@ -222,27 +223,9 @@ class Network:
         UnsupportedNetwork
             ``formulation="numeric"`` for a network it does not apply to.
         """
-        from .formulation.numeric import UnsupportedNetwork
+        from .numerics.simulation import simulate
 
-        if formulation not in (None, "numeric", "symbolic"):
-            raise ModelError(f"network {self.name!r}: formulation is 'numeric', 'symbolic' or "
-                             f"None (choose), not {formulation!r}")
-        self.check_parameters(options.get("parameters"))
-        model = None
-        if formulation != "symbolic":
-            parameters = options.pop("parameters", None)
-            try:
-                model = self.sparse_state_space(tree=tree, parameters=parameters)
-            except UnsupportedNetwork:
-                if formulation == "numeric":
-                    raise
-                options["parameters"] = parameters
-        if model is None:
-            model = self.state_space(tree=tree)
-        with untrusted(self.untrusted):
-            result = model.simulate(t_span, **options)
-        result.units = self.units()
-        return result
+        return simulate(self, t_span, tree=tree, formulation=formulation, **options)
 
     def __repr__(self) -> str:
         return (f"<Network {self.name!r}: {len(self._elements)} elements, "

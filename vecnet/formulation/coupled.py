@@ -26,7 +26,6 @@ import sympy
 from scipy.optimize import root
 from sympy.utilities.lambdify import implemented_function
 
-from ..bounds import Watch, time_grid
 from ..elements.base import t
 from ..elements.coupling import Port, RotaryPort
 from ..elements.signals import Block
@@ -154,8 +153,12 @@ class System:
         return CoupledModel(self, coordinates)
 
     def simulate(self, t_end: float, coordinates: str = "joint", **options):
-        """Formulate and simulate: see :meth:`CoupledModel.simulate`."""
-        return self.formulate(coordinates).simulate(t_end, **options)
+        """Formulate and simulate from ``t = 0`` to ``t_end``: ``vn.simulate(system,
+        (0, t_end), coordinates=coordinates, **options)`` (:func:`vecnet.simulate`; the
+        options are those of :meth:`CoupledModel.simulate`)."""
+        from ..numerics.simulation import simulate
+
+        return simulate(self, (0.0, t_end), coordinates=coordinates, **options)
 
 
 class CoupledModel:
@@ -279,7 +282,9 @@ class CoupledModel:
         values = np.asarray(self._ext(time, q, u, s, offsets), dtype=float).reshape(-1)
         return values[:self._nrates], values[self._nrates:]
 
-    def _initial(self, initial: Mapping[str, float] | None):
+    def state_vector(self, initial: Mapping[str, float] | None = None) -> np.ndarray:
+        """The lumped and block states (:attr:`states`) as one array: their initial values,
+        with those named in ``initial`` replaced."""
         s0 = self.initial_states.copy()
         for name, value in (initial or {}).items():
             if name not in self.states:
@@ -287,34 +292,30 @@ class CoupledModel:
             s0[self.states.index(name)] = float(value)
         return s0
 
-    def simulate(self, t_end: float, t_eval=None, method: str = "partition", rtol: float = 1e-8,
-                 atol: float = 1e-10, initial: Mapping[str, float] | None = None,
-                 coordinates: Mapping[str, float] | None = None,
-                 velocities: Mapping[str, Any] | None = None):
-        """Simulate the whole system from the assembled mechanism (the scalar coordinates in
+    def simulate(self, t_end: float, t_eval=None, **options):
+        """Simulate the whole system from ``t = 0`` to ``t_end``: ``vn.simulate(model,
+        (0, t_end), t_eval=t_eval, **options)`` (:func:`vecnet.simulate`, which starts at
+        any time). The mechanism starts assembled (the scalar coordinates in
         ``coordinates`` held at the given values, the speeds in ``velocities`` as the
-        mechanism's ``initial_speeds`` reads them, at rest unless told) and the lumped and
-        block states in ``initial`` (by name, default zero). Returns a Result with every
-        coordinate and speed, everything the mechanism reports (with the ports' loads on
-        it), every network variable and every block output."""
+        mechanism's ``initial_speeds`` reads them, at rest unless told), the lumped and
+        block states at ``initial`` (by name, default zero); ``method`` is
+        ``"partition"`` or ``"dae"``. Returns a Result with every coordinate and speed,
+        everything the mechanism reports (with the ports' loads on it), every network
+        variable and every block output."""
+        from ..numerics.simulation import simulate
+
+        return simulate(self, (0.0, t_end), t_eval=t_eval, **options)
+
+    def outputs(self, model, ts: np.ndarray, qs: np.ndarray, us: np.ndarray, ss: np.ndarray,
+                rows: np.ndarray) -> dict[str, np.ndarray]:
+        """Every quantity of the system at the sample times ``ts`` of the coordinates
+        ``qs``, speeds ``us`` and states ``ss`` (a column a sample) of the compiled
+        mechanism ``model``: what the mechanism reports (with the ports' loads on it), the
+        coordinates, speeds and states themselves, every network variable and every block
+        output (with the accelerations found from the independent constraint ``rows``)."""
         from ..numerics import multibody as mb
-        from ..numerics.result import Result
 
         eom = self.eom
-        _, t_end, times = time_grid((0.0, t_end), t_eval)
-        watch = Watch(0.0, t_end)
-        model = eom.compile()
-        q0 = eom.assemble(coordinates, 0.0)
-        u0 = eom.initial_speeds(q0, velocities, 0.0)
-        s0 = self._initial(initial)
-        if method == "partition":
-            ts, qs, us, ss = mb.integrate_partitioned(model, 0.0, q0, u0, times, rtol, atol,
-                                                       extra=self.extra, s0=s0, progress=watch)
-        elif method == "dae":
-            ts, qs, us, ss = mb.integrate_dae(model, 0.0, q0, u0, times, rtol, atol,
-                                               extra=self.extra, s0=s0, progress=watch)
-        else:
-            raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
         ws = np.array([self.extra(tt, q, u, s)[1] for tt, q, u, s in
                        zip(ts, qs.T, us.T, ss.T)]).T.reshape(len(self.system.ports), len(ts))
         series = eom.outputs(model, ts, qs, us, ws)
@@ -326,13 +327,12 @@ class CoupledModel:
             series[name] = values
         if self._outputs is not None:
             offsets = np.zeros((len(self.inputs), len(ts)))
-            rows = mb.independent_rows(model.evaluate(0.0, q0, u0).phi_q)
             accelerations = np.array([mb.accelerations(model.evaluate(tt, q, u, w=w), rows)[0]
                                       for tt, q, u, w in zip(ts, qs.T, us.T, ws.T)]).T
             for name, values in zip(self._names, self._outputs(ts, qs, us, ss, offsets,
                                                                accelerations)):
                 series.setdefault(name, np.broadcast_to(np.asarray(values, float), ts.shape).copy())
-        return Result(ts, series, success=True, message=method)
+        return series
 
     def equilibrium(self, time: float = 0.0):
         """A static equilibrium of the whole system near the assembled pose: the mechanism at

@@ -409,8 +409,9 @@ class StateSpace:
         return linearize(self, point, parameters)
 
     def simulate(self, t_span, **options):
-        """Integrate in time: see :func:`vecnet.numerics.simulate.simulate`."""
-        from ..numerics.simulate import simulate
+        """Integrate in time: ``vn.simulate(model, t_span, **options)``
+        (:func:`vecnet.simulate`)."""
+        from ..numerics.simulation import simulate
 
         return simulate(self, t_span, **options)
 

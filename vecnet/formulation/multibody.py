@@ -18,7 +18,7 @@ import numpy as np
 import scipy.linalg
 import sympy
 
-from ..bounds import Watch, check_oscillation, get_limits, time_grid, untrusted
+from ..bounds import check_oscillation, get_limits
 from ..elements.base import Kind, t
 from ..elements.joint_laws import StopLaw
 from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
@@ -723,96 +723,78 @@ class MechanismEquations:
             else np.asarray(q, dtype=float)
         return self._mobility(model, time, q)
 
-    def _result(self, model, ts, qs, us, message: str):
+    def result(self, model, ts, qs, us, outcome=None):
+        """A :class:`~vecnet.numerics.result.Result` of the motion sampled at ``ts``
+        (coordinates ``qs`` and speeds ``us``, a column a sample) by the compiled
+        ``model``: the coordinates and speeds now, everything :meth:`outputs` reports when
+        first read; ``outcome`` (a :class:`~vecnet.numerics.result.Outcome`) tells how
+        they were found."""
         from ..numerics.result import Result
 
-        # the coordinates and speeds now; reactions, energies and the rest when first read
         series = {**dict(zip(self.coordinates, qs)), **dict(zip(self.speed_names, us))}
-        return Result(ts, series, success=True, message=message,
-                      derive=lambda: self.outputs(model, ts, qs, us))
+        return Result(ts, series, outcome, derive=lambda: self.outputs(model, ts, qs, us))
 
-    def check_signals(self, t_end: float, parameters: dict | None = None) -> None:
+    def check_signals(self, t_span, parameters: dict | None = None) -> None:
         """Refuse, before any work, a force, torque or drive that oscillates more than
-        ``max_cycles`` times in ``0..t_end`` (:func:`vecnet.bounds.check_oscillation`), with
-        the ``parameters`` (by symbol or name) put in."""
+        ``max_cycles`` times in ``t_span = (t0, t1)`` (a number: ``(0, t_span)``;
+        :func:`vecnet.bounds.check_oscillation`), with the ``parameters`` (by symbol or
+        name) put in."""
         values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
                   sympy.sympify(v) for k, v in (parameters or {}).items()}
+        span = (0.0, t_span) if isinstance(t_span, (int, float)) else tuple(t_span)
         for element in self.mechanism.network.elements:
             for attribute in ("force", "torque", "motion"):
                 signal = getattr(element, attribute, None)
                 if isinstance(signal, (sympy.Basic, sympy.MatrixBase)) and signal.has(t):
                     for entry in (signal if isinstance(signal, sympy.MatrixBase) else [signal]):
-                        check_oscillation(element.name, entry.xreplace(values), (0.0, t_end))
+                        check_oscillation(element.name, entry.xreplace(values), span)
 
-    def simulate(self, t_end: float, t_eval=None, rtol: float = 1e-8, atol: float = 1e-10,
-                 initial: dict | None = None, velocities: dict | None = None,
-                 parameters: dict | None = None, method: str = "partition", progress=None,
-                 step: float | None = None):
-        """Forward dynamics from the assembled initial pose (at rest unless ``velocities``).
+    def simulate(self, t_end: float, t_eval=None, **options):
+        """Forward dynamics from ``t = 0`` to ``t_end``: ``vn.simulate(eom, (0, t_end),
+        t_eval=t_eval, **options)`` (:func:`vecnet.simulate`, where the options are told;
+        it starts at any time).
 
-        ``method="partition"`` integrates the independent speeds with scipy's ``DOP853``,
-        finding the dependent ones from the constraints at every step (coordinate
-        partitioning, :func:`vecnet.numerics.multibody.integrate_partitioned`);
+        ``method="partition"`` (the default) integrates the independent speeds with
+        scipy's ``DOP853``, finding the dependent ones from the constraints at every step
+        (coordinate partitioning, :func:`vecnet.numerics.multibody.integrate_partitioned`);
         ``method="dae"`` integrates the stabilized index-2 DAE with IDA (scikit-sundae,
         :func:`vecnet.numerics.multibody.integrate_dae`); ``method="rk4"`` and
         ``method="euler"`` (semi-implicit) take fixed steps no longer than ``step``
         seconds, as game and robotics engines do, with the loops closed after every step
         (:func:`vecnet.numerics.multibody.integrate_fixed`). A mechanism whose drivers fix
-        every degree of freedom is solved by kinematics. ``progress``, if given, is called
-        with the model time as the integration advances; the work is bounded
-        (:class:`vecnet.bounds.Watch`). Joint limits (stops) reverse a joint's speed
-        times ``-restitution`` when struck, through the partitioned integrator's events.
+        every degree of freedom is solved by kinematics. Joint limits (stops) reverse a
+        joint's speed times ``-restitution`` when struck, through the partitioned
+        integrator's events.
 
         Returns a :class:`~vecnet.numerics.result.Result` with every coordinate and speed
         and the quantities the dimension reports (see the subclass).
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("m", gravity=(0, 0))
+        >>> wheel = mech.body("wheel", 1.0, 0.5)
+        >>> _ = mech.revolute("O", mech.ground.centre, wheel.centre)
+        >>> res = mech.formulate().simulate(2.0, t_eval=[2.0], velocities={"O.angle": 3.0})
+        >>> round(float(res["O.angle"][-1]), 9), res.solver    # turning freely: 3 * 2
+        (6.0, 'partition')
+        """
+        from ..numerics.simulation import simulate
+
+        return simulate(self, (0.0, t_end), t_eval=t_eval, **options)
+
+    def check_mass_matrix(self, model, q0: np.ndarray, time: float = 0.0) -> None:
+        """Refuse forward dynamics whose mass matrix, on the motions the constraints allow
+        at ``time`` (``H^T M H``, ``H`` a basis of the null space of ``Phi_u``), is singular
+        at the initial pose: some motion then has no inertia, and forces cannot decide it.
+        The message names the bodies without mass and inertia, the usual cause.
+
+        Raises
+        ------
+        ModelError
+            When it is singular.
         """
         from ..numerics import multibody as mb
 
-        integrators: dict[str, Callable] = {"partition": mb.integrate_partitioned,
-                                            "dae": mb.integrate_dae}
-        for scheme in mb.FIXED_STEP:
-            integrators[scheme] = lambda model, t0, q0, u0, times, rtol, atol, progress, \
-                scheme=scheme: (*mb.integrate_fixed(model, t0, q0, u0, times, float(step or 0),
-                                                    scheme, progress), None)
-        if method not in integrators:
-            raise FormulationError("method must be one of " + ", ".join(map(repr, integrators))
-                                   + f"; got {method!r}")
-        if (step is None) != (method not in mb.FIXED_STEP):
-            raise FormulationError(f"step= goes with the fixed-step methods {mb.FIXED_STEP} "
-                                   f"(and each of them needs it); method is {method!r}")
-        _, t_end, times = time_grid((0.0, t_end), t_eval)
-        self.check_signals(t_end, parameters)
-        self.check_parameters(parameters)
-        with untrusted(self.mechanism.untrusted):
-            watch = Watch(0.0, t_end, progress)
-        model = self.compile(parameters)
-        q0 = self.assemble(initial, 0.0, parameters)
-        if self._mobility(model, 0.0, q0) == 0:
-            ts, qs, us = mb.kinematics(model, times, q0)
-            return self._result(model, ts, qs, us, "kinematics")
-        u0 = self.initial_speeds(q0, velocities, 0.0, parameters)
-        stops = self.stops(model)
-        if stops and method != "partition":   # events need the adaptive integrator
-            raise FormulationError("joint limits strike their stops through the events of "
-                                   "method='partition'; simulate with that method")
-        for stop in stops:
-            if stop.gap(q0) < 0:
-                raise FormulationError(f"the initial pose is beyond stop {stop.name!r} (by "
-                                       f"{-stop.gap(q0):.6g}); start within the joint limits")
-        self._check_mass_matrix(model, q0)
-        self._check_time_scale(model, q0, t_end, method)
-        ts, qs, us, _ = integrators[method](model, 0.0, q0, u0, times, rtol, atol,
-                                            progress=watch, **({"stops": stops} if stops else {}))
-        return self._result(model, ts, qs, us, method)
-
-    def _check_mass_matrix(self, model, q0: np.ndarray) -> None:
-        """Refuse forward dynamics whose mass matrix, on the motions the constraints allow
-        (``H^T M H``, ``H`` a basis of the null space of ``Phi_u``), is singular at the
-        initial pose: some motion then has no inertia, and forces cannot decide it. The
-        message names the bodies without mass and inertia, the usual cause."""
-        from ..numerics import multibody as mb
-
-        H = mb.tangent_basis(model, 0.0, q0)
+        H = mb.tangent_basis(model, time, q0)
         if not H.shape[1]:
             return
         M = model.mass_matrix(q0)
@@ -826,29 +808,37 @@ class MechanismEquations:
             + (f" (bodies without mass and inertia: {', '.join(massless)})" if massless else "")
             + "; give those bodies mass or inertia, or drive the motion (inverse_dynamics)")
 
-    def _check_time_scale(self, model, q0: np.ndarray, t_end: float, method: str) -> None:
-        """Refuse a span holding more than ``max_cycles`` of the motion's fastest time scale,
-        ``1 / |s|`` for the largest eigenvalue ``s`` of the motion linearized at the initial
-        pose (:func:`vecnet.numerics.multibody.fastest_rate`): an explicit integrator takes
+    def check_time_scale(self, model, q0: np.ndarray, t_span, method: str) -> None:
+        """Refuse a span ``(t0, t1)`` holding more than ``max_cycles`` of the motion's
+        fastest time scale, ``1 / |s|`` for the largest eigenvalue ``s`` of the motion
+        linearized at the initial pose at ``t0``
+        (:func:`vecnet.numerics.multibody.fastest_rate`): an explicit integrator takes
         several steps for each. The implicit ``"dae"`` method, which is not held to the
         fastest scale, and a mechanism whose accelerations cannot be had (no inertia in a
-        direction) are left to the :class:`~vecnet.bounds.Watch`."""
+        direction) are left to the :class:`~vecnet.bounds.Watch`.
+
+        Raises
+        ------
+        ModelError
+            When the span holds too many.
+        """
         from ..numerics import multibody as mb
 
         if method == "dae":
             return
+        t0, t1 = t_span
         try:
             with np.errstate(all="ignore"):
-                fastest = mb.fastest_rate(model, 0.0, q0)
+                fastest = mb.fastest_rate(model, t0, q0)
         except (np.linalg.LinAlgError, VecnetError):
             return
-        cycles = fastest * t_end / (2 * np.pi)
+        cycles = fastest * (t1 - t0) / (2 * np.pi)
         bound = get_limits().max_cycles
         if cycles > bound:
             raise ModelError(
                 f"the motion's fastest time scale is a period of {2 * np.pi / fastest:.3g} s "
                 f"(an eigenvalue of {fastest:.3g} 1/s of the linearization at the initial "
-                f"pose): the span of {t_end:.6g} s holds {cycles:.3g} of them, more than "
+                f"pose): the span of {t1 - t0:.6g} s holds {cycles:.3g} of them, more than "
                 f"max_cycles = {bound:.6g}; "
                 "shorten t_span or raise the limit with vn.limits(max_cycles=...)")
 
@@ -871,7 +861,7 @@ class MechanismEquations:
             raise FormulationError("inverse dynamics needs drivers that fix every degree of "
                                    "freedom; use simulate() for forward dynamics")
         ts, qs, us = mb.kinematics(model, times, q0)
-        return self._result(model, ts, qs, us, "kinematics")
+        return self.result(model, ts, qs, us)
 
     def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
                     iterations: int = 100) -> OperatingPoint:

@@ -248,10 +248,11 @@ class SparseStateSpace:
         return rates, {name: float(values[row]) for name, row in self.variable_rows.items()}
 
     def simulate(self, t_span, **options):
-        """Integrate in time: see :func:`vecnet.numerics.simulate.simulate_sparse`."""
-        from ..numerics.simulate import simulate_sparse
+        """Integrate in time: ``vn.simulate(model, t_span, **options)``
+        (:func:`vecnet.simulate`)."""
+        from ..numerics.simulation import simulate
 
-        return simulate_sparse(self, t_span, **options)
+        return simulate(self, t_span, **options)
 
     def __repr__(self) -> str:
         return (f"<SparseStateSpace: {len(self.states)} states, {len(self.inputs)} inputs, "

@@ -197,11 +197,15 @@ class Model:
         self._need("mechanism")
         return self.system.formulate(coordinates=self.coordinates, tree=self.tree or None)
 
-    def simulate(self, t_span: tuple[float, float] | None = None, points: int | None = None,
-                 progress: Callable[[float], None] | None = None):
-        """Simulate with the file's settings (or the ``t_span`` and ``points`` given);
-        declared parameter values are applied. ``progress`` is called with the time reached
-        as the integration goes on. Returns a :class:`~vecnet.numerics.result.Result`."""
+    def simulate(self, t_span: Sequence[float] | None = None, points: int | None = None,
+                 progress: Callable[[float], None] | None = None, **options: Any):
+        """Simulate with the file's settings (or the ``t_span`` and ``points`` given) by
+        :func:`vecnet.simulate`; declared parameter values are applied. ``progress`` is
+        called with the time reached as the integration goes on; the other ``options`` of
+        :func:`vecnet.simulate` win over the file's settings. Returns a
+        :class:`~vecnet.numerics.result.Result`."""
+        from ..numerics.simulation import simulate
+
         # only passed on when given, so that the integrators keep their own default
         extra = {} if progress is None else {"progress": progress}
         t_span = tuple(t_span or self.t_span or ())
@@ -210,18 +214,15 @@ class Model:
         t0, t1, times = time_grid(t_span, points=int(points or self.points or 501))
         values = self.values
         if self.kind == "mechanism":
-            if t_span[0] != 0:
-                raise ModelError("mechanisms are simulated from t = 0; t_span must start at 0")
             # sympy numbers: the planar compiler substitutes them with xreplace; only the
             # values the equations hold (others served the file's own expressions)
             eom = self.formulate()
             exact = {k: sympy.Float(v) for k, v in values.items()}
             used = {str(s) for s in eom.compile_model(exact).used} if exact else set()
             exact = {k: v for k, v in exact.items() if str(k) in used}
-            return eom.simulate(t1, t_eval=times,
-                                             initial=self.initial or None,
-                                             velocities=self.velocities or None,
-                                             parameters=exact or None, **extra)
+            return simulate(eom, (t0, t1), **{"t_eval": times, "initial": self.initial or None,
+                                              "velocities": self.velocities or None,
+                                              "parameters": exact or None, **extra, **options})
         from ..formulation.lumped import network_inputs
 
         inputs: dict[str, Any] = {}
@@ -243,9 +244,9 @@ class Model:
         parameters = {k: v for k, v in values.items()
                       if k not in {i.symbol for i in sources} and str(k) in used}
         # the sparse numeric formulation when it applies, else the symbolic one
-        return self.system.simulate((t0, t1), tree=self.tree or "normal", inputs=inputs,
-                                    initial=self.initial or None, t_eval=times,
-                                    parameters=parameters or None, **extra)
+        return simulate(self.system, (t0, t1), **{
+            "tree": self.tree or "normal", "inputs": inputs, "initial": self.initial or None,
+            "t_eval": times, "parameters": parameters or None, **extra, **options})
 
     def _need(self, kind: str) -> None:
         if self.kind != kind:

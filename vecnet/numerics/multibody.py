@@ -26,19 +26,21 @@ without extra equations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import scipy.linalg
 import scipy.optimize
-from scipy.integrate import solve_ivp
 from scipy.linalg import lapack
 
 from ..errors import FormulationError, SimulationError
+from .result import Event, Outcome
+from .simulation import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
 
 __all__ = ["independent_rows", "solve", "accelerations", "solve_accelerations",
            "assemble", "integrate_fixed", "FIXED_STEP",
-           "Partition", "Stop", "impact", "integrate_partitioned", "integrate_dae", "speeds",
+           "Partition", "Stop", "impact", "Motion", "integrate_partitioned", "integrate_dae",
+           "speeds",
            "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
            "independent_basis",
@@ -314,6 +316,30 @@ def impact(model, time: float, q: np.ndarray, u: np.ndarray, stop: Stop) -> np.n
 MAX_IMPACTS = 10_000
 
 
+class Motion(NamedTuple):
+    """A mechanism's motion as an integrator samples it: the times ``t``, and a column a
+    sample of the coordinates ``q``, the speeds ``u`` and the states ``s`` of anything
+    coupled to it; ``outcome`` tells how the integration went (a run stopped early holds
+    the samples it reached, the error in ``outcome.error``)."""
+
+    t: np.ndarray
+    q: np.ndarray
+    u: np.ndarray
+    s: np.ndarray
+    outcome: Outcome
+
+
+def _counted(outcome: Outcome, progress) -> Callable[[float, np.ndarray], None]:
+    """A function of ``(t, y)`` that counts each evaluation in ``outcome.nfev`` and passes
+    it on to ``progress`` (a :class:`~vecnet.bounds.Watch`), if any."""
+    def evaluation(time: float, y: np.ndarray) -> None:
+        outcome.nfev += 1
+        if progress is not None:
+            progress(time, y)
+
+    return evaluation
+
+
 def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                           extra=_no_extra, s0=(), progress=None, stops=()):
     """Forward dynamics on scipy by coordinate partitioning.
@@ -327,7 +353,9 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     ``progress(t, y)``, if given, sees every evaluation (a :class:`~vecnet.bounds.Watch`
     bounds the work). Each of the ``stops`` (:class:`Stop`) ends a stretch of integration
     when it is struck; the speeds jump (:func:`impact`) and the integration starts again.
-    Returns ``(t, q, u, s)`` at ``times``."""
+    Returns the :class:`Motion` at ``times``, each strike an event."""
+    outcome = Outcome("partition")
+    evaluation = _counted(outcome, progress)
     out_q, out_u, out_s, out_t = [], [], [], []
     impacts, last = 0, None   # the number of strikes, and the last (stop, time)
     # after a strike the first step is this short, so that no step leaps a whole bounce
@@ -344,8 +372,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         constrained = bool(len(part.dep) or len(part.dep_q))
 
         def partitioned(tt, y, part=part, k=k):
-            if progress is not None:
-                progress(tt, y)
+            evaluation(tt, y)
             if constrained:
                 try:
                     qf, uf = part.project(tt, y[:n], y[n:n + k])
@@ -360,8 +387,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             return np.concatenate([rates(model, qf, uf), a[part.ind], sdot])
 
         def open_chain(tt, y):  # M u' = Q alone: nothing to project or couple
-            if progress is not None:
-                progress(tt, y)
+            evaluation(tt, y)
             qf, uf = normalize(model, y[:n]), y[n:]
             a = recursive(tt, qf, uf) if recursive is not None else None
             if a is None:
@@ -376,22 +402,21 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
 
         singular.terminal, singular.direction = True, -1
         events = ([singular] if constrained else []) + [_strike(stop, n) for stop in stops]
-        sol = solve_ivp(rhs, (time, pending[-1]), y0, method=method, rtol=rtol, atol=atol,
+        sol = solve_ivp(rhs, (time, pending[-1]), y0, method, outcome, rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
                         first_step=settle if last is not None and last[1] == time else None)
-        if sol.status == -1:
-            raise SimulationError(f"integration failed at t = {sol.t[-1]:.6g}: {sol.message}")
-        # scipy leaves sol.y an empty list when an event ends the run before any output time
-        ys = np.asarray(sol.y, dtype=float).reshape(len(y0), len(sol.t))
-        for tt, y in zip(sol.t, ys.T):
-            qf, uf = part.project(tt, y[:n], y[n:n + k])
-            out_t.append(tt)
-            out_q.append(qf)
-            out_u.append(uf)
-            out_s.append(y[n + k:])
+        try:
+            for tt, y in zip(sol.t, sol.y.T):
+                qf, uf = part.project(tt, y[:n], y[n:n + k])
+                out_t.append(tt)
+                out_q.append(qf)
+                out_u.append(uf)
+                out_s.append(y[n + k:])
+        except SimulationError as exc:
+            outcome.fail(exc)
         done = sol.t[-1] if len(sol.t) else time
         pending = pending[pending > done]
-        if sol.status != 1 or not len(pending):
+        if outcome.error is not None or sol.status != 1 or not len(pending):
             break
         fired = next(i for i, hit in enumerate(sol.t_events) if len(hit))
         time = float(sol.t_events[fired][0])
@@ -404,16 +429,18 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             # bounces shrinking geometrically toward rest would never end (Zeno)
             settling = last is not None and last[0] is stop and time - last[1] < settle
             if settling or impacts > MAX_IMPACTS:
-                raise SimulationError(
+                outcome.fail(SimulationError(
                     f"stop {stop.name!r} was struck {impacts} times by t = {time:.6g}, the "
                     "last ones ever closer together: the joint is settling on its stop, "
                     "which an impact law cannot follow to rest; end the simulation before "
-                    "it settles, or model the stop as a stiff spring-damper")
+                    "it settles, or model the stop as a stiff spring-damper"))
+                break
+            outcome.events.append(Event(time, stop.name, "impact"))
             last = (stop, time)
             u = impact(model, time, q, u, stop)
-    return (np.array(out_t), np.array(out_q).T, np.array(out_u).T,
-            np.array(out_s).T.reshape(len(s), len(out_t)))
-
+    return Motion(np.array(out_t), np.array(out_q).T.reshape(n, len(out_t)),
+                  np.array(out_u).T.reshape(nu, len(out_t)),
+                  np.array(out_s).T.reshape(len(s), len(out_t)), outcome)
 
 
 def _strike(stop: Stop, n: int):
@@ -439,7 +466,8 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
     partition, as in :func:`integrate_partitioned`: after every step the dependent
     coordinates and speeds are found from the constraints (and quaternions normalized),
     so loops stay closed whatever the step. Each interval between output times is split
-    into equal steps no longer than ``step``. Returns ``(t, q, u)`` at ``times``.
+    into equal steps no longer than ``step``. Returns the :class:`Motion` at ``times``
+    (no coupled states).
 
     Raises
     ------
@@ -450,6 +478,8 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
         raise FormulationError(f"scheme must be one of {', '.join(FIXED_STEP)}; got {scheme!r}")
     if not (isinstance(step, (int, float)) and np.isfinite(step) and step > 0):
         raise FormulationError(f"a fixed-step method needs step > 0 (seconds); got {step!r}")
+    outcome = Outcome(scheme)
+    evaluation = _counted(outcome, progress)
     part = Partition(model, t0, q0)
     constrained = bool(len(part.dep) or len(part.dep_q))
     q, u = np.array(q0, dtype=float), np.array(u0, dtype=float)
@@ -462,8 +492,7 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
         return normalize(model, qq), full
 
     def derivative(tt, qq, uw):
-        if progress is not None:
-            progress(tt, np.concatenate([qq, uw]))
+        evaluation(tt, np.concatenate([qq, uw]))
         qf, uf = consistent(tt, qq, uw)
         a, _ = solve_accelerations(model, tt, qf, uf, part.rows)
         return rates(model, qf, uf), a[part.ind]
@@ -483,35 +512,41 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
 
     out_t, out_q, out_u = [], [], []
     time, uw = float(t0), u[part.ind]
-    for target in np.asarray(times, dtype=float):
-        steps = int(np.ceil((target - time) / step - 1e-9)) if target > time else 0
-        h = (target - time) / steps if steps else 0.0
-        for _ in range(steps):
-            for attempt in range(2):
-                try:
-                    q_new, uw_new = advance(time, q, uw, h)
-                    q_new, u_new = consistent(time + h, q_new, uw_new)
-                    break
-                except (SimulationError, np.linalg.LinAlgError):
-                    if attempt or not constrained:
-                        raise
-                    # the dependent coordinates came near a singular choice within the
-                    # step: partition anew at its start and take it again
-                    part = Partition(model, time, q)
-                    uw = u[part.ind]
-            time, q, u, uw = time + h, q_new, u_new, uw_new
-            if constrained:
-                # projections lose accuracy as the dependent block nears singularity: take
-                # a better partition while the present one is still good enough to leave
-                cond = part.conditioning(time, q)
-                if cond < 0.05:
-                    fresh = Partition(model, time, q)
-                    if fresh.conditioning(time, q) > cond:
-                        part, uw = fresh, u[fresh.ind]
-        out_t.append(time)
-        out_q.append(q)
-        out_u.append(u)
-    return np.array(out_t), np.array(out_q).T, np.array(out_u).T
+    try:
+        for target in np.asarray(times, dtype=float):
+            steps = int(np.ceil((target - time) / step - 1e-9)) if target > time else 0
+            h = (target - time) / steps if steps else 0.0
+            for _ in range(steps):
+                for attempt in range(2):
+                    try:
+                        q_new, uw_new = advance(time, q, uw, h)
+                        q_new, u_new = consistent(time + h, q_new, uw_new)
+                        break
+                    except (SimulationError, np.linalg.LinAlgError):
+                        if attempt or not constrained:
+                            raise
+                        # the dependent coordinates came near a singular choice within the
+                        # step: partition anew at its start and take it again
+                        part = Partition(model, time, q)
+                        uw = u[part.ind]
+                time, q, u, uw = time + h, q_new, u_new, uw_new
+                if constrained:
+                    # projections lose accuracy as the dependent block nears singularity:
+                    # take a better partition while the present one is still good enough
+                    cond = part.conditioning(time, q)
+                    if cond < 0.05:
+                        fresh = Partition(model, time, q)
+                        if fresh.conditioning(time, q) > cond:
+                            part, uw = fresh, u[fresh.ind]
+            out_t.append(time)
+            out_q.append(q)
+            out_u.append(u)
+        outcome.message = f"reached the end of the span by {scheme} steps of at most {step:g} s"
+    except (SimulationError, *ARITHMETIC) as exc:
+        outcome.fail(evaluation_failure(exc))
+    count = len(out_t)
+    return Motion(np.array(out_t), np.array(out_q).T.reshape(model.n, count),
+                  np.array(out_u).T.reshape(speeds(model), count), np.zeros((0, count)), outcome)
 
 
 def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), progress=None):
@@ -524,8 +559,11 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
     The multipliers are left out of the error test (a very large absolute tolerance), as
     index-2 problems need. States ``s`` coupled to the mechanism follow ``s' = sdot`` from
     ``extra(t, q, u, s) -> (sdot, inputs)``; ``progress(t, y)`` sees every evaluation.
-    Returns ``(t, q, u, s)`` at ``times``."""
+    Returns the :class:`Motion` at ``times``."""
     from sksundae.ida import IDA
+
+    outcome = Outcome("dae")
+    evaluation = _counted(outcome, progress)
 
     n, nu = model.n, speeds(model)
     rows = independent_rows(velocity_constraints(model, t0, q0)[0])
@@ -535,8 +573,7 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
     lo = n + nu + e  # the multipliers follow the states
 
     def residual(tt, y, yp, res):
-        if progress is not None:
-            progress(tt, y)
+        evaluation(tt, y)
         q, u, s, lam, mu = y[:n], y[n:n + nu], y[n + nu:lo], y[lo:lo + k], y[lo + k:]
         q = normalize(model, q)
         sdot, w = extra(tt, q, u, s)
@@ -558,15 +595,11 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
     # residual; up to order 4 the drift falls steadily with rtol
     solver = IDA(residual, algebraic_idx=list(range(lo, lo + 2 * k)) or None, rtol=rtol,
                  atol=tolerances, max_num_steps=100_000, max_order=4)
-    tspan = np.unique(np.concatenate([[t0], np.asarray(times, dtype=float)]))
-    if len(tspan) == 2:  # IDA reads a two-point span as "report every internal step"
-        tspan = np.array([tspan[0], 0.5 * (tspan[0] + tspan[1]), tspan[1]])
-    sol = solver.solve(tspan, y0, yp0)
-    if not sol.success:
-        raise SimulationError(f"IDA stopped at t = {sol.t[-1]:.6g}: {sol.message}")
-    keep = np.isin(sol.t, times)
-    qs = np.array([normalize(model, q) for q in sol.y[keep, :n]]).reshape(-1, n)
-    return sol.t[keep], qs.T, sol.y[keep, n:n + nu].T, sol.y[keep, n + nu:lo].T
+    ts, ys = solve_ida(solver, np.unique(np.concatenate([[t0], np.asarray(times, dtype=float)])),
+                       y0, yp0, outcome)
+    keep = np.isin(ts, times)
+    qs = np.array([normalize(model, q) for q in ys[keep, :n]]).reshape(-1, n)
+    return Motion(ts[keep], qs.T, ys[keep, n:n + nu].T, ys[keep, n + nu:lo].T, outcome)
 
 # -- statics and linear models ---------------------------------------------------------
 

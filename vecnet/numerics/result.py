@@ -1,43 +1,117 @@
-"""Simulation results: labelled time series."""
+"""Simulation results: labelled time series, and how the integration that made them went."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import UnknownNameError
+from ..errors import SimulationError, UnknownNameError
 from ..names import visible
 
-__all__ = ["Result"]
+__all__ = ["Result", "Event", "Outcome"]
+
+
+class Event(NamedTuple):
+    """Something that happened at one instant of a simulation.
+
+    Attributes
+    ----------
+    t : float
+        When.
+    name : str
+        Of what: the stop (``"lim.upper"``) or the input (``"V.across"``).
+    kind : str
+        ``"impact"``: a joint struck its stop (its speed reversed); ``"switch"``: a source
+        stepped or bent (the integration restarted there).
+    """
+
+    t: float
+    name: str
+    kind: str
+
+
+@dataclass
+class Outcome:
+    """How an integration went, as an integrator reports it: the method, the evaluations
+    of its right-hand side (or residual) and of its Jacobian, the events on the way, the
+    solver's last message, and the error that stopped it early (``None``: it reached the
+    end)."""
+
+    solver: str
+    nfev: int = 0
+    njev: int = 0
+    events: list[Event] = field(default_factory=list)
+    message: str = ""
+    error: SimulationError | None = None
+
+    def fail(self, error: SimulationError) -> None:
+        """Record the error that stops the integration (the first one stays)."""
+        if self.error is None:
+            self.error = error
 
 
 class Result:
-    """Time series of named variables, as returned by the ``simulate`` functions.
+    """Time series of named variables, as :func:`vecnet.simulate` returns them, and how the
+    integration went (the fields of scipy's ``OdeResult``).
 
     Attributes
     ----------
     t : numpy.ndarray
-        Sample times.
+        Sample times (up to where the integration stopped, when it failed).
     names : tuple of str
         Every variable available: ``result[name]`` is its time series.
+    status : int
+        0: the integration reached the end of the span; -1: it stopped early (a limit of
+        :func:`vecnet.limits`, a step the solver could not take, values no longer finite).
     success : bool
+        ``status >= 0``.
     message : str
-        The integrator's report.
+        The solver's report, or why the integration stopped.
+    nfev, njev : int
+        Evaluations of the right-hand side (the residual for IDA), every one the solver
+        asked for, and of the Jacobian (where the solver reports them; else 0).
+    events : tuple of Event
+        Joint stops struck and sources switching, in time order.
+    solver : str
+        The method that integrated (``"LSODA"``, ``"BDF"``, ``"IDA"``, ``"partition"``,
+        ``"dae"``, ``"rk4"``, ``"euler"``, ``"kinematics"``...).
     """
 
-    def __init__(self, t: np.ndarray, series: dict[str, np.ndarray], success: bool = True,
-                 message: str = "", derive: Callable[[], dict[str, np.ndarray]] | None = None
-                 ) -> None:
+    def __init__(self, t: np.ndarray, series: dict[str, np.ndarray],
+                 outcome: Outcome | None = None,
+                 derive: Callable[[], dict[str, np.ndarray]] | None = None) -> None:
+        outcome = outcome or Outcome("")
         self.t = t
         self._series = series
-        self.success = success
-        self.message = message
+        self._error = outcome.error
+        self.status = 0 if outcome.error is None else -1
+        self.message = outcome.message if outcome.error is None else str(outcome.error)
+        self.nfev, self.njev = outcome.nfev, outcome.njev
+        self.events = tuple(sorted(outcome.events))
+        self.solver = outcome.solver
         self._derive = derive  # the other series, computed when first asked for
         #: name -> (quantity, unit) of the variables whose quantity the name does not say
-        #: (a network's, set by :meth:`vecnet.Network.simulate`); used by :meth:`plot`
+        #: (a network's, set by :func:`vecnet.simulate`); used by :meth:`plot`
         self.units: dict[str, tuple[str, str]] = {}
+
+    @property
+    def success(self) -> bool:
+        return self.status >= 0
+
+    def check(self) -> Result:
+        """The result itself when the integration reached the end of the span; else raise
+        the :class:`~vecnet.errors.SimulationError` that stopped it.
+
+        >>> import numpy as np
+        >>> Result(np.zeros(1), {}).check().status
+        0
+        """
+        if self._error is not None:
+            raise self._error
+        return self
 
     def _complete(self) -> None:
         if self._derive is not None:
@@ -158,9 +232,9 @@ class Result:
             axes = [ax]
         else:
             # constrained layout keeps the legends beside the panels inside the figure
-            _, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
+            _, grid = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
                                    layout="constrained", figsize=(7.5, 1.2 + 2.1 * len(panels)))
-            axes = list(axes[:, 0])
+            axes = list(grid[:, 0])
         for panel, (quantity, chunk) in zip(axes, panels):
             for name in chunk:
                 self._draw(panel, name)
@@ -185,8 +259,9 @@ class Result:
             ax.plot(self.t, column, label=_legend_label(f"{name}.{part}"))
 
     def __repr__(self) -> str:
-        return (f"<Result: {len(self.t)} samples, t = {self.t[0]:g}..{self.t[-1]:g}, "
-                f"{len(self._series)} variables, success={self.success}>")
+        span = f", t = {self.t[0]:g}..{self.t[-1]:g}" if len(self.t) else ""
+        return (f"<Result: {len(self.t)} samples{span}, {len(self._series)} variables, "
+                f"success={self.success}>")
 
 
 def _legend_label(name: str) -> str:

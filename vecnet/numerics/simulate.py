@@ -15,19 +15,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 import sympy
-from scipy.integrate import solve_ivp
 from scipy.optimize import root
 
 from ..bounds import Watch, check_oscillation, finite_number, time_grid
 from ..elements.base import t
 from ..errors import ModelError, SimulationError
-from .result import Result
+from .result import Event, Outcome, Result
+from .simulation import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
 
 if TYPE_CHECKING:
     from ..formulation.lumped import StateSpace
     from ..formulation.numeric import SparseStateSpace
 
-__all__ = ["simulate", "simulate_sparse", "switching_times"]
+__all__ = ["simulate", "simulate_sparse", "integrate", "integrate_sparse", "switching_times"]
 
 #: above this many switching times in the span, the integration runs through them
 MAX_RESTARTS = 10_000
@@ -35,12 +35,30 @@ MAX_RESTARTS = 10_000
 _SPARSE_JACOBIAN = ("BDF", "Radau")
 
 
-def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str, Any] | None = None,
-             initial: Mapping[str, float] | None = None, t_eval: Sequence[float] | None = None,
-             method: str | None = None, rtol: float = 1e-8, atol: float = 1e-10,
-             parameters: Mapping[Any, float] | None = None, max_steps: int = 100_000,
-             progress: Callable[[float], None] | None = None) -> Result:
-    """Integrate a state-space model in time.
+def simulate(model: StateSpace, t_span: Sequence[float], **options: Any) -> Result:
+    """Integrate a state-space model in time: :func:`vecnet.simulate` (which takes the
+    same options)."""
+    from .simulation import simulate as run
+
+    return run(model, t_span, **options)
+
+
+def simulate_sparse(model: SparseStateSpace, t_span: Sequence[float], **options: Any) -> Result:
+    """Integrate a sparse linear model in time: :func:`vecnet.simulate` (which takes the
+    same options)."""
+    from .simulation import simulate as run
+
+    return run(model, t_span, **options)
+
+
+def integrate(model: StateSpace, t_span: Sequence[float],
+              inputs: Mapping[str, Any] | None = None,
+              initial: Mapping[str, float] | None = None, t_eval: Sequence[float] | None = None,
+              method: str | None = None, rtol: float = 1e-8, atol: float = 1e-10,
+              parameters: Mapping[Any, float] | None = None, max_steps: int = 100_000,
+              progress: Callable[[float], None] | bool | None = None) -> Result:
+    """Integrate a state-space model in time; :func:`vecnet.simulate` does it for a
+    :class:`~vecnet.formulation.lumped.StateSpace`.
 
     Parameters
     ----------
@@ -70,12 +88,14 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     Returns
     -------
     Result
-        Every state and edge variable of the model by name.
+        Every state and edge variable of the model by name; a run that stopped early (a
+        limit, a failed step) holds the samples it reached, its status -1 (the error is
+        raised by :meth:`~vecnet.numerics.result.Result.check`).
 
     Raises
     ------
-    SimulationError
-        The integrator failed; the message gives its report.
+    ModelError
+        Unknown inputs or states, an input without a value, a bad time grid.
 
     Examples
     --------
@@ -83,9 +103,9 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     >>> net = vn.Network()
     >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
     ...             vn.Capacitor("C", "g", "b", C=1.0))
-    >>> res = net.simulate((0, 1), t_eval=[1.0])
-    >>> round(float(res["C.across"][-1]), 6)   # 1 - exp(-1)
-    0.632121
+    >>> res = integrate(net.state_space(), (0, 1), t_eval=[1.0])
+    >>> round(float(res["C.across"][-1]), 6), res.solver   # 1 - exp(-1)
+    (0.632121, 'LSODA')
     """
     model = numeric_model(model, parameters)
     linear = None if model.z else _sparse_linear(model)
@@ -104,37 +124,39 @@ def simulate(model: StateSpace, t_span: tuple[float, float], inputs: Mapping[str
     args = (t, model.x, model.z, model.u, model.du)
     f = _compile(args, list(model.f))
     watch = Watch(t0, t1, progress, names=[*model.states, *model.z_names])
+    outcome = Outcome("IDA" if model.z else _name(method))
     # an overflow is reported by the watch, which names the state, not warned about
     with np.errstate(over="ignore", invalid="ignore"):
         try:
             if model.z:
                 g = _compile(args, list(model.g))
-                ts, xs, zs, ok, message = _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times,
-                                                         rtol, atol, guesses, max_steps, watch)
+                ts, xs, zs = _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol,
+                                            guesses, max_steps, watch, outcome)
             else:
                 def rhs(time, x):
                     watch(time, x)
                     return f(time, x, (), u_fn(time), du_fn(time))
 
-                sol = solve_ivp(rhs, (t0, t1), x0, method=method, t_eval=times, rtol=rtol,
+                sol = solve_ivp(rhs, (t0, t1), x0, method, outcome, t_eval=times, rtol=rtol,
                                 atol=atol)
-                ts, xs, zs, ok, message = (sol.t, sol.y, np.zeros((0, len(sol.t))), sol.success,
-                                           sol.message)
-        except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
-            raise SimulationError(f"the model could not be evaluated ({exc}): a value is too large "
-                                  "or too small for double precision") from None
-    if not ok:
-        raise SimulationError(f"the integration stopped: {message}")
-    return _result(model, args, ts, xs, zs, u_fn, du_fn, ok, message)
+                ts, xs, zs = sol.t, sol.y, np.zeros((0, len(sol.t)))
+        except ARITHMETIC as exc:   # in finding consistent initial values
+            raise evaluation_failure(exc) from None
+    outcome.nfev = watch.evaluations
+    outcome.events = _reached(_switches(signals, t0, t1), ts, t1, outcome)
+    return _result(model, args, ts, xs, zs, u_fn, du_fn, outcome)
 
 
-def simulate_sparse(model: SparseStateSpace, t_span: tuple[float, float],
-                    inputs: Mapping[str, Any] | None = None,
-                    initial: Mapping[str, float] | None = None,
-                    t_eval: Sequence[float] | None = None, method: str | None = None,
-                    rtol: float = 1e-8, atol: float = 1e-10,
-                    progress: Callable[[float], None] | None = None) -> Result:
-    """Integrate a sparse linear model in time (the options are those of :func:`simulate`).
+def integrate_sparse(model: SparseStateSpace, t_span: Sequence[float],
+                     inputs: Mapping[str, Any] | None = None,
+                     initial: Mapping[str, float] | None = None,
+                     t_eval: Sequence[float] | None = None, method: str | None = None,
+                     rtol: float = 1e-8, atol: float = 1e-10,
+                     progress: Callable[[float], None] | bool | None = None) -> Result:
+    """Integrate a sparse linear model in time (the options are those of :func:`integrate`);
+    :func:`vecnet.simulate` does it for a
+    :class:`~vecnet.formulation.numeric.SparseStateSpace` (and for a network where its
+    numeric formulation applies).
 
     The default integrator is ``"LSODA"`` up to 64 states and ``"BDF"`` above; both get
     the exact Jacobian ``A`` (sparse for BDF and Radau). With input derivatives
@@ -147,8 +169,6 @@ def simulate_sparse(model: SparseStateSpace, t_span: tuple[float, float],
     ------
     ModelError
         Unknown inputs or states, an input without a value, a bad time grid.
-    SimulationError
-        The integrator failed or a bound of :mod:`vecnet.bounds` was reached.
 
     Examples
     --------
@@ -156,9 +176,11 @@ def simulate_sparse(model: SparseStateSpace, t_span: tuple[float, float],
     >>> net = vn.Network()
     >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=sympy.Heaviside(vn.t - 1)),
     ...             vn.Resistor("R", "a", "b", R=1.0), vn.Capacitor("C", "g", "b", C=1.0))
-    >>> res = net.simulate((0, 2), t_eval=[1.0, 2.0], formulation="numeric")
+    >>> res = integrate_sparse(net.sparse_state_space(), (0, 2), t_eval=[1.0, 2.0])
     >>> [round(float(v), 6) + 0.0 for v in res["C.across"]]   # 1 - exp(-(t - 1))
     [0.0, 0.632121]
+    >>> res.events
+    (Event(t=1.0, name='V.across', kind='switch'),)
     """
     return _integrate_linear(model.A, model.B, model.E, model.variable_map, model.states,
                              model.inputs, model.variable_names, model.signals, model.outputs,
@@ -207,7 +229,7 @@ def _zeros(arg: sympy.Expr, t0: float, t1: float) -> list[float]:
     rate, offset = float(sympy.diff(inner, t)), float(inner.subs(t, 0))
     # the pulse switches where the wrapped argument crosses the level, and where it wraps
     crossing = _root(outer, level)
-    times = []
+    times: list[float] = []
     for target in {crossing % period, 0.0}:
         # inner(t) = target + j period, t = (target + j period - offset) / rate
         ends = sorted((edge * rate + offset - target) / period for edge in (t0, t1))
@@ -217,6 +239,23 @@ def _zeros(arg: sympy.Expr, t0: float, t1: float) -> list[float]:
         times.extend((target + j * period - offset) / rate
                      for j in range(int(np.ceil(ends[0])), int(np.floor(ends[1])) + 1))
     return times
+
+
+def _name(method: str | type) -> str:
+    """An integrator's name: a scipy method's, or an ``OdeSolver`` class's."""
+    return method if isinstance(method, str) else method.__name__
+
+
+def _switches(signals: Mapping[str, Any], t0: float, t1: float) -> list[Event]:
+    """The inputs' :func:`switching_times` in ``(t0, t1)``, as events."""
+    return [Event(x, name, "switch") for name, value in signals.items()
+            for x in switching_times(value, t0, t1)]
+
+
+def _reached(events: list[Event], ts: np.ndarray, t1: float, outcome: Outcome) -> list[Event]:
+    """The events up to the end of the span, or of a run stopped early to its last sample."""
+    end = t1 if outcome.error is None else ts[-1] if len(ts) else -np.inf
+    return [event for event in events if event.t <= end]
 
 
 def _linear_in(expr: sympy.Expr, var: sympy.Symbol) -> bool:
@@ -297,7 +336,8 @@ def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, 
     method = method or ("LSODA" if n <= 64 else "BDF")
     A, E = sp.csr_matrix(A), sp.csr_matrix(E)
     B_w = sp.csr_matrix(A @ E + B)
-    stops = sorted({x for value in signals.values() for x in switching_times(value, t0, t1)})
+    switches = _switches(signals, t0, t1)
+    stops = sorted({event.t for event in switches})
     edges = [t0, *(stops if len(stops) <= MAX_RESTARTS else ()), t1]
     watch = Watch(t0, t1, progress, names=states)
 
@@ -338,26 +378,23 @@ def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, 
 
     w = x0 - E @ u_fn(t0)
     pieces = []
-    message = ""
+    outcome = Outcome(_name(method))
     # an overflow is reported by the watch, which names the state, not warned about
     with np.errstate(over="ignore", invalid="ignore"):
         for k, (a, b) in enumerate(zip(edges, edges[1:])):
             last = k == len(edges) - 2
             inside = times[(times >= a) & ((times <= b) if last else (times < b))]
-            try:
-                sol = solve_ivp(rhs, (a, b), w, method=method, t_eval=np.union1d(inside, [b]),
-                                rtol=rtol, atol=atol, **options)
-            except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
-                raise SimulationError(f"the model could not be evaluated ({exc}): a value is "
-                                      "too large or too small for double precision") from None
-            if not sol.success:
-                raise SimulationError(f"the integration stopped: {sol.message}")
-            message = sol.message
+            sol = solve_ivp(rhs, (a, b), w, method, outcome, t_eval=np.union1d(inside, [b]),
+                            rtol=rtol, atol=atol, **options)
             keep = np.isin(sol.t, inside)
             pieces.append((sol.t[keep], sol.y[:, keep]))
+            if outcome.error is not None:
+                break
             w = sol.y[:, -1]
     ts = np.concatenate([piece[0] for piece in pieces])
     ws = np.concatenate([piece[1] for piece in pieces], axis=1).reshape(n, len(ts))
+    outcome.nfev = watch.evaluations
+    outcome.events = _reached(switches, ts, t1, outcome)
     us = np.array([u_fn(time) for time in ts.tolist()]).T.reshape(len(input_names), len(ts))
     # the outputs may hold input rates; taken here, so that an input without one fails now
     dus = np.array([du_fn(time) for time in ts.tolist()]).T.reshape(len(input_names), len(ts))
@@ -379,7 +416,7 @@ def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, 
         rest = [name for name in names if name not in series]
         return dict(zip(rest, values_of(rest)))
 
-    return Result(ts, series, success=True, message=str(message), derive=derive)
+    return Result(ts, series, outcome, derive)
 
 
 def numeric_model(model: StateSpace, parameters: Mapping[Any, float] | None = None) -> StateSpace:
@@ -478,7 +515,8 @@ def _input_functions(names: Sequence[str], signals: Mapping[str, Any]):
 
 
 def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses, max_steps,
-                   watch):
+                   watch, outcome):
+    """``(t, x, z)`` at ``times`` by IDA, from consistent initial values."""
     from sksundae.ida import IDA
 
     n, m = len(model.x), len(model.z)
@@ -504,18 +542,12 @@ def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses,
     solver = IDA(residual, algebraic_idx=list(range(n, n + m)), rtol=rtol, atol=atol,
                  calc_initcond="yp0", calc_init_dt=(times[-1] - t0) * 1e-3 or 1e-6,
                  max_num_steps=max_steps)
-    tspan = np.unique(np.concatenate([[t0], times]))
-    if len(tspan) == 2:  # IDA reads a two-point span as "report every internal step"
-        tspan = np.array([tspan[0], 0.5 * (tspan[0] + tspan[1]), tspan[1]])
-    sol = solver.solve(tspan, y0, yp0)
-    if not sol.success:
-        raise SimulationError(f"IDA stopped at t = {sol.t[-1] if len(sol.t) else t0:.6g}: "
-                              f"{sol.message}")
-    keep = np.isin(sol.t, times)
-    return (sol.t[keep], sol.y[keep, :n].T, sol.y[keep, n:].T, True, str(sol.message))
+    ts, ys = solve_ida(solver, np.unique(np.concatenate([[t0], times])), y0, yp0, outcome)
+    keep = np.isin(ts, times)
+    return ts[keep], ys[keep, :n].T, ys[keep, n:].T
 
 
-def _result(model, args, ts, xs, zs, u_fn, du_fn, ok, message) -> Result:
+def _result(model, args, ts, xs, zs, u_fn, du_fn, outcome) -> Result:
     """Every state and edge variable at the sample times (a through source's edge variable
     is minus its input, by the passive sign convention)."""
     names = list(model.variable_names)
@@ -526,4 +558,4 @@ def _result(model, args, ts, xs, zs, u_fn, du_fn, ok, message) -> Result:
         evaluate = sympy.lambdify(args, [model.output(n) for n in names], modules="numpy", cse=True)
         for name, values in zip(names, evaluate(ts, xs, zs, us, dus)):
             series.setdefault(name, np.broadcast_to(np.asarray(values, dtype=float), ts.shape).copy())
-    return Result(ts, series, success=ok, message=message)
+    return Result(ts, series, outcome)

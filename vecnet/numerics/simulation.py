@@ -1,0 +1,401 @@
+"""One way to simulate every kind of model, :func:`simulate`, and what its integrators
+share: scipy's ``solve_ivp`` and IDA driven so that a failure ends the run with the
+samples it reached, and the count of the work done.
+
+A run stops early when a bound of :mod:`vecnet.bounds` is reached (its
+:class:`~vecnet.bounds.Watch` raises inside the right-hand side), the state stops being
+finite, or the solver cannot take a step. The integrators record the
+:class:`~vecnet.errors.SimulationError` in their :class:`~vecnet.numerics.result.Outcome`
+and return the samples before it; :func:`simulate` raises it, or (with
+``raise_on_failure=False``) returns them in a failed :class:`~vecnet.numerics.result.Result`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..bounds import Watch, time_grid, untrusted
+from ..errors import (
+    FormulationError,
+    ModelError,
+    SimulationError,
+    UnsupportedNetwork,
+)
+from .result import Outcome, Result
+
+__all__ = ["simulate", "solve_ivp", "solve_ida", "evaluation_failure"]
+
+#: what evaluating a model raises when a value leaves double precision
+ARITHMETIC = (OverflowError, ZeroDivisionError, FloatingPointError)
+
+
+def simulate(model: Any, t_span: Sequence[float] | None = None, *,
+             raise_on_failure: bool = True, **options: Any) -> Result:
+    """Simulate any model over ``t_span = (t0, t1)``.
+
+    Parameters
+    ----------
+    model
+        A :class:`~vecnet.Network`; a state-space model (``net.state_space()``,
+        ``net.sparse_state_space()``); a planar or spatial mechanism or its equations
+        (``mech.formulate()``); a :class:`~vecnet.System` or its ``formulate()``; a model
+        file (:func:`vecnet.load_model`), whose settings are the defaults.
+    t_span : (t0, t1)
+        The span; a model file without one uses its own. Mechanisms start at ``t0``: they
+        are assembled there, and their drivers and forces read the time from it.
+    raise_on_failure : bool
+        Raise the :class:`~vecnet.errors.SimulationError` that stops a run early (a limit
+        of :func:`vecnet.limits`, a step the solver cannot take, a state no longer finite);
+        with ``False`` the result reports it instead (``status`` -1, ``message``) and
+        holds the samples reached.
+    **options
+        Every model: ``t_eval`` (output times, default 501 over the span), ``method``,
+        ``rtol``, ``atol`` and ``progress`` (a function of the model time, or ``True``
+        for a progress bar).
+
+        Networks and state spaces (:func:`vecnet.numerics.simulate.integrate`):
+        ``inputs`` (name -> number, expression in ``vn.t`` or function of ``t``),
+        ``initial`` (state name -> value; algebraic variables as guesses),
+        ``parameters``, ``max_steps`` (of IDA); a network also ``tree`` and
+        ``formulation`` (``"numeric"``, ``"symbolic"``, default: numeric where it
+        applies). ``method`` names a scipy integrator (default ``"LSODA"``, ``"BDF"``
+        above 64 states); networks with algebraic loops use IDA.
+
+        Mechanisms: ``initial`` (scalar coordinates held at values during assembly),
+        ``velocities`` (coordinate rates, speeds, ``"<body>.omega"``, ``"<body>.velocity"``),
+        ``parameters``, ``method`` (``"partition"``: DOP853 by coordinate partitioning,
+        the default; ``"dae"``: IDA; ``"rk4"``, ``"euler"``: fixed steps of ``step``
+        seconds); a mechanism not yet formulated also ``coordinates`` (``"joint"`` or
+        ``"absolute"``) and ``tree``.
+
+        Systems: ``initial`` (lumped and block states), ``velocities``, ``method``
+        (``"partition"`` or ``"dae"``), ``coordinates`` (a :class:`~vecnet.System`:
+        ``"joint"`` or ``"absolute"``; a mapping: scalar coordinates held at values).
+
+        Model files: ``points`` (output points), and any option above, which wins over
+        the file's setting.
+
+    Returns
+    -------
+    Result
+        Every variable by name, and how the run went: ``status`` (0: it reached ``t1``;
+        -1: it stopped early), ``success``, ``message``, ``nfev`` and ``njev`` (evaluations
+        of the right-hand side and of the Jacobian), ``events`` (joint stops struck,
+        sources switching) and ``solver``.
+
+    Raises
+    ------
+    ModelError
+        An unknown option or name, a bad span; a model of another kind.
+    SimulationError
+        The run stopped early (unless ``raise_on_failure=False``).
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network()
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
+    ...             vn.Capacitor("C", "g", "b", C=1.0))
+    >>> res = vn.simulate(net, (0, 1), t_eval=[1.0])
+    >>> round(float(res["C.across"][-1]), 6), res.status   # 1 - exp(-1)
+    (0.632121, 0)
+    >>> with vn.limits(max_evaluations=5):
+    ...     res = vn.simulate(net, (0, 1), raise_on_failure=False)
+    >>> res.success, "max_evaluations" in res.message
+    (False, True)
+    """
+    result = _run(model, t_span, options)
+    return result.check() if raise_on_failure else result
+
+
+def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) -> Result:
+    """The result of the simulation that ``model``'s kind takes (failures in it)."""
+    # each kind's module is imported when it is asked about: by then it is loaded anyway
+    from ..network import Network
+
+    if isinstance(model, Network):
+        return _network(model, t_span, **options)
+    from ..formulation.lumped import StateSpace
+    from ..formulation.numeric import SparseStateSpace
+    from . import simulate as lumped
+
+    if isinstance(model, SparseStateSpace):
+        return _call(lumped.integrate_sparse, "a sparse state-space model", model, t_span,
+                     options)
+    if isinstance(model, StateSpace):
+        return _call(lumped.integrate, "a state-space model", model, t_span, options)
+    from ..formulation.multibody import MechanismEquations
+    from ..multibody import MechanismBuilder
+
+    if isinstance(model, MechanismBuilder):
+        model = model.formulate(options.pop("coordinates", "joint"),
+                                tree=options.pop("tree", None))
+    if isinstance(model, MechanismEquations):
+        return _call(_mechanism, "a mechanism", model, t_span, options)
+    from ..formulation.coupled import CoupledModel, System
+
+    if isinstance(model, System):
+        coordinates = options.pop("coordinates", "joint")
+        if not isinstance(coordinates, str):   # scalar coordinates held at values
+            options["coordinates"], coordinates = coordinates, "joint"
+        model = model.formulate(coordinates)
+    if isinstance(model, CoupledModel):
+        return _call(_coupled, "a system", model, t_span, options)
+    from ..io.model import Model
+
+    if isinstance(model, Model):
+        return model.simulate(t_span, raise_on_failure=False, **options)
+    raise ModelError(f"cannot simulate a {type(model).__name__}: give a Network, a state-space "
+                     "model, a mechanism or its equations, a System or a model file")
+
+
+def _call(run: Callable[..., Result], kind: str, model: Any, t_span: Sequence[float] | None,
+          options: dict[str, Any]) -> Result:
+    """``run(model, t_span, **options)``, refusing in words an option it does not take."""
+    _need_span(t_span)
+    known = list(inspect.signature(run).parameters)[2:]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ModelError(f"{kind} is simulated without option(s) {', '.join(unknown)}; its "
+                         f"options are {', '.join(known)}")
+    return run(model, t_span, **options)
+
+
+def _need_span(t_span: Sequence[float] | None) -> None:
+    if t_span is None:
+        raise ModelError("t_span=(t0, t1) is needed: only a model file has a span of its own")
+
+
+def _network(net, t_span: Sequence[float] | None, tree: Sequence[str] | str = "normal",
+             formulation: str | None = None, **options: Any) -> Result:
+    """A network by its sparse numeric formulation where it applies (``formulation=None``)
+    or as asked, ``"numeric"`` or ``"symbolic"``."""
+    from . import simulate as lumped
+
+    _need_span(t_span)
+    if formulation not in (None, "numeric", "symbolic"):
+        raise ModelError(f"network {net.name!r}: formulation is 'numeric', 'symbolic' or "
+                         f"None (choose), not {formulation!r}")
+    net.check_parameters(options.get("parameters"))
+    model = None
+    if formulation != "symbolic":
+        parameters = options.pop("parameters", None)
+        try:
+            model = net.sparse_state_space(tree=tree, parameters=parameters)
+        except UnsupportedNetwork:
+            if formulation == "numeric":
+                raise
+            options["parameters"] = parameters
+    with untrusted(net.untrusted):
+        if model is None:
+            result = _call(lumped.integrate, "a network", net.state_space(tree=tree), t_span,
+                           options)
+        else:
+            result = _call(lumped.integrate_sparse, "a network", model, t_span, options)
+    result.units = net.units()
+    return result
+
+
+def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = None,
+               rtol: float = 1e-8, atol: float = 1e-10, initial: Mapping[str, float] | None = None,
+               velocities: Mapping[str, Any] | None = None,
+               parameters: Mapping[Any, float] | None = None, method: str = "partition",
+               progress: Callable[[float], None] | bool | None = None,
+               step: float | None = None) -> Result:
+    """Forward dynamics of mechanism equations from the pose assembled at ``t0`` (at rest
+    unless ``velocities``); by kinematics when drivers fix every degree of freedom."""
+    from . import multibody as mb
+
+    integrators: dict[str, Callable[..., mb.Motion]] = {"partition": mb.integrate_partitioned,
+                                                        "dae": mb.integrate_dae}
+    for scheme in mb.FIXED_STEP:
+        integrators[scheme] = lambda model, t0, q0, u0, times, rtol, atol, progress, \
+            scheme=scheme: mb.integrate_fixed(model, t0, q0, u0, times, float(step or 0), scheme,
+                                              progress)
+    if method not in integrators:
+        raise FormulationError("method must be one of " + ", ".join(map(repr, integrators))
+                               + f"; got {method!r}")
+    if (step is None) != (method not in mb.FIXED_STEP):
+        raise FormulationError(f"step= goes with the fixed-step methods {mb.FIXED_STEP} "
+                               f"(and each of them needs it); method is {method!r}")
+    t0, t1, times = time_grid(t_span, t_eval)
+    eom.check_signals((t0, t1), parameters)
+    eom.check_parameters(parameters)
+    with untrusted(eom.mechanism.untrusted):
+        watch = Watch(t0, t1, progress)
+    model = eom.compile(parameters)
+    q0 = eom.assemble(initial, t0, parameters)
+    if eom.degrees_of_freedom(q0, t0, parameters) == 0:
+        ts, qs, us = mb.kinematics(model, times, q0)
+        return eom.result(model, ts, qs, us, Outcome(
+            "kinematics", message="the drivers fix every degree of freedom: solved by kinematics"))
+    u0 = eom.initial_speeds(q0, velocities, t0, parameters)
+    stops = eom.stops(model)
+    if stops and method != "partition":   # events need the adaptive integrator
+        raise FormulationError("joint limits strike their stops through the events of "
+                               "method='partition'; simulate with that method")
+    for stop in stops:
+        if stop.gap(q0) < 0:
+            raise FormulationError(f"the initial pose is beyond stop {stop.name!r} (by "
+                                   f"{-stop.gap(q0):.6g}); start within the joint limits")
+    eom.check_mass_matrix(model, q0, t0)
+    eom.check_time_scale(model, q0, (t0, t1), method)
+    motion = integrators[method](model, t0, q0, u0, times, rtol, atol, progress=watch,
+                                 **({"stops": stops} if stops else {}))
+    return eom.result(model, motion.t, motion.q, motion.u, motion.outcome)
+
+
+def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = None,
+             method: str = "partition", rtol: float = 1e-8, atol: float = 1e-10,
+             initial: Mapping[str, float] | None = None,
+             coordinates: Mapping[str, float] | None = None,
+             velocities: Mapping[str, Any] | None = None) -> Result:
+    """A formulated :class:`~vecnet.System` from the mechanism assembled at ``t0`` (the
+    scalar ``coordinates`` held at the values given, at rest unless ``velocities``) and
+    its lumped and block states (``initial``, by name)."""
+    from . import multibody as mb
+
+    integrators: dict[str, Callable[..., mb.Motion]] = {"partition": mb.integrate_partitioned,
+                                                        "dae": mb.integrate_dae}
+    if method not in integrators:
+        raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
+    eom = system.eom
+    t0, t1, times = time_grid(t_span, t_eval)
+    watch = Watch(t0, t1)
+    model = eom.compile()
+    q0 = eom.assemble(coordinates, t0)
+    u0 = eom.initial_speeds(q0, velocities, t0)
+    motion = integrators[method](model, t0, q0, u0, times, rtol, atol, extra=system.extra,
+                                 s0=system.state_vector(initial), progress=watch)
+    rows = mb.independent_rows(model.evaluate(t0, q0, u0).phi_q)
+    series = system.outputs(model, motion.t, motion.q, motion.u, motion.s, rows)
+    return Result(motion.t, series, motion.outcome)
+
+
+def evaluation_failure(exc: BaseException) -> SimulationError:
+    """``exc`` as the :class:`~vecnet.errors.SimulationError` that stops a run: itself, or
+    for an arithmetic error, one saying that a value left double precision."""
+    if isinstance(exc, SimulationError):
+        return exc
+    return SimulationError(f"the model could not be evaluated ({exc}): a value is too large or "
+                           "too small for double precision")
+
+
+def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
+              method: str | type, outcome: Outcome, **options: Any):
+    """:func:`scipy.integrate.solve_ivp`, except that a run that fails ends with the samples
+    it reached: a :class:`~vecnet.errors.SimulationError` (or an arithmetic error) raised
+    by ``fun``, or a step the solver cannot take, gives ``status`` -1 and the samples of
+    the steps before, the error recorded in ``outcome``. ``outcome.njev`` grows by the
+    solver's Jacobian evaluations.
+
+    >>> out = Outcome("RK45")
+    >>> def decay(t, y):
+    ...     if t > 0.5:
+    ...         raise SimulationError("stopped")
+    ...     return -y
+    >>> sol = solve_ivp(decay, (0.0, 1.0), np.ones(1), "RK45", out, t_eval=[0.0, 0.01, 1.0])
+    >>> sol.status, sol.t.tolist(), str(out.error)
+    (-1, [0.0, 0.01], 'stopped')
+    """
+    import scipy.integrate
+    from scipy.optimize import OptimizeResult
+
+    base: Any = getattr(scipy.integrate, method) if isinstance(method, str) else method
+    caught: list[SimulationError] = []
+    valid = [np.inf]   # samples after this time came from an interpolant that failed
+
+    class Guarded(base):
+        def _step_impl(self):
+            if caught:
+                return False, str(caught[0])
+            try:
+                return super()._step_impl()
+            except (SimulationError, *ARITHMETIC) as exc:
+                caught.append(evaluation_failure(exc))
+                return False, str(caught[0])
+
+        def _dense_output_impl(self):
+            # DOP853 evaluates fun for its interpolant, after the step is accepted
+            try:
+                return super()._dense_output_impl()
+            except (SimulationError, *ARITHMETIC) as exc:
+                caught.append(evaluation_failure(exc))
+                valid[0] = self.t_old
+                return _Chord(self.t_old, self.t, getattr(self, "y_old", self.y), self.y)
+
+    Guarded.__name__ = base.__name__
+    try:
+        sol = scipy.integrate.solve_ivp(fun, t_span, y0, method=Guarded, **options)
+    except (SimulationError, *ARITHMETIC) as exc:   # in the first evaluations, before a step
+        caught.append(evaluation_failure(exc))
+        sol = OptimizeResult(t=np.zeros(0), y=np.zeros((len(y0), 0)), t_events=None,
+                             y_events=None, nfev=0, njev=0, status=-1, message="",
+                             success=False)
+    # scipy leaves t and y empty lists when no output time was reached
+    sol.t = np.asarray(sol.t, dtype=float)
+    sol.y = np.asarray(sol.y, dtype=float).reshape(len(y0), len(sol.t))
+    outcome.njev += int(sol.njev)
+    if caught:
+        keep = sol.t <= valid[0]
+        sol.t, sol.y = sol.t[keep], sol.y[:, keep]
+        sol.status, sol.success, sol.message = -1, False, str(caught[0])
+        outcome.fail(caught[0])
+    elif sol.status < 0:
+        reached = sol.t[-1] if len(sol.t) else t_span[0]
+        outcome.fail(SimulationError(f"the integration stopped at t = {reached:.6g}: "
+                                     f"{sol.message}"))
+    else:
+        outcome.message = str(sol.message)
+    return sol
+
+
+class _Chord:
+    """The straight line between the ends of a step, standing in for an interpolant that
+    could not be had (so that event functions still find their roots); its samples are
+    dropped."""
+
+    def __init__(self, t_old: float, t: float, y_old: np.ndarray, y: np.ndarray) -> None:
+        self.t_old, self.t, self.y_old, self.y = t_old, t, y_old, y
+
+    def __call__(self, t):
+        share = (np.asarray(t, dtype=float) - self.t_old) / (self.t - self.t_old)
+        if share.ndim == 0:
+            return self.y_old + share * (self.y - self.y_old)
+        return self.y_old[:, None] + np.outer(self.y - self.y_old, share)
+
+
+def solve_ida(solver, times: np.ndarray, y0: np.ndarray, yp0: np.ndarray,
+              outcome: Outcome) -> tuple[np.ndarray, np.ndarray]:
+    """Step IDA (a scikit-sundae ``IDA``, set up) from ``(times[0], y0, yp0)`` through the
+    output ``times``: ``(t, y)``, a row of ``y`` for each time reached. A
+    :class:`~vecnet.errors.SimulationError` in the residual, or a step IDA cannot take,
+    ends the run with the samples before it, the error recorded in ``outcome``;
+    ``outcome.njev`` and ``outcome.message`` are IDA's."""
+    ts: list[float] = []
+    ys: list[np.ndarray] = []
+    try:
+        try:
+            reached = solver.init_step(times[0], y0, yp0)
+        except RuntimeError as exc:
+            if isinstance(exc, SimulationError):
+                raise
+            raise SimulationError(f"IDA found no consistent initial values: {exc}") from None
+        ts.append(float(reached.t))
+        ys.append(reached.y)
+        for tout in times[1:]:
+            reached = solver.step(tout, tstop=times[-1])
+            if not reached.success:
+                raise SimulationError(f"IDA stopped at t = {reached.t:.6g}: {reached.message}")
+            ts.append(float(reached.t))
+            ys.append(reached.y)
+        outcome.message = str(reached.message)
+    except (SimulationError, *ARITHMETIC) as exc:
+        outcome.fail(evaluation_failure(exc))
+    else:
+        outcome.njev += int(reached.njev)
+    return np.array(ts), np.array(ys).reshape(len(ts), len(y0))
