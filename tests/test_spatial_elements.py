@@ -288,3 +288,20 @@ def test_a_gear_ratio_may_be_a_parameter():
     acc = TORQUE / (Ja + Jb * RATIO**2)
     assert res["A.angle"][-1] == pytest.approx(acc / 2, rel=1e-8)
     assert res["mesh.torque_a"][-1][2] == pytest.approx(-Jb * RATIO**2 * acc, rel=1e-8)
+
+
+def test_a_spring_across_a_ball_joint_has_no_line_and_is_refused_in_words():
+    # the ball joint holds the spring's two points together in every pose: the line a
+    # spring acts along has no direction (the plane refuses the same, on its pin)
+    mech = vn.spatial.Mechanism("top", gravity=(0, 0, -9.81))
+    top = mech.body("top", 1.0, (0.1, 0.1, 0.05), position=(0, 0, 0.5))
+    mech.spherical("tip", mech.ground.point(0, 0, 0), top.point(0, 0, -0.5))
+    mech.spring("sp", mech.ground.point(0, 0, 0), top.point(0, 0, -0.4), k=1.0)
+    assert mech.formulate().Q.shape == (3, 1)        # points apart: a line, a force
+    held = vn.spatial.Mechanism("held", gravity=(0, 0, -9.81))
+    body = held.body("top", 1.0, (0.1, 0.1, 0.05), position=(0.1, 0, 0.5))   # tip at x = 0.1
+    pin, tip = held.ground.point(0, 0, 0), body.point(0, 0, -0.5)
+    held.spherical("tip", pin, tip)
+    held.spring("sp", pin, tip, k=1.0)      # apart as built, together once assembled
+    with pytest.raises(vn.FormulationError, match="held at the same place"):
+        held.formulate().Q

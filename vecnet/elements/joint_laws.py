@@ -1,8 +1,12 @@
-"""The laws of elements that act in a joint, the same in the plane and in space.
+"""The laws of mechanism elements that are the same in the plane and in space.
 
-Joint friction, joint limits, gears and racks are written once here; the planar and
-spatial elements (:mod:`vecnet.elements.planar`, :mod:`vecnet.elements.spatial`) only
-say where the joint's speed, coordinate or axis comes from in their frame algebra.
+Springs and dampers between points, joint friction, joint limits, gears and racks are
+written once here; the planar and spatial elements (:mod:`vecnet.elements.planar`,
+:mod:`vecnet.elements.spatial`) only say where the joint's speed, coordinate or axis, or
+the points' offset, comes from in their frame algebra.
+
+* :class:`SpringDamperLaw`: a tension ``force(length) + c length'`` along the line
+  between two points, and the energy the spring stores.
 
 * :class:`FrictionLaw`: a viscous and a regularised Coulomb part against the joint's
   speed ``v``, ``viscous v + coulomb tanh(v / smoothing)``.
@@ -16,7 +20,9 @@ from __future__ import annotations
 
 import sympy
 
-__all__ = ["friction", "FrictionLaw", "StopLaw", "MeshLaw"]
+from ..errors import FormulationError
+
+__all__ = ["friction", "SpringDamperLaw", "FrictionLaw", "StopLaw", "MeshLaw"]
 
 
 def friction(speed, viscous, coulomb, smoothing):
@@ -31,6 +37,58 @@ def friction(speed, viscous, coulomb, smoothing):
     3.0
     """
     return viscous * speed + coulomb * sympy.tanh(speed / smoothing)
+
+
+class SpringDamperLaw:
+    """A spring and damper between two points, acting along the line joining them: the
+    tension ``force(length) + c length'`` (``force`` a function of the length, ``None`` for
+    a damper alone), zero energy at the free ``length``.
+
+    >>> class Demo(SpringDamperLaw):
+    ...     name, edges = "s", ()
+    >>> spring = Demo()
+    >>> spring._spring(lambda x: 2 * (x - 1), c=0, length=1)
+    >>> spring.pull(sympy.Matrix([3, 4]), sympy.zeros(2, 1)).T, spring.stored_energy(
+    ...     sympy.Matrix([3, 4]))
+    (Matrix([[24/5, 32/5]]), 16)
+    """
+
+    name: str
+    edges: tuple
+
+    def _spring(self, force, c, length) -> None:
+        self.force, self.c, self.length = force, sympy.sympify(c), sympy.sympify(length)
+
+    def pull(self, dr: sympy.Matrix, dr_rate: sympy.Matrix) -> sympy.Matrix:
+        """The force ``tension * dr / length`` for the offset ``dr`` from the tail point to
+        the head point and its rate.
+
+        Raises
+        ------
+        FormulationError
+            When the joints hold the two points at the same place: the line has no
+            direction there.
+        """
+        length = sympy.sqrt(dr.dot(dr))
+        if length.is_zero:   # (sympy's nan times a vector would be a scalar nan)
+            tail, head = (self.edges[0].tail, self.edges[0].head) if self.edges else ("", "")
+            raise FormulationError(
+                f"{self.name!r}: its points {tail!r} and {head!r} are held at the same place "
+                "(by the joints, in these coordinates), so the line a spring or damper acts "
+                "along has no direction; attach it to points that can move apart")
+        tension = (self.force(length) if self.force is not None else 0) \
+            + self.c * dr.dot(dr_rate) / length
+        return tension * dr / length
+
+    def stored_energy(self, dr: sympy.Matrix):
+        """The energy stored at the offset ``dr``, zero at the free length (``None`` for a
+        damper alone, ``nan`` when the force law has no integral in closed form)."""
+        if self.force is None:
+            return None
+        stretch = sympy.Dummy("s", positive=True)
+        energy = sympy.integrate(self.force(stretch),
+                                 (stretch, self.length, sympy.sqrt(dr.dot(dr))))
+        return energy if not energy.has(sympy.Integral) else sympy.nan
 
 
 class FrictionLaw:

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import sympy
 
-from ..errors import FormulationError, ModelError
+from ..errors import ModelError
 from .base import Kind, MechanismElement, number_problem
-from .joint_laws import FrictionLaw, MeshLaw, StopLaw
+from .joint_laws import FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
            "PointOnLine", "TranslationalSpringDamper", "RotarySpringDamper", "ForceDriver",
@@ -240,29 +240,19 @@ class _Free(PlanarElement):
         return (dr[0], dr[1], dtheta)
 
 
-class TranslationalSpringDamper(_Free):
+class TranslationalSpringDamper(SpringDamperLaw, _Free):
     """A spring and damper between two points, acting along the line joining them:
     tension ``f = force(length) + c * length'``; ``force`` defaults to ``k (length - L0)``.
-    ``F = f * dr / length``, ``T = 0``."""
+    ``F = f * dr / length``, ``T = 0`` (:class:`~vecnet.elements.joint_laws.SpringDamperLaw`,
+    the law of both dimensions)."""
 
     def __init__(self, name, tail, head, force, c=0, length=0) -> None:
         self.kind = Kind.THROUGH_STORE if force is not None else Kind.DISSIPATOR
         super().__init__(name, tail, head)
-        self.force = force
-        self.c = sympy.sympify(c)
-        self.length = sympy.sympify(length)  # where the stored energy is zero
+        self._spring(force, c, length)
 
     def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
-        length = sympy.sqrt(dr.dot(dr))
-        if length.is_zero:  # (sympy's nan times a vector would be a scalar nan)
-            raise FormulationError(
-                f"{self.name!r}: its points {self.edges[0].tail!r} and {self.edges[0].head!r} "
-                "are held at the same place (by the joints, in these coordinates), so the line a "
-                "spring or damper acts along has no direction; attach it to points that can move "
-                "apart")
-        tension = (self.force(length) if self.force is not None else 0) + \
-            self.c * dr.dot(dr_rate) / length
-        return tension * dr / length, sympy.Integer(0)
+        return self.pull(dr, dr_rate), sympy.Integer(0)
 
 
 class RotarySpringDamper(_Free):

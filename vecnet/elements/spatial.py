@@ -32,7 +32,7 @@ import sympy
 
 from ..rotations import E_matrix, axis_rotation, matrix_quaternion, quaternion_matrix
 from .base import Kind, MechanismElement
-from .joint_laws import FrictionLaw, MeshLaw, StopLaw
+from .joint_laws import FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 
 __all__ = ["SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute", "SpatialPrismatic",
            "SpatialCylindrical", "SpatialScrew", "SpatialSpherical", "SpatialUniversal",
@@ -480,29 +480,21 @@ class SpatialFree(SpatialElement):
         return [*dr, *matrix_quaternion(R_tail.T @ R_head)]
 
 
-class SpatialSpringDamper(SpatialFree):
+class SpatialSpringDamper(SpringDamperLaw, SpatialFree):
     """A spring and damper between two points along the line joining them: tension
-    ``force(length) + c length'`` (``force`` defaults to ``k (length - L0)``)."""
+    ``force(length) + c length'`` (``force`` defaults to ``k (length - L0)``;
+    :class:`~vecnet.elements.joint_laws.SpringDamperLaw`, the law of both dimensions)."""
 
     def __init__(self, name, tail, head, force, c=0, length=0) -> None:
         self.kind = Kind.THROUGH_STORE if force is not None else Kind.DISSIPATOR
         super().__init__(name, tail, head)
-        self.force, self.c, self.length = force, sympy.sympify(c), sympy.sympify(length)
+        self._spring(force, c, length)
 
     def through(self, pose, t):
-        dr = pose["dr"]
-        length = sympy.sqrt(dr.dot(dr))
-        tension = (self.force(length) if self.force is not None else 0) \
-            + self.c * dr.dot(pose["v"]) / length
-        return tension * dr / length, sympy.zeros(3, 1)
+        return self.pull(pose["dr"], pose["v"]), sympy.zeros(3, 1)
 
     def energy(self, pose):
-        if self.force is None:
-            return None
-        stretch = sympy.Dummy("s", positive=True)
-        dr = pose["dr"]
-        energy = sympy.integrate(self.force(stretch), (stretch, self.length, sympy.sqrt(dr.dot(dr))))
-        return energy if not energy.has(sympy.Integral) else sympy.nan
+        return self.stored_energy(pose["dr"])
 
 
 class SpatialRotarySpringDamper(SpatialFree):

@@ -181,6 +181,16 @@ def sensor_reading(mechanism, name: str) -> tuple:
                         else f"; {head!r} is a {type(mechanism.network.element(head)).__name__}"))
 
 
+def _lacks_inertia(element) -> bool:
+    """Whether ``element`` is a body without mass or without inertia about some axis (its
+    numbers zero; a symbol is taken to have a value that is not)."""
+    m, J = getattr(element, "m", None), getattr(element, "J", None)
+    if element.kind is not Kind.ACROSS_STORE or m is None or J is None:
+        return False
+    J = J.det() if isinstance(J, sympy.MatrixBase) else sympy.sympify(J)
+    return bool(sympy.sympify(m).is_zero or J.is_zero)
+
+
 def _massless(element) -> bool:
     """Whether ``element`` is a body whose mass and inertia are both the number zero."""
     values = [getattr(element, "m", None), getattr(element, "J", None)]
@@ -794,6 +804,8 @@ class MechanismEquations:
         """
         from ..numerics import multibody as mb
 
+        if not any(_lacks_inertia(e) for e in self.mechanism.network.elements):
+            return   # every body has mass and inertia about every axis: M is regular
         H = mb.tangent_basis(model, time, q0)
         if not H.shape[1]:
             return

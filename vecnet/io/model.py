@@ -500,8 +500,6 @@ def _simulation(doc: Mapping, model: Model) -> None:
     t0, t1 = (float(x) for x in sim["t_span"])
     if not t1 > t0:
         raise _error("/simulation/t_span", f"the end time {t1:g} must come after the start {t0:g}")
-    if model.kind == "mechanism" and t0 != 0:
-        raise _error("/simulation/t_span/0", "mechanisms are simulated from t = 0")
     model.t_span, model.points = (t0, t1), sim.get("points")
 
 

@@ -272,11 +272,8 @@ class CompiledMechanism(CompiledModel):
 def _spring_energy(element, dr, dtheta):
     """Energy stored by a spring: zero at its free length (or at length 0 for a spring
     given by a force law) and at its free angle; ``None`` for other elements."""
-    if isinstance(element, pe.TranslationalSpringDamper) and element.force is not None:
-        stretch = sympy.Dummy("s", positive=True)
-        length = sympy.sqrt(dr.dot(dr))
-        energy = sympy.integrate(element.force(stretch), (stretch, element.length, length))
-        return energy if not energy.has(sympy.Integral) else sympy.nan
+    if isinstance(element, pe.TranslationalSpringDamper):
+        return element.stored_energy(dr)
     if isinstance(element, pe.RotarySpringDamper) and element.k != 0:
         return element.k * (dtheta - element.angle0) ** 2 / 2
     return None
