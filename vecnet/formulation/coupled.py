@@ -161,6 +161,33 @@ class System:
         return simulate(self, (0.0, t_end), coordinates=coordinates, **options)
 
 
+class _Signals:
+    """A coupled system's signals in the mechanism's coordinates and speeds, the blocks'
+    states and time: block outputs put in, sensors read through the mechanism."""
+
+    def __init__(self, eom, system: System, block_states: list) -> None:
+        self.eom = eom
+        self.outputs = {sympy.Symbol(b.name, real=True): b.output for b in system.blocks}
+        self.known = {t} | set(eom.q) | set(eom.u) | set(block_states)
+        #: sensor symbol -> its value in the coordinates and speeds, for those signals read
+        self.measured: dict[sympy.Symbol, sympy.Expr] = {}
+
+    def __call__(self, expr, what: str) -> sympy.Expr:
+        """``expr`` in the known quantities; refused naming any signal it cannot read."""
+        expr = sympy.sympify(expr).xreplace(self.outputs)
+        for symbol in expr.free_symbols - self.known - set(self.measured):
+            try:
+                self.measured[symbol] = self.eom.measure(str(symbol))
+            except VecnetError:
+                continue   # reported below with the other unknown signals
+        expr = expr.xreplace(self.measured)
+        unknown = expr.free_symbols - self.known
+        if unknown:
+            raise ModelError(f"{what}: unknown signal(s) {', '.join(sorted(map(str, unknown)))}; "
+                             "use time t, sensors (system.sensor) and block outputs")
+        return expr
+
+
 class CoupledModel:
     """The formulated mixed-domain system.
 
@@ -182,69 +209,28 @@ class CoupledModel:
 
     def __init__(self, system: System, coordinates: str = "joint") -> None:
         self.system = system
-        loads = {_load_target(p): sympy.Symbol(f"{p.name}.load", real=True)
-                 for p in system.ports}
-        self.lumped = system.network.state_space() if system.network.elements else None
-        lumped = self.lumped
-        if lumped is not None and lumped.z:
-            raise FormulationError("the network keeps algebraic loops "
-                                   f"({', '.join(lumped.z_names)}); coupled simulation needs "
-                                   "explicit state equations")
-        lumped = lumped.subs() if lumped is not None else None
-        port_rates = {sympy.Symbol(f"{p.name}.rate", real=True): p for p in system.ports}
+        self.lumped = self._network_equations(system)
+        lumped = self.lumped.subs() if self.lumped is not None else None
+        ports = {sympy.Symbol(f"{p.name}.rate", real=True): p for p in system.ports}
         #: the derivative of each port's rate: the acceleration of its joint
-        port_accelerations = {d: port_rates[u] for u, d in zip(lumped.u, lumped.du)
-                              if u in port_rates} if lumped is not None else {}
+        accelerations = {d: ports[u] for u, d in zip(lumped.u, lumped.du)
+                         if u in ports} if lumped is not None else {}
         raw_loads = [lumped.output(f"{p.name}.through") for p in system.ports] if lumped else []
-        rotors = _rotor_inertias(system.ports, raw_loads, port_accelerations)
-        self.eom = system.mechanism.formulate(coordinates, joint_loads=loads, rotors=rotors)
-        eom = self.eom
-
+        loads = {_load_target(p): sympy.Symbol(f"{p.name}.load", real=True) for p in system.ports}
+        self.eom = system.mechanism.formulate(
+            coordinates, joint_loads=loads,
+            rotors=_rotor_inertias(system.ports, raw_loads, accelerations))
         block_states = [s for b in system.blocks for s in b.states]
-        block_outputs = {sympy.Symbol(b.name, real=True): b.output for b in system.blocks}
-        known = {t} | set(eom.q) | set(eom.u) | set(block_states)
-        #: sensor symbol -> its value in the coordinates and speeds, for those signals read
-        measured: dict[sympy.Symbol, sympy.Expr] = {}
-
-        def signal(expr, what):
-            expr = sympy.sympify(expr).xreplace(block_outputs)
-            for symbol in expr.free_symbols - known - set(measured):
-                try:
-                    measured[symbol] = eom.measure(str(symbol))
-                except VecnetError:
-                    continue   # reported below with the other unknown signals
-            expr = expr.xreplace(measured)
-            unknown = expr.free_symbols - known
-            if unknown:
-                raise ModelError(f"{what}: unknown signal(s) {', '.join(sorted(map(str, unknown)))}; "
-                                 "use time t, sensors (system.sensor) and block outputs")
-            return expr
-
-        # the inputs of the network: port rates, connected signals, or their sources' values
-        unknown_inputs = set(system.connect) - set(lumped.inputs if lumped else ())
-        if unknown_inputs:
-            raise UnknownNameError(f"connect names no input(s) {', '.join(sorted(unknown_inputs))}"
-                                   f"; the network's inputs are {', '.join(lumped.inputs) if lumped else 'none'}")
-        replacement = {}
-        #: the network inputs not driven by ports: a linear model takes them as its inputs
-        self.inputs = tuple(name for name, symbol in zip(lumped.inputs if lumped else (),
-                                                         lumped.u if lumped else ())
-                            if symbol not in port_rates)
-        offsets = {name: sympy.Symbol(f"_offset{k}", real=True) for k, name in enumerate(self.inputs)}
-        for name, symbol in zip(lumped.inputs if lumped else (), lumped.u if lumped else ()):
-            if symbol in port_rates:
-                replacement[symbol] = eom.load_rate(_load_target(port_rates[symbol]))
-            elif name in system.connect:
-                replacement[symbol] = signal(system.connect[name], f"input {name!r}") + offsets[name]
-            else:
-                replacement[symbol] = _time_signal(lumped.signals.get(name), name) + offsets[name]
+        signals = _Signals(self.eom, system, block_states)
+        replacement, offsets = self._network_inputs(lumped, ports, signals)
         x = list(lumped.x) if lumped else []
         self.states = tuple(list(lumped.states if lumped else ()) + [str(s) for s in block_states])
-        self.initial_states = np.array([0.0] * len(x) + [v for b in system.blocks for v in b.initial])
+        self.initial_states = np.array([0.0] * len(x)
+                                       + [v for b in system.blocks for v in b.initial])
         rates = [e.xreplace(replacement) for e in (lumped.f if lumped else [])]
-        rates += [signal(r, f"block {b.name!r}") for b in system.blocks for r in b.rates]
+        rates += [signals(r, f"block {b.name!r}") for b in system.blocks for r in b.rates]
         # a rotor's inertia torque is in the mass matrix: the loads keep the rest
-        no_acceleration = {d: 0 for d in port_accelerations}
+        no_acceleration = {d: 0 for d in accelerations}
         load_exprs = [e.xreplace(no_acceleration).xreplace(replacement) for e in raw_loads]
         du = set(lumped.du) if lumped else set()
         if any(e.free_symbols & du for e in rates + load_exprs):
@@ -254,23 +240,68 @@ class CoupledModel:
                                    "store as a body of the mechanism")
         #: each port's load on the mechanism (``"<port>.load"``) in ``t``, ``q``, ``u`` and the
         #: states; a rotor's inertia torque is not in it but in ``eom.M`` and ``eom.Q``
-        no_offsets = {o: 0 for o in offsets.values()}
+        no_offsets = {o: 0 for o in offsets}
         self.loads = {loads[_load_target(p)]: e.xreplace(no_offsets)
                       for p, e in zip(system.ports, load_exprs)}
-        # network variables carrying a rotor's torque read the joint accelerations
+        self._compile(lumped, replacement, accelerations, x + block_states, offsets, rates,
+                      load_exprs, signals)
+
+    @staticmethod
+    def _network_equations(system: System):
+        """The network's state equations (``None`` without a network), refused when
+        algebraic loops are left in them."""
+        lumped = system.network.state_space() if system.network.elements else None
+        if lumped is not None and lumped.z:
+            raise FormulationError("the network keeps algebraic loops "
+                                   f"({', '.join(lumped.z_names)}); coupled simulation needs "
+                                   "explicit state equations")
+        return lumped
+
+    def _network_inputs(self, lumped, ports: dict, signals: _Signals) -> tuple[dict, list]:
+        """What drives each input of the network: a port's joint rate, a connected signal
+        or its source's own value; those not driven by ports also take an offset (a
+        symbol: a linear model's input). Sets :attr:`inputs`; returns the replacement of
+        every input symbol and the offsets' symbols."""
+        system, eom = self.system, self.eom
+        names, symbols = (lumped.inputs, lumped.u) if lumped is not None else ((), ())
+        unknown = set(system.connect) - set(names)
+        if unknown:
+            raise UnknownNameError(f"connect names no input(s) {', '.join(sorted(unknown))}"
+                                   f"; the network's inputs are {', '.join(names) or 'none'}")
+        #: the network inputs not driven by ports: a linear model takes them as its inputs
+        self.inputs = tuple(name for name, symbol in zip(names, symbols) if symbol not in ports)
+        offsets = {name: sympy.Symbol(f"_offset{k}", real=True)
+                   for k, name in enumerate(self.inputs)}
+        replacement = {}
+        for name, symbol in zip(names, symbols):
+            if symbol in ports:
+                replacement[symbol] = eom.load_rate(_load_target(ports[symbol]))
+            elif name in system.connect:
+                replacement[symbol] = signals(system.connect[name], f"input {name!r}") \
+                    + offsets[name]
+            else:
+                replacement[symbol] = _time_signal(lumped.signals.get(name), name) + offsets[name]
+        return replacement, list(offsets.values())
+
+    def _compile(self, lumped, replacement: dict, accelerations: dict, states: list,
+                 offsets: list, rates: list, load_exprs: list, signals: _Signals) -> None:
+        """The numeric functions: the states' rates and the loads (:meth:`extra`), and every
+        network variable and block output (:meth:`outputs`), the latter reading the joint
+        accelerations where a rotor's torque flows."""
+        eom = self.eom
         self._accelerations = [sympy.Symbol(f"_a{k}", real=True) for k in range(len(eom.u))]
-        for d, port in port_accelerations.items():
+        for d, port in accelerations.items():
             rate = eom.load_rate(_load_target(port))
             replacement[d] = eom.rate(rate) + sum(
                 (rate.diff(u) * a for u, a in zip(eom.u, self._accelerations)), sympy.S.Zero)
-        args = (t, list(eom.q), list(eom.u), x + block_states, list(offsets.values()))
+        args = (t, list(eom.q), list(eom.u), states, offsets)
         self._ext = sympy.lambdify(args, rates + load_exprs, modules="numpy", cse=True)
         self._no_offsets = np.zeros(len(offsets))
         self._nrates = len(rates)
         names = list(lumped.variable_names) if lumped else []
         exprs = [lumped.output(n).xreplace(replacement) for n in names]
-        names += [b.name for b in system.blocks]
-        exprs += [signal(b.output, f"block {b.name!r}") for b in system.blocks]
+        names += [b.name for b in self.system.blocks]
+        exprs += [signals(b.output, f"block {b.name!r}") for b in self.system.blocks]
         self._names = names
         self._outputs = sympy.lambdify(args + (self._accelerations,), exprs, modules="numpy",
                                        cse=True) if exprs else None
