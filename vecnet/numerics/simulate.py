@@ -10,7 +10,7 @@ sources (steps and the corners of ramps and pulses) so that no step straddles on
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -111,9 +111,9 @@ def integrate(model: StateSpace, t_span: Sequence[float],
     linear = None if model.z else _sparse_linear(model)
     if linear is not None:
         A, B, E, variables = linear
-        return _integrate_linear(A, B, E, variables, model.states, model.inputs,
-                                 model.variable_names, model.signals, model.outputs, t_span,
-                                 inputs, initial, t_eval, method, rtol, atol, progress)
+        return _integrate_linear(_Linear(A, B, E, variables, model.states, model.inputs,
+                                         model.variable_names, model.signals, model.outputs),
+                                 t_span, inputs, initial, t_eval, method, rtol, atol, progress)
     method = method or "LSODA"
     _check_names(inputs, initial, model.inputs, [*model.states, *model.z_names])
     guesses = _initial_values(initial, model.z_names)
@@ -182,10 +182,11 @@ def integrate_sparse(model: SparseStateSpace, t_span: Sequence[float],
     >>> res.events
     (Event(t=1.0, name='V.across', kind='switch'),)
     """
-    return _integrate_linear(model.A, model.B, model.E, model.variable_map, model.states,
-                             model.inputs, model.variable_names, model.signals, model.outputs,
-                             t_span, inputs, initial, t_eval, method, rtol, atol, progress,
-                             rows=model.variable_rows, nonlinear=model.nonlinear)
+    linear = _Linear(model.A, model.B, model.E, model.variable_map, model.states, model.inputs,
+                     model.variable_names, model.signals, model.outputs, model.variable_rows,
+                     model.nonlinear)
+    return _integrate_linear(linear, t_span, inputs, initial, t_eval, method, rtol, atol,
+                             progress)
 
 
 def switching_times(signal: Any, t0: float, t1: float) -> list[float]:
@@ -320,13 +321,31 @@ def _sparse_linear(model: StateSpace):
     return f[:, :n], f[:, n:n + p], f[:, n + p:], variables
 
 
-def _integrate_linear(A, B, E, variables, states, input_names, names, defaults, outputs,
-                      t_span, inputs, initial, t_eval, method, rtol, atol, progress,
-                      rows=None, nonlinear=None) -> Result:
+class _Linear(NamedTuple):
+    """A linear model as the integrator reads it: ``x' = A x + B u + E u'`` and every
+    variable ``variables @ [x; u; u' (; n)]`` at its row (``rows``; by default in the order
+    of ``names``), ``n`` the primaries of the nonlinear dissipators (``nonlinear``,
+    :class:`~vecnet.formulation.numeric.NonlinearLaws`); the inputs with their default
+    signals, and the outputs kept at once."""
+
+    A: Any
+    B: Any
+    E: Any
+    variables: Any
+    states: Sequence[str]
+    inputs: Sequence[str]
+    names: Sequence[str]
+    signals: Mapping[str, Any]
+    outputs: Sequence[str]
+    rows: Mapping[str, int] | None = None
+    nonlinear: Any = None
+
+
+def _integrate_linear(model: _Linear, t_span, inputs, initial, t_eval, method, rtol, atol,
+                      progress) -> Result:
     """Integrate ``w' = A w + (A E + B) u (+ G n)`` with ``x = w + E u``, restarting at the
-    sources' switching times; every variable is ``variables @ [x; u; u' (; n)]``, ``n``
-    the primaries of the nonlinear dissipators (:class:`~vecnet.formulation.numeric.
-    NonlinearLaws`)."""
+    sources' switching times."""
+    A, B, E, variables, states, input_names, names, defaults, outputs, rows, nonlinear = model
     _check_names(inputs, initial, input_names, states)
     x0 = _initial_values(initial, states)
     t0, t1, times = time_grid(t_span, t_eval)
