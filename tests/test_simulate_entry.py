@@ -22,6 +22,7 @@ import sympy
 from scipy.integrate import solve_ivp
 
 import vecnet as vn
+from test_friction import slope_into_stop
 from vecnet.formulation.coupled import CoupledModel, System
 from vecnet.formulation.lumped import StateSpace
 from vecnet.formulation.multibody import MechanismEquations
@@ -378,20 +379,10 @@ def test_a_run_stopped_at_any_evaluation_keeps_only_true_samples(budget):
 
 
 def test_a_stop_struck_without_end_fails_with_the_strikes_so_far():
-    res = vn.simulate(slope_into_stop(), (0, 3.0), raise_on_failure=False)
+    res = vn.simulate(slope_into_stop(0.5, 0.5), (0, 3.0), raise_on_failure=False)
     assert res.status == -1 and "settling on its stop" in res.message
     assert len(res.events) > 3 and all(e.name == "stop.upper" for e in res.events)
     assert 0 < res.t[-1] < 3.0 and res.t[-1] >= res.events[-1].t - 1e-2
-
-
-def slope_into_stop(e: float = 0.5, length: float = 0.5):
-    angle = math.radians(30)
-    mech = vn.planar.Mechanism("slope", gravity=(0, -G))
-    block = mech.body("block", mass=2.0, inertia=0.1)
-    mech.prismatic("slide", mech.ground.point(0, 0), block.centre,
-                   axis=(math.cos(angle), -math.sin(angle)))
-    mech.joint_limit("stop", "slide", upper=length, restitution=e)
-    return mech.formulate()
 
 
 def test_what_cannot_be_simulated_is_refused_in_words():
