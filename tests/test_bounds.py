@@ -226,3 +226,15 @@ def test_oscillations_are_counted_from_the_signal():
     with pytest.raises(vn.ModelError, match="1e\\+06 periods"):
         vn.bounds.check_oscillation("V.across", chirp, (0.0, 1.0))
     vn.bounds.check_oscillation("V.across", chirp, (0.0, 0.1))   # 10^4 periods
+
+
+def test_an_error_raised_after_an_interrupt_is_the_interrupt():
+    # compiled code interrupted by Ctrl-C may return an error of its own (numba: a
+    # SystemError "returned a result with an exception set"); the user interrupted
+    with pytest.raises(KeyboardInterrupt):
+        with vn.bounds.interruptible():
+            vn.bounds._interrupted.set(True)   # as the SIGINT handler does
+            raise SystemError("returned a result with an exception set")
+    with pytest.raises(ValueError):             # without an interrupt, errors stay errors
+        with vn.bounds.interruptible():
+            raise ValueError("not an interrupt")

@@ -263,8 +263,9 @@ _interrupted = contextvars.ContextVar("vecnet_interrupted", default=False)
 def interruptible() -> Iterator[None]:
     """Ctrl-C stops the work inside, and keeps stopping it: after the first
     ``KeyboardInterrupt`` every :class:`Watch` raises another at its next evaluation, so
-    an interrupt that compiled code (an integrator's callback) lets pass is not lost.
-    Only in the main thread; elsewhere it changes nothing."""
+    an interrupt that compiled code (an integrator's callback) lets pass is not lost, and
+    an error raised after an interrupt is the interrupt. Only in the main thread;
+    elsewhere it changes nothing."""
     import signal
 
     def handler(signum, frame):
@@ -279,6 +280,11 @@ def interruptible() -> Iterator[None]:
     token = _interrupted.set(False)
     try:
         yield
+    except Exception as exc:
+        # compiled code (a numba kernel) may wrap the interrupt in an error of its own
+        if _interrupted.get():
+            raise KeyboardInterrupt from exc
+        raise
     finally:
         signal.signal(signal.SIGINT, previous)
         _interrupted.reset(token)
