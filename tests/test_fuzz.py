@@ -69,7 +69,8 @@ from test_output_escaping import allow_any_name, hostile_mechanism, hostile_netw
 from test_report_browser import CHROMIUM, chromium
 from test_report_xss import Page, injected
 from vecnet.elements.base import Kind
-from vecnet.io.model import ELEMENT_TYPES, Model
+from vecnet.io.network_reader import ELEMENT_TYPES
+from vecnet.model import Model
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "models"
 BUNDLED = {p.stem: json.loads(p.read_text(encoding="utf-8"))

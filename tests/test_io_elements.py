@@ -10,7 +10,7 @@ import sympy
 import vecnet as vn
 from vecnet.errors import ModelFileError
 from vecnet.io import load_model, save_model
-from vecnet.io.model import Model
+from vecnet.model import Model
 
 s = vn.s
 

@@ -19,7 +19,7 @@ import sympy
 import vecnet as vn
 from vecnet.draw import svg, to_dot
 from vecnet.elements.base import Symbol
-from vecnet.io.model import Model
+from vecnet.model import Model
 from vecnet.report import _math, report
 from vecnet.teaching import latex
 

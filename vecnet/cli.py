@@ -46,7 +46,8 @@ NETLIST_SUFFIXES = (".cir", ".sp", ".net", ".spice")
 
 
 def _load(path: str, parameters: dict[str, float] | None = None):
-    from .io import Model, load_model, load_netlist
+    from .io import load_model, load_netlist
+    from .model import Model
 
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path}: no such file" if not os.path.exists(path) else

@@ -205,7 +205,7 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     >>> '<pre class="tex">' in report(net, simulate=False)
     True
     """
-    from .io.model import Model
+    from .model import Model
 
     if isinstance(model, (Network, Mechanism, SpatialMechanism)):
         kind = "network" if isinstance(model, Network) else "mechanism"

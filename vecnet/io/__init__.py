@@ -13,7 +13,8 @@
 """
 
 from .expressions import format_expression, parse_expression
-from .model import Model, load_model, model_to_dict, save_model
+from ..model import Model
+from .model import load_model, model_to_dict, save_model
 from .spice import load_netlist, write_netlist
 
 __all__ = ["parse_expression", "format_expression", "Model", "load_model", "save_model",

@@ -148,7 +148,7 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
         model = model.formulate(coordinates)
     if isinstance(model, CoupledModel):
         return _call(_coupled, "a system", model, t_span, options)
-    from ..io.model import Model
+    from ..model import Model
 
     if isinstance(model, Model):
         return model.simulate(t_span, raise_on_failure=False, **options)

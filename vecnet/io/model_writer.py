@@ -1,0 +1,260 @@
+"""Model files written: a :class:`~vecnet.Model` as a JSON document, saved in one step.
+
+Loading what :func:`save_model` wrote gives the same equations.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import tempfile
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..elements import controlled, lumped
+from ..elements.base import EdgeVariables, Element, Symbol, t
+from ..elements.coupled_inductors import CoupledInductors
+from ..errors import ModelError, ModelFileError
+from ..model import Model
+from ..network import Network
+from ..spatial.mechanism import Mechanism as SpatialMechanism
+from .expressions import format_expression
+from .json_document import FORMAT_VERSION, validate
+from .mechanism_reader import rebuild_mechanism
+from .network_reader import ELEMENT_TYPES, GENERIC_TWO_PORTS, OWN_ENTRY_TYPES
+from .source import pointer
+
+__all__ = ["model_to_dict", "save_model"]
+
+
+def _error(location: str, message: str) -> ModelFileError:
+    return ModelFileError(message, location=location)
+
+
+def _node(node: Any, loc: str) -> str | int:
+    if isinstance(node, bool) or not isinstance(node, (str, int)):
+        raise _error(loc, f"node {node!r} cannot be written: nodes in model files are strings "
+                          "or integers")
+    return node
+
+
+def _write_value(value: Any, loc: str, found: dict[str, None]) -> float | str:
+    """A parameter value as a number or as expression text (noting the symbols it uses)."""
+    if isinstance(value, sympy.Basic):
+        text = format_expression(value, loc)
+        for s in sorted(value.free_symbols, key=str):
+            if s != t:
+                found.setdefault(s.name, None)
+        return text
+    if callable(value):
+        raise _error(loc, "a Python function cannot be written to a model file; give an "
+                          "expression in vn.t instead")
+    number = float(value)
+    if not math.isfinite(number):
+        raise _error(loc, f"{number} cannot be written to a model file")
+    return number
+
+
+def _write_vector(value: Any, loc: str, found: dict[str, None]) -> Any:
+    """A value, or a vector of them (a spatial body's ``omega``) as a list."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_write_value(v, f"{loc}/{k}", found) for k, v in enumerate(value)]
+    return _write_value(value, loc, found)
+
+
+def _parameter_value(element: Element, pname: str, loc: str, found: dict[str, None]) -> Any:
+    """A parameter as written: its number, or the expression it was given as."""
+    p = element.parameters[pname]
+    return _write_value(p.symbol if p.value is None else p.value, loc, found)
+
+
+def _own_entry(element: CoupledInductors | controlled.OpAmp, loc: str,
+               found: dict[str, None]) -> dict[str, Any]:
+    """The entry of coupled inductors (the matrix ``L``) or of an op-amp (its four nodes in
+    the constructor's order and its ``gain``)."""
+    coupled = isinstance(element, CoupledInductors)
+    entry: dict[str, Any] = {"type": "CoupledInductors" if coupled else "OpAmp",
+                             "name": element.name}
+    if coupled:
+        n = len(element.edges)
+        values = element.values  # a number is the value of the element's own symbol
+        entry["nodes"] = [_node(node, f"{loc}/nodes") for e in element.edges
+                          for node in (e.tail, e.head)]
+        entry["parameters"] = {"L": [
+            [_write_value(values.get(sym, sym), f"{loc}/parameters/L/{i}/{j}", found)
+             for j, sym in enumerate(element.inductance.row(i))] for i in range(n)]}
+        if element.ports != tuple(str(i + 1) for i in range(n)):
+            entry["windings"] = list(element.ports)
+        return entry
+    into, out = element.edges
+    entry["nodes"] = [_node(node, f"{loc}/nodes")
+                      for node in (into.tail, into.head, out.head, out.tail)]
+    if "A" in element.parameters:
+        entry["gain"] = _parameter_value(element, "A", f"{loc}/gain", found)
+    return entry
+
+
+def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
+    elements = []
+    for i, element in enumerate(net.elements):
+        loc = f"/elements/{i}"
+        cls, kind = type(element), type(element).__name__
+        if isinstance(element, (CoupledInductors, controlled.OpAmp)):
+            elements.append(_own_entry(element, loc, found))
+            continue
+        if ELEMENT_TYPES.get(kind) is not cls:
+            raise _error(loc, f"element class {cls.__module__}.{kind} is not part of the model "
+                              f"format; types are {', '.join((*ELEMENT_TYPES, *OWN_ENTRY_TYPES))}")
+        entry: dict[str, Any] = {"type": kind, "name": element.name,
+                                 "nodes": [_node(n, f"{loc}/nodes") for e in element.edges
+                                           for n in (e.tail, e.head)]}
+        if isinstance(element, lumped.NonlinearDissipator):
+            edge = element.edges[0]
+            a, tau = Symbol("a"), Symbol("tau")
+            (law,) = element.terminal_equations({edge.name: EdgeVariables(a, tau)})
+            key = "across" if law.lhs == a else "through"
+            entry["domain"] = edge.domain.name
+            used: dict[str, None] = {}
+            entry[key] = _write_value(law.rhs, f"{loc}/{key}", used)
+            used.pop("tau" if key == "across" else "a", None)  # the law's own variable
+            found.update(used)
+        else:
+            parameters = {}
+            for pname in element.parameters:
+                parameters[pname] = _parameter_value(element, pname, f"{loc}/parameters/{pname}",
+                                                     found)
+            domains = [e.domain.name for e in element.edges]
+            if kind in GENERIC_TWO_PORTS and tuple(domains) != tuple(cls.domain):
+                entry["domains"] = domains
+            if parameters:
+                entry["parameters"] = parameters
+            if getattr(element, "allow_negative", False):
+                entry["allow_negative"] = True
+        elements.append(entry)
+    return {"nodes": [_node(n, "/nodes") for n in net.graph.nodes], "elements": elements}
+
+
+def _check_source(model: Model) -> dict:
+    if model.source is None:
+        raise ModelError(f"mechanism {model.name!r} was built in Python; only mechanisms loaded "
+                         "from a model file can be saved")
+    # the description must still be the system: rebuild it and compare the element names
+    rebuilt = rebuild_mechanism(model.name, model.source, model.parameters,
+                                spatial=isinstance(model.system, SpatialMechanism))
+    ours = [e.name for e in model.system.network.elements]
+    if [e.name for e in rebuilt.network.elements] != ours:
+        raise ModelError(f"mechanism {model.name!r} was changed after it was loaded; "
+                         "save_model writes the description it was loaded from")
+    return copy.deepcopy(model.source)
+
+
+def model_to_dict(model: Model) -> dict[str, Any]:
+    """The model file contents of ``model`` as a JSON-ready dict.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("r")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=vn.Symbol("U")),
+    ...             vn.Resistor("R", "a", "g", R=2.0))
+    >>> doc = model_to_dict(vn.Model("network", net))
+    >>> doc["parameters"], doc["elements"][0]["parameters"]
+    ({'U': None}, {'V': 'U'})
+    """
+    doc: dict[str, Any] = {"vecnet": FORMAT_VERSION, "kind": model.kind}
+    if isinstance(model.system, SpatialMechanism):
+        doc["dimensions"] = 3
+    doc["name"] = model.name
+    if model.description:
+        doc["description"] = model.description
+    found: dict[str, None] = {}
+    if model.kind == "network":
+        parts = _network_parts(model.system, found)
+    else:
+        parts = _check_source(model)
+    inputs = {key: _write_value(expr, pointer("inputs", key), found)
+              for key, expr in model.inputs.items()}
+    parameters = dict(model.parameters)
+    for name in found:
+        parameters.setdefault(name, None)
+    if parameters:
+        doc["parameters"] = parameters
+    doc.update(parts)
+    if inputs:
+        doc["inputs"] = inputs
+    if model.kind == "mechanism" and model.coordinates != "joint":
+        doc["coordinates"] = model.coordinates
+    if model.tree is not None:
+        doc["tree"] = model.tree if isinstance(model.tree, str) else list(model.tree)
+    for key in ("initial", "velocities"):
+        values = getattr(model, key)
+        if values:
+            doc[key] = {k: _write_vector(v, pointer(key, k), found) for k, v in values.items()}
+    if model.outputs:
+        doc["outputs"] = list(model.outputs)
+    if model.t_span is not None:
+        doc["simulation"] = {"t_span": [float(model.t_span[0]), float(model.t_span[1])]}
+        if model.points is not None:
+            doc["simulation"]["points"] = int(model.points)
+    validate(doc)  # what is written can be read: a name or node the schema refuses stops here
+    return doc
+
+
+def _dumps(value: Any, indent: int = 0, width: int = 100) -> str:
+    """JSON with two-space indentation, but anything that fits on one line kept on one
+    line (an element, a list of nodes), so that saved files stay readable."""
+    flat = json.dumps(value, allow_nan=False)
+    if not isinstance(value, (dict, list)) or indent + len(flat) <= width or not value:
+        return flat
+    pad = " " * (indent + 2)
+    if isinstance(value, dict):
+        items = [f"{pad}{json.dumps(k)}: {_dumps(v, indent + 2, width)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + _dumps(v, indent + 2, width) for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def save_model(model: Model, path: str | os.PathLike) -> None:
+    """Write ``model`` to ``path`` as JSON. The file is replaced in one step: if anything
+    fails, an existing file is left as it was and no partial file remains.
+
+    >>> import tempfile, os, vecnet as vn
+    >>> net = vn.Network("r")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "g", R=2.0))
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     save_model(vn.Model("network", net), os.path.join(d, "r.json"))
+    ...     vn.load_model(os.path.join(d, "r.json")).system.element("R").parameters["R"].value
+    2.0
+    """
+    doc = model_to_dict(model)  # any error comes before the file is touched
+    try:
+        text = _dumps(doc) + "\n"
+    except (TypeError, ValueError) as exc:
+        raise _error("/", f"the model cannot be written as JSON: {exc}") from None
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
+                                   dir=path.parent if str(path.parent) else ".")
+    except OSError as exc:
+        raise _error(str(path), f"cannot write the model file: {exc.strerror or exc}") from None
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        mode = 0o644  # mkstemp makes the file private; a model file is an ordinary document
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _error(str(path), f"cannot write the model file: {exc.strerror or exc}") from None
+        raise
