@@ -145,8 +145,10 @@ class Model:
                                               "parameters": exact or None, **extra, **options})
         from .formulation.lumped import network_inputs
 
+        net = self.system
+        assert isinstance(net, Network)  # a network model holds one (__post_init__)
         inputs: dict[str, Any] = {}
-        sources = network_inputs(self.system)
+        sources = network_inputs(net)
         for source in sources:
             name, u = source.name, source.symbol
             if name in self.inputs:
@@ -160,11 +162,11 @@ class Model:
                 check_oscillation(name, source.signal, (t0, t1))
                 inputs[name] = time_function(source.signal, name)
         # the declared values the elements use (others served the file's own expressions)
-        used = {str(s) for s in self.system.parameter_symbols()}
+        used = {str(s) for s in net.parameter_symbols()}
         parameters = {k: v for k, v in values.items()
                       if k not in {i.symbol for i in sources} and str(k) in used}
         # the sparse numeric formulation when it applies, else the symbolic one
-        return simulate(self.system, (t0, t1), **{
+        return simulate(net, (t0, t1), **{
             "tree": self.tree or "normal", "inputs": inputs, "initial": self.initial or None,
             "t_eval": times, "parameters": parameters or None, **extra, **options})
 
@@ -194,7 +196,7 @@ def time_function(expr: sympy.Expr, name: str) -> float | Callable[[float], floa
             v = v.real
         return float(v)
 
-    value.expression = expr  # where the integrator finds the signal's switching times
+    value.expression = expr  # type: ignore[attr-defined]  # where the integrator finds the signal's switching times
     return value
 
 

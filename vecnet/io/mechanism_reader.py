@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..elements.base import Element, Symbol
+from ..elements.base import Symbol
 from ..elements.spatial import SpatialMotionDriver
 from ..errors import ModelFileError, VecnetError
 from ..model import Model
@@ -373,7 +373,7 @@ class SpatialReader(MechanismReader):
         if isinstance(values[0], list):
             raw = [[self.scope.raw(v, f"{loc}/{i}/{j}") for j, v in enumerate(row)]
                    for i, row in enumerate(values)]
-            numbers = [[as_number(v, self.scope) for v in row] for row in raw]
+            numbers: list[Any] = [[as_number(v, self.scope) for v in row] for row in raw]
         else:
             raw = [self.scope.raw(v, f"{loc}/{j}") for j, v in enumerate(values)]
             numbers = [as_number(v, self.scope) for v in raw]
@@ -384,7 +384,7 @@ class SpatialReader(MechanismReader):
 
     def orientation(self, values: list, loc: str, name: str) -> np.ndarray:
         if isinstance(values[0], list):
-            numbers = [self.scope.vector(row, f"{loc}/{i}") for i, row in enumerate(values)]
+            numbers: Any = [self.scope.vector(row, f"{loc}/{i}") for i, row in enumerate(values)]
         else:
             numbers = self.scope.vector(values, loc)
         return self.call(loc, orientation_matrix, numbers, name)
@@ -406,7 +406,7 @@ class SpatialReader(MechanismReader):
     def add_joint(self, entry: Mapping, loc: str, a, b) -> None:
         kind, name = entry["type"], entry["name"]
         key = _SPATIAL_JOINTS[kind]
-        where, options = loc, {}
+        where, options = loc, dict[str, Any]()
         if key == "axes":
             where = f"{loc}/axes"  # the builder's complaint: the axes are not perpendicular
             options["axes"] = tuple(self.axis(v, f"{where}/{k}", name)
@@ -437,7 +437,7 @@ class SpatialReader(MechanismReader):
                 raise _error(loc, f"{key!r} is a vector: give [x, y, z] in world axes")
             return self.scope.vector(value, loc)
 
-        def rates(element: Element) -> tuple[str, ...]:
+        def rates(element: Any) -> tuple[str, ...]:
             """Speeds by name ('S1.wx', "R1.angle'") and coordinates that have a rate."""
             vectors = ("omega", "velocity") if element.name in self.mech.bodies else ()
             return (*element.speeds, *(c for c in element.coordinates
@@ -463,7 +463,7 @@ class SpatialReader(MechanismReader):
 
 def _coordinate_name(key: str, loc: str, mech: Mechanism | SpatialMechanism,
                      what: str = "coordinate",
-                     names: Callable[[Element], Sequence[str]] = lambda e: e.coordinates) -> None:
+                     names: Callable[[Any], Sequence[str]] = lambda e: e.coordinates) -> None:
     """Check that ``key`` is ``'<edge>.<name>'`` with ``name`` one of ``names(element)``."""
     edge, _, coordinate = key.rpartition(".")
     if edge not in mech.network.graph:

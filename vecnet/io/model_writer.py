@@ -74,24 +74,25 @@ def _parameter_value(element: Element, pname: str, loc: str, found: dict[str, No
     return _write_value(p.symbol if p.value is None else p.value, loc, found)
 
 
-def _own_entry(element: CoupledInductors | controlled.OpAmp, loc: str,
-               found: dict[str, None]) -> dict[str, Any]:
-    """The entry of coupled inductors (the matrix ``L``) or of an op-amp (its four nodes in
-    the constructor's order and its ``gain``)."""
-    coupled = isinstance(element, CoupledInductors)
-    entry: dict[str, Any] = {"type": "CoupledInductors" if coupled else "OpAmp",
-                             "name": element.name}
-    if coupled:
-        n = len(element.edges)
-        values = element.values  # a number is the value of the element's own symbol
-        entry["nodes"] = [_node(node, f"{loc}/nodes") for e in element.edges
-                          for node in (e.tail, e.head)]
-        entry["parameters"] = {"L": [
-            [_write_value(values.get(sym, sym), f"{loc}/parameters/L/{i}/{j}", found)
-             for j, sym in enumerate(element.inductance.row(i))] for i in range(n)]}
-        if element.ports != tuple(str(i + 1) for i in range(n)):
-            entry["windings"] = list(element.ports)
-        return entry
+def _coupled_inductors(element: CoupledInductors, loc: str,
+                       found: dict[str, None]) -> dict[str, Any]:
+    """The entry of coupled inductors: the ends of each winding and the matrix ``L``."""
+    entry: dict[str, Any] = {"type": "CoupledInductors", "name": element.name}
+    n = len(element.edges)
+    values = element.values  # a number is the value of the element's own symbol
+    entry["nodes"] = [_node(node, f"{loc}/nodes") for e in element.edges
+                      for node in (e.tail, e.head)]
+    entry["parameters"] = {"L": [
+        [_write_value(values.get(sym, sym), f"{loc}/parameters/L/{i}/{j}", found)
+         for j, sym in enumerate(element.inductance.row(i))] for i in range(n)]}
+    if element.ports != tuple(str(i + 1) for i in range(n)):
+        entry["windings"] = list(element.ports)
+    return entry
+
+
+def _op_amp(element: controlled.OpAmp, loc: str, found: dict[str, None]) -> dict[str, Any]:
+    """The entry of an op-amp: its four nodes in the constructor's order and its ``gain``."""
+    entry: dict[str, Any] = {"type": "OpAmp", "name": element.name}
     into, out = element.edges
     entry["nodes"] = [_node(node, f"{loc}/nodes")
                       for node in (into.tail, into.head, out.head, out.tail)]
@@ -105,8 +106,11 @@ def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
     for i, element in enumerate(net.elements):
         loc = f"/elements/{i}"
         cls, kind = type(element), type(element).__name__
-        if isinstance(element, (CoupledInductors, controlled.OpAmp)):
-            elements.append(_own_entry(element, loc, found))
+        if isinstance(element, CoupledInductors):
+            elements.append(_coupled_inductors(element, loc, found))
+            continue
+        if isinstance(element, controlled.OpAmp):
+            elements.append(_op_amp(element, loc, found))
             continue
         if ELEMENT_TYPES.get(kind) is not cls:
             raise _error(loc, f"element class {cls.__module__}.{kind} is not part of the model "
@@ -145,9 +149,11 @@ def _check_source(model: Model) -> dict:
         raise ModelError(f"mechanism {model.name!r} was built in Python; only mechanisms loaded "
                          "from a model file can be saved")
     # the description must still be the system: rebuild it and compare the element names
+    mechanism = model.system
+    assert not isinstance(mechanism, Network)  # a mechanism model holds one (__post_init__)
     rebuilt = rebuild_mechanism(model.name, model.source, model.parameters,
-                                spatial=isinstance(model.system, SpatialMechanism))
-    ours = [e.name for e in model.system.network.elements]
+                                spatial=isinstance(mechanism, SpatialMechanism))
+    ours = [e.name for e in mechanism.network.elements]
     if [e.name for e in rebuilt.network.elements] != ours:
         raise ModelError(f"mechanism {model.name!r} was changed after it was loaded; "
                          "save_model writes the description it was loaded from")
@@ -172,7 +178,7 @@ def model_to_dict(model: Model) -> dict[str, Any]:
     if model.description:
         doc["description"] = model.description
     found: dict[str, None] = {}
-    if model.kind == "network":
+    if isinstance(model.system, Network):
         parts = _network_parts(model.system, found)
     else:
         parts = _check_source(model)

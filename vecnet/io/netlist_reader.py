@@ -7,6 +7,7 @@ import codecs
 import math
 import os
 import re
+from typing import Any
 
 import sympy
 
@@ -104,7 +105,7 @@ class _NetlistReader:
         self.elements: list[Element] = []
         self.pending: list[tuple] = []       # controlled sources, made once every V is known
         self.couplings: list[tuple] = []     # K cards, read once every inductor is known
-        self.commands: dict[str, object] = {}
+        self.commands: dict[str, Any] = {}
         self.ac_sources: dict[str, complex] = {}
         self.initial_cards: list[tuple[int, str]] = []
 
@@ -166,7 +167,7 @@ class _NetlistReader:
                  line: int) -> Element:
         """An R, L, C, V or I card's element; a source's AC amplitude is kept."""
         card = CARDS[letter]
-        value: float | sympy.Expr
+        value: Any
         if letter in "vi":
             value, phasor = _source(rest, line, name)
             if phasor is not None:
@@ -346,7 +347,7 @@ def _source(words: list[str], line: int, card: str) -> tuple[float | sympy.Expr,
             # small-signal magnitude (default 1) and phase in degrees: not a time signal
             # (SPICE's DC value is then 0)
             k += 1
-            numbers = []
+            numbers: list[float] = []
             while len(numbers) < 2 and k < len(words) and NUMBER.fullmatch(words[k]):
                 numbers.append(parse_value(words[k], line))
                 k += 1
@@ -464,17 +465,17 @@ def _with_controlled(elements: list, pending: list, spelling: dict[str, str]) ->
             # the short takes the source's n+ end; the source keeps the same current
             elements[k] = lumped.VoltageSource(source.name, edge.tail, middle,
                                                V=source.parameters["V"].value)
-            control = (middle, edge.head)
+            control: tuple[str, ...] = (middle, edge.head)
         else:
             control = tuple(_card_node(word, line, spelling) for word in rest[1::-1])
         # a through source delivers into its head, SPICE's G and F drive into n-
         out = (plus, minus) if cls in (controlled.VCCS, controlled.CCCS) else (minus, plus)
         try:
             if letter == "e" and rest[2].lower() == "inf":
-                elements.append(controlled.OpAmp(name, *control, plus, minus))
+                elements.append(controlled.OpAmp(name, control[0], control[1], plus, minus))
             else:
                 elements.append(cls(name, *control, *out,
-                                    **{pname: parse_value(rest[-1], line)}))
+                                    **{pname: parse_value(rest[-1], line)}))  # type: ignore[arg-type]
         except VecnetError as exc:
             raise fail(line, str(exc)) from None
     return elements
@@ -488,7 +489,7 @@ def _with_couplings(elements: list, couplings: list) -> list:
         return elements
     inductors = {el.name.lower(): el for el in elements if isinstance(el, lumped.Inductor)}
     groups: dict[str, list[str]] = {}    # inductor -> the set it belongs to (shared lists)
-    k_of: dict[tuple[str, str], float] = {}
+    k_of: dict[tuple[str, ...], float] = {}
     first: dict[int, tuple[int, str]] = {}  # id of a set -> line and name of its first K card
     for line, name, words in couplings:
         if len(words) != 3:
@@ -514,7 +515,7 @@ def _with_couplings(elements: list, couplings: list) -> list:
             for x in b:
                 groups[x] = a
         first.setdefault(id(a), first.pop(id(b), (line, name)))
-    made = {}
+    made: dict[str, CoupledInductors | None] = {}
     for members in {id(g): g for g in groups.values()}.values():
         line, name = first[id(members)]
         members = sorted(members, key=[el.name.lower() for el in elements].index)

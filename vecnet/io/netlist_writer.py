@@ -78,7 +78,8 @@ def _node_names(net: Network) -> dict:
     nodes = list(net.graph.nodes)
     spelled = {str(n).lower(): n for n in nodes}
     ground = spelled.get("0", spelled.get("gnd", nodes[0] if nodes else None))
-    names, seen = {}, {}
+    names: dict = {}
+    seen: dict = {}
     for n in nodes:
         name = "0" if n == ground else str(n)
         key = "0" if name.lower() in GROUND else name.lower()

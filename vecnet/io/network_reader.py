@@ -3,7 +3,7 @@ values, outputs and the tree (``docs/model-format.md``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import sympy
@@ -43,7 +43,7 @@ def _error(location: str, message: str) -> ModelFileError:
     return ModelFileError(message, location=location)
 
 
-def _check_nodes(entry: Mapping, loc: str, declared_nodes: set | None, want: int,
+def _check_nodes(entry: Mapping, loc: str, declared_nodes: Collection[Any] | None, want: int,
                  ends: str) -> list:
     """The ``nodes`` of an element entry: ``want`` of them (``ends`` says which), each a
     valid node (declared, when the file declares nodes), every edge's two ends different."""
@@ -75,7 +75,7 @@ def _check_keys(entry: Mapping, loc: str, allowed: set[str]) -> None:
 
 
 def _coupled_inductors(entry: Mapping, loc: str, scope: Scope,
-                       declared_nodes: set | None) -> CoupledInductors:
+                       declared_nodes: Collection[Any] | None) -> CoupledInductors:
     """``"parameters": {"L": [[L1, M], [M, L2]]}`` (numbers or expressions), ``nodes`` the
     tail and head of each winding, optional ``windings`` names."""
     name = entry["name"]
@@ -99,13 +99,13 @@ def _coupled_inductors(entry: Mapping, loc: str, scope: Scope,
     nodes = _check_nodes(entry, loc, declared_nodes, 2 * n,
                          "tail and head of each winding, one winding per row of L")
     _check_ends(entry, loc, list(zip(nodes[::2], nodes[1::2])))
-    windings = entry.get("windings")
+    windings: list | None = entry.get("windings")
     if windings is not None and len(windings) != n:
         raise _error(f"{loc}/windings", f"give {n} winding names, one per row of L; got "
                                         f"{len(windings)}")
     for k, winding in enumerate(windings or ()):
         check_name(winding, "winding name", f"{loc}/windings/{k}")
-        if winding in windings[:k]:
+        if winding in (windings or ())[:k]:
             raise _error(f"{loc}/windings/{k}", f"winding {winding!r} is named twice")
     try:
         element = CoupledInductors(name, *nodes, L=rows, windings=windings)
@@ -122,7 +122,7 @@ def _coupled_inductors(entry: Mapping, loc: str, scope: Scope,
     return element
 
 
-def _op_amp(entry: Mapping, loc: str, scope: Scope, declared_nodes: set | None) -> Element:
+def _op_amp(entry: Mapping, loc: str, scope: Scope, declared_nodes: Collection[Any] | None) -> Element:
     """``nodes`` ``[in_minus, in_plus, out, ground]`` as :class:`~vecnet.OpAmp` takes them,
     optional open-loop ``gain`` (without it the op-amp is ideal)."""
     _check_keys(entry, loc, {"type", "name", "nodes", "gain", "description"})
@@ -131,12 +131,12 @@ def _op_amp(entry: Mapping, loc: str, scope: Scope, declared_nodes: set | None) 
     _check_ends(entry, loc, [(in_minus, in_plus), (ground, out)])
     gain = scope.raw(entry["gain"], f"{loc}/gain") if "gain" in entry else None
     try:
-        return controlled.OpAmp(entry["name"], *nodes, gain=gain)
+        return controlled.OpAmp(entry["name"], in_minus, in_plus, out, ground, gain=gain)
     except VecnetError as exc:
         raise located(loc, exc) from None
 
 
-def _element(entry: Mapping, loc: str, scope: Scope, declared_nodes: set | None) -> Element:
+def _element(entry: Mapping, loc: str, scope: Scope, declared_nodes: Collection[Any] | None) -> Element:
     """The element of an entry of ``elements``."""
     kind = entry["type"]
     if kind == "CoupledInductors":
@@ -350,7 +350,7 @@ def _input(key: str, value: Any, net: Network, scope: Scope) -> sympy.Expr:
     """An entry of ``inputs``: the value of a source, in t and the declared parameters."""
     loc = pointer("inputs", key)
     edge = _edge_variable(key, loc, net)
-    element = net.owner(edge)
+    element: Any = net.owner(edge)  # a source (checked next) names the variable it drives
     if element.kind not in _SOURCES:
         raise _error(loc, f"{edge!r} is a {type(element).__name__}, not a source; inputs "
                           "are the values of sources")
