@@ -10,6 +10,7 @@ the circuit constraints of the cut joints) and its compiled model.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from functools import cached_property
 from typing import Any, Callable
 
@@ -307,7 +308,7 @@ class Linearization:
         return -up.real / np.abs(up)
 
 
-class MechanismEquations:
+class MechanismEquations(ABC):
     """The dimension-free part of a mechanism's equations of motion,
     ``M(q) u' = Q(q, u, t) + Phi_u^T lambda`` with ``q' = N(q) u``.
 
@@ -332,24 +333,24 @@ class MechanismEquations:
 
     # -- what each dimension provides -----------------------------------------------
     @property
-    def node_position(self) -> dict:  # pragma: no cover - per dimension
+    @abstractmethod
+    def node_position(self) -> dict:
         """Every node's position in ``q``."""
-        raise NotImplementedError
 
     @property
-    def constraints(self) -> sympy.Matrix:  # pragma: no cover - per dimension
+    @abstractmethod
+    def constraints(self) -> sympy.Matrix:
         """``Phi(q, t)``: the circuit equations of the cut joints and drivers."""
-        raise NotImplementedError
 
     @property
-    def body_forces(self) -> sympy.Matrix:  # pragma: no cover - per dimension
+    @abstractmethod
+    def body_forces(self) -> sympy.Matrix:
         """The bodies' generalized forces: gravity, velocity and gyroscopic terms."""
-        raise NotImplementedError
 
     @property
-    def applied_forces(self) -> sympy.Matrix:  # pragma: no cover - per dimension
+    @abstractmethod
+    def applied_forces(self) -> sympy.Matrix:
         """The generalized forces of springs, dampers and drivers."""
-        raise NotImplementedError
 
     def compile_model(self, parameters: dict | None):
         """A new compiled numeric model (:class:`vecnet.numerics.planar.CompiledMechanism`,
@@ -386,9 +387,9 @@ class MechanismEquations:
 
         return outputs(model, times, qs, us, ws, planar=self.mechanism.dimensions == 2)
 
-    def initial_guess(self) -> np.ndarray:  # pragma: no cover - per dimension
+    @abstractmethod
+    def initial_guess(self) -> np.ndarray:
         """Branch coordinates read off the bodies' initial poses."""
-        raise NotImplementedError
 
     def initial_speeds(self, q: np.ndarray, velocities: dict | None, time: float = 0.0,
                        parameters: dict | None = None) -> np.ndarray:
@@ -445,18 +446,18 @@ class MechanismEquations:
                              f"{miss:.3g}): " + ", ".join(velocities or ()))
         return u
 
-    def axial(self, joint: str, coordinate: str) -> tuple:  # pragma: no cover - per dimension
+    @abstractmethod
+    def axial(self, joint: str, coordinate: str) -> tuple:
         """``(value, rate)`` of a joint's ``"angle"`` about or ``"distance"`` along its axis,
         in ``q`` and ``u``."""
-        raise NotImplementedError
 
-    def velocity(self, node) -> sympy.Matrix:  # pragma: no cover - per dimension
+    @abstractmethod
+    def velocity(self, node) -> sympy.Matrix:
         """Velocity of a node's point (world axes) in ``q`` and ``u``."""
-        raise NotImplementedError
 
-    def frame_quantity(self, body: str, quantity: str) -> sympy.Expr:  # pragma: no cover
+    @abstractmethod
+    def frame_quantity(self, body: str, quantity: str) -> sympy.Expr:
         """A body frame's quantity (the builder's ``frame_quantities``) in ``q`` and ``u``."""
-        raise NotImplementedError
 
     # -- loads across joints and rotors: what a lumped network coupled by ports adds ---
     def _couple(self, joint_loads: dict | None, rotors: dict | None) -> None:

@@ -14,6 +14,7 @@ the energy its springs store and a joint's angle.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,7 +61,7 @@ class Snapshot:
     reactions: list = field(default_factory=list)
 
 
-class CompiledModel:
+class CompiledModel(ABC):
     """What the compiled planar and spatial models share: parameter values, numbers from
     parameters, expressions compiled with common subexpressions, the kinematics and
     dynamics of the compiled tree ``_tree`` (:mod:`vecnet.numerics.recursive`) and the
@@ -208,24 +209,24 @@ class CompiledModel:
                    + e @ (kin["gv"][kb] - kin["gv"][ka]))
 
     # -- what a dimension writes ---------------------------------------------------------
+    @abstractmethod
     def _wrenches(self, time: float, q: np.ndarray, u: np.ndarray, st) -> tuple[np.ndarray, dict]:
         """The spatial wrenches (V x 6, about the world origin) the force elements apply to
         the nodes at the walk's state ``st``, and :attr:`Snapshot.forces`."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _constraints(self, time: float, q: np.ndarray, u: np.ndarray, kin: dict,
                      accelerations: bool = True, reactions: bool = False):
         """``(phi, phi_u, phi_t, c, reactions)`` (:class:`Snapshot`); ``c`` only with
         ``accelerations``, the reactions (else an empty list) only with ``reactions``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _stored_energy(self, q: np.ndarray, st) -> float:
         """The energy stored in the springs."""
-        raise NotImplementedError
 
+    @abstractmethod
     def joint_angle(self, element, kin: dict) -> float:
         """The angle of a joint that turns about an axis, head frame against tail frame."""
-        raise NotImplementedError
 
     # -- dynamics -----------------------------------------------------------------------
     def _body_terms(self, kin: dict, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
