@@ -38,8 +38,6 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-import numpy as np
-
 from .errors import ModelError, VecnetError
 
 NETLIST_SUFFIXES = (".cir", ".sp", ".net", ".spice")
@@ -340,6 +338,8 @@ def _columns(res, names: Sequence[str]):
     mechanism) gives a column a component, named as :meth:`Result.plot` labels them
     (``"b.omega.x"``, ``"b.orientation.w"``)."""
     for name in names:
+        import numpy as np
+
         values = np.asarray(res[name])
         if values.ndim == 1:
             yield name, values
@@ -420,6 +420,8 @@ def _param(text: str) -> tuple[str, list[float]]:
             start, stop, count = spec.split(":")
             if not 1 <= int(count) <= 100_000:
                 raise ValueError
+            import numpy as np
+
             values = np.linspace(parse_value(start), parse_value(stop), int(count)).tolist()
         else:
             values = [parse_value(v.strip()) for v in spec.split(",")]
@@ -595,12 +597,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every failure is reported as one line on standard error; no partial output file is
     left behind.
     """
-    from .bounds import interruptible, limits, untrusted
-
     try:
         args = parser().parse_args(argv)
     except SystemExit as stop:  # --help, or a usage error already reported in one line
         return int(stop.code or 0)
+    from .bounds import interruptible, limits, untrusted  # numpy: not for --help
+
     where = args.model
     try:
         with interruptible(), untrusted(), limits(**dict(args.limit)), \
