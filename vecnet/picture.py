@@ -351,7 +351,8 @@ def node_positions(mechanism: Any, result: Any = None,
     >>> import vecnet as vn
     >>> mech = vn.planar.Mechanism("m")
     >>> b = mech.body("b", 1.0, 0.1, position=(1, 0), angle=1.5707963267948966)
-    >>> [round(float(x), 9) for x in node_positions(mech)[b.point(1, 0, name="tip").node]]
+    >>> tip = b.point(1, 0, name="tip")
+    >>> [round(float(x), 9) for x in node_positions(mech)[tip.node]]
     [1.0, 1.0]
     """
     mech = mechanism_of(mechanism)
@@ -599,6 +600,8 @@ def animate(mechanism: Any, result: Any, frames: int | Sequence[float] | None = 
     >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
     >>> movie = animate(mech, mech.formulate().simulate(1.0), frames=5)
     >>> len(list(movie.new_frame_seq()))
+    5
+    >>> movie.to_jshtml().count("data:image/png;base64")
     5
     """
     from matplotlib.animation import FuncAnimation
