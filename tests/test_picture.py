@@ -241,3 +241,28 @@ def test_a_spatial_mechanism_in_the_plane_z0_is_drawn_in_2d_and_a_planar_one_ali
     with pytest.raises(vn.OutputError, match="3-D axes"):
         vn.picture(rssr, ax=plt.figure().add_subplot())
     assert vn.picture(rssr).name == "3d"
+
+
+def test_a_plate_is_filled_within_its_outer_points_and_sliders_and_gears_are_marked():
+    mech = vn.planar.Mechanism("plate", gravity=(0, -9.81))
+    plate = mech.body("plate", 1.0, 0.1, position=(1, 1), angle=math.pi / 2)
+    corners = [(0.3, 0.0), (-0.2, 0.3), (-0.2, -0.3)]
+    for x, y in [*corners, (0.0, 0.1)]:                 # the last one lies inside
+        plate.point(x, y)
+    mech.revolute("O", mech.ground.point(1, 1), plate.centre)
+    a, b = mech.body("ga", 1.0, 0.1, position=(3, 0)), mech.body("gb", 1.0, 0.2, position=(4, 0))
+    mech.revolute("A", mech.ground.point(3, 0), a.centre)
+    mech.revolute("B", mech.ground.point(4, 0), b.centre)
+    mech.gear("mesh", a, b, ratio=2)
+    slider = mech.body("slider", 1.0, 0.1, position=(0, -1))
+    mech.prismatic("S", mech.ground.point(-0.5, -1), slider.point(-0.2, 0), axis=(1, 0))
+    ax = vn.picture(mech)
+    (outline,) = [p for p in ax.patches if p.get_gid() == "outline:plate"]
+    # turned a quarter turn about (1, 1): (x, y) -> (1 - y, 1 + x)
+    expected = {(round(1 - y, 9), round(1 + x, 9)) for x, y in corners}
+    vertices = {tuple(np.round(v, 9)) for v in outline.get_xy()}
+    assert vertices == expected
+    assert np.allclose(drawn(ax, "joint:S"), [[-0.5, -1], [-0.2, -1]])   # tail to head
+    assert np.allclose(drawn(ax, "joint-mark:mesh"), [[3.5, 0]])         # between the gears
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["ground point", "mass centre", "revolute joint", "gear", "prismatic joint"]

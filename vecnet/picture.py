@@ -228,6 +228,10 @@ class _Scene:
     ground: list[Hashable]
     joints: list[_JointMarks]
     springs: list[tuple[str, Hashable, Hashable]]
+    column: dict[Hashable, int] = field(init=False)   # key -> its column of positions
+
+    def __post_init__(self) -> None:
+        self.column = {key: k for k, key in enumerate(self.keys)}
 
     @property
     def planar(self) -> bool:
@@ -237,7 +241,7 @@ class _Scene:
 
     def at(self, key: Hashable) -> np.ndarray:
         """Positions of ``key`` in every frame (frames x 3)."""
-        return self.positions[:, self.keys.index(key)]
+        return self.positions[:, self.column[key]]
 
 
 def _scene(mech: MechanismBuilder, result: Any, index: np.ndarray | None,
@@ -470,7 +474,7 @@ class _Artists:
         if isinstance(key, tuple) and key[0] == "mid":
             joint = next(j for j in self.scene.joints if j.name == key[1])
             return (self.position(joint.tail, k) + self.position(joint.head, k)) / 2
-        return self.scene.positions[k, self.scene.keys.index(key)]
+        return self.scene.positions[k, self.scene.column[key]]
 
     def show(self, k: int) -> list[Any]:
         """Move every artist to frame ``k``; returns them."""
@@ -737,7 +741,7 @@ def _svg_document(scene: _Scene, duration: float | None, size: int) -> str:
         if isinstance(key, tuple) and key[0] == "mid":
             joint = next(j for j in scene.joints if j.name == key[1])
             return (pixel(joint.tail) + pixel(joint.head)) / 2
-        xy = screen[:, scene.keys.index(key)]
+        xy = screen[:, scene.column[key]]
         return np.column_stack([offset[0] + (xy[:, 0] - low[0]) * scale,
                                 offset[1] - (xy[:, 1] - low[1]) * scale])
 
