@@ -6,11 +6,12 @@ z = 0 (every planar mechanism, and a spatial one that moves in that plane) is dr
 
 * each body as the segments from its mass centre to each of its named points, in the
   body's colour (:data:`vecnet.palette.BODY_COLOURS`; in 2-D a body with three or more
-  points is also filled in lightly); a body with a single named point is a link
-  through its mass centre (to the point's mirror image) when its moment of inertia is
-  at least that of a slender rod of that length with half of it on each side of the
-  mass centre would be (``J >= m d^2 / 6`` for a point at distance ``d``), and a bob on
-  a stick (from the point to the mass centre) otherwise;
+  points is also filled in lightly); a body with a single named point, at distance
+  ``d`` from its mass centre, is drawn as a link through the mass centre to the
+  point's mirror image when its moment of inertia across that line is at least half
+  that of a uniform rod of length ``2 d`` (``J >= m d^2 / 6``; the rod has
+  ``m d^2 / 3``), and as a bob on a stick, from the point to the mass centre, otherwise
+  (a point mass has ``J`` near 0);
 * the named points as small dots, the mass centre as a half-filled circle;
 * the ground's points as grey squares;
 * each joint by its type, with the colour and marker of :data:`vecnet.palette.JOINT_STYLES`
@@ -276,7 +277,8 @@ def _scene(mech: MechanismBuilder, result: Any, index: np.ndarray | None,
         if style is not None and edge.tail in where and edge.head in where:
             mesh = style.name in ("gear", "rack and pinion")
             joints.append(_JointMarks(element.name, style, edge.tail, edge.head, mesh))
-        elif isinstance(element, (pe.TranslationalSpringDamper, se.SpatialSpringDamper)):
+        elif isinstance(element, (pe.TranslationalSpringDamper, se.SpatialSpringDamper)) \
+                and edge.tail in where and edge.head in where:
             springs.append((element.name, edge.tail, edge.head))
     keys = list(where)
     n = 1 if index is None else len(index)
