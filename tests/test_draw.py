@@ -91,6 +91,7 @@ def svg_edges(svg_text: str) -> dict[str, dict]:
             "width": float(path.get("stroke-width", "1")),
             "stroke": path.get("stroke"),
             "ellipses": len(list(g.iter(f"{SVG}ellipse"))),
+            "ellipse_fill": [e.get("fill") for e in g.iter(f"{SVG}ellipse")],
             "polygon_fill": [p.get("fill") for p in g.iter(f"{SVG}polygon")],
         }
     return edges
@@ -475,3 +476,81 @@ def test_e1_diagram_has_a_legend_a_marked_datum_and_one_title():
     assert [t.text for t in marked.iter(f"{SVG}text")] == [node, "(datum)"]
     assert len(list(marked.iter(f"{SVG}polygon"))) == 2                # a double border
     assert texts.count(net.name) == 1                                  # the title, once
+
+
+# -- joint types ----------------------------------------------------------------------------
+def rssr_like() -> vn.spatial.Mechanism:
+    """A crank on a revolute joint, a coupler on two ball joints, a rocker on a revolute."""
+    mech = vn.spatial.Mechanism("rssr", gravity=(0, 0, -9.81))
+    crank = mech.body("crank", 1.0, (0.02, 0.05, 0.06), position=(0.25, 0, 0.1))
+    coupler = mech.body("coupler", 2.0, (0.02, 0.05, 0.06), position=(1.0, 0.5, 0.5))
+    rocker = mech.body("rocker", 1.5, (0.02, 0.05, 0.06), position=(1.5, 1, 0.4))
+    mech.revolute("R1", mech.ground.point(0, 0, 0), crank.point(-0.25, 0, -0.1), axis=(0, 0, 1))
+    mech.spherical("S1", crank.point(0.25, 0, 0.1), coupler.point(-0.5, -0.5, -0.3))
+    mech.spherical("S2", coupler.point(0.5, 0.5, 0.3), rocker.point(0, 0, 0.4))
+    mech.revolute("R2", rocker.point(0, 0, -0.4), mech.ground.point(1.5, 1, 0), axis=(1, 0, 0))
+    return mech
+
+
+@needs_dot
+def test_revolute_and_spherical_joints_are_drawn_apart_with_a_legend_entry_each():
+    text = vn.draw(rssr_like(), tree="joint").pipe(format="svg").decode()
+    edges = svg_edges(text)
+
+    def look(edge: dict) -> tuple:
+        """Line colour, and the circle of the arrowhead: how many, filled with what."""
+        return edge["stroke"], tuple(edge["ellipse_fill"])
+
+    revolute, spherical = look(edges["edge-R1"]), look(edges["edge-S1"])
+    assert look(edges["edge-R2"]) == revolute and look(edges["edge-S2"]) == spherical
+    assert revolute[0] != spherical[0]                          # another colour
+    assert revolute[1] == ("none",) and spherical[1] == (spherical[0],)   # open and filled ball
+    legend = {key: edge for key, edge in edges.items() if key.startswith("legend-joint")}
+    assert sorted(legend) == ["legend-joint-revolute", "legend-joint-spherical"]
+    assert [t.strip() for t in legend["legend-joint-revolute"]["labels"]] == ["revolute joint"]
+    assert [t.strip() for t in legend["legend-joint-spherical"]["labels"]] == ["spherical joint"]
+    # each legend sample is drawn as the joints it explains
+    assert look(legend["legend-joint-revolute"]) == revolute
+    assert look(legend["legend-joint-spherical"]) == spherical
+
+
+def edge_attributes(source: str, edge_id: str) -> dict[str, str]:
+    line = next(line for line in source.splitlines() if f'id="{edge_id}"' in line)
+    return dict(re.findall(r'(\w+)=("[^"]*"|\S+?)(?=[ \]])', line.split("[", 1)[1]))
+
+
+def test_every_joint_type_of_the_catalogues_has_a_style_of_its_own():
+    mech = vn.spatial.Mechanism("all joints", gravity=(0, 0, -9.81))
+    makers = {"revolute": mech.revolute, "prismatic": mech.prismatic,
+              "cylindrical": mech.cylindrical, "screw": mech.screw, "spherical": mech.spherical,
+              "universal": mech.universal, "planar": mech.planar_joint, "weld": mech.weld,
+              "point on line": mech.point_on_line, "point on plane": mech.point_on_plane}
+    for k, (kind, make) in enumerate(makers.items()):
+        body = mech.body(f"b{k}", 1.0, (1, 1, 1), position=(k, 0, 0))
+        make(f"J{k}", mech.ground.point(k, 0, 0), body.centre)
+    planar = vn.planar.Mechanism("planar joints")
+    pmakers = {"revolute": planar.revolute, "prismatic": planar.prismatic,
+               "weld": planar.weld, "point on line": planar.slot}
+    for k, (kind, make) in enumerate(pmakers.items()):
+        body = planar.body(f"b{k}", 1.0, 1.0, position=(k, 0))
+        make(f"J{k}", planar.ground.point(k, 0), body.centre)
+    a, b = planar.body("ga", 1.0, 1.0, position=(0, 5)), planar.body("gb", 1.0, 1.0, (1, 5))
+    planar.revolute("GA", planar.ground.point(0, 5), a.centre)
+    planar.revolute("GB", planar.ground.point(1, 5), b.centre)
+    planar.gear("mesh", a, b, ratio=2)
+    spatial_dot, planar_dot = vn.to_dot(mech), vn.to_dot(planar)
+    looks = {}
+    for k, kind in enumerate(makers):
+        attrs = edge_attributes(spatial_dot, f"edge-J{k}")
+        looks[kind] = (attrs["color"], attrs["arrowhead"])
+        assert f'id="legend-joint-{kind.replace(" ", "-")}"' in spatial_dot
+    assert len(set(looks.values())) == len(makers)              # ten types, ten looks
+    assert len({colour for colour, _ in looks.values()}) == len(makers)
+    # a planar joint looks like the spatial joint of its type
+    for k, kind in enumerate(pmakers):
+        attrs = edge_attributes(planar_dot, f"edge-J{k}")
+        assert (attrs["color"], attrs["arrowhead"]) == looks[kind], kind
+    gear = edge_attributes(planar_dot, "edge-mesh")
+    assert (gear["color"], gear["arrowhead"]) not in looks.values()
+    assert 'id="legend-joint-gear"' in planar_dot
+    assert planar_dot.count('id="legend-joint-') == 5       # revolute, prismatic, weld, slot, gear

@@ -42,7 +42,9 @@ _NAMES = {
     "sweep": "studies",
     # output and files
     "draw": "draw", "to_dot": "draw", "latex": "teaching", "text": "teaching",
-    "Model": "model", "report": "report", "load_model": "io", "save_model": "io", "model_to_dict": "io",
+    "picture": "picture", "animate": "picture", "animation_svg": "picture",
+    "Model": "model", "report": "report", "load_model": "io", "save_model": "io",
+    "model_to_dict": "io",
     "load_netlist": "io", "write_netlist": "io", "parse_expression": "io",
     "format_expression": "io",
     # bounds on the work of one request
@@ -50,12 +52,13 @@ _NAMES = {
 }
 
 class _Package(types.ModuleType):
-    """The package's module type: the modules ``draw`` and ``report`` define a function of
-    their own name, which is what ``vecnet.draw`` and ``vecnet.report`` stay, however late
-    the modules are first imported (the modules are in ``sys.modules``)."""
+    """The package's module type: the modules ``draw``, ``picture`` and ``report`` define a
+    function of their own name, which is what ``vecnet.draw``, ``vecnet.picture`` and
+    ``vecnet.report`` stay, however late the modules are first imported (the modules are
+    in ``sys.modules``)."""
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in ("draw", "report") and isinstance(value, types.ModuleType):
+        if name in ("draw", "picture", "report") and isinstance(value, types.ModuleType):
             value = getattr(value, name)
         super().__setattr__(name, value)
 

@@ -12,8 +12,11 @@ writes it to a file. The picture follows the textbook conventions:
 * the two port edges of a transducer pass through two small dots joined by
   a dotted line that carries the transducer's name;
 * in a vector network the datum (the ground frame) sits at the top, mass
-  elements end in a filled arrowhead, rigid arms in an open ``vee``, joints in
-  a circle and force elements and drivers in an empty triangle.
+  elements end in a filled arrowhead, rigid arms in an open ``vee``, force
+  elements in an empty triangle and motion drivers in a diamond; each joint type
+  (revolute, spherical, prismatic, ..., gear and rack meshes) has a colour and an
+  arrowhead of its own (:data:`vecnet.palette.JOINT_STYLES`, the marks of the
+  pictures of :mod:`vecnet.picture` too), with one legend entry per type drawn.
 
 Rendering to SVG, PNG or PDF needs the Graphviz ``dot`` program; DOT text
 (:func:`to_dot`, or a ``.dot`` path) does not.
@@ -34,6 +37,7 @@ from .errors import GraphvizError, GraphvizTimeoutError, OutputError
 from .graph import LinearGraph
 from .names import visible
 from .network import Network
+from .palette import JOINT_STYLES, joint_style
 from .topology import Topology
 
 __all__ = ["draw", "to_dot", "svg", "DOMAIN_COLOURS", "OutputError", "GraphvizError",
@@ -47,6 +51,7 @@ DOMAIN_COLOURS: dict[str, str] = {
     "fluid": "#138d90",          # teal
     "thermal": "#d4720b",        # orange
     "planar": "#4b3f72",         # indigo
+    "spatial": "#4b3f72",        # indigo, as planar: one palette for both dimensions
 }
 
 #: Formats written as text without the ``dot`` program.
@@ -64,7 +69,8 @@ LARGE_GRAPH_EDGES = 40
 
 _LABELS = ("names", "variables", "both")
 _EDGE_IDS = ("names", "index")
-# arrowheads that tell the planar element families apart
+# arrowheads that tell the planar element families apart (a joint of a known type takes
+# the arrowhead of its type instead, see vecnet.palette)
 _PLANAR_ARROWS = {"mass": "normal", "arm": "vee", "joint": "odot", "force": "empty",
                   "driver": "diamond"}
 
@@ -184,8 +190,8 @@ def _planar_family(element: Element) -> str:
         return "arm"
     if isinstance(element, (pe.MotionDriver, se.SpatialMotionDriver)):
         return "driver"
-    if getattr(element, "is_joint", False):
-        return "joint"
+    if getattr(element, "is_joint", False) or joint_style(element) is not None:
+        return "joint"   # gear and rack meshes are joints in the drawings
     return "force"
 
 
@@ -386,7 +392,9 @@ def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
         if element is not None:
             used.append({"domain": element.edges[0].domain.name})
             if planar:
-                used.append({"family": _planar_family(element)})
+                style = joint_style(element)
+                used.append({"joint": style.name} if style is not None
+                             else {"family": _planar_family(element)})
     _legend(dot, _legend_entries(used, branch_set is not None, bool(datum_set)), taken)
     return dot
 
@@ -401,13 +409,20 @@ def _legend_entries(used: list[dict[str, str]], tree: bool, datum: bool
                     ("chord", "chord", {"style": "dashed", "penwidth": "1"})]
     if datum:
         entries.append(("datum", "datum", {}))
-    kinds = {kind: [u[kind] for u in used if kind in u] for kind in ("link", "family", "domain")}
+    kinds = {kind: [u[kind] for u in used if kind in u]
+             for kind in ("link", "family", "joint", "domain")}
     if kinds["link"]:
         entries.append(("transducer", "transducer link",
                         {"style": "dotted", "penwidth": "1.5", "color": "#555555"}))
     for family in _PLANAR_ARROWS:
         if family in kinds["family"]:
             entries.append((family, family, {"arrowhead": _PLANAR_ARROWS[family]}))
+    for name, style in JOINT_STYLES.items():   # one entry per joint type drawn
+        if name in kinds["joint"]:
+            text = name if name in ("gear", "rack and pinion") else f"{name} joint"
+            entries.append((f"joint-{name.replace(' ', '-')}", text,
+                            {"arrowhead": style.arrowhead, "color": style.colour,
+                             "fontcolor": style.colour}))
     domains = list(dict.fromkeys(kinds["domain"]))
     if len(domains) > 1:
         entries += [(d, d, {"color": DOMAIN_COLOURS.get(d, "black"),
@@ -460,7 +475,11 @@ def _edge_style(name: str, edge_id: str, element: Element | None,
         else:
             attrs.update(style="dashed", penwidth="1")
     if planar and element is not None:
-        attrs["arrowhead"] = _PLANAR_ARROWS[_planar_family(element)]
+        style = joint_style(element)
+        if style is None:
+            attrs["arrowhead"] = _PLANAR_ARROWS[_planar_family(element)]
+        else:
+            attrs.update(arrowhead=style.arrowhead, color=style.colour, fontcolor=style.colour)
     return attrs
 
 
