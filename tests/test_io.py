@@ -648,15 +648,24 @@ def test_saving_into_a_missing_folder_is_a_model_file_error(tmp_path):
         save_model(load_model(EXAMPLES / "e1.json"), tmp_path / "missing" / "e1.json")
 
 
-def test_mechanisms_are_saved_from_their_description_only():
+def test_a_mechanism_built_in_python_is_saved_as_built_and_python_functions_are_refused():
+    from roundtrip import check_round_trip, saved_and_loaded
+
+    k, l0 = vn.Symbol("k"), vn.Symbol("l0")
     mech = vn.planar.Mechanism("python")
-    mech.body("b", mass=1.0, inertia=0.1)
-    with pytest.raises(vn.ModelError, match="built in Python"):
-        model_to_dict(Model("mechanism", mech))
+    b = mech.body("b", mass=1.0, inertia=0.1, position=(0.5, 0))
+    mech.revolute("pin", mech.ground.point(0, 0), b.point(-0.5, 0))
+    mech.spring("s", mech.ground.point(1, 1), b.point(0.5, 0), force=lambda L: k * (L - l0) ** 3)
+    mech.torque("T", b, 0.2 * vn.t - mech.quantity("b.omega"))
+    check_round_trip(mech)
+    # built on after loading: what is saved is what the mechanism is now
     model = load_model(EXAMPLES / "pendulum.json")
     model.system.torque("extra", model.system.bodies["bob"], 1.0)
-    with pytest.raises(vn.ModelError, match="changed after it was loaded"):
-        model_to_dict(model)
+    assert "extra" in saved_and_loaded(model).network.graph
+    mech.torque("motor", b, lambda time: time)
+    with pytest.raises(vn.ModelFileError, match="torque 'motor': a Python function") as info:
+        model_to_dict(mech)
+    assert info.value.location == "/forces/2/value"
     with pytest.raises(vn.ModelError, match="holds a Network"):
         Model("network", mech)
 

@@ -138,9 +138,10 @@ def test_the_catalogue_reads_every_kind_as_the_builder_makes_it():
     assert np.allclose(b1.point(*b1.R.T @ [0, 0, 0.5]).position, [1, 0, 1])
 
 
-def test_a_spatial_mechanism_built_in_python_is_not_saved_as_planar_ones_are_not():
-    with pytest.raises(vn.ModelError, match="built in Python"):
-        model_to_dict(Model("mechanism", rssr()))
+def test_a_spatial_mechanism_built_in_python_saves_and_loads_to_the_same_equations():
+    from roundtrip import check_round_trip
+
+    check_round_trip(rssr())
 
 
 # -- the command line -------------------------------------------------------------------

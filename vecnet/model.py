@@ -50,9 +50,6 @@ class Model:
         Mechanisms: ``"joint"`` or ``"absolute"``.
     t_span, points
         Simulation interval and number of output points (``None``: not given).
-    source : dict or None
-        For mechanisms, the description (bodies, points, joints, ...) the system was built
-        from; :func:`save_model` writes it back.
 
     Examples
     --------
@@ -77,7 +74,6 @@ class Model:
     t_span: tuple[float, float] | None = None
     points: int | None = None
     description: str = ""
-    source: dict | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in ("network", "mechanism"):

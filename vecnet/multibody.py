@@ -15,8 +15,11 @@ algebra (an angle in the plane, a rotation in space) and their joint catalogues.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import sympy
@@ -27,10 +30,57 @@ from .errors import ModelError, UnknownNameError
 from .names import check_name
 from .network import Network
 
-__all__ = ["DATUM", "Body", "Point", "MechanismBuilder", "signal"]
+__all__ = ["DATUM", "Body", "Point", "MechanismBuilder", "signal", "recorded"]
 
 #: the node of the ground frame
 DATUM = "ground"
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+#: builder arguments whose key in a model file differs: pairs of points or bodies, and
+#: the value of an applied torque or force
+_PAIRS = {"a": "between", "b": "between", "body_a": "bodies", "body_b": "bodies"}
+_VALUES = {"torque": "value", "force": "value"}
+
+
+def recorded(section: str) -> Callable[[_Method], _Method]:
+    """Record each successful call of a builder method in the builder's
+    :attr:`MechanismBuilder.description`, as an entry of ``section`` (``"bodies"``,
+    ``"joints"``, ``"forces"``, ``"drives"``) of a model file: the arguments, points as ``"<body>.<point>"`` references, bodies by name, pairs under
+    ``"between"`` or ``"bodies"``; a joint's or force element's ``type`` is the method's
+    name. :func:`vecnet.save_model` writes the description."""
+    def decorate(method: _Method) -> _Method:
+        signature = inspect.signature(method)
+
+        @functools.wraps(method)
+        def call(self: MechanismBuilder, *args: Any, **kwargs: Any) -> Any:
+            made = method(self, *args, **kwargs)
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()  # a file needs some of them (a body's position)
+            given = bound.arguments
+            entry: dict[str, Any] = {} if section in ("bodies", "drives") else \
+                {"type": method.__name__}
+            for key, value in list(given.items())[1:]:
+                if key in _PAIRS:
+                    entry.setdefault(_PAIRS[key], []).append(reference(value))
+                elif key in _VALUES and method.__name__ == key:
+                    entry["value"] = value
+                elif isinstance(value, (Point, Body)):
+                    entry[key] = reference(value)
+                else:
+                    entry[key] = value
+            self.description[section].append(entry)
+            return made
+        return call  # type: ignore[return-value]
+    return decorate
+
+
+def reference(item: Point | Body) -> str:
+    """How a model file names a point (``"<body>.<point>"``, or the body for its mass
+    centre) or a body."""
+    if isinstance(item, Body):
+        return item.name
+    node = item.node
+    return item.body.name if node == item.body.node else node
 
 
 def signal(value: Any, what: str) -> sympy.Expr:
@@ -175,6 +225,9 @@ class MechanismBuilder:
         self.network = Network(name)
         self.bodies: dict[str, Body] = {}
         self._point_nodes: dict[str, Point] = {}   # the node of every point made
+        #: what was built, as the sections of a model file (:func:`recorded`)
+        self.description: dict[str, list[dict[str, Any]]] = {
+            "bodies": [], "joints": [], "forces": [], "drives": []}
         self.network.graph.add_node(DATUM)
 
     # -- building --------------------------------------------------------------
@@ -278,6 +331,7 @@ class MechanismBuilder:
                              f"have; it has {' and '.join(allowed)}")
         return element, quantity
 
+    @recorded("forces")
     def joint_friction(self, name: str, joint: str, viscous=0, coulomb=0, smoothing=1e-3,
                        quantity: str | None = None):
         """Friction in ``joint`` (revolute or prismatic; in space also cylindrical): a torque
@@ -324,6 +378,7 @@ class MechanismBuilder:
         """The dimension's friction element across ``joint`` (an element)."""
         raise NotImplementedError  # pragma: no cover - each dimension
 
+    @recorded("forces")
     def joint_limit(self, name: str, joint: str, lower=None, upper=None, restitution=0.5,
                     quantity: str | None = None):
         """Unilateral stops keeping the coordinate of ``joint`` (revolute or prismatic; in
@@ -398,6 +453,7 @@ class MechanismBuilder:
                              "it to points apart (or use a rotary_spring)")
         return distance
 
+    @recorded("forces")
     def spring(self, name: str, a: Point, b: Point, k=None, length=None, force=None, c=0):
         """A translational spring between two points: linear with stiffness ``k`` and free
         ``length`` (default: the initial distance), or nonlinear with ``force(length)``
@@ -415,6 +471,7 @@ class MechanismBuilder:
         return self._add(self.spring_damper(name, a.node, b.node, force=force, c=c,
                                             length=length if k is not None else 0))
 
+    @recorded("forces")
     def damper(self, name: str, a: Point, b: Point, c):
         """A translational viscous damper between two points: tension ``c * length'``."""
         self._points(name, a, b)

@@ -9,7 +9,6 @@ is read.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -27,13 +26,10 @@ from ..spatial.mechanism import Mechanism as SpatialMechanism
 from .reading import FileLaw, Scope, as_number, read_simulation, read_tree, suggestion, unique_name
 from .source import located, pointer
 
-__all__ = ["MechanismReader", "PlanarReader", "SpatialReader", "read_mechanism",
-           "rebuild_mechanism", "MECHANISM_PARTS"]
+__all__ = ["MechanismReader", "PlanarReader", "SpatialReader", "read_mechanism"]
 
 _BODY_QUANTITIES = ("x", "y", "angle", "vx", "vy", "omega")
 _MECHANISM_RESULTS = ("kinetic", "potential", "energy", "constraint residual")
-#: the parts of a mechanism file that describe the mechanism itself
-MECHANISM_PARTS = ("gravity", "ground", "bodies", "joints", "forces", "drives")
 
 
 def _error(location: str, message: str) -> ModelFileError:
@@ -490,8 +486,7 @@ def read_mechanism(doc: Mapping, scope: Scope) -> Model:
     reader = (SpatialReader if doc.get("dimensions") == 3 else PlanarReader)(doc, scope)
     mech = reader.build()
     model = Model("mechanism", mech, parameters=dict(scope.values),
-                  description=doc.get("description", ""),
-                  source={k: copy.deepcopy(doc[k]) for k in MECHANISM_PARTS if k in doc})
+                  description=doc.get("description", ""))
     model.coordinates = doc.get("coordinates", "joint")
     if "tree" in doc:
         drives = {e["name"]: f"drive {e['name']!r} prescribes motion; it belongs in the cotree"
@@ -514,10 +509,3 @@ def read_mechanism(doc: Mapping, scope: Scope) -> Model:
     reader.check(model)
     return model
 
-
-def rebuild_mechanism(name: str, source: Mapping, parameters: Mapping[str, float | None],
-                      spatial: bool) -> Mechanism | SpatialMechanism:
-    """The mechanism a model's ``source`` (its :data:`MECHANISM_PARTS`) describes, built
-    anew, e.g. to check that a system still is what it was loaded as."""
-    reader = SpatialReader if spatial else PlanarReader
-    return reader({"name": name, **source}, Scope(parameters)).build()

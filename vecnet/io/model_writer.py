@@ -5,11 +5,11 @@ Loading what :func:`save_model` wrote gives the same equations.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import os
 import tempfile
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -23,10 +23,10 @@ from ..elements.coupled_inductors import CoupledInductors
 from ..errors import ModelError, ModelFileError
 from ..model import Model
 from ..network import Network
+from ..planar.mechanism import Mechanism
 from ..spatial.mechanism import Mechanism as SpatialMechanism
 from .expressions import format_expression
 from .json_document import FORMAT_VERSION, validate
-from .mechanism_reader import rebuild_mechanism
 from .network_reader import ELEMENT_TYPES, GENERIC_TWO_PORTS, OWN_ENTRY_TYPES
 from .source import pointer
 
@@ -144,24 +144,99 @@ def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
     return {"nodes": [_node(n, "/nodes") for n in net.graph.nodes], "elements": elements}
 
 
-def _check_source(model: Model) -> dict:
-    if model.source is None:
-        raise ModelError(f"mechanism {model.name!r} was built in Python; only mechanisms loaded "
-                         "from a model file can be saved")
-    # the description must still be the system: rebuild it and compare the element names
-    mechanism = model.system
-    assert not isinstance(mechanism, Network)  # a mechanism model holds one (__post_init__)
-    rebuilt = rebuild_mechanism(model.name, model.source, model.parameters,
-                                spatial=isinstance(mechanism, SpatialMechanism))
-    ours = [e.name for e in mechanism.network.elements]
-    if [e.name for e in rebuilt.network.elements] != ours:
-        raise ModelError(f"mechanism {model.name!r} was changed after it was loaded; "
-                         "save_model writes the description it was loaded from")
-    return copy.deepcopy(model.source)
+def _mechanism_parts(mech: Mechanism | SpatialMechanism, found: dict[str, None]
+                     ) -> dict[str, Any]:
+    """The description of a mechanism, however it was built: gravity, the ground's and the
+    bodies' named points, and the bodies, joints, force elements and drives as its builder
+    recorded them (:attr:`~vecnet.multibody.MechanismBuilder.description`)."""
+    parts: dict[str, Any] = {"gravity": _write_entry(list(mech.gravity), "/gravity", found)}
+    ground = _points(mech.ground, "/ground/points", found)
+    if ground:
+        parts["ground"] = {"points": ground}
+    for section, entries in mech.description.items():
+        written = []
+        for k, entry in enumerate(entries):
+            loc = pointer(section, k)
+            given = {key: value for key, value in entry.items() if value is not None}
+            # a spring's law of its length, not a signal
+            law = given.pop("force") if given.get("type") == "spring" and "force" in given \
+                else None
+            try:
+                item = _write_entry(given, loc, found)
+                if law is not None:
+                    item["force"] = _write_law(law, f"{loc}/force", found)
+            except ModelFileError as exc:
+                what = entry.get("type", section.rstrip("s")).replace("_", " ")
+                raise _error(exc.location or loc,
+                             f"{what} {entry['name']!r}: {exc.detail}") from None
+            if section == "bodies":
+                body = mech.bodies[entry["name"]]
+                if "orientation" in item:  # a rotation however given: its matrix
+                    item["orientation"] = _write_entry(body.R, f"{loc}/orientation", found)
+                points = _points(body, f"{loc}/points", found)
+                if points:
+                    item["points"] = points
+            written.append(item)
+        if written:
+            parts[section] = written
+    return parts
 
 
-def model_to_dict(model: Model) -> dict[str, Any]:
-    """The model file contents of ``model`` as a JSON-ready dict.
+def _points(body: Any, loc: str, found: dict[str, None]) -> dict[str, Any]:
+    """A body's points other than its mass centre: name -> coordinates in body axes."""
+    return {point.node.rpartition(".")[2]: _write_entry(list(point.local), loc, found)
+            for point in body.points if point.node != body.node}
+
+
+def _write_entry(value: Any, loc: str, found: dict[str, None]) -> Any:
+    """A recorded builder argument as a model file holds it: text, a flag, a number or an
+    expression, or a list (or dict) of them."""
+    if isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, dict):
+        return {key: _write_entry(v, loc + pointer(key), found) for key, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_write_entry(v, f"{loc}/{k}", found) for k, v in enumerate(value)]
+    if isinstance(value, sympy.Float):
+        return float(value)
+    used: dict[str, None] = {}
+    text = _write_value(value, loc, used)
+    # a mechanism quantity ("crank.omega") is no parameter
+    found.update({name: None for name in used if "." not in name})
+    return text
+
+
+def _write_law(law: Callable[[Any], Any], loc: str, found: dict[str, None]) -> str:
+    """A spring's ``force(length)`` as an expression in ``length``, when it builds one."""
+    length = Symbol("length")
+    try:
+        expr = law(length)
+    except Exception:  # noqa: BLE001 - any failure: it is not a law of sympy expressions
+        expr = None
+    if not isinstance(expr, sympy.Expr) or t in expr.free_symbols:
+        raise _error(loc, "a Python function cannot be written to a model file; give a law "
+                          "that builds a sympy expression of the spring's length")
+    used: dict[str, None] = {}
+    text = _write_value(expr, loc, used)
+    used.pop("length", None)  # the law's own variable
+    found.update(used)
+    return text
+
+
+def as_model(system: Model | Network | Mechanism | SpatialMechanism) -> Model:
+    """``system`` as a :class:`~vecnet.Model` without settings (a model stays itself)."""
+    if isinstance(system, Model):
+        return system
+    if isinstance(system, Network):
+        return Model("network", system)
+    if isinstance(system, (Mechanism, SpatialMechanism)):
+        return Model("mechanism", system)
+    raise ModelError(f"a model file holds a network or a mechanism (or a vn.Model of one); "
+                     f"got {type(system).__name__}")
+
+
+def model_to_dict(model: Model | Network | Mechanism | SpatialMechanism) -> dict[str, Any]:
+    """The model file contents of ``model`` (see :func:`save_model`) as a JSON-ready dict.
 
     >>> import vecnet as vn
     >>> net = vn.Network("r")
@@ -171,6 +246,7 @@ def model_to_dict(model: Model) -> dict[str, Any]:
     >>> doc["parameters"], doc["elements"][0]["parameters"]
     ({'U': None}, {'V': 'U'})
     """
+    model = as_model(model)
     doc: dict[str, Any] = {"vecnet": FORMAT_VERSION, "kind": model.kind}
     if isinstance(model.system, SpatialMechanism):
         doc["dimensions"] = 3
@@ -181,7 +257,7 @@ def model_to_dict(model: Model) -> dict[str, Any]:
     if isinstance(model.system, Network):
         parts = _network_parts(model.system, found)
     else:
-        parts = _check_source(model)
+        parts = _mechanism_parts(model.system, found)
     inputs = {key: _write_value(expr, pointer("inputs", key), found)
               for key, expr in model.inputs.items()}
     parameters = dict(model.parameters)
@@ -224,9 +300,17 @@ def _dumps(value: Any, indent: int = 0, width: int = 100) -> str:
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 
-def save_model(model: Model, path: str | os.PathLike) -> None:
-    """Write ``model`` to ``path`` as JSON. The file is replaced in one step: if anything
-    fails, an existing file is left as it was and no partial file remains.
+def save_model(model: Model | Network | Mechanism | SpatialMechanism,
+               path: str | os.PathLike) -> None:
+    """Write ``model`` (a :class:`~vecnet.Model`, or a network or mechanism however it was
+    built) to ``path`` as JSON. The file is replaced in one step: if anything fails, an
+    existing file is left as it was and no partial file remains.
+
+    Raises
+    ------
+    ModelFileError
+        Something the format cannot hold (a Python function as a signal or law, a
+        number that is not finite), naming the element and its place in the file.
 
     >>> import tempfile, os, vecnet as vn
     >>> net = vn.Network("r")
@@ -236,7 +320,7 @@ def save_model(model: Model, path: str | os.PathLike) -> None:
     ...     vn.load_model(os.path.join(d, "r.json")).system.element("R").parameters["R"].value
     2.0
     """
-    doc = model_to_dict(model)  # any error comes before the file is touched
+    doc = model_to_dict(as_model(model))  # any error comes before the file is touched
     try:
         text = _dumps(doc) + "\n"
     except (TypeError, ValueError) as exc:

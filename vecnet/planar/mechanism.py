@@ -20,7 +20,7 @@ import sympy
 from .. import multibody
 from ..elements import planar as pe
 from ..errors import ModelError, UnknownNameError
-from ..multibody import DATUM, MechanismBuilder, Point, not_negative, signal
+from ..multibody import DATUM, MechanismBuilder, Point, not_negative, recorded, signal
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM"]
 
@@ -85,6 +85,7 @@ class Mechanism(MechanismBuilder):
         super().__init__(name, gravity)
         self.ground = Body(self, DATUM, None, None, (0.0, 0.0), 0.0)
 
+    @recorded("bodies")
     def body(self, name: str, mass, inertia, position=(0.0, 0.0), angle: float = 0.0) -> Body:
         """Add a rigid body of ``mass`` and ``inertia`` (about its mass centre), with its
         mass centre at ``position`` and its frame turned by ``angle`` (rad)."""
@@ -97,26 +98,31 @@ class Mechanism(MechanismBuilder):
     def _relative_angle(self, a: Point, b: Point) -> float:
         return b.body.angle - a.body.angle
 
+    @recorded("joints")
     def revolute(self, name: str, a: Point, b: Point):
         """A pin joint between point ``a`` (tail) and point ``b`` (head)."""
         self._points(name, a, b)
         return self._add(pe.Revolute(name, a.node, b.node))
 
+    @recorded("joints")
     def prismatic(self, name: str, a: Point, b: Point, axis=(1.0, 0.0)):
         """A slider: ``b`` moves along ``axis`` (in ``a``'s body coordinates) through ``a``."""
         self._points(name, a, b)
         return self._add(pe.Prismatic(name, a.node, b.node, axis, self._relative_angle(a, b)))
 
+    @recorded("joints")
     def weld(self, name: str, a: Point, b: Point):
         """A rigid joint holding the two bodies in their initial relative pose."""
         self._points(name, a, b)
         return self._add(pe.Weld(name, a.node, b.node, self._relative_angle(a, b)))
 
+    @recorded("joints")
     def slot(self, name: str, a: Point, b: Point, axis=(1.0, 0.0)):
         """A pin ``b`` sliding and turning in a slot along ``axis`` through ``a``."""
         self._points(name, a, b)
         return self._add(pe.PointOnLine(name, a.node, b.node, axis))
 
+    @recorded("forces")
     def rotary_spring(self, name: str, a: Body | Point, b: Body | Point, k=0, c=0, angle=None):
         """A rotational spring (and damper ``c``) between two bodies or the ground: torque
         ``k (theta_b - theta_a - angle) + c (theta_b - theta_a)'``; ``angle`` defaults to the
@@ -128,6 +134,7 @@ class Mechanism(MechanismBuilder):
         return self._add(pe.RotarySpringDamper(name, pa.body.node, pb.body.node, k=k, c=c,
                                                angle0=angle0))
 
+    @recorded("forces")
     def torque(self, name: str, body: Body, torque, reaction: Body | None = None):
         """An applied torque (counter-clockwise positive) on ``body``, reacting on the ground
         (or on ``reaction``): a number, a sympy expression in ``vn.t`` and mechanism
@@ -136,6 +143,7 @@ class Mechanism(MechanismBuilder):
         base = self.ground if reaction is None else reaction
         return self._add(pe.TorqueDriver(name, base.node, body.node, signal(torque, name)))
 
+    @recorded("forces")
     def force(self, name: str, point: Point, force):
         """An applied force ``(fx, fy)`` in ground coordinates on ``point``; each component a
         number, a sympy expression or a function of t."""
@@ -144,6 +152,7 @@ class Mechanism(MechanismBuilder):
         return self._add(pe.ForceDriver(name, DATUM, point.node,
                                         self._vector(name, force, "force")))
 
+    @recorded("drives")
     def drive(self, name: str, joint: str, motion):
         """Prescribe the coordinate of revolute or prismatic ``joint`` as ``motion(t)``."""
         self._check_name(name)
@@ -165,6 +174,7 @@ class Mechanism(MechanismBuilder):
         return pe.JointFriction(name, edge.tail, edge.head, viscous, coulomb, smoothing,
                                 axis=axis)
 
+    @recorded("forces")
     def gear(self, name: str, body_a: Body, body_b: Body, ratio, internal: bool = False):
         """Gear ``body_a`` to ``body_b``, both turning on axles fixed in the ground:
         ``theta_b - theta_b0 = -ratio (theta_a - theta_a0)`` (external teeth; ``+ratio``
@@ -186,6 +196,7 @@ class Mechanism(MechanismBuilder):
         return self._add(pe.GearMesh(name, body_a.node, body_b.node, ratio, body_a.angle,
                                      body_b.angle, internal=internal))
 
+    @recorded("forces")
     def rack_and_pinion(self, name: str, pinion: Body, rack: Body, radius, axis=(1.0, 0.0)):
         """Mesh a ``pinion`` (turning) with a ``rack`` that translates along ``axis``
         (ground coordinates; keep the rack from turning, e.g. with a prismatic joint): the

@@ -22,7 +22,7 @@ import sympy
 from .. import multibody
 from ..elements import spatial as se
 from ..errors import ModelError
-from ..multibody import DATUM, MechanismBuilder, Point
+from ..multibody import DATUM, MechanismBuilder, Point, recorded
 from ..rotations import inertia_matrix, orientation_matrix, unit_axis
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM"]
@@ -85,6 +85,7 @@ class Mechanism(MechanismBuilder):
         super().__init__(name, gravity)
         self.ground = Body(self, DATUM, None, None, (0.0, 0.0, 0.0), np.eye(3))
 
+    @recorded("bodies")
     def body(self, name: str, mass, inertia, position=(0.0, 0.0, 0.0), orientation=None) -> Body:
         """Add a rigid body of ``mass`` and ``inertia`` about its mass centre in body axes
         (three principal moments or a 3 x 3 matrix), its mass centre at ``position`` and
@@ -110,30 +111,36 @@ class Mechanism(MechanismBuilder):
         return self._add(cls(name, a.node, b.node, R0, axis=local, **extra) if axis is not None
                          else cls(name, a.node, b.node, R0, **extra))
 
+    @recorded("joints")
     def revolute(self, name: str, a: Point, b: Point, axis=(0.0, 0.0, 1.0)):
         """A revolute joint about ``axis`` (world axes at the initial pose) through the
         points ``a`` (tail) and ``b`` (head); coordinate ``"<name>.angle"``."""
         return self._joint(se.SpatialRevolute, name, a, b, axis)
 
+    @recorded("joints")
     def prismatic(self, name: str, a: Point, b: Point, axis=(1.0, 0.0, 0.0)):
         """A prismatic joint: ``b`` slides along ``axis`` through ``a``; ``"<name>.distance"``."""
         return self._joint(se.SpatialPrismatic, name, a, b, axis)
 
+    @recorded("joints")
     def cylindrical(self, name: str, a: Point, b: Point, axis=(0.0, 0.0, 1.0)):
         """A cylindrical joint along ``axis``: ``"<name>.angle"`` and ``"<name>.distance"``."""
         return self._joint(se.SpatialCylindrical, name, a, b, axis)
 
+    @recorded("joints")
     def screw(self, name: str, a: Point, b: Point, axis=(0.0, 0.0, 1.0), pitch=0.0):
         """A screw joint along ``axis`` advancing ``pitch`` per radian; ``"<name>.angle"``.
         A screw must stay in the tree (it cannot close a loop)."""
         return self._joint(se.SpatialScrew, name, a, b, axis, pitch=pitch)
 
+    @recorded("joints")
     def spherical(self, name: str, a: Point, b: Point):
         """A ball joint; coordinates the relative rotation as a unit quaternion
         ``"<name>.qw"`` ... ``"<name>.qz"``, speeds the relative angular velocity in the
         axes of ``a``'s body (``"<name>.wx"`` ...)."""
         return self._joint(se.SpatialSpherical, name, a, b)
 
+    @recorded("joints")
     def universal(self, name: str, a: Point, b: Point, axes=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0))):
         """A universal joint: ``axes = (u, v)`` in world axes at the initial pose, ``u``
         fixed in ``a``'s body, ``v`` in ``b``'s, perpendicular; ``"<name>.angle1"``,
@@ -146,24 +153,29 @@ class Mechanism(MechanismBuilder):
                              f"perpendicular; their cosine is {u @ v:.6g}")
         return self._joint(se.SpatialUniversal, name, a, b, u, axis2=b.body.R.T @ v)
 
+    @recorded("joints")
     def planar_joint(self, name: str, a: Point, b: Point, normal=(0.0, 0.0, 1.0)):
         """A planar joint: ``b`` moves in the plane through ``a`` normal to ``normal``;
         ``"<name>.x"``, ``"<name>.y"``, ``"<name>.angle"``."""
         return self._joint(se.SpatialPlanarJoint, name, a, b, normal)
 
+    @recorded("joints")
     def weld(self, name: str, a: Point, b: Point):
         """A rigid joint holding the two bodies in their initial relative pose."""
         return self._joint(se.SpatialWeld, name, a, b)
 
+    @recorded("joints")
     def point_on_line(self, name: str, a: Point, b: Point, axis=(1.0, 0.0, 0.0)):
         """``b`` stays on the line through ``a`` along ``axis``, free to slide and turn."""
         return self._joint(se.SpatialPointOnLine, name, a, b, axis)
 
+    @recorded("joints")
     def point_on_plane(self, name: str, a: Point, b: Point, normal=(0.0, 0.0, 1.0)):
         """``b`` stays in the plane through ``a`` normal to ``normal``, free to turn."""
         return self._joint(se.SpatialPointOnPlane, name, a, b, normal)
 
     # -- force elements ------------------------------------------------------------
+    @recorded("forces")
     def rotary_spring(self, name: str, joint: str, k=0, c=0, angle=None):
         """A torsion spring and damper across revolute or cylindrical ``joint``: torque
         ``-(k (angle - angle0) + c angle')`` on the joint's head body about the axis, with
@@ -179,6 +191,7 @@ class Mechanism(MechanismBuilder):
         return self._add(se.SpatialRotarySpringDamper(name, edge.tail, edge.head, joint, k=k, c=c,
                                                       angle0=angle0))
 
+    @recorded("forces")
     def force(self, name: str, point: Point, force, body_axes: bool = False):
         """An applied force ``(fx, fy, fz)`` on ``point`` (world axes, or the axes of the
         point's body with ``body_axes``); components numbers, sympy expressions in
@@ -188,6 +201,7 @@ class Mechanism(MechanismBuilder):
         return self._add(se.SpatialForce(name, DATUM, point.node,
                                          self._vector(name, force, "force"), body=body_axes))
 
+    @recorded("forces")
     def torque(self, name: str, body: Body, torque, reaction: Body | None = None,
                body_axes: bool = False):
         """An applied torque ``(tx, ty, tz)`` on ``body``, reacting on the ground (or on
@@ -197,6 +211,7 @@ class Mechanism(MechanismBuilder):
         return self._add(se.SpatialTorque(name, base.node, body.node,
                                           self._vector(name, torque, "torque"), body=body_axes))
 
+    @recorded("drives")
     def drive(self, name: str, joint: str, motion, quantity: str | None = None):
         """Prescribe the coordinate of revolute, prismatic or cylindrical ``joint``
         (``quantity``: ``"angle"`` or ``"distance"``; by default the joint's only one, the
@@ -275,6 +290,7 @@ class Mechanism(MechanismBuilder):
             sign *= np.sign(along)
         return (joint, quantity, sign, initial)
 
+    @recorded("forces")
     def gear(self, name: str, body_a: Body, body_b: Body, ratio, internal: bool = False,
              joints: tuple[str, str] | None = None):
         """Gear ``body_a`` to ``body_b``, each turning on a revolute or cylindrical joint:
@@ -314,6 +330,7 @@ class Mechanism(MechanismBuilder):
         return self._add(se.SpatialGear(name, body_a.node, body_b.node,
                                         se.SpatialGear.gear_coefficient(ratio, internal), terms))
 
+    @recorded("forces")
     def rack_and_pinion(self, name: str, pinion: Body, rack: Body, radius, axis=None,
                         joints: tuple[str, str] | None = None):
         """Mesh a ``pinion`` turning on a revolute or cylindrical joint with a ``rack``
