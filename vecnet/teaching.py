@@ -63,11 +63,12 @@ REPR_CHAR_LIMIT = 200_000
 SUMMARY_EQUATIONS = 300
 #: State equations and their matrices shown in full up to this many states.
 SUMMARY_STATES = 40
-#: Mechanisms with more speeds are summarized without building ``M`` and ``Q`` (a chain of
-#: ten spherical joints takes seconds to build them and hours to print them).
-SUMMARY_SPEEDS = 12
-#: Mechanisms whose ``M``, ``Q`` and constraints hold more terms (nodes of their expression
-#: trees) are summarized: printing takes about 30 microseconds a term in each style.
+#: Mechanisms with more speeds are summarized (their recursive form grows linearly, a few
+#: hundred characters a speed, so only very large ones).
+SUMMARY_SPEEDS = 120
+#: The full ``M`` and ``Q`` (``matrix_form=True``) are summarized when they and the
+#: constraints hold more terms (nodes of their expression trees): printing takes about 30
+#: microseconds a term in each style, and a chain of ten spherical joints holds millions.
 SUMMARY_TERMS = 50_000
 #: Equations of each kind a summary lists.
 SUMMARY_ROWS = 5
@@ -159,9 +160,6 @@ def summary_reason(obj: Any) -> str | None:
         size, limit, what = len(obj.states), SUMMARY_STATES, "states"
     elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
         size, limit, what = len(obj.u), SUMMARY_SPEEDS, "speeds"
-        if size <= limit and _terms(list(obj.M) + list(obj.Q) + list(obj.constraints),
-                                    SUMMARY_TERMS) > SUMMARY_TERMS:
-            return f"M, Q and the constraints hold more than {SUMMARY_TERMS:,} terms"
     else:
         return None
     return f"{size:,} {what}, more than {limit:,}" if size > limit else None
@@ -681,6 +679,14 @@ def _terms(expressions: Iterable[sympy.Basic], cap: int) -> int:
     return count
 
 
+def _long_matrices(eom: Any) -> str | None:
+    """Why the full ``M`` and ``Q`` are summarized: more than :data:`SUMMARY_TERMS` terms
+    in them and the constraints (``None`` when fewer)."""
+    if _terms(list(eom.M) + list(eom.Q) + list(eom.constraints), SUMMARY_TERMS) > SUMMARY_TERMS:
+        return f"M, Q and the constraints hold more than {SUMMARY_TERMS:,} terms"
+    return None
+
+
 def _kind_words(element: Any) -> str:
     """An element's kind in words: ``"spherical"``, ``"torque driver"``."""
     name = type(element).__name__.removeprefix("Spatial")
@@ -702,20 +708,19 @@ def _structure(mechanism: Any, show: _Printer) -> list[str]:
     return [_note(show, line) for line in lines]
 
 
-def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
-               simplify: bool = False, summary: bool | None = None) -> str:
-    # the speeds are the coordinates' rates, or (quaternions) speeds u with q' = N(q) u
+def _mechanism_names(eom: Any, show: _Printer) -> list:
+    """Rows naming the coordinates and, when they are not the coordinates' rates, the
+    speeds; the speeds (and their rates) are named in ``show`` for what follows. A speed
+    is written without a prime (``ball.wx``, ``\\omega_{\\mathrm{ball},x}``) unless it is a
+    coordinate's rate (``pin.angle'``, ``\\dot{\\theta}_{\\mathrm{pin}}``)."""
     speeds = None if eom.speeds_are_rates else eom.speed_names
     for q, name in zip(eom.q, eom.coordinates):
         show.rename(q, _coordinate_tex(name))
-    for u, name in zip(eom.u, speeds or eom.coordinates):
-        if speeds is not None and not name.endswith("'"):
-            show.rename(u, _coordinate_tex(name))
-            continue
-        head, sep, sub = _split_sub(_coordinate_tex(name.rstrip("'")))
-        show.rename(u, rf"\dot{{{head}}}" + (sep + sub if sep else ""))
+    for u, name in zip(eom.u, eom.speed_names):
+        show.rename(u, _speed_tex(name))
+        if not show.is_latex:
+            show.swap[u] = sympy.Symbol(name)     # not the symbol's own name, which ends in '
     n = len(eom.u)
-    reason = _why(eom, summary)
     if show.is_latex:
         q_list = ", ".join(show(q) for q in eom.q) or r"\text{none}"
         rows: list = [_heading(show, f"Coordinates ({len(eom.q)})", rf"q = ({q_list})")]
@@ -726,6 +731,227 @@ def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
         rows = [f"Coordinates ({len(eom.q)}): q = ({', '.join(eom.coordinates)})"]
         if speeds is not None:
             rows.append(f"Speeds ({n}): u = ({', '.join(speeds)})")
+    return rows
+
+
+def _speed_tex(name: str, order: int = 0) -> str:
+    """LaTeX of a speed named ``name`` (a coordinate's rate ``"J.angle'"`` gets a dot) and
+    of its rate (``order=1``)."""
+    dots = name.count("'") + order
+    head, sep, sub = _split_sub(_coordinate_tex(name.rstrip("'")))
+    if dots:
+        head = rf"\{'d' * (dots - 1)}dot{{{head}}}" if dots <= 3 else rf"{head}^{{({dots})}}"
+    return head + (sep + sub if sep else "")
+
+
+#: how named quantities of the recursive form are written: LaTeX, text
+_QUANTITY_NAMES = {
+    "R": ("R", "R"), "theta": (r"\theta", "theta"), "r": ("r", "r"), "omega": (r"\omega", "omega"),
+    "v": ("v", "v"), "alpha": (r"\alpha", "alpha"), "a": ("a", "a"), "p": ("p", "p"),
+    "h": ("h", "h"), "pdot": (r"\dot{p}", "p'"), "hdot": (r"\dot{h}", "h'"),
+    "wbar": (r"\bar{\omega}", "Omega"), "f": ("f", "f"), "n": ("n", "n"), "F": ("F", "F"),
+    "T": ("T", "T"), "m": ("m", "m"), "J": ("J", "J"), "g": ("g", "g")}
+
+
+class _TermWriter:
+    """Writes the terms of :mod:`vecnet.recursion` through a :class:`_Printer`."""
+
+    def __init__(self, show: _Printer) -> None:
+        self.show = show
+        self.is_latex = show.is_latex
+
+    def __call__(self, expr: Any) -> str:
+        return self.show(expr)
+
+    def matrix(self, matrix: sympy.MatrixBase) -> str:
+        return _small_matrix(matrix, self.show)
+
+    def quantity(self, quantity: Any) -> str:
+        tex, plain = _QUANTITY_NAMES.get(quantity.base, (quantity.base, quantity.base))
+        owner = quantity.owner
+        if self.is_latex:
+            out = tex + (f"_{{{_name_tex(owner)}}}" if owner else "")
+            return out + (r"^{\mathsf{T}}" if quantity.transposed else "")
+        if plain.endswith("'"):          # a rate: p_rod1'
+            out = plain[:-1] + (f"_{owner}" if owner else "") + "'"
+        else:
+            out = plain + (f"_{owner}" if owner else "")
+        return out + ("^T" if quantity.transposed else "")
+
+
+def _small_matrix(matrix: sympy.MatrixBase, show: _Printer) -> str:
+    """A matrix or vector in a line: a ``bmatrix`` whose fractions are set at text size
+    (``\\displaystyle``), or ``(a, b, c)`` for a column and ``[a, b; c, d]`` in text."""
+    cells = [[show(matrix[i, j]) for j in range(matrix.cols)] for i in range(matrix.rows)]
+    if show.is_latex:
+        body = r" \\ ".join(" & ".join(_text_size(c) for c in row) for row in cells)
+        return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
+    if matrix.cols == 1:
+        return "(" + ", ".join(row[0] for row in cells) + ")"
+    return "[" + "; ".join(", ".join(row) for row in cells) + "]"
+
+
+def _text_size(cell: str) -> str:
+    """A matrix entry set at text size when it holds a fraction (not script size)."""
+    return r"\displaystyle " + cell if r"\frac" in cell else cell
+
+
+def _parameter_rows(ne: Any, show: _Printer, writer: _TermWriter) -> list:
+    """``m_b = ..., J_b = ...`` per body and gravity, one line each."""
+    rows: list = []
+    by_owner: dict[str, list[str]] = {}
+    for quantity, value in ne.parameters:
+        if quantity.base == "J" and ne.dimensions == 3 and value.is_diagonal():
+            shown = (r"\mathrm{diag}" if show.is_latex else "diag") + \
+                "(" + ", ".join(show(value[i, i]) for i in range(3)) + ")"
+        elif isinstance(value, sympy.MatrixBase):
+            shown = _small_matrix(value, show)
+        else:
+            shown = show(value)
+        by_owner.setdefault(quantity.owner, []).append(f"{writer.quantity(quantity)} = {shown}")
+    sep = r",\quad " if show.is_latex else ",  "
+    for owner, items in by_owner.items():
+        if show.is_latex:
+            rows.append((items[0].split(" = ", 1)[0],
+                         sep.join([items[0].split(" = ", 1)[1]] + items[1:])))
+        else:
+            first, rest = items[0].split(" = ", 1)
+            rows.append((first, sep.join([rest] + items[1:])))
+    return rows
+
+
+_SECTIONS = {
+    "kinematics": ("Forward pass: pose, twist and acceleration along the tree",
+                   "each from its parent's and the branch's own motion"),
+    "momentum": ("Momentum of each body and its rate", "about the mass centre, world axes"),
+    "loads": ("Loads", "force laws of the springs, dampers and drivers"),
+    "reactions": ("Backward pass: reactions from the cutsets",
+                  "what each joint pushes beyond it: rates of momentum less weights and loads, "
+                  "moments about the joint's point"),
+}
+
+
+def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
+               simplify: bool = False, summary: bool | None = None) -> str:
+    """A mechanism's equations: the recursive Newton-Euler form (:mod:`vecnet.recursion`),
+    with ``M`` and ``Q`` when small; ``matrix_form=True`` lists the full ``M`` and ``Q``
+    instead; a summary when asked for or very large."""
+    from .errors import FormulationError
+    from .recursion import newton_euler
+
+    reason = _why(eom, summary)
+    if matrix_form or reason:
+        return _matrix_listing(eom, show, True if matrix_form else None, simplify, summary)
+    try:
+        ne = newton_euler(eom)
+    except FormulationError as error:   # rotors and port loads: the full M and Q
+        listing = _matrix_listing(eom, show, None, simplify, summary)
+        note = _note(show, f"({error}: M and Q are listed in full)")
+        return listing.replace("\\end{aligned}", " \\\\\n&" + note + "\n\\end{aligned}") \
+            if show.is_latex else listing + "\n" + note
+    return _recursive_listing(eom, ne, show, matrix_form, simplify)
+
+
+def _recursive_listing(eom: Any, ne: Any, show: _Printer, matrix_form: bool | None,
+                       simplify: bool) -> str:
+    writer = _TermWriter(show)
+    rows = _mechanism_names(eom, show)
+    for du, name in zip(ne.rates, eom.speed_names):
+        show.rename(du, _speed_tex(name, 1))
+        if not show.is_latex:
+            show.swap[du] = sympy.Symbol(name + "'")
+    n = len(eom.u)
+    rows.append(_heading(show, "Parameters"))
+    rows += _parameter_rows(ne, show, writer)
+    law = (r"\text{the joints' free directions carry no reaction: } "
+           r"W^{\mathsf{T}} R^{\mathsf{T}} n + V^{\mathsf{T}} R^{\mathsf{T}} f = "
+           + (r"(\Phi_u^{\mathsf{T}} \lambda)" if eom.constraint_names else "0")) \
+        if show.is_latex else \
+        "the joints' free directions carry no reaction: W^T R^T n + V^T R^T f = " + \
+        ("(Phi_u^T lambda)" if eom.constraint_names else "0")
+    rows.append(_note(show, "Recursive Newton-Euler form: every quantity is computed from "
+                            "those above it; stacked in the order of the speeds, the equations "
+                            "of motion are M u' = Q" + (" + Phi_u^T lambda"
+                                                         if eom.constraint_names else "")
+                            + "; a prime (a dot) is a rate: u' are the rates of the speeds"))
+    if ne.dimensions == 2:
+        rows.append(_note(show, "In the plane: angles and angular velocities are numbers "
+                                "(about z), w x d = w (-d_y, d_x), d x f = d_x f_y - d_y f_x"))
+    if ne.quaternion_rotation:
+        w, x, y, z = sympy.symbols("w x y z", real=True)
+        from .rotations import quaternion_matrix
+
+        rows.append((r"R_q(w, x, y, z)" if show.is_latex else "Rq(w, x, y, z)",
+                     _small_matrix(quaternion_matrix((w, x, y, z)), show)))
+    section = None
+    for d in ne.definitions:
+        if d.section != section:
+            section = d.section
+            title, note = _SECTIONS[section]
+            rows.append(_heading(show, title) + rf"\quad \text{{({_text_tex(note)})}}"
+                        if show.is_latex else f"{title} ({note}):")
+        rows.append((writer.quantity(d.quantity), d.term.write(writer)))
+    rows.append(_heading(show, f"Equations of motion ({n})", law if show.is_latex else ""))
+    if not show.is_latex:
+        rows.append(_note(show, "  " + law))
+    for eq in ne.equations:
+        rhs = "0"
+        if eq.loops:
+            rhs = (rf"(\Phi_u^{{\mathsf{{T}}}} \lambda)_{{{_name_tex(eq.branch)}}}"
+                   if show.is_latex else f"(Phi_u^T lambda)[{eq.branch}]")
+        lhs = eq.lhs.write(writer) if eq.lhs is not None else "0"
+        rows.append((lhs, rhs))
+    tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
+    if eom.constraint_names:
+        rows.append(_heading(show, f"Constraints ({len(eom.constraint_names)})",
+                             r"\Phi(q, t) = 0,\ \Phi_u = \Phi_q N(q)" if show.is_latex
+                             else "Phi(q, t) = 0, Phi_u = Phi_q N(q)"))
+        for name, expr in zip(eom.constraint_names, eom.constraints):
+            lhs = rf"\Phi_{{{_name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
+            rows.append((lhs, show(tidy(expr))))
+    rows += _small_m_and_q(eom, show, matrix_form, tidy)
+    return _finish(rows, show)
+
+
+def _small_m_and_q(eom: Any, show: _Printer, matrix_form: bool | None, tidy: Any) -> list:
+    """``M`` and ``Q`` as matrices when there are at most :data:`MATRIX_FORM_LIMIT` speeds
+    and every entry is short (``matrix_form`` not ``False``); otherwise a note saying why
+    they were left out."""
+    n = len(eom.u)
+    coords = tuple(eom.speed_names)
+    why = "matrix_form=False" if matrix_form is False else \
+        f"{n} speeds, more than {MATRIX_FORM_LIMIT}" if n > MATRIX_FORM_LIMIT else None
+    if why is None:
+        M, Q = eom.M.applyfunc(tidy), eom.Q.applyfunc(tidy)
+        long = [e for e in list(M) + list(Q) if len(show(e)) > MATRIX_ENTRY_LIMIT]
+        if long:
+            why = f"entries longer than {MATRIX_ENTRY_LIMIT} characters"
+        elif n:
+            law = (r"M\,\dot{u} = Q" if show.is_latex else "M u' = Q") + (
+                (r" + \Phi_u^{\mathsf{T}} \lambda" if show.is_latex else " + Phi_u^T lambda")
+                if eom.constraint_names else "")
+            if show.is_latex:
+                return [_heading(show, "Mass matrix and generalized forces", law),
+                        ("M", _sympy_matrix(M, coords, coords, show)),
+                        ("Q", _sympy_matrix(Q, coords, ["Q"], show))]
+            return [_heading(show, "Mass matrix and generalized forces", law),
+                    _sympy_matrix(M, coords, coords, show).replace("\n", "\n    "),
+                    _sympy_matrix(Q, coords, ["Q"], show).replace("\n", "\n    ")]
+    if why is None:
+        return []
+    return [_note(show, f"The mass matrix M ({n} x {n}) and the generalized forces Q are left "
+                        f"out ({why}); the equations above are M u' = Q written out "
+                        "(matrix_form=True prints M and Q)")]
+
+
+def _matrix_listing(eom: Any, show: _Printer, matrix_form: bool | None = None,
+                    simplify: bool = False, summary: bool | None = None) -> str:
+    """The coordinates, constraints and the full ``M`` and ``Q`` (as matrices when small,
+    otherwise entry by entry), or a summary."""
+    speeds = None if eom.speeds_are_rates else eom.speed_names
+    n = len(eom.u)
+    reason = _why(eom, summary) or (_long_matrices(eom) if summary is None else None)
+    rows = _mechanism_names(eom, show)
     tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
     if eom.constraint_names and reason:
         rows.append(_note(show, f"Constraints ({len(eom.constraint_names)}), Phi(q, t) = 0: "

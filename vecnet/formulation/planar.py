@@ -104,6 +104,11 @@ class MultibodyEquations(MechanismEquations):
         self.gravity = sympy.Matrix(mechanism.gravity)
         self._couple(joint_loads, rotors)
 
+    @property
+    def constraint_chords(self) -> tuple[str, ...]:
+        """The chords whose circuit equations are constraints (cut joints, drivers, gears)."""
+        return tuple(self._constraining)
+
     @cached_property
     def constraints(self) -> sympy.Matrix:
         """``Phi(q, t)``: the circuit equations of the cut joints and drivers."""
