@@ -661,9 +661,18 @@ _COORDINATE_TEX = {"x": "x", "y": "y", "angle": r"\theta", "distance": "s", "dx"
                    "dy": r"\Delta y"}
 
 
+#: components of vector coordinates and speeds: angular velocity, velocity, quaternion
+_COMPONENT_TEX = {"w": r"\omega", "v": "v", "q": "q"}
+
+
 def _coordinate_tex(name: str) -> str:
+    r"""``\theta_{\mathrm{J}}`` for ``"J.angle"``, ``\omega_{\mathrm{ball},x}`` for
+    ``"ball.wx"``, ``q_{\mathrm{ball},w}`` for ``"ball.qw"``; other names upright."""
     owner, _, what = name.rpartition(".")
     symbol = _COORDINATE_TEX.get(what)
+    if owner and symbol is None and len(what) == 2 and what[0] in _COMPONENT_TEX and \
+            what[1] in ("xyz" if what[0] != "q" else "wxyz"):
+        return rf"{_COMPONENT_TEX[what[0]]}_{{{_name_tex(owner)},{what[1]}}}"
     if symbol is None or not owner:
         return _name_tex(name)
     return rf"{symbol}_{{{_name_tex(owner)}}}"
