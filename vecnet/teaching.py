@@ -849,8 +849,9 @@ def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
     from .recursion import newton_euler
 
     reason = _why(eom, summary)
-    if matrix_form or reason:
-        return _matrix_listing(eom, show, True if matrix_form else None, simplify, summary)
+    if matrix_form or reason:      # as matrices when small, otherwise entry by entry
+        small = len(eom.u) <= MATRIX_FORM_LIMIT
+        return _matrix_listing(eom, show, small if matrix_form else None, simplify, summary)
     try:
         ne = newton_euler(eom)
     except FormulationError as error:   # rotors and port loads: the full M and Q
