@@ -175,9 +175,12 @@ def _why(obj: Any, summary: bool | None) -> str | None:
 def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any]) -> str:
     from .draw import OutputError
     from .formulation.lumped import NetworkEquations, StateSpace
+    from .formulation.multibody import Linearization
+    from .formulation.multibody import OperatingPoint as MechanismPoint
     from .formulation.numeric import SparseStateSpace
     from .formulation.planar import MultibodyEquations
     from .formulation.spatial import SpatialEquations
+    from .numerics.analysis import OperatingPoint as NetworkPoint
 
     if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool)
                                or digits < 1):
@@ -193,6 +196,10 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
         handler, allowed = _sparse_state_space, ("summary",)
     elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
         handler, allowed = _multibody, ("matrix_form", "simplify", "summary")
+    elif isinstance(obj, (MechanismPoint, NetworkPoint)):
+        handler, allowed = _operating_point, ()
+    elif isinstance(obj, Linearization):
+        handler, allowed = _linearization, ()
     elif isinstance(obj, sympy.Eq) or (
             isinstance(obj, (list, tuple)) and all(isinstance(e, sympy.Eq) for e in obj)):
         handler, allowed = _equation_list, ()
@@ -201,8 +208,8 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
         handler, allowed = _expression, ()
     else:
         raise OutputError(f"cannot show a {type(obj).__name__} as {style}; give a LabeledMatrix, "
-                          "sympy equations, NetworkEquations, StateSpace, SparseStateSpace or "
-                          "MultibodyEquations")
+                          "sympy equations, NetworkEquations, StateSpace, SparseStateSpace, "
+                          "MultibodyEquations, an OperatingPoint or a Linearization")
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise OutputError(f"unknown option(s) {', '.join(unknown)} for a {type(obj).__name__}; "
@@ -1016,4 +1023,76 @@ def _matrix_listing(eom: Any, show: _Printer, matrix_form: bool | None = None,
     for i in range(n):
         lhs = rf"Q_{{{i + 1}}}" if show.is_latex else f"Q[{coords[i]}]"
         rows.append((lhs, show(Q[i])))
+    return _finish(rows, show)
+
+
+# -- operating points and linear models ----------------------------------------------------
+def _values(pairs: Iterable[tuple[str, Any]], show: _Printer) -> list:
+    """Rows ``name = number`` (a vector's entries in a row)."""
+    rows = []
+    for name, value in pairs:
+        value = np.asarray(value, dtype=float)
+        number = show(sympy.Float(float(value))) if value.ndim == 0 else \
+            _small_matrix(sympy.Matrix([[sympy.Float(float(x)) for x in value.ravel()]]), show)
+        rows.append((_name_tex(name) if show.is_latex else name, number))
+    return rows
+
+
+def _operating_point(point: Any, show: _Printer) -> str:
+    """A mechanism's operating point (coordinates, speeds, accelerations, multipliers) or a
+    network's DC operating point (its variables, states and inputs), one value a row."""
+    from .numerics.analysis import OperatingPoint as NetworkPoint
+
+    if isinstance(point, NetworkPoint):
+        rows: list = [_heading(show, f"Operating point ({_count(len(point.variables), 'variable')})")]
+        rows += _values(point.variables.items(), show)
+        for title, values in (("States", point.states), ("Inputs", point.inputs)):
+            if values:
+                rows.append(_heading(show, title))
+                rows += _values(values.items(), show)
+        return _finish(rows, show)
+    eom = point.eom
+    kind = "Equilibrium" if point.u is None or not np.any(point.u) else "Steady motion"
+    rows = [_heading(show, f"{kind} at t = {point.time:g}"),
+            _heading(show, f"Coordinates ({len(eom.coordinates)})")]
+    rows += _values(zip(eom.coordinates, point.q), show)
+    for title, values in (("Speeds", point.u), ("Accelerations", point.a)):
+        if values is not None and np.any(values):
+            rows.append(_heading(show, title))
+            rows += _values(zip(eom.speed_names, values), show)
+    if len(point.lam):
+        rows.append(_heading(show, f"Multipliers ({len(point.lam)})"))
+        rows += _values(zip(eom.constraint_names, point.lam), show)
+    return _finish(rows, show)
+
+
+def _number_matrix(matrix: np.ndarray, show: _Printer) -> str:
+    return _small_matrix(sympy.Matrix(np.asarray(matrix, dtype=float)).applyfunc(sympy.Float),
+                         show)
+
+
+def _linearization(lin: Any, show: _Printer) -> str:
+    """``M z'' + C z' + K z = B w``: the matrices in numbers, the inputs ``w`` and the
+    outputs (``basis z``) by name, and the natural frequencies."""
+    d = lin.M.shape[0]
+    law = r"M\,\ddot{z} + C\,\dot{z} + K\,z = B\,w" if show.is_latex else \
+        "M z'' + C z' + K z = B w"
+    rows: list = [_heading(show, f"Linear model ({_count(d, 'independent coordinate')})", law)]
+    for name, matrix in (("M", lin.M), ("C", lin.C), ("K", lin.K), ("B", lin.B)):
+        if matrix.size:
+            rows.append((name, _number_matrix(matrix, show)))
+    names = [("w", lin.inputs), ("y", lin.outputs)]
+    for symbol, items in names:
+        if items:
+            shown = ", ".join(_name_tex(i) if show.is_latex else str(i) for i in items)
+            rows.append((symbol, f"({shown})"))
+    if d:
+        try:
+            frequencies = lin.natural_frequencies()
+        except (np.linalg.LinAlgError, ValueError):
+            frequencies = None
+        if frequencies is not None:
+            rows.append((r"\omega_n" if show.is_latex else "omega_n",
+                         _number_matrix(frequencies.reshape(1, -1), show)
+                         + (r"\ \mathrm{rad/s}" if show.is_latex else " rad/s")))
     return _finish(rows, show)

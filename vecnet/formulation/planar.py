@@ -288,13 +288,6 @@ class MultibodyEquations(MechanismEquations):
             values.extend(element.coordinates_from((xh - xt, yh - yt), ah - at, at))
         return np.array(values, dtype=float)
 
-    def _repr_latex_(self) -> str | None:
-        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
-        large to typeset)."""
-        from ..teaching import repr_latex  # output depends on this module, not the reverse
-
-        return repr_latex(self)
-
 
 class TreeKinematics(NamedTuple):
     """Every node's kinematics in a planar formulation's coordinates, by node: the angle,
