@@ -50,7 +50,7 @@ from .matrix import LabeledMatrix
 from .names import visible
 from .numbers import DIGITS, round_floats
 
-__all__ = ["latex", "text", "summary_reason"]
+__all__ = ["latex", "text", "summary_reason", "unit_latex", "unit_text"]
 
 #: Multibody matrices at most this size, with short entries, are shown as matrices.
 MATRIX_FORM_LIMIT = 3
@@ -72,6 +72,8 @@ SUMMARY_SPEEDS = 120
 SUMMARY_TERMS = 50_000
 #: Equations of each kind a summary lists.
 SUMMARY_ROWS = 5
+#: Nested fractions up to this many terms are shown as one cancelled, factored fraction.
+TIDY_TERMS = 400
 
 
 def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
@@ -135,6 +137,39 @@ def repr_latex(obj: Any) -> str | None:
         return None
     body = latex(obj)
     return None if len(body) > REPR_CHAR_LIMIT else f"$${body}$$"
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def unit_latex(unit: str) -> str:
+    """A unit as written in the domain table (``"m^3/s"``, ``"N m"``, ``"kg m^2"``) typeset
+    upright, powers raised and products spaced thinly (math mode).
+
+    >>> unit_latex("m^3/s")
+    '\\mathrm{m}^{3}/\\mathrm{s}'
+    >>> unit_latex("N m")
+    '\\mathrm{N}\\,\\mathrm{m}'
+    """
+    def factor(word: str) -> str:
+        base, _, power = word.partition("^")
+        return rf"\mathrm{{{_text_tex(base)}}}" + (f"^{{{_text_tex(power)}}}" if power else "")
+
+    return "/".join(r"\,".join(factor(w) for w in part.split()) for part in unit.split("/"))
+
+
+def unit_text(unit: str) -> str:
+    """A unit in plain text with raised powers and a middle dot for products:
+    ``"m³/s"``, ``"N·m"``.
+
+    >>> unit_text("m^3/s"), unit_text("kg m^2")
+    ('m³/s', 'kg·m²')
+    """
+    def factor(word: str) -> str:
+        base, _, power = word.partition("^")
+        return base + power.translate(_SUPERSCRIPTS)
+
+    return "/".join("·".join(factor(w) for w in part.split()) for part in unit.split("/"))
 
 
 def summary_reason(obj: Any) -> str | None:
@@ -225,6 +260,7 @@ class _Printer:
         self.style, self.digits = style, digits
         self.names: dict[sympy.Symbol, str] = {}  # LaTeX of the stand-in symbols
         self.swap: dict[sympy.Basic, sympy.Basic] = {}  # symbols shown under another name
+        self.untidy = 0   # nested fractions too large to simplify, left as they are
 
     @property
     def is_latex(self) -> bool:
@@ -262,10 +298,26 @@ class _Printer:
         return symbol
 
     def __call__(self, expr: Any) -> str:
-        expr = self.prepare(expr)
+        expr = self.tidy(self.prepare(expr))
         if self.is_latex:
             return self._latex(expr)
         return sympy.sstr(expr)
+
+    def tidy(self, expr: Any) -> Any:
+        """A nested fraction (a fraction within a denominator) as one fraction, cancelled
+        and factored, when it holds at most :data:`TIDY_TERMS` terms; a larger one stays
+        as it is and is counted in :attr:`untidy` (the listing says so)."""
+        if not isinstance(expr, sympy.Expr) or not _nested_fraction(expr):
+            return expr
+        if _terms([expr], TIDY_TERMS) > TIDY_TERMS:
+            self.untidy += 1
+            return expr
+        try:
+            tidied = sympy.factor(sympy.cancel(expr))
+        except (sympy.PolynomialError, ValueError, TypeError):   # pragma: no cover
+            return expr
+        return tidied if _terms([tidied], TIDY_TERMS * 4) <= _terms([expr], TIDY_TERMS * 4) * 2 \
+            else expr
 
     def _latex(self, expr: Any) -> str:
         """sympy's LaTeX with every name shown safely: symbols through ``symbol_names``,
@@ -300,6 +352,14 @@ class _Printer:
         self.swap[rate] = self._stand_in(symbol.name, 1)
 
 
+def _nested_fraction(expr: sympy.Expr) -> bool:
+    """Whether a denominator of ``expr`` holds a fraction (``k / (1 + L k / K^2)``)."""
+    for power in expr.atoms(sympy.Pow):
+        if power.exp.is_negative and any(p.exp.is_negative for p in power.base.atoms(sympy.Pow)):
+            return True
+    return False
+
+
 def _is_identifier(name: str) -> bool:
     """ASCII letters, digits, ``_`` and the ``.`` of port names, starting with a letter:
     what sympy's LaTeX printer may set by itself (``v_R3`` as ``v_{R3}``, ``alpha`` as
@@ -316,11 +376,29 @@ def _symbol_tex(name: str) -> str:
     second subscript (``Q_my_pump`` as ``Q_{my pump}``): such names are escaped, so the
     subscript shows the edge name as written."""
     if _is_identifier(name) and "_" not in name.partition("_")[2]:
-        return sympy.latex(sympy.Symbol(name))
+        head, sep, rest = name.partition("_")
+        tex = _upright(sympy.latex(sympy.Symbol(head)))
+        if not sep:
+            return tex
+        if "_" in tex:              # a head with digits (C6 as C_{6}): sympy's own form
+            return sympy.latex(sympy.Symbol(name))
+        word = rest.isalpha() and len(rest) > 1 and sympy.latex(sympy.Symbol(rest)) == rest
+        if not word:                # C6, R3, motor.m: sympy's own subscript
+            return sympy.latex(sympy.Symbol(f"{head}_{rest}")).replace(
+                sympy.latex(sympy.Symbol(head)), tex, 1)
+        return f"{tex}_{{{_name_tex(rest)}}}"
     head, sep, rest = name.partition("_")
     if sep and rest and head.isascii() and head.isalpha():
         return f"{sympy.latex(sympy.Symbol(head))}_{{{_name_tex(rest)}}}"
     return _name_tex(name)
+
+
+def _upright(tex: str) -> str:
+    r"""A name of several letters that sympy sets as they are (``Rp``, read as ``R p``)
+    upright, ``\mathrm{Rp}``, with any subscript sympy gave it (``Rp2`` as
+    ``\mathrm{Rp}_{2}``); one letter, Greek letters and accents stay as sympy sets them."""
+    match = re.fullmatch(r"([A-Za-z]{2,})(_\{[^{}]*\})?", tex)
+    return rf"\mathrm{{{match.group(1)}}}{match.group(2) or ''}" if match else tex
 
 
 def _split_sub(tex: str) -> tuple[str, str, str]:
@@ -474,7 +552,7 @@ def _sympy_matrix(matrix: sympy.MatrixBase, rows: Sequence[str], columns: Sequen
                   show: _Printer) -> str:
     """A sympy matrix: a bmatrix in LaTeX, a labelled table in text."""
     if show.is_latex:
-        entries = [[show(x) for x in matrix.row(i)] for i in range(matrix.rows)]
+        entries = [[_text_size(show(x)) for x in matrix.row(i)] for i in range(matrix.rows)]
         return ("\\begin{bmatrix}" + " \\\\ ".join(" & ".join(r) for r in entries)
                 + "\\end{bmatrix}")
     cells = np.empty(matrix.shape, dtype=object)
@@ -486,7 +564,8 @@ def _sympy_matrix(matrix: sympy.MatrixBase, rows: Sequence[str], columns: Sequen
 
 def _column(symbols: Sequence[Any], show: _Printer) -> str:
     if show.is_latex:
-        return "\\begin{bmatrix}" + " \\\\ ".join(show(s) for s in symbols) + "\\end{bmatrix}"
+        return "\\begin{bmatrix}" + " \\\\ ".join(_text_size(show(s)) for s in symbols) + \
+            "\\end{bmatrix}"
     return "(" + ", ".join(show(s) for s in symbols) + ")"
 
 
@@ -577,6 +656,11 @@ def _state_space(ss: Any, show: _Printer, summary: bool | None = None) -> str:
     return _parts(parts, show)
 
 
+def _untidy_note(show: _Printer) -> str:
+    return _note(show, f"({_count(show.untidy, 'nested fraction')} of more than "
+                       f"{TIDY_TERMS} terms left unsimplified)")
+
+
 def _count(n: int, noun: str, plural: str = "") -> str:
     """``"1 state"``, ``"1,200 states"``."""
     return f"{n:,} " + (noun if n == 1 else plural or noun + "s")
@@ -584,6 +668,8 @@ def _count(n: int, noun: str, plural: str = "") -> str:
 
 def _parts(parts: list[str], show: _Printer) -> str:
     """The parts of a state-space listing: apart by a blank line, or gathered in LaTeX."""
+    if show.untidy:
+        parts = parts + [_untidy_note(show)]
     if show.is_latex:
         return "\\begin{gathered}\n" + " \\\\[1ex]\n".join(parts) + "\n\\end{gathered}"
     return "\n\n".join(parts)
@@ -1094,5 +1180,6 @@ def _linearization(lin: Any, show: _Printer) -> str:
         if frequencies is not None:
             rows.append((r"\omega_n" if show.is_latex else "omega_n",
                          _number_matrix(frequencies.reshape(1, -1), show)
-                         + (r"\ \mathrm{rad/s}" if show.is_latex else " rad/s")))
+                         + (r"\ " + unit_latex("rad/s") if show.is_latex
+                            else " " + unit_text("rad/s"))))
     return _finish(rows, show)
