@@ -59,6 +59,23 @@ def spatial_mix():
     return mech
 
 
+def spatial_joints():
+    """A screw, a planar joint, a point on a line and on a plane, a weld, a revolute with a
+    torsion spring, and a revolute to the ground closing the loop."""
+    mech = vn.spatial.Mechanism("joints", gravity=(0, 0, -9.81))
+    b = [mech.body(f"b{i}", 1.0 + i, (0.1, 0.2, 0.25), position=(i * 0.5, 0, 0))
+         for i in range(6)]
+    mech.screw("sc", mech.ground.point(0, 0, 0), b[0].point(0, 0, 0), axis=(0, 0, 1), pitch=0.1)
+    mech.planar_joint("pl", b[0].point(0.2, 0, 0), b[1].point(-0.3, 0, 0))
+    mech.point_on_line("pol", b[1].point(0.2, 0, 0), b[2].point(-0.3, 0, 0), axis=(1, 0, 0))
+    mech.point_on_plane("pop", b[2].point(0.2, 0, 0), b[3].point(-0.3, 0, 0))
+    mech.weld("w", b[3].point(0.25, 0, 0), b[4].point(-0.25, 0, 0))
+    mech.revolute("r5", b[4].point(0.25, 0, 0), b[5].point(-0.25, 0, 0), axis=(0, 1, 0))
+    mech.rotary_spring("rs", "r5", k=3.0, c=0.2)
+    mech.revolute("loop", b[5].point(0.25, 0, 0), mech.ground.point(3.0, 0, 0), axis=(0, 1, 0))
+    return mech
+
+
 def planar_cases():
     return [("four-bar with spring, joint", four_bar(spring=40.0).formulate("joint")),
             ("four-bar with spring, absolute", four_bar(spring=40.0).formulate("absolute")),
@@ -70,7 +87,9 @@ def spatial_cases():
     return [("double pendulum, joint", pendulum.formulate("joint")),
             ("double pendulum, absolute", pendulum.formulate("absolute")),
             ("mixed joints and loads", spatial_mix().formulate("joint")),
-            ("mixed joints, absolute", spatial_mix().formulate("absolute"))]
+            ("mixed joints, absolute", spatial_mix().formulate("absolute")),
+            ("screw, planar, point-on-line and -plane, weld, loop",
+             spatial_joints().formulate("joint"))]
 
 
 def random_state(eom, rng):
