@@ -42,6 +42,7 @@ _NAMES = {
     "sweep": "studies",
     # output and files
     "draw": "draw", "to_dot": "draw", "latex": "teaching", "text": "teaching",
+    "newton_euler": "recursion",
     "report": "report", "load_model": "io", "save_model": "io", "model_to_dict": "io",
     "load_netlist": "io", "write_netlist": "io", "parse_expression": "io",
     "format_expression": "io",

@@ -748,6 +748,6 @@ def newton_euler(eom) -> NewtonEuler:
     >>> _ = mech.spherical("ball", mech.ground.point(0, 0, 0), bob.point(0, 0, 1))
     >>> ne = newton_euler(mech.formulate())
     >>> [d.quantity.base + " " + d.quantity.owner for d in ne.definitions][:3]
-    ['R bob', 'r bob', 'omega bob']
+    ['R bob', 'omega bob', 'alpha bob']
     """
     return _Builder(eom).build()

@@ -143,13 +143,11 @@ _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def unit_latex(unit: str) -> str:
-    """A unit as written in the domain table (``"m^3/s"``, ``"N m"``, ``"kg m^2"``) typeset
+    r"""A unit as written in the domain table (``"m^3/s"``, ``"N m"``, ``"kg m^2"``) typeset
     upright, powers raised and products spaced thinly (math mode).
 
-    >>> unit_latex("m^3/s")
-    '\\mathrm{m}^{3}/\\mathrm{s}'
-    >>> unit_latex("N m")
-    '\\mathrm{N}\\,\\mathrm{m}'
+    >>> print(unit_latex("m^3/s"), unit_latex("N m"))
+    \mathrm{m}^{3}/\mathrm{s} \mathrm{N}\,\mathrm{m}
     """
     def factor(word: str) -> str:
         base, _, power = word.partition("^")
