@@ -364,15 +364,17 @@ def test_multibody_listing():
     tex = vn.latex(eom, simplify=True, matrix_form=True)
     assert r"q = (\theta_{\mathrm{pin}})" in tex
     assert r"M &= \begin{bmatrix}2\end{bmatrix}" in tex
-    # a larger system is listed entry by entry, one row of M at a time
+    # a larger system's full M and Q are listed entry by entry, one row of M at a time
     bar = four_bar().formulate(coordinates="absolute")
-    listing = vn.text(bar)
+    listing = vn.text(bar, matrix_form=True)
     assert "Phi[P4.x] = " in listing and "M[crank.x, crank.x] = 1" in listing
     assert "M[crank.angle, crank.angle] = 0.08333" in listing
     assert "Q[crank.angle] = 0.5" in listing                  # the applied torque
-    tex = vn.latex(bar)
+    tex = vn.latex(bar, matrix_form=True)
     assert r"\Phi_{\mathrm{P4.x}} &=" in tex and r"M_{3,3} &= 0.08333" in tex
-    assert bar._repr_latex_() == f"$${tex}$$"
+    # by default, the recursive form: the torque is a load, the constraints are listed
+    assert r"T_{\mathrm{T}} &= -0.5" in vn.latex(bar) and "Phi[P4.x] = " in vn.text(bar)
+    assert bar._repr_latex_() == f"$${vn.latex(bar)}$$"
 
 
 def test_latex_is_balanced():

@@ -14,7 +14,7 @@ from scipy.spatial.transform import Rotation
 
 import vecnet as vn
 from vecnet.cli import main
-from vecnet.io import Model, load_model, model_to_dict, save_model
+from vecnet.io import load_model, model_to_dict, save_model
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_spatial import rssr  # noqa: E402

@@ -32,7 +32,9 @@ def test_text_and_latex_name_coordinates_and_speeds():
     # a spherical joint: four Euler parameters, three angular velocity components
     assert "Coordinates (4): q = (tip.qw, tip.qx, tip.qy, tip.qz)" in shown
     assert "Speeds (3): u = (tip.wx, tip.wy, tip.wz)" in shown
-    assert "q' = N(q) u" in shown and "M[tip.wx, tip.wx]" in shown
+    assert "R_bob = Rq(tip.qw, tip.qx, tip.qy, tip.qz)" in shown and "n_tip = 0" in shown
+    full = vn.text(eom, matrix_form=True)
+    assert "q' = N(q) u" in full and "M =" in full
     assert r"\textbf{Speeds (3)}" in vn.latex(eom)
 
 
@@ -54,5 +56,6 @@ def test_the_report_of_a_spatial_mechanism():
         assert re.search(re.escape(name) + r"[^<]*(<sub>.</sub>[^<]*)?</p><pre class=\"tex\">",
                          page), name
     assert tags.tags.count("svg") == 3                   # the diagram and two plots
-    assert r"Speeds (3)}\quad u = (\mathrm{tip.wx}, \mathrm{tip.wy}, \mathrm{tip.wz})" in page
+    assert (r"Speeds (3)}\quad u = (\omega_{\mathrm{tip},x}, \omega_{\mathrm{tip},y}, "
+            r"\omega_{\mathrm{tip},z})") in page
     assert "Heights of the mass centres." in page

@@ -127,7 +127,8 @@ def test_report_and_equations_of_a_large_ladder_file(tmp_path, monkeypatch, caps
 
 # -- mechanisms ---------------------------------------------------------------------------
 
-def test_a_chain_of_ball_joints_is_summarized_without_building_m_and_q():
+def test_a_chain_of_ball_joints_is_summarized_without_building_m_and_q(monkeypatch):
+    monkeypatch.setattr(teaching, "SUMMARY_SPEEDS", 12)
     bodies = 5                                  # 15 speeds, more than SUMMARY_SPEEDS
     eom = vn.load_model(chain(bodies)).formulate()
     listing = vn.text(eom)
@@ -150,12 +151,15 @@ def test_a_mechanism_summary_names_joints_loads_and_constraints():
     assert "M[" not in listing and teaching.summary_reason(eom) is None
 
 
-def test_mechanisms_with_long_expressions_are_summarized(monkeypatch):
+def test_full_matrices_with_long_expressions_are_summarized(monkeypatch):
     eom = vn.load_model(MODELS / "fourbar.json").formulate()
-    assert "M[" in vn.text(eom, matrix_form=False)
+    assert "M =" in vn.text(eom, matrix_form=True)
     monkeypatch.setattr(teaching, "SUMMARY_TERMS", 10)
-    assert teaching.summary_reason(eom) == "M, Q and the constraints hold more than 10 terms"
-    assert "M[" not in vn.text(eom, matrix_form=False)
+    full = vn.text(eom, matrix_form=True)
+    assert "Summary (M, Q and the constraints hold more than 10 terms)" in full
+    assert "M =" not in full
+    # the recursive form is short whatever M and Q hold: no summary
+    assert teaching.summary_reason(eom) is None and "f_P1 = " in vn.text(eom)
 
 
 def test_report_of_a_chain_file_keeps_the_simulation(tmp_path, capsys):
@@ -164,11 +168,12 @@ def test_report_of_a_chain_file_keeps_the_simulation(tmp_path, capsys):
     output = tmp_path / "chain.html"
     assert main(["report", str(path), "--output", str(output)]) == 0
     page = output.read_text(encoding="utf-8")
-    assert "Summary (15 speeds, more than 12)" in page
+    assert r"\textbf{Equations of motion (15)}" in page       # the recursive form, typeset
     assert "<h2>Simulation</h2><figure><svg" in page
     capsys.readouterr()
     assert main(["equations", str(path), "--format", "latex"]) == 0
-    assert r"\text{Joints (5): spherical J1, J2, J3, J4, J5}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert r"f_{\mathrm{J5}} &= \dot{p}_{\mathrm{b5}} - m_{\mathrm{b5}}\,g" in out
 
 
 def test_the_summary_option_is_refused_where_it_means_nothing():

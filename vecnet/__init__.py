@@ -42,7 +42,8 @@ _NAMES = {
     "sweep": "studies",
     # output and files
     "draw": "draw", "to_dot": "draw", "latex": "teaching", "text": "teaching",
-    "picture": "picture", "animate": "picture", "animation_svg": "picture",
+    "newton_euler": "recursion", "picture": "picture", "animate": "picture",
+    "animation_svg": "picture",
     "Model": "model", "report": "report", "load_model": "io", "save_model": "io",
     "model_to_dict": "io",
     "load_netlist": "io", "write_netlist": "io", "parse_expression": "io",

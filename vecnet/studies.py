@@ -102,6 +102,19 @@ class Study:
         parameters = [s for s in self._symbols if s not in self.model.u]
         self._matrices = sympy.lambdify(parameters, exprs, modules="numpy", cse=True)
 
+    def _repr_html_(self) -> str:
+        """A small table for notebooks: the analysis, the swept parameters, the outputs and
+        the analysis options, every value as given."""
+        from html import escape
+
+        analysis = getattr(self.analysis, "__name__", self.analysis)
+        rows = [("analysis", str(analysis)), ("swept parameters", ", ".join(self.names)),
+                ("outputs", ", ".join(self.outputs)),
+                ("states", str(len(self.model.states)))]
+        rows += [(f"option {key}", repr(value)) for key, value in self.options.items()]
+        body = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
+        return f"<table><caption>Study</caption>{body}</table>"
+
     @property
     def outputs(self) -> tuple[str, ...]:
         """The analysed outputs: the ``outputs`` option, the model's, else its states."""

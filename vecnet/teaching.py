@@ -50,7 +50,7 @@ from .matrix import LabeledMatrix
 from .names import visible
 from .numbers import DIGITS, round_floats
 
-__all__ = ["latex", "text", "summary_reason"]
+__all__ = ["latex", "text", "summary_reason", "unit_latex", "unit_text"]
 
 #: Multibody matrices at most this size, with short entries, are shown as matrices.
 MATRIX_FORM_LIMIT = 3
@@ -63,14 +63,17 @@ REPR_CHAR_LIMIT = 200_000
 SUMMARY_EQUATIONS = 300
 #: State equations and their matrices shown in full up to this many states.
 SUMMARY_STATES = 40
-#: Mechanisms with more speeds are summarized without building ``M`` and ``Q`` (a chain of
-#: ten spherical joints takes seconds to build them and hours to print them).
-SUMMARY_SPEEDS = 12
-#: Mechanisms whose ``M``, ``Q`` and constraints hold more terms (nodes of their expression
-#: trees) are summarized: printing takes about 30 microseconds a term in each style.
+#: Mechanisms with more speeds are summarized (their recursive form grows linearly, a few
+#: hundred characters a speed, so only very large ones).
+SUMMARY_SPEEDS = 120
+#: The full ``M`` and ``Q`` (``matrix_form=True``) are summarized when they and the
+#: constraints hold more terms (nodes of their expression trees): printing takes about 30
+#: microseconds a term in each style, and a chain of ten spherical joints holds millions.
 SUMMARY_TERMS = 50_000
 #: Equations of each kind a summary lists.
 SUMMARY_ROWS = 5
+#: Nested fractions up to this many terms are shown as one cancelled, factored fraction.
+TIDY_TERMS = 400
 
 
 def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
@@ -136,6 +139,37 @@ def repr_latex(obj: Any) -> str | None:
     return None if len(body) > REPR_CHAR_LIMIT else f"$${body}$$"
 
 
+_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def unit_latex(unit: str) -> str:
+    r"""A unit as written in the domain table (``"m^3/s"``, ``"N m"``, ``"kg m^2"``) typeset
+    upright, powers raised and products spaced thinly (math mode).
+
+    >>> print(unit_latex("m^3/s"), unit_latex("N m"))
+    \mathrm{m}^{3}/\mathrm{s} \mathrm{N}\,\mathrm{m}
+    """
+    def factor(word: str) -> str:
+        base, _, power = word.partition("^")
+        return rf"\mathrm{{{_text_tex(base)}}}" + (f"^{{{_text_tex(power)}}}" if power else "")
+
+    return "/".join(r"\,".join(factor(w) for w in part.split()) for part in unit.split("/"))
+
+
+def unit_text(unit: str) -> str:
+    """A unit in plain text with raised powers and a middle dot for products:
+    ``"m³/s"``, ``"N·m"``.
+
+    >>> unit_text("m^3/s"), unit_text("kg m^2")
+    ('m³/s', 'kg·m²')
+    """
+    def factor(word: str) -> str:
+        base, _, power = word.partition("^")
+        return base + power.translate(_SUPERSCRIPTS)
+
+    return "/".join("·".join(factor(w) for w in part.split()) for part in unit.split("/"))
+
+
 def summary_reason(obj: Any) -> str | None:
     """Why :func:`latex` and :func:`text` show ``obj`` as a summary by default (its size
     against the limits of the module notes), or ``None`` when they show it in full.
@@ -159,9 +193,6 @@ def summary_reason(obj: Any) -> str | None:
         size, limit, what = len(obj.states), SUMMARY_STATES, "states"
     elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
         size, limit, what = len(obj.u), SUMMARY_SPEEDS, "speeds"
-        if size <= limit and _terms(list(obj.M) + list(obj.Q) + list(obj.constraints),
-                                    SUMMARY_TERMS) > SUMMARY_TERMS:
-            return f"M, Q and the constraints hold more than {SUMMARY_TERMS:,} terms"
     else:
         return None
     return f"{size:,} {what}, more than {limit:,}" if size > limit else None
@@ -177,9 +208,12 @@ def _why(obj: Any, summary: bool | None) -> str | None:
 def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any]) -> str:
     from .draw import OutputError
     from .formulation.lumped import NetworkEquations, StateSpace
+    from .formulation.multibody import Linearization
+    from .formulation.multibody import OperatingPoint as MechanismPoint
     from .formulation.numeric import SparseStateSpace
     from .formulation.planar import MultibodyEquations
     from .formulation.spatial import SpatialEquations
+    from .numerics.analysis import OperatingPoint as NetworkPoint
 
     if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool)
                                or digits < 1):
@@ -195,6 +229,10 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
         handler, allowed = _sparse_state_space, ("summary",)
     elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
         handler, allowed = _multibody, ("matrix_form", "simplify", "summary")
+    elif isinstance(obj, (MechanismPoint, NetworkPoint)):
+        handler, allowed = _operating_point, ()
+    elif isinstance(obj, Linearization):
+        handler, allowed = _linearization, ()
     elif isinstance(obj, sympy.Eq) or (
             isinstance(obj, (list, tuple)) and all(isinstance(e, sympy.Eq) for e in obj)):
         handler, allowed = _equation_list, ()
@@ -203,8 +241,8 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
         handler, allowed = _expression, ()
     else:
         raise OutputError(f"cannot show a {type(obj).__name__} as {style}; give a LabeledMatrix, "
-                          "sympy equations, NetworkEquations, StateSpace, SparseStateSpace or "
-                          "MultibodyEquations")
+                          "sympy equations, NetworkEquations, StateSpace, SparseStateSpace, "
+                          "MultibodyEquations, an OperatingPoint or a Linearization")
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise OutputError(f"unknown option(s) {', '.join(unknown)} for a {type(obj).__name__}; "
@@ -220,6 +258,7 @@ class _Printer:
         self.style, self.digits = style, digits
         self.names: dict[sympy.Symbol, str] = {}  # LaTeX of the stand-in symbols
         self.swap: dict[sympy.Basic, sympy.Basic] = {}  # symbols shown under another name
+        self.untidy = 0   # nested fractions too large to simplify, left as they are
 
     @property
     def is_latex(self) -> bool:
@@ -257,10 +296,26 @@ class _Printer:
         return symbol
 
     def __call__(self, expr: Any) -> str:
-        expr = self.prepare(expr)
+        expr = self.tidy(self.prepare(expr))
         if self.is_latex:
             return self._latex(expr)
         return sympy.sstr(expr)
+
+    def tidy(self, expr: Any) -> Any:
+        """A nested fraction (a fraction within a denominator) as one fraction, cancelled
+        and factored, when it holds at most :data:`TIDY_TERMS` terms; a larger one stays
+        as it is and is counted in :attr:`untidy` (the listing says so)."""
+        if not isinstance(expr, sympy.Expr) or not _nested_fraction(expr):
+            return expr
+        if _terms([expr], TIDY_TERMS) > TIDY_TERMS:
+            self.untidy += 1
+            return expr
+        try:
+            tidied = sympy.factor(sympy.cancel(expr))
+        except (sympy.PolynomialError, ValueError, TypeError):   # pragma: no cover
+            return expr
+        return tidied if _terms([tidied], TIDY_TERMS * 4) <= _terms([expr], TIDY_TERMS * 4) * 2 \
+            else expr
 
     def _latex(self, expr: Any) -> str:
         """sympy's LaTeX with every name shown safely: symbols through ``symbol_names``,
@@ -295,6 +350,14 @@ class _Printer:
         self.swap[rate] = self._stand_in(symbol.name, 1)
 
 
+def _nested_fraction(expr: sympy.Expr) -> bool:
+    """Whether a denominator of ``expr`` holds a fraction (``k / (1 + L k / K^2)``)."""
+    for power in expr.atoms(sympy.Pow):
+        if power.exp.is_negative and any(p.exp.is_negative for p in power.base.atoms(sympy.Pow)):
+            return True
+    return False
+
+
 def _is_identifier(name: str) -> bool:
     """ASCII letters, digits, ``_`` and the ``.`` of port names, starting with a letter:
     what sympy's LaTeX printer may set by itself (``v_R3`` as ``v_{R3}``, ``alpha`` as
@@ -311,11 +374,29 @@ def _symbol_tex(name: str) -> str:
     second subscript (``Q_my_pump`` as ``Q_{my pump}``): such names are escaped, so the
     subscript shows the edge name as written."""
     if _is_identifier(name) and "_" not in name.partition("_")[2]:
-        return sympy.latex(sympy.Symbol(name))
+        head, sep, rest = name.partition("_")
+        tex = _upright(sympy.latex(sympy.Symbol(head)))
+        if not sep:
+            return tex
+        if "_" in tex:              # a head with digits (C6 as C_{6}): sympy's own form
+            return sympy.latex(sympy.Symbol(name))
+        word = rest.isalpha() and len(rest) > 1 and sympy.latex(sympy.Symbol(rest)) == rest
+        if not word:                # C6, R3, motor.m: sympy's own subscript
+            return sympy.latex(sympy.Symbol(f"{head}_{rest}")).replace(
+                sympy.latex(sympy.Symbol(head)), tex, 1)
+        return f"{tex}_{{{_name_tex(rest)}}}"
     head, sep, rest = name.partition("_")
     if sep and rest and head.isascii() and head.isalpha():
         return f"{sympy.latex(sympy.Symbol(head))}_{{{_name_tex(rest)}}}"
     return _name_tex(name)
+
+
+def _upright(tex: str) -> str:
+    r"""A name of several letters that sympy sets as they are (``Rp``, read as ``R p``)
+    upright, ``\mathrm{Rp}``, with any subscript sympy gave it (``Rp2`` as
+    ``\mathrm{Rp}_{2}``); one letter, Greek letters and accents stay as sympy sets them."""
+    match = re.fullmatch(r"([A-Za-z]{2,})(_\{[^{}]*\})?", tex)
+    return rf"\mathrm{{{match.group(1)}}}{match.group(2) or ''}" if match else tex
 
 
 def _split_sub(tex: str) -> tuple[str, str, str]:
@@ -469,7 +550,7 @@ def _sympy_matrix(matrix: sympy.MatrixBase, rows: Sequence[str], columns: Sequen
                   show: _Printer) -> str:
     """A sympy matrix: a bmatrix in LaTeX, a labelled table in text."""
     if show.is_latex:
-        entries = [[show(x) for x in matrix.row(i)] for i in range(matrix.rows)]
+        entries = [[_text_size(show(x)) for x in matrix.row(i)] for i in range(matrix.rows)]
         return ("\\begin{bmatrix}" + " \\\\ ".join(" & ".join(r) for r in entries)
                 + "\\end{bmatrix}")
     cells = np.empty(matrix.shape, dtype=object)
@@ -481,7 +562,8 @@ def _sympy_matrix(matrix: sympy.MatrixBase, rows: Sequence[str], columns: Sequen
 
 def _column(symbols: Sequence[Any], show: _Printer) -> str:
     if show.is_latex:
-        return "\\begin{bmatrix}" + " \\\\ ".join(show(s) for s in symbols) + "\\end{bmatrix}"
+        return "\\begin{bmatrix}" + " \\\\ ".join(_text_size(show(s)) for s in symbols) + \
+            "\\end{bmatrix}"
     return "(" + ", ".join(show(s) for s in symbols) + ")"
 
 
@@ -572,6 +654,11 @@ def _state_space(ss: Any, show: _Printer, summary: bool | None = None) -> str:
     return _parts(parts, show)
 
 
+def _untidy_note(show: _Printer) -> str:
+    return _note(show, f"({_count(show.untidy, 'nested fraction')} of more than "
+                       f"{TIDY_TERMS} terms left unsimplified)")
+
+
 def _count(n: int, noun: str, plural: str = "") -> str:
     """``"1 state"``, ``"1,200 states"``."""
     return f"{n:,} " + (noun if n == 1 else plural or noun + "s")
@@ -579,6 +666,8 @@ def _count(n: int, noun: str, plural: str = "") -> str:
 
 def _parts(parts: list[str], show: _Printer) -> str:
     """The parts of a state-space listing: apart by a blank line, or gathered in LaTeX."""
+    if show.untidy:
+        parts = parts + [_untidy_note(show)]
     if show.is_latex:
         return "\\begin{gathered}\n" + " \\\\[1ex]\n".join(parts) + "\n\\end{gathered}"
     return "\n\n".join(parts)
@@ -663,9 +752,18 @@ _COORDINATE_TEX = {"x": "x", "y": "y", "angle": r"\theta", "distance": "s", "dx"
                    "dy": r"\Delta y"}
 
 
+#: components of vector coordinates and speeds: angular velocity, velocity, quaternion
+_COMPONENT_TEX = {"w": r"\omega", "v": "v", "q": "q"}
+
+
 def _coordinate_tex(name: str) -> str:
+    r"""``\theta_{\mathrm{J}}`` for ``"J.angle"``, ``\omega_{\mathrm{ball},x}`` for
+    ``"ball.wx"``, ``q_{\mathrm{ball},w}`` for ``"ball.qw"``; other names upright."""
     owner, _, what = name.rpartition(".")
     symbol = _COORDINATE_TEX.get(what)
+    if owner and symbol is None and len(what) == 2 and what[0] in _COMPONENT_TEX and \
+            what[1] in ("xyz" if what[0] != "q" else "wxyz"):
+        return rf"{_COMPONENT_TEX[what[0]]}_{{{_name_tex(owner)},{what[1]}}}"
     if symbol is None or not owner:
         return _name_tex(name)
     return rf"{symbol}_{{{_name_tex(owner)}}}"
@@ -679,6 +777,14 @@ def _terms(expressions: Iterable[sympy.Basic], cap: int) -> int:
         count += 1
         stack.extend(stack.pop().args)
     return count
+
+
+def _long_matrices(eom: Any) -> str | None:
+    """Why the full ``M`` and ``Q`` are summarized: more than :data:`SUMMARY_TERMS` terms
+    in them and the constraints (``None`` when fewer)."""
+    if _terms(list(eom.M) + list(eom.Q) + list(eom.constraints), SUMMARY_TERMS) > SUMMARY_TERMS:
+        return f"M, Q and the constraints hold more than {SUMMARY_TERMS:,} terms"
+    return None
 
 
 def _kind_words(element: Any) -> str:
@@ -702,20 +808,19 @@ def _structure(mechanism: Any, show: _Printer) -> list[str]:
     return [_note(show, line) for line in lines]
 
 
-def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
-               simplify: bool = False, summary: bool | None = None) -> str:
-    # the speeds are the coordinates' rates, or (quaternions) speeds u with q' = N(q) u
+def _mechanism_names(eom: Any, show: _Printer) -> list:
+    """Rows naming the coordinates and, when they are not the coordinates' rates, the
+    speeds; the speeds (and their rates) are named in ``show`` for what follows. A speed
+    is written without a prime (``ball.wx``, ``\\omega_{\\mathrm{ball},x}``) unless it is a
+    coordinate's rate (``pin.angle'``, ``\\dot{\\theta}_{\\mathrm{pin}}``)."""
     speeds = None if eom.speeds_are_rates else eom.speed_names
     for q, name in zip(eom.q, eom.coordinates):
         show.rename(q, _coordinate_tex(name))
-    for u, name in zip(eom.u, speeds or eom.coordinates):
-        if speeds is not None and not name.endswith("'"):
-            show.rename(u, _coordinate_tex(name))
-            continue
-        head, sep, sub = _split_sub(_coordinate_tex(name.rstrip("'")))
-        show.rename(u, rf"\dot{{{head}}}" + (sep + sub if sep else ""))
+    for u, name in zip(eom.u, eom.speed_names):
+        show.rename(u, _speed_tex(name))
+        if not show.is_latex:
+            show.swap[u] = sympy.Symbol(name)     # not the symbol's own name, which ends in '
     n = len(eom.u)
-    reason = _why(eom, summary)
     if show.is_latex:
         q_list = ", ".join(show(q) for q in eom.q) or r"\text{none}"
         rows: list = [_heading(show, f"Coordinates ({len(eom.q)})", rf"q = ({q_list})")]
@@ -726,6 +831,228 @@ def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
         rows = [f"Coordinates ({len(eom.q)}): q = ({', '.join(eom.coordinates)})"]
         if speeds is not None:
             rows.append(f"Speeds ({n}): u = ({', '.join(speeds)})")
+    return rows
+
+
+def _speed_tex(name: str, order: int = 0) -> str:
+    """LaTeX of a speed named ``name`` (a coordinate's rate ``"J.angle'"`` gets a dot) and
+    of its rate (``order=1``)."""
+    dots = name.count("'") + order
+    head, sep, sub = _split_sub(_coordinate_tex(name.rstrip("'")))
+    if dots:
+        head = rf"\{'d' * (dots - 1)}dot{{{head}}}" if dots <= 3 else rf"{head}^{{({dots})}}"
+    return head + (sep + sub if sep else "")
+
+
+#: how named quantities of the recursive form are written: LaTeX, text
+_QUANTITY_NAMES = {
+    "R": ("R", "R"), "theta": (r"\theta", "theta"), "r": ("r", "r"), "omega": (r"\omega", "omega"),
+    "v": ("v", "v"), "alpha": (r"\alpha", "alpha"), "a": ("a", "a"), "p": ("p", "p"),
+    "h": ("h", "h"), "pdot": (r"\dot{p}", "p'"), "hdot": (r"\dot{h}", "h'"),
+    "wbar": (r"\bar{\omega}", "Omega"), "f": ("f", "f"), "n": ("n", "n"), "F": ("F", "F"),
+    "T": ("T", "T"), "m": ("m", "m"), "J": ("J", "J"), "g": ("g", "g")}
+
+
+class _TermWriter:
+    """Writes the terms of :mod:`vecnet.recursion` through a :class:`_Printer`."""
+
+    def __init__(self, show: _Printer) -> None:
+        self.show = show
+        self.is_latex = show.is_latex
+
+    def __call__(self, expr: Any) -> str:
+        return self.show(expr)
+
+    def matrix(self, matrix: sympy.MatrixBase) -> str:
+        return _small_matrix(matrix, self.show)
+
+    def quantity(self, quantity: Any) -> str:
+        tex, plain = _QUANTITY_NAMES.get(quantity.base, (quantity.base, quantity.base))
+        owner = quantity.owner
+        if self.is_latex:
+            out = tex + (f"_{{{_name_tex(owner)}}}" if owner else "")
+            return out + (r"^{\mathsf{T}}" if quantity.transposed else "")
+        if plain.endswith("'"):          # a rate: p_rod1'
+            out = plain[:-1] + (f"_{owner}" if owner else "") + "'"
+        else:
+            out = plain + (f"_{owner}" if owner else "")
+        return out + ("^T" if quantity.transposed else "")
+
+
+def _small_matrix(matrix: sympy.MatrixBase, show: _Printer) -> str:
+    """A matrix or vector in a line: a ``bmatrix`` whose fractions are set at text size
+    (``\\displaystyle``), or ``(a, b, c)`` for a column and ``[a, b; c, d]`` in text."""
+    cells = [[show(matrix[i, j]) for j in range(matrix.cols)] for i in range(matrix.rows)]
+    if show.is_latex:
+        body = r" \\ ".join(" & ".join(_text_size(c) for c in row) for row in cells)
+        return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
+    if matrix.cols == 1:
+        return "(" + ", ".join(row[0] for row in cells) + ")"
+    return "[" + "; ".join(", ".join(row) for row in cells) + "]"
+
+
+def _text_size(cell: str) -> str:
+    """A matrix entry set at text size when it holds a fraction (not script size)."""
+    return r"\displaystyle " + cell if r"\frac" in cell else cell
+
+
+def _parameter_rows(ne: Any, show: _Printer, writer: _TermWriter) -> list:
+    """``m_b = ..., J_b = ...`` per body and gravity, one line each."""
+    rows: list = []
+    by_owner: dict[str, list[str]] = {}
+    for quantity, value in ne.parameters:
+        if quantity.base == "J" and ne.dimensions == 3 and value.is_diagonal():
+            shown = (r"\mathrm{diag}" if show.is_latex else "diag") + \
+                "(" + ", ".join(show(value[i, i]) for i in range(3)) + ")"
+        elif isinstance(value, sympy.MatrixBase):
+            shown = _small_matrix(value, show)
+        else:
+            shown = show(value)
+        by_owner.setdefault(quantity.owner, []).append(f"{writer.quantity(quantity)} = {shown}")
+    sep = r",\quad " if show.is_latex else ",  "
+    for owner, items in by_owner.items():
+        if show.is_latex:
+            rows.append((items[0].split(" = ", 1)[0],
+                         sep.join([items[0].split(" = ", 1)[1]] + items[1:])))
+        else:
+            first, rest = items[0].split(" = ", 1)
+            rows.append((first, sep.join([rest] + items[1:])))
+    return rows
+
+
+_SECTIONS = {
+    "kinematics": ("Forward pass: pose, twist and acceleration along the tree",
+                   "each from its parent's and the branch's own motion"),
+    "momentum": ("Momentum of each body and its rate", "about the mass centre, world axes"),
+    "loads": ("Loads", "force laws of the springs, dampers and drivers"),
+    "reactions": ("Backward pass: reactions from the cutsets",
+                  "what each joint pushes beyond it: rates of momentum less weights and loads, "
+                  "moments about the joint's point"),
+}
+
+
+def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
+               simplify: bool = False, summary: bool | None = None) -> str:
+    """A mechanism's equations: the recursive Newton-Euler form (:mod:`vecnet.recursion`),
+    with ``M`` and ``Q`` when small; ``matrix_form=True`` lists the full ``M`` and ``Q``
+    instead; a summary when asked for or very large."""
+    from .errors import FormulationError
+    from .recursion import newton_euler
+
+    reason = _why(eom, summary)
+    if matrix_form or reason:      # as matrices when small, otherwise entry by entry
+        small = len(eom.u) <= MATRIX_FORM_LIMIT
+        return _matrix_listing(eom, show, small if matrix_form else None, simplify, summary)
+    try:
+        ne = newton_euler(eom)
+    except FormulationError as error:   # rotors and port loads: the full M and Q
+        listing = _matrix_listing(eom, show, None, simplify, summary)
+        note = _note(show, f"({error}: M and Q are listed in full)")
+        return listing.replace("\\end{aligned}", " \\\\\n&" + note + "\n\\end{aligned}") \
+            if show.is_latex else listing + "\n" + note
+    return _recursive_listing(eom, ne, show, matrix_form, simplify)
+
+
+def _recursive_listing(eom: Any, ne: Any, show: _Printer, matrix_form: bool | None,
+                       simplify: bool) -> str:
+    writer = _TermWriter(show)
+    rows = _mechanism_names(eom, show)
+    for du, name in zip(ne.rates, eom.speed_names):
+        show.rename(du, _speed_tex(name, 1))
+        if not show.is_latex:
+            show.swap[du] = sympy.Symbol(name + "'")
+    n = len(eom.u)
+    rows.append(_heading(show, "Parameters"))
+    rows += _parameter_rows(ne, show, writer)
+    law = (r"\text{the joints' free directions carry no reaction: } "
+           r"W^{\mathsf{T}} R^{\mathsf{T}} n + V^{\mathsf{T}} R^{\mathsf{T}} f = "
+           + (r"(\Phi_u^{\mathsf{T}} \lambda)" if eom.constraint_names else "0")) \
+        if show.is_latex else \
+        "the joints' free directions carry no reaction: W^T R^T n + V^T R^T f = " + \
+        ("(Phi_u^T lambda)" if eom.constraint_names else "0")
+    rows.append(_note(show, "Recursive Newton-Euler form: every quantity is computed from "
+                            "those above it; stacked in the order of the speeds, the equations "
+                            "of motion are M u' = Q" + (" + Phi_u^T lambda"
+                                                         if eom.constraint_names else "")
+                            + "; a prime (a dot) is a rate: u' are the rates of the speeds"))
+    if ne.dimensions == 2:
+        rows.append(_note(show, "In the plane: angles and angular velocities are numbers "
+                                "(about z), w x d = w (-d_y, d_x), d x f = d_x f_y - d_y f_x"))
+    if ne.quaternion_rotation:
+        w, x, y, z = sympy.symbols("w x y z", real=True)
+        from .rotations import quaternion_matrix
+
+        rows.append((r"R_q(w, x, y, z)" if show.is_latex else "Rq(w, x, y, z)",
+                     _small_matrix(quaternion_matrix((w, x, y, z)), show)))
+    section = None
+    for d in ne.definitions:
+        if d.section != section:
+            section = d.section
+            title, note = _SECTIONS[section]
+            rows.append(_heading(show, title) + rf"\quad \text{{({_text_tex(note)})}}"
+                        if show.is_latex else f"{title} ({note}):")
+        rows.append((writer.quantity(d.quantity), d.term.write(writer)))
+    rows.append(_heading(show, f"Equations of motion ({n})", law if show.is_latex else ""))
+    if not show.is_latex:
+        rows.append(_note(show, "  " + law))
+    for eq in ne.equations:
+        rhs = "0"
+        if eq.loops:
+            rhs = (rf"(\Phi_u^{{\mathsf{{T}}}} \lambda)_{{{_name_tex(eq.branch)}}}"
+                   if show.is_latex else f"(Phi_u^T lambda)[{eq.branch}]")
+        lhs = eq.lhs.write(writer) if eq.lhs is not None else "0"
+        rows.append((lhs, rhs))
+    tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
+    if eom.constraint_names:
+        rows.append(_heading(show, f"Constraints ({len(eom.constraint_names)})",
+                             r"\Phi(q, t) = 0,\ \Phi_u = \Phi_q N(q)" if show.is_latex
+                             else "Phi(q, t) = 0, Phi_u = Phi_q N(q)"))
+        for name, expr in zip(eom.constraint_names, eom.constraints):
+            lhs = rf"\Phi_{{{_name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
+            rows.append((lhs, show(tidy(expr))))
+    rows += _small_m_and_q(eom, show, matrix_form, tidy)
+    return _finish(rows, show)
+
+
+def _small_m_and_q(eom: Any, show: _Printer, matrix_form: bool | None, tidy: Any) -> list:
+    """``M`` and ``Q`` as matrices when there are at most :data:`MATRIX_FORM_LIMIT` speeds
+    and every entry is short (``matrix_form`` not ``False``); otherwise a note saying why
+    they were left out."""
+    n = len(eom.u)
+    coords = tuple(eom.speed_names)
+    why = "matrix_form=False" if matrix_form is False else \
+        f"{n} speeds, more than {MATRIX_FORM_LIMIT}" if n > MATRIX_FORM_LIMIT else None
+    if why is None:
+        M, Q = eom.M.applyfunc(tidy), eom.Q.applyfunc(tidy)
+        long = [e for e in list(M) + list(Q) if len(show(e)) > MATRIX_ENTRY_LIMIT]
+        if long:
+            why = f"entries longer than {MATRIX_ENTRY_LIMIT} characters"
+        elif n:
+            law = (r"M\,\dot{u} = Q" if show.is_latex else "M u' = Q") + (
+                (r" + \Phi_u^{\mathsf{T}} \lambda" if show.is_latex else " + Phi_u^T lambda")
+                if eom.constraint_names else "")
+            if show.is_latex:
+                return [_heading(show, "Mass matrix and generalized forces", law),
+                        ("M", _sympy_matrix(M, coords, coords, show)),
+                        ("Q", _sympy_matrix(Q, coords, ["Q"], show))]
+            return [_heading(show, "Mass matrix and generalized forces", law),
+                    _sympy_matrix(M, coords, coords, show).replace("\n", "\n    "),
+                    _sympy_matrix(Q, coords, ["Q"], show).replace("\n", "\n    ")]
+    if why is None:
+        return []
+    return [_note(show, f"The mass matrix M ({n} x {n}) and the generalized forces Q are left "
+                        f"out ({why}); the equations above are M u' = Q written out "
+                        "(matrix_form=True prints M and Q)")]
+
+
+def _matrix_listing(eom: Any, show: _Printer, matrix_form: bool | None = None,
+                    simplify: bool = False, summary: bool | None = None) -> str:
+    """The coordinates, constraints and the full ``M`` and ``Q`` (as matrices when small,
+    otherwise entry by entry), or a summary."""
+    speeds = None if eom.speeds_are_rates else eom.speed_names
+    n = len(eom.u)
+    reason = _why(eom, summary) or (_long_matrices(eom) if summary is None else None)
+    rows = _mechanism_names(eom, show)
     tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
     if eom.constraint_names and reason:
         rows.append(_note(show, f"Constraints ({len(eom.constraint_names)}), Phi(q, t) = 0: "
@@ -780,4 +1107,77 @@ def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
     for i in range(n):
         lhs = rf"Q_{{{i + 1}}}" if show.is_latex else f"Q[{coords[i]}]"
         rows.append((lhs, show(Q[i])))
+    return _finish(rows, show)
+
+
+# -- operating points and linear models ----------------------------------------------------
+def _values(pairs: Iterable[tuple[str, Any]], show: _Printer) -> list:
+    """Rows ``name = number`` (a vector's entries in a row)."""
+    rows = []
+    for name, value in pairs:
+        value = np.asarray(value, dtype=float)
+        number = show(sympy.Float(float(value))) if value.ndim == 0 else \
+            _small_matrix(sympy.Matrix([[sympy.Float(float(x)) for x in value.ravel()]]), show)
+        rows.append((_name_tex(name) if show.is_latex else name, number))
+    return rows
+
+
+def _operating_point(point: Any, show: _Printer) -> str:
+    """A mechanism's operating point (coordinates, speeds, accelerations, multipliers) or a
+    network's DC operating point (its variables, states and inputs), one value a row."""
+    from .numerics.analysis import OperatingPoint as NetworkPoint
+
+    if isinstance(point, NetworkPoint):
+        rows: list = [_heading(show, f"Operating point ({_count(len(point.variables), 'variable')})")]
+        rows += _values(point.variables.items(), show)
+        for title, values in (("States", point.states), ("Inputs", point.inputs)):
+            if values:
+                rows.append(_heading(show, title))
+                rows += _values(values.items(), show)
+        return _finish(rows, show)
+    eom = point.eom
+    kind = "Equilibrium" if point.u is None or not np.any(point.u) else "Steady motion"
+    rows = [_heading(show, f"{kind} at t = {point.time:g}"),
+            _heading(show, f"Coordinates ({len(eom.coordinates)})")]
+    rows += _values(zip(eom.coordinates, point.q), show)
+    for title, values in (("Speeds", point.u), ("Accelerations", point.a)):
+        if values is not None and np.any(values):
+            rows.append(_heading(show, title))
+            rows += _values(zip(eom.speed_names, values), show)
+    if len(point.lam):
+        rows.append(_heading(show, f"Multipliers ({len(point.lam)})"))
+        rows += _values(zip(eom.constraint_names, point.lam), show)
+    return _finish(rows, show)
+
+
+def _number_matrix(matrix: np.ndarray, show: _Printer) -> str:
+    return _small_matrix(sympy.Matrix(np.asarray(matrix, dtype=float)).applyfunc(sympy.Float),
+                         show)
+
+
+def _linearization(lin: Any, show: _Printer) -> str:
+    """``M z'' + C z' + K z = B w``: the matrices in numbers, the inputs ``w`` and the
+    outputs (``basis z``) by name, and the natural frequencies."""
+    d = lin.M.shape[0]
+    law = r"M\,\ddot{z} + C\,\dot{z} + K\,z = B\,w" if show.is_latex else \
+        "M z'' + C z' + K z = B w"
+    rows: list = [_heading(show, f"Linear model ({_count(d, 'independent coordinate')})", law)]
+    for name, matrix in (("M", lin.M), ("C", lin.C), ("K", lin.K), ("B", lin.B)):
+        if matrix.size:
+            rows.append((name, _number_matrix(matrix, show)))
+    names = [("w", lin.inputs), ("y", lin.outputs)]
+    for symbol, items in names:
+        if items:
+            shown = ", ".join(_name_tex(i) if show.is_latex else str(i) for i in items)
+            rows.append((symbol, f"({shown})"))
+    if d:
+        try:
+            frequencies = lin.natural_frequencies()
+        except (np.linalg.LinAlgError, ValueError):
+            frequencies = None
+        if frequencies is not None:
+            rows.append((r"\omega_n" if show.is_latex else "omega_n",
+                         _number_matrix(frequencies.reshape(1, -1), show)
+                         + (r"\ " + unit_latex("rad/s") if show.is_latex
+                            else " " + unit_text("rad/s"))))
     return _finish(rows, show)

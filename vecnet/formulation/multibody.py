@@ -236,6 +236,13 @@ class OperatingPoint:
         pairs = ", ".join(f"{n}={v:.6g}" for n, v in zip(self.eom.coordinates, self.q))
         return f"<OperatingPoint {pairs}>"
 
+    def _repr_latex_(self) -> str | None:
+        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        large to typeset)."""
+        from ..teaching import repr_latex  # output depends on this module, not the reverse
+
+        return repr_latex(self)
+
 
 class Linearization:
     """``M z'' + C z' + K z = B w`` in independent coordinates ``z`` (``q - q* = basis z``),
@@ -306,6 +313,13 @@ class Linearization:
         ev = self.eigenvalues()
         up = ev[ev.imag > 0]
         return -up.real / np.abs(up)
+
+    def _repr_latex_(self) -> str | None:
+        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        large to typeset)."""
+        from ..teaching import repr_latex  # output depends on this module, not the reverse
+
+        return repr_latex(self)
 
 
 class MechanismEquations(ABC):
@@ -962,3 +976,10 @@ class MechanismEquations(ABC):
     def __repr__(self) -> str:
         return (f"<{type(self).__name__}: {len(self.q)} coordinates {list(self.coordinates)}, "
                 f"{len(self.constraint_names)} constraints>")
+
+    def _repr_latex_(self) -> str | None:
+        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        large to typeset)."""
+        from ..teaching import repr_latex  # output depends on this module, not the reverse
+
+        return repr_latex(self)

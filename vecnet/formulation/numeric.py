@@ -254,6 +254,13 @@ class SparseStateSpace:
 
         return simulate(self, t_span, **options)
 
+    def _repr_latex_(self) -> str | None:
+        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        large to typeset)."""
+        from ..teaching import repr_latex  # output depends on this module, not the reverse
+
+        return repr_latex(self)
+
     def __repr__(self) -> str:
         return (f"<SparseStateSpace: {len(self.states)} states, {len(self.inputs)} inputs, "
                 f"outputs {list(self.outputs)}, A with {self.A.nnz} entries>")

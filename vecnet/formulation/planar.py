@@ -104,6 +104,11 @@ class MultibodyEquations(MechanismEquations):
         self.gravity = sympy.Matrix(mechanism.gravity)
         self._couple(joint_loads, rotors)
 
+    @property
+    def constraint_chords(self) -> tuple[str, ...]:
+        """The chords whose circuit equations are constraints (cut joints, drivers, gears)."""
+        return tuple(self._constraining)
+
     @cached_property
     def constraints(self) -> sympy.Matrix:
         """``Phi(q, t)``: the circuit equations of the cut joints and drivers."""
@@ -282,13 +287,6 @@ class MultibodyEquations(MechanismEquations):
             xh, yh, ah = mech.initial_pose(head)
             values.extend(element.coordinates_from((xh - xt, yh - yt), ah - at, at))
         return np.array(values, dtype=float)
-
-    def _repr_latex_(self) -> str | None:
-        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
-        large to typeset)."""
-        from ..teaching import repr_latex  # output depends on this module, not the reverse
-
-        return repr_latex(self)
 
 
 class TreeKinematics(NamedTuple):

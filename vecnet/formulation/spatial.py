@@ -125,6 +125,11 @@ class SpatialEquations(MechanismEquations):
             if isinstance(element, se.SpatialJointStop):
                 self._check_stop(element)
 
+    @property
+    def constraint_chords(self) -> tuple[str, ...]:
+        """The chords whose circuit equations are constraints (cut joints, drivers, gears)."""
+        return tuple(dict.fromkeys(p[0] for p in self.primitives))
+
     @cached_property
     def N(self) -> sympy.Matrix:
         """The kinematic map ``q' = N(q) u`` (built when first read: the compiled model has

@@ -170,7 +170,7 @@ def _mechanism_parts(mech: Mechanism | SpatialMechanism, found: dict[str, None]
                 raise _error(exc.location or loc,
                              f"{what} {entry['name']!r}: {exc.detail}") from None
             if section == "bodies":
-                body = mech.bodies[entry["name"]]
+                body: Any = mech.bodies[entry["name"]]
                 if "orientation" in item:  # a rotation however given: its matrix
                     item["orientation"] = _write_entry(body.R, f"{loc}/orientation", found)
                 points = _points(body, f"{loc}/points", found)
@@ -206,7 +206,7 @@ def _write_entry(value: Any, loc: str, found: dict[str, None]) -> Any:
     return text
 
 
-def _write_law(law: Callable[[Any], Any], loc: str, found: dict[str, None]) -> str:
+def _write_law(law: Callable[[Any], Any], loc: str, found: dict[str, None]) -> float | str:
     """A spring's ``force(length)`` as an expression in ``length``, when it builds one."""
     length = Symbol("length")
     try:

@@ -72,6 +72,13 @@ class OperatingPoint:
             raise UnknownNameError(f"no variable {name!r} in the operating point; it has "
                                    f"{_listed(list(self.variables))}") from None
 
+    def _repr_latex_(self) -> str | None:
+        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        large to typeset)."""
+        from ..teaching import repr_latex  # output depends on this module, not the reverse
+
+        return repr_latex(self)
+
 
 @dataclass(frozen=True)
 class FrequencyResponse:
