@@ -158,6 +158,9 @@ def _mechanism_parts(mech: Mechanism | SpatialMechanism, found: dict[str, None]
         for k, entry in enumerate(entries):
             loc = pointer(section, k)
             given = {key: value for key, value in entry.items() if value is not None}
+            if section == "bodies" and "orientation" in given:
+                # a rotation however given (a matrix, a quaternion, scipy's): its matrix
+                given["orientation"] = mech.bodies[entry["name"]].R  # type: ignore[attr-defined]
             # a spring's law of its length, not a signal
             law = given.pop("force") if given.get("type") == "spring" and "force" in given \
                 else None
@@ -170,10 +173,7 @@ def _mechanism_parts(mech: Mechanism | SpatialMechanism, found: dict[str, None]
                 raise _error(exc.location or loc,
                              f"{what} {entry['name']!r}: {exc.detail}") from None
             if section == "bodies":
-                body: Any = mech.bodies[entry["name"]]
-                if "orientation" in item:  # a rotation however given: its matrix
-                    item["orientation"] = _write_entry(body.R, f"{loc}/orientation", found)
-                points = _points(body, f"{loc}/points", found)
+                points = _points(mech.bodies[entry["name"]], f"{loc}/points", found)
                 if points:
                     item["points"] = points
             written.append(item)
