@@ -132,7 +132,7 @@ def _equations(model, args) -> str | None:
         # with the declared outputs, y = C x + D u follows x' = A x + B u
         outputs = _declared_outputs(model, args)
         ss = shown_state_space(model.system, tree, eqs.order, outputs=outputs,
-                               parameters=model.values or None)
+                               parameters=model.element_values or None)
         body = show(eqs) + "\n\n" + show(ss) + "\n"
         if args.transfer_function:
             body += "\n" + _transfer_functions(model, ss, args) + "\n"
@@ -286,7 +286,7 @@ def _operating_point(model, args) -> str | None:
     from .numerics.analysis import operating_point
 
     net = _network(model, "op")
-    op = operating_point(net, inputs=_network_inputs(model), parameters=model.values or None)
+    op = operating_point(net, inputs=_network_inputs(model), parameters=model.element_values or None)
     rows = list(op.variables.items())
     if args.output and args.output.lower().endswith(".csv"):
         buffer = io.StringIO()
@@ -333,7 +333,7 @@ def _frequency_response(model, args) -> str | None:
     from .numerics.analysis import frequency_response
 
     net = _network(model, "ac")
-    ss = net.sparse_state_space(parameters=model.values or None)
+    ss = net.sparse_state_space(parameters=model.element_values or None)
     frequencies = _ac_grid(net, args)
     phasors = net.analyses.ac_sources if net.analyses is not None else {}
     res = frequency_response(ss, frequencies, inputs=phasors or None,
@@ -402,7 +402,7 @@ def _linear(model, args, command: str) -> _Linear:
 
         net, tree = model.system, _tree(model, None)
         try:
-            ss = net.sparse_state_space(tree=tree, parameters=model.values or None)
+            ss = net.sparse_state_space(tree=tree, parameters=model.element_values or None)
         except UnsupportedNetwork:   # the symbolic formulation, with the declared values
             exact = net.state_space(tree=tree)
             sources = {i.symbol for i in network_inputs(net)}

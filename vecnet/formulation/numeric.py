@@ -611,6 +611,8 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
         A nonlinear element, a parameter without a number, sources off the normal-tree rule,
         a dependent store coupled through a transducer, or a singular resistive block; the
         symbolic formulation (:func:`~vecnet.formulation.lumped.state_space`) may still apply.
+    UnknownNameError
+        ``parameters`` names a parameter the network has not (the message lists its own).
 
     Examples
     --------
@@ -622,6 +624,7 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
     >>> ss.A.toarray(), ss.B.toarray(), ss.C.toarray(), ss.D.toarray()
     (array([[-2.]]), array([[2.]]), array([[0.5]]), array([[-0.5]]))
     """
+    net.check_parameters(parameters)
     topo = net.topology(tree=tree)
     branches, chords = topo.branches, topo.chords
     nb, e = len(branches), len(branches) + len(chords)
