@@ -748,7 +748,8 @@ def _limit(text: str) -> tuple[str, float]:
 
 _SUMMARY = {
     "matrices": "incidence, cutset and circuit matrices of the model's graph",
-    "equations": "cutset, circuit and terminal equations, and the state or motion equations",
+    "equations": "cutset, circuit and terminal equations, and the state or motion equations "
+                 "(with the outputs, y = C x + D u; with --transfer-function, H(s))",
     "draw": "a Graphviz diagram of the graph and its tree",
     "simulate": "a simulation in time (CSV table or plot)",
     "report": "an HTML report of every step from the graph to the equations",
@@ -777,8 +778,9 @@ _OUTPUT_DEFAULT = {
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="vecnet", description="Equations of physical systems from "
-                "linear graphs: matrices, equations, diagrams, simulations, operating points, "
-                "frequency responses and reports of a model file.")
+                "linear graphs: matrices, equations, transfer functions, diagrams, "
+                "simulations, operating points, frequency and step responses and reports of "
+                "a model file.")
     p.add_argument("--version", action="version", version=f"vecnet {_version()}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("model", help="JSON model file or SPICE netlist")
@@ -829,7 +831,8 @@ def parser() -> argparse.ArgumentParser:
                                   help="also list H(s) from each input to each output "
                                   "(networks; the outputs are the model's or --outputs)")
     for name in ("equations", "bode", "step"):
-        sub[name].add_argument("--outputs", help="network variables separated by commas, "
+        sub[name].add_argument("--outputs", metavar="NAMES",
+                               help="network variables separated by commas, "
                                "e.g. C1.across (default: the model's outputs" +
                                (")" if name == "equations" else
                                 ", or the across variables of its elements)"))
