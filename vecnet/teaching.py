@@ -636,8 +636,8 @@ def transfer_functions(ss: Any, style: str = "text", values: dict | None = None,
     >>> print(transfer_functions(ss, values={"R": 0.5, "C": 4.0}))
     Transfer functions H(s) = output(s)/input(s), zero initial state:
       C.across/V.across = 1/(C*R*s + 1)
-    With the parameter values (C = 4.0, R = 0.5):
-      C.across/V.across = 0.5/(s + 0.5)
+    With the parameter values (C = 4, R = 0.5):
+      C.across/V.across = 1/(2*s + 1)
     """
     from .draw import OutputError
 

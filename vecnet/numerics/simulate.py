@@ -450,10 +450,10 @@ def check_parameter_names(model: StateSpace, parameters: Mapping[Any, float]) ->
     >>> import vecnet as vn
     >>> net = vn.Network("rc")
     >>> _ = net.add(vn.Resistor("R", "a", "g", R=2.0), vn.Capacitor("C", "g", "a", C=0.5))
-    >>> check_parameter_names(net.state_space(), {"Rx": 1.0})
+    >>> check_parameter_names(net.state_space(symbolic=True), {"Rx": 1.0})
     Traceback (most recent call last):
     ...
-    vecnet.errors.UnknownNameError: the model has no parameter(s) 'Rx'; its parameters are C, R
+    vecnet.errors.UnknownNameError: the model has no parameter(s) 'Rx': its equations hold no such symbol; its parameters are C, R
     """
     exprs = list(model.f) + list(model.g) + [model.output(n) for n in model.variable_names]
     variables = set(model.x) | set(model.u) | set(model.du) | set(model.z) | {t}
@@ -461,8 +461,10 @@ def check_parameter_names(model: StateSpace, parameters: Mapping[Any, float]) ->
     known = {str(s) for s in symbols - variables} | {str(s) for s in model.values}
     unknown = sorted({str(k) for k in parameters} - known - {str(u) for u in model.u})
     if unknown:
-        raise UnknownNameError(f"the model has no parameter(s) {', '.join(map(repr, unknown))}; "
-                               f"its parameters are {', '.join(sorted(known)) or 'none'}")
+        raise UnknownNameError(
+            f"the model has no parameter(s) {', '.join(map(repr, unknown))}: its equations hold "
+            "no such symbol" + ("" if known else " (the elements' numbers are in them)")
+            + f"; its parameters are {', '.join(sorted(known)) or 'none'}")
 
 
 def numeric_model(model: StateSpace, parameters: Mapping[Any, float] | None = None) -> StateSpace:
