@@ -420,10 +420,11 @@ def _linear(model, args, command: str) -> _Linear:
     if args.outputs:
         raise ModelError(f"vecnet {command}: --outputs names network variables; a mechanism's "
                          "outputs are its coordinates")
+    import sympy
+
     eom = model.formulate()
-    values = {k: v for k, v in model.values.items()}
-    used = {str(s) for s in eom.compile_model(values).used} if values else set()
-    parameters = {k: v for k, v in values.items() if str(k) in used} or None
+    # sympy numbers: the mechanisms' compilers substitute them
+    parameters = {k: sympy.Float(v) for k, v in model.element_values.items()} or None
     lin = eom.linearize(eom.equilibrium(parameters=parameters), parameters=parameters)
     A, B, C, D = lin.state_space()
     inputs = list(lin.inputs)

@@ -104,10 +104,11 @@ class Model:
 
     @property
     def element_values(self) -> dict[sympy.Symbol, float]:
-        """The declared values a network's elements hold, by symbol: :attr:`values` less
-        those that only serve the file's own expressions (an input's amplitude, say), which
-        the network's formulations would refuse as no parameter of theirs. A mechanism's
-        are all its :attr:`values`.
+        """The declared values the system's equations hold, by symbol: :attr:`values` less
+        those that only serve the file's own expressions (a network input's amplitude; a
+        mechanism's lengths and gravity, fixed when the file was read), which the
+        formulations, simulations, equilibria and linearizations would refuse as no
+        parameter of theirs.
 
         >>> import vecnet as vn
         >>> net = vn.Network("rc")
@@ -118,9 +119,13 @@ class Model:
         {R: 2.0}
         """
         values = self.values
-        if self.kind != "network":
-            return values
-        held = {str(s) for s in self.system.parameter_symbols()}
+        if self.kind == "network":
+            held = {str(s) for s in self.system.parameter_symbols()}
+        elif values:
+            exact = {k: sympy.Float(v) for k, v in values.items()}
+            held = {str(s) for s in self.formulate().compile_model(exact).used}
+        else:
+            held = set()
         return {k: v for k, v in values.items() if str(k) in held}
 
     def state_space(self):
