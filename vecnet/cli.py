@@ -34,8 +34,9 @@ given on the command line win. ``equations`` lists ``y = C x + D u`` after
 ``bode`` and ``step`` give the frequency response over the frequencies of the
 model's poles and the response to a unit step of each input from rest (a table,
 or a plot when the output file ends in ``.png``, ``.svg`` or ``.pdf``); a
-mechanism is linearized about its static equilibrium first. Errors in the model print one line with its
-location and exit with status 2; no partial output file is left behind.
+mechanism is linearized about its static equilibrium first. Errors in the model
+print one line with its location and exit with status 2; no partial output file
+is left behind.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 from .errors import ModelError, VecnetError
 
@@ -396,6 +398,8 @@ def _linear(model, args, command: str) -> _Linear:
     the across variables of its elements), or a mechanism's linearization about its static
     equilibrium (inputs: its applied forces and torques, or without them the generalized
     forces on its independent coordinates; outputs: its coordinates)."""
+    import numpy as np
+
     if model.kind == "network":
         from .errors import UnsupportedNetwork
         from .formulation.lumped import network_inputs
@@ -443,10 +447,12 @@ def _need_inputs(inputs, model, command: str) -> None:
                          "input to respond to")
 
 
-def _pole_grid(linear: _Linear, points: int | None) -> np.ndarray:
+def _pole_grid(linear: _Linear, points: int | None) -> Any:
     """Frequencies (Hz) from a decade below the slowest pole to a decade above the fastest,
     ``points`` a decade (default 50); 1 Hz to 1 MHz when the poles are all zero or too many
     to compute densely."""
+    import numpy as np
+
     lo, hi = 1.0, 1e6
     if linear.A is not None and linear.A.size:
         magnitudes = np.abs(np.linalg.eigvals(linear.A)) / (2 * np.pi)
@@ -459,6 +465,8 @@ def _pole_grid(linear: _Linear, points: int | None) -> np.ndarray:
 
 
 def _bode_command(model, args) -> str | None:
+    import numpy as np
+
     from .numerics.analysis import FrequencyResponse, frequency_response
 
     linear = _linear(model, args, "bode")
@@ -504,38 +512,11 @@ def _bode_command(model, args) -> str | None:
     raise VecnetError(f"unknown bode format {fmt!r}: use csv, png, svg or pdf")
 
 
-def step_response(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray,
-                  times: np.ndarray) -> np.ndarray:
-    """The response of ``x' = A x + B u``, ``y = C x + D u`` from ``x = 0`` to a unit step
-    of each input in turn at ``t = 0``, exact at evenly spaced ``times`` (from 0): the
-    matrix exponential of one time step, ``[[A, B], [0, 0]]`` at once.
-
-    Returns an array of shape ``(len(times), outputs, inputs)``.
-
-    >>> y = step_response(np.array([[-1.0]]), np.array([[1.0]]), np.array([[1.0]]),
-    ...                   np.zeros((1, 1)), np.array([0.0, 1.0, 2.0]))
-    >>> [round(float(v), 6) for v in y[:, 0, 0]]   # 1 - exp(-t)
-    [0.0, 0.632121, 0.864665]
-    """
-    import scipy.linalg
-
-    n, m = B.shape
-    dt = times[1] - times[0] if len(times) > 1 else 0.0
-    block = np.zeros((n + m, n + m))
-    block[:n, :n], block[:n, n:] = A * dt, B * dt
-    step = scipy.linalg.expm(block)
-    Phi, Gamma = step[:n, :n], step[:n, n:]
-    X = np.zeros((n, m))
-    out = np.empty((len(times), C.shape[0], m))
-    for k in range(len(times)):
-        out[k] = C @ X + D
-        X = Phi @ X + Gamma
-    return out
-
-
 def _step_span(linear: _Linear, model, args) -> float:
     """``--t-end``; else six time constants of the slowest pole when every pole decays (and
     a few periods of the slowest oscillation), else the model's span, else 1 s."""
+    import numpy as np
+
     if args.t_end is not None:
         return float(args.t_end)
     ev = np.linalg.eigvals(linear.A) if linear.A.size else np.zeros(0)
@@ -551,6 +532,10 @@ def _step_span(linear: _Linear, model, args) -> float:
 
 
 def _step_command(model, args) -> str | None:
+    import numpy as np
+
+    from .numerics.analysis import step_response
+
     linear = _linear(model, args, "step")
     if linear.A is None:
         raise ModelError(f"vecnet step works on models of up to {DENSE_STATES:,} states "

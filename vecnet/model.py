@@ -119,7 +119,7 @@ class Model:
         {R: 2.0}
         """
         values = self.values
-        if self.kind == "network":
+        if isinstance(self.system, Network):
             held = {str(s) for s in self.system.parameter_symbols()}
         elif values:
             exact = {k: sympy.Float(v) for k, v in values.items()}
