@@ -335,7 +335,12 @@ def test_state_space_listing():
     ss = e1().state_space(outputs=["C6.across"], symbolic=True)
     listing = vn.text(ss)
     assert "v_C6' = -i_L2/C6" in listing
-    assert "x' = A x + B u,  y = C x + D u" in listing
+    # the state equations, then the outputs; x' = A x + B u with A and B, then y = C x + D u
+    assert "Output equations (1 output):\n  C6.across = v_C6" in listing
+    order = ["State equations", "Output equations", "x' = A x + B u", "A =", "B =",
+             "y = C x + D u", "C =", "D ="]
+    places = [listing.index(words) for words in order]
+    assert places == sorted(places)
     assert "A =" in listing and "D =" in listing and "E =" not in listing
     tex = vn.latex(ss)
     assert r"\dot{v}_{C6} &= - \frac{i_{L2}}{C_{6}}" in tex

@@ -188,7 +188,9 @@ def test_pendulum_model_frequency_and_damping():
     model = load_model(EXAMPLES / "pendulum.json")
     p = model.parameters
     eom = model.formulate()
-    values = {k: sympy.Float(v) for k, v in model.values.items()}
+    # the values its equations hold: l and g placed the bodies when the file was read
+    values = {k: sympy.Float(v) for k, v in model.element_values.items()}
+    assert {str(k) for k in values} == {"m", "J", "k", "c"}
     lin = eom.linearize(eom.equilibrium(parameters=values), parameters=values)
     wn = math.sqrt((p["k"] + p["m"] * p["g"] * p["l"]) / (p["J"] + p["m"] * p["l"]**2))
     assert abs(lin.natural_frequencies()[0] - wn) < 1e-6

@@ -4,12 +4,17 @@ Usage::
 
     vecnet matrices MODEL [--tree TREE] [--format text|latex] [--output FILE]
     vecnet equations MODEL [--tree TREE] [--format text|latex] [--output FILE]
+                           [--outputs NAMES] [--transfer-function]
     vecnet draw MODEL [--tree TREE] [--format svg|png|pdf|dot] [--output FILE]
     vecnet simulate MODEL [--format csv|png|svg|pdf] [--output FILE] [--t-end T] [--points N]
     vecnet report MODEL [--tree TREE] [--output FILE]
     vecnet op MODEL [--output FILE]
     vecnet ac MODEL [--start F] [--stop F] [--points N] [--outputs NAMES]
                     [--format csv|png|svg] [--output FILE]
+    vecnet bode MODEL [--start F] [--stop F] [--points N] [--outputs NAMES]
+                      [--format csv|png|svg|pdf] [--output FILE]
+    vecnet step MODEL [--t-end T] [--points N] [--outputs NAMES]
+                      [--format csv|png|svg|pdf] [--output FILE]
     vecnet sweep MODEL --param NAME=VALUES [--param ...] [--analysis simulate|eigenvalues]
                        [--t-end T] [--workers N] [--scheduler ADDRESS] [--output FILE]
     vecnet --version
@@ -23,8 +28,15 @@ every variable of a linear network at DC (a table; CSV when the output file
 ends in ``.csv``); ``ac`` its frequency response in dB and degrees. A netlist's
 ``.ac`` card gives the frequency grid and its sources' ``AC`` amplitudes the
 excitation, its ``.tran`` card the span and spacing of ``simulate``; options
-given on the command line win. Errors in the model print one line with its
-location and exit with status 2; no partial output file is left behind.
+given on the command line win. ``equations`` lists ``y = C x + D u`` after
+``x' = A x + B u`` for the declared outputs (a model file's ``"outputs"`` or
+``--outputs``) and with ``--transfer-function`` each ``H(s)``, output over input.
+``bode`` and ``step`` give the frequency response over the frequencies of the
+model's poles and the response to a unit step of each input from rest (a table,
+or a plot when the output file ends in ``.png``, ``.svg`` or ``.pdf``); a
+mechanism is linearized about its static equilibrium first. Errors in the model
+print one line with its location and exit with status 2; no partial output file
+is left behind.
 """
 
 from __future__ import annotations
@@ -37,6 +49,7 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 from .errors import ModelError, VecnetError
 
@@ -117,14 +130,52 @@ def _equations(model, args) -> str | None:
     if model.kind == "network":
         eqs = model.system.equations(tree=tree)
         # in the same symbols as the cutset, circuit and terminal equations above it (with
-        # the parameters' values when the network is large: a summary, see vecnet.teaching)
-        ss = shown_state_space(model.system, tree, eqs.order, parameters=model.values or None)
+        # the parameters' values when the network is large: a summary, see vecnet.teaching);
+        # with the declared outputs, y = C x + D u follows x' = A x + B u
+        outputs = _declared_outputs(model, args)
+        ss = shown_state_space(model.system, tree, eqs.order, outputs=outputs,
+                               parameters=model.element_values or None)
         body = show(eqs) + "\n\n" + show(ss) + "\n"
+        if args.transfer_function:
+            body += "\n" + _transfer_functions(model, ss, args) + "\n"
     else:
+        if args.transfer_function:
+            raise ModelError(f"--transfer-function lists H(s) of networks; {model.name!r} is a "
+                             "mechanism (vecnet bode and vecnet step linearize it about its "
+                             "equilibrium)")
         coordinates = tree if isinstance(tree, str) else "joint"
         body = show(model.system.formulate(coordinates=coordinates,
                                            tree=None if isinstance(tree, str) else tree)) + "\n"
     return _emit(body, args.output)
+
+
+def _declared_outputs(model, args) -> list[str]:
+    """``--outputs`` (names separated by commas), else the model file's outputs."""
+    if getattr(args, "outputs", None):
+        return [name.strip() for name in args.outputs.split(",") if name.strip()]
+    return list(model.outputs)
+
+
+def _transfer_functions(model, ss, args) -> str:
+    """H(s) from each input to each declared output, in the parameters' symbols and with
+    their values (:func:`vecnet.teaching.transfer_functions`)."""
+    from .formulation.lumped import StateSpace
+    from .teaching import SUMMARY_STATES, transfer_functions
+
+    if not ss.outputs:
+        raise ModelError("--transfer-function needs outputs: declare them in the model file "
+                         "(\"outputs\": [\"C1.across\"]) or give --outputs C1.across")
+    if not ss.inputs:
+        raise ModelError(f"network {model.name!r} has no sources: it has no transfer function")
+    if not isinstance(ss, StateSpace):
+        raise ModelError(f"--transfer-function lists H(s) of networks of up to {SUMMARY_STATES} "
+                         f"states; this one has {len(ss.states):,} (vecnet bode plots its "
+                         "frequency response)")
+    if not ss.is_linear or ss.z:
+        raise ModelError(f"network {model.name!r} is nonlinear: it has no transfer function "
+                         "(linearize it in Python: StateSpace.linearize)")
+    return transfer_functions(ss, "latex" if args.format == "latex" else "text",
+                              values=model.values)
 
 
 def _draw(model, args) -> str | None:
@@ -237,7 +288,7 @@ def _operating_point(model, args) -> str | None:
     from .numerics.analysis import operating_point
 
     net = _network(model, "op")
-    op = operating_point(net, inputs=_network_inputs(model), parameters=model.values or None)
+    op = operating_point(net, inputs=_network_inputs(model), parameters=model.element_values or None)
     rows = list(op.variables.items())
     if args.output and args.output.lower().endswith(".csv"):
         buffer = io.StringIO()
@@ -284,7 +335,7 @@ def _frequency_response(model, args) -> str | None:
     from .numerics.analysis import frequency_response
 
     net = _network(model, "ac")
-    ss = net.sparse_state_space(parameters=model.values or None)
+    ss = net.sparse_state_space(parameters=model.element_values or None)
     frequencies = _ac_grid(net, args)
     phasors = net.analyses.ac_sources if net.analyses is not None else {}
     res = frequency_response(ss, frequencies, inputs=phasors or None,
@@ -326,6 +377,204 @@ def _bode(res, keys, label, title: str, fmt: str) -> bytes:
     figure.savefig(buffer, format=fmt, bbox_inches="tight")
     plt.close(figure)
     return buffer.getvalue()
+
+
+#: The most states ``vecnet step`` (dense matrix exponentials) and the pole-based grids
+#: (dense eigenvalues) work with.
+DENSE_STATES = 2000
+
+
+class _Linear:
+    """A linear model for ``bode`` and ``step``: ``x' = A x + B u``, ``y = C x + D u``
+    (dense), the names of its inputs and outputs, and for a network its sparse model."""
+
+    def __init__(self, A, B, C, D, inputs, outputs, sparse=None) -> None:
+        self.A, self.B, self.C, self.D = A, B, C, D
+        self.inputs, self.outputs, self.sparse = list(inputs), list(outputs), sparse
+
+
+def _linear(model, args, command: str) -> _Linear:
+    """A network's linear model with its declared outputs (``--outputs``, the file's, or
+    the across variables of its elements), or a mechanism's linearization about its static
+    equilibrium (inputs: its applied forces and torques, or without them the generalized
+    forces on its independent coordinates; outputs: its coordinates)."""
+    import numpy as np
+
+    if model.kind == "network":
+        from .errors import UnsupportedNetwork
+        from .formulation.lumped import network_inputs
+
+        net, tree = model.system, _tree(model, None)
+        try:
+            ss = net.sparse_state_space(tree=tree, parameters=model.element_values or None)
+        except UnsupportedNetwork:   # the symbolic formulation, with the declared values
+            exact = net.state_space(tree=tree)
+            sources = {i.symbol for i in network_inputs(net)}
+            exact = exact.subs({k: v for k, v in model.values.items() if k not in sources})
+            exact = exact.with_outputs(_ac_outputs(model, net, exact, args))
+            _need_inputs(exact.inputs, model, command)
+            scipy_model = exact.to_scipy()
+            return _Linear(scipy_model.A, scipy_model.B, scipy_model.C, scipy_model.D,
+                           exact.inputs, exact.outputs)
+        ss = ss.with_outputs(_ac_outputs(model, net, ss, args))
+        _need_inputs(ss.inputs, model, command)
+        dense = len(ss.states) <= DENSE_STATES
+        A, B, C, D = ss.shifted() if dense else (None,) * 4
+        return _Linear(A, B, C, D, ss.inputs, ss.outputs, ss)
+    if args.outputs:
+        raise ModelError(f"vecnet {command}: --outputs names network variables; a mechanism's "
+                         "outputs are its coordinates")
+    import sympy
+
+    eom = model.formulate()
+    # sympy numbers: the mechanisms' compilers substitute them
+    parameters = {k: sympy.Float(v) for k, v in model.element_values.items()} or None
+    lin = eom.linearize(eom.equilibrium(parameters=parameters), parameters=parameters)
+    A, B, C, D = lin.state_space()
+    inputs = list(lin.inputs)
+    if not inputs:   # the generalized forces on the independent coordinates
+        d = lin.M.shape[0]
+        B = np.vstack([np.zeros((d, d)), np.linalg.inv(lin.M)])
+        D = np.zeros((C.shape[0], d))
+        inputs = [f"Q_z{i + 1}" for i in range(d)]
+    outputs = list(lin.outputs) or [f"y{i + 1}" for i in range(C.shape[0])]
+    return _Linear(A, B, C, D, inputs, outputs)
+
+
+def _need_inputs(inputs, model, command: str) -> None:
+    if not inputs:
+        raise ModelError(f"vecnet {command}: network {model.name!r} has no sources, so no "
+                         "input to respond to")
+
+
+def _pole_grid(linear: _Linear, points: int | None) -> Any:
+    """Frequencies (Hz) from a decade below the slowest pole to a decade above the fastest,
+    ``points`` a decade (default 50); 1 Hz to 1 MHz when the poles are all zero or too many
+    to compute densely."""
+    import numpy as np
+
+    lo, hi = 1.0, 1e6
+    if linear.A is not None and linear.A.size:
+        magnitudes = np.abs(np.linalg.eigvals(linear.A)) / (2 * np.pi)
+        magnitudes = magnitudes[magnitudes > 1e-12 * max(1.0, magnitudes.max())]
+        if magnitudes.size:
+            lo = 10.0 ** (np.floor(np.log10(magnitudes.min())) - 1)
+            hi = 10.0 ** (np.ceil(np.log10(magnitudes.max())) + 1)
+    decades = int(round(np.log10(hi / lo)))
+    return np.logspace(np.log10(lo), np.log10(hi), decades * (points or 50) + 1)
+
+
+def _bode_command(model, args) -> str | None:
+    import numpy as np
+
+    from .numerics.analysis import FrequencyResponse, frequency_response
+
+    linear = _linear(model, args, "bode")
+    if (args.start is None) != (args.stop is None):
+        raise ModelError("give both --start and --stop, or neither (the grid then spans the "
+                         "model's poles)")
+    if args.start is not None:
+        if not args.start < args.stop:
+            raise ModelError(f"the frequencies run from --start {args.start:g} Hz to --stop "
+                             f"{args.stop:g} Hz: the start must be below the stop")
+        decades = np.log10(args.stop / args.start)
+        count = max(2, int(np.ceil(decades * (args.points or 50))) + 1)
+        frequencies = np.logspace(np.log10(args.start), np.log10(args.stop), count)
+    else:
+        frequencies = _pole_grid(linear, args.points)
+    if linear.sparse is not None:
+        res = frequency_response(linear.sparse, frequencies, outputs=linear.outputs)
+    else:
+        from .bounds import get_limits
+
+        if len(frequencies) > get_limits().max_points:
+            raise ModelError(f"{len(frequencies)} frequencies are more than max_points = "
+                             f"{get_limits().max_points}")
+        eye = np.eye(linear.A.shape[0])
+        H = np.array([linear.C @ np.linalg.solve(2j * np.pi * f * eye - linear.A, linear.B)
+                      + linear.D for f in frequencies])
+        res = FrequencyResponse(frequencies, H, tuple(linear.outputs), tuple(linear.inputs))
+    keys = [(out, src) for out in res.outputs for src in res.inputs]
+    label = (lambda o, i: o) if len(res.inputs) == 1 else (lambda o, i: f"{o}/{i}")
+    fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["f", *(_csv_text(f"{label(*k)} {unit}") for k in keys
+                                for unit in ("dB", "deg"))])
+        columns = [c for k in keys for c in (res.magnitude_db(k), res.phase_deg(k))]
+        writer.writerows([f"{v:.10g}" for v in row] for row in zip(res.frequencies, *columns))
+        return _emit(buffer.getvalue(), args.output)
+    if fmt in ("png", "svg", "pdf"):
+        if args.output is None:
+            raise VecnetError(f"--output FILE is needed for a {fmt} plot")
+        return _emit(_bode(res, keys, label, model.name, fmt), args.output)
+    raise VecnetError(f"unknown bode format {fmt!r}: use csv, png, svg or pdf")
+
+
+def _step_span(linear: _Linear, model, args) -> float:
+    """``--t-end``; else six time constants of the slowest pole when every pole decays (and
+    a few periods of the slowest oscillation), else the model's span, else 1 s."""
+    import numpy as np
+
+    if args.t_end is not None:
+        return float(args.t_end)
+    ev = np.linalg.eigvals(linear.A) if linear.A.size else np.zeros(0)
+    if ev.size and np.all(ev.real < 0):
+        decay = 6.0 / np.min(-ev.real)
+        oscillating = np.abs(ev.imag) > 0
+        periods = 3 * 2 * np.pi / np.min(np.abs(ev.imag[oscillating])) if oscillating.any() \
+            else 0.0
+        return float(min(max(decay, periods), 100 * decay))
+    if model.t_span:
+        return float(model.t_span[1]) - float(model.t_span[0])
+    return 1.0
+
+
+def _step_command(model, args) -> str | None:
+    import numpy as np
+
+    from .numerics.analysis import step_response
+
+    linear = _linear(model, args, "step")
+    if linear.A is None:
+        raise ModelError(f"vecnet step works on models of up to {DENSE_STATES:,} states "
+                         "(dense matrix exponentials); simulate a larger one with a step input")
+    points = _points(args.points) or model.points or 501
+    times = np.linspace(0.0, _step_span(linear, model, args), max(int(points), 2))
+    y = step_response(linear.A, linear.B, linear.C, linear.D, times)
+    keys = [(i, j) for i in range(len(linear.outputs)) for j in range(len(linear.inputs))]
+    single = len(linear.inputs) == 1
+    names = [linear.outputs[i] if single else f"{linear.outputs[i]}/{linear.inputs[j]}"
+             for i, j in keys]
+    fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["t", *map(_csv_text, names)])
+        columns = [y[:, i, j] for i, j in keys]
+        writer.writerows([f"{v:.10g}" for v in row] for row in zip(times, *columns))
+        return _emit(buffer.getvalue(), args.output)
+    if fmt in ("png", "svg", "pdf"):
+        if args.output is None:
+            raise VecnetError(f"--output FILE is needed for a {fmt} plot")
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        figure, ax = plt.subplots()
+        for (i, j), name in zip(keys, names):
+            ax.plot(times, y[:, i, j], label=name)
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel("response to a unit step" + (f" of {linear.inputs[0]}" if single else ""))
+        ax.set_title(model.name)
+        ax.legend()
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format=fmt, bbox_inches="tight")
+        plt.close(figure)
+        return _emit(buffer.getvalue(), args.output)
+    raise VecnetError(f"unknown step format {fmt!r}: use csv, png, svg or pdf")
 
 
 def _csv_text(cell: str) -> str:
@@ -435,7 +684,8 @@ def _param(text: str) -> tuple[str, list[float]]:
 
 COMMANDS = {"matrices": _matrices, "equations": _equations, "draw": _draw,
             "simulate": _simulate, "report": _report, "op": _operating_point,
-            "ac": _frequency_response, "sweep": _sweep}
+            "ac": _frequency_response, "bode": _bode_command, "step": _step_command,
+            "sweep": _sweep}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -484,12 +734,17 @@ def _limit(text: str) -> tuple[str, float]:
 
 _SUMMARY = {
     "matrices": "incidence, cutset and circuit matrices of the model's graph",
-    "equations": "cutset, circuit and terminal equations, and the state or motion equations",
+    "equations": "cutset, circuit and terminal equations, and the state or motion equations "
+                 "(with the outputs, y = C x + D u; with --transfer-function, H(s))",
     "draw": "a Graphviz diagram of the graph and its tree",
     "simulate": "a simulation in time (CSV table or plot)",
     "report": "an HTML report of every step from the graph to the equations",
     "op": "the DC operating point of a linear network: every variable",
     "ac": "the frequency response of a linear network: magnitude (dB) and phase (degrees)",
+    "bode": "a Bode plot from each input to each output, over the poles' frequencies (a "
+            "mechanism linearized about its equilibrium)",
+    "step": "the response to a unit step of each input, from rest (a mechanism linearized "
+            "about its equilibrium)",
     "sweep": "a parameter study of a network: one row per parameter set (CSV or Parquet)",
 }
 
@@ -501,14 +756,17 @@ _OUTPUT_DEFAULT = {
     "simulate": "CSV on standard output; a plot needs a file",
     "report": "report.html in the current folder",
     "op": "standard output", "ac": "CSV on standard output; a plot needs a file",
+    "bode": "CSV on standard output; a plot needs a file",
+    "step": "CSV on standard output; a plot needs a file",
     "sweep": "CSV on standard output",
 }
 
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="vecnet", description="Equations of physical systems from "
-                "linear graphs: matrices, equations, diagrams, simulations, operating points, "
-                "frequency responses and reports of a model file.")
+                "linear graphs: matrices, equations, transfer functions, diagrams, "
+                "simulations, operating points, frequency and step responses and reports of "
+                "a model file.")
     p.add_argument("--version", action="version", version=f"vecnet {_version()}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("model", help="JSON model file or SPICE netlist")
@@ -555,6 +813,31 @@ def parser() -> argparse.ArgumentParser:
                     "(default: the model's outputs, or the across variables of its elements)")
     ac.add_argument("--format", choices=["csv", "png", "svg"],
                     help="default: from the output's suffix, else csv")
+    sub["equations"].add_argument("--transfer-function", action="store_true",
+                                  help="also list H(s) from each input to each output "
+                                  "(networks; the outputs are the model's or --outputs)")
+    for name in ("equations", "bode", "step"):
+        sub[name].add_argument("--outputs", metavar="NAMES",
+                               help="network variables separated by commas, "
+                               "e.g. C1.across (default: the model's outputs" +
+                               (")" if name == "equations" else
+                                ", or the across variables of its elements)"))
+    bode = sub["bode"]
+    bode.add_argument("--start", type=_positive(float, "--start"),
+                      help="lowest frequency in Hz (default: a decade below the slowest pole)")
+    bode.add_argument("--stop", type=_positive(float, "--stop"),
+                      help="highest frequency in Hz (default: a decade above the fastest pole)")
+    bode.add_argument("--points", type=_positive(int, "--points"),
+                      help="points per decade (default 50)")
+    step = sub["step"]
+    step.add_argument("--t-end", type=_positive(float, "--t-end"),
+                      help="respond up to this time (default: six time constants of the "
+                      "slowest pole, the model's span, or 1 s)")
+    step.add_argument("--points", type=_positive(int, "--points"),
+                      help="output points (default: the model's, or 501)")
+    for name in ("bode", "step"):
+        sub[name].add_argument("--format", choices=["csv", "png", "svg", "pdf"],
+                               help="default: from the output's suffix, else csv")
     study = sub["sweep"]
     study.add_argument("--analysis", choices=["simulate", "eigenvalues"], default="simulate")
     study.add_argument("--t-end", type=_positive(float, "--t-end"),

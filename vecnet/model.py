@@ -16,7 +16,7 @@ import sympy
 
 from .bounds import check_oscillation, time_grid
 from .elements.base import Symbol, t
-from .errors import ModelError, SimulationError
+from .errors import ModelError, SimulationError, UnknownNameError
 from .network import Network
 from .planar.mechanism import Mechanism
 from .spatial.mechanism import Mechanism as SpatialMechanism
@@ -98,6 +98,32 @@ class Model:
         """Numeric values of the declared parameters that have one, by symbol."""
         return {Symbol(name): value for name, value in self.parameters.items() if value is not None}
 
+    @property
+    def element_values(self) -> dict[sympy.Symbol, float]:
+        """The declared values the system's equations hold, by symbol: :attr:`values` less
+        those that only serve the file's own expressions (a network input's amplitude; a
+        mechanism's lengths and gravity, fixed when the file was read), which the
+        formulations, simulations, equilibria and linearizations would refuse as no
+        parameter of theirs.
+
+        >>> import vecnet as vn
+        >>> net = vn.Network("rc")
+        >>> _ = net.add(vn.VoltageSource("Vs", "g", "a", V=1.0),
+        ...             vn.Resistor("R", "a", "g", R=vn.Symbol("R")))
+        >>> model = Model("network", net, parameters={"R": 2.0, "V0": 5.0})
+        >>> model.element_values
+        {R: 2.0}
+        """
+        values = self.values
+        if isinstance(self.system, Network):
+            held = {str(s) for s in self.system.parameter_symbols()}
+        elif values:
+            exact = {k: sympy.Float(v) for k, v in values.items()}
+            held = {str(s) for s in self.formulate().compile_model(exact).used}
+        else:
+            held = set()
+        return {k: v for k, v in values.items() if str(k) in held}
+
     def state_space(self):
         """The network's :class:`~vecnet.formulation.lumped.StateSpace` for the file's tree
         and outputs, as the teaching path shows it: every parameter stays its symbol (numbers
@@ -118,8 +144,17 @@ class Model:
         """Simulate with the file's settings (or the ``t_span`` and ``points`` given) by
         :func:`vecnet.simulate`; declared parameter values are applied. ``progress`` is
         called with the time reached as the integration goes on; the other ``options`` of
-        :func:`vecnet.simulate` win over the file's settings. Returns a
-        :class:`~vecnet.numerics.result.Result`."""
+        :func:`vecnet.simulate` win over the file's settings, but ``parameters`` are put
+        over the declared values (those not named keep theirs). Returns a
+        :class:`~vecnet.numerics.result.Result`.
+
+        Raises
+        ------
+        UnknownNameError
+            ``parameters`` names a parameter the model has not, or for a mechanism one its
+            equations do not hold (a length fixed when the file was read: set it with
+            ``load_model(..., parameters=...)``); the message lists the known ones.
+        """
         from .numerics.simulation import simulate
 
         # only passed on when given, so that the integrators keep their own default
@@ -128,13 +163,15 @@ class Model:
         if len(t_span) != 2:
             raise ModelError(f"model {self.name!r} has no simulation t_span; pass t_span=(t0, t1)")
         t0, t1, times = time_grid(t_span, points=int(points or self.points or 501))
-        values = self.values
+        given = {str(k): v for k, v in (options.pop("parameters", None) or {}).items()}
+        values = {**self.values, **{Symbol(k): v for k, v in given.items()}}
         if self.kind == "mechanism":
             # sympy numbers: the planar compiler substitutes them with xreplace; only the
             # values the equations hold (others served the file's own expressions)
             eom = self.formulate()
             exact = {k: sympy.Float(v) for k, v in values.items()}
             used = {str(s) for s in eom.compile_model(exact).used} if exact else set()
+            self._check_given(given, used, "its equations hold")
             exact = {k: v for k, v in exact.items() if str(k) in used}
             return simulate(eom, (t0, t1), **{"t_eval": times, "initial": self.initial or None,
                                               "velocities": self.velocities or None,
@@ -159,12 +196,26 @@ class Model:
                 inputs[name] = time_function(source.signal, name)
         # the declared values the elements use (others served the file's own expressions)
         used = {str(s) for s in net.parameter_symbols()}
+        self._check_given(given, used | set(self.parameters), "it declares or its elements hold")
         parameters = {k: v for k, v in values.items()
                       if k not in {i.symbol for i in sources} and str(k) in used}
         # the sparse numeric formulation when it applies, else the symbolic one
         return simulate(net, (t0, t1), **{
             "tree": self.tree or "normal", "inputs": inputs, "initial": self.initial or None,
             "t_eval": times, "parameters": parameters or None, **extra, **options})
+
+    def _check_given(self, given: dict[str, Any], known: set[str], which: str) -> None:
+        """Refuse given parameter names outside ``known``, listing those."""
+        unknown = sorted(set(given) - known)
+        if unknown:
+            fixed = [name for name in unknown if name in self.parameters]
+            hint = (f"; {', '.join(map(repr, fixed))} shaped the model when the file was read: "
+                    "set it with load_model(..., parameters=...) or vecnet --param"
+                    if fixed else "")
+            raise UnknownNameError(
+                f"{self.kind} {self.name!r} has no parameter(s) "
+                f"{', '.join(map(repr, unknown))} to simulate with; the parameters {which} "
+                f"are {', '.join(sorted(known)) or 'none'}{hint}")
 
     def _need(self, kind: str) -> None:
         if self.kind != kind:

@@ -289,7 +289,7 @@ def _network(model, tree, simulate: bool) -> str:
         f"circuit and {counts['terminal']} terminal equations.</p>"
         + _equations(eqs)))
     ss = shown_state_space(net, model.tree or "normal", eqs.order, model.outputs,
-                           model.values or None)
+                           model.element_values or None)
     diagnosis = ss.diagnosis() if isinstance(ss, StateSpace) else eqs.diagnosis()
     state = f"<pre>{html.escape(diagnosis)}</pre>" + _equations(ss)
     parts.append(_section("State equations", state))

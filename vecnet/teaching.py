@@ -604,13 +604,16 @@ def _network_equations(eqs: Any, show: _Printer, summary: bool | None = None) ->
                                 "all)"))
     for title, note, equations in sections:
         words = f"{title} ({len(equations)}, {note}{_first(shown, len(equations))})"
-        rows.append(_heading(show, words) if show.is_latex else f"{words}:")
+        rows.append(_heading(show, words))
         rows.extend(_equation_rows(equations[:shown], show))
     return _finish(rows, show)
 
 
 # -- state space --------------------------------------------------------------------------------
 def _state_space(ss: Any, show: _Printer, summary: bool | None = None) -> str:
+    """The state equations ``x' = f``, the algebraic ones, the output equations ``y = h``,
+    the vectors and, for a linear model, ``x' = A x + B u`` with A and B, then
+    ``y = C x + D u`` with C and D (E and F when they are not zero)."""
     for u, du in zip(ss.u, ss.du):  # input derivatives are named d<input>: show them as u'
         show.rate_of(u, du)
     n = len(ss.x)
@@ -626,32 +629,141 @@ def _state_space(ss: Any, show: _Printer, summary: bool | None = None) -> str:
         rows.append(_heading(show, f"Algebraic equations ({len(ss.z)}"
                                    f"{_first(shown, len(ss.z))})", "0 = g(x, z, u)"))
         rows.extend(("0", show(g)) for g in residuals)
+    if ss.outputs:
+        rows += _output_rows(ss, show, shown)
     if reason:
         rows.append(_note(show, f"Summary ({reason}): the other "
                                 "equations and the matrices of a linear model (A alone has "
                                 f"{n * n:,} entries) are left out (summary=False shows them)"))
     parts = [_finish(rows, show), _vectors(ss, show)]
     if not reason and not ss.z and ss.is_linear:
-        terms = [("A", ss.A, ss.states, ss.states), ("B", ss.B, ss.states, ss.inputs),
-                 ("E", ss.E, ss.states, ss.inputs), ("C", ss.C, ss.outputs, ss.states),
-                 ("D", ss.D, ss.outputs, ss.inputs), ("F", ss.F, ss.outputs, ss.inputs)]
+        parts += _linear_parts(ss, show)
+    return _parts(parts, show)
+
+
+def _output_rows(ss: Any, show: _Printer, shown: int | None) -> list:
+    """The heading and rows ``<output> = h(x, u)`` of a state-space model's outputs."""
+    total = len(ss.outputs)
+    rows: list = [_heading(show, f"Output equations ({_count(total, 'output')}"
+                                 f"{_first(shown, total)})")]
+    rows += [(show(_named(name, show)), show(h)) for name, h in zip(ss.outputs[:shown], ss.h)]
+    return rows
+
+
+def _linear_parts(ss: Any, show: _Printer) -> list[str]:
+    """``x' = A x + B u (+ E u')`` with its matrices, then, with outputs,
+    ``y = C x + D u (+ F u')`` with theirs: a matrix with no rows or columns, and E or F
+    when zero, left out."""
+    def listing(law: str, terms: list) -> list[str]:
         matrices = [(name, m, r, c) for name, m, r, c in terms
                     if m.rows and m.cols and (name not in "EF" or any(m))]
         if show.is_latex:
-            law = r"\dot{x} = A x + B u" + (r" + E \dot{u}" if any(ss.E) else "")
-            if ss.outputs:
-                law += r",\quad y = C x + D u" + (r" + F \dot{u}" if any(ss.F) else "")
-            parts.append(law)
-            parts.append(r",\quad ".join(f"{name} = {_sympy_matrix(m, r, c, show)}"
-                                         for name, m, r, c in matrices))
-        else:
-            law = "x' = A x + B u" + (" + E u'" if any(ss.E) else "")
-            if ss.outputs:
-                law += ",  y = C x + D u" + (" + F u'" if any(ss.F) else "")
-            parts.append(law)
-            parts.extend(f"{name} =\n{_sympy_matrix(m, r, c, show)}"
-                         for name, m, r, c in matrices)
-    return _parts(parts, show)
+            return [law, r",\quad ".join(f"{name} = {_sympy_matrix(m, r, c, show)}"
+                                         for name, m, r, c in matrices)]
+        return [law] + [f"{name} =\n{_sympy_matrix(m, r, c, show)}"
+                        for name, m, r, c in matrices]
+
+    dot = r"\dot{x}" if show.is_latex else "x'"
+    rate = r"\dot{u}" if show.is_latex else "u'"
+    parts = listing(f"{dot} = A x + B u" + (f" + E {rate}" if any(ss.E) else ""),
+                    [("A", ss.A, ss.states, ss.states), ("B", ss.B, ss.states, ss.inputs),
+                     ("E", ss.E, ss.states, ss.inputs)])
+    if ss.outputs:
+        parts += listing("y = C x + D u" + (f" + F {rate}" if any(ss.F) else ""),
+                         [("C", ss.C, ss.outputs, ss.states), ("D", ss.D, ss.outputs, ss.inputs),
+                          ("F", ss.F, ss.outputs, ss.inputs)])
+    return parts
+
+
+#: Transfer functions are listed in the parameters' symbols up to this many states (above,
+#: with the parameters' values alone: the symbolic elimination grows fast with the order).
+TRANSFER_SYMBOLIC_STATES = 6
+
+
+def transfer_functions(ss: Any, style: str = "text", values: dict | None = None,
+                       digits: int | None = DIGITS) -> str:
+    """The transfer functions ``H(s) = Y(s)/U(s)`` (zero initial state) of a linear
+    state-space model from each input to each output, one line each: in the parameters'
+    symbols (up to :data:`TRANSFER_SYMBOLIC_STATES` states), then with the parameter
+    ``values`` put in (when they give every parameter a number).
+
+    Parameters
+    ----------
+    ss : StateSpace
+        A linear model with inputs and outputs (:meth:`Network.state_space`).
+    style : {"text", "latex"}
+    values : dict, optional
+        Parameter symbol (or name) -> number; values of the inputs' symbols are ignored.
+    digits : int or None
+        Significant digits of floating-point numbers (``None``: all).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    OutputError
+        ``style`` is neither, or the model has no input or no output.
+    FormulationError
+        The model is nonlinear.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=0.5),
+    ...             vn.Capacitor("C", "g", "b", C=4.0))
+    >>> ss = net.state_space(outputs=["C.across"], symbolic=True)
+    >>> print(transfer_functions(ss, values={"R": 0.5, "C": 4.0}))
+    Transfer functions H(s) = output(s)/input(s), zero initial state:
+      C.across/V.across = 1/(C*R*s + 1)
+    With the parameter values (C = 4, R = 0.5):
+      C.across/V.across = 1/(2*s + 1)
+    """
+    from .draw import OutputError
+
+    if style not in ("text", "latex"):
+        raise OutputError(f"style is 'text' or 'latex', not {style!r}")
+    if not ss.inputs or not ss.outputs:
+        raise OutputError(f"the model has {len(ss.inputs)} input(s) and {len(ss.outputs)} "
+                          "output(s): transfer functions need at least one of each")
+    show = _Printer(style, digits)
+    for u, du in zip(ss.u, ss.du):
+        show.rate_of(u, du)
+    pairs = [(o, i) for o in ss.outputs for i in ss.inputs]
+    rows: list = []
+
+    def listing(H: sympy.MatrixBase) -> None:
+        for k, (o, i) in enumerate(pairs):
+            entry = H[k // len(ss.inputs), k % len(ss.inputs)]
+            if show.is_latex:
+                rows.append((rf"\frac{{{_name_tex(o)}}}{{{_name_tex(i)}}}(s)", show(entry)))
+            else:
+                rows.append((f"{o}/{i}", show(entry)))
+
+    heading = "Transfer functions H(s) = output(s)/input(s), zero initial state"
+    free = set().union(*(m.free_symbols for m in (ss.A, ss.B, ss.C, ss.D, ss.E, ss.F)))
+    # the elements' own numbers, then the values given, matched to the symbols by name
+    by_name = {str(k): v for k, v in {**ss.values, **(values or {})}.items()}
+    given = {x: by_name[str(x)] for x in free if str(x) in by_name}
+    numeric = bool(free) and len(given) == len(free)
+    symbolic = len(ss.x) <= TRANSFER_SYMBOLIC_STATES or not free
+    if symbolic:
+        rows.append(_heading(show, heading))
+        listing(ss.transfer_function())
+    if numeric:
+        shown = ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
+                          for k, v in sorted(given.items(), key=lambda kv: str(kv[0])))
+        words = (f"With the parameter values ({shown})" if symbolic
+                 else f"{heading}, with the parameter values ({shown})")
+        rows.append(_heading(show, words))
+        exact = ss.subs(given).transfer_function()
+        listing(exact.applyfunc(lambda e: e.evalf() if e.has(sympy.Rational) else e))
+    if not rows:
+        rows.append(_note(show, f"{heading}: not listed ({len(ss.x)} states and parameters "
+                                "without values)"))
+    return _finish(rows, show)
 
 
 def _untidy_note(show: _Printer) -> str:

@@ -316,16 +316,39 @@ class StateSpace:
     D = property(lambda self: self._part("D"), doc="``dh/du``")
     F = property(lambda self: self._part("F"), doc="``dh/du'``")
 
-    def transfer_function(self, control: bool = False):
-        """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` as a sympy matrix of rational
-        functions in ``s`` (with ``control=True``, a
-        :class:`sympy.physics.control.TransferFunctionMatrix`, for block-diagram algebra and
-        plots), exact and without inverting a symbolic matrix: for numeric models
+    def transfer_function(self, control: str | bool | None = None) -> Any:
+        """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F``, one row per output and one column
+        per input, exact and without inverting a symbolic matrix: for numeric models
         each entry comes from two characteristic polynomials (the matrix determinant lemma,
         ``det(sI - A + B_j C_i) = det(sI - A) (1 + C_i (sI - A)^{-1} B_j)``); otherwise from
         fraction-free elimination over the rational functions of the parameters, which is
         far slower: for numbers, ``subs()`` first (or ``state_space()`` without ``symbolic=True``).
 
+        Parameters
+        ----------
+        control : {None, "sympy", "python-control"}
+            ``None`` (default): a sympy matrix of rational functions in ``s``.
+            ``"sympy"``: :class:`sympy.physics.control.TransferFunction` for one input and
+            one output, else a :class:`~sympy.physics.control.TransferFunctionMatrix` (for
+            block-diagram algebra and plots). ``"python-control"``: a
+            ``control.TransferFunction`` (``pip install vecnet[control]``) with the inputs
+            and outputs named (``:`` for ``.``); every parameter needs a number.
+            ``True``, the older spelling, gives the ``TransferFunctionMatrix`` always.
+
+        Returns
+        -------
+        sympy.Matrix, sympy.physics.control.TransferFunction or TransferFunctionMatrix, or
+        control.TransferFunction
+
+        Raises
+        ------
+        FormulationError
+            ``control`` is none of these; the network is nonlinear; for ``"sympy"`` and
+            ``"python-control"``, the model has no input or no output; for
+            ``"python-control"``, a parameter without a value or python-control missing.
+
+        Examples
+        --------
         >>> import vecnet as vn
         >>> net = vn.Network("rc")
         >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=0.5),
@@ -333,14 +356,29 @@ class StateSpace:
         >>> ss = net.state_space(outputs=["C.across"], symbolic=True)
         >>> ss.transfer_function(), ss.subs().transfer_function()
         (Matrix([[1/(C*R*s + 1)]]), Matrix([[1/(2*s + 1)]]))
-        >>> ss.subs().transfer_function(control=True)
-        TransferFunctionMatrix(((TransferFunction(1, 2*s + 1, s),),))
+        >>> ss.subs().transfer_function(control="sympy")
+        TransferFunction(1, 2*s + 1, s)
+        >>> H = ss.subs().transfer_function(control="python-control")
+        >>> H.num[0][0].tolist(), H.den[0][0].tolist(), H.input_labels, H.output_labels
+        ([1.0], [2.0, 1.0], ['V:across'], ['C:across'])
         """
+        choices = (None, "sympy", "python-control")
+        if control is not True and control not in choices:
+            raise FormulationError(f"control is None (a sympy matrix), 'sympy' or "
+                                   f"'python-control'; got {control!r}")
         H = self._transfer_matrix()
-        if not control:
+        if control is None or control is False:
             return H
-        from sympy.physics.control import TransferFunctionMatrix
+        if not H.rows or not H.cols:
+            raise FormulationError(
+                f"the model has {len(self.inputs)} input(s) and {len(self.outputs)} output(s): "
+                "a transfer function needs one of each (choose outputs with with_outputs())")
+        if control == "python-control":
+            return _control_transfer_function(H, self.inputs, self.outputs)
+        from sympy.physics.control import TransferFunction, TransferFunctionMatrix
 
+        if control == "sympy" and H.shape == (1, 1):
+            return TransferFunction.from_rational_expression(H[0, 0], s)
         return TransferFunctionMatrix.from_Matrix(H, s)
 
     def _transfer_matrix(self) -> sympy.Matrix:
@@ -398,7 +436,24 @@ class StateSpace:
     def to_control(self):
         """A python-control ``StateSpace`` (``pip install vecnet[control]``) whose signals
         carry this model's names with ``:`` for ``.`` (python-control reserves the dot):
-        ``"C6:across"``."""
+        ``"C6:across"``. Numeric values are needed (the elements' or :meth:`subs`).
+
+        A network without sources gives a system of no inputs (its free response); a model
+        without outputs has its states as outputs (``y = x``).
+
+        Raises
+        ------
+        FormulationError
+            python-control is missing, a parameter has no value, the network is nonlinear,
+            or an output depends on input derivatives.
+
+        >>> import vecnet as vn
+        >>> net = vn.Network("rc")
+        >>> _ = net.add(vn.Resistor("R", "a", "g", R=2.0), vn.Capacitor("C", "g", "a", C=0.5))
+        >>> system = net.state_space().to_control()
+        >>> system.ninputs, system.output_labels, [complex(p) for p in system.poles()]
+        (0, ['C:across'], [(-1+0j)])
+        """
         return control_state_space(*self._numeric(), self.states, self.inputs, self.outputs)
 
     def linearize(self, point: Mapping[str, float], parameters: Mapping | None = None) -> StateSpace:
@@ -428,9 +483,41 @@ class StateSpace:
         return repr_latex(self)
 
 
-def control_state_space(A, B, C, D, states, inputs, outputs):
-    """A python-control ``StateSpace`` with named signals, ``:`` for ``.`` (python-control
-    reserves the dot)."""
+def control_state_space(A, B, C, D, states: Sequence[str], inputs: Sequence[str],
+                        outputs: Sequence[str]):
+    """A python-control ``StateSpace`` ``x' = A x + B u``, ``y = C x + D u`` whose states,
+    inputs and outputs are named, ``:`` for ``.`` (python-control reserves the dot).
+
+    A model without inputs becomes a system of no inputs (its free response, e.g. by
+    ``control.initial_response``); a model without outputs has its states as outputs
+    (``C = I``, ``D = 0``), since python-control needs some output to say anything.
+
+    Parameters
+    ----------
+    A, B, C, D : array_like
+        Numeric matrices of shapes (n, n), (n, m), (p, n), (p, m).
+    states, inputs, outputs : sequence of str
+        Their names: n, m and p of them (``outputs`` may be empty).
+
+    Returns
+    -------
+    control.StateSpace
+
+    Raises
+    ------
+    FormulationError
+        python-control is not installed, or the shapes do not match the names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> free = control_state_space(-np.eye(1), np.zeros((1, 0)), np.zeros((0, 1)),
+    ...                            np.zeros((0, 0)), ["C.across"], [], [])
+    >>> free.ninputs, free.output_labels, [complex(p) for p in free.poles()]
+    (0, ['C:across'], [(-1+0j)])
+    """
+    import numpy as np
+
     try:
         import control
     except ImportError as exc:
@@ -439,8 +526,51 @@ def control_state_space(A, B, C, D, states, inputs, outputs):
     def names(items):
         return [n.replace(".", ":") for n in items]
 
-    return control.ss(A, B, C, D, states=names(states), inputs=names(inputs),
-                      outputs=names(outputs))
+    A, B, C, D = (np.asarray(m, dtype=float) for m in (A, B, C, D))
+    n, m = len(states), len(inputs)
+    A, B = A.reshape(n, n), B.reshape(n, m)
+    if not outputs:   # the states are the outputs
+        outputs, C, D = states, np.eye(n), np.zeros((n, m))
+    p = len(outputs)
+    C, D = C.reshape(p, n), D.reshape(p, m)
+    if m:
+        return control.ss(A, B, C, D, states=names(states), inputs=names(inputs),
+                          outputs=names(outputs))
+    # python-control reads a matrix of shape (1, 0) as an empty (0, 0) one: build the
+    # system with one input of no effect, then take that input away
+    system = control.ss(A, np.zeros((n, 1)), C, np.zeros((p, 1)), states=names(states),
+                        inputs=["none"], outputs=names(outputs))
+    system.B, system.D = np.zeros((n, 0)), np.zeros((p, 0))
+    system.set_inputs(0)
+    return system
+
+
+def _control_transfer_function(H: sympy.Matrix, inputs: Sequence[str],
+                                outputs: Sequence[str]) -> Any:
+    """python-control's ``TransferFunction`` of the numeric sympy matrix ``H(s)``."""
+    try:
+        import control
+    except ImportError as exc:
+        raise FormulationError("control='python-control' needs python-control: pip install "
+                               "control") from exc
+    missing = sorted(map(str, H.free_symbols - {s}))
+    if missing:
+        raise FormulationError("a python-control transfer function needs a number for every "
+                               f"parameter; missing: {', '.join(missing)} (subs() them first)")
+    num: list[list[list[float]]] = []
+    den: list[list[list[float]]] = []
+    for i in range(H.rows):
+        num.append([])
+        den.append([])
+        for j in range(H.cols):
+            top, bottom = sympy.fraction(sympy.cancel(sympy.together(H[i, j])))
+            num[i].append([float(c) for c in sympy.Poly(top, s).all_coeffs()])
+            den[i].append([float(c) for c in sympy.Poly(bottom, s).all_coeffs()])
+
+    def names(items):
+        return [n.replace(".", ":") for n in items]
+
+    return control.tf(num, den, inputs=names(inputs), outputs=names(outputs))
 
 
 def _symbol(key) -> sympy.Symbol:

@@ -903,9 +903,12 @@ class MechanismEquations(ABC):
         ------
         FormulationError
             When no equilibrium is found near the initial pose.
+        UnknownNameError
+            ``parameters`` names a parameter the mechanism's equations do not hold.
         """
         from ..numerics import multibody as mb
 
+        self.check_parameters(parameters)
         model = self.compile(parameters)
         q = self.assemble(time=time, parameters=parameters)
         q, lam = mb.equilibrium(model, q, time, iterations)
@@ -959,9 +962,12 @@ class MechanismEquations(ABC):
         ------
         FormulationError
             For a moving operating point when quaternions are among the coordinates.
+        UnknownNameError
+            ``parameters`` names a parameter the mechanism's equations do not hold.
         """
         from ..numerics import multibody as mb
 
+        self.check_parameters(parameters)
         model = self.compile(parameters)
         if point.u is not None and np.any(point.u) and not self.speeds_are_rates:
             raise FormulationError("linearizing about a motion needs q' = u: coordinates "

@@ -212,7 +212,19 @@ class SparseStateSpace:
         return scipy.signal.StateSpace(*self.shifted())
 
     def to_control(self):
-        """A python-control ``StateSpace`` with this model's names (``:`` for ``.``)."""
+        """A python-control ``StateSpace`` with this model's names (``:`` for ``.``): see
+        :func:`~vecnet.formulation.lumped.control_state_space` (no sources: no inputs; no
+        outputs: the states are the outputs). Raises :class:`FormulationError` when
+        python-control is missing or an output depends on input derivatives, and
+        :class:`UnsupportedNetwork` for nonlinear dissipators.
+
+        >>> import vecnet as vn
+        >>> net = vn.Network("rc")
+        >>> _ = net.add(vn.Resistor("R", "a", "g", R=2.0), vn.Capacitor("C", "g", "a", C=0.5))
+        >>> system = net.sparse_state_space().to_control()
+        >>> system.ninputs, system.state_labels, system.output_labels
+        (0, ['C:across'], ['C:across'])
+        """
         return control_state_space(*self.shifted(), self.states, self.inputs, self.outputs)
 
     def transfer_function_at(self, s_values: Iterable[complex]) -> np.ndarray:
@@ -606,6 +618,8 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
         A nonlinear element, a parameter without a number, sources off the normal-tree rule,
         a dependent store coupled through a transducer, or a singular resistive block; the
         symbolic formulation (:func:`~vecnet.formulation.lumped.state_space`) may still apply.
+    UnknownNameError
+        ``parameters`` names a parameter the network has not (the message lists its own).
 
     Examples
     --------
@@ -617,6 +631,7 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
     >>> ss.A.toarray(), ss.B.toarray(), ss.C.toarray(), ss.D.toarray()
     (array([[-2.]]), array([[2.]]), array([[0.5]]), array([[-0.5]]))
     """
+    net.check_parameters(parameters)
     topo = net.topology(tree=tree)
     branches, chords = topo.branches, topo.chords
     nb, e = len(branches), len(branches) + len(chords)

@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from ..formulation.numeric import SparseStateSpace
     from ..network import Network
 
-__all__ = ["operating_point", "frequency_response", "response_at", "OperatingPoint",
-           "FrequencyResponse", "NoOperatingPoint"]
+__all__ = ["operating_point", "frequency_response", "response_at", "step_response",
+           "OperatingPoint", "FrequencyResponse", "NoOperatingPoint"]
 
 ModelLike = Union["Network", "SparseStateSpace"]
 
@@ -272,6 +272,35 @@ def response_at(ss: SparseStateSpace, s_values: np.ndarray, outputs: Sequence[st
 
 
 # -- inputs and outputs ---------------------------------------------------------------------
+
+def step_response(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray,
+                  times: np.ndarray) -> np.ndarray:
+    """The response of ``x' = A x + B u``, ``y = C x + D u`` from ``x = 0`` to a unit step
+    of each input in turn at ``t = 0``, exact at evenly spaced ``times`` (from 0): the
+    matrix exponential of one time step, ``[[A, B], [0, 0]]`` at once.
+
+    Returns an array of shape ``(len(times), outputs, inputs)``.
+
+    >>> y = step_response(np.array([[-1.0]]), np.array([[1.0]]), np.array([[1.0]]),
+    ...                   np.zeros((1, 1)), np.array([0.0, 1.0, 2.0]))
+    >>> [round(float(v), 6) for v in y[:, 0, 0]]   # 1 - exp(-t)
+    [0.0, 0.632121, 0.864665]
+    """
+    import scipy.linalg
+
+    n, m = B.shape
+    dt = times[1] - times[0] if len(times) > 1 else 0.0
+    block = np.zeros((n + m, n + m))
+    block[:n, :n], block[:n, n:] = A * dt, B * dt
+    step = scipy.linalg.expm(block)
+    Phi, Gamma = step[:n, :n], step[:n, n:]
+    X = np.zeros((n, m))
+    out = np.empty((len(times), C.shape[0], m))
+    for k in range(len(times)):
+        out[k] = C @ X + D
+        X = Phi @ X + Gamma
+    return out
+
 
 def _state_space(model: ModelLike, parameters: Mapping | None) -> SparseStateSpace:
     from ..formulation.numeric import SparseStateSpace, sparse_state_space

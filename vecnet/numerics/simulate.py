@@ -19,7 +19,7 @@ from scipy.optimize import root
 
 from ..bounds import Watch, check_oscillation, finite_number, time_grid
 from ..elements.base import t
-from ..errors import ModelError, SimulationError
+from ..errors import ModelError, SimulationError, UnknownNameError
 from .result import Event, Outcome, Result
 from .simulation import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
 
@@ -438,11 +438,42 @@ def _integrate_linear(model: _Linear, t_span, inputs, initial, t_eval, method, r
     return Result(ts, series, outcome, derive)
 
 
+def check_parameter_names(model: StateSpace, parameters: Mapping[Any, float]) -> None:
+    """Refuse a name (or symbol) in ``parameters`` that is no parameter of ``model``: none
+    of its elements' values and no symbol of its equations but a state or an input.
+
+    Raises
+    ------
+    UnknownNameError
+        Naming the unknown ones and listing the model's parameters.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.Resistor("R", "a", "g", R=2.0), vn.Capacitor("C", "g", "a", C=0.5))
+    >>> check_parameter_names(net.state_space(symbolic=True), {"Rx": 1.0})
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.UnknownNameError: the model has no parameter(s) 'Rx': its equations hold no such symbol; its parameters are C, R
+    """
+    exprs = list(model.f) + list(model.g) + [model.output(n) for n in model.variable_names]
+    variables = set(model.x) | set(model.u) | set(model.du) | set(model.z) | {t}
+    symbols = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
+    known = {str(s) for s in symbols - variables} | {str(s) for s in model.values}
+    unknown = sorted({str(k) for k in parameters} - known - {str(u) for u in model.u})
+    if unknown:
+        raise UnknownNameError(
+            f"the model has no parameter(s) {', '.join(map(repr, unknown))}: its equations hold "
+            "no such symbol" + ("" if known else " (the elements' numbers are in them)")
+            + f"; its parameters are {', '.join(sorted(known)) or 'none'}")
+
+
 def numeric_model(model: StateSpace, parameters: Mapping[Any, float] | None = None) -> StateSpace:
     """``model`` with its element values and ``parameters`` substituted; raises
-    :class:`~vecnet.errors.ModelError` naming any parameter still without a value."""
+    :class:`~vecnet.errors.ModelError` naming any parameter still without a value, and
+    :class:`~vecnet.errors.UnknownNameError` for a parameter the model has not."""
     # the values given here win over the elements' own
     if parameters:
+        check_parameter_names(model, parameters)
         model = model.subs(dict(parameters))
     model = model.subs()
     known = set(model.x) | set(model.u) | set(model.du) | set(model.z) | {t}
