@@ -56,10 +56,35 @@ def same_mechanism(a, b, samples: int = 3, seed: int = 0) -> None:
             assert np.allclose(x, y, rtol=1e-12, atol=1e-12), name
 
 
+def same_system(a, b, samples: int = 3, seed: int = 0) -> None:
+    """Two systems' coupled equations: the mechanism's M, Q and Phi under the loads of the
+    network and blocks, and their states' rates, at random states."""
+    ca, cb = a.formulate(), b.formulate()
+    assert ca.states == cb.states and ca.eom.coordinates == cb.eom.coordinates
+    assert ca.eom.speed_names == cb.eom.speed_names
+    ma, mb = ca.eom.compile(), cb.eom.compile()
+    rng = np.random.default_rng(seed)
+    for _ in range(samples):
+        q = rng.uniform(-1, 1, len(ca.eom.q))
+        u = rng.uniform(-1, 1, len(ca.eom.u))
+        states = rng.uniform(-1, 1, len(ca.states))
+        time = float(rng.uniform(0, 1))
+        (rates_a, loads_a), (rates_b, loads_b) = ca.extra(time, q, u, states), \
+            cb.extra(time, q, u, states)
+        assert np.allclose(rates_a, rates_b, rtol=1e-12, atol=1e-12)
+        assert np.allclose(loads_a, loads_b, rtol=1e-12, atol=1e-12)
+        sa, sb = ma.evaluate(time, q, u, loads_a), mb.evaluate(time, q, u, loads_b)
+        for name in ("M", "Q", "phi"):
+            x, y = np.asarray(getattr(sa, name), float), np.asarray(getattr(sb, name), float)
+            assert np.allclose(x, y, rtol=1e-12, atol=1e-12), name
+
+
 def check_round_trip(system) -> None:
     """The equations of ``system`` equal those of its saved and loaded copy."""
     loaded = saved_and_loaded(system)
     if isinstance(system, vn.Network):
         same_network(system, loaded)
+    elif isinstance(system, vn.System):
+        same_system(system, loaded)
     else:
         same_mechanism(system, loaded)

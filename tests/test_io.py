@@ -679,3 +679,56 @@ def test_unreadable_files_name_the_path(tmp_path):
     assert info.value.location == str(missing)
     with pytest.raises(vn.ModelFileError, match="cannot read"):
         load_netlist(tmp_path / "nope.cir")
+
+
+# -- systems ----------------------------------------------------------------------------
+
+def pd_pendulum():
+    """A pendulum on a pin O, a torque source on O's port, and a PD controller of O's
+    angle driving the source."""
+    mech = vn.planar.Mechanism("pendulum")
+    bob = mech.body("bob", mass=1.0, inertia=0.01, position=(0.5, 0))
+    mech.revolute("O", mech.ground.centre, bob.point(-0.5, 0))
+    motor = vn.Network("motor")
+    motor.add(vn.TorqueSource("T", "g", "w", T=0.0), vn.RotaryPort("shaft", "g", "w", joint="O"))
+    sensor = vn.System(mech, motor).sensor
+    pd = vn.PID("pd", 0.5 - sensor("O.angle"), kp=20.0, kd=2.0)
+    # the rate written with a prime: saved as O.rate, the rate of O's only coordinate
+    damping = vn.Gain("damping", sensor("O.angle'"), -0.1)
+    return vn.System(mech, motor, blocks=[pd, damping],
+                     connect={"T.through": pd.output + damping.output})
+
+
+def test_a_system_saves_and_loads_to_the_same_equations_and_motion(tmp_path):
+    from roundtrip import check_round_trip
+
+    system = pd_pendulum()
+    check_round_trip(system)
+    save_model(vn.Model("system", system, t_span=(0.0, 0.5), points=6), tmp_path / "pd.json")
+    doc = json.loads((tmp_path / "pd.json").read_text())
+    assert doc["kind"] == "system" and "O.rate" in doc["connect"]["T.through"]
+    model = load_model(tmp_path / "pd.json")
+    ours, theirs = model.simulate(), system.simulate(0.5, t_eval=np.linspace(0, 0.5, 6))
+    assert np.allclose(ours["O.angle"], theirs["O.angle"], rtol=1e-9, atol=1e-12)
+    # the controller drove the pendulum up from hanging at rest
+    assert ours["O.angle"][-1] > ours["O.angle"][0] + 0.1
+
+
+@pytest.mark.parametrize("change, location, says", [
+    (lambda d: d["network"]["elements"][1].update(joint="Q"), "/network",
+     "names joint 'Q'"),
+    (lambda d: d["connect"].update({"T.through": "pd.integral + nowhere.x"}),
+     "/connect/T.through", "nowhere"),
+    (lambda d: d["mechanism"].update(simulation={"t_span": [0, 1]}), "/mechanism/simulation",
+     "setting of the whole system"),
+    (lambda d: d["mechanism"]["joints"][0].update(between=["ground", "bob.nothing"]),
+     "/mechanism/joints/0/between/1", "no point 'nothing'"),
+    (lambda d: d["blocks"][0]["states"].append("other.x"), "/blocks/0",
+     "one rate and one initial value per state"),
+])
+def test_a_wrong_system_file_is_refused_at_the_place_it_is_wrong(change, location, says):
+    doc = model_to_dict(pd_pendulum())
+    change(doc)
+    with pytest.raises(vn.ModelFileError, match=says) as info:
+        load_model(doc)
+    assert info.value.location == location

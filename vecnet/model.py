@@ -26,22 +26,23 @@ __all__ = ["Model", "time_function"]
 
 @dataclass
 class Model:
-    """A network or mechanism with the settings of its model file.
+    """A network, mechanism or system with the settings of its model file.
 
     Attributes
     ----------
     kind : str
-        ``"network"`` or ``"mechanism"``.
-    system : Network or Mechanism
-        The built :class:`~vecnet.Network`, :class:`~vecnet.planar.Mechanism` or (a file with
-        ``"dimensions": 3``) :class:`~vecnet.spatial.Mechanism`.
+        ``"network"``, ``"mechanism"`` or ``"system"``.
+    system : Network, Mechanism or System
+        The built :class:`~vecnet.Network`, :class:`~vecnet.planar.Mechanism`, (a file with
+        ``"dimensions": 3``) :class:`~vecnet.spatial.Mechanism`, or :class:`~vecnet.System`
+        (its parameters' values put in when it was read).
     parameters : dict
         Declared parameter name -> numeric value, or ``None`` for a symbol without one.
     inputs : dict
         Network input name (``"Vs.across"``) -> sympy expression in :data:`vecnet.t`.
     initial, velocities : dict
         Initial values: state name -> number for networks, coordinate name -> number
-        (and rate) for mechanisms; spatial mechanisms also take speeds by name and a body's
+        (and rate) for mechanisms, both (and block states) for systems; spatial mechanisms also take speeds by name and a body's
         ``"<body>.omega"`` and ``"<body>.velocity"`` as ``(x, y, z)`` in world axes.
     outputs : list of str
     tree : str or list of str or None
@@ -63,7 +64,7 @@ class Model:
     """
 
     kind: str
-    system: Network | Mechanism | SpatialMechanism
+    system: Any  # a Network, a planar or spatial Mechanism, or a System
     parameters: dict[str, float | None] = field(default_factory=dict)
     inputs: dict[str, sympy.Expr] = field(default_factory=dict)
     initial: dict[str, float] = field(default_factory=dict)
@@ -76,17 +77,24 @@ class Model:
     description: str = ""
 
     def __post_init__(self) -> None:
-        if self.kind not in ("network", "mechanism"):
-            raise ModelError(f"a model's kind is 'network' or 'mechanism', not {self.kind!r}")
-        expected = (Network,) if self.kind == "network" else (Mechanism, SpatialMechanism)
+        holds = {"network": "Network", "mechanism": "Mechanism", "system": "System"}
+        if self.kind not in holds:
+            raise ModelError(f"a model's kind is 'network', 'mechanism' or 'system', not "
+                             f"{self.kind!r}")
+        if self.kind == "system":
+            from .formulation.coupled import System
+
+            expected: tuple[type, ...] = (System,)
+        else:
+            expected = (Network,) if self.kind == "network" else (Mechanism, SpatialMechanism)
         if not isinstance(self.system, expected):
-            raise ModelError(f"a {self.kind} model holds a "
-                             f"{'Network' if self.kind == 'network' else 'Mechanism'}, "
+            raise ModelError(f"a {self.kind} model holds a {holds[self.kind]}, "
                              f"got {type(self.system).__name__}")
 
     @property
     def name(self) -> str:
-        return self.system.name
+        system = self.system
+        return system.mechanism.name if self.kind == "system" else system.name
 
     @property
     def symbols(self) -> dict[str, sympy.Symbol]:
@@ -117,7 +125,7 @@ class Model:
         values = self.values
         if isinstance(self.system, Network):
             held = {str(s) for s in self.system.parameter_symbols()}
-        elif values:
+        elif values and self.kind == "mechanism":
             exact = {k: sympy.Float(v) for k, v in values.items()}
             held = {str(s) for s in self.formulate().compile_model(exact).used}
         else:
@@ -135,7 +143,9 @@ class Model:
     def formulate(self):
         """The mechanism's :class:`~vecnet.formulation.planar.MultibodyEquations` (or, in
         space, :class:`~vecnet.formulation.spatial.SpatialEquations`) for the file's
-        coordinates (or tree)."""
+        coordinates (or tree); a system's :class:`~vecnet.formulation.coupled.CoupledModel`."""
+        if self.kind == "system":
+            return self.system.formulate(self.coordinates)
         self._need("mechanism")
         return self.system.formulate(coordinates=self.coordinates, tree=self.tree or None)
 
@@ -165,6 +175,8 @@ class Model:
         t0, t1, times = time_grid(t_span, points=int(points or self.points or 501))
         given = {str(k): v for k, v in (options.pop("parameters", None) or {}).items()}
         values = {**self.values, **{Symbol(k): v for k, v in given.items()}}
+        if self.kind == "system":
+            return self._simulate_system((t0, t1), times, given, options)
         if self.kind == "mechanism":
             # sympy numbers: the planar compiler substitutes them with xreplace; only the
             # values the equations hold (others served the file's own expressions)
@@ -216,6 +228,23 @@ class Model:
                 f"{self.kind} {self.name!r} has no parameter(s) "
                 f"{', '.join(map(repr, unknown))} to simulate with; the parameters {which} "
                 f"are {', '.join(sorted(known)) or 'none'}{hint}")
+
+    def _simulate_system(self, t_span: tuple[float, float], times: Any,
+                         given: dict[str, float], options: dict[str, Any]):
+        """A system from its assembled initial pose: the file's ``initial`` values of the
+        mechanism's coordinates are held during assembly, the others start the network's
+        and the blocks' states."""
+        from .numerics.simulation import simulate
+
+        if given:
+            raise ModelError(f"system {self.name!r} has its parameters' values put in when it "
+                             "is read: set them with load_model(path, parameters={...})")
+        model = self.formulate()
+        coordinates = {k: v for k, v in self.initial.items() if k in model.eom.coordinates}
+        states = {k: v for k, v in self.initial.items() if k not in coordinates}
+        return simulate(model, t_span, **{"t_eval": times, "coordinates": coordinates or None,
+                                          "initial": states or None,
+                                          "velocities": self.velocities or None, **options})
 
     def _need(self, kind: str) -> None:
         if self.kind != kind:

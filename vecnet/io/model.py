@@ -36,6 +36,7 @@ from .mechanism_reader import read_mechanism
 from .model_writer import model_to_dict, save_model
 from .network_reader import ELEMENT_TYPES, read_network
 from .reading import Scope
+from .system_reader import read_system
 
 __all__ = ["Model", "load_model", "save_model", "model_to_dict", "FORMAT_VERSION", "SCHEMA",
            "ELEMENT_TYPES"]
@@ -79,7 +80,10 @@ def load_model(source: str | os.PathLike | Mapping[str, Any],
                                  location="/parameters")
         declared[name] = finite_number(value, f"parameter {name!r}")
     scope = Scope(declared)
-    model = read_network(doc, scope) if doc["kind"] == "network" else \
-        read_mechanism(doc, scope)
-    model.system.untrusted = True  # simulated under the bounds of files (vecnet.bounds)
+    read = {"network": read_network, "mechanism": read_mechanism, "system": read_system}
+    model = read[doc["kind"]](doc, scope)
+    # simulated under the bounds of files (vecnet.bounds)
+    for part in (model.system.mechanism, model.system.network) if model.kind == "system" \
+            else (model.system,):
+        part.untrusted = True
     return model

@@ -20,7 +20,9 @@ import sympy
 from ..elements import controlled, lumped
 from ..elements.base import EdgeVariables, Element, Symbol, t
 from ..elements.coupled_inductors import CoupledInductors
+from ..elements.coupling import Port
 from ..errors import ModelError, ModelFileError
+from ..formulation.coupled import System
 from ..model import Model
 from ..network import Network
 from ..planar.mechanism import Mechanism
@@ -101,7 +103,9 @@ def _op_amp(element: controlled.OpAmp, loc: str, found: dict[str, None]) -> dict
     return entry
 
 
-def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
+def _network_parts(net: Network, found: dict[str, None], ports: bool = False
+                   ) -> dict[str, Any]:
+    """A network's nodes and elements (with ``ports``, a system's network: its ports too)."""
     elements = []
     for i, element in enumerate(net.elements):
         loc = f"/elements/{i}"
@@ -111,6 +115,17 @@ def _network_parts(net: Network, found: dict[str, None]) -> dict[str, Any]:
             continue
         if isinstance(element, controlled.OpAmp):
             elements.append(_op_amp(element, loc, found))
+            continue
+        if isinstance(element, Port):
+            if not ports:
+                raise _error(loc, f"{kind} {element.name!r} ties the network to a mechanism: "
+                                  "save the vn.System that joins them")
+            edge = element.edges[0]
+            where = {"joint": element.joint} if element.points is None else \
+                {"points": list(element.points)}
+            elements.append({"type": kind, "name": element.name,
+                             "nodes": [_node(edge.tail, f"{loc}/nodes"),
+                                       _node(edge.head, f"{loc}/nodes")], **where})
             continue
         if ELEMENT_TYPES.get(kind) is not cls:
             raise _error(loc, f"element class {cls.__module__}.{kind} is not part of the model "
@@ -182,6 +197,52 @@ def _mechanism_parts(mech: Mechanism | SpatialMechanism, found: dict[str, None]
     return parts
 
 
+def _system_parts(system: System, found: dict[str, None]) -> dict[str, Any]:
+    """A system's mechanism, network (with its ports), blocks and connections."""
+    mech: Any = system.mechanism
+    parts: dict[str, Any] = {"mechanism": {**({"dimensions": 3} if mech.dimensions == 3
+                                              else {}),
+                                           "name": mech.name, **_mechanism_parts(mech, found)}}
+    if system.network.elements:
+        parts["network"] = {"name": system.network.name,
+                            **_network_parts(system.network, found, ports=True)}
+    if system.blocks:
+        parts["blocks"] = [_block(block, mech, f"/blocks/{i}", found)
+                           for i, block in enumerate(system.blocks)]
+    if system.connect:
+        parts["connect"] = {key: _signal(value, mech, pointer("connect", key), found)
+                            for key, value in system.connect.items()}
+    return parts
+
+
+def _block(block: Any, mech: Any, loc: str, found: dict[str, None]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": block.name,
+                             "output": _signal(block.output, mech, f"{loc}/output", found)}
+    if block.states:
+        entry["states"] = [state.name for state in block.states]
+        entry["rates"] = [_signal(rate, mech, f"{loc}/rates/{k}", found)
+                          for k, rate in enumerate(block.rates)]
+        entry["initial"] = [float(x) for x in block.initial]
+    return entry
+
+
+def _signal(value: Any, mech: Any, loc: str, found: dict[str, None]) -> Any:
+    """A signal of a system: an expression in t, parameters, sensors and block states. The
+    rate of a joint's only coordinate (``"O.angle'"``) is written ``"O.rate"``."""
+    expr = sympy.sympify(value)
+    renamed = {}
+    for symbol in expr.free_symbols:
+        name = symbol.name
+        if name.endswith("'"):
+            joint, _, coordinate = name[:-1].rpartition(".")
+            if mech.axial_coordinates(joint) != (coordinate,):
+                raise _error(loc, f"the sensor {name!r} has no spelling in a model file; a "
+                                  "joint's rate is written '<joint>.rate', for a joint with "
+                                  "one coordinate about or along its axis")
+            renamed[symbol] = sympy.Symbol(f"{joint}.rate", real=True)
+    return _write_entry(expr.xreplace(renamed), loc, found)
+
+
 def _points(body: Any, loc: str, found: dict[str, None]) -> dict[str, Any]:
     """A body's points other than its mass centre: name -> coordinates in body axes."""
     return {point.node.rpartition(".")[2]: _write_entry(list(point.local), loc, found)
@@ -223,19 +284,23 @@ def _write_law(law: Callable[[Any], Any], loc: str, found: dict[str, None]) -> f
     return text
 
 
-def as_model(system: Model | Network | Mechanism | SpatialMechanism) -> Model:
+def as_model(system: Model | Network | Mechanism | SpatialMechanism | System) -> Model:
     """``system`` as a :class:`~vecnet.Model` without settings (a model stays itself)."""
     if isinstance(system, Model):
         return system
+    if isinstance(system, System):
+        return Model("system", system)
     if isinstance(system, Network):
         return Model("network", system)
     if isinstance(system, (Mechanism, SpatialMechanism)):
         return Model("mechanism", system)
-    raise ModelError(f"a model file holds a network or a mechanism (or a vn.Model of one); "
+    raise ModelError(f"a model file holds a network, a mechanism or a system (or a vn.Model "
+                     "of one); "
                      f"got {type(system).__name__}")
 
 
-def model_to_dict(model: Model | Network | Mechanism | SpatialMechanism) -> dict[str, Any]:
+def model_to_dict(model: Model | Network | Mechanism | SpatialMechanism | System
+                  ) -> dict[str, Any]:
     """The model file contents of ``model`` (see :func:`save_model`) as a JSON-ready dict.
 
     >>> import vecnet as vn
@@ -256,6 +321,8 @@ def model_to_dict(model: Model | Network | Mechanism | SpatialMechanism) -> dict
     found: dict[str, None] = {}
     if isinstance(model.system, Network):
         parts = _network_parts(model.system, found)
+    elif model.kind == "system":
+        parts = _system_parts(model.system, found)
     else:
         parts = _mechanism_parts(model.system, found)
     inputs = {key: _write_value(expr, pointer("inputs", key), found)
@@ -268,7 +335,7 @@ def model_to_dict(model: Model | Network | Mechanism | SpatialMechanism) -> dict
     doc.update(parts)
     if inputs:
         doc["inputs"] = inputs
-    if model.kind == "mechanism" and model.coordinates != "joint":
+    if model.kind != "network" and model.coordinates != "joint":
         doc["coordinates"] = model.coordinates
     if model.tree is not None:
         doc["tree"] = model.tree if isinstance(model.tree, str) else list(model.tree)
@@ -300,7 +367,7 @@ def _dumps(value: Any, indent: int = 0, width: int = 100) -> str:
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 
-def save_model(model: Model | Network | Mechanism | SpatialMechanism,
+def save_model(model: Model | Network | Mechanism | SpatialMechanism | System,
                path: str | os.PathLike) -> None:
     """Write ``model`` (a :class:`~vecnet.Model`, or a network or mechanism however it was
     built) to ``path`` as JSON. The file is replaced in one step: if anything fails, an

@@ -12,6 +12,7 @@ from ..domains import DOMAINS
 from ..elements import controlled, lumped, transducers
 from ..elements.base import Element, Kind, Symbol, t
 from ..elements.coupled_inductors import CoupledInductors
+from ..elements.coupling import LinearPort, RotaryPort
 from ..errors import ModelFileError, VecnetError
 from ..model import Model
 from ..names import check_name, check_node
@@ -19,7 +20,8 @@ from ..network import Network, warn_connectivity
 from .reading import FileLaw, Scope, as_number, read_simulation, read_tree, suggestion, unique_name
 from .source import located, pointer
 
-__all__ = ["ELEMENT_TYPES", "OWN_ENTRY_TYPES", "GENERIC_TWO_PORTS", "read_network"]
+__all__ = ["ELEMENT_TYPES", "OWN_ENTRY_TYPES", "GENERIC_TWO_PORTS", "PORT_TYPES", "read_network",
+           "build_network", "source_input"]
 
 #: element type name in a file -> element class
 ELEMENT_TYPES: dict[str, type[Element]] = {
@@ -36,6 +38,8 @@ OWN_ENTRY_TYPES = ("CoupledInductors", "OpAmp")
 GENERIC_TWO_PORTS = ("Transformer", "Gyrator", "AcrossControlledAcrossSource",
                      "AcrossControlledThroughSource", "ThroughControlledAcrossSource",
                      "ThroughControlledThroughSource")
+#: a system's ports: type name in a file -> class
+PORT_TYPES: dict[str, type[Element]] = {"RotaryPort": RotaryPort, "LinearPort": LinearPort}
 _SOURCES = (Kind.ACROSS_SOURCE, Kind.THROUGH_SOURCE)
 
 
@@ -293,29 +297,11 @@ def read_network(doc: Mapping, scope: Scope) -> Model:
     ModelFileError
         A reference, name, value or element the file gets wrong, at its JSON pointer.
     """
-    net = Network(doc.get("name", "network"))
-    declared = _declared_nodes(doc, net)
-    names: dict[str, str] = {}
-    for i, entry in enumerate(doc["elements"]):
-        loc = f"/elements/{i}"
-        unique_name(names, entry["name"], f"{loc}/name")
-        element = _element(entry, loc, scope, declared)
-        try:
-            net.add(element)
-        except VecnetError as exc:
-            raise located(loc, exc) from None
-    if declared is not None:
-        used = {node for el in net.elements for e in el.edges for node in (e.tail, e.head)}
-        for node, k in declared.items():
-            if node not in used:
-                raise _error(f"/nodes/{k}", f"node {node!r} is declared but no element uses it")
-    _check_symbols(net, scope)
-    warn_connectivity(net)
-
+    net = build_network(doc, scope)
     model = Model("network", net, parameters=dict(scope.values),
                   description=doc.get("description", ""))
     for key, value in doc.get("inputs", {}).items():
-        model.inputs[key] = _input(key, value, net, scope)
+        model.inputs[key] = source_input(key, value, pointer("inputs", key), net, scope)
     for key, value in doc.get("initial", {}).items():
         loc = pointer("initial", key)
         _edge_variable(key, loc, net)
@@ -327,6 +313,52 @@ def read_network(doc: Mapping, scope: Scope) -> Model:
     model.tree = read_tree(tree, net.graph.edges) if isinstance(tree, list) else tree
     read_simulation(doc, model)
     return model
+
+
+def build_network(doc: Mapping, scope: Scope, ports: bool = False) -> Network:
+    """The network of ``doc``'s ``nodes`` and ``elements`` (with ``ports``, also the
+    :class:`~vecnet.RotaryPort` and :class:`~vecnet.LinearPort` entries of a system's
+    network), without the file's settings."""
+    net = Network(doc.get("name", "network"))
+    declared = _declared_nodes(doc, net)
+    names: dict[str, str] = {}
+    for i, entry in enumerate(doc["elements"]):
+        loc = f"/elements/{i}"
+        unique_name(names, entry["name"], f"{loc}/name")
+        if ports and entry["type"] in PORT_TYPES:
+            element = _port(entry, loc, declared)
+        else:
+            element = _element(entry, loc, scope, declared)
+        try:
+            net.add(element)
+        except VecnetError as exc:
+            raise located(loc, exc) from None
+    if declared is not None:
+        used = {node for el in net.elements for e in el.edges for node in (e.tail, e.head)}
+        for node, k in declared.items():
+            if node not in used:
+                raise _error(f"/nodes/{k}", f"node {node!r} is declared but no element uses it")
+    _check_symbols(net, scope)
+    warn_connectivity(net)
+    return net
+
+
+def _port(entry: Mapping, loc: str, declared_nodes: Collection[Any] | None) -> Element:
+    """A port of a system's network: ``nodes`` tail and head, the ``joint`` it drives or,
+    for a linear port, the two ``points`` it pushes apart."""
+    kind = entry["type"]
+    _check_keys(entry, loc, {"type", "name", "nodes", "joint", "description"}
+                | ({"points"} if kind == "LinearPort" else set()))
+    nodes = _check_nodes(entry, loc, declared_nodes, 2, "tail, head")
+    _check_ends(entry, loc, [tuple(nodes)])
+    where = {key: entry[key] for key in ("joint", "points") if key in entry}
+    if len(where) != 1:
+        raise _error(loc, f"{kind} {entry['name']!r}: give the joint it drives"
+                          + (" or the two points it pushes apart" if kind == "LinearPort" else ""))
+    try:
+        return PORT_TYPES[kind](entry["name"], *nodes, **where)
+    except VecnetError as exc:
+        raise located(loc, exc) from None
 
 
 def _declared_nodes(doc: Mapping, net: Network) -> dict[Any, int] | None:
@@ -346,9 +378,10 @@ def _declared_nodes(doc: Mapping, net: Network) -> dict[Any, int] | None:
     return declared
 
 
-def _input(key: str, value: Any, net: Network, scope: Scope) -> sympy.Expr:
-    """An entry of ``inputs``: the value of a source, in t and the declared parameters."""
-    loc = pointer("inputs", key)
+def source_input(key: str, value: Any, loc: str, net: Network, scope: Scope,
+                 extra: Mapping[str, sympy.Expr] | None = None) -> sympy.Expr:
+    """The signal driving the input ``key`` of a source of ``net`` (``"Vs.across"``): an
+    expression in t, the declared parameters and ``extra`` names."""
     edge = _edge_variable(key, loc, net)
     element: Any = net.owner(edge)  # a source (checked next) names the variable it drives
     if element.kind not in _SOURCES:
@@ -357,4 +390,4 @@ def _input(key: str, value: Any, net: Network, scope: Scope) -> sympy.Expr:
     if key != f"{edge}.{element.driven}":
         raise _error(loc, f"the input of {type(element).__name__} {edge!r} is "
                           f"'{edge}.{element.driven}'")
-    return scope.expr(value, loc, time=True)
+    return scope.expr(value, loc, time=True, extra=extra)

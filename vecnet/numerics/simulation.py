@@ -268,7 +268,8 @@ def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = N
         raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
     eom = system.eom
     t0, t1, times = time_grid(t_span, t_eval)
-    watch = Watch(t0, t1)
+    with untrusted(eom.mechanism.untrusted):
+        watch = Watch(t0, t1)
     model = eom.compile()
     q0 = eom.assemble(coordinates, t0)
     u0 = eom.initial_speeds(q0, velocities, t0)
