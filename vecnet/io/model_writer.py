@@ -109,54 +109,61 @@ def _network_parts(net: Network, found: dict[str, None], ports: bool = False
     elements = []
     for i, element in enumerate(net.elements):
         loc = f"/elements/{i}"
-        cls, kind = type(element), type(element).__name__
-        if isinstance(element, CoupledInductors):
-            elements.append(_coupled_inductors(element, loc, found))
-            continue
-        if isinstance(element, controlled.OpAmp):
-            elements.append(_op_amp(element, loc, found))
-            continue
-        if isinstance(element, Port):
-            if not ports:
-                raise _error(loc, f"{kind} {element.name!r} ties the network to a mechanism: "
-                                  "save the vn.System that joins them")
-            edge = element.edges[0]
-            where = {"joint": element.joint} if element.points is None else \
-                {"points": list(element.points)}
-            elements.append({"type": kind, "name": element.name,
-                             "nodes": [_node(edge.tail, f"{loc}/nodes"),
-                                       _node(edge.head, f"{loc}/nodes")], **where})
-            continue
-        if ELEMENT_TYPES.get(kind) is not cls:
-            raise _error(loc, f"element class {cls.__module__}.{kind} is not part of the model "
-                              f"format; types are {', '.join((*ELEMENT_TYPES, *OWN_ENTRY_TYPES))}")
-        entry: dict[str, Any] = {"type": kind, "name": element.name,
-                                 "nodes": [_node(n, f"{loc}/nodes") for e in element.edges
-                                           for n in (e.tail, e.head)]}
-        if isinstance(element, lumped.NonlinearDissipator):
-            edge = element.edges[0]
-            a, tau = Symbol("a"), Symbol("tau")
-            (law,) = element.terminal_equations({edge.name: EdgeVariables(a, tau)})
-            key = "across" if law.lhs == a else "through"
-            entry["domain"] = edge.domain.name
-            used: dict[str, None] = {}
-            entry[key] = _write_value(law.rhs, f"{loc}/{key}", used)
-            used.pop("tau" if key == "across" else "a", None)  # the law's own variable
-            found.update(used)
-        else:
-            parameters = {}
-            for pname in element.parameters:
-                parameters[pname] = _parameter_value(element, pname, f"{loc}/parameters/{pname}",
-                                                     found)
-            domains = [e.domain.name for e in element.edges]
-            if kind in GENERIC_TWO_PORTS and tuple(domains) != tuple(cls.domain):
-                entry["domains"] = domains
-            if parameters:
-                entry["parameters"] = parameters
-            if getattr(element, "allow_negative", False):
-                entry["allow_negative"] = True
-        elements.append(entry)
+        try:
+            elements.append(_element_entry(element, loc, found, ports))
+        except ModelFileError as exc:
+            raise _error(exc.location or loc, f"{type(element).__name__} {element.name!r}: "
+                                              f"{exc.detail}") from None
     return {"nodes": [_node(n, "/nodes") for n in net.graph.nodes], "elements": elements}
+
+
+def _element_entry(element: Element, loc: str, found: dict[str, None], ports: bool
+                   ) -> dict[str, Any]:
+    """The entry of one element of a network."""
+    cls, kind = type(element), type(element).__name__
+    if isinstance(element, CoupledInductors):
+        return _coupled_inductors(element, loc, found)
+    if isinstance(element, controlled.OpAmp):
+        return _op_amp(element, loc, found)
+    if isinstance(element, Port):
+        if not ports:
+            raise _error(loc, "a port ties the network to a mechanism: save the vn.System "
+                              "that joins them")
+        edge = element.edges[0]
+        where = {"joint": element.joint} if element.points is None else \
+            {"points": list(element.points)}
+        return {"type": kind, "name": element.name,
+                "nodes": [_node(edge.tail, f"{loc}/nodes"), _node(edge.head, f"{loc}/nodes")],
+                **where}
+    if ELEMENT_TYPES.get(kind) is not cls:
+        raise _error(loc, f"the class {cls.__module__}.{kind} is not part of the model "
+                          f"format; types are {', '.join((*ELEMENT_TYPES, *OWN_ENTRY_TYPES))}")
+    entry: dict[str, Any] = {"type": kind, "name": element.name,
+                             "nodes": [_node(n, f"{loc}/nodes") for e in element.edges
+                                       for n in (e.tail, e.head)]}
+    if isinstance(element, lumped.NonlinearDissipator):
+        edge = element.edges[0]
+        a, tau = Symbol("a"), Symbol("tau")
+        (law,) = element.terminal_equations({edge.name: EdgeVariables(a, tau)})
+        key = "across" if law.lhs == a else "through"
+        entry["domain"] = edge.domain.name
+        used: dict[str, None] = {}
+        entry[key] = _write_value(law.rhs, f"{loc}/{key}", used)
+        used.pop("tau" if key == "across" else "a", None)  # the law's own variable
+        found.update(used)
+    else:
+        parameters = {}
+        for pname in element.parameters:
+            parameters[pname] = _parameter_value(element, pname, f"{loc}/parameters/{pname}",
+                                                 found)
+        domains = [e.domain.name for e in element.edges]
+        if kind in GENERIC_TWO_PORTS and tuple(domains) != tuple(cls.domain):
+            entry["domains"] = domains
+        if parameters:
+            entry["parameters"] = parameters
+        if getattr(element, "allow_negative", False):
+            entry["allow_negative"] = True
+    return entry
 
 
 def _mechanism_parts(mech: Mechanism | SpatialMechanism, found: dict[str, None]
