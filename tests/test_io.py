@@ -748,3 +748,19 @@ def test_every_bundled_model_saves_and_loads_to_the_same_equations(path, tmp_pat
         vn.save_model(vn.load_netlist(path), tmp_path / "rc.json")
     assert info.value.location == "/elements/0/parameters/V"
     assert not list(tmp_path.iterdir())
+
+
+def test_the_command_line_simulates_a_system_file_and_refuses_what_it_cannot_show(
+        tmp_path, capsys):
+    from vecnet.cli import main
+
+    system = pd_pendulum()
+    save_model(vn.Model("system", system, t_span=(0.0, 0.4), points=5, outputs=["O.angle"]),
+               tmp_path / "pd.json")
+    assert main(["simulate", str(tmp_path / "pd.json")]) == 0
+    rows = [line.split(",") for line in capsys.readouterr().out.split()]
+    assert rows[0] == ["t", "O.angle"]
+    expected = system.simulate(0.4, t_eval=np.linspace(0, 0.4, 5))["O.angle"]
+    assert np.allclose([float(r[1]) for r in rows[1:]], expected, rtol=1e-9, atol=1e-12)
+    assert main(["equations", str(tmp_path / "pd.json")]) == 2
+    assert "is a system" in capsys.readouterr().err

@@ -264,7 +264,7 @@ def _points(points: int | None) -> int | None:
 
 def _network(model, command: str):
     if model.kind != "network":
-        raise ModelError(f"vecnet {command} works on networks; {model.name!r} is a mechanism "
+        raise ModelError(f"vecnet {command} works on networks; {model.name!r} is a {model.kind} "
                          "(use simulate, or equilibrium() and linearize() in Python)")
     return model.system
 
@@ -682,6 +682,9 @@ def _param(text: str) -> tuple[str, list[float]]:
     return name.strip(), values
 
 
+#: the commands that take a system file
+SYSTEM_COMMANDS = ("simulate", "sweep")
+
 COMMANDS = {"matrices": _matrices, "equations": _equations, "draw": _draw,
             "simulate": _simulate, "report": _report, "op": _operating_point,
             "ac": _frequency_response, "bode": _bode_command, "step": _step_command,
@@ -894,6 +897,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _check_output(args.output if args.command != "report" else
                           (args.output or "report.html"))
             model = _load(args.model, _fixed(args))
+            if model.kind == "system" and args.command not in SYSTEM_COMMANDS:
+                raise ModelError(f"vecnet {args.command} works on networks and mechanisms; "
+                                 f"{model.name!r} is a system (a mechanism, a network and "
+                                 f"blocks): use {' or '.join(SYSTEM_COMMANDS)}")
             try:
                 written = COMMANDS[args.command](model, args)
             except OSError as exc:
