@@ -340,6 +340,12 @@ def _frequency_response(model, args) -> str | None:
     phasors = net.analyses.ac_sources if net.analyses is not None else {}
     res = frequency_response(ss, frequencies, inputs=phasors or None,
                              outputs=_ac_outputs(model, net, ss, args))
+    return _frequency_output(res, model, args, "frequency-response", ("png", "svg"))
+
+
+def _frequency_output(res, model, args, what: str, plots: tuple[str, ...]) -> str | None:
+    """A frequency response as CSV (magnitude in dB and phase in degrees of each output and
+    input) or as a Bode plot in one of the ``plots`` formats."""
     keys = [(out, src) for out in res.outputs for src in res.inputs]
     label = (lambda o, i: o) if len(res.inputs) == 1 else (lambda o, i: f"{o}/{i}")
     fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
@@ -351,11 +357,12 @@ def _frequency_response(model, args) -> str | None:
         columns = [c for k in keys for c in (res.magnitude_db(k), res.phase_deg(k))]
         writer.writerows([f"{v:.10g}" for v in row] for row in zip(res.frequencies, *columns))
         return _emit(buffer.getvalue(), args.output)
-    if fmt in ("png", "svg"):
+    if fmt in plots:
         if args.output is None:
             raise VecnetError(f"--output FILE is needed for a {fmt} plot")
         return _emit(_bode(res, keys, label, model.name, fmt), args.output)
-    raise VecnetError(f"unknown frequency-response format {fmt!r}: use csv, png or svg")
+    raise VecnetError(f"unknown {what} format {fmt!r}: use csv, {', '.join(plots[:-1])} or "
+                      f"{plots[-1]}")
 
 
 def _bode(res, keys, label, title: str, fmt: str) -> bytes:
@@ -494,22 +501,7 @@ def _bode_command(model, args) -> str | None:
         H = np.array([linear.C @ np.linalg.solve(2j * np.pi * f * eye - linear.A, linear.B)
                       + linear.D for f in frequencies])
         res = FrequencyResponse(frequencies, H, tuple(linear.outputs), tuple(linear.inputs))
-    keys = [(out, src) for out in res.outputs for src in res.inputs]
-    label = (lambda o, i: o) if len(res.inputs) == 1 else (lambda o, i: f"{o}/{i}")
-    fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
-    if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["f", *(_csv_text(f"{label(*k)} {unit}") for k in keys
-                                for unit in ("dB", "deg"))])
-        columns = [c for k in keys for c in (res.magnitude_db(k), res.phase_deg(k))]
-        writer.writerows([f"{v:.10g}" for v in row] for row in zip(res.frequencies, *columns))
-        return _emit(buffer.getvalue(), args.output)
-    if fmt in ("png", "svg", "pdf"):
-        if args.output is None:
-            raise VecnetError(f"--output FILE is needed for a {fmt} plot")
-        return _emit(_bode(res, keys, label, model.name, fmt), args.output)
-    raise VecnetError(f"unknown bode format {fmt!r}: use csv, png, svg or pdf")
+    return _frequency_output(res, model, args, "bode", ("png", "svg", "pdf"))
 
 
 def _step_span(linear: _Linear, model, args) -> float:

@@ -245,6 +245,17 @@ class _Scene:
         return self.positions[:, self.column[key]]
 
 
+def _scene_at(mech: Any, result: Any, time: float | None) -> Any:
+    """The scene at ``time`` of ``result`` (default its last sample), or of the initial
+    pose without a result."""
+    if result is None:
+        return _scene(mech, None, None, None)
+    t = _times(result)
+    when = np.array([t[-1] if time is None else float(time)])
+    _in_span(t, when)
+    return _scene(mech, result, _nearest(t, when), when)
+
+
 def _scene(mech: MechanismBuilder, result: Any, index: np.ndarray | None,
            times: np.ndarray | None) -> _Scene:
     poses = _poses(mech, result, index)
@@ -362,13 +373,7 @@ def node_positions(mechanism: Any, result: Any = None,
     [1.0, 1.0]
     """
     mech = mechanism_of(mechanism)
-    if result is None:
-        scene = _scene(mech, None, None, None)
-    else:
-        t = _times(result)
-        when = np.array([t[-1] if time is None else float(time)])
-        _in_span(t, when)
-        scene = _scene(mech, result, _nearest(t, when), when)
+    scene = _scene_at(mech, result, time)
     size = mech.dimensions
     return {key: scene.positions[0, k, :size].copy() for k, key in enumerate(scene.keys)
             if isinstance(key, str)}
@@ -546,13 +551,7 @@ def picture(mechanism: Any, result: Any = None, time: float | None = None, ax: A
     ('pendulum at t = 0.5', 'rectilinear')
     """
     mech = mechanism_of(mechanism)
-    if result is None:
-        scene = _scene(mech, None, None, None)
-    else:
-        t = _times(result)
-        when = np.array([t[-1] if time is None else float(time)])
-        _in_span(t, when)
-        scene = _scene(mech, result, _nearest(t, when), when)
+    scene = _scene_at(mech, result, time)
     ax, three_d, made = _axes(scene, ax)
     try:
         _Artists(scene, ax, three_d).show(0)
