@@ -102,6 +102,7 @@ pre.tex .katex-display { margin: 0.4rem 0; text-align: left; }
 pre.tex .katex-display > .katex { text-align: left; }
 #explorer-details .katex-display { margin: 0.3rem 0; text-align: left; }
 #explorer-details .katex-display > .katex { text-align: left; }
+table.terminal pre.tex { margin: 0; } table.terminal .katex-display { margin: 0.1rem 0; }
 #explorer-details h3 { font-size: 1rem; margin: 0.8rem 0 0.2rem; color: #345; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
 .note { color: #666; font-size: 0.9em; }
@@ -479,11 +480,10 @@ class _MechanismListing:
                   r"\mathbf{F}_e")
         cut = [row for b in branches for row in self.cutset_rows(b)]
         loops = [row for c in chords for row in self.circuit_rows(c)]
-        terminal = []
-        for element in self.net.elements:
-            rows = self.terminal_rows(element)
-            terminal.append(r"&\text{" + _tex_words(f"{element.name}: {_kind(element)}") + "}")
-            terminal.extend(rows)
+        terminal = "".join(
+            f"<tr><th>{html.escape(element.name)}</th><td>{html.escape(_kind(element))}</td>"
+            f"<td>{_math(_one_line(self.terminal_rows(element)), '')}</td></tr>"
+            for element in self.net.elements)
         return (
             f"<p>Cutset equations ({len(branches)} branches, a force and a moment balance "
             "each): the through variables of a branch balance those of the chords its cut "
@@ -501,7 +501,8 @@ class _MechanismListing:
             "says about its own across and through variables. Joints and arms are workless "
             "(their force does no work in any motion they allow); their through variables are "
             "the reactions, found from the cutset equations.</p>"
-            + _math(_aligned(terminal), ""))
+            + '<div class="fit"><table class="listing terminal"><tr><th>element</th><th>kind</th>'
+            "<th>terminal equations</th></tr>" + terminal + "</table></div>")
 
     # -- equations of motion -------------------------------------------------------------
     def equations_of_motion(self) -> str:
@@ -515,18 +516,47 @@ class _MechanismListing:
                 "λ are the reactions of the cut joints.</p>")
         tex = latex(eom)
         if len(tex) <= LATEX_LIMIT:
-            return head + _math(tex, "")
+            return head + _math(break_rows(tex, FORMULA_WIDTH), "")
         # too long to typeset quickly: the summary, and the constraints on their own
         out = head + (f'<p class="note">M and Q in full are {len(tex):,} characters of LaTeX, '
                       "more than this page typesets (the equations command prints them); "
-                      "their summary:</p>") + _math(latex(eom, summary=True), "")
+                      "their summary:</p>") + _math(break_rows(latex(eom, summary=True),
+                                                                FORMULA_WIDTH), "")
         if eom.constraint_names:
-            rows = [r"\Phi_{" + _tex_name(n) + "} &= " + latex(e)
+            rows = [r"\Phi_{" + _tex_name(n) + "} &= " + self.expression(e)
                     for n, e in zip(eom.constraint_names, eom.constraints)]
             constraints = _aligned(rows)
             if len(constraints) <= LATEX_LIMIT:
                 out += "<p>The constraints Φ(q, t) = 0:</p>" + _math(constraints, "")
         return out
+
+    def expression(self, expr) -> str:
+        """LaTeX of an expression in the coordinates and speeds, which are shown as the
+        equations of motion show them (``\\theta_{P1}``, ``q_{w,S1}``)."""
+        import sympy
+
+        from .numbers import round_floats
+
+        names = {}
+        for symbols, rate in ((self.eom.q, ""), (self.eom.u, r"\dot")):
+            for symbol in symbols:
+                owner, _, what = symbol.name.rstrip("'").rpartition(".")
+                base = _COORDINATE_TEX.get(what)
+                if base is None and len(what) == 2 and what[0] in "qw":
+                    base = f"{what[0]}_{{{what[1]}"
+                    names[symbol] = base + "," + _tex_name(owner) + "}"
+                    if rate and what[0] == "q":
+                        names[symbol] = rf"\dot{{{what[0]}}}_{{{what[1]}," + _tex_name(owner) + "}"
+                    continue
+                base = base or _tex_name(what)
+                head = rf"\dot{{{base}}}" if rate and symbol.name.endswith("'") else base
+                names[symbol] = f"{head}_{{{_tex_name(owner)}}}"
+        expr = round_floats(sympy.sympify(expr))
+        for symbol in expr.free_symbols:
+            if symbol not in names and not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)?",
+                                                        symbol.name):
+                names[symbol] = _tex_name(symbol.name)
+        return sympy.latex(expr, symbol_names=names)
 
     # -- diagnosis ------------------------------------------------------------------------
     def rank(self) -> tuple[int, list[int]] | str:
@@ -582,6 +612,10 @@ class _MechanismListing:
                 torque = np.asarray(res[f"{joint}.reaction_torque"], dtype=float)
             except (KeyError, VecnetError):
                 continue
+            # rounding noise (1e-14 of the forces) in components that are zero shows as 0
+            noise = 1e-9 * max(float(np.max(np.abs(force), initial=0.0)), 1e-300)
+            force = np.where(np.abs(force) < noise, 0.0, force)
+            torque = np.where(np.abs(torque) < noise, 0.0, torque)
             out[joint] = {"t": [float(res.t[k]) for k in picks],
                           "force": [np.atleast_1d(force[k]).tolist() for k in picks],
                           "torque": [np.atleast_1d(torque[k]).tolist() for k in picks]}
@@ -613,16 +647,26 @@ class _MechanismListing:
         samples = self.reaction_samples()
         if samples:
             out += self.reaction_table(samples)
-            plotted = [f"{j}.reaction" for j in list(samples)[:REACTION_PLOT_JOINTS]]
-            out += _figure(_plot(self.res, plotted), "Reaction forces on the joints' head "
-                           "bodies (world axes).")
+            out += _figure(self.reaction_plot(list(samples)[:REACTION_PLOT_JOINTS]),
+                           "Magnitudes of the reaction forces on the joints' head bodies (the "
+                           "table gives their components in world axes).")
         elif self.res is not None:
             out += '<p class="note">No reactions in the results (gears or racks share the ' \
                    "tooth force with the axles in a way the cutsets do not hold).</p>"
         return out
 
+    def reaction_plot(self, joints: list[str]) -> str:
+        from .numerics.result import Result
+
+        res = self.res
+        series = {f"|{j}.reaction|": np.linalg.norm(np.asarray(res[f"{j}.reaction"], dtype=float),
+                                                    axis=1) for j in joints}
+        return _plot(Result(res.t, series), list(series),
+                     units={name: ("force", "N") for name in series})
+
     def reaction_table(self, samples: dict[str, dict]) -> str:
-        from .numbers import format_number
+        def format_number(x: float) -> str:
+            return f"{x:.6g}"
 
         axes = "xy" if self.planar else "xyz"
         torque_axes = [""] if self.planar else list("xyz")
@@ -643,16 +687,17 @@ class _MechanismListing:
 
     # -- the explorer's details of each edge -----------------------------------------------
     def details(self) -> list[dict]:
-        from .teaching import latex
+        from .teaching import text
 
         constraints: dict[str, list] = {}
         if self.eom.constraint_names:
             exprs = [None] * len(self.eom.constraint_names) if self.large \
                 else list(self.eom.constraints)
             for name, expr in zip(self.eom.constraint_names, exprs):
-                tex = r"\Phi_{" + _tex_name(name) + "} = " + (latex(expr) if expr is not None
-                                                              else r"\dots")
-                constraints.setdefault(name.rpartition(".")[0], []).append([name, tex])
+                tex = r"\Phi_{" + _tex_name(name) + "} = " + (
+                    self.expression(expr) if expr is not None else r"\dots")
+                plain = text(expr) if expr is not None else ""
+                constraints.setdefault(name.rpartition(".")[0], []).append([name, tex, plain])
         samples = self.reaction_samples()
         out = []
         for edge in self.topo.edges:
@@ -671,6 +716,12 @@ class _MechanismListing:
                     item["samples"] = samples[edge]
             out.append(item)
         return out
+
+
+#: How coordinates of each kind are written (the subscript is the owner's name).
+_COORDINATE_TEX = {"angle": r"\theta", "angle1": r"\theta_1", "angle2": r"\theta_2",
+                   "distance": "s", "x": "x", "y": "y", "z": "z", "dx": r"\Delta x",
+                   "dy": r"\Delta y", "dz": r"\Delta z"}
 
 
 def _kind(element) -> str:
@@ -728,18 +779,17 @@ def _signed_sum(symbol: str, terms: list[tuple[str, int]]) -> str:
     return out.strip() or "0"
 
 
+def _one_line(rows: list[str]) -> str:
+    """Rows ``lhs &= rhs`` side by side on one line, apart by a quad."""
+    return r",\quad ".join(row.replace("&", "", 1) for row in rows) or r"\text{none}"
+
+
 def _aligned(rows: list[str]) -> str:
     """Rows ``lhs &= rhs`` (or ``&heading``) as an ``aligned`` block, long rows broken."""
     if not rows:
         return r"\text{none}"
     return break_rows("\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}",
                       FORMULA_WIDTH)
-
-
-def _vector_tex(values) -> str:
-    from .teaching import latex
-
-    return r"\begin{pmatrix}" + r" \\ ".join(latex(v) for v in values) + r"\end{pmatrix}"
 
 
 def _terminal_rows(element, planar: bool) -> list[str]:
@@ -763,9 +813,9 @@ def _terminal_rows(element, planar: bool) -> list[str]:
                 T + r" &= J\dot{\boldsymbol{\omega}} + \boldsymbol{\omega} \times J"
                 r"\boldsymbol{\omega},\quad J = A J_b A^{T},\ J_b = " + inertia]
     if element.tree_role == "arm":
-        rho = _vector_tex(list(element.rho))
+        rho = "(" + r",\ ".join(latex(v) for v in element.rho) + ")^{T}"
         return [dr + r" &= " + (r"R(\theta_{\mathrm{tail}})" if planar else r"A_{\mathrm{tail}}")
-                + r"\,\boldsymbol{\rho},\quad \boldsymbol{\rho} = " + rho,
+                + r"\,\boldsymbol{\rho},\ \boldsymbol{\rho} = " + rho,
                 (dth + " &= 0") if planar else (R + " &= 1")]
     if element.is_joint:
         workless = (r"\mathbf{F}\cdot\delta\dot{\mathbf{r}} + T\,\delta\dot{\theta} = 0"
@@ -787,10 +837,11 @@ def _terminal_rows(element, planar: bool) -> list[str]:
         elif name == "Weld":
             rows = [dr + " &= 0",
                     (dth + " &= " + latex(element.angle0)) if planar else (R + " &= R_0")]
-        if rows is None:
-            coords = ", ".join(element.coordinates) or "none"
-            rows = [r"&\text{" + _tex_words(f"coordinates as a branch: {coords}") + "}"]
-        return rows + [r"&\text{workless: }" + workless]
+        if rows is not None:
+            return rows
+        coords = ", ".join(element.coordinates) or "none"
+        return [r"&\text{" + _tex_words(f"coordinates as a branch: {coords}") + "}",
+                r"&\text{workless: }" + workless]
     through = _through(element, planar)
     if through is not None:
         force, torque = through

@@ -144,6 +144,7 @@
           row = document.createElement("tr");
           row.appendChild(cell("th", d.constraints[k][0]));
           var place = document.createElement("td");
+          place.title = d.constraints[k][2];
           place.appendChild(formula(d.constraints[k][1]));
           row.appendChild(place);
           rows.appendChild(row);
