@@ -186,6 +186,65 @@ def _terms(rhs: str) -> list[str]:
     return [p for p in pieces if p.strip()]
 
 
+def _groups(term: str) -> list[tuple[int, int, int, int]]:
+    """The outermost ``\\left( ... \\right)`` groups of ``term`` (round or square
+    brackets, bars): ``(start, content start, content end, end)`` positions."""
+    found, depth, i, n = [], 0, 0, len(term)
+    opened: tuple[int, int] | None = None
+    while i < n:
+        word = re.match(r"\\(begin|end|left|right)(?![A-Za-z])(\\?.)?", term[i:]) \
+            if term[i] == "\\" else None
+        if word:
+            kind, delimiter = word.group(1), word.group(2) or ""
+            if kind in ("begin", "left"):
+                if depth == 0 and kind == "left" and delimiter in ("(", "[", "|"):
+                    opened = (i, i + len(word.group(0)))
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0 and kind == "right" and opened is not None:
+                    found.append((opened[0], opened[1], i, i + len(word.group(0))))
+                    opened = None
+            i += len(word.group(0))
+            continue
+        if term[i] == "\\":
+            i += 2
+            continue
+        if term[i] == "{":
+            depth += 1
+        elif term[i] == "}":
+            depth -= 1
+        i += 1
+    return found
+
+
+def _atoms(tex: str, width: float) -> list[str]:
+    """``tex`` as pieces between which a line may break: its outermost terms, and a term
+    wider than ``width`` opened at its wide bracket groups, whose stretching brackets become
+    fixed ones (``\\Bigl( ... \\Bigr)``, which may hold line breaks) around the
+    pieces of their content."""
+    out: list[str] = []
+    for term in _terms(tex):
+        if tex_width(term) <= width:
+            out.append(term)
+            continue
+        parts, cursor = [""], 0
+        for start, inner, inner_end, end in _groups(term):
+            content = term[inner:inner_end]
+            if tex_width(content) <= width / 2:
+                continue
+            opening = term[start:inner].replace(r"\left", r"\Bigl", 1)
+            closing = term[inner_end:end].replace(r"\right", r"\Bigr", 1)
+            pieces = _atoms(content, width)
+            parts[-1] += term[cursor:start] + opening + pieces[0]
+            parts.extend(pieces[1:])
+            parts[-1] += closing
+            cursor = end
+        parts[-1] += term[cursor:]
+        out.extend(p for p in parts if p.strip())
+    return out
+
+
 def _break_row(row: str, width: float) -> str:
     """One row ``lhs &= rhs`` of an ``aligned`` environment as several, none (where the
     terms allow) wider than ``width``: continuation rows start at the alignment point,
@@ -202,7 +261,7 @@ def _break_row(row: str, width: float) -> str:
         if stripped.startswith(sign):
             operator, rhs = sign, stripped[len(sign):]
             break
-    terms = _terms(rhs)
+    terms = _atoms(rhs, width)
     if len(terms) < 2:
         return row
     head = tex_width(lhs + operator) + 1.0

@@ -149,19 +149,32 @@ _TYPESET_SCRIPT = """(function () {
       element.textContent = source;
     }
   }
+  // the width of what a box holds (typeset lines, tables), from its left edge
+  function contentWidth(box) {
+    var left = box.getBoundingClientRect().left, right = left;
+    var parts = box.querySelectorAll(".katex-html > .base, .katex-html > .tag, table");
+    for (var i = 0; i < parts.length; i++) {
+      right = Math.max(right, parts[i].getBoundingClientRect().right);
+    }
+    return parts.length ? right - left : box.scrollWidth;
+  }
   // the scale of each box on screen (--fit) and in print (--fit-print), read by the style
-  // sheet: measured at full size, so that it holds in either medium
+  // sheet; measured on screen at full size, the print scale follows from the print style's
+  // smaller font (measured in print, when the page is printed or print is emulated)
   function fit(root) {
+    var printing = window.matchMedia && window.matchMedia("print").matches;
     var boxes = (root || document).querySelectorAll("pre.tex.typeset, .fit");
     for (var i = 0; i < boxes.length; i++) {
       var box = boxes[i];
-      box.style.removeProperty("--fit");
       box.style.removeProperty("--fit-print");
-      var have = box.clientWidth, need = box.scrollWidth;
+      if (!printing) box.style.removeProperty("--fit");
+      var have = box.clientWidth, need = contentWidth(box);
       if (!have || !need) continue;
-      if (need > have + 1) box.style.setProperty("--fit", Math.max(0.3, 0.98 * have / need));
-      var printed = need * %s;
-      if (printed > %d) box.style.setProperty("--fit-print", Math.max(0.3, %d / printed));
+      if (!printing && need > have + 1) {
+        box.style.setProperty("--fit", Math.max(0.3, 0.98 * have / need));
+      }
+      var printed = printing ? need : need * %s, room = printing ? have : %d;
+      if (printed > room) box.style.setProperty("--fit-print", Math.max(0.3, 0.98 * room / printed));
     }
   }
   var blocks = document.querySelectorAll("pre.tex");
@@ -170,7 +183,8 @@ _TYPESET_SCRIPT = """(function () {
   fit();
   if (document.fonts && document.fonts.ready) document.fonts.ready.then(function () { fit(); });
   window.addEventListener("resize", function () { fit(); });
-})();""" % (MAX_EXPAND, PRINT_SCALE, PRINT_WIDTH, PRINT_WIDTH)
+  window.addEventListener("beforeprint", function () { fit(); });
+})();""" % (MAX_EXPAND, PRINT_SCALE, PRINT_WIDTH)
 
 
 def _packaged_script(name: str) -> str:
@@ -445,8 +459,8 @@ class _MechanismListing:
                 f"coordinates q ({which} coordinates) and {len(self.eom.u)} speeds. Chords "
                 "bring none: each cut joint closes a loop and brings its constraint rows "
                 "instead.</p>"
-                '<div class="fit"><table class="listing"><tr><th>branch</th><th>element</th>'
-                "<th>coordinates</th></tr>" + "".join(rows) + "</table></div>")
+                '<figure class="fit"><table class="listing"><tr><th>branch</th><th>element</th>'
+                "<th>coordinates</th></tr>" + "".join(rows) + "</table></figure>")
 
     # -- the three equation sets ----------------------------------------------------------
     def cutset_rows(self, branch: str) -> list[str]:
@@ -501,8 +515,8 @@ class _MechanismListing:
             "says about its own across and through variables. Joints and arms are workless "
             "(their force does no work in any motion they allow); their through variables are "
             "the reactions, found from the cutset equations.</p>"
-            + '<div class="fit"><table class="listing terminal"><tr><th>element</th><th>kind</th>'
-            "<th>terminal equations</th></tr>" + terminal + "</table></div>")
+            + '<figure class="fit"><table class="listing terminal"><tr><th>element</th><th>kind</th>'
+            "<th>terminal equations</th></tr>" + terminal + "</table></figure>")
 
     # -- equations of motion -------------------------------------------------------------
     def equations_of_motion(self) -> str:
@@ -681,9 +695,9 @@ class _MechanismListing:
                     + [format_number(v) for v in data["torque"][k]]
                 rows.append(f'<tr data-joint="{html.escape(joint)}"><th>{html.escape(joint)}</th>'
                             + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-        return ('<p>Reactions at five instants of the simulation:</p><div class="fit">'
+        return ('<p>Reactions at five instants of the simulation:</p><figure class="fit">'
                 '<table class="listing" id="reaction-table">' + head + "".join(rows)
-                + "</table></div>")
+                + "</table></figure>")
 
     # -- the explorer's details of each edge -----------------------------------------------
     def details(self) -> list[dict]:
@@ -960,7 +974,7 @@ def _explorer(net: Network, topo, mechanism: _MechanismListing | None = None) ->
             + '<p id="explorer-status" role="status">(The explorer needs JavaScript.)</p>'
             '<p id="explorer-tree"></p><figure class="fit"><table class="matrix" '
             'id="explorer-row"></table></figure>'
-            + ('<div id="explorer-details"></div>' if mechanism is not None else "")
+            + ('<section id="explorer-details"></section>' if mechanism is not None else "")
             + f'<pre id="explorer-data" hidden>{html.escape(_script_json(data), quote=False)}'
             "</pre>")
 

@@ -108,10 +108,10 @@
 
   // a formula typeset by the page's script (or shown as its source without KaTeX)
   function formula(tex) {
-    var box = document.createElement("div");
+    var box = document.createElement("pre");
+    box.className = "tex";
     if (window.vecnetPage) window.vecnetPage.render(tex, box);
     else box.textContent = tex;
-    box.className += " fit";
     return box;
   }
 
