@@ -66,6 +66,8 @@ DIAGRAM_EDGE_LIMIT = 200
 #: are cut into blocks of columns at: it fits the page's column on screen and an A4 or
 #: letter page in print (the page's script shrinks what is still wider).
 FORMULA_WIDTH = 40.0
+#: Matrices that would take more blocks of columns than this are HTML tables.
+MATRIX_BLOCK_LIMIT = 3
 #: The same for HTML tables (em of their monospace font).
 TABLE_WIDTH = 56.0
 #: KaTeX's bound on macro expansions per formula (its default is 1000; the LaTeX of a
@@ -163,12 +165,17 @@ _TYPESET_SCRIPT = """(function () {
   // smaller font (measured in print, when the page is printed or print is emulated)
   function fit(root) {
     var printing = window.matchMedia && window.matchMedia("print").matches;
-    var boxes = (root || document).querySelectorAll("pre.tex.typeset, .fit");
-    for (var i = 0; i < boxes.length; i++) {
-      var box = boxes[i];
-      box.style.removeProperty("--fit-print");
-      if (!printing) box.style.removeProperty("--fit");
-      var have = box.clientWidth, need = contentWidth(box);
+    var boxes = (root || document).querySelectorAll("pre.tex.typeset, .fit"), i, box;
+    // all writes, then all reads, then all writes: one layout, however many boxes
+    for (i = 0; i < boxes.length; i++) {
+      boxes[i].style.removeProperty("--fit-print");
+      if (!printing) boxes[i].style.removeProperty("--fit");
+    }
+    var sizes = [];
+    for (i = 0; i < boxes.length; i++) sizes.push([boxes[i].clientWidth, contentWidth(boxes[i])]);
+    for (i = 0; i < boxes.length; i++) {
+      var have = sizes[i][0], need = sizes[i][1];
+      box = boxes[i];
       if (!have || !need) continue;
       if (!printing && need > have + 1) {
         box.style.setProperty("--fit", Math.max(0.3, 0.98 * have / need));
@@ -180,9 +187,15 @@ _TYPESET_SCRIPT = """(function () {
   var blocks = document.querySelectorAll("pre.tex");
   for (var i = 0; i < blocks.length; i++) render(blocks[i].textContent, blocks[i]);
   window.vecnetPage = {render: render, fit: fit};
-  fit();
+  // once the fonts are in (they set the widths), and again a moment after the window
+  // changes
   if (document.fonts && document.fonts.ready) document.fonts.ready.then(function () { fit(); });
-  window.addEventListener("resize", function () { fit(); });
+  else fit();
+  var pending = 0;
+  window.addEventListener("resize", function () {
+    clearTimeout(pending);
+    pending = setTimeout(function () { fit(); }, 100);
+  });
   window.addEventListener("beforeprint", function () { fit(); });
 })();""" % (MAX_EXPAND, PRINT_SCALE, PRINT_WIDTH)
 
@@ -1041,6 +1054,8 @@ def _matrix(caption: str, m: LabeledMatrix) -> str:
     if cells > MATRIX_CELL_LIMIT or 0 in m.shape:
         return _table(caption, m)
     blocks = column_blocks(m, FORMULA_WIDTH)
+    if len(blocks) > MATRIX_BLOCK_LIMIT:   # long labels: a table sets faster and reads as well
+        return _table(caption, m)
     if len(blocks) == 1:
         return f"<p>{caption}</p>" + _math(latex(m, brackets=True), str(m))
     return (f"<p>{caption}, in {len(blocks)} blocks of columns:</p>"
