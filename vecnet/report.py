@@ -90,6 +90,7 @@ table.matrix td, table.matrix th { padding: 0.1rem 0.45rem; text-align: right; }
 table.matrix th { color: #567; font-weight: normal; }
 table.matrix td.split { border-left: 2px solid #888; }
 table.matrix td.zero { color: #bbb; }
+#explorer-row:empty { display: none; }
 table.listing { border-collapse: collapse; margin: 0.5rem 0; }
 table.listing th, table.listing td { padding: 0.15rem 0.6rem; border-bottom: 1px solid #e4e7eb;
                                      text-align: left; }
