@@ -176,7 +176,8 @@ def test_the_command_line_reports_a_spatial_file(tmp_path, capsys):
     page = out.read_text()
     assert "<svg" in page and '<pre class="tex">' in page
     assert "Coordinates (4): tip.qw, tip.qx, tip.qy, tip.qz" in page   # a ball joint's quaternion
-    assert r"Speeds (3)}\quad u = (\mathrm{tip.wx}, \mathrm{tip.wy}, \mathrm{tip.wz})" in page
+    assert (r"Speeds (3)}\quad u = (\omega_{\mathrm{tip},x}, \omega_{\mathrm{tip},y}, "
+            r"\omega_{\mathrm{tip},z})") in page
 
 
 @pytest.mark.parametrize("command", ["equations", "draw"])

@@ -71,3 +71,32 @@ def test_without_units_a_network_variable_is_not_put_beside_another_quantity():
     t = np.linspace(0.0, 1.0, 5)
     ax = Result(t, {"C1.across": t, "L1.through": t}).plot()
     assert [len(p.get_lines()) for p in ax.figure.axes] == [1, 1]
+
+
+def test_a_nearly_constant_series_is_ticked_without_an_offset():
+    t = np.linspace(0.0, 2.0, 201)
+    energy = 18.1369664 + 1e-6 * np.sin(3 * t)       # a conserved energy, integrator noise
+    ax = Result(t, {"energy": energy}).plot(["energy"])
+    ax.figure.canvas.draw()
+    assert ax.yaxis.get_offset_text().get_text() == ""     # no "1e-6+1.813696e1"
+    labels = [float(x.get_text().replace("\u2212", "-")) for x in ax.get_yticklabels()
+              if x.get_text()]
+    ticks = ax.get_yticks()       # each label says its tick's value itself
+    assert len(labels) == len(ticks) and np.allclose(labels, ticks, rtol=0, atol=1e-7)
+
+
+def test_bode_phase_ticks_fall_on_multiples_of_45_degrees():
+    from vecnet.numerics.analysis import frequency_response
+
+    # a series RLC to the capacitor: the phase runs from 0 to -180 degrees
+    model = vn.load_model(MODELS / "rlc.json")
+    ss = model.system.sparse_state_space(parameters=model.values)
+    res = frequency_response(ss, np.logspace(-2, 3, 200))
+    top, bottom = res.plot()
+    ticks = bottom.get_yticks()
+    assert len(ticks) >= 3 and all(float(x) % 45 == 0 for x in ticks)
+    low, high = bottom.get_ylim()
+    for key in [(o, i) for o in res.outputs for i in res.inputs]:
+        phase = res.phase_deg(key)
+        assert low <= phase.min() and phase.max() <= high        # every curve on the axes
+    assert top.get_ylabel() == "magnitude [dB]" and bottom.get_ylabel() == "phase [deg]"

@@ -46,7 +46,8 @@ PROBE = """(function () {
     var raw = 0, walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     while (walker.nextNode()) {
       var node = walker.currentNode;
-      if (node.nodeValue.indexOf("\\\\begin") >= 0 && !node.parentNode.closest("annotation, script"))
+      if (node.nodeValue.indexOf("\\\\begin") >= 0 &&
+          !node.parentNode.closest("annotation, script, #explorer-data"))
         raw += 1;
     }
     document.title = "PROBE" + JSON.stringify({

@@ -224,7 +224,7 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
     elif isinstance(obj, NetworkEquations):
         handler, allowed = _network_equations, ("summary",)
     elif isinstance(obj, StateSpace):
-        handler, allowed = _state_space, ("summary",)
+        handler, allowed = _state_space, ("summary", "matrices")
     elif isinstance(obj, SparseStateSpace):
         handler, allowed = _sparse_state_space, ("summary",)
     elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
@@ -610,10 +610,12 @@ def _network_equations(eqs: Any, show: _Printer, summary: bool | None = None) ->
 
 
 # -- state space --------------------------------------------------------------------------------
-def _state_space(ss: Any, show: _Printer, summary: bool | None = None) -> str:
+def _state_space(ss: Any, show: _Printer, summary: bool | None = None,
+                 matrices: bool = True) -> str:
     """The state equations ``x' = f``, the algebraic ones, the output equations ``y = h``,
     the vectors and, for a linear model, ``x' = A x + B u`` with A and B, then
-    ``y = C x + D u`` with C and D (E and F when they are not zero)."""
+    ``y = C x + D u`` with C and D (E and F when they are not zero; the laws without the
+    matrices with ``matrices=False``)."""
     for u, du in zip(ss.u, ss.du):  # input derivatives are named d<input>: show them as u'
         show.rate_of(u, du)
     n = len(ss.x)
@@ -637,7 +639,7 @@ def _state_space(ss: Any, show: _Printer, summary: bool | None = None) -> str:
                                 f"{n * n:,} entries) are left out (summary=False shows them)"))
     parts = [_finish(rows, show), _vectors(ss, show)]
     if not reason and not ss.z and ss.is_linear:
-        parts += _linear_parts(ss, show)
+        parts += _linear_parts(ss, show, matrices)
     return _parts(parts, show)
 
 
@@ -650,13 +652,13 @@ def _output_rows(ss: Any, show: _Printer, shown: int | None) -> list:
     return rows
 
 
-def _linear_parts(ss: Any, show: _Printer) -> list[str]:
+def _linear_parts(ss: Any, show: _Printer, shown: bool = True) -> list[str]:
     """``x' = A x + B u (+ E u')`` with its matrices, then, with outputs,
     ``y = C x + D u (+ F u')`` with theirs: a matrix with no rows or columns, and E or F
-    when zero, left out."""
+    when zero, left out (all of them without ``shown``)."""
     def listing(law: str, terms: list) -> list[str]:
         matrices = [(name, m, r, c) for name, m, r, c in terms
-                    if m.rows and m.cols and (name not in "EF" or any(m))]
+                    if m.rows and m.cols and (name not in "EF" or any(m)) and shown]
         if show.is_latex:
             return [law, r",\quad ".join(f"{name} = {_sympy_matrix(m, r, c, show)}"
                                          for name, m, r, c in matrices)]

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..network import Network
 
 __all__ = ["operating_point", "frequency_response", "response_at", "step_response",
-           "OperatingPoint", "FrequencyResponse", "NoOperatingPoint"]
+           "phase_ticks", "OperatingPoint", "FrequencyResponse", "NoOperatingPoint"]
 
 ModelLike = Union["Network", "SparseStateSpace"]
 
@@ -120,6 +120,49 @@ class FrequencyResponse:
         """The phase of ``H`` in degrees, unwrapped along the frequencies unless told."""
         phase = np.angle(self[key])
         return np.degrees(np.unwrap(phase) if unwrap else phase)
+
+    def plot(self, keys: Sequence[str | tuple[str, str]] | None = None, title: str = ""):
+        """A Bode plot: magnitude (dB) above phase (degrees) against frequency (Hz, log
+        scale), one curve per ``(output, input)`` key (default: every pair). The phase
+        axis is ticked at multiples of 45 or 90 degrees (:func:`phase_ticks`). Returns the
+        two axes.
+
+        >>> import numpy as np
+        >>> f = np.logspace(0, 3, 50)
+        >>> H = (1 / (1 + 1j * f / 30.0))[:, None, None]
+        >>> top, bottom = FrequencyResponse(f, H, ("y",), ("u",)).plot()
+        >>> [float(t) % 45 for t in bottom.get_yticks()] == [0.0] * len(bottom.get_yticks())
+        True
+        """
+        import matplotlib.pyplot as plt
+
+        keys = list(keys) if keys is not None else [(o, i) for o in self.outputs
+                                                     for i in self.inputs]
+        figure, (top, bottom) = plt.subplots(2, 1, sharex=True, layout="constrained")
+        low, high = np.inf, -np.inf
+        for key in keys:
+            label = key if isinstance(key, str) else (
+                key[0] if len(self.inputs) == 1 else f"{key[0]}/{key[1]}")
+            top.semilogx(self.frequencies, self.magnitude_db(key), label=label)
+            phase = self.phase_deg(key)
+            bottom.semilogx(self.frequencies, phase, label=label)
+            finite = phase[np.isfinite(phase)]
+            if len(finite):
+                low, high = min(low, float(finite.min())), max(high, float(finite.max()))
+        top.set_ylabel("magnitude [dB]")
+        bottom.set_ylabel("phase [deg]")
+        bottom.set_xlabel("f [Hz]")
+        if np.isfinite(low):
+            ticks = phase_ticks(low, high)
+            bottom.set_yticks(ticks)
+            bottom.set_ylim(min(ticks[0], low), max(ticks[-1], high))
+        for ax in (top, bottom):
+            ax.grid(True, which="both", alpha=0.3)
+        if title:
+            top.set_title(title)
+        if keys:
+            top.legend(fontsize="small")
+        return top, bottom
 
 
 def operating_point(model: ModelLike, inputs: Mapping[str, Any] | None = None,
@@ -500,3 +543,22 @@ def _index(names: Sequence[str], name: str, what: str) -> int:
     except ValueError:
         raise UnknownNameError(f"no {what} {name!r} in the response; its {what}s are "
                                f"{_listed(names)}") from None
+
+
+def phase_ticks(low: float, high: float, most: int = 9) -> np.ndarray:
+    """Phase ticks (degrees) covering ``[low, high]`` at multiples of 45 degrees, or of 90,
+    180, 360 ... when more than ``most`` ticks would be needed.
+
+    >>> phase_ticks(-100.0, 10.0).tolist()
+    [-135.0, -90.0, -45.0, 0.0, 45.0]
+    >>> phase_ticks(-700.0, 0.0).tolist()
+    [-720.0, -630.0, -540.0, -450.0, -360.0, -270.0, -180.0, -90.0, 0.0]
+    """
+    step = 45.0
+    while True:
+        first, last = np.floor(low / step) * step, np.ceil(high / step) * step
+        if last == first:
+            last = first + step
+        if (last - first) / step + 1 <= most:
+            return np.arange(first, last + step / 2, step)
+        step *= 2

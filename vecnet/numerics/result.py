@@ -241,8 +241,9 @@ class Result:
             if quantity is not None:
                 panel.set_ylabel(_axis_label(*quantity))
             panel.grid(True, alpha=0.3)
-            # 2.5e-4 m^3/s reads better as 2.5 under a "1e-4" than as 0.00025
-            panel.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
+            # 2.5e-4 m^3/s reads better as 2.5 under a "1e-4" than as 0.00025; no offset
+            # ("1e-6+1.81e1"): the ticks show the values themselves
+            panel.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4), useOffset=False)
             panel.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
                          fontsize="small", frameon=False)
         axes[-1].set_xlabel("time [s]")

@@ -1,8 +1,10 @@
 (function () {
   "use strict";
-  // The tree explorer of a network report: the drawing's edges are the groups with ids
-  // edge-<k> (and edge-<k>-tail for the first half of a transducer port), k the edge's
-  // position; names only ever reach the page as textContent.
+  // The tree explorer of a network or mechanism report: the drawing's edges are the groups
+  // with ids edge-<k> (and edge-<k>-tail for the first half of a transducer port), k the
+  // edge's position; names only ever reach the page as textContent, formulas through KaTeX
+  // (the page's own options: no trust, bounded expansion). A mechanism's explorer keeps
+  // its tree (data.swap is false) and shows each edge's details (data.details[k]).
   var source = document.getElementById("explorer-data");
   if (!source) return;
   var data = JSON.parse(source.textContent);
@@ -10,6 +12,8 @@
   var status = document.getElementById("explorer-status");
   var treeLine = document.getElementById("explorer-tree");
   var rowTable = document.getElementById("explorer-row");
+  var detailsBox = document.getElementById("explorer-details");
+  var canSwap = data.swap !== false, details = data.details || null;
   // the branches in the order of the report's matrices (the order the tree was given
   // in; a chord swapped in takes the place of the branch it replaces)
   var branchOrder = [], inTree = [], selected = -1, groups = [];
@@ -102,6 +106,83 @@
     rowTable.appendChild(line);
   }
 
+  // a formula typeset by the page's script (or shown as its source without KaTeX)
+  function formula(tex) {
+    var box = document.createElement("pre");
+    box.className = "tex";
+    if (window.vecnetPage) window.vecnetPage.render(tex, box);
+    else box.textContent = tex;
+    return box;
+  }
+
+  function heading(text) {
+    return cell("h3", text);
+  }
+
+  // what the report derived for the edge: its coordinates or constraint rows, its cutset or
+  // circuit equations, its terminal equations, a joint's reaction and its sampled values
+  function showDetails(edge) {
+    if (!detailsBox) return;
+    while (detailsBox.firstChild) detailsBox.removeChild(detailsBox.firstChild);
+    if (edge < 0 || !details) return;
+    var d = details[edge], k, row;
+    detailsBox.appendChild(cell("p", names[edge] + ": " + d.kind + (inTree[edge] ?
+      ", a tree branch; coordinates it brings: " + (d.coordinates.length ?
+        d.coordinates.join(", ") : "none") + "." : ", a chord.")));
+    if (inTree[edge]) {
+      detailsBox.appendChild(heading("Cutset equations (force and moment balance)"));
+      detailsBox.appendChild(formula(d.cutset));
+    } else {
+      detailsBox.appendChild(heading("Circuit equations (loop closure)"));
+      detailsBox.appendChild(formula(d.circuit));
+      if (d.constraints.length) {
+        detailsBox.appendChild(heading("Constraint rows it brings"));
+        var rows = document.createElement("table");
+        rows.id = "explorer-constraints";
+        rows.className = "listing";
+        for (k = 0; k < d.constraints.length; k++) {
+          row = document.createElement("tr");
+          row.appendChild(cell("th", d.constraints[k][0]));
+          var place = document.createElement("td");
+          place.title = d.constraints[k][2];
+          place.appendChild(formula(d.constraints[k][1]));
+          row.appendChild(place);
+          rows.appendChild(row);
+        }
+        detailsBox.appendChild(rows);
+      }
+    }
+    detailsBox.appendChild(heading("Terminal equations"));
+    detailsBox.appendChild(formula(d.terminal));
+    if (d.reaction) {
+      detailsBox.appendChild(heading("Reaction"));
+      detailsBox.appendChild(formula(d.reaction));
+    }
+    if (d.samples) {
+      var table = document.createElement("table");
+      table.id = "explorer-reaction";
+      table.className = "listing";
+      var head = document.createElement("tr"), axes = d.samples.force[0].length === 2 ?
+        ["x", "y"] : ["x", "y", "z"];
+      head.appendChild(cell("th", "t [s]"));
+      for (k = 0; k < axes.length; k++) head.appendChild(cell("th", "R" + axes[k] + " [N]"));
+      for (k = 0; k < d.samples.torque[0].length; k++) {
+        head.appendChild(cell("th", "T" + (d.samples.torque[0].length > 1 ? axes[k] : "") +
+          " [N m]"));
+      }
+      table.appendChild(head);
+      for (var i = 0; i < d.samples.t.length; i++) {
+        row = document.createElement("tr");
+        row.appendChild(cell("td", String(d.samples.t[i])));
+        var values = d.samples.force[i].concat(d.samples.torque[i]);
+        for (k = 0; k < values.length; k++) row.appendChild(cell("td", values[k].toPrecision(6)));
+        table.appendChild(row);
+      }
+      detailsBox.appendChild(table);
+    }
+    if (window.vecnetPage) window.vecnetPage.fit(detailsBox);
+  }
+
   function paint() {
     var row = selected >= 0 ? rowOf(selected) : {};
     for (var k = 0; k < count; k++) {
@@ -122,6 +203,7 @@
     treeLine.textContent = "Tree" + which + ": " + branches.join(", ") + ". Cotree: " +
       chords.join(", ") + ".";
     showRow(selected);
+    showDetails(selected);
   }
 
   function describe(edge) {
@@ -134,7 +216,7 @@
     if (edge === selected) {
       selected = -1;
       status.textContent = "Click an edge.";
-    } else if (selected >= 0 && inTree[edge] !== inTree[selected]) {
+    } else if (canSwap && selected >= 0 && inTree[edge] !== inTree[selected]) {
       swap(selected, edge);
     } else {
       selected = edge;
