@@ -366,7 +366,8 @@ class MechanismEquations(ABC):
             from ..numerics.spatial import CompiledSpatial as compiled
         return compiled(self, parameters, runtime=tuple(runtime))
 
-    def parametric(self, names: Sequence[str], parameters: dict | None = None):
+    def parametric(self, names: Sequence[str], parameters: dict | None = None,
+                   strict: bool = True):
         """The compiled model whose parameters ``names`` are arguments of its compiled
         functions (the other ``parameters`` put in), compiled once for these names and
         values and kept: ``model.bind({"k": 2.0})`` sets numbers, nothing is compiled
@@ -375,7 +376,8 @@ class MechanismEquations(ABC):
         Raises
         ------
         UnknownNameError
-            For a name no expression of the mechanism holds.
+            For a name no expression of the mechanism holds (unless not ``strict``: a
+            coupled system's parameter may be the network's alone).
 
         >>> import vecnet as vn
         >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
@@ -389,20 +391,20 @@ class MechanismEquations(ABC):
         key = (names, frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items()))
         store = self.__dict__.setdefault("_parametric", {})
         if key not in store:
-            model = self.compile_model(parameters or None, runtime=names)
-            known = {str(s) for s in model.used}
-            unknown = [name for name in names if name not in known]
-            if unknown:
-                raise UnknownNameError(
-                    f"mechanism {self.mechanism.name!r} has no parameter(s) "
-                    f"{', '.join(map(repr, unknown))}; its parameters are "
-                    f"{', '.join(sorted(known)) or 'none'}")
-            store[key] = model
-        return store[key]
+            store[key] = self.compile_model(parameters or None, runtime=names)
+        model = store[key]
+        known = {str(s) for s in model.used}
+        unknown = [name for name in names if name not in known]
+        if unknown and strict:
+            raise UnknownNameError(
+                f"mechanism {self.mechanism.name!r} has no parameter(s) "
+                f"{', '.join(map(repr, unknown))}; its parameters are "
+                f"{', '.join(sorted(known)) or 'none'}")
+        return model
 
     @contextlib.contextmanager
-    def runtime_parameters(self, values: Mapping[str, float],
-                           parameters: dict | None = None) -> Iterator[Any]:
+    def runtime_parameters(self, values: Mapping[str, float], parameters: dict | None = None,
+                           strict: bool = True) -> Iterator[Any]:
         """Within the block, every method of the equations (:meth:`assemble`,
         :meth:`equilibrium`, :meth:`linearize`, :func:`vecnet.simulate` ...) evaluates the
         one :meth:`parametric` model of the names in ``values``, bound to ``values``:
@@ -422,7 +424,7 @@ class MechanismEquations(ABC):
         >>> round(float(lin.natural_frequencies()[0]) ** 2, 9)     # (m g l + k) / (m l^2)
         10.0
         """
-        model = self.parametric(list(values), parameters).bind(values)
+        model = self.parametric(list(values), parameters, strict).bind(values)
         previous = self.__dict__.get("_active")
         self.__dict__["_active"] = model
         try:
@@ -728,10 +730,16 @@ class MechanismEquations(ABC):
     def compile(self, parameters: dict | None = None):
         """The compiled numeric model with the ``parameters`` (by symbol or name) put in,
         kept for the last few sets of values; within :meth:`runtime_parameters`, the model
-        compiled for them, bound to the ``parameters`` given among its names."""
+        compiled for them, bound to the ``parameters`` given among its names (the others
+        must be the values compiled into it)."""
         active = self.__dict__.get("_active")
-        if active is not None and {str(k) for k in parameters or ()} <= set(active.runtime_names):
-            return active.bind(parameters) if parameters else active
+        if active is not None:
+            given = {str(k): v for k, v in (parameters or {}).items()}
+            runtime = {k: v for k, v in given.items() if k in active.runtime_names}
+            compiled_in = {str(k): v for k, v in active.values.items()}
+            if all(k in compiled_in and sympy.sympify(v) == compiled_in[k]
+                   for k, v in given.items() if k not in runtime):
+                return active.bind(runtime) if runtime else active
         key = frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items())
         cache = self.__dict__.setdefault("_compiled", {})
         if key not in cache:

@@ -149,6 +149,8 @@ class CompiledModel(ABC):
         p = previous.copy()
         for name, value in values.items():
             p[self._runtime_index[str(name)]] = float(value)
+        if np.array_equal(p, previous):
+            return self
         self._p = p
         if self.varying_numbers:
             try:
