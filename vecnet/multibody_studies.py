@@ -147,24 +147,48 @@ class MechanismStudy(_Locked):
     fixed : dict
         Values of the parameters not swept (a model file's declared ones, ``parameters=``),
         put in when compiling.
-    model : CompiledModel
+    model : CompiledModel or None
         The one compiled model (:meth:`~vecnet.formulation.multibody.MechanismEquations.
-        parametric`).
+        parametric`); ``None`` when the mechanism is built anew for each case.
+    geometry : tuple of str
+        Swept parameters of a model file that place points (numbers when the file is read,
+        so that no equation holds them): the mechanism is read, formulated and compiled
+        again for each case, its other swept parameters bound as usual.
     """
 
     def __init__(self, eom, names: Sequence[str], fixed: Mapping[str, float],
-                 analysis: str | Callable, options: Mapping) -> None:
+                 analysis: str | Callable, options: Mapping,
+                 geometry: Sequence[str] = (), source: Any = None) -> None:
         self.eom = eom
         self.names = tuple(names)
         self.fixed = dict(fixed)
         self.analysis = analysis
         self.options = dict(options)
+        self.geometry = tuple(geometry)
+        self._source = source
         self._setup()
+
+    @property
+    def runtime_names(self) -> tuple[str, ...]:
+        """The swept parameters bound to the compiled model (all but :attr:`geometry`)."""
+        return tuple(n for n in self.names if n not in self.geometry)
 
     def _setup(self) -> None:
         super()._setup()
         # compiled here, once per process (UnknownNameError for a name no expression holds)
-        self.model = self.eom.parametric(self.names, self.fixed or None)
+        self.model = None if self.geometry else \
+            self.eom.parametric(self.names, self.fixed or None)
+
+    def _equations(self, values: Mapping[str, float]):
+        """The formulated mechanism: the study's, or read anew with the case's geometry."""
+        if not self.geometry:
+            return self.eom
+        from .io.mechanism_reader import rebuild_mechanism
+
+        name, source, spatial, declared, coordinates, tree = self._source
+        mech = rebuild_mechanism(name, source, {**declared, **{n: values[n]
+                                                               for n in self.geometry}}, spatial)
+        return mech.formulate(coordinates, tree=tree)
 
     @property
     def outputs(self) -> tuple[str, ...]:
@@ -172,9 +196,10 @@ class MechanismStudy(_Locked):
         return tuple(self.options.get("outputs") or self.eom.coordinates)
 
     def _evaluate(self, values: Mapping[str, float]) -> dict[str, Any]:
-        eom = self.eom
-        parameters = {**self.fixed, **values}
-        with self._lock, eom.runtime_parameters(values, self.fixed or None) as model:
+        eom = self._equations(values)
+        runtime = {n: values[n] for n in self.runtime_names}
+        parameters = {**self.fixed, **runtime}
+        with self._lock, eom.runtime_parameters(runtime, self.fixed or None) as model:
             _check_bodies(model)
             if callable(self.analysis):
                 return dict(self.analysis(eom, dict(values)))
@@ -337,6 +362,11 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
         # expressions) are put in harmlessly
         declared = {k: float(v) for k, v in model.parameters.items()
                     if v is not None and k not in names and k not in fixed}
+        held = {str(s) for s in eom.parametric(names, {**declared, **fixed} or None,
+                                               strict=False).used}
+        geometry = [n for n in names if n not in held and n in model.parameters]
+        source = (model.name, model.source, model.system.dimensions == 3, model.parameters,
+                  model.coordinates, model.tree or None)
         settings = {"outputs": list(model.outputs), "initial": dict(model.initial),
                     "velocities": dict(model.velocities)}
         if model.t_span:
@@ -352,20 +382,25 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
         if not isinstance(coordinates, str):
             raise ModelError("coordinates= formulates a mechanism: 'joint' or 'absolute'")
         eom = model.formulate(coordinates)
-        declared = {}
+        declared, geometry, source = {}, [], None
     elif isinstance(model, MechanismEquations):
         eom = model
-        declared = {}
+        declared, geometry, source = {}, [], None
     else:
         raise ModelError("a study takes a Network, a planar or spatial Mechanism or its "
                          "equations, a System or its formulated model, or a model file; not "
                          f"{type(getattr(model, 'system', model)).__name__}")
+    if "t_end" in options or "t_span" in options:   # the caller's span wins over the file's
+        settings.pop("t_span", None)
+        settings.pop("t_eval", None)
     options.pop("coordinates", None)
     check_analysis(analysis, options, MECHANISM_OPTIONS, "mechanism")
     options = {**settings, **options}
     check_options(analysis, options)
-    study = MechanismStudy(eom, names, {**declared, **fixed}, analysis, options)
-    known = {str(s) for s in study.model.used}
+    study = MechanismStudy(eom, names, {**declared, **fixed}, analysis, options, geometry,
+                           source)
+    known = {str(s) for s in eom.parametric(names, {**declared, **fixed} or None,
+                                            strict=False).used}
     unknown = [n for n in fixed if n not in known]
     if unknown:
         raise UnknownNameError(f"mechanism {eom.mechanism.name!r} has no parameter(s) "

@@ -375,6 +375,8 @@ def compile_study(model: Any, names: Iterable[str], analysis: str | Callable = "
         return compile_multibody_study(model, names, analysis, **options)
     check_analysis(analysis, options)
     net, defaults, settings = _network_of(model)
+    if "t_end" in options or "t_span" in options:   # the caller's span wins over the file's
+        settings.pop("t_span", None)
     options = {**settings, **options}
     check_options(analysis, options)
     ss = net.state_space(outputs=options.get("outputs") or settings.get("outputs") or (),

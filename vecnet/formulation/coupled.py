@@ -15,9 +15,9 @@ points) and what a sensor reads come from the mechanism's equations.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import re
-import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
