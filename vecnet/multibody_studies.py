@@ -373,7 +373,7 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
             settings["t_span"] = tuple(model.t_span)
             if model.points:
                 settings["t_eval"] = np.linspace(*model.t_span, int(model.points))
-        settings = {k: v for k, v in settings.items() if v}
+        settings = {k: v for k, v in settings.items() if not isinstance(v, (dict, list)) or v}
         if analysis != "simulate":
             settings = {k: v for k, v in settings.items() if k == "outputs"}
             if analysis == "eigenvalues":
