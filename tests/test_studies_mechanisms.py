@@ -297,3 +297,30 @@ def test_network_parameters_by_element_name_and_unknown_ones():
         vn.sweep(readme_rlc(), {"R": [1.0]}, "eigenvalues", parameters={"L": 1.0})
     with pytest.raises(vn.UnknownNameError, match="nope"):
         vn.sweep(fourbar(), {"nope": [1.0]}, "eigenvalues", parameters={"k": 1.0})
+
+
+def test_command_line_sweep_of_a_mechanism_file(tmp_path):
+    from vecnet.cli import main
+
+    # the example pendulum: (J + m l^2) beta'' + c beta' + (k + m g l) beta = 0 about hanging
+    document = json.loads((EXAMPLES / "pendulum.json").read_text())
+    values = document["parameters"]
+    out = tmp_path / "modes.csv"
+    assert main(["sweep", str(EXAMPLES / "pendulum.json"), "--param", "k=1:5:3",
+                 "--analysis", "eigenvalues", "--output", str(out)]) == 0
+    frame = pandas.read_csv(out)
+    assert list(frame["k"]) == [1.0, 3.0, 5.0] and frame["error"].isna().all()
+    inertia = values["J"] + values["m"] * values["l"] ** 2
+    for k, omega, zeta in zip(frame["k"], frame["omega0"], frame["zeta0"]):
+        stiffness = k + values["m"] * values["g"] * values["l"]
+        assert omega == pytest.approx(math.sqrt(stiffness / inertia), rel=1e-7)
+        assert zeta == pytest.approx(values["c"] / (2 * math.sqrt(stiffness * inertia)), rel=1e-6)
+    out = tmp_path / "rest.csv"
+    assert main(["sweep", str(EXAMPLES / "pendulum.json"), "--param", "m=1,2",
+                 "--analysis", "equilibrium", "--outputs", "bob.y,pin.reaction.y",
+                 "--output", str(out)]) == 0
+    frame = pandas.read_csv(out)
+    assert np.allclose(frame["bob.y"], -values["l"], atol=1e-9)
+    assert np.allclose(frame["pin.reaction.y"], frame["m"] * values["g"], rtol=1e-9)
+    assert main(["sweep", str(EXAMPLES / "pendulum.json"), "--param", "m=1",
+                 "--analysis", "frequency_response"]) == 2

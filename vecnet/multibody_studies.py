@@ -198,8 +198,10 @@ class MechanismStudy(_Locked):
     def _evaluate(self, values: Mapping[str, float]) -> dict[str, Any]:
         eom = self._equations(values)
         runtime = {n: values[n] for n in self.runtime_names}
-        parameters = {**self.fixed, **runtime}
         with self._lock, eom.runtime_parameters(runtime, self.fixed or None) as model:
+            # the values the equations hold (a file's others served its own expressions)
+            used = {str(s) for s in model.used}
+            parameters = {**{k: v for k, v in self.fixed.items() if k in used}, **runtime}
             _check_bodies(model)
             if callable(self.analysis):
                 return dict(self.analysis(eom, dict(values)))
