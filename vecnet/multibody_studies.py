@@ -48,7 +48,7 @@ SYSTEM_OPTIONS = {
 }
 
 
-def mode_columns(eigenvalues: Sequence[complex]) -> dict[str, float]:
+def mode_columns(eigenvalues: Sequence[complex] | np.ndarray) -> dict[str, float]:
     """``omega<k>`` (rad/s) and ``zeta<k>`` of each oscillatory mode: for every eigenvalue
     ``s`` in the upper half plane, ``omega = |s|`` and ``zeta = -Re(s) / |s|`` (a mode
     ``s^2 + 2 zeta omega s + omega^2``), in ascending order of ``omega``.
@@ -367,7 +367,8 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
         held = {str(s) for s in eom.parametric(names, {**declared, **fixed} or None,
                                                strict=False).used}
         geometry = [n for n in names if n not in held and n in model.parameters]
-        source = (model.name, model.source, model.system.dimensions == 3, model.parameters,
+        source = (model.name, model.source, getattr(model.system, "dimensions", 2) == 3,
+                  model.parameters,
                   model.coordinates, model.tree or None)
         settings = {"outputs": list(model.outputs), "initial": dict(model.initial),
                     "velocities": dict(model.velocities)}

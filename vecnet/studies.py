@@ -614,7 +614,7 @@ def _frame(rows: list[dict], samples: Any, analysis: str | Callable,
 
 
 def _trace_dataset(frame: pandas.DataFrame, names: Sequence[str],
-                   traces: Sequence[Mapping[str, np.ndarray] | None], study: Study
+                   traces: Sequence[Mapping[str, np.ndarray] | None], study: BaseStudy
                    ) -> xarray.Dataset:
     """The cases' traces over ``(case, time)``: every case shares the grid of ``t_eval``."""
     import xarray
@@ -652,7 +652,7 @@ def _worker_count(client: Any) -> int:
     return max(1, len(client.scheduler_info().get("workers", {})))
 
 
-def _run_dask(client: Any, study: Study, batches: list[list[dict]],
+def _run_dask(client: Any, study: BaseStudy, batches: list[list[dict]],
               advance: Callable[[int], None]) -> list[dict]:
     from distributed import as_completed
 
@@ -668,18 +668,18 @@ def _run_dask(client: Any, study: Study, batches: list[list[dict]],
     return [row for rows in client.gather(futures) for row in rows]
 
 
-def _shipped(study: Study) -> Study:
+def _shipped(study: BaseStudy) -> BaseStudy:
     return study
 
 
-def _run_shipped(study: Study, batch: list[dict]) -> list[dict]:
+def _run_shipped(study: BaseStudy, batch: list[dict]) -> list[dict]:
     return study.run_batch(batch)
 
 
-_installed: Study | None = None
+_installed: BaseStudy | None = None
 
 
-def _install(study: Study) -> None:
+def _install(study: BaseStudy) -> None:
     """Keep the study in a worker process: pickled once per process, not once per batch."""
     global _installed
     _installed = study
@@ -690,7 +690,7 @@ def _run_installed(batch: list[dict]) -> list[dict]:
     return _installed.run_batch(batch)
 
 
-def _run_processes(study: Study, batches: list[list[dict]], count: int,
+def _run_processes(study: BaseStudy, batches: list[list[dict]], count: int,
                    advance: Callable[[int], None]) -> list[dict]:
     rows = []
     with ProcessPoolExecutor(max_workers=count, initializer=_install,
