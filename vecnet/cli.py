@@ -15,8 +15,9 @@ Usage::
                       [--format csv|png|svg|pdf] [--output FILE]
     vecnet step MODEL [--t-end T] [--points N] [--outputs NAMES]
                       [--format csv|png|svg|pdf] [--output FILE]
-    vecnet sweep MODEL --param NAME=VALUES [--param ...] [--analysis simulate|eigenvalues]
-                       [--t-end T] [--workers N] [--scheduler ADDRESS] [--output FILE]
+    vecnet sweep MODEL --param NAME=VALUES [--param ...] [--analysis ANALYSIS]
+                       [--t-end T] [--frequencies F,...] [--outputs NAMES]
+                       [--workers N] [--scheduler ADDRESS] [--output FILE]
     vecnet --version
 
 Every command takes ``--param NAME=VALUE`` (a declared parameter's value; a model file's
@@ -623,10 +624,25 @@ def _fixed(args) -> dict[str, float]:
 
 
 def _sweep(model, args) -> str | None:
+    from .io.spice import parse_value
     from .studies import sweep
 
-    options = {"t_end": args.t_end or (model.t_span[1] if model.t_span else 1.0)} \
-        if args.analysis == "simulate" else {}
+    options: dict = {}
+    if args.analysis == "simulate":
+        options["t_end"] = args.t_end or (model.t_span[1] if model.t_span else 1.0)
+    elif args.t_end is not None:
+        raise ModelError(f"--t-end is for --analysis simulate, not {args.analysis}")
+    if args.analysis == "frequency_response":
+        if not args.frequencies:
+            raise ModelError("--analysis frequency_response needs --frequencies F1,F2,... "
+                             "in hertz (e.g. 1,10,100 or 1k)")
+        options["frequencies"] = [parse_value(f.strip()) for f in args.frequencies.split(",")]
+    elif args.frequencies:
+        raise ModelError("--frequencies is for --analysis frequency_response")
+    if args.outputs:
+        if args.analysis == "eigenvalues":
+            raise ModelError("--outputs: the eigenvalues analysis has no outputs")
+        options["outputs"] = [o.strip() for o in args.outputs.split(",") if o.strip()]
     samples = dict(args.param)
     if args.scheduler:
         try:
@@ -740,7 +756,8 @@ _SUMMARY = {
             "mechanism linearized about its equilibrium)",
     "step": "the response to a unit step of each input, from rest (a mechanism linearized "
             "about its equilibrium)",
-    "sweep": "a parameter study of a network: one row per parameter set (CSV or Parquet)",
+    "sweep": "a parameter study of a network, a mechanism or a system: one row per "
+             "parameter set (CSV or Parquet)",
 }
 
 
@@ -834,9 +851,21 @@ def parser() -> argparse.ArgumentParser:
         sub[name].add_argument("--format", choices=["csv", "png", "svg", "pdf"],
                                help="default: from the output's suffix, else csv")
     study = sub["sweep"]
-    study.add_argument("--analysis", choices=["simulate", "eigenvalues"], default="simulate")
+    study.add_argument("--analysis", default="simulate",
+                       choices=["simulate", "eigenvalues", "frequency_response", "equilibrium"],
+                       help="what each case computes: simulate (final value, peak of each "
+                       "output), eigenvalues (of the linear model; a mechanism's about its "
+                       "equilibrium, with natural frequencies omega<k> and damping ratios "
+                       "zeta<k>), frequency_response (gain in dB and phase in degrees at "
+                       "--frequencies), equilibrium (each output at rest, a network's DC "
+                       "operating point); default simulate")
     study.add_argument("--t-end", type=_positive(float, "--t-end"),
                        help="simulate up to this time (default: the model's, or 1 s)")
+    study.add_argument("--frequencies", metavar="F1,F2,...",
+                       help="frequencies in hertz of frequency_response, e.g. 1,10,100 or 1k")
+    study.add_argument("--outputs", metavar="NAMES",
+                       help="outputs separated by commas, e.g. C1.across or pin.angle "
+                       "(default: the model's outputs, else its states or coordinates)")
     study.add_argument("--workers", type=_positive(int, "--workers"), default=1,
                        help="local processes (default 1)")
     study.add_argument("--scheduler", metavar="ADDRESS",

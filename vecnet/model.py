@@ -75,6 +75,9 @@ class Model:
     t_span: tuple[float, float] | None = None
     points: int | None = None
     description: str = ""
+    #: the model file as it was read (``None``: built in Python), to read it again with other
+    #: parameter values: a length places points, and is a number once they are placed
+    document: dict | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         holds = {"network": "Network", "mechanism": "Mechanism", "system": "System"}

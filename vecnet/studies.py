@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 import sympy
 
+from .elements.base import t
 from .errors import ModelError, UnknownNameError
 from .network import Network
 
@@ -34,12 +35,13 @@ if TYPE_CHECKING:
     import pandas
     import xarray
 
-__all__ = ["Study", "compile_study", "settling_time", "sweep"]
+__all__ = ["Study", "BaseStudy", "compile_study", "settling_time", "sweep", "cases_of",
+           "trace_columns", "eigenvalue_columns", "check_analysis", "check_options"]
 
 #: the analyses known by name
 ANALYSES = ("simulate", "eigenvalues", "frequency_response", "equilibrium")
 #: options each named analysis takes (besides the execution options of :func:`sweep`)
-_OPTIONS = {
+OPTIONS = {
     "simulate": {"t_span", "t_end", "t_eval", "outputs", "inputs", "initial", "rtol", "atol",
                  "method", "traces", "settle"},
     "eigenvalues": set(),
@@ -49,10 +51,75 @@ _OPTIONS = {
 #: samples of the common time grid of traces and settling times when ``t_eval`` is not given
 TRACE_POINTS = 501
 #: the key of a row that carries its case's traces (output -> samples) to :func:`sweep`
-_TRACES = "__traces__"
+TRACES = "__traces__"
 
 
-class Study:
+class BaseStudy:
+    """What every study shares: one row per case (:meth:`run`, :meth:`run_batch`), the
+    time grid of traces and settling times, and the columns of a simulated case. A
+    subclass sets ``names``, ``analysis`` and ``options``, and writes :attr:`outputs`,
+    :meth:`_evaluate` (a case's values by name -> its columns) and, to refuse values
+    before any work, :meth:`_check`."""
+
+    names: tuple[str, ...]
+    analysis: str | Callable
+    options: dict
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """The analysed outputs."""
+        raise NotImplementedError
+
+    def run_batch(self, cases: Sequence[Mapping[str, float]]) -> list[dict]:
+        """One row per case: see :meth:`run`."""
+        return [self.run(case) for case in cases]
+
+    def run(self, case: Mapping[str, float]) -> dict:
+        """The row of one case: its parameter values, the analysis' scalar results, ``time``
+        (seconds) and ``error`` (the message of a failure, else ``None``)."""
+        row: dict[str, Any] = dict(case)
+        start = time.perf_counter()
+        try:
+            values = {name: float(case[name]) for name in self.names}
+            self._check(values)
+            row.update(self._evaluate(values))
+            row["error"] = None
+        except Exception as exc:  # noqa: BLE001 - a failing case is a result, not the end
+            row["error"] = str(exc) or type(exc).__name__
+        row["time"] = time.perf_counter() - start
+        return row
+
+    def _check(self, values: Mapping[str, float]) -> None:
+        """Refuse values the model would refuse, with its message."""
+
+    def _evaluate(self, values: Mapping[str, float]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _wants_grid(self) -> bool:
+        return bool(self.options.get("traces")) or self.options.get("settle") is not None
+
+    def trace_grid(self) -> np.ndarray:
+        """The sample times of traces: ``t_eval``, else :data:`TRACE_POINTS` equally spaced
+        times over the simulated span."""
+        if "t_eval" in self.options:
+            return np.asarray(self.options["t_eval"], dtype=float)
+        return np.linspace(*(self.options.get("t_span") or (0.0, self.options["t_end"])),
+                           TRACE_POINTS)
+
+    def _summaries(self, result) -> dict[str, Any]:
+        """The columns of a simulated case, and its traces when they are asked for."""
+        outputs = self.outputs
+        columns: dict[str, Any] = trace_columns(result, outputs)
+        settle = self.options.get("settle")
+        if settle is not None:
+            columns.update({f"{name}.settling": settling_time(result.t, result[name], settle)
+                            for name in outputs})
+        if self.options.get("traces"):
+            columns[TRACES] = {name: np.asarray(result[name], dtype=float) for name in outputs}
+        return columns
+
+
+class Study(BaseStudy):
     """A network formulated once for a study: the compiled model of its swept parameters.
 
     Built by :func:`compile_study`; :meth:`run` evaluates one case and :meth:`run_batch`
@@ -78,7 +145,9 @@ class Study:
         self._checks = dict(checks)
         self.analysis = analysis
         self.options = dict(options)
-        self._inputs = {str(sym): name for sym, name in zip(model.u, model.inputs)}
+        # swept name -> the input its symbol drives
+        self._inputs = {name: source for name, sym in zip(self.names, self._symbols)
+                        for u, source in zip(model.u, model.inputs) if sym == u}
         self._compile()
 
     def __getstate__(self) -> dict:
@@ -120,25 +189,6 @@ class Study:
         """The analysed outputs: the ``outputs`` option, the model's, else its states."""
         return tuple(self.options.get("outputs") or self.model.outputs or self.model.states)
 
-    def run_batch(self, cases: Sequence[Mapping[str, float]]) -> list[dict]:
-        """One row per case: see :meth:`run`."""
-        return [self.run(case) for case in cases]
-
-    def run(self, case: Mapping[str, float]) -> dict:
-        """The row of one case: its parameter values, the analysis' scalar results, ``time``
-        (seconds) and ``error`` (the message of a failure, else ``None``)."""
-        row: dict[str, Any] = dict(case)
-        start = time.perf_counter()
-        try:
-            values = {name: float(case[name]) for name in self.names}
-            self._check(values)
-            row.update(self._evaluate(values))
-            row["error"] = None
-        except Exception as exc:  # noqa: BLE001 - a failing case is a result, not the end
-            row["error"] = str(exc) or type(exc).__name__
-        row["time"] = time.perf_counter() - start
-        return row
-
     def _check(self, values: Mapping[str, float]) -> None:
         """Refuse what the elements would refuse, with their message."""
         for name, value in values.items():
@@ -154,7 +204,7 @@ class Study:
             return self._simulate_nonlinear(values)
         model = self._numeric(values)
         if self.analysis == "eigenvalues":
-            return _eigenvalue_columns(model.A.toarray())
+            return eigenvalue_columns(model.A.toarray())
         if self.analysis == "frequency_response":
             return self._frequency_columns(model)
         if self.analysis == "equilibrium":
@@ -195,29 +245,6 @@ class Study:
             chosen["t_eval"] = self.trace_grid()
         return t_span, {"inputs": self._case_inputs(values), **chosen}
 
-    def _wants_grid(self) -> bool:
-        return bool(self.options.get("traces")) or self.options.get("settle") is not None
-
-    def trace_grid(self) -> np.ndarray:
-        """The sample times of traces: ``t_eval``, else :data:`TRACE_POINTS` equally spaced
-        times over the simulated span."""
-        if "t_eval" in self.options:
-            return np.asarray(self.options["t_eval"], dtype=float)
-        return np.linspace(*(self.options.get("t_span") or (0.0, self.options["t_end"])),
-                           TRACE_POINTS)
-
-    def _summaries(self, result) -> dict[str, Any]:
-        """The columns of a simulated case, and its traces when they are asked for."""
-        outputs = self.outputs
-        columns: dict[str, Any] = _trace_columns(result, outputs)
-        settle = self.options.get("settle")
-        if settle is not None:
-            columns.update({f"{name}.settling": settling_time(result.t, result[name], settle)
-                            for name in outputs})
-        if self.options.get("traces"):
-            columns[_TRACES] = {name: np.asarray(result[name], dtype=float) for name in outputs}
-        return columns
-
     def _simulate(self, model, values: Mapping[str, float]) -> dict[str, Any]:
         from .numerics.simulate import simulate_sparse
 
@@ -253,11 +280,14 @@ class Study:
         return columns
 
 
-def _trace_columns(result, outputs: Sequence[str]) -> dict[str, float]:
+def trace_columns(result, outputs: Sequence[str]) -> dict[str, float]:
     """The final value and the peak (the value of largest magnitude) of each output."""
     columns = {}
     for name in outputs:
         trace = np.asarray(result[name], dtype=float)
+        if trace.ndim != 1:
+            raise ModelError(f"output {name!r} is a vector: name a component of it "
+                             f"('{name}.x', ...)")
         columns[f"{name}.final"] = float(trace[-1])
         columns[f"{name}.peak"] = float(trace[np.argmax(np.abs(trace))])
     return columns
@@ -276,7 +306,7 @@ def settling_time(t: Sequence[float], trace: Sequence[float], band: float) -> fl
     return float(t[0] if outside.size == 0 else t[outside[-1] + 1])
 
 
-def _eigenvalue_columns(A: np.ndarray) -> dict[str, float]:
+def eigenvalue_columns(A: np.ndarray) -> dict[str, float]:
     """``eig<k>.real`` and ``eig<k>.imag``, ordered by real part, then imaginary part."""
     eigenvalues = sorted(np.linalg.eigvals(A), key=lambda z: (z.real, z.imag))
     columns = {}
@@ -287,39 +317,55 @@ def _eigenvalue_columns(A: np.ndarray) -> dict[str, float]:
 
 
 def compile_study(model: Any, names: Iterable[str], analysis: str | Callable = "simulate",
-                  **options: Any) -> Study:
+                  **options: Any) -> BaseStudy:
     """Formulate ``model`` once, its parameters ``names`` kept as symbols, and compile it.
 
     Parameters
     ----------
-    model : Network or vecnet.io.Model or str or path
-        A network, a loaded model file, or the path of a model file.
+    model
+        A :class:`~vecnet.Network`; a planar or spatial mechanism
+        (:class:`vecnet.planar.Mechanism`, :class:`vecnet.spatial.Mechanism`) or its
+        equations (``mech.formulate()``); a :class:`~vecnet.System` (or its
+        ``formulate()``); a loaded model file or the path of one (a network or a
+        mechanism), whose settings are the defaults.
     names : iterable of str
-        The swept parameters: symbol names (``"R1"`` for resistor ``R1``, ``"R_load"``
-        for resistor ``load``, a model file's declared parameters), or input symbols
-        (``"V1"``), whose values drive the sources when simulating.
+        The swept parameters. A network's: symbol names (``"R"`` of ``R=vn.Symbol("R")``,
+        ``"R1"`` for the value of resistor ``R1``, ``"R_load"`` for resistor ``load``, a
+        model file's declared parameters), ``"<element>.<parameter>"`` (``"R1.R"``), or
+        input symbols (``"V1"``), whose values drive the sources when simulating. A
+        mechanism's or a system's: any free symbol of it (``"k"``, ``"m_link"``, a
+        controller gain, a network element's value as above).
     analysis : str or callable
         ``"simulate"``, ``"eigenvalues"``, ``"frequency_response"``, ``"equilibrium"``,
-        or ``f(state_space, values) -> dict of floats``.
+        or ``f(model, values) -> dict of floats`` (a network's state space; a mechanism's
+        equations, a system's formulated model: see :func:`sweep`).
     **options
         Of the analysis: ``t_span`` or ``t_end``, ``t_eval``, ``outputs``, ``inputs``,
         ``initial``, ``rtol``, ``atol``, ``method``, ``traces`` (keep each output's samples),
         ``settle`` (a band such as 0.02: add each output's settling time) (simulate);
         ``frequencies`` in hertz and ``outputs`` (frequency_response); ``outputs`` and
         ``inputs`` (equilibrium). With ``traces`` or ``settle`` and no ``t_eval``, every
-        case is sampled at :data:`TRACE_POINTS` equally spaced times.
+        case is sampled at :data:`TRACE_POINTS` equally spaced times. ``parameters``
+        (name -> number) gives symbols that are not swept their values (a source's symbol:
+        its input). Mechanisms and systems also take ``velocities`` and, simulating,
+        ``initial`` (held coordinates; a system's lumped and block states); see
+        :mod:`vecnet.multibody_studies`.
 
     Returns
     -------
-    Study
+    BaseStudy
+        A :class:`Study` of a network, or a
+        :class:`~vecnet.multibody_studies.MechanismStudy` or
+        :class:`~vecnet.multibody_studies.SystemStudy`.
 
     Raises
     ------
     UnknownNameError
-        A name that is no parameter of the network.
+        A name that is no parameter of the model.
     ModelError
         An unknown analysis, a missing or unknown option, a ``settle`` band outside (0, 1),
-        a model that is not a network, or the equilibrium of a nonlinear network.
+        a model of another kind, a symbol left without a value, or the equilibrium of a
+        nonlinear network.
 
     Examples
     --------
@@ -331,9 +377,69 @@ def compile_study(model: Any, names: Iterable[str], analysis: str | Callable = "
     >>> study.run({"R": 0.5})["eig0.real"]
     -2.0
     """
-    _check_analysis(analysis, options)
+    if isinstance(model, (str, os.PathLike)):
+        from .io import load_model
+
+        model = load_model(model)
+    if not isinstance(model, Network) and not isinstance(getattr(model, "system", None),
+                                                          Network):
+        from .multibody_studies import compile_multibody_study
+
+        return compile_multibody_study(model, names, analysis, **options)
+    check_analysis(analysis, options)
     net, defaults, settings = _network_of(model)
+    if "t_end" in options or "t_span" in options:   # the caller's span wins over the file's
+        settings.pop("t_span", None)
     options = {**settings, **options}
+    check_options(analysis, options)
+    ss = net.state_space(outputs=options.get("outputs") or settings.get("outputs") or (),
+                         tree=settings.pop("tree", None) or "normal", symbolic=True)
+    known = {str(sym): sym for sym in (*ss.values, *defaults, *ss.u, *net.parameter_symbols())}
+    for element in net.elements:
+        for pname, parameter in element.parameters.items():
+            if pname not in element.signals:
+                known.setdefault(f"{element.name}.{pname}", parameter.symbol)
+    names = list(names)
+    unknown = [n for n in names if n not in known]
+    given = dict(options.pop("parameters", None) or {})
+    unknown += [n for n in given if n not in known and n not in unknown]
+    if unknown:
+        raise UnknownNameError(f"network {net.name!r} has no parameter(s) {', '.join(unknown)}; "
+                               f"its parameters are "
+                               f"{', '.join(sorted(k for k in known if '.' not in k)) or 'none'}"
+                               " (or '<element>.<parameter>')")
+    symbols = [known[n] for n in names]
+    inputs = {source: given.pop(str(u)) for u, source in zip(ss.u, ss.inputs) if str(u) in given}
+    if inputs:
+        options["inputs"] = {**inputs, **(options.get("inputs") or {})}
+    fixed = {k: v for k, v in {**ss.values, **defaults, **{known[n]: v for n, v in given.items()}}
+             .items() if k not in symbols}
+    ss = ss.subs(fixed)
+    options.pop("tree", None)
+    if not callable(analysis):
+        inner = {t, *ss.x, *ss.u, *ss.du, *symbols, *getattr(ss, "z", ())}
+        exprs = [*ss.f, *getattr(ss, "g", ()), *(ss.output(n) for n in ss.outputs)]
+        loose = sorted({str(sym) for e in exprs for sym in sympy.sympify(e).free_symbols
+                        if sym not in inner})
+        if loose:
+            raise ModelError(f"network {net.name!r}: no value for parameter(s) "
+                             f"{', '.join(loose)}; sweep them or give parameters={{...}}")
+    if analysis == "equilibrium" and not ss.is_linear:
+        raise ModelError(f"network {net.name!r} is nonlinear: the equilibrium analysis solves "
+                         "the linear equations A x = -B u; simulate it to its steady state "
+                         "instead")
+    return Study(ss, names, symbols, _element_checks(net, names, symbols), analysis, options)
+
+
+def check_options(analysis: str | Callable, options: Mapping) -> None:
+    """Refuse a simulate analysis without a span, a frequency response without frequencies
+    and a settling band outside (0, 1).
+
+    Raises
+    ------
+    ModelError
+        Saying what to give.
+    """
     if analysis == "simulate" and "t_span" not in options and "t_end" not in options:
         raise ModelError("the simulate analysis needs t_end=... or t_span=(t0, t1)")
     if analysis == "frequency_response" and "frequencies" not in options:
@@ -342,69 +448,58 @@ def compile_study(model: Any, names: Iterable[str], analysis: str | Callable = "
     if settle is not None and not (isinstance(settle, (int, float)) and 0 < settle < 1):
         raise ModelError(f"settle={settle!r}: the settling band is a fraction of the final "
                          "value between 0 and 1, e.g. settle=0.02 for 2 %")
-    ss = net.state_space(outputs=options.get("outputs") or settings.get("outputs") or (),
-                         tree=settings.pop("tree", None) or "normal", symbolic=True)
-    known = {str(sym): sym for sym in (*ss.values, *defaults, *ss.u)}
-    names = list(names)
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise UnknownNameError(f"network {net.name!r} has no parameter(s) {', '.join(unknown)}; "
-                               f"its parameters are {', '.join(sorted(known)) or 'none'}")
-    symbols = [known[n] for n in names]
-    fixed = {k: v for k, v in {**ss.values, **defaults}.items() if k not in symbols}
-    ss = ss.subs(fixed)
-    options.pop("tree", None)
-    if analysis == "equilibrium" and not ss.is_linear:
-        raise ModelError(f"network {net.name!r} is nonlinear: the equilibrium analysis solves "
-                         "the linear equations A x = -B u; simulate it to its steady state "
-                         "instead")
-    return Study(ss, names, symbols, _element_checks(net, symbols), analysis, options)
 
 
-def _check_analysis(analysis: str | Callable, options: Mapping) -> None:
+def check_analysis(analysis: str | Callable, options: Mapping,
+                   table: Mapping[str, set] | None = None, kind: str = "network") -> None:
+    """Refuse an unknown analysis, or an option the analysis does not take (by ``table``,
+    analysis -> its options, default :data:`OPTIONS`; every analysis also takes
+    ``parameters``).
+
+    Raises
+    ------
+    ModelError
+        Naming the analyses or the options.
+    """
     if callable(analysis):
         return
+    table = OPTIONS if table is None else table
     if analysis not in ANALYSES:
         raise ModelError(f"unknown analysis {analysis!r}; use one of {', '.join(ANALYSES)} or a "
-                         "function f(state_space, values) -> dict")
-    unknown = set(options) - _OPTIONS[analysis]
+                         "function f(model, values) -> dict")
+    unknown = set(options) - table[analysis] - {"parameters"}
     if unknown:
-        raise ModelError(f"the {analysis} analysis takes no option(s) {', '.join(sorted(unknown))}"
-                         f"; its options are {', '.join(sorted(_OPTIONS[analysis])) or 'none'}")
+        raise ModelError(f"the {analysis} analysis of a {kind} takes no option(s) "
+                         f"{', '.join(sorted(unknown))}; its options are "
+                         f"{', '.join(sorted(table[analysis] | {'parameters'}))}")
 
 
 def _network_of(model: Any) -> tuple[Network, dict, dict]:
     """The network, the declared parameter values and the simulation settings of ``model``."""
-    if isinstance(model, (str, os.PathLike)):
-        from .io import load_model
-
-        model = load_model(model)
     if isinstance(model, Network):
         return model, {}, {}
-    system = getattr(model, "system", None)
-    if isinstance(system, Network):
-        settings: dict[str, Any] = {"outputs": list(model.outputs), "tree": model.tree}
-        if model.inputs:
-            settings["inputs"] = dict(model.inputs)
-        if model.initial:
-            settings["initial"] = dict(model.initial)
-        if model.t_span:
-            settings["t_span"] = tuple(model.t_span)
-        return system, dict(model.values), settings
-    raise ModelError(f"a study takes a Network or a network model file, not "
-                     f"{type(system or model).__name__}")
+    system = model.system
+    settings: dict[str, Any] = {"outputs": list(model.outputs), "tree": model.tree}
+    if model.inputs:
+        settings["inputs"] = dict(model.inputs)
+    if model.initial:
+        settings["initial"] = dict(model.initial)
+    if model.t_span:
+        settings["t_span"] = tuple(model.t_span)
+    return system, dict(model.values), settings
 
 
-def _element_checks(net: Network, symbols: Sequence[sympy.Symbol]) -> dict[str, list]:
-    """Symbol name -> (element class, parameter, element name, allow_negative) of every
-    element parameter that is that symbol, to check each case's numbers as the element would."""
-    wanted = set(symbols)
+def _element_checks(net: Network, names: Sequence[str],
+                    symbols: Sequence[sympy.Symbol]) -> dict[str, list]:
+    """Swept name -> (element class, parameter, element name, allow_negative) of every
+    element parameter that is its symbol, to check each case's numbers as the element would."""
     checks: dict[str, list] = {}
-    for element in net.elements:
-        for pname, parameter in element.parameters.items():
-            if parameter.symbol in wanted and pname not in element.signals:
-                checks.setdefault(str(parameter.symbol), []).append(
-                    (type(element), pname, element.name, element.allow_negative))
+    for name, symbol in zip(names, symbols):
+        for element in net.elements:
+            for pname, parameter in element.parameters.items():
+                if parameter.symbol == symbol and pname not in element.signals:
+                    checks.setdefault(name, []).append(
+                        (type(element), pname, element.name, element.allow_negative))
     return checks
 
 
@@ -510,7 +605,7 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
             for case in cases:
                 rows.append(study.run(case))
                 advance(1)
-    traces = [row.pop(_TRACES, None) for row in rows]
+    traces = [row.pop(TRACES, None) for row in rows]
     frame = _frame(rows, samples, analysis, formulated)
     if study.analysis == "simulate" and study.options.get("traces"):
         return frame, _trace_dataset(frame, names, traces, study)
@@ -532,7 +627,7 @@ def _frame(rows: list[dict], samples: Any, analysis: str | Callable,
 
 
 def _trace_dataset(frame: pandas.DataFrame, names: Sequence[str],
-                   traces: Sequence[Mapping[str, np.ndarray] | None], study: Study
+                   traces: Sequence[Mapping[str, np.ndarray] | None], study: BaseStudy
                    ) -> xarray.Dataset:
     """The cases' traces over ``(case, time)``: every case shares the grid of ``t_eval``."""
     import xarray
@@ -570,7 +665,7 @@ def _worker_count(client: Any) -> int:
     return max(1, len(client.scheduler_info().get("workers", {})))
 
 
-def _run_dask(client: Any, study: Study, batches: list[list[dict]],
+def _run_dask(client: Any, study: BaseStudy, batches: list[list[dict]],
               advance: Callable[[int], None]) -> list[dict]:
     from distributed import as_completed
 
@@ -586,18 +681,18 @@ def _run_dask(client: Any, study: Study, batches: list[list[dict]],
     return [row for rows in client.gather(futures) for row in rows]
 
 
-def _shipped(study: Study) -> Study:
+def _shipped(study: BaseStudy) -> BaseStudy:
     return study
 
 
-def _run_shipped(study: Study, batch: list[dict]) -> list[dict]:
+def _run_shipped(study: BaseStudy, batch: list[dict]) -> list[dict]:
     return study.run_batch(batch)
 
 
-_installed: Study | None = None
+_installed: BaseStudy | None = None
 
 
-def _install(study: Study) -> None:
+def _install(study: BaseStudy) -> None:
     """Keep the study in a worker process: pickled once per process, not once per batch."""
     global _installed
     _installed = study
@@ -608,7 +703,7 @@ def _run_installed(batch: list[dict]) -> list[dict]:
     return _installed.run_batch(batch)
 
 
-def _run_processes(study: Study, batches: list[list[dict]], count: int,
+def _run_processes(study: BaseStudy, batches: list[list[dict]], count: int,
                    advance: Callable[[int], None]) -> list[dict]:
     rows = []
     with ProcessPoolExecutor(max_workers=count, initializer=_install,

@@ -15,9 +15,10 @@ points) and what a sensor reads come from the mechanism's equations.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -148,9 +149,10 @@ class System:
         sensor_reading(self.mechanism, name)
         return sympy.Symbol(name, real=True)
 
-    def formulate(self, coordinates: str = "joint") -> CoupledModel:
-        """The combined model: see :class:`CoupledModel`."""
-        return CoupledModel(self, coordinates)
+    def formulate(self, coordinates: str = "joint", runtime: Sequence[str] = ()) -> CoupledModel:
+        """The combined model: see :class:`CoupledModel` (``runtime``: parameters kept as
+        arguments of the compiled functions, for a parameter study)."""
+        return CoupledModel(self, coordinates, runtime)
 
     def simulate(self, t_end: float, coordinates: str = "joint", **options):
         """Formulate and simulate from ``t = 0`` to ``t_end``: ``vn.simulate(system,
@@ -165,10 +167,11 @@ class _Signals:
     """A coupled system's signals in the mechanism's coordinates and speeds, the blocks'
     states and time: block outputs put in, sensors read through the mechanism."""
 
-    def __init__(self, eom, system: System, block_states: list) -> None:
+    def __init__(self, eom, system: System, block_states: list,
+                 parameters: Sequence[sympy.Symbol] = ()) -> None:
         self.eom = eom
         self.outputs = {sympy.Symbol(b.name, real=True): b.output for b in system.blocks}
-        self.known = {t} | set(eom.q) | set(eom.u) | set(block_states)
+        self.known = {t} | set(eom.q) | set(eom.u) | set(block_states) | set(parameters)
         #: sensor symbol -> its value in the coordinates and speeds, for those signals read
         self.measured: dict[sympy.Symbol, sympy.Expr] = {}
 
@@ -205,12 +208,24 @@ class CoupledModel:
         The network's state equations (ports are inputs driven by joint rates).
     states : tuple of str
         Lumped states then block states, by name.
+    runtime_names : tuple of str
+        Parameters kept as arguments of the compiled functions (symbols of the network,
+        the blocks, the signals and the mechanism), their values set by :meth:`bind`
+        for each evaluation: a parameter study formulates and compiles once.
     """
 
-    def __init__(self, system: System, coordinates: str = "joint") -> None:
+    def __init__(self, system: System, coordinates: str = "joint",
+                 runtime: Sequence[str] = ()) -> None:
         self.system = system
+        self.coordinates = coordinates
+        self.runtime_names = tuple(str(name) for name in runtime)
+        self._runtime = [sympy.Symbol(name, real=True) for name in self.runtime_names]
+        self._p = np.full(len(self._runtime), np.nan)
         self.lumped = self._network_equations(system)
-        lumped = self.lumped.subs() if self.lumped is not None else None
+        # the element values put in, but for the runtime parameters'
+        lumped = self.lumped.subs({k: v for k, v in self.lumped.values.items()
+                                   if str(k) not in self.runtime_names}) \
+            if self.lumped is not None else None
         ports = {sympy.Symbol(f"{p.name}.rate", real=True): p for p in system.ports}
         #: the derivative of each port's rate: the acceleration of its joint
         accelerations = {d: ports[u] for u, d in zip(lumped.u, lumped.du)
@@ -221,7 +236,7 @@ class CoupledModel:
             coordinates, joint_loads=loads,
             rotors=_rotor_inertias(system.ports, raw_loads, accelerations))
         block_states = [s for b in system.blocks for s in b.states]
-        signals = _Signals(self.eom, system, block_states)
+        signals = _Signals(self.eom, system, block_states, self._runtime)
         replacement, offsets = self._network_inputs(lumped, ports, signals)
         x = list(lumped.x) if lumped else []
         self.states = tuple(list(lumped.states if lumped else ()) + [str(s) for s in block_states])
@@ -295,7 +310,6 @@ class CoupledModel:
             replacement[d] = eom.rate(rate) + sum(
                 (rate.diff(u) * a for u, a in zip(eom.u, self._accelerations)), sympy.S.Zero)
         args = (t, list(eom.q), list(eom.u), states, offsets)
-        self._ext = sympy.lambdify(args, rates + load_exprs, modules="numpy", cse=True)
         self._no_offsets = np.zeros(len(offsets))
         self._nrates = len(rates)
         names = list(lumped.variable_names) if lumped else []
@@ -303,8 +317,69 @@ class CoupledModel:
         names += [b.name for b in self.system.blocks]
         exprs += [signals(b.output, f"block {b.name!r}") for b in self.system.blocks]
         self._names = names
-        self._outputs = sympy.lambdify(args + (self._accelerations,), exprs, modules="numpy",
-                                       cse=True) if exprs else None
+        canonical = {s: self._runtime[self.runtime_names.index(str(s))]
+                     for e in rates + load_exprs + exprs for s in e.free_symbols
+                     if str(s) in self.runtime_names}
+        rates, load_exprs, exprs = ([e.xreplace(canonical) for e in group]
+                                    for group in (rates, load_exprs, exprs))
+        #: the names of the runtime parameters the network, blocks and signals hold
+        self.network_parameters = {str(s) for s in canonical.values()}
+        # kept as expressions: pickled models compile them again (:meth:`__setstate__`)
+        self._specs = {"_ext": (args, rates + load_exprs),
+                       "_outputs": (args + (self._accelerations,), exprs)}
+        self._lambdify()
+        if self.runtime_names:
+            self._check_runtime()
+
+    def _lambdify(self) -> None:
+        """The numeric functions of :attr:`_specs`; runtime parameters are appended to their
+        arguments, with the values :meth:`bind` set."""
+        for name, (args, exprs) in self._specs.items():
+            if not exprs and name == "_outputs":
+                self._outputs = None
+                continue
+            if not self._runtime:
+                setattr(self, name, sympy.lambdify(args, exprs, modules="numpy", cse=True))
+                continue
+            fn = sympy.lambdify(args + (self._runtime,), exprs, modules="numpy", cse=True)
+            setattr(self, name, lambda *a, fn=fn: fn(*a, self._p))
+
+    def _check_runtime(self) -> None:
+        """Refuse runtime parameters neither the mechanism nor the rest of the system holds
+        (compiling the mechanism's :meth:`~vecnet.formulation.multibody.MechanismEquations.
+        parametric` model on the way)."""
+        mechanism = {str(s) for s in
+                     self.eom.parametric(self.runtime_names, strict=False).used}
+        unknown = [name for name in self.runtime_names
+                   if name not in self.network_parameters | mechanism]
+        if unknown:
+            others = {str(k) for k in self.lumped.values} if self.lumped is not None else set()
+            raise UnknownNameError(
+                f"system of mechanism {self.system.mechanism.name!r} has no parameter(s) "
+                f"{', '.join(map(repr, unknown))}; its parameters are "
+                f"{', '.join(sorted(mechanism | others | self.network_parameters)) or 'none'}")
+
+    @contextlib.contextmanager
+    def runtime_parameters(self, values: Mapping[str, float]) -> Iterator[CoupledModel]:
+        """Within the block the model evaluates with the runtime parameters at ``values``
+        (every one of :attr:`runtime_names`): the network's, the blocks' and the
+        mechanism's (its :meth:`~vecnet.formulation.multibody.MechanismEquations.parametric`
+        model, compiled once)."""
+        missing = [name for name in self.runtime_names if name not in values]
+        if missing:
+            raise ModelError(f"no value for runtime parameter(s) {', '.join(missing)}")
+        self._p = np.array([float(values[name]) for name in self.runtime_names])
+        with self.eom.runtime_parameters({name: values[name] for name in self.runtime_names},
+                                         strict=False):
+            yield self
+
+    def __getstate__(self) -> dict:
+        # generated code does not pickle: the expressions do, compiled again when unpickled
+        return {k: v for k, v in self.__dict__.items() if k not in ("_ext", "_outputs")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lambdify()
 
     def extra(self, time, q, u, s, offsets=None):
         """Rates of the lumped and block states and the loads on the mechanism; ``offsets``

@@ -10,7 +10,9 @@ the circuit constraints of the cut joints) and its compiled model.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any, Callable
 
@@ -366,15 +368,89 @@ class MechanismEquations(ABC):
     def applied_forces(self) -> sympy.Matrix:
         """The generalized forces of springs, dampers and drivers."""
 
-    def compile_model(self, parameters: dict | None):
+    def compile_model(self, parameters: dict | None, runtime: Sequence[str] = ()):
         """A new compiled numeric model (:class:`vecnet.numerics.planar.CompiledMechanism`,
-        :class:`vecnet.numerics.spatial.CompiledSpatial`); :meth:`compile` keeps one."""
+        :class:`vecnet.numerics.spatial.CompiledSpatial`); :meth:`compile` keeps one. The
+        parameters named in ``runtime`` stay arguments of its compiled functions, their
+        values set by its ``bind`` (:meth:`parametric`)."""
         compiled: Any
         if self.mechanism.dimensions == 2:
             from ..numerics.planar import CompiledMechanism as compiled
         else:
             from ..numerics.spatial import CompiledSpatial as compiled
-        return compiled(self, parameters)
+        return compiled(self, parameters, runtime=tuple(runtime))
+
+    def parametric(self, names: Sequence[str], parameters: dict | None = None,
+                   strict: bool = True):
+        """The compiled model whose parameters ``names`` are arguments of its compiled
+        functions (the other ``parameters`` put in), compiled once for these names and
+        values and kept: ``model.bind({"k": 2.0})`` sets numbers, nothing is compiled
+        again. :meth:`runtime_parameters` makes every method of the equations use it.
+
+        Raises
+        ------
+        UnknownNameError
+            For a name no expression of the mechanism holds (unless not ``strict``: a
+            coupled system's parameter may be the network's alone).
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+        >>> bob = mech.body("bob", mass=vn.Symbol("m"), inertia=0.0, position=(0, -1))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+        >>> eom = mech.formulate()
+        >>> eom.parametric(["m"]) is eom.parametric(["m"])
+        True
+        """
+        names = tuple(str(name) for name in names)
+        key = (names, frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items()))
+        store = self.__dict__.setdefault("_parametric", {})
+        if key not in store:
+            store[key] = self.compile_model(parameters or None, runtime=names)
+        model = store[key]
+        known = {str(s) for s in model.used}
+        unknown = [name for name in names if name not in known]
+        if unknown and strict:
+            raise UnknownNameError(
+                f"mechanism {self.mechanism.name!r} has no parameter(s) "
+                f"{', '.join(map(repr, unknown))}; its parameters are "
+                f"{', '.join(sorted(known)) or 'none'}")
+        return model
+
+    @contextlib.contextmanager
+    def runtime_parameters(self, values: Mapping[str, float], parameters: dict | None = None,
+                           strict: bool = True) -> Iterator[Any]:
+        """Within the block, every method of the equations (:meth:`assemble`,
+        :meth:`equilibrium`, :meth:`linearize`, :func:`vecnet.simulate` ...) evaluates the
+        one :meth:`parametric` model of the names in ``values``, bound to ``values``:
+        :meth:`compile` returns it for no parameters or for parameters among those names
+        (which it binds). The block yields the model. A parameter study binds each case's
+        numbers this way, compiling once; results read after the block, or after binding
+        other values, see the values bound last.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+        >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(0, -1))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+        >>> _ = mech.rotary_spring("k", mech.ground, bob, k=vn.Symbol("k"))
+        >>> eom = mech.formulate()
+        >>> with eom.runtime_parameters({"k": 0.19}):
+        ...     lin = eom.linearize(eom.equilibrium())
+        >>> round(float(lin.natural_frequencies()[0]) ** 2, 9)     # (m g l + k) / (m l^2)
+        10.0
+        """
+        model = self.parametric(list(values), parameters, strict).bind(values)
+        previous = self.__dict__.get("_active")
+        self.__dict__["_active"] = model
+        try:
+            yield model
+        finally:
+            self.__dict__["_active"] = previous
+
+    def __getstate__(self) -> dict:
+        # compiled models hold generated code, which pickle cannot carry: compiled again
+        # where the equations are unpickled
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("_compiled", "_parametric", "_active")}
 
     def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
         """Every named result at the given coordinates and speeds, ``ws`` holding the loads
@@ -667,7 +743,17 @@ class MechanismEquations(ABC):
     # -- numerics -----------------------------------------------------------------
     def compile(self, parameters: dict | None = None):
         """The compiled numeric model with the ``parameters`` (by symbol or name) put in,
-        kept for the last few sets of values."""
+        kept for the last few sets of values; within :meth:`runtime_parameters`, the model
+        compiled for them, bound to the ``parameters`` given among its names (the others
+        must be the values compiled into it)."""
+        active = self.__dict__.get("_active")
+        if active is not None:
+            given = {str(k): v for k, v in (parameters or {}).items()}
+            runtime = {k: v for k, v in given.items() if k in active.runtime_names}
+            compiled_in = {str(k): v for k, v in active.values.items()}
+            if all(k in compiled_in and sympy.sympify(v) == compiled_in[k]
+                   for k, v in given.items() if k not in runtime):
+                return active.bind(runtime) if runtime else active
         key = frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items())
         cache = self.__dict__.setdefault("_compiled", {})
         if key not in cache:

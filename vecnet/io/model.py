@@ -82,6 +82,7 @@ def load_model(source: str | os.PathLike | Mapping[str, Any],
     scope = Scope(declared)
     read = {"network": read_network, "mechanism": read_mechanism, "system": read_system}
     model = read[doc["kind"]](doc, scope)
+    model.document = doc
     # simulated under the bounds of files (vecnet.bounds)
     for part in (model.system.mechanism, model.system.network) if model.kind == "system" \
             else (model.system,):

@@ -70,7 +70,12 @@ class CompiledModel(ABC):
     A subclass sets up ``n``, ``nu``, ``m``, ``gravity`` (3-vector), ``node`` (node name ->
     index), ``bodies`` (``(name, node, mass, 3 x 3 inertia about the mass centre in body
     axes)``), ``_tree`` and calls :meth:`_couple` and :meth:`_act_on`; it writes
-    :meth:`_wrenches`, :meth:`_constraints`, :meth:`_stored_energy` and :meth:`joint_angle`.
+    :meth:`_wrenches`, :meth:`_constraints`, :meth:`_stored_energy`, :meth:`joint_angle` and
+    :meth:`_refresh`.
+
+    Parameters named in ``runtime`` are not put in when compiling: the compiled functions
+    take them as arguments, and :meth:`bind` sets their values, so that one compilation
+    serves a whole parameter study.
 
     ``operations`` counts the arithmetic operations of everything compiled (after common
     subexpression elimination), a measure of the work per call.
@@ -93,32 +98,109 @@ class CompiledModel(ABC):
     #: whether a joint's angle comes wrapped to (-pi, pi] and is unwrapped in time
     wrapped_angles = False
 
-    def __init__(self, eom, parameters: dict | None) -> None:
+    def __init__(self, eom, parameters: dict | None, runtime=()) -> None:
         self.eom = eom
         self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
                        sympy.sympify(v) for k, v in (parameters or {}).items()}
         self.operations = 0
         #: the parameters the compiled expressions hold (symbols)
         self.used: set[sympy.Symbol] = set()
+        #: the names of the parameters that stay arguments of the compiled functions, set
+        #: for each evaluation by :meth:`bind` instead of being put in when compiling
+        self.runtime_names: tuple[str, ...] = tuple(str(name) for name in runtime)
+        self._runtime_index = {name: k for k, name in enumerate(self.runtime_names)}
+        self._runtime_symbols = [sympy.Symbol(name, real=True) for name in self.runtime_names]
+        self._p = np.full(len(self.runtime_names), np.nan)
+        #: whether a number of the set-up (a mass, a length, gravity ...) holds a runtime
+        #: parameter, so that :meth:`bind` works the numbers out again
+        self.varying_numbers = False
+
+    @property
+    def runtime_values(self) -> dict[str, float]:
+        """The values the runtime parameters are bound to (NaN before :meth:`bind`)."""
+        return dict(zip(self.runtime_names, self._p.tolist()))
+
+    def bind(self, values) -> CompiledModel:
+        """Set runtime parameters (name -> number) for the evaluations that follow: the
+        compiled functions take them as arguments, the numbers of the set-up (masses,
+        lengths, gravity) are worked out again when they hold one. Nothing is compiled.
+        Returns the model itself.
+
+        Raises
+        ------
+        ModelError
+            For a name that is not a runtime parameter, or a value that makes a number of
+            the set-up undefined (the values bound before are kept then).
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("p", gravity=(0, vn.Symbol("g")))
+        >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(0, -1))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+        >>> model = mech.formulate().compile_model(None, runtime=["g"])
+        >>> model.bind({"g": -9.81}).gravity.tolist()
+        [0.0, -9.81, 0.0]
+        """
+        unknown = sorted(str(k) for k in values if str(k) not in self._runtime_index)
+        if unknown:
+            raise ModelError(f"{', '.join(map(repr, unknown))}: not runtime parameter(s) of "
+                             "this compiled model; its runtime parameters are "
+                             f"{', '.join(self.runtime_names) or 'none'}")
+        previous = self._p
+        p = previous.copy()
+        for name, value in values.items():
+            p[self._runtime_index[str(name)]] = float(value)
+        if np.array_equal(p, previous):
+            return self
+        self._p = p
+        if self.varying_numbers:
+            try:
+                self._refresh()
+            except Exception:
+                self._p = previous
+                self._refresh()
+                raise
+        return self
+
+    @abstractmethod
+    def _refresh(self) -> None:
+        """Work out again the numbers of the set-up that hold runtime parameters (after
+        :meth:`bind`): the bodies, gravity, the rotors and the tree's arrays."""
 
     def number(self, value, owner: str) -> float:
         """``value`` with the parameters put in, as a float."""
         value = sympy.sympify(value)
         self.used |= value.free_symbols
         value = value.xreplace(self.values)
+        if self.runtime_names and value.free_symbols:
+            varying = {s: sympy.Float(self._p[self._runtime_index[str(s)]])
+                       for s in value.free_symbols if str(s) in self._runtime_index}
+            if varying:
+                self.varying_numbers = True
+                value = value.xreplace(varying)
         if value.free_symbols:
             raise ModelError(f"{owner!r}: no value for parameter(s) "
                              + ", ".join(sorted(map(str, value.free_symbols)))
                              + "; pass parameters={...}")
-        return float(value)
+        try:
+            return float(value)
+        except TypeError:   # zoo, a complex number
+            raise ModelError(f"{owner!r}: {value} is not a real number with these parameter "
+                             "values") from None
 
     def lambdify(self, args, exprs, owner: str, count: bool = False):
         """A numeric function of ``args`` returning ``exprs`` (parameters put in) as one
-        flat float array; ``count`` adds its operations to :attr:`operations`."""
+        flat float array; ``count`` adds its operations to :attr:`operations`. The runtime
+        parameters (:attr:`runtime_names`) stay symbols: the function reads their values,
+        set by :meth:`bind`, when it is called."""
         exprs = [sympy.sympify(e) for e in exprs]
         known = {t}.union(*(set(a) if isinstance(a, (list, tuple)) else {a} for a in args))
         self.used |= set().union(*(e.free_symbols for e in exprs)) - known
         exprs = [e.xreplace(self.values) for e in exprs]
+        if self.runtime_names:
+            exprs = [e.xreplace({s: self._runtime_symbols[self._runtime_index[str(s)]]
+                                 for s in e.free_symbols if str(s) in self._runtime_index})
+                     for e in exprs]
+            known = known | set(self._runtime_symbols)
         free = set().union(*(e.free_symbols for e in exprs)) - known if exprs else set()
         if free:
             raise ModelError(f"{owner!r}: no value for parameter(s) "
@@ -127,6 +209,9 @@ class CompiledModel(ABC):
             replacements, reduced = sympy.cse(exprs)
             self.operations += sum(sympy.count_ops(v) for _, v in replacements) + sum(
                 sympy.count_ops(e) for e in reduced)
+        if self.runtime_names:
+            fn = sympy.lambdify([*args, self._runtime_symbols], exprs, modules="numpy", cse=True)
+            return lambda *a: np.asarray(fn(*a, self._p), dtype=float).reshape(-1)
         fn = sympy.lambdify(args, exprs, modules="numpy", cse=True)
         return lambda *a: np.asarray(fn(*a), dtype=float).reshape(-1)
 

@@ -41,17 +41,17 @@ class CompiledMechanism(CompiledModel):
     eom : MultibodyEquations
     parameters : mapping, optional
         Values for symbolic parameters (by symbol or name).
+    runtime : sequence of str
+        Parameters left as arguments of the compiled functions, set by :meth:`bind`.
     """
 
-    def __init__(self, eom: MultibodyEquations, parameters: dict | None = None) -> None:
-        super().__init__(eom, parameters)
+    def __init__(self, eom: MultibodyEquations, parameters: dict | None = None,
+                 runtime=()) -> None:
+        super().__init__(eom, parameters, runtime)
         net, topo = eom.mechanism.network, eom.topology
         self.n = self.nu = len(eom.q)
-        self.gravity = np.array([*(self.number(g, "gravity") for g in eom.gravity), 0.0])
         self.node = {node: i for i, node in enumerate(topo.nodes)}
-        self.bodies = [(e.name, self.node[e.edges[0].head], self.number(e.m, e.name),
-                        np.diag([0.0, 0.0, self.number(e.J, e.name)]))
-                       for e in net.elements if isinstance(e, pe.MassElement)]
+        self._numbers()
         self._body_nodes = np.array([b[1] for b in self.bodies], dtype=int)
         quantity_symbols = [sympy.Symbol(f"{b[0]}.{w}", real=True) for b in self.bodies
                             for w in ("x", "y", "angle", "vx", "vy", "omega")]
@@ -110,6 +110,19 @@ class CompiledMechanism(CompiledModel):
         self._pin_kin_rows = (np.array([self.row[a] for a in pins[:, 1]], dtype=int),
                               np.array([self.row[b] for b in pins[:, 2]], dtype=int))
         self._head = {c: self.node[net.graph.ends(c)[1]] for c in topo.chords}
+
+    def _numbers(self) -> None:
+        """Gravity and the bodies' masses and inertias, parameters put in."""
+        eom, net = self.eom, self.eom.mechanism.network
+        self.gravity = np.array([*(self.number(g, "gravity") for g in eom.gravity), 0.0])
+        self.bodies = [(e.name, self.node[e.edges[0].head], self.number(e.m, e.name),
+                        np.diag([0.0, 0.0, self.number(e.J, e.name)]))
+                       for e in net.elements if isinstance(e, pe.MassElement)]
+
+    def _refresh(self) -> None:
+        self._numbers()
+        self._couple()
+        self._tree = self._tree_arrays()
 
     def _compile(self, args, matrices, owner: str):
         """A numeric function of ``args`` returning the ``matrices`` (as numpy arrays)."""

@@ -44,15 +44,17 @@ class CompiledSpatial(CompiledModel):
     eom : SpatialEquations
     parameters : mapping, optional
         Values for symbolic parameters (by symbol or name).
+    runtime : sequence of str
+        Parameters left as arguments of the compiled functions, set by :meth:`bind`.
     """
 
-    def __init__(self, eom: SpatialEquations, parameters: dict | None = None) -> None:
-        super().__init__(eom, parameters)
+    def __init__(self, eom: SpatialEquations, parameters: dict | None = None,
+                 runtime=()) -> None:
+        super().__init__(eom, parameters, runtime)
         net, topo = eom.mechanism.network, eom.topology
         self.n, self.nu = len(eom.q), len(eom.u)
         self.m = len(eom.constraint_names)
         self.constraint_names = eom.constraint_names
-        self.gravity = np.array([self.number(g, "gravity") for g in eom.gravity])
         self.nodes = list(topo.nodes)
         self.node = {v: i for i, v in enumerate(self.nodes)}
         self.quaternions = [np.array([eom.coordinates.index(f"{b}.{c}") for c in
@@ -60,13 +62,7 @@ class CompiledSpatial(CompiledModel):
                             for b in topo.branches if "qw" in net.element(b).coordinates
                             and f"{b}.qw" in eom.coordinates]
         self._quaternion_index = np.array(self.quaternions, dtype=np.int64).reshape(-1, 4)
-
-        self.bodies = []
-        for body in eom.bodies:
-            J = np.array([[self.number(x, body["name"]) for x in row]
-                          for row in body["J"].tolist()])
-            self.bodies.append((body["name"], self.node[body["node"]],
-                                self.number(body["m"], body["name"]), J))
+        self._numbers()
         self._compile_laws()
         self._head = {c: self.node[net.graph.ends(c)[1]] for c in topo.chords}
         self.primitives = [(chord, kind, self.node[a], self.node[b], e, f)
@@ -78,14 +74,36 @@ class CompiledSpatial(CompiledModel):
         self._tree = self._tree_arrays()
         self._act_on({i for _, _, a, b, _, _ in self.primitives for i in (a, b)}
                      | {self.node[v] for info in axial for v in info["ends"]})
-        self._motions, self._mesh_terms = {}, {}
+        self._motions = {}
+        self._mesh_numbers()
         for chord, kind, _, _, _, _, info in eom.primitives:
-            if kind == "mesh":   # the weights as numbers, parameters put in
-                self._mesh_terms[chord] = [(self.number(weight, chord), initial, joint)
-                                           for weight, initial, joint in info["terms"]]
             if kind == "drive":
                 f = info["motion"]
                 self._motions[chord] = self.lambdify((t,), [f, f.diff(t), f.diff(t, 2)], chord)
+
+    def _numbers(self) -> None:
+        """Gravity and the bodies' masses and inertias, parameters put in."""
+        self.gravity = np.array([self.number(g, "gravity") for g in self.eom.gravity])
+        self.bodies = []
+        for body in self.eom.bodies:
+            J = np.array([[self.number(x, body["name"]) for x in row]
+                          for row in body["J"].tolist()])
+            self.bodies.append((body["name"], self.node[body["node"]],
+                                self.number(body["m"], body["name"]), J))
+
+    def _mesh_numbers(self) -> None:
+        """The weights of gears and racks as numbers, parameters put in."""
+        self._mesh_terms = {}
+        for chord, kind, _, _, _, _, info in self.eom.primitives:
+            if kind == "mesh":
+                self._mesh_terms[chord] = [(self.number(weight, chord), initial, joint)
+                                           for weight, initial, joint in info["terms"]]
+
+    def _refresh(self) -> None:
+        self._numbers()
+        self._couple()
+        self._tree = self._tree_arrays()
+        self._mesh_numbers()
 
     def _compile_laws(self) -> None:
         """Every force element's law and stored energy as small functions of its own pose
