@@ -324,3 +324,22 @@ def test_command_line_sweep_of_a_mechanism_file(tmp_path):
     assert np.allclose(frame["pin.reaction.y"], frame["m"] * values["g"], rtol=1e-9)
     assert main(["sweep", str(EXAMPLES / "pendulum.json"), "--param", "m=1",
                  "--analysis", "frequency_response"]) == 2
+
+
+def test_a_system_file_is_swept_over_a_parameter_declared_without_a_value():
+    from test_io import pd_pendulum
+
+    doc = vn.model_to_dict(pd_pendulum())
+    doc["parameters"] = {"kp": None}
+    doc["connect"]["T.through"] = "kp*(0.5 - O.angle) - 0.1*O.rate"
+    doc["outputs"] = ["O.angle"]
+    table = vn.sweep(vn.load_model(doc), {"kp": [10.0, 20.0]}, analysis="simulate", t_end=0.5)
+    for kp, final in zip(table["kp"], table["O.angle.final"]):
+        # the same file with the gain declared, read and simulated on its own
+        alone = vn.load_model({**doc, "parameters": {"kp": float(kp)}})
+        expected = vn.simulate(alone.system, (0.0, 0.5), t_eval=[0.5])["O.angle"][-1]
+        assert final == pytest.approx(expected, rel=1e-6, abs=1e-9)
+    assert table["O.angle.final"][1] > table["O.angle.final"][0]   # a stiffer loop lifts more
+    doc["parameters"] = {"kp": 5.0}
+    with pytest.raises(vn.ModelError, match="declare a swept parameter without a value"):
+        vn.sweep(vn.load_model(doc), {"kp": [10.0]}, analysis="simulate", t_end=0.5)

@@ -348,6 +348,14 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
     names = [str(n) for n in names]
     fixed = {str(k): float(v) for k, v in (options.pop("parameters", None) or {}).items()}
     coordinates = options.get("coordinates", "joint")
+    if isinstance(model, Model) and model.kind == "system":
+        # a system file's declared values were put in when it was read
+        valued = [n for n in names if model.parameters.get(n) is not None]
+        if valued:
+            raise ModelError(f"system {model.name!r} put the values of {', '.join(valued)} in "
+                             "when its file was read: declare a swept parameter without a "
+                             "value (null)")
+        model = model.system
     if isinstance(model, (System, CoupledModel)):
         check_analysis(analysis, options, SYSTEM_OPTIONS, "system")
         check_options(analysis, options)
