@@ -304,3 +304,27 @@ def test_mechanism_report_lists_the_vector_networks_equation_sets():
     assert data["swap"] is False and len(data["details"]) == len(topo.edges)
     # a four-bar has one degree of freedom and no redundant constraint
     assert "<b>1 degree(s) of freedom</b> and 0 redundant" in page
+
+
+def test_the_mechanism_report_shows_the_motion_as_an_animation_without_script():
+    page = report(vn.load_model(MODELS / "fourbar.json"))
+    assert "<script" not in page.split("<h2>Simulation</h2>")[1].split("</section>")[0]
+    animations = re.findall(r'<animate ([^>]*)>', page)
+    assert animations
+    for attributes in animations:
+        fields = dict(re.findall(r'(\w+)="([^"]*)"', attributes))
+        assert fields["attributeName"] in ("points", "cx", "cy", "x1", "y1", "x2", "y2", "width")
+        assert len(fields["keyTimes"].split(";")) == len(fields["values"].split(";")) == 60
+
+
+def test_an_animation_that_would_change_a_link_or_a_handler_is_dropped():
+    from vecnet.report import _safe_svg
+
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg"><a href="#x"><circle cx="1" cy="1" r="1">'
+           '<animate attributeName="cx" values="1;2" dur="1s"/></circle>'
+           '<animate attributeName="href" values="javascript:alert(1)" dur="1s"/>'
+           '<animate attributeName="onclick" values="alert(1)" dur="1s"/>'
+           '<set attributeName="href" to="javascript:alert(1)"/></a></svg>')
+    cleaned = _safe_svg(svg)
+    assert cleaned.count("<animate") == 1 and 'attributeName="cx"' in cleaned
+    assert "javascript" not in cleaned and "alert" not in cleaned and "<set" not in cleaned

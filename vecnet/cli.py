@@ -361,29 +361,23 @@ def _frequency_output(res, model, args, what: str, plots: tuple[str, ...]) -> st
     if fmt in plots:
         if args.output is None:
             raise VecnetError(f"--output FILE is needed for a {fmt} plot")
-        return _emit(_bode(res, keys, label, model.name, fmt), args.output)
+        return _emit(_bode(res, keys, model.name, fmt), args.output)
     raise VecnetError(f"unknown {what} format {fmt!r}: use csv, {', '.join(plots[:-1])} or "
                       f"{plots[-1]}")
 
 
-def _bode(res, keys, label, title: str, fmt: str) -> bytes:
+def _bode(res, keys, title: str, fmt: str) -> bytes:
+    """The Bode plot of :meth:`~vecnet.numerics.analysis.FrequencyResponse.plot` as a file
+    of format ``fmt``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, (top, bottom) = plt.subplots(2, 1, sharex=True)
-    for key in keys:
-        top.semilogx(res.frequencies, res.magnitude_db(key), label=label(*key))
-        bottom.semilogx(res.frequencies, res.phase_deg(key), label=label(*key))
-    top.set_ylabel("magnitude [dB]")
-    bottom.set_ylabel("phase [deg]")
-    bottom.set_xlabel("f [Hz]")
-    top.set_title(title)
-    top.legend()
+    top, _ = res.plot(keys, title=title)
     buffer = io.BytesIO()
-    figure.savefig(buffer, format=fmt, bbox_inches="tight")
-    plt.close(figure)
+    top.figure.savefig(buffer, format=fmt, bbox_inches="tight")
+    plt.close(top.figure)
     return buffer.getvalue()
 
 

@@ -424,9 +424,23 @@ def _mechanism(model, tree, simulate: bool) -> str:
         names = [f"{b}.{'angle' if planar else 'z'}" for b in mech.bodies][:4]
         caption = "Body angles." if planar else "Heights of the mass centres."
         parts.append(_section("Simulation", _figure(_plot(res, names), caption)
-                              + _energy_figure(res)))
+                              + _energy_figure(res) + _motion(mech, res)))
     return "".join(parts)
 
+
+def _motion(mech: Any, res: Any) -> str:
+    """The simulated motion as a looping picture (SVG animation, no script)."""
+    from .picture import animation_svg
+
+    try:
+        svg = animation_svg(mech, res, frames=MOTION_FRAMES)
+    except VecnetError as exc:
+        return f'<p class="note">(No picture of the motion: {html.escape(str(exc))})</p>'
+    return _figure(svg, f"The motion over the simulated span, looped ({MOTION_FRAMES} frames).")
+
+
+#: Frames of the looping picture of a mechanism's motion.
+MOTION_FRAMES = 60
 
 #: What the diagram of a mechanism shows, said above it.
 _VECTOR_NETWORK_WORDS = (
@@ -1147,11 +1161,15 @@ def _math(tex: str, listing: str) -> str:
 # -- SVG: parsed and written again with drawing elements only -----------------------------
 _SVG = "http://www.w3.org/2000/svg"
 _XLINK = "http://www.w3.org/1999/xlink"
-#: What Graphviz and matplotlib draw with; other elements (metadata, foreignObject,
-#: script, animation, iframe ...) are left out with everything inside them.
+#: What Graphviz, matplotlib and :func:`vecnet.picture.animation_svg` draw with; other
+#: elements (metadata, foreignObject, script, set, iframe ...) are left out with everything
+#: inside them.
 _SVG_ELEMENTS = frozenset(
     "svg g defs title desc path polygon polyline ellipse circle rect line text tspan "
-    "clipPath use style a".split())
+    "clipPath use style a animate".split())
+#: The attributes an ``<animate>`` may change: geometry only (animating a link's target
+#: or an event attribute would be a way to run code).
+_ANIMATED = frozenset("points cx cy r x y x1 y1 x2 y2 width height opacity".split())
 
 
 def _safe_svg(svg_text: str) -> str:
@@ -1175,7 +1193,8 @@ def _safe_svg(svg_text: str) -> str:
 def _clean_svg(element: ET.Element) -> None:
     for child in list(element):
         namespace, _, local = child.tag.rpartition("}")
-        if namespace != "{" + _SVG or local not in _SVG_ELEMENTS:
+        if namespace != "{" + _SVG or local not in _SVG_ELEMENTS or (
+                local == "animate" and child.get("attributeName") not in _ANIMATED):
             element.remove(child)
         else:
             _clean_svg(child)
