@@ -779,23 +779,9 @@ def _kind(element) -> str:
 
 def _tex_name(label: Any) -> str:
     """A name in upright LaTeX with LaTeX's special characters escaped."""
-    from .names import visible
+    from .teaching import name_tex
 
-    out = []
-    for c in visible(str(label)):
-        if c in "_&%$#{}":
-            out.append("\\" + c)
-        elif c == "-":
-            out.append(r"\text{-}")
-        elif c == "\\":
-            out.append(r"\backslash{}")
-        elif c in "~^":
-            out.append(rf"\text{{\{c}}}")
-        elif c == " ":
-            out.append(r"\ ")
-        else:
-            out.append(c)
-    return r"\mathrm{" + "".join(out) + "}"
+    return name_tex(label)
 
 
 def _tex_words(words: str) -> str:

@@ -32,7 +32,7 @@ all); exact numbers (``pi/2``, ``1/3``) stay exact.
 Names are text in the LaTeX, whatever characters they hold: sympy would write a
 symbol's name raw (``\\input{...}``, ``$`` or ``}`` in a name would be read as
 LaTeX), so every name that is not a plain identifier is set with
-:func:`_name_tex`, its special characters escaped.
+:func:`name_tex`, its special characters escaped.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ from .matrix import LabeledMatrix
 from .names import visible
 from .numbers import DIGITS, round_floats
 
-__all__ = ["latex", "text", "summary_reason", "unit_latex", "unit_text"]
+__all__ = ["latex", "text", "summary_reason", "unit_latex", "unit_text", "name_tex",
+           "transfer_functions"]
 
 #: Multibody matrices at most this size, with short entries, are shown as matrices.
 MATRIX_FORM_LIMIT = 3
@@ -337,7 +338,7 @@ class _Printer:
             expr = expr.xreplace(swap)
         out = sympy.latex(expr, symbol_names=names)
         for stand_in, name in functions.items():
-            out = out.replace(rf"\operatorname{{{stand_in}}}", _name_tex(name))
+            out = out.replace(rf"\operatorname{{{stand_in}}}", name_tex(name))
         return out
 
     def rename(self, symbol: sympy.Symbol, shown: str) -> None:
@@ -384,11 +385,11 @@ def _symbol_tex(name: str) -> str:
         if not word:                # C6, R3, motor.m: sympy's own subscript
             return sympy.latex(sympy.Symbol(f"{head}_{rest}")).replace(
                 sympy.latex(sympy.Symbol(head)), tex, 1)
-        return f"{tex}_{{{_name_tex(rest)}}}"
+        return f"{tex}_{{{name_tex(rest)}}}"
     head, sep, rest = name.partition("_")
     if sep and rest and head.isascii() and head.isalpha():
-        return f"{sympy.latex(sympy.Symbol(head))}_{{{_name_tex(rest)}}}"
-    return _name_tex(name)
+        return f"{sympy.latex(sympy.Symbol(head))}_{{{name_tex(rest)}}}"
+    return name_tex(name)
 
 
 def _upright(tex: str) -> str:
@@ -416,9 +417,13 @@ def _text_tex(words: str) -> str:
     return "".join(special.get(c, c) for c in visible(words))
 
 
-def _name_tex(label: Hashable) -> str:
+def name_tex(label: Hashable) -> str:
     """An edge, node or variable name in upright LaTeX, special characters escaped (lone
-    surrogates and control characters first shown as ``\\uXXXX`` text)."""
+    surrogates and control characters first shown as ``\\uXXXX`` text).
+
+    >>> print(name_tex("R_1"))
+    \\mathrm{R\\_1}
+    """
     out = []
     for c in visible(label):
         if c in "_&%$#{}":
@@ -508,8 +513,8 @@ def _matrix(m: LabeledMatrix, show: _Printer, labels: bool = True,
         spec.insert(split, "|")
     body = [" & ".join(_entry_tex(x, show) for x in line) for line in cells]
     if labels:
-        head = " & " + " & ".join(_name_tex(c) for c in m.columns) + r" \\ \hline"
-        rows = [_name_tex(r) + " & " + b for r, b in zip(m.rows, body)]
+        head = " & " + " & ".join(name_tex(c) for c in m.columns) + r" \\ \hline"
+        rows = [name_tex(r) + " & " + b for r, b in zip(m.rows, body)]
         return ("\\begin{array}{r|" + "".join(spec) + "}\n" + head + "\n"
                 + " \\\\\n".join(rows) + "\n\\end{array}")
     return ("\\left[\\begin{array}{" + "".join(spec) + "}\n" + " \\\\\n".join(body)
@@ -528,7 +533,7 @@ def _bracketed(m: LabeledMatrix, entries: list[list[str]], split: int | None) ->
     if split is not None:
         spec.insert(split, "|")
     spec_tex = "".join(spec)
-    labels = [_name_tex(c) for c in m.columns]
+    labels = [name_tex(c) for c in m.columns]
     widths = [rf"\hphantom{{\begin{{matrix}}{label} \\ {max((r[j] for r in entries), key=len)}"
               r"\end{matrix}}" for j, label in enumerate(labels)]
 
@@ -537,7 +542,7 @@ def _bracketed(m: LabeledMatrix, entries: list[list[str]], split: int | None) ->
 
     body = " \\\\\n".join([first_row(entries[0])] + [" & ".join(r) for r in entries[1:]])
     height = r"\vphantom{\begin{array}{c}" + r" \\ ".join("0" * len(entries)) + r"\end{array}}"
-    rows = " \\\\ ".join(_name_tex(r) for r in m.rows)
+    rows = " \\\\ ".join(name_tex(r) for r in m.rows)
     return ("\\begin{array}{rl}\n"
             rf" & \hphantom{{\left[{height}\right.}}\kern{{-0.12em}}"
             rf"\begin{{array}}{{{spec_tex}}}{first_row(labels)}\end{{array}} \\" + "\n"
@@ -572,7 +577,7 @@ def _names(items: Iterable[Hashable], show: _Printer) -> str:
     items = list(items)
     if not items:
         return r"\text{none}" if show.is_latex else "none"
-    return ", ".join(_name_tex(i) for i in items) if show.is_latex else ", ".join(map(str, items))
+    return ", ".join(name_tex(i) for i in items) if show.is_latex else ", ".join(map(str, items))
 
 
 def _note(show: _Printer, words: str) -> str:
@@ -740,7 +745,7 @@ def transfer_functions(ss: Any, style: str = "text", values: dict | None = None,
         for k, (o, i) in enumerate(pairs):
             entry = H[k // len(ss.inputs), k % len(ss.inputs)]
             if show.is_latex:
-                rows.append((rf"\frac{{{_name_tex(o)}}}{{{_name_tex(i)}}}(s)", show(entry)))
+                rows.append((rf"\frac{{{name_tex(o)}}}{{{name_tex(i)}}}(s)", show(entry)))
             else:
                 rows.append((f"{o}/{i}", show(entry)))
 
@@ -800,7 +805,7 @@ def _named(name: str, show: _Printer, order: int = 0) -> sympy.Symbol:
     """A symbol shown as the variable name ``name`` (``"C6.across"``), or as its rate
     (``order=1``)."""
     symbol = sympy.Symbol(name + "'" * order)
-    show.rename(symbol, (r"\dot{%s}" if order else "%s") % _name_tex(name))
+    show.rename(symbol, (r"\dot{%s}" if order else "%s") % name_tex(name))
     return symbol
 
 
@@ -877,10 +882,10 @@ def _coordinate_tex(name: str) -> str:
     symbol = _COORDINATE_TEX.get(what)
     if owner and symbol is None and len(what) == 2 and what[0] in _COMPONENT_TEX and \
             what[1] in ("xyz" if what[0] != "q" else "wxyz"):
-        return rf"{_COMPONENT_TEX[what[0]]}_{{{_name_tex(owner)},{what[1]}}}"
+        return rf"{_COMPONENT_TEX[what[0]]}_{{{name_tex(owner)},{what[1]}}}"
     if symbol is None or not owner:
-        return _name_tex(name)
-    return rf"{symbol}_{{{_name_tex(owner)}}}"
+        return name_tex(name)
+    return rf"{symbol}_{{{name_tex(owner)}}}"
 
 
 def _terms(expressions: Iterable[sympy.Basic], cap: int) -> int:
@@ -984,7 +989,7 @@ class _TermWriter:
         tex, plain = _QUANTITY_NAMES.get(quantity.base, (quantity.base, quantity.base))
         owner = quantity.owner
         if self.is_latex:
-            out = tex + (f"_{{{_name_tex(owner)}}}" if owner else "")
+            out = tex + (f"_{{{name_tex(owner)}}}" if owner else "")
             return out + (r"^{\mathsf{T}}" if quantity.transposed else "")
         if plain.endswith("'"):          # a rate: p_rod1'
             out = plain[:-1] + (f"_{owner}" if owner else "") + "'"
@@ -1112,7 +1117,7 @@ def _recursive_listing(eom: Any, ne: Any, show: _Printer, matrix_form: bool | No
     for eq in ne.equations:
         rhs = "0"
         if eq.loops:
-            rhs = (rf"(\Phi_u^{{\mathsf{{T}}}} \lambda)_{{{_name_tex(eq.branch)}}}"
+            rhs = (rf"(\Phi_u^{{\mathsf{{T}}}} \lambda)_{{{name_tex(eq.branch)}}}"
                    if show.is_latex else f"(Phi_u^T lambda)[{eq.branch}]")
         lhs = eq.lhs.write(writer) if eq.lhs is not None else "0"
         rows.append((lhs, rhs))
@@ -1122,7 +1127,7 @@ def _recursive_listing(eom: Any, ne: Any, show: _Printer, matrix_form: bool | No
                              r"\Phi(q, t) = 0,\ \Phi_u = \Phi_q N(q)" if show.is_latex
                              else "Phi(q, t) = 0, Phi_u = Phi_q N(q)"))
         for name, expr in zip(eom.constraint_names, eom.constraints):
-            lhs = rf"\Phi_{{{_name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
+            lhs = rf"\Phi_{{{name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
             rows.append((lhs, show(tidy(expr))))
     rows += _small_m_and_q(eom, show, matrix_form, tidy)
     return _finish(rows, show)
@@ -1175,7 +1180,7 @@ def _matrix_listing(eom: Any, show: _Printer, matrix_form: bool | None = None,
         rows.append(_heading(show, f"Constraints ({len(eom.constraint_names)})",
                              r"\Phi(q, t) = 0" if show.is_latex else "Phi(q, t) = 0"))
         for name, expr in zip(eom.constraint_names, eom.constraints):
-            lhs = rf"\Phi_{{{_name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
+            lhs = rf"\Phi_{{{name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
             rows.append((lhs, show(tidy(expr))))
     if speeds is None:
         law = (r"M(q)\,\ddot{q} = Q(q, \dot{q}, t)" + (
@@ -1232,7 +1237,7 @@ def _values(pairs: Iterable[tuple[str, Any]], show: _Printer) -> list:
         value = np.asarray(value, dtype=float)
         number = show(sympy.Float(float(value))) if value.ndim == 0 else \
             _small_matrix(sympy.Matrix([[sympy.Float(float(x)) for x in value.ravel()]]), show)
-        rows.append((_name_tex(name) if show.is_latex else name, number))
+        rows.append((name_tex(name) if show.is_latex else name, number))
     return rows
 
 
@@ -1282,7 +1287,7 @@ def _linearization(lin: Any, show: _Printer) -> str:
     names = [("w", lin.inputs), ("y", lin.outputs)]
     for symbol, items in names:
         if items:
-            shown = ", ".join(_name_tex(i) if show.is_latex else str(i) for i in items)
+            shown = ", ".join(name_tex(i) if show.is_latex else str(i) for i in items)
             rows.append((symbol, f"({shown})"))
     if d:
         try:
