@@ -55,7 +55,8 @@ def test_the_report_of_a_spatial_mechanism():
     for name in ("[IN]", "[A]", "[CU]", "[CI]"):
         assert re.search(re.escape(name) + r"[^<]*(<sub>.</sub>[^<]*)?</p><pre class=\"tex\">",
                          page), name
-    assert tags.tags.count("svg") == 4    # the diagram, the reactions and two plots
+    # the diagram, the reactions, two plots and the motion
+    assert tags.tags.count("svg") == 5
     assert "<h2>Joint reactions</h2>" in page and 'data-joint="tip"' in page
     assert (r"Speeds (3)}\quad u = (\omega_{\mathrm{tip},x}, \omega_{\mathrm{tip},y}, "
             r"\omega_{\mathrm{tip},z})") in page

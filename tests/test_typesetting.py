@@ -25,7 +25,7 @@ def test_the_motor_pump_state_equation_is_one_fraction_with_the_same_value():
     assert line.count(r"\frac") == 1                       # no fraction within a fraction
     # the text form, read back, is the state equation at random parameter values
     listing = vn.text(ss)
-    rhs = re.search(r"^  T_shaft' = (.*)$", listing, flags=re.M).group(1)
+    rhs = re.search(r"^ *T_shaft' = (.*)$", listing, flags=re.M).group(1)
     names = {s.name: s for s in ss.f[0].free_symbols}
     shown = sympy.sympify(rhs, locals={n: sympy.Symbol(n) for n in names})
     rng = np.random.default_rng(1)
