@@ -301,7 +301,7 @@ def test_mechanism_report_lists_the_vector_networks_equation_sets():
     assert page.count(r"\mathbf{F}_{\mathrm{") >= len(topo.branches)
     data = json.loads(re.search(r'<pre id="explorer-data" hidden>(.*?)</pre>', page, re.S)
                       .group(1).replace("&quot;", '"').replace("&amp;", "&"))
-    assert data["swap"] is False and len(data["details"]) == len(topo.edges)
+    assert len(data["details"]) == len(data["brings"]) == len(topo.edges)
     # a four-bar has one degree of freedom and no redundant constraint
     assert "<b>1 degree(s) of freedom</b> and 0 redundant" in page
 
@@ -328,3 +328,26 @@ def test_an_animation_that_would_change_a_link_or_a_handler_is_dropped():
     cleaned = _safe_svg(svg)
     assert cleaned.count("<animate") == 1 and 'attributeName="cx"' in cleaned
     assert "javascript" not in cleaned and "alert" not in cleaned and "<set" not in cleaned
+
+
+@needs_chromium
+def test_swapping_a_chord_and_a_branch_shows_the_coordinates_of_the_new_tree(fourbar):
+    browser, model = fourbar
+    mech, graph = model.system, model.system.network.graph
+    topo = model.formulate().topology
+    loop = topo.circuit.toarray()[topo.circuit.rows.index("P4")]
+    branch = next(b for b, entry in zip(topo.circuit.columns, loop)
+                  if entry and b in topo.branches and b.startswith("P"))   # a joint on P4's loop
+    click_edge(browser, graph, "P4")
+    browser.click(f"#edge-{graph.edge_index(branch)} text")
+    line = browser.evaluate('document.getElementById("explorer-tree").textContent')
+    assert f"{branch} a chord" in browser.evaluate(
+        'document.getElementById("explorer-status").textContent')
+    tree = line.split("Tree: ")[1].split(". Cotree")[0].split(", ")
+    shown = line.split("Coordinates: ")[1].rstrip(".").split(", ")
+    # the formulation's own coordinates for that tree, computed here
+    assert sorted(shown) == sorted(mech.formulate(tree=tree).coordinates)
+    assert "P4.angle" in shown and f"{branch}.angle" not in shown
+    browser.click("#explorer-user")          # back to the report's tree
+    assert "(the report's tree)" in browser.evaluate(
+        'document.getElementById("explorer-tree").textContent')

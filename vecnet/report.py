@@ -962,8 +962,8 @@ def _diagram(system: Network | Mechanism, topo) -> tuple[str, bool]:
 
 def _explorer(net: Network, topo, mechanism: _MechanismListing | None = None) -> str:
     """The tree explorer's controls and data; the page's script runs it on the diagram.
-    A mechanism's explorer keeps the formulation's tree (no swaps: the coordinates and
-    constraints belong to that tree) and shows what the report derives for each edge."""
+    A mechanism's explorer shows what the report derives for each edge of the formulation's
+    tree and, for a tree swapped to, the coordinates its branches bring."""
     from .trees import normal_tree
 
     graph = topo.graph
@@ -978,13 +978,18 @@ def _explorer(net: Network, topo, mechanism: _MechanismListing | None = None) ->
         "edges": list(graph.edges), "tails": tails.tolist(), "heads": heads.tolist(),
         "trees": {"user": [graph.edge_index(b) for b in topo.branches], "normal": normal}}
     if mechanism is not None:
-        data["swap"] = False
         data["details"] = mechanism.details()
+        data["cotreeOnly"] = [graph.edge_index(e.name) for e in net.elements
+                              if getattr(e, "cotree_only", False)]
+        # the coordinates each edge brings when it is a branch, whatever the tree
+        data["brings"] = [[f"{edge}.{c}" for c in getattr(net.owner(edge), "coordinates", ())]
+                          for edge in graph.edges]
     buttons = '<button type="button" id="explorer-user">User\'s tree</button>' + (
         ' <button type="button" id="explorer-normal">Normal tree</button>' if normal else "")
     help_text = _EXPLORER_HELP if mechanism is None else _MECHANISM_EXPLORER_HELP
-    return (f"<p>{html.escape(help_text)}</p>"
-            + (f"<p>{buttons}</p>" if mechanism is None else "")
+    if mechanism is not None:
+        buttons = '<button type="button" id="explorer-user">Report\'s tree</button>'
+    return (f"<p>{html.escape(help_text)}</p>" + f"<p>{buttons}</p>"
             + '<p id="explorer-status" role="status">(The explorer needs JavaScript.)</p>'
             '<p id="explorer-tree"></p><figure class="fit"><table class="matrix" '
             'id="explorer-row"></table></figure>'
@@ -1006,8 +1011,10 @@ _MECHANISM_EXPLORER_HELP = (
     "Click an edge of the diagram. A chord (dashed) shows its loop, red where its row of "
     "[CI] holds +1 and purple where it holds -1, its loop closure and, for a cut joint, the "
     "constraint rows it brings; a branch (solid) shows its cutset, its force and moment "
-    "balance and the coordinates it brings, and a joint the reaction it carries. Click the "
-    "same edge again to let go.")
+    "balance and the coordinates it brings, and a joint the reaction it carries. Then click "
+    "a highlighted edge of the other kind to swap the two between tree and cotree: the line "
+    "above the matrix lists the coordinates the new tree brings (its equations are shown for "
+    "the report's tree only). Click the same edge again to let go.")
 
 
 def _script_json(data: Any) -> str:

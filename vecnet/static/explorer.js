@@ -3,8 +3,9 @@
   // The tree explorer of a network or mechanism report: the drawing's edges are the groups
   // with ids edge-<k> (and edge-<k>-tail for the first half of a transducer port), k the
   // edge's position; names only ever reach the page as textContent, formulas through KaTeX
-  // (the page's own options: no trust, bounded expansion). A mechanism's explorer keeps
-  // its tree (data.swap is false) and shows each edge's details (data.details[k]).
+  // (the page's own options: no trust, bounded expansion). A mechanism's explorer shows each
+  // edge's details for the report's tree (data.details[k]) and, for any tree swapped to,
+  // the coordinates its branches bring; an edge of data.cotreeOnly never becomes a branch.
   var source = document.getElementById("explorer-data");
   if (!source) return;
   var data = JSON.parse(source.textContent);
@@ -126,6 +127,14 @@
     while (detailsBox.firstChild) detailsBox.removeChild(detailsBox.firstChild);
     if (edge < 0 || !details) return;
     var d = details[edge], k, row;
+    if (!sameTree(data.trees.user)) {
+      detailsBox.appendChild(cell("p", names[edge] + ": " + d.kind + (inTree[edge] ?
+        ", a tree branch; coordinates it brings: " + (d.coordinates.length ?
+          d.coordinates.join(", ") : "none") + "." : ", a chord.") + " The equations " +
+        "below the diagram, and those shown here, are the report's tree's (go back to it " +
+        "to see them)."));
+      return;
+    }
     detailsBox.appendChild(cell("p", names[edge] + ": " + d.kind + (inTree[edge] ?
       ", a tree branch; coordinates it brings: " + (d.coordinates.length ?
         d.coordinates.join(", ") : "none") + "." : ", a chord.")));
@@ -201,9 +210,19 @@
     var which = sameTree(data.trees.user) ? " (the report's tree)" :
       sameTree(data.trees.normal) ? " (the normal tree)" : "";
     treeLine.textContent = "Tree" + which + ": " + branches.join(", ") + ". Cotree: " +
-      chords.join(", ") + ".";
+      chords.join(", ") + "." + (data.brings ? " Coordinates: " + coordinates().join(", ") +
+      "." : "");
     showRow(selected);
     showDetails(selected);
+  }
+
+  // a mechanism's coordinates for the current tree: those its branches bring, in order
+  function coordinates() {
+    var all = [];
+    for (var k = 0; k < branchOrder.length; k++) {
+      all = all.concat(data.brings[branchOrder[k]]);
+    }
+    return all;
   }
 
   function describe(edge) {
@@ -227,6 +246,11 @@
 
   function swap(first, second) {
     var chord = inTree[first] ? second : first, branch = inTree[first] ? first : second;
+    if (data.cotreeOnly && data.cotreeOnly.indexOf(chord) >= 0) {
+      status.textContent = "Refused: " + names[chord] + " prescribes a motion or a load " +
+        "and is never a branch. Click another edge, or " + names[first] + " again to let go.";
+      return;
+    }
     if (!rowOf(first)[second]) {
       status.textContent = "Refused: " + (inTree[first] ?
         names[second] + " is not in the fundamental cutset of " + names[first] + ", so making " +
