@@ -351,3 +351,14 @@ def test_swapping_a_chord_and_a_branch_shows_the_coordinates_of_the_new_tree(fou
     browser.click("#explorer-user")          # back to the report's tree
     assert "(the report's tree)" in browser.evaluate(
         'document.getElementById("explorer-tree").textContent')
+
+
+def test_a_long_row_of_words_wraps_at_spaces_and_keeps_every_word():
+    words = " ".join(f"word{k}" for k in range(60)) + r" M u\textasciicircum{}T"
+    tex = "\\begin{aligned}\n&\\textbf{Heading}\\quad \\text{" + words + "}\n\\end{aligned}"
+    broken = break_rows(tex, 40)
+    rows = broken.split(r"\\")
+    assert len(rows) >= 4 and all(tex_width(r) <= 40 for r in rows)
+    assert r"\textbf{Heading}" in rows[0]
+    again = " ".join(re.findall(r"\\text\{(.*?)\}\s*(?=\\\\|\\end|$)", broken))
+    assert again == words

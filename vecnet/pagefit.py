@@ -245,12 +245,44 @@ def _atoms(tex: str, width: float) -> list[str]:
     return out
 
 
+#: A row of words: ``&\text{...}``, perhaps after a bold heading and a ``\quad``.
+_TEXT_ROW = re.compile(r"(\s*&\s*(?:\\textbf\{[^{}]*\}\\quad\s*)?)\\text\{(.*)\}\s*", re.S)
+
+
+def _wrap_words(lead: str, words: str, width: float) -> str | None:
+    """A row of words wider than ``width`` as several rows of them, filled greedily and
+    split at spaces outside braces; ``None`` if it cannot be split so."""
+    pieces: list[str] = []
+    depth, start = 0, 0
+    for i, c in enumerate(words):
+        depth += (c == "{") - (c == "}")
+        if c == " " and depth == 0:
+            pieces.append(words[start:i])
+            start = i + 1
+    pieces.append(words[start:])
+    if len(pieces) < 2:
+        return None
+    lines: list[list[str]] = [[]]
+    for piece in pieces:
+        candidate = " ".join(lines[-1] + [piece])
+        prefix = lead if len(lines) == 1 else r"&\quad "
+        if lines[-1] and tex_width(prefix + r"\text{" + candidate + "}") > width:
+            lines.append([])
+        lines[-1].append(piece)
+    rows = [(lead if k == 0 else r"&\quad ") + r"\text{" + " ".join(line) + "}"
+            for k, line in enumerate(lines)]
+    return " \\\\\n".join(rows)
+
+
 def _break_row(row: str, width: float) -> str:
     """One row ``lhs &= rhs`` of an ``aligned`` environment as several, none (where the
     terms allow) wider than ``width``: continuation rows start at the alignment point,
     indented, with the sign of their first term."""
     if tex_width(row) <= width or "&" not in row:
         return row
+    words = _TEXT_ROW.fullmatch(row)
+    if words:
+        return _wrap_words(*words.groups(), width) or row
     cells = split_top_level(row, "&")
     if len(cells) != 2:
         return row
