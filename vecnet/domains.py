@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .errors import UnknownNameError
 
-__all__ = ["Domain", "DOMAINS", "domain"]
+__all__ = ["Domain", "DOMAINS", "domain", "unit_text"]
 
 
 @dataclass(frozen=True)
@@ -67,3 +67,20 @@ def domain(name: str | Domain) -> Domain:
         return DOMAINS[name]
     except (KeyError, TypeError):
         raise UnknownNameError(f"unknown domain {name!r}; domains are {', '.join(DOMAINS)}") from None
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def unit_text(unit: str) -> str:
+    """A unit as the domain table writes it (``"m^3/s"``, ``"N m"``) in plain text, with
+    raised powers and a middle dot for products: ``"m³/s"``, ``"N·m"``.
+
+    >>> unit_text("m^3/s"), unit_text("kg m^2")
+    ('m³/s', 'kg·m²')
+    """
+    def factor(word: str) -> str:
+        base, _, power = word.partition("^")
+        return base + power.translate(_SUPERSCRIPTS)
+
+    return "/".join("·".join(factor(w) for w in part.split()) for part in unit.split("/"))

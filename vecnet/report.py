@@ -714,7 +714,7 @@ class _MechanismListing:
         torque_axes = [""] if self.planar else list("xyz")
         head = ("<tr><th>joint</th><th>t [s]</th>"
                 + "".join(f"<th>R<sub>{a}</sub> [N]</th>" for a in axes)
-                + "".join(f"<th>T{('<sub>' + a + '</sub>') if a else ''} [N m]</th>"
+                + "".join(f"<th>T{('<sub>' + a + '</sub>') if a else ''} [N·m]</th>"
                           for a in torque_axes) + "</tr>")
         rows = []
         for joint, data in samples.items():

@@ -45,6 +45,7 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
+from .domains import unit_text
 from .elements.base import t
 from .matrix import LabeledMatrix
 from .names import visible
@@ -140,9 +141,6 @@ def repr_latex(obj: Any) -> str | None:
     return None if len(body) > REPR_CHAR_LIMIT else f"$${body}$$"
 
 
-_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
 def unit_latex(unit: str) -> str:
     r"""A unit as written in the domain table (``"m^3/s"``, ``"N m"``, ``"kg m^2"``) typeset
     upright, powers raised and products spaced thinly (math mode).
@@ -155,20 +153,6 @@ def unit_latex(unit: str) -> str:
         return rf"\mathrm{{{_text_tex(base)}}}" + (f"^{{{_text_tex(power)}}}" if power else "")
 
     return "/".join(r"\,".join(factor(w) for w in part.split()) for part in unit.split("/"))
-
-
-def unit_text(unit: str) -> str:
-    """A unit in plain text with raised powers and a middle dot for products:
-    ``"m³/s"``, ``"N·m"``.
-
-    >>> unit_text("m^3/s"), unit_text("kg m^2")
-    ('m³/s', 'kg·m²')
-    """
-    def factor(word: str) -> str:
-        base, _, power = word.partition("^")
-        return base + power.translate(_SUPERSCRIPTS)
-
-    return "/".join("·".join(factor(w) for w in part.split()) for part in unit.split("/"))
 
 
 def summary_reason(obj: Any) -> str | None:

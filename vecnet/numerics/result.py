@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..domains import unit_text
 from ..errors import SimulationError, UnknownNameError
 from ..names import visible
 
@@ -335,4 +336,4 @@ def _panels(names: list[str], quantity_of: Callable[[str], tuple[str, str] | Non
 
 
 def _axis_label(quantity: str, unit: str) -> str:
-    return f"{quantity} [{unit.replace('*', ' ')}]"
+    return f"{quantity} [{unit_text(unit.replace('*', ' '))}]"

@@ -177,7 +177,7 @@
       for (k = 0; k < axes.length; k++) head.appendChild(cell("th", "R" + axes[k] + " [N]"));
       for (k = 0; k < d.samples.torque[0].length; k++) {
         head.appendChild(cell("th", "T" + (d.samples.torque[0].length > 1 ? axes[k] : "") +
-          " [N m]"));
+          " [N·m]"));
       }
       table.appendChild(head);
       for (var i = 0; i < d.samples.t.length; i++) {
