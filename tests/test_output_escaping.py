@@ -19,8 +19,9 @@ import sympy
 import vecnet as vn
 from vecnet.draw import svg, to_dot
 from vecnet.elements.base import Symbol
+from vecnet.html_pieces import math_block as _math
 from vecnet.model import Model
-from vecnet.report import _math, report
+from vecnet.report import report
 from vecnet.teaching import latex
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -7,7 +7,10 @@ of the page (``vecnet/static/katex``). With scripts off, the LaTeX source is
 shown instead. A network's page also has a tree explorer
 (``vecnet/static/explorer.js``): clicking an edge of the diagram highlights its
 fundamental circuit or cutset and shows its row of ``[CI]`` or ``[CU]`` for the
-current tree, and a second click swaps a chord and a branch.
+current tree, and a second click swaps a chord and a branch. A mechanism's page
+(:mod:`vecnet.mechanism_report`) adds the vector network's equation sets, the
+equations of motion, the diagnosis, the joint reactions and the motion; the pieces
+of HTML both are made of are :mod:`vecnet.html_pieces`.
 
 Names in a model are data, never markup, whatever characters they hold: every
 piece of the page is escaped where it is embedded (text and attributes); names
@@ -28,12 +31,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import io
 import json
 import os
 import re
 import tempfile
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
@@ -44,7 +45,9 @@ import numpy as np
 from .errors import ModelError, UnsupportedNetwork, VecnetError
 from .formulation.lumped import StateSpace
 from .formulation.numeric import SparseStateSpace
+from .html_pieces import FORMULA_WIDTH, LATEX_LIMIT, figure, math_block, plot_svg, safe_svg, section
 from .matrix import LabeledMatrix
+from .mechanism_report import VECTOR_NETWORK_WORDS, MechanismListing, energy_figure, motion_figure
 from .network import Network
 from .pagefit import break_rows, column_blocks, tex_width
 from .planar.mechanism import Mechanism
@@ -52,8 +55,6 @@ from .spatial.mechanism import Mechanism as SpatialMechanism
 
 __all__ = ["report", "write_atomically", "CONTENT_SECURITY_POLICY", "content_security_policy"]
 
-#: LaTeX longer than this (characters) is listed as text only: KaTeX would take seconds.
-LATEX_LIMIT = 40_000
 #: Labelled matrices with more cells than this are HTML tables rather than LaTeX.
 MATRIX_CELL_LIMIT = 600
 #: Labelled matrices with more cells than this are described (size, nonzero entries), not
@@ -62,10 +63,6 @@ MATRIX_SUMMARY_CELLS = 20_000
 #: Graphs with more edges than this are not drawn (Graphviz's layout time grows steeply:
 #: about 20 s for 400 edges of a ladder); the matrices and equations are still listed.
 DIAGRAM_EDGE_LIMIT = 200
-#: Width, in em of the formulas' font, that rows of equations are broken to and matrices
-#: are cut into blocks of columns at: it fits the page's column on screen and an A4 or
-#: letter page in print (the page's script shrinks what is still wider).
-FORMULA_WIDTH = 40.0
 #: Matrices that would take more blocks of columns than this are HTML tables.
 MATRIX_BLOCK_LIMIT = 3
 #: The same for HTML tables (em of their monospace font).
@@ -361,12 +358,12 @@ def _network(model, tree, simulate: bool) -> str:
     eqs = net.equations(tree=tree)
     topo = eqs.topology
     diagram, drawn = _diagram(net, topo)
-    parts = [_section("Linear graph", diagram)]
+    parts = [section("Linear graph", diagram)]
     if drawn:
-        parts.append(_section("Tree explorer", _explorer(net, topo)))
+        parts.append(section("Tree explorer", _explorer(net, topo)))
     parts.append(_topology(topo))
     counts = eqs.counts
-    parts.append(_section(
+    parts.append(section(
         "The three equation sets",
         f"<p>{counts['unknowns']} unknowns: {counts['cutset']} cutset, {counts['circuit']} "
         f"circuit and {counts['terminal']} terminal equations.</p>"
@@ -375,10 +372,10 @@ def _network(model, tree, simulate: bool) -> str:
                            model.element_values or None)
     diagnosis = ss.diagnosis() if isinstance(ss, StateSpace) else eqs.diagnosis()
     state = f'<pre class="diagnosis">{html.escape(diagnosis)}</pre>' + _equations(ss)
-    parts.append(_section("State equations", state))
+    parts.append(section("State equations", state))
     if res is not None:
         names = model.outputs or list(ss.states)[:4]
-        parts.append(_section("Simulation", _figure(_plot(res, names), "Simulated response.")))
+        parts.append(section("Simulation", figure(plot_svg(res, names), "Simulated response.")))
     return "".join(parts)
 
 
@@ -409,538 +406,23 @@ def _mechanism(model, tree, simulate: bool) -> str:
         res = model.simulate(t_span=(0.0, t_end)) if model.t_span else eom.simulate(t_end)
     topo = eom.topology
     planar = not isinstance(mech, SpatialMechanism)
-    shown = _MechanismListing(eom, planar, model.values, res)
+    shown = MechanismListing(eom, planar, model.values, res)
     diagram, drawn = _diagram(mech, topo)
-    parts = [_section("Vector network", f"<p>{html.escape(_VECTOR_NETWORK_WORDS)}</p>" + diagram)]
+    parts = [section("Vector network", f"<p>{html.escape(VECTOR_NETWORK_WORDS)}</p>" + diagram)]
     if drawn:
-        parts.append(_section("Tree explorer", _explorer(mech.network, topo, shown)))
+        parts.append(section("Tree explorer", _explorer(mech.network, topo, shown)))
     parts.append(_topology(topo, path=True))
-    parts.append(_section("Coordinates chosen by the tree", shown.coordinates()))
-    parts.append(_section("The three equation sets", shown.equation_sets()))
-    parts.append(_section("Equations of motion", shown.equations_of_motion()))
-    parts.append(_section("Diagnosis", shown.diagnosis()))
-    parts.append(_section("Joint reactions", shown.reactions()))
+    parts.append(section("Coordinates chosen by the tree", shown.coordinates()))
+    parts.append(section("The three equation sets", shown.equation_sets()))
+    parts.append(section("Equations of motion", shown.equations_of_motion()))
+    parts.append(section("Diagnosis", shown.diagnosis()))
+    parts.append(section("Joint reactions", shown.reactions()))
     if res is not None:
         names = [f"{b}.{'angle' if planar else 'z'}" for b in mech.bodies][:4]
         caption = "Body angles." if planar else "Heights of the mass centres."
-        parts.append(_section("Simulation", _figure(_plot(res, names), caption)
-                              + _energy_figure(res) + _motion(mech, res)))
+        parts.append(section("Simulation", figure(plot_svg(res, names), caption)
+                              + energy_figure(res) + motion_figure(mech, res)))
     return "".join(parts)
-
-
-def _motion(mech: Any, res: Any) -> str:
-    """The simulated motion as a looping picture (SVG animation, no script)."""
-    from .picture import animation_svg
-
-    try:
-        svg = animation_svg(mech, res, frames=MOTION_FRAMES)
-    except VecnetError as exc:
-        return f'<p class="note">(No picture of the motion: {html.escape(str(exc))})</p>'
-    return _figure(svg, f"The motion over the simulated span, looped ({MOTION_FRAMES} frames).")
-
-
-#: Frames of the looping picture of a mechanism's motion.
-MOTION_FRAMES = 60
-
-#: What the diagram of a mechanism shows, said above it.
-_VECTOR_NETWORK_WORDS = (
-    "Every body is an edge from the ground (the datum) to its mass centre, every point of a "
-    "body an arm edge from the mass centre to the point, and every joint, spring, damper "
-    "and driver an edge between two points. An edge carries the across variables (the "
-    "vector from its tail point to its head point and the rotation of its head frame "
-    "relative to its tail frame) and the through variables (force and torque).")
-
-#: Instants (as fractions of the simulated span) at which reactions are tabulated.
-REACTION_INSTANTS = (0.0, 0.25, 0.5, 0.75, 1.0)
-#: Joints whose reactions are plotted (the first ones; the table lists every joint).
-REACTION_PLOT_JOINTS = 4
-
-
-class _MechanismListing:
-    """The pieces of a mechanism's report: the coordinates the tree brings, the cutset,
-    circuit and terminal equations of the vector network, the equations of motion, the
-    diagnosis by rank and the joint reactions, and the explorer's details of each edge."""
-
-    def __init__(self, eom, planar: bool, values: dict, res) -> None:
-        self.eom, self.planar, self.values, self.res = eom, planar, values, res
-        self.net = eom.mechanism.network
-        self.topo = eom.topology
-        from .teaching import summary_reason
-
-        # the constraint expressions are built only when M and Q are shown in full
-        self.large = summary_reason(eom) is not None
-
-    # -- coordinates --------------------------------------------------------------------
-    def branch_coordinates(self, branch: str) -> list[str]:
-        return [c for c in self.eom.coordinates if c.rpartition(".")[0] == branch]
-
-    def coordinates(self) -> str:
-        rows = []
-        for branch in self.topo.branches:
-            element = self.net.element(branch)
-            own = self.branch_coordinates(branch)
-            rows.append(f"<tr><th>{html.escape(branch)}</th><td>{html.escape(_kind(element))}"
-                        f"</td><td>{html.escape(', '.join(own) or 'none (rigid)')}</td></tr>")
-        which = "joint" if any(self.net.element(b).is_joint for b in self.topo.branches) \
-            else "absolute"
-        return (f"<p>Every tree branch brings the coordinates of its element: {len(self.eom.q)} "
-                f"coordinates q ({which} coordinates) and {len(self.eom.u)} speeds. Chords "
-                "bring none: each cut joint closes a loop and brings its constraint rows "
-                "instead.</p>"
-                '<figure class="fit"><table class="listing"><tr><th>branch</th><th>element</th>'
-                "<th>coordinates</th></tr>" + "".join(rows) + "</table></figure>")
-
-    # -- the three equation sets ----------------------------------------------------------
-    def cutset_rows(self, branch: str) -> list[str]:
-        """The force and moment balances of ``branch``'s cutset, as LaTeX rows."""
-        cut = self.topo.fundamental_cutset(branch)[1:]
-        return [_tex_var(symbol, branch) + " &= " + _signed_sum(symbol, [(c, -s) for c, s in cut])
-                for symbol in (r"\mathbf{F}", r"\mathbf{M}")]
-
-    def circuit_rows(self, chord: str) -> list[str]:
-        """The loop closure of ``chord``'s circuit, as LaTeX rows."""
-        walk = self.topo.fundamental_circuit(chord)[1:]     # head back to tail
-        terms = [(b, -s) for b, s in walk]                   # tail to head along the tree
-        rows = [_tex_var(r"\delta\mathbf{r}", chord) + " &= "
-                + _signed_sum(r"\delta\mathbf{r}", terms)]
-        if self.planar:
-            rows.append(_tex_var(r"\delta\theta", chord) + " &= "
-                        + _signed_sum(r"\delta\theta", terms))
-        else:
-            product = r"\,".join(_tex_var("R", b) + ("" if s > 0 else "^{T}")
-                                 for b, s in reversed(walk)) or "1"
-            rows.append(_tex_var("R", chord) + " &= " + product)
-        return rows
-
-    def terminal_rows(self, element) -> list[str]:
-        return _terminal_rows(element, self.planar)
-
-    def equation_sets(self) -> str:
-        topo = self.topo
-        branches, chords = topo.branches, topo.chords
-        moment = (r"\mathbf{M}_e = \mathbf{T}_e + \mathbf{r}_{\mathrm{head}(e)} \times "
-                  r"\mathbf{F}_e")
-        cut = [row for b in branches for row in self.cutset_rows(b)]
-        loops = [row for c in chords for row in self.circuit_rows(c)]
-        terminal = "".join(
-            f"<tr><th>{html.escape(element.name)}</th><td>{html.escape(_kind(element))}</td>"
-            f"<td>{_math(_one_line(self.terminal_rows(element)), '')}</td></tr>"
-            for element in self.net.elements)
-        return (
-            f"<p>Cutset equations ({len(branches)} branches, a force and a moment balance "
-            "each): the through variables of a branch balance those of the chords its cut "
-            "crosses, <i>τ</i><sub>t</sub> = −A<sub>c</sub> <i>τ</i><sub>c</sub>, row by "
-            "row of [CU]. Moments are taken about the world origin O:</p>"
-            + _math(_aligned([r"&" + moment] + cut), "")
-            + f"<p>Circuit equations ({len(chords)} chords): the across variables of a "
-            "chord close its loop through the tree, row by row of [CI] (vectors add; "
-            + ("angles add" if self.planar else "rotations compose along the path")
-            + "): δ<b>r</b> is the vector from an edge's tail point to its head point, "
-            + ("δθ the turn of its head frame relative to its tail frame.</p>" if self.planar
-               else "R the rotation of its head frame relative to its tail frame.</p>")
-            + _math(_aligned(loops), "")
-            + f"<p>Terminal equations ({len(self.net.elements)} elements): what each element "
-            "says about its own across and through variables. Joints and arms are workless "
-            "(their force does no work in any motion they allow); their through variables are "
-            "the reactions, found from the cutset equations.</p>"
-            + '<figure class="fit"><table class="listing terminal"><tr><th>element</th><th>kind</th>'
-            "<th>terminal equations</th></tr>" + terminal + "</table></figure>")
-
-    # -- equations of motion -------------------------------------------------------------
-    def equations_of_motion(self) -> str:
-        from .teaching import latex
-
-        eom = self.eom
-        head = (f"<p>Coordinates ({len(eom.q)}): {html.escape(', '.join(eom.coordinates))}. "
-                "The principle of orthogonality (Tellegen's theorem with virtual velocities "
-                "that meet the circuit equations) turns the cutset equations into these "
-                "equations, in which the workless joints and arms do not appear; "
-                "λ are the reactions of the cut joints.</p>")
-        tex = latex(eom)
-        if len(tex) <= LATEX_LIMIT:
-            return head + _math(break_rows(tex, FORMULA_WIDTH), "")
-        # too long to typeset quickly: the summary, and the constraints on their own
-        out = head + (f'<p class="note">M and Q in full are {len(tex):,} characters of LaTeX, '
-                      "more than this page typesets (the equations command prints them); "
-                      "their summary:</p>") + _math(break_rows(latex(eom, summary=True),
-                                                                FORMULA_WIDTH), "")
-        if eom.constraint_names:
-            rows = [r"\Phi_{" + _tex_name(n) + "} &= " + self.expression(e)
-                    for n, e in zip(eom.constraint_names, eom.constraints)]
-            constraints = _aligned(rows)
-            if len(constraints) <= LATEX_LIMIT:
-                out += "<p>The constraints Φ(q, t) = 0:</p>" + _math(constraints, "")
-        return out
-
-    def expression(self, expr) -> str:
-        """LaTeX of an expression in the coordinates and speeds, which are shown as the
-        equations of motion show them (``\\theta_{P1}``, ``q_{w,S1}``)."""
-        import sympy
-
-        from .numbers import round_floats
-
-        names = {}
-        for symbols, rate in ((self.eom.q, ""), (self.eom.u, r"\dot")):
-            for symbol in symbols:
-                owner, _, what = symbol.name.rstrip("'").rpartition(".")
-                base = _COORDINATE_TEX.get(what)
-                if base is None and len(what) == 2 and what[0] in "qw":
-                    base = f"{what[0]}_{{{what[1]}"
-                    names[symbol] = base + "," + _tex_name(owner) + "}"
-                    if rate and what[0] == "q":
-                        names[symbol] = rf"\dot{{{what[0]}}}_{{{what[1]}," + _tex_name(owner) + "}"
-                    continue
-                base = base or _tex_name(what)
-                head = rf"\dot{{{base}}}" if rate and symbol.name.endswith("'") else base
-                names[symbol] = f"{head}_{{{_tex_name(owner)}}}"
-        expr = round_floats(sympy.sympify(expr))
-        for symbol in expr.free_symbols:
-            if symbol not in names and not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)?",
-                                                        symbol.name):
-                names[symbol] = _tex_name(symbol.name)
-        return sympy.latex(expr, symbol_names=names)
-
-    # -- diagnosis ------------------------------------------------------------------------
-    def rank(self) -> tuple[int, list[int]] | str:
-        """The rank of the constraint Jacobian at the assembled pose and the independent
-        rows, or why it could not be found."""
-        from .numerics import multibody as mb
-
-        eom = self.eom
-        parameters = {k: v for k, v in self.values.items()} or None
-        try:
-            q = eom.assemble(parameters=parameters)
-            model = eom.compile(parameters)
-            phi_u = mb.velocity_constraints(model, 0.0, q)[0]
-        except VecnetError as exc:
-            return str(exc)
-        rows = mb.independent_rows(np.asarray(phi_u, dtype=float)) if len(phi_u) else []
-        return len(rows), [int(i) for i in rows]
-
-    def diagnosis(self) -> str:
-        eom = self.eom
-        n, m = len(eom.u), len(eom.constraint_names)
-        found = self.rank()
-        counting = (f"<p>Counting: {n} speeds less {m} constraint rows gives {n - m} degree(s) "
-                    "of freedom, if every constraint row were independent.</p>")
-        if isinstance(found, str):
-            return counting + (f'<p class="note">The rank of the constraint Jacobian is not '
-                               f"found: {html.escape(found)}</p>")
-        rank, independent = found
-        redundant = [name for i, name in enumerate(eom.constraint_names) if i not in independent]
-        return counting + (
-            f"<p>By rank: at the assembled initial pose the constraint Jacobian "
-            f"Φ<sub>u</sub> ({m} x {n}) has rank {rank}, so the mechanism has "
-            f"<b>{n - rank} degree(s) of freedom</b> and {m - rank} redundant constraint "
-            "row(s)" + (f": {html.escape(', '.join(redundant))} (they repeat what the other "
-                        "rows already hold; their reactions are not determined by the "
-                        "motion alone)." if redundant else ".") + "</p>")
-
-    # -- reactions ------------------------------------------------------------------------
-    def joints(self) -> list[str]:
-        return [e.name for e in self.net.elements if e.is_joint]
-
-    def reaction_samples(self) -> dict[str, dict]:
-        """Per joint: the sampled instants, the reaction force on its head body and the
-        reaction torque (about its head point), from the simulation; ``{}`` without one."""
-        res = self.res
-        if res is None or not len(res.t):
-            return {}
-        picks = sorted({int(round(f * (len(res.t) - 1))) for f in REACTION_INSTANTS})
-        out = {}
-        for joint in self.joints():
-            try:
-                force = np.asarray(res[f"{joint}.reaction"], dtype=float)
-                torque = np.asarray(res[f"{joint}.reaction_torque"], dtype=float)
-            except (KeyError, VecnetError):
-                continue
-            # rounding noise (1e-14 of the forces) in components that are zero shows as 0
-            noise = 1e-9 * max(float(np.max(np.abs(force), initial=0.0)), 1e-300)
-            force = np.where(np.abs(force) < noise, 0.0, force)
-            torque = np.where(np.abs(torque) < noise, 0.0, torque)
-            out[joint] = {"t": [float(res.t[k]) for k in picks],
-                          "force": [np.atleast_1d(force[k]).tolist() for k in picks],
-                          "torque": [np.atleast_1d(torque[k]).tolist() for k in picks]}
-        return out
-
-    def reaction_rows(self, joint: str) -> list[str]:
-        """The reaction on ``joint``'s head body as LaTeX rows: the multipliers of a cut
-        joint, the cutset equation of a tree joint."""
-        if joint in self.topo.chords:
-            names = [n for n in self.eom.constraint_names if n.rpartition(".")[0] == joint]
-            lam = ", ".join(r"\lambda_{" + _tex_name(n) + "}" for n in names) or "0"
-            return [_tex_var(r"\mathbf{R}", joint) + r" &= -\mathbf{F}_{" + _tex_name(joint)
-                    + r"}\ \text{from its multipliers}\ (" + lam + ")"]
-        cut = self.topo.fundamental_cutset(joint)[1:]
-        return [_tex_var(r"\mathbf{R}", joint) + r" &= -\mathbf{F}_{" + _tex_name(joint) + "} = "
-                + _signed_sum(r"\mathbf{F}", [(c, s) for c, s in cut])]
-
-    def reactions(self) -> str:
-        joints = self.joints()
-        if not joints:
-            return "<p>The mechanism has no joints.</p>"
-        rows = [row for j in joints for row in self.reaction_rows(j)]
-        out = ("<p>The reaction of a joint is the force its tail body applies to its head "
-               "body, <b>R</b> = −<b>F</b> (and the torque about the head point). A cut joint's "
-               "comes from its multipliers λ; a tree joint's from its cutset equation, with "
-               "the chords' through variables from their terminal equations "
-               "(<b>F</b> = m(<b>r</b>'' − <b>g</b>) for a body):</p>"
-               + _math(_aligned(rows), ""))
-        samples = self.reaction_samples()
-        if samples:
-            out += self.reaction_table(samples)
-            out += _figure(self.reaction_plot(list(samples)[:REACTION_PLOT_JOINTS]),
-                           "Magnitudes of the reaction forces on the joints' head bodies (the "
-                           "table gives their components in world axes).")
-        elif self.res is not None:
-            out += '<p class="note">No reactions in the results (gears or racks share the ' \
-                   "tooth force with the axles in a way the cutsets do not hold).</p>"
-        return out
-
-    def reaction_plot(self, joints: list[str]) -> str:
-        from .numerics.result import Result
-
-        res = self.res
-        series = {f"|{j}.reaction|": np.linalg.norm(np.asarray(res[f"{j}.reaction"], dtype=float),
-                                                    axis=1) for j in joints}
-        return _plot(Result(res.t, series), list(series),
-                     units={name: ("force", "N") for name in series})
-
-    def reaction_table(self, samples: dict[str, dict]) -> str:
-        def format_number(x: float) -> str:
-            return f"{x:.6g}"
-
-        axes = "xy" if self.planar else "xyz"
-        torque_axes = [""] if self.planar else list("xyz")
-        head = ("<tr><th>joint</th><th>t [s]</th>"
-                + "".join(f"<th>R<sub>{a}</sub> [N]</th>" for a in axes)
-                + "".join(f"<th>T{('<sub>' + a + '</sub>') if a else ''} [N·m]</th>"
-                          for a in torque_axes) + "</tr>")
-        rows = []
-        for joint, data in samples.items():
-            for k, time in enumerate(data["t"]):
-                cells = [format_number(time)] + [format_number(v) for v in data["force"][k]] \
-                    + [format_number(v) for v in data["torque"][k]]
-                rows.append(f'<tr data-joint="{html.escape(joint)}"><th>{html.escape(joint)}</th>'
-                            + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-        return ('<p>Reactions at five instants of the simulation:</p><figure class="fit">'
-                '<table class="listing" id="reaction-table">' + head + "".join(rows)
-                + "</table></figure>")
-
-    # -- the explorer's details of each edge -----------------------------------------------
-    def details(self) -> list[dict]:
-        from .teaching import text
-
-        constraints: dict[str, list] = {}
-        if self.eom.constraint_names:
-            exprs = [None] * len(self.eom.constraint_names) if self.large \
-                else list(self.eom.constraints)
-            for name, expr in zip(self.eom.constraint_names, exprs):
-                tex = r"\Phi_{" + _tex_name(name) + "} = " + (
-                    self.expression(expr) if expr is not None else r"\dots")
-                plain = text(expr) if expr is not None else ""
-                constraints.setdefault(name.rpartition(".")[0], []).append([name, tex, plain])
-        samples = self.reaction_samples()
-        out = []
-        for edge in self.topo.edges:
-            element = self.net.element(edge)
-            item: dict[str, Any] = {"kind": _kind(element),
-                                    "terminal": _aligned(self.terminal_rows(element))}
-            if edge in self.topo.branches:
-                item["coordinates"] = self.branch_coordinates(edge)
-                item["cutset"] = _aligned(self.cutset_rows(edge))
-            else:
-                item["constraints"] = constraints.get(edge, [])
-                item["circuit"] = _aligned(self.circuit_rows(edge))
-            if element.is_joint:
-                item["reaction"] = _aligned(self.reaction_rows(edge))
-                if edge in samples:
-                    item["samples"] = samples[edge]
-            out.append(item)
-        return out
-
-
-#: How coordinates of each kind are written (the subscript is the owner's name).
-_COORDINATE_TEX = {"angle": r"\theta", "angle1": r"\theta_1", "angle2": r"\theta_2",
-                   "distance": "s", "x": "x", "y": "y", "z": "z", "dx": r"\Delta x",
-                   "dy": r"\Delta y", "dz": r"\Delta z"}
-
-
-def _kind(element) -> str:
-    """An element's kind in words: ``"revolute joint"``, ``"body"``, ``"arm"``."""
-    if element.tree_role == "mass":
-        return "body (mass element)"
-    if element.tree_role == "arm":
-        return "arm"
-    name = type(element).__name__.removeprefix("Spatial")
-    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).lower()
-    return words + (" joint" if element.is_joint and "joint" not in words else "")
-
-
-def _tex_name(label: Any) -> str:
-    """A name in upright LaTeX with LaTeX's special characters escaped."""
-    from .teaching import name_tex
-
-    return name_tex(label)
-
-
-def _tex_words(words: str) -> str:
-    """Words for ``\\text{...}`` with LaTeX's special characters escaped."""
-    from .names import visible
-
-    special = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
-               "#": r"\#", "%": r"\%", "_": r"\_", "~": r"\textasciitilde{}",
-               "^": r"\textasciicircum{}"}
-    return "".join(special.get(c, c) for c in visible(words))
-
-
-def _tex_var(symbol: str, edge: str) -> str:
-    return f"{symbol}_{{{_tex_name(edge)}}}"
-
-
-def _signed_sum(symbol: str, terms: list[tuple[str, int]]) -> str:
-    """``a_x - a_y + ...`` for ``(edge, sign)`` terms; ``0`` when there are none."""
-    out = ""
-    for edge, sign in terms:
-        var = _tex_var(symbol, edge)
-        out += ("- " if sign < 0 else ("+ " if out else "")) + var + " "
-    return out.strip() or "0"
-
-
-def _one_line(rows: list[str]) -> str:
-    """Rows ``lhs &= rhs`` side by side on one line, apart by a quad."""
-    return r",\quad ".join(row.replace("&", "", 1) for row in rows) or r"\text{none}"
-
-
-def _aligned(rows: list[str]) -> str:
-    """Rows ``lhs &= rhs`` (or ``&heading``) as an ``aligned`` block, long rows broken."""
-    if not rows:
-        return r"\text{none}"
-    return break_rows("\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}",
-                      FORMULA_WIDTH)
-
-
-def _terminal_rows(element, planar: bool) -> list[str]:
-    """The terminal equations of a vector-network element as LaTeX rows."""
-    from .teaching import latex
-
-    F, T = _tex_var(r"\mathbf{F}", element.name), _tex_var(r"\mathbf{T}", element.name)
-    dr = _tex_var(r"\delta\mathbf{r}", element.name)
-    dth = _tex_var(r"\delta\theta", element.name)
-    R = _tex_var("R", element.name)
-    name = type(element).__name__.removeprefix("Spatial")
-    if element.tree_role == "mass":
-        if planar:
-            return [F + r" &= m(\ddot{\mathbf{r}} - \mathbf{g}),\quad m = " + latex(element.m),
-                    _tex_var("T", element.name) + r" &= J\ddot{\theta},\quad J = "
-                    + latex(element.J)]
-        J = element.J
-        inertia = (r"\mathrm{diag}(" + ", ".join(latex(J[i, i]) for i in range(3)) + ")"
-                   if J.is_diagonal() else latex(J))
-        return [F + r" &= m(\ddot{\mathbf{r}} - \mathbf{g}),\quad m = " + latex(element.m),
-                T + r" &= J\dot{\boldsymbol{\omega}} + \boldsymbol{\omega} \times J"
-                r"\boldsymbol{\omega},\quad J = A J_b A^{T},\ J_b = " + inertia]
-    if element.tree_role == "arm":
-        rho = "(" + r",\ ".join(latex(v) for v in element.rho) + ")^{T}"
-        return [dr + r" &= " + (r"R(\theta_{\mathrm{tail}})" if planar else r"A_{\mathrm{tail}}")
-                + r"\,\boldsymbol{\rho},\ \boldsymbol{\rho} = " + rho,
-                (dth + " &= 0") if planar else (R + " &= 1")]
-    if element.is_joint:
-        workless = (r"\mathbf{F}\cdot\delta\dot{\mathbf{r}} + T\,\delta\dot{\theta} = 0"
-                    if planar else r"\mathbf{F}\cdot\delta\dot{\mathbf{r}} + \mathbf{T}\cdot"
-                    r"\boldsymbol{\omega}_{\mathrm{rel}} = 0")
-        rows: list[str] | None = None
-        if name == "Revolute":
-            rows = [dr + " &= 0",
-                    (dth + r" &= \theta_{" + _tex_name(element.name) + "}") if planar
-                    else (R + r" &= \mathrm{Rot}(\mathbf{a}, \theta) R_0"),
-                    (_tex_var("T", element.name) + " &= 0") if planar
-                    else (r"\mathbf{a}\cdot" + T + " &= 0")]
-        elif name == "Spherical":
-            rows = [dr + " &= 0", R + r" &= R(q_w, q_x, q_y, q_z)", T + " &= 0"]
-        elif name == "Prismatic":
-            rows = [dr + r" &= s\,\mathbf{e}",
-                    (dth + " &= " + latex(element.angle0)) if planar else (R + " &= R_0"),
-                    r"\mathbf{e}\cdot" + F + " &= 0"]
-        elif name == "Weld":
-            rows = [dr + " &= 0",
-                    (dth + " &= " + latex(element.angle0)) if planar else (R + " &= R_0")]
-        if rows is not None:
-            return rows
-        coords = ", ".join(element.coordinates) or "none"
-        return [r"&\text{" + _tex_words(f"coordinates as a branch: {coords}") + "}",
-                r"&\text{workless: }" + workless]
-    through = _through(element, planar)
-    if through is not None:
-        force, torque = through
-        rows = []
-        if force is not None:
-            rows.append(F + " &= " + force)
-        if torque is not None:
-            rows.append((_tex_var("T", element.name) if planar else T) + " &= " + torque)
-        return rows
-    return [r"&\text{" + _tex_words("a constraint: its rows are those of Phi it brings as a "
-                                    "chord") + "}"]
-
-
-def _through(element, planar: bool) -> tuple[str | None, str | None] | None:
-    """LaTeX of a force element's force and torque laws in its own across variables, or
-    ``None`` when it has none."""
-    import sympy
-
-    from .elements.base import t
-    from .teaching import latex
-
-    def shown(value) -> str | None:
-        value = sympy.sympify(value)
-        if isinstance(value, sympy.MatrixBase):
-            if all(v == 0 for v in value):
-                return "0"
-            return r"\begin{pmatrix}" + r" \\ ".join(latex(v) for v in value) + r"\end{pmatrix}"
-        return latex(value)
-
-    try:
-        if planar:
-            dx, dy, dth, vx, vy, w, a = sympy.symbols(
-                "delta_x delta_y delta_theta deltadot_x deltadot_y deltadot_theta theta_tail",
-                real=True)
-            law = element.through_in_frame(sympy.Matrix([dx, dy]), dth, sympy.Matrix([vx, vy]),
-                                           w, a, t)
-        else:
-            dr = sympy.Matrix(sympy.symbols("delta_x delta_y delta_z", real=True))
-            v = sympy.Matrix(sympy.symbols("deltadot_x deltadot_y deltadot_z", real=True))
-            pose = {"dr": dr, "v": v, "R_tail": sympy.MatrixSymbol("A_tail", 3, 3),
-                    "R_head": sympy.MatrixSymbol("A_head", 3, 3),
-                    "omega_tail": sympy.Matrix(sympy.symbols("omega_x omega_y omega_z")),
-                    "omega_head": sympy.Matrix(sympy.symbols("omega_x omega_y omega_z")),
-                    "joint": (*sympy.symbols("theta thetadot", real=True),
-                              sympy.Matrix(sympy.symbols("a_x a_y a_z")))}
-            law = element.through(pose, t)
-    except (TypeError, AttributeError, KeyError, ValueError, NotImplementedError):
-        return None
-    if law is None:
-        return None
-    force, torque = law
-    return shown(force), shown(torque)
-
-
-def _energy_figure(res) -> str:
-    """The total energy against time; when it changes by less than a millionth of its
-    size (a conservative motion), its change from the initial value, the base stated."""
-    from .numerics.result import Result
-
-    energy = np.asarray(res["energy"], dtype=float)
-    if not len(energy):
-        return ""
-    base = float(energy[0])
-    spread = float(np.max(energy) - np.min(energy))
-    if spread > 1e-6 * max(abs(base), 1e-300):
-        return _figure(_plot(res, ["energy"]), "Total energy.")
-    change = Result(res.t, {"energy change": energy - base})
-    return _figure(_plot(change, ["energy change"],
-                         units={"energy change": ("energy - E(0)", "J")}),
-                   f"Total energy less its initial value E(0) = {base:.10g} J (the motion "
-                   "conserves energy: what is left is the integrator's error).")
 
 
 def _diagram(system: Network | Mechanism, topo) -> tuple[str, bool]:
@@ -957,10 +439,10 @@ def _diagram(system: Network | Mechanism, topo) -> tuple[str, bool]:
         picture = svg(system, tree=list(topo.branches), edge_ids="index", title="")
     except GraphvizTimeoutError as exc:
         return f'<p class="note">The diagram is left out: {html.escape(str(exc))}</p>', False
-    return _figure(picture, "Tree branches solid, chords dashed."), bool(_safe_svg(picture))
+    return figure(picture, "Tree branches solid, chords dashed."), bool(safe_svg(picture))
 
 
-def _explorer(net: Network, topo, mechanism: _MechanismListing | None = None) -> str:
+def _explorer(net: Network, topo, mechanism: MechanismListing | None = None) -> str:
     """The tree explorer's controls and data; the page's script runs it on the diagram.
     A mechanism's explorer shows what the report derives for each edge of the formulation's
     tree and, for a tree swapped to, the coordinates its branches bring."""
@@ -1031,7 +513,7 @@ def _topology(topo, path: bool = False) -> str:
                     "nodes; +1 where the branch is on the tree path from the datum to the node "
                     "and points away from the datum, -1 where it points toward it)",
                     topo.path) if path else ""
-    return _section(
+    return section(
         "Topology",
         _matrix("Incidence matrix [IN]", topo.incidence)
         + _matrix("Reduced incidence matrix [A] "
@@ -1042,11 +524,6 @@ def _topology(topo, path: bool = False) -> str:
         + _matrix("Fundamental cutset matrix [CU] = [1 | A<sub>c</sub>]", topo.cutset)
         + _matrix("Fundamental circuit matrix [CI] = [B<sub>t</sub> | 1]", topo.circuit)
         + paths)
-
-
-def _section(title: str, content: str) -> str:
-    kind = ' class="explorer"' if title == "Tree explorer" else ""
-    return f"<section{kind}><h2>{html.escape(title)}</h2>{content}</section>"
 
 
 def _matrix(caption: str, m: LabeledMatrix) -> str:
@@ -1065,9 +542,9 @@ def _matrix(caption: str, m: LabeledMatrix) -> str:
     if len(blocks) > MATRIX_BLOCK_LIMIT:   # long labels: a table sets faster and reads as well
         return _table(caption, m)
     if len(blocks) == 1:
-        return f"<p>{caption}</p>" + _math(latex(m, brackets=True), str(m))
+        return f"<p>{caption}</p>" + math_block(latex(m, brackets=True), str(m))
     return (f"<p>{caption}, in {len(blocks)} blocks of columns:</p>"
-            + "".join(_math(latex(b, brackets=True), str(b)) for b in blocks))
+            + "".join(math_block(latex(b, brackets=True), str(b)) for b in blocks))
 
 
 def _table(caption: str, m: LabeledMatrix) -> str:
@@ -1111,7 +588,7 @@ def _equations(obj: Any) -> str:
                 "than this page typesets (the equations command prints it); its summary:</p>")
         tex = latex(obj, summary=True)
     matrices = _labelled_state_matrices(obj) if linear and not note else ""
-    return note + _math(break_rows(tex, FORMULA_WIDTH), "") + matrices
+    return note + math_block(break_rows(tex, FORMULA_WIDTH), "") + matrices
 
 
 def _labelled_state_matrices(ss: StateSpace) -> str:
@@ -1137,99 +614,7 @@ def _labelled_state_matrices(ss: StateSpace) -> str:
                                lambda x: tex_width(latex(x)))
         for k, block in enumerate(blocks):
             lhs = name if len(blocks) == 1 else f"{name}_{{[{k + 1}]}}"
-            out.append(_math(f"{lhs} = " + latex(block, brackets=True), str(block)))
+            out.append(math_block(f"{lhs} = " + latex(block, brackets=True), str(block)))
     return ("<p>The matrices, rows and columns labelled (rows of A and B: the state "
             "equations; of C and D: the outputs):</p>" + "".join(out) if out else "")
 
-
-def _math(tex: str, listing: str) -> str:
-    """A display formula: the LaTeX ``tex`` as the text of a ``pre.tex`` element, which
-    the page's script typesets (the source is what shows without scripts), or the plain
-    text ``listing`` when ``tex`` is too long to typeset quickly."""
-    if len(tex) > LATEX_LIMIT:
-        return f"<pre>{html.escape(listing)}</pre>"
-    return f'<pre class="tex">{html.escape(tex, quote=False)}</pre>'
-
-
-# -- SVG: parsed and written again with drawing elements only -----------------------------
-_SVG = "http://www.w3.org/2000/svg"
-_XLINK = "http://www.w3.org/1999/xlink"
-#: What Graphviz, matplotlib and :func:`vecnet.picture.animation_svg` draw with; other
-#: elements (metadata, foreignObject, script, set, iframe ...) are left out with everything
-#: inside them.
-_SVG_ELEMENTS = frozenset(
-    "svg g defs title desc path polygon polyline ellipse circle rect line text tspan "
-    "clipPath use style a animate".split())
-#: The attributes an ``<animate>`` may change: geometry only (animating a link's target
-#: or an event attribute would be a way to run code).
-_ANIMATED = frozenset("points cx cy r x y x1 y1 x2 y2 width height opacity".split())
-
-
-def _safe_svg(svg_text: str) -> str:
-    """The ``<svg>`` element of ``svg_text`` without comments, processing instructions,
-    elements outside :data:`_SVG_ELEMENTS`, event handlers (``on...``), or links other
-    than to a fragment of the picture itself (``#id``); ``""`` if it does not parse."""
-    try:
-        root = ET.fromstring(svg_text.encode("utf-8", "backslashreplace"))
-    except ET.ParseError:
-        return ""
-    if root.tag != f"{{{_SVG}}}svg":
-        return ""
-    _clean_svg(root)
-    root.set("xmlns", _SVG)
-    root.set("xmlns:xlink", _XLINK)
-    out: list[str] = []
-    _write_svg(root, out)
-    return "".join(out)
-
-
-def _clean_svg(element: ET.Element) -> None:
-    for child in list(element):
-        namespace, _, local = child.tag.rpartition("}")
-        if namespace != "{" + _SVG or local not in _SVG_ELEMENTS or (
-                local == "animate" and child.get("attributeName") not in _ANIMATED):
-            element.remove(child)
-        else:
-            _clean_svg(child)
-    for key in list(element.attrib):
-        namespace, _, local = key.rpartition("}")
-        value = element.attrib[key]
-        keep = (namespace in ("", "{" + _XLINK) and not local.lower().startswith("on")
-                and (local != "href" or value.startswith("#")))
-        if not keep:
-            del element.attrib[key]
-
-
-def _write_svg(element: ET.Element, out: list[str]) -> None:
-    """Serialize a cleaned SVG tree as HTML-embeddable markup: unprefixed SVG element names
-    (the HTML parser knows no namespaces), ``xlink:`` attributes, everything escaped.
-    (ElementTree's own writer would either prefix the elements or refuse the
-    unqualified attributes.)"""
-    tag = element.tag.rpartition("}")[2]
-    attributes = "".join(
-        f' {("xlink:" if key.startswith("{" + _XLINK) else "") + key.rpartition("}")[2]}'
-        f'="{html.escape(value)}"' for key, value in element.attrib.items())
-    out.append(f"<{tag}{attributes}>{html.escape(element.text or '', quote=False)}")
-    for child in element:
-        _write_svg(child, out)
-    out.append(f"</{tag}>{html.escape(element.tail or '', quote=False)}")
-
-
-def _figure(svg_text: str, caption: str) -> str:
-    picture = _safe_svg(svg_text) or '<p class="note">(The picture could not be embedded.)</p>'
-    return f"<figure>{picture}<figcaption>{html.escape(caption)}</figcaption></figure>"
-
-
-def _plot(res, names, units: Any = None) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig = res.plot(names, units=units).figure
-    try:
-        buffer = io.StringIO()
-        fig.savefig(buffer, format="svg", bbox_inches="tight")
-    finally:
-        plt.close(fig)
-    return buffer.getvalue()
