@@ -95,7 +95,7 @@ def read_system(doc: Mapping, scope: Scope) -> Model:
     """
     from ..formulation.coupled import System
 
-    scope = _NumericScope({k: v for k, v in scope.values.items()})
+    scope = _NumericScope(scope.values)
     part = doc["mechanism"]
     for key in part:
         if key not in _MECHANISM_KEYS:
