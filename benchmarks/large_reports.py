@@ -10,7 +10,7 @@
 Each ``vecnet report`` and ``vecnet equations`` runs in a process of its own (``python -m
 vecnet.cli``), timed from start to exit (imports included) with a timeout. Above a size,
 both print a summary (sizes, sparsity, names, the first equations; see
-:mod:`vecnet.teaching`) instead of every entry of the large matrices and expressions.
+:mod:`vecnet.output.teaching`) instead of every entry of the large matrices and expressions.
 Targets: the ladder's report in under 10 s, the 30-body chain's in under 30 s.
 
 Usage: ``python benchmarks/large_reports.py [--ladder 1000] [--chains 10,30,100]

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 import vecnet as vn
-from vecnet.rotations import quaternion_matrix
+from vecnet.core.rotations import quaternion_matrix
 
 G = 9.81
 

@@ -12,6 +12,7 @@ import sympy
 
 import vecnet as vn
 from vecnet.cli import main
+from vecnet.core import bounds
 from vecnet.numerics import multibody as mb
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "models"
@@ -73,8 +74,8 @@ def evaluations(monkeypatch):
     """Counts every evaluation of a simulation's right-hand side (each goes through its
     Watch)."""
     calls = []
-    watch = vn.bounds.Watch.__call__
-    monkeypatch.setattr(vn.bounds.Watch, "__call__",
+    watch = bounds.Watch.__call__
+    monkeypatch.setattr(bounds.Watch, "__call__",
                         lambda self, *a: (calls.append(a[0]), watch(self, *a))[1])
     return calls
 
@@ -165,7 +166,7 @@ class Clock:
 
 def test_code_written_in_python_has_no_wall_clock_bound_unless_asked(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr(vn.bounds, "_clock", clock)
+    monkeypatch.setattr(bounds, "_clock", clock)
     pendulum().simulate(2.0, velocities={"pin.angle": 2.0})
     rc().simulate((0, 10))
     assert clock.now > 120 * 3                             # the watches read the clock
@@ -175,7 +176,7 @@ def test_code_written_in_python_has_no_wall_clock_bound_unless_asked(monkeypatch
 
 
 def test_model_files_and_netlists_run_under_the_wall_clock(monkeypatch, tmp_path):
-    monkeypatch.setattr(vn.bounds, "_clock", Clock())
+    monkeypatch.setattr(bounds, "_clock", Clock())
     with pytest.raises(vn.SimulationError, match=r"after 20 s \(file_seconds\)"):
         vn.load_model(EXAMPLES / "pendulum.json").simulate()
     net = vn.load_netlist(EXAMPLES / "rc_filter.cir")
@@ -186,7 +187,7 @@ def test_model_files_and_netlists_run_under_the_wall_clock(monkeypatch, tmp_path
 
 
 def test_the_command_line_answers_a_file_within_its_wall_clock(monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(vn.bounds, "_clock", Clock())
+    monkeypatch.setattr(bounds, "_clock", Clock())
     out = tmp_path / "x.csv"
     assert main(["simulate", str(EXAMPLES / "pendulum.json"), "-o", str(out)]) == 2
     error = capsys.readouterr().err
@@ -211,30 +212,30 @@ def test_oscillations_are_counted_from_the_signal():
     t = vn.t
     # 10 kHz for 1 s is 10^4 periods: within the default bound, refused under a bound of 10^3
     signal = 2 * sympy.sin(2 * sympy.pi * 1e4 * t + 0.3)
-    vn.bounds.check_oscillation("V.across", signal, 1.0)
+    bounds.check_oscillation("V.across", signal, 1.0)
     with vn.limits(max_cycles=1e3), pytest.raises(vn.ModelError, match="10000 periods"):
-        vn.bounds.check_oscillation("V.across", signal, 1.0)
+        bounds.check_oscillation("V.across", signal, 1.0)
     # a periodic pulse counts its periods too
     pulse = vn.io.spice.pulse(0, 1, 0, 1e-9, 1e-9, 1e-6, 2e-6)
     with pytest.raises(vn.ModelError, match="500000 periods"):
-        vn.bounds.check_oscillation("V.across", pulse, 1.0)
+        bounds.check_oscillation("V.across", pulse, 1.0)
     # a delayed sine (behind a Heaviside) and a chirp: the phase travelled over the span
     delayed = vn.io.spice.sine(0, 1, 1e6, td=0.5)          # 1 MHz from t = 0.5 s on
     with pytest.raises(vn.ModelError, match="500000 periods"):
-        vn.bounds.check_oscillation("V.across", delayed, (0.0, 1.0))
+        bounds.check_oscillation("V.across", delayed, (0.0, 1.0))
     chirp = sympy.cos(2 * sympy.pi * 1e6 * t ** 2)          # 1e6 t^2 periods by time t
     with pytest.raises(vn.ModelError, match="1e\\+06 periods"):
-        vn.bounds.check_oscillation("V.across", chirp, (0.0, 1.0))
-    vn.bounds.check_oscillation("V.across", chirp, (0.0, 0.1))   # 10^4 periods
+        bounds.check_oscillation("V.across", chirp, (0.0, 1.0))
+    bounds.check_oscillation("V.across", chirp, (0.0, 0.1))   # 10^4 periods
 
 
 def test_an_error_raised_after_an_interrupt_is_the_interrupt():
     # compiled code interrupted by Ctrl-C may return an error of its own (numba: a
     # SystemError "returned a result with an exception set"); the user interrupted
     with pytest.raises(KeyboardInterrupt):
-        with vn.bounds.interruptible():
-            vn.bounds._interrupted.set(True)   # as the SIGINT handler does
+        with bounds.interruptible():
+            bounds._interrupted.set(True)   # as the SIGINT handler does
             raise SystemError("returned a result with an exception set")
     with pytest.raises(ValueError):             # without an interrupt, errors stay errors
-        with vn.bounds.interruptible():
+        with bounds.interruptible():
             raise ValueError("not an interrupt")

@@ -1,4 +1,4 @@
-"""Diagrams (vecnet.draw) and teaching output (vecnet.teaching).
+"""Diagrams (vecnet.output.draw) and teaching output (vecnet.output.teaching).
 
 The pictures are checked by parsing the SVG that Graphviz writes: every edge
 is a ``<g class="edge">`` holding a ``<title>`` ("tail->head"), the path (with
@@ -18,8 +18,8 @@ import pytest
 import sympy
 
 import vecnet as vn
-from vecnet.draw import DOMAIN_COLOURS, GraphvizError, OutputError, svg
 from vecnet.elements.planar import Arm
+from vecnet.output.draw import DOMAIN_COLOURS, GraphvizError, OutputError, svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' not installed")
@@ -431,7 +431,7 @@ def test_a_slow_dot_is_stopped(monkeypatch, tmp_path):
     import importlib
     import time
 
-    draw = importlib.import_module("vecnet.draw")  # (vecnet.draw is also the function)
+    draw = importlib.import_module("vecnet.output.draw")  # (vecnet.draw is also the function)
     monkeypatch.setattr(draw, "DOT_TIMEOUT", 0.2)
     # a ladder of 60 stages with the default layout effort takes seconds (the bound on the
     # effort for large graphs is what makes it fast, so it is taken off here)
@@ -457,7 +457,7 @@ def test_large_graphs_get_a_bounded_layout_effort():
 def test_reports_of_large_networks_leave_the_diagram_out(monkeypatch):
     import importlib
 
-    report = importlib.import_module("vecnet.report")
+    report = importlib.import_module("vecnet.output.report")
     monkeypatch.setattr(report, "DIAGRAM_EDGE_LIMIT", 10)
     page = report.report(rc_ladder(6), simulate=False)
     assert "The diagram is left out: 13 edges, more than 10" in page

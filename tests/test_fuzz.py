@@ -68,9 +68,10 @@ import vecnet as vn
 from test_output_escaping import allow_any_name, hostile_mechanism, hostile_network
 from test_report_browser import CHROMIUM, chromium
 from test_report_xss import Page, injected
+from vecnet.build.model import Model
+from vecnet.core.names import name_problem
 from vecnet.elements.base import Kind
 from vecnet.io.network_reader import ELEMENT_TYPES
-from vecnet.model import Model
 
 EXAMPLES = Path(__file__).parent.parent / "examples" / "models"
 BUNDLED = {p.stem: json.loads(p.read_text(encoding="utf-8"))
@@ -119,7 +120,7 @@ ANY_TEXT = st.text(max_size=20)
 GOOD_NAMES = st.one_of(VALID, VALID, st.sampled_from(["θ", "ω_1", "é", "漢字", "ß", "0", "n001",
                                                       "x" * 64, "Ω_2", "t", "e", "pi", "sin",
                                                       "energy", "gnd", "ground_", "_"]),
-                       UNICODE.filter(lambda n: vn.names.name_problem(n) is None))
+                       UNICODE.filter(lambda n: name_problem(n) is None))
 #: mostly names the policy accepts (so that the case goes on), the rest hostile
 NAMES = st.one_of(GOOD_NAMES, GOOD_NAMES, st.sampled_from(XSS + LOOKALIKES + ODD), UNICODE,
                   ANY_TEXT)
@@ -760,7 +761,7 @@ def _baseline_markup() -> tuple[set, set]:
     import importlib
     from unittest import mock
 
-    report_module = importlib.import_module("vecnet.report")
+    report_module = importlib.import_module("vecnet.output.report")
     tags, attributes = set(NAME_MATHML), set()
     for stem, cells in (("rlc", 0), ("motor_pump", None), ("pendulum", None), ("fourbar", None)):
         # large matrices are tables: the first page shows every matrix as one

@@ -8,9 +8,9 @@ import pytest
 import sympy
 
 import vecnet as vn
+from vecnet.build.model import Model
 from vecnet.errors import ModelFileError
 from vecnet.io import load_model, save_model
-from vecnet.model import Model
 
 s = vn.s
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import vecnet as vn
+from vecnet.build.network import connectivity_problems, warn_connectivity
 from vecnet.errors import VecnetWarning
-from vecnet.network import connectivity_problems, warn_connectivity
 
 ROOT = Path(__file__).parent.parent
 MODELS = ROOT / "examples" / "models"

@@ -1,4 +1,4 @@
-"""The name policy of vecnet.names, applied alike by the Python API and the readers.
+"""The name policy of vecnet.core.names, applied alike by the Python API and the readers.
 
 Facts from outside the code: Unicode's NFKC normalisation folds mathematical bold 𝐑
 (U+1D411), full-width Ｒ (U+FF32), the ligature ﬁ (U+FB01) and superscript ² into
@@ -12,7 +12,7 @@ import unicodedata
 import pytest
 
 import vecnet as vn
-from vecnet.names import MAX_NAME_LENGTH, check_name, check_node, name_problem
+from vecnet.core.names import MAX_NAME_LENGTH, check_name, check_node, name_problem
 
 ACCEPTED = ["R1", "C_load", "_x", "n001", "0", "9a", "θ", "ωn", "é", "Ω2", "x" * MAX_NAME_LENGTH]
 REFUSED = {

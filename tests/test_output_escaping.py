@@ -1,6 +1,6 @@
 """Outputs escape what they embed, whatever the names hold (issue 10, no browser needed).
 
-The name policy (:mod:`vecnet.names`) refuses such names at input; these tests
+The name policy (:mod:`vecnet.core.names`) refuses such names at input; these tests
 switch it off (:func:`allow_any_name`) because every output must be safe on its
 own. The facts are checked from outside the code: the SVG that Graphviz writes is
 parsed as XML and its elements and attributes listed, the LaTeX is split into
@@ -17,12 +17,12 @@ import pytest
 import sympy
 
 import vecnet as vn
-from vecnet.draw import svg, to_dot
+from vecnet.build.model import Model
 from vecnet.elements.base import Symbol
-from vecnet.html_pieces import math_block as _math
-from vecnet.model import Model
-from vecnet.report import report
-from vecnet.teaching import latex
+from vecnet.output.draw import svg, to_dot
+from vecnet.output.html_pieces import math_block as _math
+from vecnet.output.report import report
+from vecnet.output.teaching import latex
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}"
@@ -56,7 +56,7 @@ FORMULABLE = [n for n in HOSTILE if not any(0xD800 <= ord(c) <= 0xDFFF for c in 
 def allow_any_name(monkeypatch: pytest.MonkeyPatch) -> None:
     """Switch off the name checks at input, so that outputs can be tested with any name.
 
-    The checks of :mod:`vecnet.names` are imported by name into the modules that use
+    The checks of :mod:`vecnet.core.names` are imported by name into the modules that use
     them, so every vecnet module's reference is replaced.
     """
     def accept(name, *args, **kwargs):

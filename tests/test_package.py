@@ -25,9 +25,9 @@ def test_public_names_resolve_and_the_draw_and_report_functions_stay_functions()
     for name in vn.__all__:
         assert getattr(vn, name) is not None, name
     # the modules of the same names, however late they are imported, do not replace them
-    assert importlib.import_module("vecnet.draw").draw is vn.draw
-    assert importlib.import_module("vecnet.report").report is vn.report
-    assert importlib.import_module("vecnet.picture").picture is vn.picture
+    assert importlib.import_module("vecnet.output.draw").draw is vn.draw
+    assert importlib.import_module("vecnet.output.report").report is vn.report
+    assert importlib.import_module("vecnet.output.picture").picture is vn.picture
     assert callable(vn.draw) and callable(vn.report) and callable(vn.picture)
     assert {"Network", "Resistor", "planar", "spatial", "limits"} <= set(dir(vn))
 

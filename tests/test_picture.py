@@ -1,4 +1,4 @@
-"""Pictures and animations of planar and spatial mechanisms (vecnet.picture).
+"""Pictures and animations of planar and spatial mechanisms (vecnet.output.picture).
 
 The drawn points are checked against positions worked out here: the four-bar's by
 forward kinematics from its joint angles and the link lengths of its model file, a

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import vecnet as vn  # noqa: E402
-from vecnet.domains import unit_text  # noqa: E402
+from vecnet.core.domains import unit_text  # noqa: E402
 from vecnet.numerics.result import Result  # noqa: E402
 
 MODELS = Path(__file__).parent.parent / "examples" / "models"

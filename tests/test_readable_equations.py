@@ -1,4 +1,4 @@
-"""Mechanism equations in the recursive Newton–Euler form (vecnet.recursion, vn.latex/vn.text).
+"""Mechanism equations in the recursive Newton–Euler form (vecnet.formulation.recursion, vn.latex/vn.text).
 
 The named quantities of the listing are evaluated back, in order, at random states; the
 left-hand sides of its equations of motion must equal ``M u' - Q`` from the compiled
@@ -15,8 +15,8 @@ import sympy
 from scipy.spatial.transform import Rotation
 
 import vecnet as vn
-from vecnet import teaching
-from vecnet.recursion import newton_euler
+from vecnet.formulation.recursion import newton_euler
+from vecnet.output import teaching
 
 sys.path.insert(0, str(Path(__file__).parent))
 from planar_models import four_bar, slider_crank  # noqa: E402

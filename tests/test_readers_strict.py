@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 import vecnet as vn
+from vecnet.build.network import connectivity_problems
 from vecnet.errors import VecnetWarning
 from vecnet.io import expressions
 from vecnet.io.model import model_to_dict
-from vecnet.network import connectivity_problems
 
 BAD = Path(__file__).parent / "data" / "bad_models"
 EXAMPLES = Path(__file__).parent.parent / "examples" / "models"

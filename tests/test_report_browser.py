@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import vecnet as vn
-from vecnet.report import report
+from vecnet.output.report import report
 
 ROOT = Path(__file__).parent.parent
 CHROMIUM = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")

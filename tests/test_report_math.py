@@ -32,7 +32,7 @@ import vecnet as vn
 from test_output_escaping import allow_any_name
 from test_report_browser import CHROMIUM, chromium, console_errors
 from vecnet.io.expressions import parse_expression
-from vecnet.report import report
+from vecnet.output.report import report
 
 ROOT = Path(__file__).parent.parent
 MODELS = ROOT / "examples" / "models"

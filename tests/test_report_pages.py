@@ -32,8 +32,8 @@ import pytest
 import vecnet as vn
 from test_report_browser import CHROMIUM
 from test_tree_explorer import Browser, opened
-from vecnet.pagefit import break_rows, column_blocks, tex_width
-from vecnet.report import report
+from vecnet.output.pagefit import break_rows, column_blocks, tex_width
+from vecnet.output.report import report
 
 ROOT = Path(__file__).parent.parent
 MODELS = ROOT / "examples" / "models"
@@ -318,7 +318,7 @@ def test_the_mechanism_report_shows_the_motion_as_an_animation_without_script():
 
 
 def test_an_animation_that_would_change_a_link_or_a_handler_is_dropped():
-    from vecnet.html_pieces import safe_svg as _safe_svg
+    from vecnet.output.html_pieces import safe_svg as _safe_svg
 
     svg = ('<svg xmlns="http://www.w3.org/2000/svg"><a href="#x"><circle cx="1" cy="1" r="1">'
            '<animate attributeName="cx" values="1;2" dur="1s"/></circle>'

@@ -32,8 +32,13 @@ import sympy
 from test_output_escaping import allow_any_name, hostile_mechanism, hostile_network
 from test_report_browser import CHROMIUM, chromium, console_errors
 from vecnet import latex
-from vecnet.model import Model
-from vecnet.report import _RENDER_SCRIPT, CONTENT_SECURITY_POLICY, content_security_policy, report
+from vecnet.build.model import Model
+from vecnet.output.report import (
+    _RENDER_SCRIPT,
+    CONTENT_SECURITY_POLICY,
+    content_security_policy,
+    report,
+)
 
 ROOT = Path(__file__).parent.parent
 
@@ -62,7 +67,7 @@ PAYLOADS = [
 ]
 #: The page's own scripts (KaTeX and the call that typesets the formulas); any other
 #: script in a page means a name became markup.
-OWN_SCRIPTS = {(ROOT / "vecnet" / "static" / "katex" / "katex.min.js").read_text(encoding="utf-8"),
+OWN_SCRIPTS = {(ROOT / "vecnet" / "output" / "static" / "katex" / "katex.min.js").read_text(encoding="utf-8"),
                _RENDER_SCRIPT}
 #: Elements no report has; any of them in a page means a name became markup.
 INJECTED = {"script", "iframe", "img", "object", "embed", "details", "foreignobject",

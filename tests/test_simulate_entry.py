@@ -26,6 +26,7 @@ from test_friction import slope_into_stop
 from vecnet.formulation.coupled import CoupledModel, System
 from vecnet.formulation.lumped import StateSpace
 from vecnet.formulation.multibody import MechanismEquations
+from vecnet.core import bounds
 from vecnet.formulation.numeric import SparseStateSpace
 from vecnet.io import Model
 from vecnet.numerics.result import Event
@@ -229,13 +230,13 @@ def evaluations(monkeypatch):
     """Counts every evaluation of a simulation's right-hand side or residual (each goes
     through the simulation's Watch), apart from the code under test."""
     calls = []
-    watch = vn.bounds.Watch.__call__
+    watch = bounds.Watch.__call__
 
     def counted(self, *args):
         calls.append(args[0])
         return watch(self, *args)
 
-    monkeypatch.setattr(vn.bounds.Watch, "__call__", counted)
+    monkeypatch.setattr(bounds.Watch, "__call__", counted)
     return calls
 
 

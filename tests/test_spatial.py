@@ -13,7 +13,7 @@ import sympy
 from scipy.spatial.transform import Rotation
 
 import vecnet as vn
-from vecnet.rotations import quaternion_matrix
+from vecnet.core.rotations import quaternion_matrix
 
 sys.path.insert(0, str(Path(__file__).parent))
 from planar_models import four_bar  # noqa: E402

@@ -32,7 +32,7 @@ from sympy.physics.mechanics import (
 )
 
 import vecnet as vn
-from vecnet.rotations import E_matrix
+from vecnet.core.rotations import E_matrix
 
 G = np.array([0.3, -0.4, -9.81])
 RTOL = 1e-10

@@ -14,6 +14,7 @@ import pytest
 
 import vecnet as vn
 from vecnet.formulation.multibody import MechanismEquations
+from vecnet.studies.networks import compile_study
 
 pandas = pytest.importorskip("pandas")
 
@@ -236,7 +237,7 @@ def test_pd_gain_sweep_of_a_coupled_system_matches_the_characteristic_polynomial
 
 
 def test_system_study_pickles_and_simulates():
-    study = vn.studies.compile_study(motor_pendulum(), ["kp"], "simulate", t_end=0.5,
+    study = compile_study(motor_pendulum(), ["kp"], "simulate", t_end=0.5,
                                      outputs=["O.angle"])
     again = pickle.loads(pickle.dumps(study))
     first, second = study.run({"kp": 40.0}), again.run({"kp": 40.0})

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 import vecnet as vn
-from vecnet import teaching
 from vecnet.cli import main
+from vecnet.output import teaching
 
 MODELS = Path(__file__).parent.parent / "examples" / "models"
 SECTIONS = 80       # 80 states, more than SUMMARY_STATES; 161 edges, 322 equations
@@ -108,7 +108,7 @@ def test_a_symbolic_state_space_summary_leaves_out_the_matrices():
 
 
 def test_report_and_equations_of_a_large_ladder_file(tmp_path, monkeypatch, capsys):
-    report_module = importlib.import_module("vecnet.report")   # vn.report is the function
+    report_module = importlib.import_module("vecnet.output.report")   # vn.report is the function
     path = tmp_path / "ladder.cir"
     path.write_text(ladder(), encoding="utf-8")
     monkeypatch.setattr(report_module, "MATRIX_SUMMARY_CELLS", 1000)
@@ -177,7 +177,7 @@ def test_report_of_a_chain_file_keeps_the_simulation(tmp_path, capsys):
 
 
 def test_the_summary_option_is_refused_where_it_means_nothing():
-    from vecnet.draw import OutputError
+    from vecnet.output.draw import OutputError
 
     g = vn.LinearGraph([("R", "a", "b"), ("C", "b", "g"), ("V", "g", "a")])
     with pytest.raises(OutputError, match="unknown option"):

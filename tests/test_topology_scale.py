@@ -5,7 +5,7 @@ vecnet (used when many chords are left to walk) runs, and still small enough for
 dense references written in the test: networkx's oriented incidence matrix (-1 at
 the tail, +1 at the head: McPhee's sign, docs/conventions.md), ``[CU] = A_t^{-1} A``
 and ``P = A_t^{-1}`` by dense numpy solves, ranks by numpy, components by
-networkx, and the name policy of ``vecnet.names``. A 10^5-edge ladder guards
+networkx, and the name policy of ``vecnet.core.names``. A 10^5-edge ladder guards
 against a return to per-edge Python work (its speed is measured by
 ``benchmarks/topology.py``).
 """
@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from networkx.utils import UnionFind
 
 import vecnet as vn
+from vecnet.build.trees import normal_tree
+from vecnet.core.names import check_name, check_node
 from vecnet.elements.base import Kind
 from vecnet.errors import FormulationError, VecnetError
-from vecnet.names import check_name, check_node
-from vecnet.trees import normal_tree
 
 
 @st.composite

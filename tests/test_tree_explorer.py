@@ -39,7 +39,7 @@ import vecnet as vn
 from test_output_escaping import allow_any_name
 from test_reference_topology import E1_CI, E1_CU, E1_TREE
 from test_report_browser import CHROMIUM, FLAGS
-from vecnet.report import CONTENT_SECURITY_POLICY, report
+from vecnet.output.report import CONTENT_SECURITY_POLICY, report
 
 ROOT = Path(__file__).parent.parent
 OFFLINE = ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=socks5://127.0.0.1:9",

@@ -9,7 +9,7 @@ import pytest
 import sympy
 
 import vecnet as vn
-from vecnet import teaching
+from vecnet.output import teaching
 
 MODELS = Path(__file__).resolve().parents[1] / "examples" / "models"
 

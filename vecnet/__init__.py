@@ -12,8 +12,6 @@ the ``vecnet`` command start without loading sympy, scipy, networkx or matplotli
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import Any
 
 from .errors import *  # noqa: F403 - the errors are light, and public as they are
@@ -21,51 +19,38 @@ from .errors import __all__ as _ERRORS
 
 __version__ = "0.1.0"
 
-#: the subpackages and modules reached as attributes
-_MODULES = ("io", "planar", "samples", "spatial")
+#: the subpackages and modules reached as attributes -> where they live
+_MODULES = {"io": "io", "planar": "planar", "samples": "studies.samples", "spatial": "spatial"}
 
 #: public name -> the module that defines it (the elements are the rest, see __getattr__)
 _NAMES = {
     # graphs and topology
-    "LinearGraph": "graph", "Topology": "topology", "LabeledMatrix": "matrix",
-    "check_tree": "topology", "incidence_matrix": "topology", "spanning_forest": "topology",
+    "LinearGraph": "graph.graph", "Topology": "graph.topology", "LabeledMatrix": "graph.matrix",
+    "check_tree": "graph.topology", "incidence_matrix": "graph.topology",
+    "spanning_forest": "graph.topology",
     # domains, elements, networks, mechanisms and coupled systems
-    "Domain": "domains", "DOMAINS": "domains", "domain": "domains",
+    "Domain": "core.domains", "DOMAINS": "core.domains", "domain": "core.domains",
     "EdgeVariables": "elements.base", "Symbol": "elements.base", "t": "elements.base",
-    "Network": "network", "System": "formulation.coupled",
+    "Network": "build.network", "System": "formulation.coupled",
     "Block": "elements.signals", "Gain": "elements.signals",
     "Integrator": "elements.signals", "PID": "elements.signals", "total": "elements.signals",
     "s": "formulation.lumped",
     # simulation of every kind of model, and numeric analyses of linear networks
     "simulate": "numerics.simulation", "operating_point": "numerics.analysis", "frequency_response": "numerics.analysis",
     # parameter studies (pandas when a study runs, Dask when a client is given)
-    "sweep": "studies",
+    "sweep": "studies.networks",
     # output and files
-    "draw": "draw", "to_dot": "draw", "latex": "teaching", "text": "teaching",
-    "newton_euler": "recursion", "picture": "picture", "animate": "picture",
-    "animation_svg": "picture",
-    "Model": "model", "report": "report", "load_model": "io", "save_model": "io",
+    "draw": "output.draw", "to_dot": "output.draw", "latex": "output.teaching",
+    "text": "output.teaching",
+    "newton_euler": "formulation.recursion", "picture": "output.picture",
+    "animate": "output.picture", "animation_svg": "output.picture",
+    "Model": "build.model", "report": "output.report", "load_model": "io", "save_model": "io",
     "model_to_dict": "io",
     "load_netlist": "io", "write_netlist": "io", "parse_expression": "io",
     "format_expression": "io",
     # bounds on the work of one request
-    "Limits": "bounds", "get_limits": "bounds", "limits": "bounds",
+    "Limits": "core.bounds", "get_limits": "core.bounds", "limits": "core.bounds",
 }
-
-class _Package(types.ModuleType):
-    """The package's module type: the modules ``draw``, ``picture`` and ``report`` define a
-    function of their own name, which is what ``vecnet.draw``, ``vecnet.picture`` and
-    ``vecnet.report`` stay, however late the modules are first imported (the modules are
-    in ``sys.modules``)."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in ("draw", "picture", "report") and isinstance(value, types.ModuleType):
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-
 
 def _elements() -> list[str]:
     return list(importlib.import_module(".elements", __name__).__all__)
@@ -73,7 +58,7 @@ def _elements() -> list[str]:
 
 def __getattr__(name: str) -> Any:
     if name in _MODULES:
-        return importlib.import_module(f".{name}", __name__)
+        return importlib.import_module(f".{_MODULES[name]}", __name__)
     if name == "__all__":
         return [*_NAMES, *_elements(), *_MODULES, *_ERRORS]
     module = _NAMES.get(name)

@@ -58,8 +58,8 @@ NETLIST_SUFFIXES = (".cir", ".sp", ".net", ".spice")
 
 
 def _load(path: str, parameters: dict[str, float] | None = None):
+    from .build.model import Model
     from .io import load_model, load_netlist
-    from .model import Model
 
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path}: no such file" if not os.path.exists(path) else
@@ -76,7 +76,7 @@ def _load(path: str, parameters: dict[str, float] | None = None):
 
 def _tran_points(tran) -> int:
     """Output points of a ``.tran`` card: one every ``tstep``, within ``max_points``."""
-    from .bounds import get_limits
+    from .core.bounds import get_limits
 
     wanted = math.floor(tran.stop / tran.step + 1e-9) + 1 if tran.step < tran.stop else 2
     return int(max(2, min(wanted, get_limits().max_points)))
@@ -99,7 +99,7 @@ def _topology(model, tree):
 
 
 def _emit(text: str | bytes, output: str | None) -> str | None:
-    from .report import write_atomically
+    from .output.report import write_atomically
 
     if output is None:
         sys.stdout.write(text if isinstance(text, str) else text.decode())
@@ -109,7 +109,7 @@ def _emit(text: str | bytes, output: str | None) -> str | None:
 
 
 def _matrices(model, args) -> str | None:
-    from .teaching import latex, text
+    from .output.teaching import latex, text
 
     topo = _topology(model, _tree(model, args.tree))
     show = latex if args.format == "latex" else text
@@ -123,15 +123,15 @@ def _matrices(model, args) -> str | None:
 
 
 def _equations(model, args) -> str | None:
-    from .report import shown_state_space
-    from .teaching import latex, text
+    from .output.report import shown_state_space
+    from .output.teaching import latex, text
 
     show = latex if args.format == "latex" else text
     tree = _tree(model, args.tree)
     if model.kind == "network":
         eqs = model.system.equations(tree=tree)
         # in the same symbols as the cutset, circuit and terminal equations above it (with
-        # the parameters' values when the network is large: a summary, see vecnet.teaching);
+        # the parameters' values when the network is large: a summary, see vecnet.output.teaching);
         # with the declared outputs, y = C x + D u follows x' = A x + B u
         outputs = _declared_outputs(model, args)
         ss = shown_state_space(model.system, tree, eqs.order, outputs=outputs,
@@ -159,9 +159,9 @@ def _declared_outputs(model, args) -> list[str]:
 
 def _transfer_functions(model, ss, args) -> str:
     """H(s) from each input to each declared output, in the parameters' symbols and with
-    their values (:func:`vecnet.teaching.transfer_functions`)."""
+    their values (:func:`vecnet.output.teaching.transfer_functions`)."""
     from .formulation.lumped import StateSpace
-    from .teaching import SUMMARY_STATES, transfer_functions
+    from .output.teaching import SUMMARY_STATES, transfer_functions
 
     if not ss.outputs:
         raise ModelError("--transfer-function needs outputs: declare them in the model file "
@@ -180,7 +180,7 @@ def _transfer_functions(model, ss, args) -> str:
 
 
 def _draw(model, args) -> str | None:
-    from .draw import draw, to_dot
+    from .output.draw import draw, to_dot
 
     tree = list(_topology(model, _tree(model, args.tree)).branches)
     fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "dot")
@@ -254,7 +254,7 @@ def _simulate(model, args) -> str | None:
 
 def _points(points: int | None) -> int | None:
     """``--points``, within the bound ``max_points`` in force (``--limit`` may raise it)."""
-    from .bounds import get_limits
+    from .core.bounds import get_limits
 
     limit = get_limits().max_points
     if points is not None and points > limit:
@@ -487,7 +487,7 @@ def _bode_command(model, args) -> str | None:
     if linear.sparse is not None:
         res = frequency_response(linear.sparse, frequencies, outputs=linear.outputs)
     else:
-        from .bounds import get_limits
+        from .core.bounds import get_limits
 
         if len(frequencies) > get_limits().max_points:
             raise ModelError(f"{len(frequencies)} frequencies are more than max_points = "
@@ -595,7 +595,7 @@ def _csv(res, names: Sequence[str]) -> str:
 
 
 def _report(model, args) -> str | None:
-    from .report import report
+    from .output.report import report
 
     output = args.output or "report.html"
     report(model, output, tree=args.tree if args.tree in ("normal", "auto", "joint", "absolute")
@@ -619,7 +619,7 @@ def _fixed(args) -> dict[str, float]:
 
 def _sweep(model, args) -> str | None:
     from .io.spice import parse_value
-    from .studies import sweep
+    from .studies.networks import sweep
 
     options: dict = {}
     if args.analysis == "simulate":
@@ -902,7 +902,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser().parse_args(argv)
     except SystemExit as stop:  # --help, or a usage error already reported in one line
         return int(stop.code or 0)
-    from .bounds import interruptible, limits, untrusted  # numpy: not for --help
+    from .core.bounds import interruptible, limits, untrusted  # numpy: not for --help
 
     where = args.model
     try:

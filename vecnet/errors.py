@@ -105,7 +105,7 @@ class GraphvizError(VecnetError, RuntimeError):
 
 
 class GraphvizTimeoutError(GraphvizError):
-    """The ``dot`` program took longer than :data:`vecnet.draw.DOT_TIMEOUT` and was
+    """The ``dot`` program took longer than :data:`vecnet.output.draw.DOT_TIMEOUT` and was
     stopped."""
 
 

@@ -1,4 +1,5 @@
-"""Elements: the terminal equations of each kind of physical component."""
+"""Stage 2, the elements: parameters in, each component's edges and terminal equations out
+(Element, EdgeVariables), for lumped, transducer, planar and spatial components."""
 
 from .base import Edge, Element, Kind, Parameter
 from .controlled import *  # noqa: F401,F403

@@ -18,10 +18,10 @@ from typing import Any, ClassVar, NamedTuple
 
 import sympy
 
-from ..domains import Domain
-from ..domains import domain as lookup_domain
+from ..core.domains import Domain
+from ..core.domains import domain as lookup_domain
+from ..core.names import check_name
 from ..errors import ModelError, UnknownNameError
-from ..names import check_name
 
 __all__ = ["Kind", "Parameter", "Edge", "EdgeVariables", "Element", "MechanismElement", "Symbol",
            "t", "number_problem"]
@@ -152,7 +152,7 @@ class Element:
     ``R3`` (the element name is the parameter name, or it followed by digits),
     that of parameter ``K`` of element ``motor`` is ``K_motor``.
 
-    The name follows the name policy of :mod:`vecnet.names`. Numbers must be finite and
+    The name follows the name policy of :mod:`vecnet.core.names`. Numbers must be finite and
     not subnormal; the parameters listed in :attr:`positive` (stores and losses) must be
     above zero, unless ``allow_negative=True`` is given, which accepts negative values
     (an equivalent circuit's negative capacitance, a negative resistance of an active

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import sympy
 
+from ..core.names import check_name
 from ..errors import ModelError
-from ..names import check_name
 
 __all__ = ["Block", "Gain", "Integrator", "PID", "total"]
 
@@ -30,7 +30,7 @@ class Block:
     initial: tuple[float, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        check_name(self.name, "block name")  # the name policy of vecnet.names
+        check_name(self.name, "block name")  # the name policy of vecnet.core.names
         if not self.initial:
             self.initial = (0.0,) * len(self.states)
 

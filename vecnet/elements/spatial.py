@@ -22,7 +22,7 @@ An element says three things:
 
 Free rotations use unit quaternions ``p = (w, x, y, z)`` as coordinates and the
 relative angular velocity in tail axes as speeds: ``p' = E(p)^T omega / 2``
-(:mod:`vecnet.rotations`).
+(:mod:`vecnet.core.rotations`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from ..rotations import E_matrix, axis_rotation, matrix_quaternion, quaternion_matrix
+from ..core.rotations import E_matrix, axis_rotation, matrix_quaternion, quaternion_matrix
 from .base import Kind, MechanismElement
 from .joint_laws import FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 

@@ -27,12 +27,12 @@ import sympy
 from scipy.optimize import root
 from sympy.utilities.lambdify import implemented_function
 
+from ..build.mechanism import MechanismBuilder
+from ..build.network import Network
 from ..elements.base import t
 from ..elements.coupling import Port, RotaryPort
 from ..elements.signals import Block
 from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
-from ..multibody import MechanismBuilder
-from ..network import Network
 from .lumped import control_state_space
 from .multibody import check_point_pair, sensor_reading
 

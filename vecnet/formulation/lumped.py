@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from ..bounds import get_limits
+from ..core.bounds import get_limits
+from ..core.numbers import exact_rational
 from ..elements.base import EdgeVariables, Kind, t
 from ..errors import FormulationError, ModelError, UnknownNameError
-from ..numbers import exact_rational
-from ..topology import Topology
+from ..graph.topology import Topology
 from .blt import solve_blocks
 
 if TYPE_CHECKING:
-    from ..network import Network
+    from ..build.network import Network
 
 __all__ = ["NetworkEquations", "Input", "StateSpace", "network_equations", "network_inputs",
            "state_space"]
@@ -163,9 +163,9 @@ class NetworkEquations:
         return {eq.lhs: eq.rhs for eq in self.cutset + self.circuit}
 
     def _repr_latex_(self) -> str | None:
-        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..teaching import repr_latex  # output depends on this module, not the reverse
+        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 
@@ -476,9 +476,9 @@ class StateSpace:
                 f"{list(self.inputs)}, outputs {list(self.outputs)}>")
 
     def _repr_latex_(self) -> str | None:
-        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..teaching import repr_latex  # output depends on this module, not the reverse
+        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 

@@ -21,12 +21,12 @@ import numpy as np
 import scipy.linalg
 import sympy
 
-from ..bounds import check_oscillation, get_limits
+from ..build.mechanism import DATUM
+from ..core.bounds import check_oscillation, get_limits
 from ..elements.base import Kind, t
 from ..elements.joint_laws import StopLaw
 from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
-from ..multibody import DATUM
-from ..topology import Topology
+from ..graph.topology import Topology
 
 __all__ = ["MechanismEquations", "OperatingPoint", "Linearization", "choose_topology",
            "tree_walk", "check_point_pair", "point_nodes", "sensor_reading"]
@@ -239,9 +239,9 @@ class OperatingPoint:
         return f"<OperatingPoint {pairs}>"
 
     def _repr_latex_(self) -> str | None:
-        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..teaching import repr_latex  # output depends on this module, not the reverse
+        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 
@@ -317,9 +317,9 @@ class Linearization:
         return -up.real / np.abs(up)
 
     def _repr_latex_(self) -> str | None:
-        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..teaching import repr_latex  # output depends on this module, not the reverse
+        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 
@@ -848,7 +848,7 @@ class MechanismEquations(ABC):
     def check_signals(self, t_span, parameters: dict | None = None) -> None:
         """Refuse, before any work, a force, torque or drive that oscillates more than
         ``max_cycles`` times in ``t_span = (t0, t1)`` (a number: ``(0, t_span)``;
-        :func:`vecnet.bounds.check_oscillation`), with the ``parameters`` (by symbol or
+        :func:`vecnet.core.bounds.check_oscillation`), with the ``parameters`` (by symbol or
         name) put in."""
         values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
                   sympy.sympify(v) for k, v in (parameters or {}).items()}
@@ -928,7 +928,7 @@ class MechanismEquations(ABC):
         (:func:`vecnet.numerics.multibody.fastest_rate`): an explicit integrator takes
         several steps for each. The implicit ``"dae"`` method, which is not held to the
         fastest scale, and a mechanism whose accelerations cannot be had (no inertia in a
-        direction) are left to the :class:`~vecnet.bounds.Watch`.
+        direction) are left to the :class:`~vecnet.core.bounds.Watch`.
 
         Raises
         ------
@@ -1070,8 +1070,8 @@ class MechanismEquations(ABC):
                 f"{len(self.constraint_names)} constraints>")
 
     def _repr_latex_(self) -> str | None:
-        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..teaching import repr_latex  # output depends on this module, not the reverse
+        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)

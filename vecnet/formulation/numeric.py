@@ -82,7 +82,7 @@ from ..errors import FormulationError, SimulationError, UnknownNameError, Unsupp
 from .lumped import control_state_space, network_inputs, store_name
 
 if TYPE_CHECKING:
-    from ..network import Network
+    from ..build.network import Network
 
 __all__ = ["SparseStateSpace", "NonlinearLaws", "sparse_state_space", "UnsupportedNetwork",
            "solve_blockwise"]
@@ -267,9 +267,9 @@ class SparseStateSpace:
         return simulate(self, t_span, **options)
 
     def _repr_latex_(self) -> str | None:
-        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..teaching import repr_latex  # output depends on this module, not the reverse
+        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 

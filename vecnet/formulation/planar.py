@@ -25,10 +25,10 @@ from typing import NamedTuple
 import numpy as np
 import sympy
 
+from ..build.planar import DATUM, Mechanism
 from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import ModelError
-from ..planar.mechanism import DATUM, Mechanism
 from .multibody import Linearization, MechanismEquations, OperatingPoint, choose_topology, tree_walk
 
 __all__ = ["MultibodyEquations", "OperatingPoint", "Linearization", "TreeKinematics",

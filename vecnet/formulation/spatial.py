@@ -25,11 +25,11 @@ from typing import NamedTuple
 import numpy as np
 import sympy
 
+from ..build.spatial import DATUM, Mechanism
+from ..core.rotations import skew
 from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import FormulationError
-from ..rotations import skew
-from ..spatial.mechanism import DATUM, Mechanism
 from .multibody import MechanismEquations, choose_topology, tree_walk
 
 __all__ = ["SpatialEquations", "SpatialKinematics", "spatial_kinematics"]

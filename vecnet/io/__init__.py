@@ -1,4 +1,5 @@
-"""Model files, netlists and safe expressions.
+"""Stage 6, files: model files, netlists and safe expressions in; networks, mechanisms, systems
+and Models out, and back to files.
 
 * :func:`load_model`, :func:`save_model`, :func:`model_to_dict`: JSON model files
   (``docs/model-format.md``; :mod:`vecnet.io.model`);
@@ -12,7 +13,7 @@
 2*pi
 """
 
-from ..model import Model
+from ..build.model import Model
 from .expressions import format_expression, parse_expression
 from .model import load_model, model_to_dict, save_model
 from .netlist_reader import load_netlist

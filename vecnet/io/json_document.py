@@ -19,9 +19,9 @@ from typing import Any
 
 import jsonschema
 
+from ..core.names import shown
 from ..elements.base import number_problem
 from ..errors import ModelFileError
-from ..names import shown
 from .source import decode, line_of, pointer, read_bounded
 
 __all__ = ["FORMAT_VERSION", "MAX_FILE_SIZE", "SCHEMA", "read_document", "check_data",

@@ -15,14 +15,14 @@ from typing import Any
 import numpy as np
 import sympy
 
+from ..build.model import Model
+from ..build.planar import DATUM, Mechanism
+from ..build.spatial import Mechanism as SpatialMechanism
+from ..core.names import check_name
+from ..core.rotations import inertia_matrix, orientation_matrix, unit_axis
 from ..elements.base import Symbol
 from ..elements.spatial import SpatialMotionDriver
 from ..errors import ModelFileError, VecnetError
-from ..model import Model
-from ..names import check_name
-from ..planar.mechanism import DATUM, Mechanism
-from ..rotations import inertia_matrix, orientation_matrix, unit_axis
-from ..spatial.mechanism import Mechanism as SpatialMechanism
 from .reading import FileLaw, Scope, as_number, read_simulation, read_tree, suggestion, unique_name
 from .source import located, pointer
 

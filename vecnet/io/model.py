@@ -28,9 +28,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..bounds import finite_number
+from ..build.model import Model
+from ..core.bounds import finite_number
 from ..errors import ModelFileError
-from ..model import Model
 from .json_document import FORMAT_VERSION, SCHEMA, check_data, read_document, validate
 from .mechanism_reader import read_mechanism
 from .model_writer import model_to_dict, save_model
@@ -83,7 +83,7 @@ def load_model(source: str | os.PathLike | Mapping[str, Any],
     read = {"network": read_network, "mechanism": read_mechanism, "system": read_system}
     model = read[doc["kind"]](doc, scope)
     model.document = doc
-    # simulated under the bounds of files (vecnet.bounds)
+    # simulated under the bounds of files (vecnet.core.bounds)
     for part in (model.system.mechanism, model.system.network) if model.kind == "system" \
             else (model.system,):
         part.untrusted = True

@@ -11,13 +11,13 @@ from typing import Any
 
 import sympy
 
-from ..bounds import finite_number
+from ..build.network import Network, warn_connectivity
+from ..core.bounds import finite_number
+from ..core.names import check_name, check_node, shown
 from ..elements import controlled, lumped
 from ..elements.base import Element
 from ..elements.coupled_inductors import CoupledInductors
 from ..errors import ModelFileError, VecnetError
-from ..names import check_name, check_node, shown
-from ..network import Network, warn_connectivity
 from .expressions import parse_expression
 from .source import decode, read_bounded
 from .spice import (
@@ -58,7 +58,7 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
     A file is read as UTF-8, strictly: an undecodable byte is refused with its line;
     ``encoding="latin-1"`` reads an old 8-bit netlist instead. Numbers are written with
     the ASCII digits ``0-9``; card and node names follow the name policy of
-    :mod:`vecnet.names` (letters, digits, ``_``). Values must be finite and not subnormal,
+    :mod:`vecnet.core.names` (letters, digits, ``_``). Values must be finite and not subnormal,
     and positive for R, L and C (``R = 0`` would be a short circuit, ``C = 0`` an open
     one). Parts of the circuit that are cut off from every source, and nodes that only
     one element touches, are reported with a :class:`~vecnet.errors.VecnetWarning`.
@@ -90,7 +90,7 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
     # a file's path leads the connectivity warning; netlist text given directly has none
     given_text = isinstance(source, str) and ("\n" in source or "\r" in source)
     net = reader.network(title[:200] or "netlist", "" if given_text else str(source))
-    net.untrusted = True  # simulated under the bounds of files (vecnet.bounds)
+    net.untrusted = True  # simulated under the bounds of files (vecnet.core.bounds)
     return net
 
 

@@ -9,10 +9,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..build.network import Network
 from ..elements import controlled, lumped
 from ..elements.coupled_inductors import CoupledInductors
 from ..errors import ModelError
-from ..network import Network
 from .spice import GROUND, LETTERS, Analyses, waveform_card
 
 __all__ = ["write_netlist"]

@@ -8,15 +8,15 @@ from typing import Any
 
 import sympy
 
-from ..domains import DOMAINS
+from ..build.model import Model
+from ..build.network import Network, warn_connectivity
+from ..core.domains import DOMAINS
+from ..core.names import check_name, check_node
 from ..elements import controlled, lumped, transducers
 from ..elements.base import Element, Kind, Symbol, t
 from ..elements.coupled_inductors import CoupledInductors
 from ..elements.coupling import LinearPort, RotaryPort
 from ..errors import ModelFileError, VecnetError
-from ..model import Model
-from ..names import check_name, check_node
-from ..network import Network, warn_connectivity
 from .reading import FileLaw, Scope, as_number, read_simulation, read_tree, suggestion, unique_name
 from .source import located, pointer
 

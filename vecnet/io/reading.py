@@ -11,10 +11,10 @@ from typing import Any
 
 import sympy
 
+from ..build.model import Model
+from ..core.names import check_name
 from ..elements.base import Symbol
 from ..errors import ModelFileError
-from ..model import Model
-from ..names import check_name
 from .expressions import CONSTANTS, FUNCTIONS, parse_expression
 from .source import pointer
 
@@ -98,7 +98,7 @@ def read_simulation(doc: Mapping, model: Model) -> None:
 
 def unique_name(names: dict[str, str], name: str, loc: str) -> None:
     """Check a name of the file (element, body, joint, force, drive) against the name
-    policy of :mod:`vecnet.names` and against the names already used."""
+    policy of :mod:`vecnet.core.names` and against the names already used."""
     check_name(name, "name", loc)
     if name in names:
         raise _error(loc, f"duplicate name {name!r} (also at {names[name]})")

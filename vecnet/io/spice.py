@@ -76,12 +76,12 @@ from decimal import Decimal
 import numpy as np
 import sympy
 
-from ..bounds import get_limits
+from ..build.network import Network
+from ..core.bounds import get_limits
+from ..core.names import shown
 from ..elements import controlled, lumped
 from ..elements.base import Element, number_problem, t
 from ..errors import ModelError, ModelFileError
-from ..names import shown
-from ..network import Network
 
 __all__ = ["parse_value", "pulse", "sine", "waveform_card", "Analyses", "AcSweep", "Transient",
            "Card", "CARDS", "LETTERS", "GROUND", "MAX_NETLIST_SIZE", "fail"]

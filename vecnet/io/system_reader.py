@@ -14,10 +14,10 @@ from typing import Any
 
 import sympy
 
+from ..build.model import Model
+from ..core.names import check_name
 from ..elements.signals import Block
 from ..errors import ModelFileError, VecnetError
-from ..model import Model
-from ..names import check_name
 from .mechanism_reader import PlanarReader, SpatialReader
 from .network_reader import build_network, source_input
 from .reading import Scope, read_simulation, unique_name

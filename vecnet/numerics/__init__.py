@@ -1,1 +1,2 @@
-"""Numerics: compiled models, simulation, results."""
+"""Stage 5, the numerics: formulated equations in; compiled models, simulations (Result),
+operating points, linearizations and frequency responses out."""

@@ -26,13 +26,13 @@ import sympy
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
-from ..bounds import get_limits
+from ..core.bounds import get_limits
 from ..elements.base import t
 from ..errors import FormulationError, ModelError, NoOperatingPoint, UnknownNameError
 
 if TYPE_CHECKING:
+    from ..build.network import Network
     from ..formulation.numeric import SparseStateSpace
-    from ..network import Network
 
 __all__ = ["operating_point", "frequency_response", "response_at", "step_response",
            "phase_ticks", "OperatingPoint", "FrequencyResponse", "NoOperatingPoint"]
@@ -73,9 +73,9 @@ class OperatingPoint:
                                    f"{_listed(list(self.variables))}") from None
 
     def _repr_latex_(self) -> str | None:
-        """``$$`` + :func:`vecnet.teaching.latex` + ``$$``, for notebooks (``None`` when too
+        """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..teaching import repr_latex  # output depends on this module, not the reverse
+        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 
@@ -346,8 +346,8 @@ def step_response(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray,
 
 
 def _state_space(model: ModelLike, parameters: Mapping | None) -> SparseStateSpace:
+    from ..build.network import Network
     from ..formulation.numeric import SparseStateSpace, sparse_state_space
-    from ..network import Network
 
     if isinstance(model, SparseStateSpace):
         return model

@@ -9,8 +9,8 @@ import numpy as np
 import sympy
 from scipy.linalg import LinAlgError, lu_factor, lu_solve
 
+from ..core.numbers import exact_rational
 from ..errors import FormulationError, ModelError, UnknownNameError
-from ..numbers import exact_rational
 from .simulate import numeric_model, solve_algebraic
 
 if TYPE_CHECKING:

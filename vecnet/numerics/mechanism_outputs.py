@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.rotations import euler_angles, matrix_quaternion
 from ..elements.joint_laws import MeshLaw
-from ..rotations import euler_angles, matrix_quaternion
 from .mechanism import cross
 from .multibody import accelerations, independent_rows
 

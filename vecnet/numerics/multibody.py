@@ -331,7 +331,7 @@ class Motion(NamedTuple):
 
 def _counted(outcome: Outcome, progress) -> Callable[[float, np.ndarray], None]:
     """A function of ``(t, y)`` that counts each evaluation in ``outcome.nfev`` and passes
-    it on to ``progress`` (a :class:`~vecnet.bounds.Watch`), if any."""
+    it on to ``progress`` (a :class:`~vecnet.core.bounds.Watch`), if any."""
     def evaluation(time: float, y: np.ndarray) -> None:
         outcome.nfev += 1
         if progress is not None:
@@ -350,7 +350,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     constraints (and normalizes quaternions), so the loops stay closed to roundoff; when
     the dependent coordinates approach a singular choice the partition is chosen anew, and
     a trial step that cannot be projected is rejected (the integrator shortens it).
-    ``progress(t, y)``, if given, sees every evaluation (a :class:`~vecnet.bounds.Watch`
+    ``progress(t, y)``, if given, sees every evaluation (a :class:`~vecnet.core.bounds.Watch`
     bounds the work). Each of the ``stops`` (:class:`Stop`) ends a stretch of integration
     when it is struck; the speeds jump (:func:`impact`) and the integration starts again.
     Returns the :class:`Motion` at ``times``, each strike an event."""

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy
 
+from ..build.mechanism import DATUM
 from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import FormulationError
-from ..multibody import DATUM
 from . import recursive as rc
 from .mechanism import CompiledModel, push_wrench
 

@@ -101,7 +101,7 @@ def _axis_rotation(axis, angle, out):
 @njit(cache=True)
 def _quaternion_matrix(q, at, out):
     """``A(p)`` of the quaternion at ``q[at:at + 4]`` (the formula of
-    :func:`vecnet.rotations.quaternion_matrix`)."""
+    :func:`vecnet.core.rotations.quaternion_matrix`)."""
     w, x, y, z = q[at], q[at + 1], q[at + 2], q[at + 3]
     out[0, 0] = w * w + x * x - y * y - z * z
     out[0, 1] = 2 * (x * y - w * z)
@@ -677,7 +677,7 @@ def mass_matrix(parent, child, uo, nk, n_nodes, branch_of, S, body_node, body_ma
 @njit(cache=True)
 def coordinate_rates(kind, qo, uo, nk, q, u):
     """``q' = N(q) u``: a unit quaternion's rate is ``E(p)^T omega / 2``
-    (:mod:`vecnet.rotations`), every other coordinate's rate is its speed."""
+    (:mod:`vecnet.core.rotations`), every other coordinate's rate is its speed."""
     qd = np.zeros(len(q))
     for b in range(len(kind)):
         k, i, j = kind[b], qo[b], uo[b]

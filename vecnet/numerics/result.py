@@ -8,9 +8,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..domains import unit_text
+from ..core.domains import unit_text
+from ..core.names import visible
 from ..errors import SimulationError, UnknownNameError
-from ..names import visible
 
 __all__ = ["Result", "Event", "Outcome"]
 

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 import sympy
 from scipy.optimize import root
 
-from ..bounds import Watch, check_oscillation, finite_number, time_grid
+from ..core.bounds import Watch, check_oscillation, finite_number, time_grid
 from ..elements.base import t
 from ..errors import ModelError, SimulationError, UnknownNameError
 from .result import Event, Outcome, Result

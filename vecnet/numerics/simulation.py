@@ -2,8 +2,8 @@
 share: scipy's ``solve_ivp`` and IDA driven so that a failure ends the run with the
 samples it reached, and the count of the work done.
 
-A run stops early when a bound of :mod:`vecnet.bounds` is reached (its
-:class:`~vecnet.bounds.Watch` raises inside the right-hand side), the state stops being
+A run stops early when a bound of :mod:`vecnet.core.bounds` is reached (its
+:class:`~vecnet.core.bounds.Watch` raises inside the right-hand side), the state stops being
 finite, or the solver cannot take a step. The integrators record the
 :class:`~vecnet.errors.SimulationError` in their :class:`~vecnet.numerics.result.Outcome`
 and return the samples before it; :func:`simulate` raises it, or (with
@@ -18,13 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..bounds import Watch, time_grid, untrusted
-from ..errors import (
-    FormulationError,
-    ModelError,
-    SimulationError,
-    UnsupportedNetwork,
-)
+from ..core.bounds import Watch, time_grid, untrusted
+from ..errors import FormulationError, ModelError, SimulationError, UnsupportedNetwork
 from .result import Outcome, Result
 
 __all__ = ["simulate", "solve_ivp", "solve_ida", "evaluation_failure"]
@@ -118,7 +113,7 @@ def simulate(model: Any, t_span: Sequence[float] | None = None, *,
 def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) -> Result:
     """The result of the simulation that ``model``'s kind takes (failures in it)."""
     # each kind's module is imported when it is asked about: by then it is loaded anyway
-    from ..network import Network
+    from ..build.network import Network
 
     if isinstance(model, Network):
         return _network(model, t_span, **options)
@@ -131,8 +126,8 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
                      options)
     if isinstance(model, StateSpace):
         return _call(lumped.integrate, "a state-space model", model, t_span, options)
+    from ..build.mechanism import MechanismBuilder
     from ..formulation.multibody import MechanismEquations
-    from ..multibody import MechanismBuilder
 
     if isinstance(model, MechanismBuilder):
         model = model.formulate(options.pop("coordinates", "joint"),
@@ -148,7 +143,7 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
         model = model.formulate(coordinates)
     if isinstance(model, CoupledModel):
         return _call(_coupled, "a system", model, t_span, options)
-    from ..model import Model
+    from ..build.model import Model
 
     if isinstance(model, Model):
         return model.simulate(t_span, raise_on_failure=False, **options)

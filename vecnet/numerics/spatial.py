@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy
 
+from ..build.mechanism import DATUM
 from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import FormulationError
-from ..multibody import DATUM
 from . import recursive as rc
 from .mechanism import CompiledModel, cross, push_wrench
 

@@ -6,6 +6,6 @@
 True
 """
 
-from .mechanism import DATUM, Body, Mechanism, Point
+from ..build.planar import DATUM, Body, Mechanism, Point
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM"]

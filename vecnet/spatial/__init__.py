@@ -6,8 +6,8 @@
 True
 """
 
-from ..rotations import euler_angles, matrix_quaternion, quaternion_matrix
-from .mechanism import DATUM, Body, Mechanism, Point
+from ..build.spatial import DATUM, Body, Mechanism, Point
+from ..core.rotations import euler_angles, matrix_quaternion, quaternion_matrix
 from .picture import node_positions, picture
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM", "picture", "node_positions",

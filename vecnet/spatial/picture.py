@@ -1,6 +1,6 @@
 """The picture of a spatial mechanism at one instant: kept for code written before
-:func:`vecnet.picture` drew planar and spatial mechanisms alike. Both functions hand over
-to :mod:`vecnet.picture` (imported when first called, so that this builder package does
+:func:`vecnet.output.picture` drew planar and spatial mechanisms alike. Both functions hand over
+to :mod:`vecnet.output.picture` (imported when first called, so that this builder package does
 not load the drawing code).
 """
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from ..build.spatial import Mechanism
 from ..errors import ModelError
-from .mechanism import Mechanism
 
 __all__ = ["node_positions", "picture"]
 
@@ -26,7 +26,7 @@ def _check(mechanism: Any) -> None:
 def node_positions(mechanism: Mechanism, result: Any = None,
                    time: float | None = None) -> dict[str, np.ndarray]:
     """World positions ``(x, y, z)`` of every node (mass centres and points) of a spatial
-    ``mechanism``, as :func:`vecnet.picture.node_positions`.
+    ``mechanism``, as :func:`vecnet.output.picture.node_positions`.
 
     Raises
     ------
@@ -42,19 +42,19 @@ def node_positions(mechanism: Mechanism, result: Any = None,
     [0.0, 0.0, 0.0]
     """
     _check(mechanism)
-    module = importlib.import_module("vecnet.picture")
+    module = importlib.import_module("vecnet.output.picture")
     return module.node_positions(mechanism, result, time)
 
 
 def picture(mechanism: Mechanism, result: Any = None, time: float | None = None,
             ax: Any = None) -> Any:
-    """Draw a spatial ``mechanism`` as :func:`vecnet.picture` does (in 3-D unless it stays
+    """Draw a spatial ``mechanism`` as :func:`vecnet.output.picture` does (in 3-D unless it stays
     in the plane z = 0); returns the matplotlib axes.
 
     Raises
     ------
     ModelError
-        Not a spatial mechanism, or as :func:`vecnet.picture`.
+        Not a spatial mechanism, or as :func:`vecnet.output.picture`.
 
     >>> import matplotlib
     >>> matplotlib.use("Agg")
@@ -67,5 +67,5 @@ def picture(mechanism: Mechanism, result: Any = None, time: float | None = None,
     'pendulum at t = 0.5'
     """
     _check(mechanism)
-    module = importlib.import_module("vecnet.picture")
+    module = importlib.import_module("vecnet.output.picture")
     return module.picture(mechanism, result, time, ax)

@@ -1,0 +1,517 @@
+"""What the planar and spatial mechanism builders share.
+
+A mechanism is a declarative description; every call adds edges of a vector network:
+
+* a body adds a mass element from the datum (the ground frame) to its mass centre;
+* a point adds a rigid arm from the body's mass centre (or the datum, for a ground
+  point) to the point;
+* joints, springs, dampers and drivers add edges between points or frames.
+
+:class:`Body`, :class:`Point` and :class:`MechanismBuilder` hold the bookkeeping that
+does not depend on the dimension (names, points, arms, springs and dampers along the
+line between two points); :mod:`vecnet.planar` and :mod:`vecnet.spatial` add the frame
+algebra (an angle in the plane, a rotation in space) and their joint catalogues.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+import sympy
+from sympy.utilities.lambdify import implemented_function
+
+from ..elements.base import number_problem, t
+from ..errors import ModelError, UnknownNameError
+from ..core.names import check_name
+from .network import Network
+
+__all__ = ["DATUM", "Body", "Point", "MechanismBuilder", "signal", "recorded"]
+
+#: the node of the ground frame
+DATUM = "ground"
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+#: builder arguments whose key in a model file differs: pairs of points or bodies, and
+#: the value of an applied torque or force
+_PAIRS = {"a": "between", "b": "between", "body_a": "bodies", "body_b": "bodies"}
+_VALUES = {"torque": "value", "force": "value"}
+
+
+def recorded(section: str) -> Callable[[_Method], _Method]:
+    """Record each successful call of a builder method in the builder's
+    :attr:`MechanismBuilder.description`, as an entry of ``section`` (``"bodies"``,
+    ``"joints"``, ``"forces"``, ``"drives"``) of a model file: the arguments, points as ``"<body>.<point>"`` references, bodies by name, pairs under
+    ``"between"`` or ``"bodies"``; a joint's or force element's ``type`` is the method's
+    name. :func:`vecnet.save_model` writes the description."""
+    def decorate(method: _Method) -> _Method:
+        signature = inspect.signature(method)
+
+        @functools.wraps(method)
+        def call(self: MechanismBuilder, *args: Any, **kwargs: Any) -> Any:
+            made = method(self, *args, **kwargs)
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()  # a file needs some of them (a body's position)
+            given = bound.arguments
+            entry: dict[str, Any] = {} if section in ("bodies", "drives") else \
+                {"type": method.__name__}
+            for key, value in list(given.items())[1:]:
+                if key in _PAIRS:
+                    entry.setdefault(_PAIRS[key], []).append(reference(value))
+                elif key in _VALUES and method.__name__ == key:
+                    entry["value"] = value
+                elif isinstance(value, (Point, Body)):
+                    entry[key] = reference(value)
+                else:
+                    entry[key] = value
+            self.description[section].append(entry)
+            return made
+        return call  # type: ignore[return-value]
+    return decorate
+
+
+def reference(item: Point | Body) -> str:
+    """How a model file names a point (``"<body>.<point>"``, or the body for its mass
+    centre) or a body."""
+    if isinstance(item, Body):
+        return item.name
+    node = item.node
+    return item.body.name if node == item.body.node else node
+
+
+def signal(value: Any, what: str) -> sympy.Expr:
+    """A number, a sympy expression (in t and mechanism quantities) or a function of t,
+    as a sympy expression.
+
+    Raises
+    ------
+    ModelError
+        For anything else.
+
+    Examples
+    --------
+    >>> signal(2, "T")
+    2
+    """
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return sympy.Float(value) if isinstance(value, float) else sympy.Integer(value)
+    if callable(value):
+        return implemented_function(sympy.Function(f"{what}_fn"), value)(t)
+    raise ModelError(f"{what}: expected a number, a sympy expression or a function of t; "
+                     f"got {value!r}")
+
+
+def not_negative(name: str, **values: Any) -> None:
+    """Refuse stiffness and damping given as numbers that are negative or not finite
+    (symbols and expressions are checked when they get values)."""
+    for key, value in values.items():
+        try:
+            number = float(value) if value is not None else None
+        except (TypeError, ValueError):
+            continue
+        if number is None:
+            continue
+        problem = number_problem(number)
+        if problem or number < 0:
+            raise ModelError(f"{name!r}: {key} = {number:g} "
+                             + (problem or "is not physical (it must be zero or more)"))
+
+
+class Point:
+    """A point fixed in a body (or in the ground), given in body coordinates relative to
+    the mass centre. Points are made by ``body.point(...)``."""
+
+    def __init__(self, body: Body, local: tuple[float, ...], node: str) -> None:
+        self.body, self.local, self.node = body, local, node
+
+    @property
+    def position(self):
+        """Initial position in ground (world) coordinates."""
+        return self.body.place(self.local)
+
+    def __repr__(self) -> str:
+        return f"<Point {self.node} of {self.body.name} at {self.local}>"
+
+
+class Body:
+    """A rigid body of a mechanism; the planar and spatial bodies add their frame."""
+
+    def __init__(self, mechanism: MechanismBuilder, name: str, mass, inertia) -> None:
+        self.mechanism, self.name = mechanism, name
+        self.mass, self.inertia = mass, inertia
+        self._points: dict[tuple[float, ...], Point] = {}
+
+    @property
+    def node(self) -> str:
+        """The node of the body frame (its mass centre; the datum for the ground)."""
+        return DATUM if self.mass is None else self.name
+
+    def place(self, local) -> Any:  # pragma: no cover - each dimension places its points
+        raise NotImplementedError
+
+    def pose(self, position) -> tuple:  # pragma: no cover - each dimension has its frame
+        """The initial pose of a point of the body at ``position`` (world axes)."""
+        raise NotImplementedError
+
+    def _point(self, coordinates, name: str | None) -> Point:
+        """The point at ``coordinates`` (body axes, relative to the mass centre); the same
+        coordinates give the same point, and a new one adds an arm to the graph."""
+        key = tuple(float(x) for x in coordinates)
+        if key in self._points:
+            return self._points[key]
+        if not any(key):
+            point = Point(self, key, self.node)
+        else:
+            if name is not None:
+                check_name(name, "point name")
+            label = name or f"p{len(self._points) + 1}"
+            node = f"{self.name}.{label}"
+            self.mechanism._add(self.mechanism.arm(f"{self.name}-{label}", self.node, node, key))
+            point = Point(self, key, node)
+        self._points[key] = point
+        self.mechanism._point_nodes[point.node] = point
+        return point
+
+    @property
+    def centre(self) -> Point:
+        """The mass centre as a point."""
+        return self._point((0.0,) * self.mechanism.dimensions, None)
+
+    @property
+    def points(self) -> tuple[Point, ...]:
+        """The body's points made so far, the mass centre among them once it is used."""
+        return tuple(self._points.values())
+
+
+class MechanismBuilder:
+    """The part of a mechanism builder that does not depend on the dimension.
+
+    Subclasses set ``dimensions``, ``label`` (for ``repr``), ``arm`` (the arm element
+    class) and ``spring_damper`` (the point-to-point spring and damper class), and make
+    ``self.ground``.
+    """
+
+    dimensions: int
+    label: str
+    arm: type
+    spring_damper: type
+    #: the joints with a coordinate about or along an axis, which drivers, ports
+    #: (:class:`~vecnet.RotaryPort`, :class:`~vecnet.LinearPort`) and sensors work on:
+    #: element class -> (kind of joint, its coordinates ``"angle"`` and/or ``"distance"``)
+    axial_joints: dict[type, tuple[str, tuple[str, ...]]]
+    #: what a sensor reads of a body's frame besides the position and velocity of its mass
+    #: centre (``"<body>.<quantity>"``)
+    frame_quantities: tuple[str, ...]
+    #: Whether the mechanism was read from a model file, whose simulations run under the
+    #: wall-clock bound ``file_seconds`` (:func:`vecnet.core.bounds.untrusted`).
+    untrusted: bool = False
+
+    def __init__(self, name: str, gravity) -> None:
+        try:
+            parts = tuple(sympy.sympify(g) for g in gravity)
+        except (TypeError, sympy.SympifyError):
+            parts = ()
+        if len(parts) != self.dimensions:
+            raise ModelError(f"mechanism {name!r}: gravity is a vector of {self.dimensions} "
+                             f"components; got {gravity!r}")
+        self.name = name
+        self.gravity = parts
+        self.network = Network(name)
+        self.bodies: dict[str, Body] = {}
+        self._point_nodes: dict[str, Point] = {}   # the node of every point made
+        #: what was built, as the sections of a model file (:func:`recorded`)
+        self.description: dict[str, list[dict[str, Any]]] = {
+            "bodies": [], "joints": [], "forces": [], "drives": []}
+        self.network.graph.add_node(DATUM)
+
+    # -- building --------------------------------------------------------------
+    def _add(self, element):
+        self.network.add(element)
+        return element
+
+    def _check_name(self, name: str, what: str = "name") -> None:
+        check_name(name, what)  # the policy of vecnet.core.names, before any lookup
+        if name in self.bodies or name in {e.name for e in self.network.elements}:
+            raise ModelError(f"mechanism {self.name!r} already has something named {name!r}")
+
+    def _check_body_name(self, name: str, mass) -> None:
+        self._check_name(name, "body name")
+        if name == DATUM:
+            raise ModelError(f"body name {name!r} is reserved for the ground frame")
+        if isinstance(mass, numbers.Real) and not mass >= 0:
+            raise ModelError(f"body {name!r}: mass {mass:g} must be zero or more")
+
+    def _check_point(self, name: str, point: Point) -> None:
+        if not isinstance(point, Point) or point.body.mechanism is not self:
+            raise ModelError(f"{name!r}: {point!r} is not a point of mechanism {self.name!r}")
+
+    def _points(self, name: str, a: Point, b: Point) -> None:
+        """Check a new element's name and the two points it joins."""
+        self._check_name(name)
+        for p in (a, b):
+            self._check_point(name, p)
+        if a.body is b.body:
+            raise ModelError(f"{name!r} joins two points of the same body {a.body.name!r}; "
+                             "a joint or force element must join two different bodies")
+
+    def _vector(self, name: str, value, what: str) -> list[sympy.Expr]:
+        """The components of an applied force or torque, each a signal."""
+        axes = "xyz"[:self.dimensions]
+        try:
+            parts = list(value)
+        except TypeError:
+            parts = []
+        if len(parts) != self.dimensions:
+            raise ModelError(f"{name!r}: a {what} has components ({', '.join(axes)}); "
+                             f"got {value!r}")
+        return [signal(f, f"{name}_{axis}") for f, axis in zip(parts, axes)]
+
+    def axial_coordinates(self, joint: str) -> tuple[str, ...]:
+        """The coordinates about or along its axis of the joint named ``joint``
+        (:attr:`axial_joints`): ``("angle",)``, ``("distance",)``, both, or none.
+
+        Raises
+        ------
+        UnknownNameError
+            When the mechanism has no element ``joint``.
+
+        Examples
+        --------
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1))
+        >>> _ = mech.cylindrical("C", mech.ground.centre, bob.centre)
+        >>> mech.axial_coordinates("C")
+        ('angle', 'distance')
+        """
+        return self.axial_joints.get(type(self.network.element(joint)), ("", ()))[1]
+
+    def joints_with(self, coordinate: str) -> str:
+        """The kinds of joint that have ``coordinate`` (``"angle"`` or ``"distance"``), in
+        words for messages.
+
+        >>> import vecnet as vn
+        >>> vn.spatial.Mechanism("m").joints_with("angle")
+        'revolute or cylindrical'
+        """
+        return " or ".join(kind for kind, coordinates in self.axial_joints.values()
+                           if coordinate in coordinates)
+
+    # -- elements that act in a joint: friction, limits, gears and racks ------------------
+    #: the joint stop element class of the dimension
+    stop_element: type
+
+    def _axial_joint(self, joint: str, what: str, quantity: str | None):
+        """``(element, quantity)`` of a joint with a coordinate about or along its axis
+        (:attr:`axial_joints`): ``quantity`` (``"angle"`` or ``"distance"``) or, by default,
+        the joint's first one. ``what`` starts the messages (it names the element).
+
+        Raises
+        ------
+        ModelError
+            When the joint has no such coordinate.
+        UnknownNameError
+            When the mechanism has no element ``joint``.
+        """
+        element = self.network.element(joint)
+        allowed = self.axial_coordinates(joint)
+        if not allowed:
+            kinds = [kind for kind, _ in self.axial_joints.values()]
+            kinds = ", ".join(kinds[:-1]) + " or " + kinds[-1]
+            raise ModelError(f"{what} a {kinds} joint; {joint!r} is a {type(element).__name__}")
+        quantity = allowed[0] if quantity is None else quantity
+        if quantity not in allowed:
+            raise ModelError(f"{what} {joint!r} along its {quantity!r}, which it does not "
+                             f"have; it has {' and '.join(allowed)}")
+        return element, quantity
+
+    @recorded("forces")
+    def joint_friction(self, name: str, joint: str, viscous=0, coulomb=0, smoothing=1e-3,
+                       quantity: str | None = None):
+        """Friction in ``joint`` (revolute or prismatic; in space also cylindrical): a torque
+        (N m) or force (N) opposing the joint's relative speed ``v`` (rad/s or m/s) about or
+        along its axis, ``viscous * v + coulomb * tanh(v / smoothing)``
+        (:func:`vecnet.elements.joint_laws.friction`), acting equally and oppositely on the
+        joint's two bodies (reported as ``"<name>.force"`` and ``"<name>.torque"``, what it
+        applies to the joint's head body). ``quantity`` (``"angle"`` or ``"distance"``)
+        picks the motion of a cylindrical joint (default: its angle).
+
+        ``coulomb`` is a given constant magnitude (for a block of mass m pressed on a slope
+        at angle a, ``mu m g cos a``; it does not follow the joint's reaction). The
+        regularisation ``smoothing`` (default 1e-3 rad/s or m/s) is the speed below which
+        the Coulomb part fades linearly to zero: a joint held by friction creeps at a
+        speed of that order instead of stopping exactly, and a smaller value sticks
+        better but makes the equations stiffer (smaller time steps near rest).
+
+        Raises
+        ------
+        ModelError
+            When ``joint`` has no angle or distance of that kind, a coefficient is negative
+            or ``smoothing`` is not positive.
+        UnknownNameError
+            When the mechanism has no element ``joint``.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("slope", gravity=(0, -9.81))
+        >>> block = mech.body("block", mass=1.0, inertia=0.1)
+        >>> _ = mech.prismatic("slide", mech.ground.point(0, 0), block.centre, axis=(1, 0))
+        >>> mech.joint_friction("rub", "slide", viscous=0.5, coulomb=2.0).coulomb
+        2.00000000000000
+        """
+        self._check_name(name)
+        element, quantity = self._axial_joint(
+            joint, f"joint friction {name!r}: friction acts in", quantity)
+        not_negative(name, viscous=viscous, coulomb=coulomb, smoothing=smoothing)
+        if sympy.sympify(smoothing).is_zero:
+            raise ModelError(f"joint friction {name!r}: smoothing = {smoothing!r} must be a "
+                             "positive speed (the Coulomb part fades to zero below it)")
+        return self._add(self._friction_element(name, element, quantity, viscous, coulomb,
+                                                smoothing))
+
+    def _friction_element(self, name, joint, quantity, viscous, coulomb, smoothing):
+        """The dimension's friction element across ``joint`` (an element)."""
+        raise NotImplementedError  # pragma: no cover - each dimension
+
+    @recorded("forces")
+    def joint_limit(self, name: str, joint: str, lower=None, upper=None, restitution=0.5,
+                    quantity: str | None = None):
+        """Unilateral stops keeping the coordinate of ``joint`` (revolute or prismatic; in
+        space also cylindrical, ``quantity`` picking its angle or distance, default the
+        angle) within ``[lower, upper]`` (rad or m; ``None``: no stop on that side). A
+        joint striking a stop leaves it with its speed times ``-restitution`` (0: it stops
+        dead, 1: a perfectly elastic bounce), the impulse acting in the joint.
+        ``simulate`` stops the integration at each strike (an event,
+        ``method="partition"`` only) and starts it again after the jump; a joint settling
+        on its stop in ever shorter bounces is refused after many (it is not brought to
+        rest). The stop needs the coordinate's rate among the speeds: in space the joint
+        must be in the tree (joint coordinates), else formulating refuses it.
+
+        Raises
+        ------
+        ModelError
+            When ``joint`` has no such coordinate, no limit is given, ``lower > upper`` or
+            ``restitution`` is outside ``[0, 1]``.
+        UnknownNameError
+            When the mechanism has no element ``joint``.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("rail", gravity=(0, 0))
+        >>> cart = mech.body("cart", mass=1.0, inertia=0.1)
+        >>> _ = mech.prismatic("rail", mech.ground.point(0, 0), cart.centre)
+        >>> mech.joint_limit("end", "rail", upper=0.5, restitution=0.8).upper
+        0.5
+        """
+        self._check_name(name)
+        element, quantity = self._axial_joint(joint, f"joint limit {name!r}: a stop limits",
+                                              quantity)
+        if lower is None and upper is None:
+            raise ModelError(f"joint limit {name!r}: give lower=, upper= or both")
+        if lower is not None and upper is not None and float(lower) > float(upper):
+            raise ModelError(f"joint limit {name!r}: lower = {lower:g} is above "
+                             f"upper = {upper:g}")
+        if not 0 <= float(restitution) <= 1:
+            raise ModelError(f"joint limit {name!r}: restitution = {restitution!r} must lie "
+                             "in [0, 1] (0: stops dead, 1: elastic)")
+        edge = element.edges[0]
+        return self._add(self.stop_element(name, edge.tail, edge.head, joint, lower, upper,
+                                           restitution, quantity=quantity))
+
+    def _coupled_bodies(self, name: str, a: Body, b: Body) -> None:
+        """Refuse a gear or rack between anything but two different bodies of this
+        mechanism (the ground is one)."""
+        for body in (a, b):
+            if not isinstance(body, Body) or (body is not self.ground
+                                              and self.bodies.get(body.name) is not body):
+                raise ModelError(f"{name!r}: {body!r} is not a body of mechanism {self.name!r}")
+        if a is b:
+            raise ModelError(f"{name!r}: couple two different bodies")
+
+    @staticmethod
+    def _positive(what: str, value) -> None:
+        """Refuse a gear ratio or pinion radius that is not a positive number."""
+        if not sympy.sympify(value).is_positive:
+            raise ModelError(f"{what} must be positive, got {value!r}")
+
+    # -- springs and dampers along the line between two points ---------------------
+    @staticmethod
+    def _line_of_action(name: str, a: Point, b: Point) -> float:
+        """The initial distance from ``a`` to ``b``; refused when the points are at the same
+        place, where the line a spring or damper acts along has no direction."""
+        pa, pb = np.asarray(a.position, float), np.asarray(b.position, float)
+        distance = float(np.linalg.norm(pb - pa))
+        if not distance > 1e-9 * max(1.0, float(np.max(np.abs(np.concatenate([pa, pb]))))):
+            where = ", ".join(f"{x:g}" for x in pa)
+            raise ModelError(f"{name!r} joins points {a.node!r} and {b.node!r}, which start at "
+                             f"the same place ({where}): a spring or damper acts along the "
+                             "line between its points, which has no direction there; attach "
+                             "it to points apart (or use a rotary_spring)")
+        return distance
+
+    @recorded("forces")
+    def spring(self, name: str, a: Point, b: Point, k=None, length=None, force=None, c=0):
+        """A translational spring between two points: linear with stiffness ``k`` and free
+        ``length`` (default: the initial distance), or nonlinear with ``force(length)``
+        (tension, a function building a sympy expression). ``c`` adds a parallel damper."""
+        self._points(name, a, b)
+        not_negative(name, k=k, c=c)
+        if (k is None) == (force is None):
+            raise ModelError(f"spring {name!r}: give either k (and length) or force=f(length)")
+        distance = self._line_of_action(name, a, b)
+        if force is None:
+            if length is None:
+                length = distance
+            k_, length_ = sympy.sympify(k), sympy.sympify(length)
+            force = lambda stretch: k_ * (stretch - length_)  # noqa: E731
+        return self._add(self.spring_damper(name, a.node, b.node, force=force, c=c,
+                                            length=length if k is not None else 0))
+
+    @recorded("forces")
+    def damper(self, name: str, a: Point, b: Point, c):
+        """A translational viscous damper between two points: tension ``c * length'``."""
+        self._points(name, a, b)
+        not_negative(name, c=c)
+        self._line_of_action(name, a, b)
+        return self._add(self.spring_damper(name, a.node, b.node, force=None, c=c))
+
+    def initial_pose(self, node: str) -> tuple:
+        """A node's pose in the initial (unassembled) pose: ``(x, y, angle)`` in the plane,
+        ``(position, rotation matrix)`` in space (:meth:`Body.pose`)."""
+        body = self.ground if node == DATUM else self.bodies.get(node)
+        if body is not None:
+            return body.pose(body.position)
+        point = self._point_nodes.get(node)
+        if point is None:
+            raise UnknownNameError(f"no node {node!r} in mechanism {self.name!r}")
+        return point.body.pose(point.position)
+
+    def formulate(self, coordinates: str = "joint", tree: list[str] | None = None,
+                  joint_loads: dict | None = None, rotors: dict | None = None):
+        """The equations of motion: a :class:`vecnet.formulation.planar.MultibodyEquations`
+        or :class:`vecnet.formulation.spatial.SpatialEquations`. ``coordinates`` picks the
+        tree (``"joint"``: joints before bodies, ``"absolute"``: bodies first) unless
+        ``tree`` lists its branches; ``joint_loads`` (target -> symbol) and ``rotors``
+        (joint -> inertia) are what a lumped network coupled by ports adds
+        (:class:`vecnet.System` passes them)."""
+        if self.dimensions == 2:
+            from ..formulation.planar import MultibodyEquations as equations
+        else:
+            from ..formulation.spatial import SpatialEquations as equations
+        return equations(self, coordinates=coordinates, tree=tree, joint_loads=joint_loads,
+                         rotors=rotors)
+
+    def __repr__(self) -> str:
+        return (f"<{self.label} {self.name!r}: {len(self.bodies)} bodies, "
+                f"{self.network.graph.number_of_edges()} edges>")
+
+    def _repr_svg_(self) -> str | None:
+        """The diagram of :func:`vecnet.output.draw.draw` as SVG, for notebooks (``None`` when the
+        Graphviz ``dot`` program is missing or the graph is too large to lay out)."""
+        from ..output.draw import repr_svg  # drawing depends on this module, not the reverse
+
+        return repr_svg(self)

@@ -1,0 +1,281 @@
+"""A model: a network or a mechanism together with the settings a model file gives it
+(parameter values, inputs, initial values, outputs, tree, simulation span).
+
+:func:`vecnet.load_model` reads one from a file and :func:`vecnet.save_model` writes one;
+the class itself knows nothing of files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..core.bounds import check_oscillation, time_grid
+from ..elements.base import Symbol, t
+from ..errors import ModelError, SimulationError, UnknownNameError
+from .network import Network
+from .planar import Mechanism
+from .spatial import Mechanism as SpatialMechanism
+
+__all__ = ["Model", "time_function"]
+
+
+@dataclass
+class Model:
+    """A network, mechanism or system with the settings of its model file.
+
+    Attributes
+    ----------
+    kind : str
+        ``"network"``, ``"mechanism"`` or ``"system"``.
+    system : Network, Mechanism or System
+        The built :class:`~vecnet.Network`, :class:`~vecnet.planar.Mechanism`, (a file with
+        ``"dimensions": 3``) :class:`~vecnet.spatial.Mechanism`, or :class:`~vecnet.System`
+        (its parameters' values put in when it was read).
+    parameters : dict
+        Declared parameter name -> numeric value, or ``None`` for a symbol without one.
+    inputs : dict
+        Network input name (``"Vs.across"``) -> sympy expression in :data:`vecnet.t`.
+    initial, velocities : dict
+        Initial values: state name -> number for networks, coordinate name -> number
+        (and rate) for mechanisms, both (and block states) for systems; spatial mechanisms also take speeds by name and a body's
+        ``"<body>.omega"`` and ``"<body>.velocity"`` as ``(x, y, z)`` in world axes.
+    outputs : list of str
+    tree : str or list of str or None
+        Networks: ``"normal"``, ``"auto"`` or branch names; mechanisms: branch names or ``None``.
+    coordinates : str
+        Mechanisms: ``"joint"`` or ``"absolute"``.
+    t_span, points
+        Simulation interval and number of output points (``None``: not given).
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("Vs", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1e3),
+    ...             vn.Capacitor("C", "g", "b", C=1e-6))
+    >>> model = vn.Model("network", net, outputs=["C.across"], t_span=(0.0, 5e-3))
+    >>> round(float(model.simulate(points=11)["C.across"][-1]), 3)
+    0.993
+    """
+
+    kind: str
+    system: Any  # a Network, a planar or spatial Mechanism, or a System
+    parameters: dict[str, float | None] = field(default_factory=dict)
+    inputs: dict[str, sympy.Expr] = field(default_factory=dict)
+    initial: dict[str, float] = field(default_factory=dict)
+    velocities: dict[str, float | tuple[float, ...]] = field(default_factory=dict)
+    outputs: list[str] = field(default_factory=list)
+    tree: str | list[str] | None = None
+    coordinates: str = "joint"
+    t_span: tuple[float, float] | None = None
+    points: int | None = None
+    description: str = ""
+    #: the model file as it was read (``None``: built in Python), to read it again with other
+    #: parameter values: a length places points, and is a number once they are placed
+    document: dict | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        holds = {"network": "Network", "mechanism": "Mechanism", "system": "System"}
+        if self.kind not in holds:
+            raise ModelError(f"a model's kind is 'network', 'mechanism' or 'system', not "
+                             f"{self.kind!r}")
+        if self.kind == "system":
+            from ..formulation.coupled import System
+
+            expected: tuple[type, ...] = (System,)
+        else:
+            expected = (Network,) if self.kind == "network" else (Mechanism, SpatialMechanism)
+        if not isinstance(self.system, expected):
+            raise ModelError(f"a {self.kind} model holds a {holds[self.kind]}, "
+                             f"got {type(self.system).__name__}")
+
+    @property
+    def name(self) -> str:
+        system = self.system
+        return system.mechanism.name if self.kind == "system" else system.name
+
+    @property
+    def symbols(self) -> dict[str, sympy.Symbol]:
+        """Declared parameter name -> its sympy symbol."""
+        return {name: Symbol(name) for name in self.parameters}
+
+    @property
+    def values(self) -> dict[sympy.Symbol, float]:
+        """Numeric values of the declared parameters that have one, by symbol."""
+        return {Symbol(name): value for name, value in self.parameters.items() if value is not None}
+
+    @property
+    def element_values(self) -> dict[sympy.Symbol, float]:
+        """The declared values the system's equations hold, by symbol: :attr:`values` less
+        those that only serve the file's own expressions (a network input's amplitude; a
+        mechanism's lengths and gravity, fixed when the file was read), which the
+        formulations, simulations, equilibria and linearizations would refuse as no
+        parameter of theirs.
+
+        >>> import vecnet as vn
+        >>> net = vn.Network("rc")
+        >>> _ = net.add(vn.VoltageSource("Vs", "g", "a", V=1.0),
+        ...             vn.Resistor("R", "a", "g", R=vn.Symbol("R")))
+        >>> model = Model("network", net, parameters={"R": 2.0, "V0": 5.0})
+        >>> model.element_values
+        {R: 2.0}
+        """
+        values = self.values
+        if isinstance(self.system, Network):
+            held = {str(s) for s in self.system.parameter_symbols()}
+        elif values and self.kind == "mechanism":
+            exact = {k: sympy.Float(v) for k, v in values.items()}
+            held = {str(s) for s in self.formulate().compile_model(exact).used}
+        else:
+            held = set()
+        return {k: v for k, v in values.items() if str(k) in held}
+
+    def state_space(self):
+        """The network's :class:`~vecnet.formulation.lumped.StateSpace` for the file's tree
+        and outputs, as the teaching path shows it: every parameter stays its symbol (numbers
+        given to elements too); ``.subs(model.values)`` fills the declared values in."""
+        self._need("network")
+        return self.system.state_space(outputs=self.outputs, tree=self.tree or "normal",
+                                       symbolic=True)
+
+    def formulate(self):
+        """The mechanism's :class:`~vecnet.formulation.planar.MultibodyEquations` (or, in
+        space, :class:`~vecnet.formulation.spatial.SpatialEquations`) for the file's
+        coordinates (or tree); a system's :class:`~vecnet.formulation.coupled.CoupledModel`."""
+        if self.kind == "system":
+            return self.system.formulate(self.coordinates)
+        self._need("mechanism")
+        return self.system.formulate(coordinates=self.coordinates, tree=self.tree or None)
+
+    def simulate(self, t_span: Sequence[float] | None = None, points: int | None = None,
+                 progress: Callable[[float], None] | None = None, **options: Any):
+        """Simulate with the file's settings (or the ``t_span`` and ``points`` given) by
+        :func:`vecnet.simulate`; declared parameter values are applied. ``progress`` is
+        called with the time reached as the integration goes on; the other ``options`` of
+        :func:`vecnet.simulate` win over the file's settings, but ``parameters`` are put
+        over the declared values (those not named keep theirs). Returns a
+        :class:`~vecnet.numerics.result.Result`.
+
+        Raises
+        ------
+        UnknownNameError
+            ``parameters`` names a parameter the model has not, or for a mechanism one its
+            equations do not hold (a length fixed when the file was read: set it with
+            ``load_model(..., parameters=...)``); the message lists the known ones.
+        """
+        from ..numerics.simulation import simulate
+
+        # only passed on when given, so that the integrators keep their own default
+        extra = {} if progress is None else {"progress": progress}
+        t_span = tuple(t_span or self.t_span or ())
+        if len(t_span) != 2:
+            raise ModelError(f"model {self.name!r} has no simulation t_span; pass t_span=(t0, t1)")
+        t0, t1, times = time_grid(t_span, points=int(points or self.points or 501))
+        given = {str(k): v for k, v in (options.pop("parameters", None) or {}).items()}
+        values = {**self.values, **{Symbol(k): v for k, v in given.items()}}
+        if self.kind == "system":
+            return self._simulate_system((t0, t1), times, given, options)
+        if self.kind == "mechanism":
+            # sympy numbers: the planar compiler substitutes them with xreplace; only the
+            # values the equations hold (others served the file's own expressions)
+            eom = self.formulate()
+            exact = {k: sympy.Float(v) for k, v in values.items()}
+            used = {str(s) for s in eom.compile_model(exact).used} if exact else set()
+            self._check_given(given, used, "its equations hold")
+            exact = {k: v for k, v in exact.items() if str(k) in used}
+            return simulate(eom, (t0, t1), **{"t_eval": times, "initial": self.initial or None,
+                                              "velocities": self.velocities or None,
+                                              "parameters": exact or None, **extra, **options})
+        from ..formulation.lumped import network_inputs
+
+        net = self.system
+        assert isinstance(net, Network)  # a network model holds one (__post_init__)
+        inputs: dict[str, Any] = {}
+        sources = network_inputs(net)
+        for source in sources:
+            name, u = source.name, source.symbol
+            if name in self.inputs:
+                # sympify: a whole input that is one parameter becomes its (float) value
+                signal = sympy.sympify(self.inputs[name].xreplace(values))
+                check_oscillation(name, signal, (t0, t1))
+                inputs[name] = time_function(signal, name)
+            elif u in values:  # a source whose value is a declared parameter
+                inputs[name] = values[u]
+            elif isinstance(source.signal, sympy.Basic):
+                check_oscillation(name, source.signal, (t0, t1))
+                inputs[name] = time_function(source.signal, name)
+        # the declared values the elements use (others served the file's own expressions)
+        used = {str(s) for s in net.parameter_symbols()}
+        self._check_given(given, used | set(self.parameters), "it declares or its elements hold")
+        parameters = {k: v for k, v in values.items()
+                      if k not in {i.symbol for i in sources} and str(k) in used}
+        # the sparse numeric formulation when it applies, else the symbolic one
+        return simulate(net, (t0, t1), **{
+            "tree": self.tree or "normal", "inputs": inputs, "initial": self.initial or None,
+            "t_eval": times, "parameters": parameters or None, **extra, **options})
+
+    def _check_given(self, given: dict[str, Any], known: set[str], which: str) -> None:
+        """Refuse given parameter names outside ``known``, listing those."""
+        unknown = sorted(set(given) - known)
+        if unknown:
+            fixed = [name for name in unknown if name in self.parameters]
+            hint = (f"; {', '.join(map(repr, fixed))} shaped the model when the file was read: "
+                    "set it with load_model(..., parameters=...) or vecnet --param"
+                    if fixed else "")
+            raise UnknownNameError(
+                f"{self.kind} {self.name!r} has no parameter(s) "
+                f"{', '.join(map(repr, unknown))} to simulate with; the parameters {which} "
+                f"are {', '.join(sorted(known)) or 'none'}{hint}")
+
+    def _simulate_system(self, t_span: tuple[float, float], times: Any,
+                         given: dict[str, float], options: dict[str, Any]):
+        """A system from its assembled initial pose: the file's ``initial`` values of the
+        mechanism's coordinates are held during assembly, the others start the network's
+        and the blocks' states."""
+        from ..numerics.simulation import simulate
+
+        if given:
+            raise ModelError(f"system {self.name!r} has its parameters' values put in when it "
+                             "is read: set them with load_model(path, parameters={...})")
+        model = self.formulate()
+        coordinates = {k: v for k, v in self.initial.items() if k in model.eom.coordinates}
+        states = {k: v for k, v in self.initial.items() if k not in coordinates}
+        return simulate(model, t_span, **{"t_eval": times, "coordinates": coordinates or None,
+                                          "initial": states or None,
+                                          "velocities": self.velocities or None, **options})
+
+    def _need(self, kind: str) -> None:
+        if self.kind != kind:
+            raise ModelError(f"model {self.name!r} is a {self.kind}, not a {kind}")
+
+
+def time_function(expr: sympy.Expr, name: str) -> float | Callable[[float], float]:
+    """A number, or a numeric function of t: the simulator then takes slopes by finite
+    differences instead of differentiating steps and kinks into delta functions."""
+    expr = sympy.sympify(expr)
+    if expr.free_symbols - {t}:
+        raise ModelError(f"input {name!r}: {expr} needs values for "
+                         f"{', '.join(sorted(map(str, expr.free_symbols - {t})))}")
+    if not expr.free_symbols:
+        return float(expr)
+    fn = sympy.lambdify(t, expr, modules="numpy")
+
+    def value(time: float) -> float:
+        v = fn(time)
+        if isinstance(v, complex) or np.iscomplexobj(v):  # sqrt(t) before t = 0, log(-1)
+            if v.imag != 0:
+                raise SimulationError(f"input {name!r} = {expr} has no real value at "
+                                      f"t = {time:g} (the slope of an input is taken from its "
+                                      "values on both sides of each time)")
+            v = v.real
+        return float(v)
+
+    value.expression = expr  # type: ignore[attr-defined]  # where the integrator finds the signal's switching times
+    return value
+
+

@@ -1,0 +1,374 @@
+"""Bounds on the work one request may cause, so that a small input never runs without end.
+
+A model file of a few lines can ask for a trillion oscillations, a billion seconds of
+motion or a million output samples. vecnet checks what it can before it starts (the time
+grid, the frequencies of the sources, the size of a network formulated symbolically) and
+watches the rest while it runs (evaluations of the right-hand side, wall-clock time,
+values that overflow). Each bound names itself in its message, and each can be raised:
+
+>>> import vecnet as vn
+>>> vn.get_limits().max_points
+100000
+>>> with vn.limits(max_points=10**6):
+...     vn.get_limits().max_points
+1000000
+
+The limits live in a :class:`contextvars.ContextVar`, so a change made inside
+``with vn.limits(...)`` holds for that block and that thread (or task) only.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+import sys
+import time as _clock
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError, SimulationError
+
+__all__ = ["Limits", "get_limits", "limits", "untrusted", "time_grid", "check_oscillation",
+           "Watch"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The bounds in force. Change them with :func:`limits`.
+
+    Attributes
+    ----------
+    max_points : int
+        Output samples of one simulation.
+    max_cycles : float
+        Periods of a source's oscillation within the simulated span (a 1 MHz sine over
+        one second is 10^6 periods, each needing several integration steps).
+    max_evaluations : int
+        Right-hand-side (or residual) evaluations of one simulation.
+    max_seconds : float or None
+        Wall-clock seconds of one simulation; ``None`` (the default): no wall-clock bound on
+        the simulations of models built in Python, and ``file_seconds`` on those of models
+        read from files.
+    file_seconds : float
+        Wall-clock seconds of one simulation of untrusted input (a model file or netlist
+        read by :func:`vecnet.load_model`, :func:`vecnet.load_netlist` or the ``vecnet``
+        command) while ``max_seconds`` is ``None``.
+    max_elements : int
+        Elements of a network formulated symbolically (the exact formulation's cost
+        grows faster than the network: about 25 s for 2,000 elements).
+    """
+
+    max_points: int = 100_000
+    max_cycles: float = 100_000.0
+    max_evaluations: int = 500_000
+    max_seconds: float | None = None
+    file_seconds: float = 20.0
+    max_elements: int = 2_000
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if value is None and field.name == "max_seconds":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not value > 0 or math.isnan(value):
+                raise ModelError(f"limit {field.name} must be a positive number; got {value!r}")
+
+
+_LIMITS: contextvars.ContextVar[Limits] = contextvars.ContextVar("vecnet_limits",
+                                                                 default=Limits())
+
+
+def get_limits() -> Limits:
+    """The :class:`Limits` in force."""
+    return _LIMITS.get()
+
+
+@contextmanager
+def limits(**changes: float) -> Iterator[Limits]:
+    """Change limits for the duration of a ``with`` block.
+
+    Raises
+    ------
+    ModelError
+        An unknown limit, or a value that is not a positive number.
+
+    >>> import vecnet as vn
+    >>> with vn.limits(max_seconds=10) as bounds:
+    ...     bounds.max_seconds
+    10
+    """
+    known = {f.name for f in fields(Limits)}
+    unknown = sorted(set(changes) - known)
+    if unknown:
+        raise ModelError(f"unknown limit(s) {', '.join(unknown)}; the limits are "
+                         f"{', '.join(sorted(known))}")
+    counts = {f.name for f in fields(Limits) if f.type == "int"}
+    for name in counts & set(changes):  # a whole number given as 5000.0 is still a count
+        value = changes[name]
+        if isinstance(value, float) and value.is_integer():
+            changes[name] = int(value)
+        elif not isinstance(value, int):
+            raise ModelError(f"limit {name} must be a whole number; got {value!r}")
+    token = _LIMITS.set(replace(get_limits(), **changes))  # type: ignore[arg-type]
+    try:
+        yield _LIMITS.get()
+    finally:
+        _LIMITS.reset(token)
+
+
+def finite_number(value: Any, what: str) -> float:
+    """``value`` as a finite float; a :class:`~vecnet.errors.ModelError` naming ``what``
+    otherwise."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ModelError(f"{what} must be a number; got {value!r}") from None
+    if not math.isfinite(number):
+        raise ModelError(f"{what} must be finite; got {value!r}")
+    return number
+
+
+def time_grid(t_span: Sequence[Any], t_eval: Sequence[float] | None = None,
+              points: int = 501) -> tuple[float, float, np.ndarray]:
+    """Check a simulation's span and output times; returns ``(t0, t1, times)``.
+
+    ``times`` is ``t_eval`` or, without it, ``points`` evenly spaced times.
+
+    Raises
+    ------
+    ModelError
+        The span is not two finite numbers with ``t0 < t1``, is too short to hold its
+        output times as distinct floats, or there are more output times than
+        ``max_points``; ``t_eval`` is not finite, increasing and within the span.
+
+    >>> time_grid((0, 1), points=3)[2]
+    array([0. , 0.5, 1. ])
+    >>> time_grid((0, -1))
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.ModelError: t_span (0, -1) must end after it starts: simulations run forward in time
+    """
+    if isinstance(t_span, (str, bytes)) or len(t_span) != 2:
+        raise ModelError(f"t_span must be (t0, t1); got {t_span!r}")
+    t0, t1 = (finite_number(v, "t_span") for v in t_span)
+    if not t1 > t0:
+        raise ModelError(f"t_span {tuple(t_span)!r} must end after it starts: simulations run "
+                         "forward in time")
+    bound = get_limits().max_points
+    count = points if t_eval is None else len(t_eval)
+    if count > bound:
+        raise ModelError(f"{count} output points is more than max_points = {bound}; ask for "
+                         f"fewer or raise the limit with vn.limits(max_points=...)")
+    if t_eval is None:
+        times = np.linspace(t0, t1, int(points))
+    else:
+        times = np.asarray(t_eval, dtype=float).reshape(-1)
+        if not np.all(np.isfinite(times)):
+            raise ModelError("t_eval holds a value that is not finite")
+        if times.size and (times[0] < t0 or times[-1] > t1):
+            raise ModelError(f"t_eval runs from {times[0]:.6g} to {times[-1]:.6g}, outside "
+                             f"t_span ({t0:.6g}, {t1:.6g})")
+    if times.size > 1 and not np.all(np.diff(times) > 0):
+        raise ModelError(f"t_span ({t0:.6g}, {t1:.6g}) is too short for {times.size} distinct "
+                         "output times (or t_eval is not increasing)" if t_eval is None else
+                         "t_eval must be strictly increasing")
+    if (t1 - t0) < 64 * sys.float_info.min or t1 - t0 <= 1e-12 * max(abs(t0), abs(t1)):
+        raise ModelError(f"t_span ({t0:.6g}, {t1:.6g}) is too short to integrate over in "
+                         "double precision")
+    return t0, t1, times
+
+
+def check_oscillation(name: str, signal: Any, span: float | Sequence[float]) -> None:
+    """Refuse a signal whose sines, cosines or periodic pulses turn more than ``max_cycles``
+    times within ``span`` (a length of time from 0, or ``(t0, t1)``).
+
+    The periods are counted from the argument of each ``sin``, ``cos``, ``tan`` or ``Mod``
+    (a periodic pulse): how far it moves over the span, sampled at 257 times, divided by
+    the period (exact for ``w t + p``, even behind a ``Heaviside`` or a delay; close for a
+    chirp). An argument holding other symbols than ``t`` is passed over: the integration
+    itself is bounded by :class:`Watch`.
+
+    >>> import sympy, vecnet as vn
+    >>> check_oscillation("V.across", sympy.sin(2 * sympy.pi * 1e15 * vn.t), 1e-3)
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.ModelError: input 'V.across' oscillates at 1e+15 Hz: 1e+12 periods in the span of 0.001 s is more than max_cycles = 100000; shorten t_span or raise the limit with vn.limits(max_cycles=...)
+    """
+    import sympy
+
+    from ..elements.base import t
+
+    t0, t1 = (0.0, float(span)) if isinstance(span, (int, float)) else map(float, span)
+    bound = get_limits().max_cycles
+    for periodic in signal.atoms(sympy.sin, sympy.cos, sympy.tan, sympy.Mod):
+        if periodic.func is sympy.Mod:  # a periodic pulse: Mod(t - td, period)
+            arg, period = periodic.args
+            if not period.is_number:
+                continue
+            period = abs(float(period))
+        else:
+            arg, period = periodic.args[0], 2 * math.pi
+        if not arg.has(t) or arg.free_symbols - {t} or not period > 0:
+            continue
+        cycles = _turns(arg, t, t0, t1) / period
+        if cycles > bound:
+            raise ModelError(f"input {name!r} oscillates at {cycles / (t1 - t0):.6g} Hz: "
+                             f"{cycles:.6g} periods in the span of {t1 - t0:.6g} s is more "
+                             f"than max_cycles = {bound:.6g}; shorten t_span or raise the "
+                             "limit with vn.limits(max_cycles=...)")
+
+
+def _turns(arg: Any, t: Any, t0: float, t1: float) -> float:
+    """How far ``arg`` moves (its total variation) over ``t0..t1``, from 257 samples;
+    infinite when it overflows."""
+    import sympy
+
+    times = np.linspace(t0, t1, 257)
+    with np.errstate(all="ignore"):
+        try:
+            values = sympy.lambdify(t, arg, "numpy")(times)
+            values = np.broadcast_to(np.asarray(values, dtype=float), times.shape)
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+            return 0.0  # not a real function of time that numpy evaluates: left to the Watch
+        moves = np.abs(np.diff(values))
+    moves = moves[~np.isnan(moves)]
+    return float(np.sum(moves)) if moves.size else 0.0
+
+
+_untrusted = contextvars.ContextVar("vecnet_untrusted", default=False)
+
+
+@contextmanager
+def untrusted(flag: bool = True) -> Iterator[None]:
+    """Mark the work inside as done on untrusted input (a model file or netlist from
+    elsewhere) when ``flag`` is true: its simulations are then bounded in wall-clock time
+    by ``file_seconds`` unless ``max_seconds`` is set. A false ``flag`` changes nothing (an
+    enclosing mark stays)."""
+    token = _untrusted.set(_untrusted.get() or bool(flag))
+    try:
+        yield
+    finally:
+        _untrusted.reset(token)
+
+
+_interrupted = contextvars.ContextVar("vecnet_interrupted", default=False)
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Ctrl-C stops the work inside, and keeps stopping it: after the first
+    ``KeyboardInterrupt`` every :class:`Watch` raises another at its next evaluation, so
+    an interrupt that compiled code (an integrator's callback) lets pass is not lost, and
+    an error raised after an interrupt is the interrupt. Only in the main thread;
+    elsewhere it changes nothing."""
+    import signal
+
+    def handler(signum, frame):
+        _interrupted.set(True)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread: signals are not ours to handle
+        yield
+        return
+    token = _interrupted.set(False)
+    try:
+        yield
+    except Exception as exc:
+        # compiled code (a numba kernel) may wrap the interrupt in an error of its own
+        if _interrupted.get():
+            raise KeyboardInterrupt from exc
+        raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _interrupted.reset(token)
+
+
+def progress_bar(t0: float, t1: float) -> Callable[[float], None]:
+    """A ``tqdm`` progress bar over the model time ``t0..t1`` (``tqdm.auto``: a widget in
+    notebooks, text elsewhere), as a function of the time reached (needs tqdm)."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        raise ModelError("progress=True draws a tqdm progress bar: install tqdm "
+                         "(pip install tqdm), or pass a function of the model time") from None
+    bar = tqdm(total=float(t1 - t0), unit="s model time", unit_scale=True, leave=True)
+    reached = [t0]
+
+    def advance(time: float) -> None:
+        if time > reached[0]:
+            bar.update(min(time, t1) - reached[0])
+            reached[0] = min(time, t1)
+            if reached[0] >= t1:
+                bar.close()
+
+    return advance
+
+
+class Watch:
+    """Counts a simulation's evaluations and watches its clock and its values.
+
+    Call it with the model time (and, where at hand, the state) at every evaluation of
+    the right-hand side. It raises :class:`~vecnet.errors.SimulationError` saying how far
+    the integration got when ``max_evaluations`` or ``max_seconds`` is exceeded or the
+    state stops being finite, and passes the time on to ``progress``.
+
+    >>> watch = Watch(0.0, 1.0)
+    >>> watch(0.5, [1.0, 2.0])
+    >>> watch(0.6, [1.0, float("inf")])
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.SimulationError: the solution became infinite or undefined at t = 0.6 (60% of the span): the model is unstable or a value is unphysical (a negative store or resistance?)
+    """
+
+    def __init__(self, t0: float, t1: float,
+                 progress: Callable[[float], None] | bool | None = None,
+                 names: Sequence[str] = ()) -> None:
+        bounds = get_limits()
+        if progress is True:
+            progress = progress_bar(t0, t1)
+        self.t0, self.t1, self.progress, self.names = t0, t1, progress or None, tuple(names)
+        self.max_evaluations = bounds.max_evaluations
+        # the wall clock bounds untrusted input always, code written in Python when asked
+        self.max_seconds, self.clock_name = (bounds.max_seconds, "max_seconds") \
+            if bounds.max_seconds is not None else \
+            (bounds.file_seconds if _untrusted.get() else math.inf, "file_seconds")
+        self.evaluations = 0
+        self.started = _clock.monotonic()
+
+    def where(self, time: float) -> str:
+        share = (time - self.t0) / (self.t1 - self.t0) if self.t1 > self.t0 else 1.0
+        return f"t = {time:.6g} ({100 * share:.3g}% of the span)"
+
+    def __call__(self, time: float, state: Any = None) -> None:
+        if _interrupted.get():
+            raise KeyboardInterrupt
+        self.evaluations += 1
+        if state is not None:
+            values = np.asarray(state, dtype=float)
+            if not math.isfinite(values.sum()) and not np.isfinite(values).all():
+                bad = [n for n, v in zip(self.names, values) if not math.isfinite(v)]
+                which = f" ({', '.join(bad[:3])})" if bad else ""
+                raise SimulationError(
+                    f"the solution became infinite or undefined{which} at {self.where(time)}: "
+                    "the model is unstable or a value is unphysical (a negative store or "
+                    "resistance?)")
+        if self.evaluations > self.max_evaluations:
+            raise SimulationError(
+                f"the simulation stopped at {self.where(time)} after {self.max_evaluations} "
+                "evaluations (max_evaluations): shorten t_span, loosen the tolerances or raise "
+                "the limit with vn.limits(max_evaluations=...)")
+        if self.evaluations % 64 == 0 and _clock.monotonic() - self.started > self.max_seconds:
+            raise SimulationError(
+                f"the simulation stopped at {self.where(time)} after {self.max_seconds:g} s "
+                f"({self.clock_name}): shorten t_span or raise the limit with "
+                f"vn.limits({self.clock_name}=...) (--limit {self.clock_name}=... on the command "
+                "line)")
+        if self.progress is not None:
+            self.progress(time)

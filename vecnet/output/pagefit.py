@@ -1,0 +1,407 @@
+"""Formulas that fit a page: long LaTeX rows broken across lines, wide matrices cut into
+blocks of columns.
+
+KaTeX sets a display formula on one line however long it is, so a report decides where
+lines break before it hands the LaTeX over. :func:`tex_width` estimates how wide LaTeX
+sets (in em of the formula's font, from the characters, operators and fractions it
+holds; an estimate, not a measurement), :func:`break_rows` splits every row of an
+``aligned`` environment that is wider than a given width at its outermost ``+`` and
+``-`` signs into continuation rows, and :func:`column_blocks` cuts a labelled matrix into
+blocks of whole columns that each fit the width, every block with the row labels.
+
+Nothing here reads or writes files; the functions take and return strings and
+:class:`~vecnet.graph.matrix.LabeledMatrix` objects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..graph.matrix import LabeledMatrix
+
+__all__ = ["tex_width", "break_rows", "column_blocks", "split_top_level"]
+
+#: em widths of what KaTeX sets (Computer Modern proportions, rounded up)
+_CHAR = 0.55
+_BINARY = 1.3          # "+", "-", "=" with the medium or thick spaces around them
+_COMMAND_WIDTHS = {
+    "quad": 1.0, "qquad": 2.0, ",": 0.17, ":": 0.22, ";": 0.28, " ": 0.3, "!": 0.0,
+    "cdot": 0.8, "times": 1.2, "sin": 1.5, "cos": 1.6, "tan": 1.6, "exp": 1.6,
+    "log": 1.4, "ln": 1.0, "operatorname": 0.0, "left": 0.0, "right": 0.0,
+    "mathrm": 0.0, "text": 0.0, "textbf": 0.0, "mathbf": 0.0, "boldsymbol": 0.0,
+    "dot": 0.0, "ddot": 0.0, "dddot": 0.0, "hat": 0.0, "bar": 0.0, "vec": 0.0,
+    "hline": 0.0, "hphantom": 0.0, "vphantom": 0.0, "mathllap": 0.0, "kern": 0.0,
+    "begin": 0.0, "end": 0.0, "displaystyle": 0.0, "textbackslash": 0.5,
+}
+_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}]|[^\\{}]")
+#: commands whose argument is not set at all (its width is not counted)
+_HIDDEN = {"hphantom", "vphantom", "begin", "end", "kern"}
+#: commands that set their argument smaller (sub- and superscripts, fractions' parts)
+_SMALL = 0.7
+
+
+def _tokens(tex: str) -> list[str]:
+    return _TOKEN.findall(tex)
+
+
+def _group(tokens: list[str], i: int) -> tuple[list[str], int]:
+    """The tokens of the group or single token starting at ``i`` (braces dropped) and the
+    position after it."""
+    while i < len(tokens) and tokens[i] == " ":
+        i += 1
+    if i >= len(tokens):
+        return [], i
+    if tokens[i] != "{":
+        return [tokens[i]], i + 1
+    depth, j = 0, i
+    while j < len(tokens):
+        if tokens[j] == "{":
+            depth += 1
+        elif tokens[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return tokens[i + 1:j], j + 1
+        j += 1
+    return tokens[i + 1:], len(tokens)
+
+
+def _width(tokens: list[str]) -> float:
+    total, i = 0.0, 0
+    while i < len(tokens):
+        token = tokens[i]
+        i += 1
+        if token in ("{", "}", " ", "&", "\n", "\t"):
+            continue
+        if token in ("^", "_"):
+            part, i = _group(tokens, i)
+            total += _SMALL * _width(part)
+        elif token in ("\\frac", "\\dfrac", "\\tfrac"):
+            top, i = _group(tokens, i)
+            bottom, i = _group(tokens, i)
+            total += max(_width(top), _width(bottom)) * (1.0 if token == "\\dfrac" else 0.85) + 0.3
+        elif token in ("\\left", "\\right"):
+            _, i = _group(tokens, i)     # the delimiter
+            total += 0.45
+        elif token.startswith("\\") and token[1:] in _HIDDEN:
+            _, i = _group(tokens, i)
+        elif token == "\\\\":
+            continue
+        elif token.startswith("\\"):
+            name = token[1:]
+            total += _COMMAND_WIDTHS.get(name, 0.6 if name.isalpha() else 0.5)
+        elif token in "+-=<>":
+            total += _BINARY
+        elif token == ",":
+            total += 0.45
+        else:
+            total += _CHAR
+    return total
+
+
+def tex_width(tex: str) -> float:
+    """The estimated width, in em of the formula's font, of the widest line of the LaTeX
+    ``tex`` (lines split at ``\\\\`` outside braces; cells of one line side by side).
+
+    An estimate from the characters (about half an em each), binary operators with their
+    spaces, fractions (the wider of numerator and denominator) and sub- and superscripts
+    (smaller); good to some ten percent for the formulas of vecnet's listings.
+
+    >>> tex_width("x") < tex_width("x + y") < tex_width(r"x + y + \\sin{\\left(z \\right)}")
+    True
+    >>> tex_width(r"a \\\\ b + c") == tex_width("b + c")
+    True
+    """
+    return max((_width(_tokens(line)) for line in split_top_level(tex, r"\\")), default=0.0)
+
+
+def split_top_level(tex: str, separator: str) -> list[str]:
+    """``tex`` split at every ``separator`` outside braces, ``\\left ... \\right`` pairs and
+    environments (``\\begin ... \\end``).
+
+    >>> split_top_level(r"a + \\frac{b + c}{d} + e", "+")
+    ['a ', ' \\\\frac{b + c}{d} ', ' e']
+    """
+    parts, depth, start, i = [], 0, 0, 0
+    n, width = len(tex), len(separator)
+    while i < n:
+        c = tex[i]
+        if c == "\\":
+            word = re.match(r"\\(begin|end|left|right)(?![A-Za-z])", tex[i:])
+            if word:
+                depth += 1 if word.group(1) in ("begin", "left") else -1
+                i += len(word.group(0))
+                continue
+            if depth == 0 and tex.startswith(separator, i) and separator.startswith("\\"):
+                parts.append(tex[start:i])
+                i += width
+                start = i
+                continue
+            i += 2      # an escaped character or the first letter of a command
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0 and tex.startswith(separator, i):
+            parts.append(tex[start:i])
+            i += width
+            start = i
+            continue
+        i += 1
+    parts.append(tex[start:])
+    return parts
+
+
+def _terms(rhs: str) -> list[str]:
+    """The outermost terms of ``rhs``, each with its sign (``["a ", "+ b ", "- c"]``); a
+    sign that follows another operator or starts the expression is not a split point."""
+    pieces = []
+    depth, start, i, n = 0, 0, 0, len(rhs)
+    last = ""   # the last character that is not a space, outside commands
+    while i < n:
+        c = rhs[i]
+        if c == "\\":
+            word = re.match(r"\\(begin|end|left|right)(?![A-Za-z])", rhs[i:])
+            if word:
+                depth += 1 if word.group(1) in ("begin", "left") else -1
+                i += len(word.group(0))
+                last = "x"
+                continue
+            command = re.match(r"\\[A-Za-z]+|\\.", rhs[i:])
+            i += len(command.group(0)) if command else 1
+            last = "x"
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c in "+-" and depth == 0 and last not in ("", "+", "-", "=", "(", "&", ","):
+            pieces.append(rhs[start:i])
+            start = i
+        if not c.isspace():
+            last = c
+        i += 1
+    pieces.append(rhs[start:])
+    return [p for p in pieces if p.strip()]
+
+
+def _groups(term: str) -> list[tuple[int, int, int, int]]:
+    """The outermost ``\\left( ... \\right)`` groups of ``term`` (round or square
+    brackets, bars): ``(start, content start, content end, end)`` positions."""
+    found, depth, i, n = [], 0, 0, len(term)
+    opened: tuple[int, int] | None = None
+    while i < n:
+        word = re.match(r"\\(begin|end|left|right)(?![A-Za-z])(\\?.)?", term[i:]) \
+            if term[i] == "\\" else None
+        if word:
+            kind, delimiter = word.group(1), word.group(2) or ""
+            if kind in ("begin", "left"):
+                if depth == 0 and kind == "left" and delimiter in ("(", "[", "|"):
+                    opened = (i, i + len(word.group(0)))
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0 and kind == "right" and opened is not None:
+                    found.append((opened[0], opened[1], i, i + len(word.group(0))))
+                    opened = None
+            i += len(word.group(0))
+            continue
+        if term[i] == "\\":
+            i += 2
+            continue
+        if term[i] == "{":
+            depth += 1
+        elif term[i] == "}":
+            depth -= 1
+        i += 1
+    return found
+
+
+def _atoms(tex: str, width: float) -> list[str]:
+    """``tex`` as pieces between which a line may break: its outermost terms, and a term
+    wider than ``width`` opened at its wide bracket groups, whose stretching brackets become
+    fixed ones (``\\Bigl( ... \\Bigr)``, which may hold line breaks) around the
+    pieces of their content."""
+    out: list[str] = []
+    for term in _terms(tex):
+        if tex_width(term) <= width:
+            out.append(term)
+            continue
+        parts, cursor = [""], 0
+        for start, inner, inner_end, end in _groups(term):
+            content = term[inner:inner_end]
+            if tex_width(content) <= width / 2:
+                continue
+            opening = term[start:inner].replace(r"\left", r"\Bigl", 1)
+            closing = term[inner_end:end].replace(r"\right", r"\Bigr", 1)
+            pieces = _atoms(content, width)
+            parts[-1] += term[cursor:start] + opening + pieces[0]
+            parts.extend(pieces[1:])
+            parts[-1] += closing
+            cursor = end
+        parts[-1] += term[cursor:]
+        out.extend(p for p in parts if p.strip())
+    return out
+
+
+#: A row of words: ``&\text{...}``, perhaps after a bold heading and a ``\quad``.
+_TEXT_ROW = re.compile(r"(\s*&\s*(?:\\textbf\{[^{}]*\}\\quad\s*)?)\\text\{(.*)\}\s*", re.S)
+
+
+def _wrap_words(lead: str, words: str, width: float) -> str | None:
+    """A row of words wider than ``width`` as several rows of them, filled greedily and
+    split at spaces outside braces; ``None`` if it cannot be split so."""
+    pieces: list[str] = []
+    depth, start = 0, 0
+    for i, c in enumerate(words):
+        depth += (c == "{") - (c == "}")
+        if c == " " and depth == 0:
+            pieces.append(words[start:i])
+            start = i + 1
+    pieces.append(words[start:])
+    if len(pieces) < 2:
+        return None
+    lines: list[list[str]] = [[]]
+    for piece in pieces:
+        candidate = " ".join(lines[-1] + [piece])
+        prefix = lead if len(lines) == 1 else r"&\quad "
+        if lines[-1] and tex_width(prefix + r"\text{" + candidate + "}") > width:
+            lines.append([])
+        lines[-1].append(piece)
+    rows = [(lead if k == 0 else r"&\quad ") + r"\text{" + " ".join(line) + "}"
+            for k, line in enumerate(lines)]
+    return " \\\\\n".join(rows)
+
+
+def _break_row(row: str, width: float) -> str:
+    """One row ``lhs &= rhs`` of an ``aligned`` environment as several, none (where the
+    terms allow) wider than ``width``: continuation rows start at the alignment point,
+    indented, with the sign of their first term."""
+    if tex_width(row) <= width or "&" not in row:
+        return row
+    words = _TEXT_ROW.fullmatch(row)
+    if words:
+        return _wrap_words(*words.groups(), width) or row
+    cells = split_top_level(row, "&")
+    if len(cells) != 2:
+        return row
+    lhs, rhs = cells
+    operator = ""
+    stripped = rhs.lstrip()
+    for sign in ("=", r"\approx"):
+        if stripped.startswith(sign):
+            operator, rhs = sign, stripped[len(sign):]
+            break
+    terms = _atoms(rhs, width)
+    if len(terms) < 2:
+        return row
+    head = tex_width(lhs + operator) + 1.0
+    lines: list[list[str]] = [[]]
+    used = head
+    for term in terms:
+        size = tex_width(term)
+        if lines[-1] and used + size > width:
+            lines.append([])
+            used = head
+        lines[-1].append(term)
+        used += size
+    out = [f"{lhs}&{operator} {''.join(lines[0]).strip()}"]
+    for line in lines[1:]:
+        out.append(r"&\quad {}" + "".join(line).strip())
+    return " \\\\\n".join(out)
+
+
+def break_rows(tex: str, width: float) -> str:
+    """``tex`` with every row of its ``aligned`` environments that :func:`tex_width`
+    finds wider than ``width`` (em) broken at its outermost ``+`` and ``-`` signs into
+    rows that fit, continuation rows indented at the alignment point. Rows of other
+    environments (matrices, arrays) are left as they are, and so is a term wider than
+    ``width`` by itself.
+
+    >>> tex = r"\\begin{aligned}" + "\\n" + "Q &= " + " + ".join("x_{%d}" % i for i in range(30)) \\
+    ...       + "\\n" + r"\\end{aligned}"
+    >>> broken = break_rows(tex, 20)
+    >>> broken.count(r"\\\\") > 2 and all(tex_width(r) <= 20 for r in broken.split(r"\\\\"))
+    True
+    """
+    out, position = [], 0
+    begin, end = r"\begin{aligned}", r"\end{aligned}"
+    while True:
+        start = tex.find(begin, position)
+        if start < 0:
+            break
+        body_start = start + len(begin)
+        # the matching end (aligned environments may nest)
+        depth, i = 1, body_start
+        while depth:
+            next_begin, next_end = tex.find(begin, i), tex.find(end, i)
+            if next_end < 0:
+                return tex     # unbalanced: leave it to KaTeX to report
+            if 0 <= next_begin < next_end:
+                depth, i = depth + 1, next_begin + len(begin)
+            else:
+                depth, i = depth - 1, next_end + len(end)
+        body_end = i - len(end)
+        rows = split_top_level(tex[body_start:body_end], r"\\")
+        out.append(tex[position:body_start])
+        out.append(" \\\\".join(_break_row(r, width) if r.strip() else r for r in rows))
+        out.append(end)
+        position = i
+    out.append(tex[position:])
+    return "".join(out)
+
+
+def _greedy(widths: list[float], start_width: float, width: float) -> list[tuple[int, int]]:
+    """Blocks ``(first, end)`` of consecutive columns, each as many as fit ``width``."""
+    blocks, start, used = [], 0, start_width
+    for j, w in enumerate(widths):
+        if j > start and used + w > width:
+            blocks.append((start, j))
+            start, used = j, start_width
+        used += w
+    blocks.append((start, len(widths)))
+    return blocks
+
+
+def column_blocks(m: LabeledMatrix, width: float,
+                  entry_width: Callable[[object], float] | None = None) -> list[LabeledMatrix]:
+    """``m`` cut into blocks of whole columns, each (with the row labels) at most ``width``
+    em wide as far as one column allows; every block keeps the row labels and, where the
+    ``[1 | A_c]`` bar falls inside it, the bar. ``entry_width`` gives an entry's width in
+    em (default: half an em a character of ``str(entry)``).
+
+    >>> import numpy as np
+    >>> m = LabeledMatrix(np.ones((2, 30), dtype=int), ["a", "b"], [f"e{k}" for k in range(30)],
+    ...                   split=12)
+    >>> blocks = column_blocks(m, 20)
+    >>> sum(b.shape[1] for b in blocks) == 30 and len(blocks) > 1
+    True
+    >>> [(b.columns[0], b.split) for b in blocks]    # even blocks; the bar before e12
+    [('e0', None), ('e7', 5), ('e13', None), ('e19', None), ('e25', None)]
+    """
+    measure = entry_width or (lambda x: 0.5 * len(str(x)))
+    cells = m.toarray()
+    rows_width = max((0.5 * len(str(r)) for r in m.rows), default=0.0) + 2.0   # and brackets
+    widths = []
+    for j, label in enumerate(m.columns):
+        column = cells[:, j] if cells.shape[0] else []
+        widest = max((measure(x) for x in column), default=0.0)
+        widths.append(max(0.5 * len(str(label)), widest) + 1.0)
+    blocks = _greedy(widths, rows_width, width)
+    # as many blocks, of widths as even as whole columns allow: the smallest width that
+    # still needs no more blocks
+    low, high = rows_width + sum(widths) / len(blocks), width
+    while high - low > 0.25:
+        middle = (low + high) / 2
+        if len(_greedy(widths, rows_width, middle)) <= len(blocks):
+            high = middle
+        else:
+            low = middle
+    blocks = _greedy(widths, rows_width, high)
+    out = []
+    for a, b in blocks:
+        split = m.split - a if m.split is not None and a < m.split < b else None
+        values = m.values[:, a:b] if not m.issparse else m.tosparse()[:, a:b]
+        out.append(LabeledMatrix(values, m.rows, m.columns[a:b], split))
+    return out

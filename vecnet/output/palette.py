@@ -1,0 +1,124 @@
+"""Colours and marks shared by the diagrams (:mod:`vecnet.output.draw`) and the pictures and
+animations (:mod:`vecnet.output.picture`) of planar and spatial mechanisms.
+
+Each joint type of the two element catalogues (:mod:`vecnet.elements.planar`,
+:mod:`vecnet.elements.spatial`) has one :class:`JointStyle`: a colour, a Graphviz
+arrowhead for the diagrams and a matplotlib marker for the pictures. A planar revolute
+joint and a spatial one look the same; a revolute and a spherical joint do not.
+
+>>> from vecnet.output.palette import JOINT_STYLES
+>>> JOINT_STYLES["revolute"].arrowhead, JOINT_STYLES["spherical"].arrowhead
+('odot', 'dot')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..elements import planar as pe
+from ..elements import spatial as se
+
+__all__ = ["JointStyle", "JOINT_STYLES", "BODY_COLOURS", "GROUND_COLOUR", "SPRING_COLOUR",
+           "joint_type", "joint_style", "body_colour"]
+
+#: Colours of the bodies of a picture, in the order the bodies were made (then again).
+BODY_COLOURS: tuple[str, ...] = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
+                                 "#17becf", "#bcbd22", "#e377c2")
+#: Colour of the ground's points.
+GROUND_COLOUR = "#7f7f7f"
+#: Colour of springs and dampers.
+SPRING_COLOUR = "#555555"
+
+
+@dataclass(frozen=True)
+class JointStyle:
+    """How one joint type is drawn.
+
+    Attributes
+    ----------
+    name : str
+        The joint type, e.g. ``"revolute"``.
+    colour : str
+        ``#rrggbb`` colour of the joint's edge (diagram) and marker (picture).
+    arrowhead : str
+        Graphviz arrowhead of the joint's edge.
+    marker : str
+        matplotlib marker of the joint in a picture.
+    filled : bool
+        Whether the marker is filled with the colour (otherwise white inside).
+    """
+
+    name: str
+    colour: str
+    arrowhead: str
+    marker: str
+    filled: bool
+
+
+#: The style of each joint type, in the order of the legends.
+JOINT_STYLES: dict[str, JointStyle] = {s.name: s for s in (
+    JointStyle("revolute", "#d62728", "odot", "o", False),
+    JointStyle("spherical", "#111111", "dot", "o", True),
+    JointStyle("prismatic", "#7570b3", "obox", "s", False),
+    JointStyle("cylindrical", "#e7298a", "odotobox", "D", False),
+    JointStyle("screw", "#a6761d", "teeodot", "h", False),
+    JointStyle("universal", "#66a61e", "odotodot", "P", True),
+    JointStyle("planar", "#e6ab02", "oboxobox", "p", False),
+    JointStyle("weld", "#6d4c41", "box", "X", True),
+    JointStyle("point on line", "#1f78b4", "invodot", ">", False),
+    JointStyle("point on plane", "#b15928", "oinv", "v", False),
+    JointStyle("gear", "#6a3d9a", "crow", "*", True),
+    JointStyle("rack and pinion", "#c51b7d", "teecrow", "^", True),
+)}
+
+# element class -> joint type; the most specific class of an element decides
+_TYPES: dict[type, str] = {
+    pe.Revolute: "revolute", pe.Prismatic: "prismatic", pe.Weld: "weld",
+    pe.PointOnLine: "point on line", pe.GearMesh: "gear", pe.RackAndPinion: "rack and pinion",
+    se.SpatialRevolute: "revolute", se.SpatialPrismatic: "prismatic",
+    se.SpatialCylindrical: "cylindrical", se.SpatialScrew: "screw",
+    se.SpatialSpherical: "spherical", se.SpatialUniversal: "universal",
+    se.SpatialPlanarJoint: "planar", se.SpatialWeld: "weld",
+    se.SpatialPointOnLine: "point on line", se.SpatialPointOnPlane: "point on plane",
+    se.SpatialGear: "gear", se.SpatialRackAndPinion: "rack and pinion",
+}
+
+
+def joint_type(element: Any) -> str | None:
+    """The joint type of a planar or spatial element (a key of :data:`JOINT_STYLES`), or
+    ``None`` for an element that is no joint (bodies, arms, springs, loads, drivers).
+
+    >>> import vecnet as vn
+    >>> mech = vn.spatial.Mechanism("m")
+    >>> b = mech.body("b", 1.0, (1, 1, 1))
+    >>> joint_type(mech.spherical("S", mech.ground.point(0, 0, 0), b.centre))
+    'spherical'
+    """
+    for cls in type(element).__mro__:
+        if cls in _TYPES:
+            return _TYPES[cls]
+    return None
+
+
+def joint_style(element: Any) -> JointStyle | None:
+    """The :class:`JointStyle` of ``element``'s joint type, or ``None`` (see
+    :func:`joint_type`).
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("m")
+    >>> b = mech.body("b", 1.0, 0.1)
+    >>> joint_style(mech.revolute("P", mech.ground.point(0, 0), b.centre)).marker
+    'o'
+    """
+    kind = joint_type(element)
+    return None if kind is None else JOINT_STYLES[kind]
+
+
+def body_colour(index: int) -> str:
+    """The colour of the ``index``-th body (counting from 0) of a picture.
+
+    >>> body_colour(0) == body_colour(len(BODY_COLOURS))
+    True
+    """
+    return BODY_COLOURS[index % len(BODY_COLOURS)]

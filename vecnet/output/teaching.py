@@ -1,0 +1,1286 @@
+"""Matrices and equations as LaTeX and as aligned plain text, for lectures and notebooks.
+
+:func:`latex` and :func:`text` accept
+
+* a :class:`~vecnet.LabeledMatrix` (row and column labels, and the ``[1 | A_c]``
+  partition bar of cutset and circuit matrices),
+* a sympy equation or a list of them (aligned at the ``=`` sign),
+* :class:`~vecnet.formulation.lumped.NetworkEquations` (cutset, circuit and
+  terminal equations),
+* :class:`~vecnet.formulation.lumped.StateSpace` (state equations and, for
+  linear networks, ``A, B, C, D``),
+* :class:`~vecnet.formulation.planar.MultibodyEquations` (coordinates,
+  constraints, ``M`` and ``Q``; large matrices entry by entry),
+* :class:`~vecnet.formulation.numeric.SparseStateSpace` (sizes and sparsity of
+  ``A, B, C, D``, the states and the state equations with the parameter values).
+
+Large systems are shown as a **summary** (option ``summary``; by default when they
+are large): what is left out and why, the sizes, the names, and the first
+:data:`SUMMARY_ROWS` equations. Printing every entry of large matrices or long
+expressions takes minutes and pages nobody reads: the state equations of a network
+with more than :data:`SUMMARY_STATES` states (``A`` alone has their square of
+entries), network equations beyond :data:`SUMMARY_EQUATIONS`, and mechanisms with
+more than :data:`SUMMARY_SPEEDS` speeds (whose ``M`` and ``Q`` are not even built) or
+whose ``M``, ``Q`` and constraints hold more than :data:`SUMMARY_TERMS` terms.
+
+Edge variables are functions of time in the equations (``v_R3(t)``); the
+listings drop the ``(t)`` and write time derivatives as ``v_C6'`` (text) or
+``\\dot{v}_{C6}`` (LaTeX). Floating-point numbers are shown to ``digits``
+significant digits (:data:`vecnet.core.numbers.DIGITS` unless told; ``None`` keeps them
+all); exact numbers (``pi/2``, ``1/3``) stay exact.
+
+Names are text in the LaTeX, whatever characters they hold: sympy would write a
+symbol's name raw (``\\input{...}``, ``$`` or ``}`` in a name would be read as
+LaTeX), so every name that is not a plain identifier is set with
+:func:`name_tex`, its special characters escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import sympy
+from sympy.core.function import AppliedUndef
+
+from ..core.domains import unit_text
+from ..core.names import visible
+from ..core.numbers import DIGITS, round_floats
+from ..elements.base import t
+from ..graph.matrix import LabeledMatrix
+
+__all__ = ["latex", "text", "summary_reason", "unit_latex", "unit_text", "name_tex",
+           "transfer_functions"]
+
+#: Multibody matrices at most this size, with short entries, are shown as matrices.
+MATRIX_FORM_LIMIT = 3
+#: Longest LaTeX entry (characters) of a multibody matrix shown as a matrix.
+MATRIX_ENTRY_LIMIT = 40
+#: Larger labelled matrices or listings are not shown by notebooks (the text form is).
+REPR_CELL_LIMIT = 2500
+REPR_CHAR_LIMIT = 200_000
+#: Network equations (cutset, circuit and terminal together) listed in full up to this many.
+SUMMARY_EQUATIONS = 300
+#: State equations and their matrices shown in full up to this many states.
+SUMMARY_STATES = 40
+#: Mechanisms with more speeds are summarized (their recursive form grows linearly, a few
+#: hundred characters a speed, so only very large ones).
+SUMMARY_SPEEDS = 120
+#: The full ``M`` and ``Q`` (``matrix_form=True``) are summarized when they and the
+#: constraints hold more terms (nodes of their expression trees): printing takes about 30
+#: microseconds a term in each style, and a chain of ten spherical joints holds millions.
+SUMMARY_TERMS = 50_000
+#: Equations of each kind a summary lists.
+SUMMARY_ROWS = 5
+#: Nested fractions up to this many terms are shown as one cancelled, factored fraction.
+TIDY_TERMS = 400
+
+
+def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
+    """LaTeX for a labelled matrix, equations, network equations, a state-space model or
+    multibody equations (math mode, without the surrounding ``$``).
+
+    Parameters
+    ----------
+    obj : LabeledMatrix, sympy.Eq, list of sympy.Eq, NetworkEquations, StateSpace,
+          MultibodyEquations, sympy expression or matrix
+    digits : int or None
+        Significant digits of floating-point numbers; ``None`` shows them all.
+    options
+        For a LabeledMatrix, ``labels=False`` drops the labels and brackets the
+        entries; ``brackets=True`` keeps the labels outside stretching brackets. For
+        MultibodyEquations, ``matrix_form=True``/``False`` forces or forbids writing
+        ``M`` and ``Q`` as matrices (default: matrices when small), and
+        ``simplify=True`` applies ``sympy.trigsimp`` to every entry (slow for large
+        systems). For NetworkEquations, StateSpace, SparseStateSpace and
+        MultibodyEquations, ``summary=True``/``False`` forces or forbids the summary
+        of a large system (default ``None``: a summary when large; see the module
+        notes).
+
+    Raises
+    ------
+    OutputError
+        An object that cannot be shown, or an unknown option.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> g = vn.LinearGraph([("R", "a", "b"), ("C", "b", "g"), ("V", "g", "a")])
+    >>> print(latex(g.topology(tree=["R", "C"]).cutset))
+    \\begin{array}{r|rr|r}
+     & \\mathrm{R} & \\mathrm{C} & \\mathrm{V} \\\\ \\hline
+    \\mathrm{R} & 1 & 0 & -1 \\\\
+    \\mathrm{C} & 0 & 1 & -1
+    \\end{array}
+    """
+    return _dispatch(obj, "latex", digits, options)
+
+
+def text(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
+    """Aligned plain text for the same objects as :func:`latex`.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> x, y = sympy.symbols("x y")
+    >>> print(text([sympy.Eq(x, 2 * y), sympy.Eq(sympy.Symbol("longer"), x + 1)]))
+         x = 2*y
+    longer = x + 1
+    """
+    return _dispatch(obj, "text", digits, options)
+
+
+def repr_latex(obj: Any) -> str | None:
+    """``$$...$$`` for notebook display, or ``None`` when the result would be too large to
+    typeset (the notebook then shows the text form)."""
+    if isinstance(obj, LabeledMatrix) and obj.shape[0] * obj.shape[1] > REPR_CELL_LIMIT:
+        return None
+    body = latex(obj)
+    return None if len(body) > REPR_CHAR_LIMIT else f"$${body}$$"
+
+
+def unit_latex(unit: str) -> str:
+    r"""A unit as written in the domain table (``"m^3/s"``, ``"N m"``, ``"kg m^2"``) typeset
+    upright, powers raised and products spaced thinly (math mode).
+
+    >>> print(unit_latex("m^3/s"), unit_latex("N m"))
+    \mathrm{m}^{3}/\mathrm{s} \mathrm{N}\,\mathrm{m}
+    """
+    def factor(word: str) -> str:
+        base, _, power = word.partition("^")
+        return rf"\mathrm{{{_text_tex(base)}}}" + (f"^{{{_text_tex(power)}}}" if power else "")
+
+    return "/".join(r"\,".join(factor(w) for w in part.split()) for part in unit.split("/"))
+
+
+def summary_reason(obj: Any) -> str | None:
+    """Why :func:`latex` and :func:`text` show ``obj`` as a summary by default (its size
+    against the limits of the module notes), or ``None`` when they show it in full.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
+    ...             vn.Capacitor("C", "b", "g", C=1.0))
+    >>> summary_reason(net.equations()) is None
+    True
+    """
+    from ..formulation.lumped import NetworkEquations, StateSpace
+    from ..formulation.numeric import SparseStateSpace
+    from ..formulation.planar import MultibodyEquations
+    from ..formulation.spatial import SpatialEquations
+
+    if isinstance(obj, NetworkEquations):
+        size, limit, what = len(obj.cutset) + len(obj.circuit) + len(obj.terminal), \
+            SUMMARY_EQUATIONS, "equations"
+    elif isinstance(obj, (StateSpace, SparseStateSpace)):
+        size, limit, what = len(obj.states), SUMMARY_STATES, "states"
+    elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
+        size, limit, what = len(obj.u), SUMMARY_SPEEDS, "speeds"
+    else:
+        return None
+    return f"{size:,} {what}, more than {limit:,}" if size > limit else None
+
+
+def _why(obj: Any, summary: bool | None) -> str | None:
+    """Why ``obj`` is shown as a summary under the option ``summary``, or ``None``."""
+    if summary is None:
+        return summary_reason(obj)
+    return "asked for" if summary else None
+
+
+def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any]) -> str:
+    from ..formulation.lumped import NetworkEquations, StateSpace
+    from ..formulation.multibody import Linearization
+    from ..formulation.multibody import OperatingPoint as MechanismPoint
+    from ..formulation.numeric import SparseStateSpace
+    from ..formulation.planar import MultibodyEquations
+    from ..formulation.spatial import SpatialEquations
+    from ..numerics.analysis import OperatingPoint as NetworkPoint
+    from .draw import OutputError
+
+    if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool)
+                               or digits < 1):
+        raise OutputError(f"digits must be a positive integer or None; got {digits!r}")
+    show = _Printer(style, digits)
+    if isinstance(obj, LabeledMatrix):
+        handler, allowed = _matrix, ("labels", "brackets")
+    elif isinstance(obj, NetworkEquations):
+        handler, allowed = _network_equations, ("summary",)
+    elif isinstance(obj, StateSpace):
+        handler, allowed = _state_space, ("summary", "matrices")
+    elif isinstance(obj, SparseStateSpace):
+        handler, allowed = _sparse_state_space, ("summary",)
+    elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
+        handler, allowed = _multibody, ("matrix_form", "simplify", "summary")
+    elif isinstance(obj, (MechanismPoint, NetworkPoint)):
+        handler, allowed = _operating_point, ()
+    elif isinstance(obj, Linearization):
+        handler, allowed = _linearization, ()
+    elif isinstance(obj, sympy.Eq) or (
+            isinstance(obj, (list, tuple)) and all(isinstance(e, sympy.Eq) for e in obj)):
+        handler, allowed = _equation_list, ()
+        obj = [obj] if isinstance(obj, sympy.Eq) else list(obj)
+    elif isinstance(obj, (sympy.Basic, sympy.MatrixBase)):
+        handler, allowed = _expression, ()
+    else:
+        raise OutputError(f"cannot show a {type(obj).__name__} as {style}; give a LabeledMatrix, "
+                          "sympy equations, NetworkEquations, StateSpace, SparseStateSpace, "
+                          "MultibodyEquations, an OperatingPoint or a Linearization")
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise OutputError(f"unknown option(s) {', '.join(unknown)} for a {type(obj).__name__}; "
+                          f"the options are {', '.join(allowed) or 'none'}")
+    return handler(obj, show, **options)
+
+
+# -- expressions ------------------------------------------------------------------------
+class _Printer:
+    """Prints sympy objects in one style, with functions of t shown as plain symbols."""
+
+    def __init__(self, style: str, digits: int | None) -> None:
+        self.style, self.digits = style, digits
+        self.names: dict[sympy.Symbol, str] = {}  # LaTeX of the stand-in symbols
+        self.swap: dict[sympy.Basic, sympy.Basic] = {}  # symbols shown under another name
+        self.untidy = 0   # nested fractions too large to simplify, left as they are
+
+    @property
+    def is_latex(self) -> bool:
+        return self.style == "latex"
+
+    def prepare(self, expr: Any) -> Any:
+        """``f(t) -> f``, ``d^n f/dt^n -> f'...`` and rounded floats."""
+        expr = sympy.sympify(expr)
+        if self.swap:
+            expr = expr.xreplace(self.swap)
+        swap: dict[sympy.Basic, sympy.Basic] = {}
+        for d in expr.atoms(sympy.Derivative):
+            if isinstance(d.expr, AppliedUndef) and d.expr.args == (t,) and \
+                    d.variables == (t,) * len(d.variables):
+                swap[d] = self._stand_in(d.expr.func.__name__, len(d.variables))
+        expr = expr.xreplace(swap) if swap else expr
+        plain = {f: self._stand_in(f.func.__name__, 0) for f in expr.atoms(AppliedUndef)
+                 if f.args == (t,)}
+        expr = expr.xreplace(plain) if plain else expr
+        return round_floats(expr, self.digits)
+
+    def _stand_in(self, name: str, order: int) -> sympy.Symbol:
+        symbol = sympy.Symbol(name + "'" * order, real=True)
+        if symbol not in self.names:
+            base = _symbol_tex(name)
+            head, sep, sub = _split_sub(base)
+            if order == 0:
+                shown = base
+            elif order <= 3:
+                accent = {1: "dot", 2: "ddot", 3: "dddot"}[order]
+                shown = rf"\{accent}{{{head}}}" + (sep + sub if sep else "")
+            else:
+                shown = rf"{base}^{{({order})}}"
+            self.names[symbol] = shown
+        return symbol
+
+    def __call__(self, expr: Any) -> str:
+        expr = self.tidy(self.prepare(expr))
+        if self.is_latex:
+            return self._latex(expr)
+        return sympy.sstr(expr)
+
+    def tidy(self, expr: Any) -> Any:
+        """A nested fraction (a fraction within a denominator) as one fraction, cancelled
+        and factored, when it holds at most :data:`TIDY_TERMS` terms; a larger one stays
+        as it is and is counted in :attr:`untidy` (the listing says so)."""
+        if not isinstance(expr, sympy.Expr) or not _nested_fraction(expr):
+            return expr
+        if _terms([expr], TIDY_TERMS) > TIDY_TERMS:
+            self.untidy += 1
+            return expr
+        try:
+            tidied = sympy.factor(sympy.cancel(expr))
+        except (sympy.PolynomialError, ValueError, TypeError):   # pragma: no cover
+            return expr
+        return tidied if _terms([tidied], TIDY_TERMS * 4) <= _terms([expr], TIDY_TERMS * 4) * 2 \
+            else expr
+
+    def _latex(self, expr: Any) -> str:
+        """sympy's LaTeX with every name shown safely: symbols through ``symbol_names``,
+        undefined functions (which sympy prints as ``\\operatorname{name}``) through
+        stand-ins with made-up letter names that are swapped for the escaped names."""
+        names = dict(self.names)
+        for symbol in expr.atoms(sympy.Symbol):
+            if symbol not in names:
+                names[symbol] = _symbol_tex(symbol.name)
+        functions: dict[str, str] = {}
+        swap = {}
+        for f in expr.atoms(AppliedUndef):
+            name = f.func.__name__
+            if not _is_identifier(name):
+                stand_in = "vecnetfn" + "".join(chr(ord("a") + int(d)) for d in str(len(functions)))
+                functions[stand_in] = name
+                swap[f] = sympy.Function(stand_in)(*f.args)
+        if swap:
+            expr = expr.xreplace(swap)
+        out = sympy.latex(expr, symbol_names=names)
+        for stand_in, name in functions.items():
+            out = out.replace(rf"\operatorname{{{stand_in}}}", name_tex(name))
+        return out
+
+    def rename(self, symbol: sympy.Symbol, shown: str) -> None:
+        """Show ``symbol`` as the LaTeX ``shown``."""
+        self.names[symbol] = shown
+
+    def rate_of(self, symbol: sympy.Symbol, rate: sympy.Symbol) -> None:
+        """Show ``rate`` (a symbol standing for the derivative of ``symbol``) as ``symbol'``
+        (``\\dot{symbol}`` in LaTeX)."""
+        self.swap[rate] = self._stand_in(symbol.name, 1)
+
+
+def _nested_fraction(expr: sympy.Expr) -> bool:
+    """Whether a denominator of ``expr`` holds a fraction (``k / (1 + L k / K^2)``)."""
+    for power in expr.atoms(sympy.Pow):
+        if power.exp.is_negative and any(p.exp.is_negative for p in power.base.atoms(sympy.Pow)):
+            return True
+    return False
+
+
+def _is_identifier(name: str) -> bool:
+    """ASCII letters, digits, ``_`` and the ``.`` of port names, starting with a letter:
+    what sympy's LaTeX printer may set by itself (``v_R3`` as ``v_{R3}``, ``alpha`` as
+    ``\\alpha``, ``T_motor.m`` as ``T_{motor.m}``)."""
+    return (name.isascii() and name[:1].isalpha()
+            and all(c.isalnum() or c in "_." for c in name) and not name.endswith("_")
+            and "__" not in name)
+
+
+def _symbol_tex(name: str) -> str:
+    """LaTeX for a symbol named ``name``: sympy's own for a plain identifier, the
+    ``v_{...}`` subscript form with the rest escaped for an edge variable of an unusual
+    edge name, and the whole name escaped otherwise. sympy would read a second ``_`` as a
+    second subscript (``Q_my_pump`` as ``Q_{my pump}``): such names are escaped, so the
+    subscript shows the edge name as written."""
+    if _is_identifier(name) and "_" not in name.partition("_")[2]:
+        head, sep, rest = name.partition("_")
+        tex = _upright(sympy.latex(sympy.Symbol(head)))
+        if not sep:
+            return tex
+        if "_" in tex:              # a head with digits (C6 as C_{6}): sympy's own form
+            return sympy.latex(sympy.Symbol(name))
+        word = rest.isalpha() and len(rest) > 1 and sympy.latex(sympy.Symbol(rest)) == rest
+        if not word:                # C6, R3, motor.m: sympy's own subscript
+            return sympy.latex(sympy.Symbol(f"{head}_{rest}")).replace(
+                sympy.latex(sympy.Symbol(head)), tex, 1)
+        return f"{tex}_{{{name_tex(rest)}}}"
+    head, sep, rest = name.partition("_")
+    if sep and rest and head.isascii() and head.isalpha():
+        return f"{sympy.latex(sympy.Symbol(head))}_{{{name_tex(rest)}}}"
+    return name_tex(name)
+
+
+def _upright(tex: str) -> str:
+    r"""A name of several letters that sympy sets as they are (``Rp``, read as ``R p``)
+    upright, ``\mathrm{Rp}``, with any subscript sympy gave it (``Rp2`` as
+    ``\mathrm{Rp}_{2}``); one letter, Greek letters and accents stay as sympy sets them."""
+    match = re.fullmatch(r"([A-Za-z]{2,})(_\{[^{}]*\})?", tex)
+    return rf"\mathrm{{{match.group(1)}}}{match.group(2) or ''}" if match else tex
+
+
+def _split_sub(tex: str) -> tuple[str, str, str]:
+    """``head, "_", subscript`` of LaTeX from :func:`_symbol_tex` or
+    :func:`_coordinate_tex`; an escaped name (``\\mathrm{...}``) is one piece (its
+    ``\\_`` are characters of the name, not subscripts)."""
+    if tex.startswith("\\mathrm{"):
+        return tex, "", ""
+    return tex.partition("_")
+
+
+def _text_tex(words: str) -> str:
+    """Text-mode LaTeX (inside ``\\text`` or ``\\textbf``) with special characters escaped."""
+    special = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
+               "#": r"\#", "%": r"\%", "_": r"\_", "~": r"\textasciitilde{}",
+               "^": r"\textasciicircum{}"}
+    return "".join(special.get(c, c) for c in visible(words))
+
+
+def name_tex(label: Hashable) -> str:
+    """An edge, node or variable name in upright LaTeX, special characters escaped (lone
+    surrogates and control characters first shown as ``\\uXXXX`` text).
+
+    >>> print(name_tex("R_1"))
+    \\mathrm{R\\_1}
+    """
+    out = []
+    for c in visible(label):
+        if c in "_&%$#{}":
+            out.append("\\" + c)
+        elif c == "-":
+            out.append(r"\text{-}")  # a hyphen, not a minus sign
+        elif c == "\\":
+            out.append(r"\backslash{}")
+        elif c in "~^":
+            out.append(rf"\text{{\{c}}}")
+        elif c == " ":
+            out.append(r"\ ")
+        else:
+            out.append(c)
+    return r"\mathrm{" + "".join(out) + "}"
+
+
+def _aligned_text(rows: Sequence[tuple[str, str] | str], indent: str = "") -> list[str]:
+    """Lines ``lhs = rhs`` with the ``=`` signs in one column, indented by ``indent``;
+    plain strings are headings, flush left."""
+    width = max((len(r[0]) for r in rows if isinstance(r, tuple)), default=0)
+    return [r if isinstance(r, str) else f"{indent}{r[0].rjust(width)} = {r[1]}" for r in rows]
+
+
+def _aligned_latex(rows: Sequence[tuple[str, str] | str]) -> str:
+    """An ``aligned`` block; plain strings are headings set after the alignment point."""
+    lines = []
+    for r in rows:
+        lines.append(rf"&{r}" if isinstance(r, str) else rf"{r[0]} &= {r[1]}")
+    return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+
+
+def _heading(show: _Printer, words: str, math: str = "") -> str:
+    if show.is_latex:  # words may hold a name (the network's)
+        return rf"\textbf{{{_text_tex(words)}}}" + (rf"\quad {math}" if math else "")
+    return f"{words}: {math}" if math else f"{words}:"
+
+
+def _equation_rows(equations: Iterable[sympy.Eq], show: _Printer) -> list[tuple[str, str]]:
+    return [(show(eq.lhs), show(eq.rhs)) for eq in equations]
+
+
+def _finish(rows: list, show: _Printer) -> str:
+    if show.is_latex:
+        return _aligned_latex(rows)
+    headed = any(isinstance(r, str) for r in rows)
+    return "\n".join(_aligned_text(rows, indent="  " if headed else ""))
+
+
+def _expression(obj: Any, show: _Printer) -> str:
+    return show(obj)
+
+
+def _equation_list(equations: list[sympy.Eq], show: _Printer) -> str:
+    return _finish(_equation_rows(equations, show), show)
+
+
+# -- labelled matrices -----------------------------------------------------------------
+def _entry_tex(x: Any, show: _Printer) -> str:
+    if isinstance(x, (bool, np.bool_, int, np.integer)):
+        return str(int(x))
+    if isinstance(x, (float, np.floating)):
+        return show(sympy.Float(float(x)))
+    return show(x)
+
+
+def _matrix(m: LabeledMatrix, show: _Printer, labels: bool = True,
+            brackets: bool = False) -> str:
+    cells = m.toarray()
+    split = m.split if m.split is not None and 0 < m.split < m.shape[1] else None
+    if show.is_latex and labels and brackets and 0 not in m.shape:
+        return _bracketed(m, [[_entry_tex(x, show) for x in line] for line in cells], split)
+    if not show.is_latex:
+        if labels:
+            return str(m)
+        body = [[_entry_tex(x, show) for x in line] for line in cells]
+        width = max([len(x) for line in body for x in line] + [1])
+        out = []
+        for line in body:
+            parts = [x.rjust(width) for x in line]
+            if split is not None:
+                parts.insert(split, "|")
+            out.append("[" + " ".join(parts) + "]")
+        return "\n".join(out)
+    spec = ["r"] * m.shape[1]
+    if split is not None:
+        spec.insert(split, "|")
+    body = [" & ".join(_entry_tex(x, show) for x in line) for line in cells]
+    if labels:
+        head = " & " + " & ".join(name_tex(c) for c in m.columns) + r" \\ \hline"
+        rows = [name_tex(r) + " & " + b for r, b in zip(m.rows, body)]
+        return ("\\begin{array}{r|" + "".join(spec) + "}\n" + head + "\n"
+                + " \\\\\n".join(rows) + "\n\\end{array}")
+    return ("\\left[\\begin{array}{" + "".join(spec) + "}\n" + " \\\\\n".join(body)
+            + "\n\\end{array}\\right]")
+
+
+def _bracketed(m: LabeledMatrix, entries: list[list[str]], split: int | None) -> str:
+    """The entries in stretching brackets, row labels on the left and column labels above.
+
+    Labels and entries are two arrays side by side and one above the other; a column gets
+    the same width in both from a phantom of its label over its longest entry, set in
+    the first row of each, and the column labels are moved right by the width of the
+    bracket (a phantom of it, less the null delimiter that ``\\right.`` adds).
+    """
+    spec = ["r"] * m.shape[1]
+    if split is not None:
+        spec.insert(split, "|")
+    spec_tex = "".join(spec)
+    labels = [name_tex(c) for c in m.columns]
+    widths = [rf"\hphantom{{\begin{{matrix}}{label} \\ {max((r[j] for r in entries), key=len)}"
+              r"\end{matrix}}" for j, label in enumerate(labels)]
+
+    def first_row(cells: list[str]) -> str:
+        return " & ".join(rf"{w}\mathllap{{{c}}}" for w, c in zip(widths, cells))
+
+    body = " \\\\\n".join([first_row(entries[0])] + [" & ".join(r) for r in entries[1:]])
+    height = r"\vphantom{\begin{array}{c}" + r" \\ ".join("0" * len(entries)) + r"\end{array}}"
+    rows = " \\\\ ".join(name_tex(r) for r in m.rows)
+    return ("\\begin{array}{rl}\n"
+            rf" & \hphantom{{\left[{height}\right.}}\kern{{-0.12em}}"
+            rf"\begin{{array}}{{{spec_tex}}}{first_row(labels)}\end{{array}} \\" + "\n"
+            rf"\begin{{array}}{{r}}{rows}\end{{array}} & "
+            rf"\left[\begin{{array}}{{{spec_tex}}}" + "\n" + body + "\n" + r"\end{array}\right]"
+            + "\n\\end{array}")
+
+
+def _sympy_matrix(matrix: sympy.MatrixBase, rows: Sequence[str], columns: Sequence[str],
+                  show: _Printer) -> str:
+    """A sympy matrix: a bmatrix in LaTeX, a labelled table in text."""
+    if show.is_latex:
+        entries = [[_text_size(show(x)) for x in matrix.row(i)] for i in range(matrix.rows)]
+        return ("\\begin{bmatrix}" + " \\\\ ".join(" & ".join(r) for r in entries)
+                + "\\end{bmatrix}")
+    cells = np.empty(matrix.shape, dtype=object)
+    for i in range(matrix.rows):
+        for j in range(matrix.cols):
+            cells[i, j] = show(matrix[i, j])
+    return str(LabeledMatrix(cells, rows, columns))
+
+
+def _column(symbols: Sequence[Any], show: _Printer) -> str:
+    if show.is_latex:
+        return "\\begin{bmatrix}" + " \\\\ ".join(_text_size(show(s)) for s in symbols) + \
+            "\\end{bmatrix}"
+    return "(" + ", ".join(show(s) for s in symbols) + ")"
+
+
+# -- network equations -----------------------------------------------------------------------
+def _names(items: Iterable[Hashable], show: _Printer) -> str:
+    items = list(items)
+    if not items:
+        return r"\text{none}" if show.is_latex else "none"
+    return ", ".join(name_tex(i) for i in items) if show.is_latex else ", ".join(map(str, items))
+
+
+def _note(show: _Printer, words: str) -> str:
+    """A line of words, not a heading: plain text, or ``\\text`` in LaTeX."""
+    return rf"\text{{{_text_tex(words)}}}" if show.is_latex else words
+
+
+def _first(shown: int | None, total: int) -> str:
+    """``"; the first 5 shown"`` when a summary lists ``shown`` of ``total`` items
+    (``None``: all of them)."""
+    return f"; the first {shown} shown" if shown is not None and shown < total else ""
+
+
+def _network_equations(eqs: Any, show: _Printer, summary: bool | None = None) -> str:
+    topo = eqs.topology
+    tree = (rf"\text{{tree: }} {_names(topo.branches, show)};\ "
+            rf"\text{{cotree: }} {_names(topo.chords, show)}") if show.is_latex else \
+        f"tree: {_names(topo.branches, show)}; cotree: {_names(topo.chords, show)}"
+    rows: list = [_heading(show, f"Network {eqs.network.name}", tree) if show.is_latex
+                  else f"Network {eqs.network.name}: {tree}"]
+    sections = (("Cutset equations", "one per branch", eqs.cutset),
+                ("Circuit equations", "one per chord", eqs.circuit),
+                ("Terminal equations", "of the elements", eqs.terminal))
+    reason = _why(eqs, summary)
+    shown = SUMMARY_ROWS if reason else None   # how many equations of each kind
+    if reason:
+        rows.append(_note(show, f"Summary ({reason}): the first {shown} equations of each kind "
+                                "are listed, the others left out (summary=False lists them "
+                                "all)"))
+    for title, note, equations in sections:
+        words = f"{title} ({len(equations)}, {note}{_first(shown, len(equations))})"
+        rows.append(_heading(show, words))
+        rows.extend(_equation_rows(equations[:shown], show))
+    return _finish(rows, show)
+
+
+# -- state space --------------------------------------------------------------------------------
+def _state_space(ss: Any, show: _Printer, summary: bool | None = None,
+                 matrices: bool = True) -> str:
+    """The state equations ``x' = f``, the algebraic ones, the output equations ``y = h``,
+    the vectors and, for a linear model, ``x' = A x + B u`` with A and B, then
+    ``y = C x + D u`` with C and D (E and F when they are not zero; the laws without the
+    matrices with ``matrices=False``)."""
+    for u, du in zip(ss.u, ss.du):  # input derivatives are named d<input>: show them as u'
+        show.rate_of(u, du)
+    n = len(ss.x)
+    reason = _why(ss, summary)
+    shown = SUMMARY_ROWS if reason else None   # how many equations of each kind
+    rows: list = [_heading(show, f"State equations ({_count(n, 'state')}"
+                                 f"{_first(shown, n)})")]
+    for x, f in zip(ss.x[:shown], ss.f):
+        rate = show._stand_in(str(x), 1)
+        rows.append((show(rate), show(f)))
+    if ss.z:
+        residuals = list(ss.g)[:shown]
+        rows.append(_heading(show, f"Algebraic equations ({len(ss.z)}"
+                                   f"{_first(shown, len(ss.z))})", "0 = g(x, z, u)"))
+        rows.extend(("0", show(g)) for g in residuals)
+    if ss.outputs:
+        rows += _output_rows(ss, show, shown)
+    if reason:
+        rows.append(_note(show, f"Summary ({reason}): the other "
+                                "equations and the matrices of a linear model (A alone has "
+                                f"{n * n:,} entries) are left out (summary=False shows them)"))
+    parts = [_finish(rows, show), _vectors(ss, show)]
+    if not reason and not ss.z and ss.is_linear:
+        parts += _linear_parts(ss, show, matrices)
+    return _parts(parts, show)
+
+
+def _output_rows(ss: Any, show: _Printer, shown: int | None) -> list:
+    """The heading and rows ``<output> = h(x, u)`` of a state-space model's outputs."""
+    total = len(ss.outputs)
+    rows: list = [_heading(show, f"Output equations ({_count(total, 'output')}"
+                                 f"{_first(shown, total)})")]
+    rows += [(show(_named(name, show)), show(h)) for name, h in zip(ss.outputs[:shown], ss.h)]
+    return rows
+
+
+def _linear_parts(ss: Any, show: _Printer, shown: bool = True) -> list[str]:
+    """``x' = A x + B u (+ E u')`` with its matrices, then, with outputs,
+    ``y = C x + D u (+ F u')`` with theirs: a matrix with no rows or columns, and E or F
+    when zero, left out (all of them without ``shown``)."""
+    def listing(law: str, terms: list) -> list[str]:
+        matrices = [(name, m, r, c) for name, m, r, c in terms
+                    if m.rows and m.cols and (name not in "EF" or any(m)) and shown]
+        if show.is_latex:
+            return [law, r",\quad ".join(f"{name} = {_sympy_matrix(m, r, c, show)}"
+                                         for name, m, r, c in matrices)]
+        return [law] + [f"{name} =\n{_sympy_matrix(m, r, c, show)}"
+                        for name, m, r, c in matrices]
+
+    dot = r"\dot{x}" if show.is_latex else "x'"
+    rate = r"\dot{u}" if show.is_latex else "u'"
+    parts = listing(f"{dot} = A x + B u" + (f" + E {rate}" if any(ss.E) else ""),
+                    [("A", ss.A, ss.states, ss.states), ("B", ss.B, ss.states, ss.inputs),
+                     ("E", ss.E, ss.states, ss.inputs)])
+    if ss.outputs:
+        parts += listing("y = C x + D u" + (f" + F {rate}" if any(ss.F) else ""),
+                         [("C", ss.C, ss.outputs, ss.states), ("D", ss.D, ss.outputs, ss.inputs),
+                          ("F", ss.F, ss.outputs, ss.inputs)])
+    return parts
+
+
+#: Transfer functions are listed in the parameters' symbols up to this many states (above,
+#: with the parameters' values alone: the symbolic elimination grows fast with the order).
+TRANSFER_SYMBOLIC_STATES = 6
+
+
+def transfer_functions(ss: Any, style: str = "text", values: dict | None = None,
+                       digits: int | None = DIGITS) -> str:
+    """The transfer functions ``H(s) = Y(s)/U(s)`` (zero initial state) of a linear
+    state-space model from each input to each output, one line each: in the parameters'
+    symbols (up to :data:`TRANSFER_SYMBOLIC_STATES` states), then with the parameter
+    ``values`` put in (when they give every parameter a number).
+
+    Parameters
+    ----------
+    ss : StateSpace
+        A linear model with inputs and outputs (:meth:`Network.state_space`).
+    style : {"text", "latex"}
+    values : dict, optional
+        Parameter symbol (or name) -> number; values of the inputs' symbols are ignored.
+    digits : int or None
+        Significant digits of floating-point numbers (``None``: all).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    OutputError
+        ``style`` is neither, or the model has no input or no output.
+    FormulationError
+        The model is nonlinear.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=0.5),
+    ...             vn.Capacitor("C", "g", "b", C=4.0))
+    >>> ss = net.state_space(outputs=["C.across"], symbolic=True)
+    >>> print(transfer_functions(ss, values={"R": 0.5, "C": 4.0}))
+    Transfer functions H(s) = output(s)/input(s), zero initial state:
+      C.across/V.across = 1/(C*R*s + 1)
+    With the parameter values (C = 4, R = 0.5):
+      C.across/V.across = 1/(2*s + 1)
+    """
+    from .draw import OutputError
+
+    if style not in ("text", "latex"):
+        raise OutputError(f"style is 'text' or 'latex', not {style!r}")
+    if not ss.inputs or not ss.outputs:
+        raise OutputError(f"the model has {len(ss.inputs)} input(s) and {len(ss.outputs)} "
+                          "output(s): transfer functions need at least one of each")
+    show = _Printer(style, digits)
+    for u, du in zip(ss.u, ss.du):
+        show.rate_of(u, du)
+    pairs = [(o, i) for o in ss.outputs for i in ss.inputs]
+    rows: list = []
+
+    def listing(H: sympy.MatrixBase) -> None:
+        for k, (o, i) in enumerate(pairs):
+            entry = H[k // len(ss.inputs), k % len(ss.inputs)]
+            if show.is_latex:
+                rows.append((rf"\frac{{{name_tex(o)}}}{{{name_tex(i)}}}(s)", show(entry)))
+            else:
+                rows.append((f"{o}/{i}", show(entry)))
+
+    heading = "Transfer functions H(s) = output(s)/input(s), zero initial state"
+    free = set().union(*(m.free_symbols for m in (ss.A, ss.B, ss.C, ss.D, ss.E, ss.F)))
+    # the elements' own numbers, then the values given, matched to the symbols by name
+    by_name = {str(k): v for k, v in {**ss.values, **(values or {})}.items()}
+    given = {x: by_name[str(x)] for x in free if str(x) in by_name}
+    numeric = bool(free) and len(given) == len(free)
+    symbolic = len(ss.x) <= TRANSFER_SYMBOLIC_STATES or not free
+    if symbolic:
+        rows.append(_heading(show, heading))
+        listing(ss.transfer_function())
+    if numeric:
+        shown = ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
+                          for k, v in sorted(given.items(), key=lambda kv: str(kv[0])))
+        words = (f"With the parameter values ({shown})" if symbolic
+                 else f"{heading}, with the parameter values ({shown})")
+        rows.append(_heading(show, words))
+        exact = ss.subs(given).transfer_function()
+        listing(exact.applyfunc(lambda e: e.evalf() if e.has(sympy.Rational) else e))
+    if not rows:
+        rows.append(_note(show, f"{heading}: not listed ({len(ss.x)} states and parameters "
+                                "without values)"))
+    return _finish(rows, show)
+
+
+def _untidy_note(show: _Printer) -> str:
+    return _note(show, f"({_count(show.untidy, 'nested fraction')} of more than "
+                       f"{TIDY_TERMS} terms left unsimplified)")
+
+
+def _count(n: int, noun: str, plural: str = "") -> str:
+    """``"1 state"``, ``"1,200 states"``."""
+    return f"{n:,} " + (noun if n == 1 else plural or noun + "s")
+
+
+def _parts(parts: list[str], show: _Printer) -> str:
+    """The parts of a state-space listing: apart by a blank line, or gathered in LaTeX."""
+    if show.untidy:
+        parts = parts + [_untidy_note(show)]
+    if show.is_latex:
+        return "\\begin{gathered}\n" + " \\\\[1ex]\n".join(parts) + "\n\\end{gathered}"
+    return "\n\n".join(parts)
+
+
+def _vectors(ss: Any, show: _Printer) -> str:
+    """``x = (...)``, ``u = (...)``, ``z`` and ``y`` of a state-space model."""
+    outputs = [_named(o, show) for o in ss.outputs]
+    vectors = [("x", ss.x), ("u", ss.u), ("z", ss.z), ("y", outputs)]
+    if show.is_latex:
+        return r",\quad ".join(f"{v} = {_column(s, show)}" for v, s in vectors if s)
+    return "\n".join(f"{v} = {_column(s, show)}" for v, s in vectors if s)
+
+
+def _named(name: str, show: _Printer, order: int = 0) -> sympy.Symbol:
+    """A symbol shown as the variable name ``name`` (``"C6.across"``), or as its rate
+    (``order=1``)."""
+    symbol = sympy.Symbol(name + "'" * order)
+    show.rename(symbol, (r"\dot{%s}" if order else "%s") % name_tex(name))
+    return symbol
+
+
+def _sparse_state_space(ss: Any, show: _Printer, summary: bool | None = None) -> str:
+    """The equations of a :class:`~vecnet.formulation.numeric.SparseStateSpace` row by
+    row (the first :data:`SUMMARY_ROWS` of a large one), the names, and the size and
+    number of nonzero entries of each matrix."""
+    n = len(ss.states)
+    reason = _why(ss, summary)
+    shown = SUMMARY_ROWS if reason else None
+    x = [_named(s, show) for s in ss.states]
+    u = [_named(i, show) for i in ss.inputs]
+    du = [_named(i, show, order=1) for i in ss.inputs]
+    linear = ss.is_linear
+    matrices = [("A", ss.A, x), ("B", ss.B, u), ("E", ss.E, du)]
+    outputs = [("C", ss.C, x), ("D", ss.D, u), ("F", ss.F, du)] if linear and ss.outputs else []
+
+    def equations(lhs, parts):
+        """``lhs = sum of coefficient * symbol`` for the first rows of the matrices."""
+        rows = []
+        for i, name in enumerate(lhs[:shown]):
+            terms = [sympy.Float(float(value)) * symbols[j] for _, m, symbols in parts
+                     for j, value in zip(m.indices[m.indptr[i]:m.indptr[i + 1]],
+                                         m.data[m.indptr[i]:m.indptr[i + 1]])]
+            rows.append((show(name), show(sympy.Add(*terms))))
+        return rows
+
+    rates = [_named(s, show, order=1) for s in ss.states]
+    rows: list = [_heading(show, f"State equations ({_count(n, 'state')}, with the parameter "
+                                 f"values{'; linear part' if not linear else ''}"
+                                 f"{_first(shown, n)})")]
+    rows += equations(rates, matrices)
+    if outputs:
+        names = [_named(o, show) for o in ss.outputs]
+        rows.append(_heading(show, f"Outputs ({len(names)}{_first(shown, len(names))})"))
+        rows += equations(names, outputs)
+    if reason:
+        rows.append(_note(show, f"Summary ({reason}): the other "
+                                "equations are left out (summary=False lists them)"))
+    law = "x' = A x + B u" + (" + E u'" if ss.E.nnz else "") + \
+        ("" if linear else " + G n") + (",  y = C x + D u" if outputs else "") + \
+        (" + F u'" if outputs and ss.F.nnz else "")
+    sizes = [(name, m) for name, m, _ in matrices + outputs if name not in "EF" or m.nnz]
+    if not linear:
+        sizes.append(("G", ss.nonlinear.G))
+    lines = [_note(show, law)] + [
+        _note(show, f"{name}: {m.shape[0]} x {m.shape[1]}, "
+                       f"{_count(m.nnz, 'nonzero entry', 'nonzero entries')}"
+                       + (f" ({100 * m.nnz / (m.shape[0] * m.shape[1]):.2g} %)"
+                          if m.shape[0] * m.shape[1] else ""))
+        for name, m in sizes]
+    if not linear:
+        lines.append(_note(show, "n: the primary variables of the nonlinear dissipators "
+                                    + ", ".join(ss.nonlinear.names)))
+    vectors = [("x", x), ("u", u), ("y", [_named(o, show) for o in ss.outputs])]
+    listing = (r",\quad " if show.is_latex else "\n").join(
+        f"{v} = {_column(s, show)}" for v, s in vectors if s)
+    return _parts([_finish(rows, show), listing, _finish(lines, show)], show)
+
+
+# -- multibody equations ------------------------------------------------------------------------
+_COORDINATE_TEX = {"x": "x", "y": "y", "angle": r"\theta", "distance": "s", "dx": r"\Delta x",
+                   "dy": r"\Delta y"}
+
+
+#: components of vector coordinates and speeds: angular velocity, velocity, quaternion
+_COMPONENT_TEX = {"w": r"\omega", "v": "v", "q": "q"}
+
+
+def _coordinate_tex(name: str) -> str:
+    r"""``\theta_{\mathrm{J}}`` for ``"J.angle"``, ``\omega_{\mathrm{ball},x}`` for
+    ``"ball.wx"``, ``q_{\mathrm{ball},w}`` for ``"ball.qw"``; other names upright."""
+    owner, _, what = name.rpartition(".")
+    symbol = _COORDINATE_TEX.get(what)
+    if owner and symbol is None and len(what) == 2 and what[0] in _COMPONENT_TEX and \
+            what[1] in ("xyz" if what[0] != "q" else "wxyz"):
+        return rf"{_COMPONENT_TEX[what[0]]}_{{{name_tex(owner)},{what[1]}}}"
+    if symbol is None or not owner:
+        return name_tex(name)
+    return rf"{symbol}_{{{name_tex(owner)}}}"
+
+
+def _terms(expressions: Iterable[sympy.Basic], cap: int) -> int:
+    """The nodes of the expression trees (a repeated subexpression counted each time, as
+    the printers write it), counted up to just above ``cap``."""
+    count, stack = 0, list(expressions)
+    while stack and count <= cap:
+        count += 1
+        stack.extend(stack.pop().args)
+    return count
+
+
+def _long_matrices(eom: Any) -> str | None:
+    """Why the full ``M`` and ``Q`` are summarized: more than :data:`SUMMARY_TERMS` terms
+    in them and the constraints (``None`` when fewer)."""
+    if _terms(list(eom.M) + list(eom.Q) + list(eom.constraints), SUMMARY_TERMS) > SUMMARY_TERMS:
+        return f"M, Q and the constraints hold more than {SUMMARY_TERMS:,} terms"
+    return None
+
+
+def _kind_words(element: Any) -> str:
+    """An element's kind in words: ``"spherical"``, ``"torque driver"``."""
+    name = type(element).__name__.removeprefix("Spatial")
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).lower()
+
+
+def _structure(mechanism: Any, show: _Printer) -> list[str]:
+    """Lines naming the bodies, and the joints and the loads and drivers by kind."""
+    groups: dict[str, dict[str, list[str]]] = {"Joints": {}, "Loads and drivers": {}}
+    for element in mechanism.network.elements:
+        if element.tree_role not in ("mass", "arm"):
+            group = groups["Joints" if element.is_joint else "Loads and drivers"]
+            group.setdefault(_kind_words(element), []).append(element.name)
+    lines = [f"Bodies ({len(mechanism.bodies)}): {', '.join(mechanism.bodies) or 'none'}"]
+    for title, kinds in groups.items():
+        if kinds:
+            lines.append(f"{title} ({sum(map(len, kinds.values()))}): " + "; ".join(
+                f"{kind} {', '.join(names)}" for kind, names in kinds.items()))
+    return [_note(show, line) for line in lines]
+
+
+def _mechanism_names(eom: Any, show: _Printer) -> list:
+    """Rows naming the coordinates and, when they are not the coordinates' rates, the
+    speeds; the speeds (and their rates) are named in ``show`` for what follows. A speed
+    is written without a prime (``ball.wx``, ``\\omega_{\\mathrm{ball},x}``) unless it is a
+    coordinate's rate (``pin.angle'``, ``\\dot{\\theta}_{\\mathrm{pin}}``)."""
+    speeds = None if eom.speeds_are_rates else eom.speed_names
+    for q, name in zip(eom.q, eom.coordinates):
+        show.rename(q, _coordinate_tex(name))
+    for u, name in zip(eom.u, eom.speed_names):
+        show.rename(u, _speed_tex(name))
+        if not show.is_latex:
+            show.swap[u] = sympy.Symbol(name)     # not the symbol's own name, which ends in '
+    n = len(eom.u)
+    if show.is_latex:
+        q_list = ", ".join(show(q) for q in eom.q) or r"\text{none}"
+        rows: list = [_heading(show, f"Coordinates ({len(eom.q)})", rf"q = ({q_list})")]
+        if speeds is not None:
+            u_list = ", ".join(show(u) for u in eom.u) or r"\text{none}"
+            rows.append(_heading(show, f"Speeds ({n})", rf"u = ({u_list})"))
+    else:
+        rows = [f"Coordinates ({len(eom.q)}): q = ({', '.join(eom.coordinates)})"]
+        if speeds is not None:
+            rows.append(f"Speeds ({n}): u = ({', '.join(speeds)})")
+    return rows
+
+
+def _speed_tex(name: str, order: int = 0) -> str:
+    """LaTeX of a speed named ``name`` (a coordinate's rate ``"J.angle'"`` gets a dot) and
+    of its rate (``order=1``)."""
+    dots = name.count("'") + order
+    head, sep, sub = _split_sub(_coordinate_tex(name.rstrip("'")))
+    if dots:
+        head = rf"\{'d' * (dots - 1)}dot{{{head}}}" if dots <= 3 else rf"{head}^{{({dots})}}"
+    return head + (sep + sub if sep else "")
+
+
+#: how named quantities of the recursive form are written: LaTeX, text
+_QUANTITY_NAMES = {
+    "R": ("R", "R"), "theta": (r"\theta", "theta"), "r": ("r", "r"), "omega": (r"\omega", "omega"),
+    "v": ("v", "v"), "alpha": (r"\alpha", "alpha"), "a": ("a", "a"), "p": ("p", "p"),
+    "h": ("h", "h"), "pdot": (r"\dot{p}", "p'"), "hdot": (r"\dot{h}", "h'"),
+    "wbar": (r"\bar{\omega}", "Omega"), "f": ("f", "f"), "n": ("n", "n"), "F": ("F", "F"),
+    "T": ("T", "T"), "m": ("m", "m"), "J": ("J", "J"), "g": ("g", "g")}
+
+
+class _TermWriter:
+    """Writes the terms of :mod:`vecnet.formulation.recursion` through a :class:`_Printer`."""
+
+    def __init__(self, show: _Printer) -> None:
+        self.show = show
+        self.is_latex = show.is_latex
+
+    def __call__(self, expr: Any) -> str:
+        return self.show(expr)
+
+    def matrix(self, matrix: sympy.MatrixBase) -> str:
+        return _small_matrix(matrix, self.show)
+
+    def quantity(self, quantity: Any) -> str:
+        tex, plain = _QUANTITY_NAMES.get(quantity.base, (quantity.base, quantity.base))
+        owner = quantity.owner
+        if self.is_latex:
+            out = tex + (f"_{{{name_tex(owner)}}}" if owner else "")
+            return out + (r"^{\mathsf{T}}" if quantity.transposed else "")
+        if plain.endswith("'"):          # a rate: p_rod1'
+            out = plain[:-1] + (f"_{owner}" if owner else "") + "'"
+        else:
+            out = plain + (f"_{owner}" if owner else "")
+        return out + ("^T" if quantity.transposed else "")
+
+
+def _small_matrix(matrix: sympy.MatrixBase, show: _Printer) -> str:
+    """A matrix or vector in a line: a ``bmatrix`` whose fractions are set at text size
+    (``\\displaystyle``), or ``(a, b, c)`` for a column and ``[a, b; c, d]`` in text."""
+    cells = [[show(matrix[i, j]) for j in range(matrix.cols)] for i in range(matrix.rows)]
+    if show.is_latex:
+        body = r" \\ ".join(" & ".join(_text_size(c) for c in row) for row in cells)
+        return r"\begin{bmatrix}" + body + r"\end{bmatrix}"
+    if matrix.cols == 1:
+        return "(" + ", ".join(row[0] for row in cells) + ")"
+    return "[" + "; ".join(", ".join(row) for row in cells) + "]"
+
+
+def _text_size(cell: str) -> str:
+    """A matrix entry set at text size when it holds a fraction (not script size)."""
+    return r"\displaystyle " + cell if r"\frac" in cell else cell
+
+
+def _parameter_rows(ne: Any, show: _Printer, writer: _TermWriter) -> list:
+    """``m_b = ..., J_b = ...`` per body and gravity, one line each."""
+    rows: list = []
+    by_owner: dict[str, list[str]] = {}
+    for quantity, value in ne.parameters:
+        if quantity.base == "J" and ne.dimensions == 3 and value.is_diagonal():
+            shown = (r"\mathrm{diag}" if show.is_latex else "diag") + \
+                "(" + ", ".join(show(value[i, i]) for i in range(3)) + ")"
+        elif isinstance(value, sympy.MatrixBase):
+            shown = _small_matrix(value, show)
+        else:
+            shown = show(value)
+        by_owner.setdefault(quantity.owner, []).append(f"{writer.quantity(quantity)} = {shown}")
+    sep = r",\quad " if show.is_latex else ",  "
+    for owner, items in by_owner.items():
+        if show.is_latex:
+            rows.append((items[0].split(" = ", 1)[0],
+                         sep.join([items[0].split(" = ", 1)[1]] + items[1:])))
+        else:
+            first, rest = items[0].split(" = ", 1)
+            rows.append((first, sep.join([rest] + items[1:])))
+    return rows
+
+
+_SECTIONS = {
+    "kinematics": ("Forward pass: pose, twist and acceleration along the tree",
+                   "each from its parent's and the branch's own motion"),
+    "momentum": ("Momentum of each body and its rate", "about the mass centre, world axes"),
+    "loads": ("Loads", "force laws of the springs, dampers and drivers"),
+    "reactions": ("Backward pass: reactions from the cutsets",
+                  "what each joint pushes beyond it: rates of momentum less weights and loads, "
+                  "moments about the joint's point"),
+}
+
+
+def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
+               simplify: bool = False, summary: bool | None = None) -> str:
+    """A mechanism's equations: the recursive Newton-Euler form (:mod:`vecnet.formulation.recursion`),
+    with ``M`` and ``Q`` when small; ``matrix_form=True`` lists the full ``M`` and ``Q``
+    instead; a summary when asked for or very large."""
+    from ..errors import FormulationError
+    from ..formulation.recursion import newton_euler
+
+    reason = _why(eom, summary)
+    if matrix_form or reason:      # as matrices when small, otherwise entry by entry
+        small = len(eom.u) <= MATRIX_FORM_LIMIT
+        return _matrix_listing(eom, show, small if matrix_form else None, simplify, summary)
+    try:
+        ne = newton_euler(eom)
+    except FormulationError as error:   # rotors and port loads: the full M and Q
+        listing = _matrix_listing(eom, show, None, simplify, summary)
+        note = _note(show, f"({error}: M and Q are listed in full)")
+        return listing.replace("\\end{aligned}", " \\\\\n&" + note + "\n\\end{aligned}") \
+            if show.is_latex else listing + "\n" + note
+    return _recursive_listing(eom, ne, show, matrix_form, simplify)
+
+
+def _recursive_listing(eom: Any, ne: Any, show: _Printer, matrix_form: bool | None,
+                       simplify: bool) -> str:
+    writer = _TermWriter(show)
+    rows = _mechanism_names(eom, show)
+    for du, name in zip(ne.rates, eom.speed_names):
+        show.rename(du, _speed_tex(name, 1))
+        if not show.is_latex:
+            show.swap[du] = sympy.Symbol(name + "'")
+    n = len(eom.u)
+    rows.append(_heading(show, "Parameters"))
+    rows += _parameter_rows(ne, show, writer)
+    law = (r"\text{the joints' free directions carry no reaction: } "
+           r"W^{\mathsf{T}} R^{\mathsf{T}} n + V^{\mathsf{T}} R^{\mathsf{T}} f = "
+           + (r"(\Phi_u^{\mathsf{T}} \lambda)" if eom.constraint_names else "0")) \
+        if show.is_latex else \
+        "the joints' free directions carry no reaction: W^T R^T n + V^T R^T f = " + \
+        ("(Phi_u^T lambda)" if eom.constraint_names else "0")
+    rows.append(_note(show, "Recursive Newton-Euler form: every quantity is computed from "
+                            "those above it; stacked in the order of the speeds, the equations "
+                            "of motion are M u' = Q" + (" + Phi_u^T lambda"
+                                                         if eom.constraint_names else "")
+                            + "; a prime (a dot) is a rate: u' are the rates of the speeds"))
+    if ne.dimensions == 2:
+        rows.append(_note(show, "In the plane: angles and angular velocities are numbers "
+                                "(about z), w x d = w (-d_y, d_x), d x f = d_x f_y - d_y f_x"))
+    if ne.quaternion_rotation:
+        w, x, y, z = sympy.symbols("w x y z", real=True)
+        from ..core.rotations import quaternion_matrix
+
+        rows.append((r"R_q(w, x, y, z)" if show.is_latex else "Rq(w, x, y, z)",
+                     _small_matrix(quaternion_matrix((w, x, y, z)), show)))
+    section = None
+    for d in ne.definitions:
+        if d.section != section:
+            section = d.section
+            title, note = _SECTIONS[section]
+            rows.append(_heading(show, title) + rf"\quad \text{{({_text_tex(note)})}}"
+                        if show.is_latex else f"{title} ({note}):")
+        rows.append((writer.quantity(d.quantity), d.term.write(writer)))
+    rows.append(_heading(show, f"Equations of motion ({n})", law if show.is_latex else ""))
+    if not show.is_latex:
+        rows.append(_note(show, "  " + law))
+    for eq in ne.equations:
+        rhs = "0"
+        if eq.loops:
+            rhs = (rf"(\Phi_u^{{\mathsf{{T}}}} \lambda)_{{{name_tex(eq.branch)}}}"
+                   if show.is_latex else f"(Phi_u^T lambda)[{eq.branch}]")
+        lhs = eq.lhs.write(writer) if eq.lhs is not None else "0"
+        rows.append((lhs, rhs))
+    tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
+    if eom.constraint_names:
+        rows.append(_heading(show, f"Constraints ({len(eom.constraint_names)})",
+                             r"\Phi(q, t) = 0,\ \Phi_u = \Phi_q N(q)" if show.is_latex
+                             else "Phi(q, t) = 0, Phi_u = Phi_q N(q)"))
+        for name, expr in zip(eom.constraint_names, eom.constraints):
+            lhs = rf"\Phi_{{{name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
+            rows.append((lhs, show(tidy(expr))))
+    rows += _small_m_and_q(eom, show, matrix_form, tidy)
+    return _finish(rows, show)
+
+
+def _small_m_and_q(eom: Any, show: _Printer, matrix_form: bool | None, tidy: Any) -> list:
+    """``M`` and ``Q`` as matrices when there are at most :data:`MATRIX_FORM_LIMIT` speeds
+    and every entry is short (``matrix_form`` not ``False``); otherwise a note saying why
+    they were left out."""
+    n = len(eom.u)
+    coords = tuple(eom.speed_names)
+    why = "matrix_form=False" if matrix_form is False else \
+        f"{n} speeds, more than {MATRIX_FORM_LIMIT}" if n > MATRIX_FORM_LIMIT else None
+    if why is None:
+        M, Q = eom.M.applyfunc(tidy), eom.Q.applyfunc(tidy)
+        long = [e for e in list(M) + list(Q) if len(show(e)) > MATRIX_ENTRY_LIMIT]
+        if long:
+            why = f"entries longer than {MATRIX_ENTRY_LIMIT} characters"
+        elif n:
+            law = (r"M\,\dot{u} = Q" if show.is_latex else "M u' = Q") + (
+                (r" + \Phi_u^{\mathsf{T}} \lambda" if show.is_latex else " + Phi_u^T lambda")
+                if eom.constraint_names else "")
+            if show.is_latex:
+                return [_heading(show, "Mass matrix and generalized forces", law),
+                        ("M", _sympy_matrix(M, coords, coords, show)),
+                        ("Q", _sympy_matrix(Q, coords, ["Q"], show))]
+            return [_heading(show, "Mass matrix and generalized forces", law),
+                    _sympy_matrix(M, coords, coords, show).replace("\n", "\n    "),
+                    _sympy_matrix(Q, coords, ["Q"], show).replace("\n", "\n    ")]
+    if why is None:
+        return []
+    return [_note(show, f"The mass matrix M ({n} x {n}) and the generalized forces Q are left "
+                        f"out ({why}); the equations above are M u' = Q written out "
+                        "(matrix_form=True prints M and Q)")]
+
+
+def _matrix_listing(eom: Any, show: _Printer, matrix_form: bool | None = None,
+                    simplify: bool = False, summary: bool | None = None) -> str:
+    """The coordinates, constraints and the full ``M`` and ``Q`` (as matrices when small,
+    otherwise entry by entry), or a summary."""
+    speeds = None if eom.speeds_are_rates else eom.speed_names
+    n = len(eom.u)
+    reason = _why(eom, summary) or (_long_matrices(eom) if summary is None else None)
+    rows = _mechanism_names(eom, show)
+    tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
+    if eom.constraint_names and reason:
+        rows.append(_note(show, f"Constraints ({len(eom.constraint_names)}), Phi(q, t) = 0: "
+                                f"{', '.join(eom.constraint_names)}"))
+    elif eom.constraint_names:
+        rows.append(_heading(show, f"Constraints ({len(eom.constraint_names)})",
+                             r"\Phi(q, t) = 0" if show.is_latex else "Phi(q, t) = 0"))
+        for name, expr in zip(eom.constraint_names, eom.constraints):
+            lhs = rf"\Phi_{{{name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
+            rows.append((lhs, show(tidy(expr))))
+    if speeds is None:
+        law = (r"M(q)\,\ddot{q} = Q(q, \dot{q}, t)" + (
+            r" + \Phi_q^T \lambda" if eom.constraint_names else "")) if show.is_latex else \
+            "M(q) q'' = Q(q, q', t)" + (" + Phi_q^T lambda" if eom.constraint_names else "")
+    else:
+        law = (r"\dot{q} = N(q)\,u,\quad M(q)\,\dot{u} = Q(q, u, t)" + (
+            r" + \Phi_u^T \lambda" if eom.constraint_names else "")) if show.is_latex else \
+            "q' = N(q) u,  M(q) u' = Q(q, u, t)" + (
+                " + Phi_u^T lambda" if eom.constraint_names else "")
+    rows.append(_heading(show, "Equations of motion", law))
+    if reason:
+        rows += _structure(eom.mechanism, show)
+        left_out = f"the expressions of the mass matrix M ({n} x {n}), the generalized " \
+            f"forces Q ({n})" + (" and the constraints" if eom.constraint_names else "")
+        rows.append(_note(show, f"Summary ({reason}): {left_out} are left out (summary=False "
+                                "prints them)"))
+        return _finish(rows, show)
+    M = eom.M.applyfunc(tidy)
+    Q = eom.Q.applyfunc(tidy)
+    coords = tuple(speeds or eom.coordinates)   # M and Q are indexed by the speeds
+    if matrix_form is None:
+        matrix_form = n <= MATRIX_FORM_LIMIT and all(
+            len(show(e)) <= MATRIX_ENTRY_LIMIT for e in list(M) + list(Q))
+    if matrix_form and n:
+        if show.is_latex:
+            rows.append(("M", _sympy_matrix(M, coords, coords, show)))
+            rows.append(("Q", _sympy_matrix(Q, coords, ["Q"], show)))
+            return _aligned_latex(rows)
+        text_rows = _aligned_text(rows, indent="  ")
+        return "\n".join(text_rows + ["M =", _sympy_matrix(M, coords, coords, show),
+                                      "Q =", _sympy_matrix(Q, coords, ["Q"], show)])
+    # entry by entry, by row; M is symmetric, so only the entries on and above the diagonal
+    rows.append(_heading(show, "Mass matrix, by row",
+                         r"M_{ji} = M_{ij};\ \text{entries not listed are } 0" if show.is_latex
+                         else "(symmetric; entries not listed are 0)"))
+    for i in range(n):
+        for j in range(i, n):
+            if M[i, j] != 0:
+                lhs = rf"M_{{{i + 1},{j + 1}}}" if show.is_latex else f"M[{coords[i]}, {coords[j]}]"
+                rows.append((lhs, show(M[i, j])))
+    rows.append(_heading(show, "Generalized forces"))
+    for i in range(n):
+        lhs = rf"Q_{{{i + 1}}}" if show.is_latex else f"Q[{coords[i]}]"
+        rows.append((lhs, show(Q[i])))
+    return _finish(rows, show)
+
+
+# -- operating points and linear models ----------------------------------------------------
+def _values(pairs: Iterable[tuple[str, Any]], show: _Printer) -> list:
+    """Rows ``name = number`` (a vector's entries in a row)."""
+    rows = []
+    for name, value in pairs:
+        value = np.asarray(value, dtype=float)
+        number = show(sympy.Float(float(value))) if value.ndim == 0 else \
+            _small_matrix(sympy.Matrix([[sympy.Float(float(x)) for x in value.ravel()]]), show)
+        rows.append((name_tex(name) if show.is_latex else name, number))
+    return rows
+
+
+def _operating_point(point: Any, show: _Printer) -> str:
+    """A mechanism's operating point (coordinates, speeds, accelerations, multipliers) or a
+    network's DC operating point (its variables, states and inputs), one value a row."""
+    from ..numerics.analysis import OperatingPoint as NetworkPoint
+
+    if isinstance(point, NetworkPoint):
+        rows: list = [_heading(show, f"Operating point ({_count(len(point.variables), 'variable')})")]
+        rows += _values(point.variables.items(), show)
+        for title, values in (("States", point.states), ("Inputs", point.inputs)):
+            if values:
+                rows.append(_heading(show, title))
+                rows += _values(values.items(), show)
+        return _finish(rows, show)
+    eom = point.eom
+    kind = "Equilibrium" if point.u is None or not np.any(point.u) else "Steady motion"
+    rows = [_heading(show, f"{kind} at t = {point.time:g}"),
+            _heading(show, f"Coordinates ({len(eom.coordinates)})")]
+    rows += _values(zip(eom.coordinates, point.q), show)
+    for title, values in (("Speeds", point.u), ("Accelerations", point.a)):
+        if values is not None and np.any(values):
+            rows.append(_heading(show, title))
+            rows += _values(zip(eom.speed_names, values), show)
+    if len(point.lam):
+        rows.append(_heading(show, f"Multipliers ({len(point.lam)})"))
+        rows += _values(zip(eom.constraint_names, point.lam), show)
+    return _finish(rows, show)
+
+
+def _number_matrix(matrix: np.ndarray, show: _Printer) -> str:
+    return _small_matrix(sympy.Matrix(np.asarray(matrix, dtype=float)).applyfunc(sympy.Float),
+                         show)
+
+
+def _linearization(lin: Any, show: _Printer) -> str:
+    """``M z'' + C z' + K z = B w``: the matrices in numbers, the inputs ``w`` and the
+    outputs (``basis z``) by name, and the natural frequencies."""
+    d = lin.M.shape[0]
+    law = r"M\,\ddot{z} + C\,\dot{z} + K\,z = B\,w" if show.is_latex else \
+        "M z'' + C z' + K z = B w"
+    rows: list = [_heading(show, f"Linear model ({_count(d, 'independent coordinate')})", law)]
+    for name, matrix in (("M", lin.M), ("C", lin.C), ("K", lin.K), ("B", lin.B)):
+        if matrix.size:
+            rows.append((name, _number_matrix(matrix, show)))
+    names = [("w", lin.inputs), ("y", lin.outputs)]
+    for symbol, items in names:
+        if items:
+            shown = ", ".join(name_tex(i) if show.is_latex else str(i) for i in items)
+            rows.append((symbol, f"({shown})"))
+    if d:
+        try:
+            frequencies = lin.natural_frequencies()
+        except (np.linalg.LinAlgError, ValueError):
+            frequencies = None
+        if frequencies is not None:
+            rows.append((r"\omega_n" if show.is_latex else "omega_n",
+                         _number_matrix(frequencies.reshape(1, -1), show)
+                         + (r"\ " + unit_latex("rad/s") if show.is_latex
+                            else " " + unit_text("rad/s"))))
+    return _finish(rows, show)
