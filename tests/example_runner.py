@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import vecnet as vn  # noqa: E402
 from roundtrip import check_round_trip  # noqa: E402
-from vecnet.build.mechanism import MechanismBuilder  # noqa: E402
+from vecnet.builders.mechanism import MechanismBuilder  # noqa: E402
 
 #: systems checked per script: the first ones built (later ones are variations)
 CHECKED = 4

@@ -68,7 +68,7 @@ import vecnet as vn
 from test_output_escaping import allow_any_name, hostile_mechanism, hostile_network
 from test_report_browser import CHROMIUM, chromium
 from test_report_xss import Page, injected
-from vecnet.build.model import Model
+from vecnet.builders.model import Model
 from vecnet.core.names import name_problem
 from vecnet.elements.base import Kind
 from vecnet.io.network_reader import ELEMENT_TYPES

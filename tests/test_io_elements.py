@@ -8,7 +8,7 @@ import pytest
 import sympy
 
 import vecnet as vn
-from vecnet.build.model import Model
+from vecnet.builders.model import Model
 from vecnet.errors import ModelFileError
 from vecnet.io import load_model, save_model
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import vecnet as vn
-from vecnet.build.network import connectivity_problems, warn_connectivity
+from vecnet.builders.network import connectivity_problems, warn_connectivity
 from vecnet.errors import VecnetWarning
 
 ROOT = Path(__file__).parent.parent

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from vecnet.studies.networks import compile_study
 
 import vecnet as vn
+from vecnet.studies.sweep import compile_study
 
 sys.path.insert(0, str(Path(__file__).parent))
 from planar_models import four_bar  # noqa: E402

@@ -17,7 +17,7 @@ import pytest
 import sympy
 
 import vecnet as vn
-from vecnet.build.model import Model
+from vecnet.builders.model import Model
 from vecnet.elements.base import Symbol
 from vecnet.output.draw import svg, to_dot
 from vecnet.output.html_pieces import math_block as _math

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import vecnet as vn
-from vecnet.build.network import connectivity_problems
+from vecnet.builders.network import connectivity_problems
 from vecnet.errors import VecnetWarning
 from vecnet.io import expressions
 from vecnet.io.model import model_to_dict

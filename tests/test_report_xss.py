@@ -32,7 +32,7 @@ import sympy
 from test_output_escaping import allow_any_name, hostile_mechanism, hostile_network
 from test_report_browser import CHROMIUM, chromium, console_errors
 from vecnet import latex
-from vecnet.build.model import Model
+from vecnet.builders.model import Model
 from vecnet.output.report import (
     _RENDER_SCRIPT,
     CONTENT_SECURITY_POLICY,

@@ -23,10 +23,10 @@ from scipy.integrate import solve_ivp
 
 import vecnet as vn
 from test_friction import slope_into_stop
+from vecnet.core import bounds
 from vecnet.formulation.coupled import CoupledModel, System
 from vecnet.formulation.lumped import StateSpace
 from vecnet.formulation.multibody import MechanismEquations
-from vecnet.core import bounds
 from vecnet.formulation.numeric import SparseStateSpace
 from vecnet.io import Model
 from vecnet.numerics.result import Event

@@ -14,7 +14,7 @@ import pytest
 
 import vecnet as vn
 from vecnet.formulation.multibody import MechanismEquations
-from vecnet.studies.networks import compile_study
+from vecnet.studies.sweep import compile_study
 
 pandas = pytest.importorskip("pandas")
 

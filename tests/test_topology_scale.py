@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from networkx.utils import UnionFind
 
 import vecnet as vn
-from vecnet.build.trees import normal_tree
+from vecnet.builders.trees import normal_tree
 from vecnet.core.names import check_name, check_node
 from vecnet.elements.base import Kind
 from vecnet.errors import FormulationError, VecnetError

@@ -31,20 +31,20 @@ _NAMES = {
     # domains, elements, networks, mechanisms and coupled systems
     "Domain": "core.domains", "DOMAINS": "core.domains", "domain": "core.domains",
     "EdgeVariables": "elements.base", "Symbol": "elements.base", "t": "elements.base",
-    "Network": "build.network", "System": "formulation.coupled",
+    "Network": "builders.network", "System": "formulation.coupled",
     "Block": "elements.signals", "Gain": "elements.signals",
     "Integrator": "elements.signals", "PID": "elements.signals", "total": "elements.signals",
     "s": "formulation.lumped",
     # simulation of every kind of model, and numeric analyses of linear networks
     "simulate": "numerics.simulation", "operating_point": "numerics.analysis", "frequency_response": "numerics.analysis",
     # parameter studies (pandas when a study runs, Dask when a client is given)
-    "sweep": "studies.networks",
+    "sweep": "studies.sweep",
     # output and files
     "draw": "output.draw", "to_dot": "output.draw", "latex": "output.teaching",
     "text": "output.teaching",
     "newton_euler": "formulation.recursion", "picture": "output.picture",
     "animate": "output.picture", "animation_svg": "output.picture",
-    "Model": "build.model", "report": "output.report", "load_model": "io", "save_model": "io",
+    "Model": "builders.model", "report": "output.report", "load_model": "io", "save_model": "io",
     "model_to_dict": "io",
     "load_netlist": "io", "write_netlist": "io", "parse_expression": "io",
     "format_expression": "io",

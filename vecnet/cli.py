@@ -58,7 +58,7 @@ NETLIST_SUFFIXES = (".cir", ".sp", ".net", ".spice")
 
 
 def _load(path: str, parameters: dict[str, float] | None = None):
-    from .build.model import Model
+    from .builders.model import Model
     from .io import load_model, load_netlist
 
     if not os.path.isfile(path):
@@ -619,7 +619,7 @@ def _fixed(args) -> dict[str, float]:
 
 def _sweep(model, args) -> str | None:
     from .io.spice import parse_value
-    from .studies.networks import sweep
+    from .studies.sweep import sweep
 
     options: dict = {}
     if args.analysis == "simulate":

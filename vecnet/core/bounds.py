@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.later import later
 from ..errors import ModelError, SimulationError
 
 __all__ = ["Limits", "get_limits", "limits", "untrusted", "time_grid", "check_oscillation",
@@ -201,7 +202,7 @@ def check_oscillation(name: str, signal: Any, span: float | Sequence[float]) -> 
     """
     import sympy
 
-    from ..elements.base import t
+    t = later("vecnet.elements.base").t
 
     t0, t1 = (0.0, float(span)) if isinstance(span, (int, float)) else map(float, span)
     bound = get_limits().max_cycles

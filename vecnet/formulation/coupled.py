@@ -27,8 +27,9 @@ import sympy
 from scipy.optimize import root
 from sympy.utilities.lambdify import implemented_function
 
-from ..build.mechanism import MechanismBuilder
-from ..build.network import Network
+from ..builders.mechanism import MechanismBuilder
+from ..builders.network import Network
+from ..core.later import later
 from ..elements.base import t
 from ..elements.coupling import Port, RotaryPort
 from ..elements.signals import Block
@@ -158,7 +159,7 @@ class System:
         """Formulate and simulate from ``t = 0`` to ``t_end``: ``vn.simulate(system,
         (0, t_end), coordinates=coordinates, **options)`` (:func:`vecnet.simulate`; the
         options are those of :meth:`CoupledModel.simulate`)."""
-        from ..numerics.simulation import simulate
+        simulate = later("vecnet.numerics.simulation").simulate
 
         return simulate(self, (0.0, t_end), coordinates=coordinates, **options)
 
@@ -408,7 +409,7 @@ class CoupledModel:
         ``"partition"`` or ``"dae"``. Returns a Result with every coordinate and speed,
         everything the mechanism reports (with the ports' loads on it), every network
         variable and every block output."""
-        from ..numerics.simulation import simulate
+        simulate = later("vecnet.numerics.simulation").simulate
 
         return simulate(self, (0.0, t_end), t_eval=t_eval, **options)
 
@@ -419,7 +420,7 @@ class CoupledModel:
         mechanism ``model``: what the mechanism reports (with the ports' loads on it), the
         coordinates, speeds and states themselves, every network variable and every block
         output (with the accelerations found from the independent constraint ``rows``)."""
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         eom = self.eom
         ws = np.array([self.extra(tt, q, u, s)[1] for tt, q, u, s in
@@ -453,7 +454,7 @@ class CoupledModel:
         FormulationError
             When the search finds no equilibrium.
         """
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         model = self.eom.compile()
         q0 = self.eom.assemble(time=time)
@@ -489,7 +490,7 @@ class CoupledModel:
         ``"V.across"``); the outputs are any of the mechanism coordinates and speeds
         (``"O.angle'"``), the network variables and the block outputs. Found from central
         differences of the combined equations (constraints kept exactly)."""
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         eom = self.eom
         q_eq, s_eq = self.equilibrium(time) if point is None else point

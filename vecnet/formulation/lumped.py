@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from ..core.bounds import get_limits
+from ..core.later import later
 from ..core.numbers import exact_rational
 from ..elements.base import EdgeVariables, Kind, t
 from ..errors import FormulationError, ModelError, UnknownNameError
@@ -27,7 +28,7 @@ from ..graph.topology import Topology
 from .blt import solve_blocks
 
 if TYPE_CHECKING:
-    from ..build.network import Network
+    from ..builders.network import Network
 
 __all__ = ["NetworkEquations", "Input", "StateSpace", "network_equations", "network_inputs",
            "state_space"]
@@ -165,7 +166,7 @@ class NetworkEquations:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 
@@ -459,14 +460,14 @@ class StateSpace:
     def linearize(self, point: Mapping[str, float], parameters: Mapping | None = None) -> StateSpace:
         """The linear model of the deviations from an operating point: see
         :func:`vecnet.numerics.linearize.linearize`."""
-        from ..numerics.linearize import linearize
+        linearize = later("vecnet.numerics.linearize").linearize
 
         return linearize(self, point, parameters)
 
     def simulate(self, t_span, **options):
         """Integrate in time: ``vn.simulate(model, t_span, **options)``
         (:func:`vecnet.simulate`)."""
-        from ..numerics.simulation import simulate
+        simulate = later("vecnet.numerics.simulation").simulate
 
         return simulate(self, t_span, **options)
 
@@ -478,7 +479,7 @@ class StateSpace:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 

@@ -21,8 +21,9 @@ import numpy as np
 import scipy.linalg
 import sympy
 
-from ..build.mechanism import DATUM
+from ..builders.mechanism import DATUM
 from ..core.bounds import check_oscillation, get_limits
+from ..core.later import later
 from ..elements.base import Kind, t
 from ..elements.joint_laws import StopLaw
 from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
@@ -241,7 +242,7 @@ class OperatingPoint:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 
@@ -319,7 +320,7 @@ class Linearization:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 
@@ -373,11 +374,9 @@ class MechanismEquations(ABC):
         :class:`vecnet.numerics.spatial.CompiledSpatial`); :meth:`compile` keeps one. The
         parameters named in ``runtime`` stay arguments of its compiled functions, their
         values set by its ``bind`` (:meth:`parametric`)."""
-        compiled: Any
-        if self.mechanism.dimensions == 2:
-            from ..numerics.planar import CompiledMechanism as compiled
-        else:
-            from ..numerics.spatial import CompiledSpatial as compiled
+        compiled = (later("vecnet.numerics.planar").CompiledMechanism
+                    if self.mechanism.dimensions == 2
+                    else later("vecnet.numerics.spatial").CompiledSpatial)
         return compiled(self, parameters, runtime=tuple(runtime))
 
     def parametric(self, names: Sequence[str], parameters: dict | None = None,
@@ -473,7 +472,7 @@ class MechanismEquations(ABC):
 
         A planar mechanism's outputs are those of the same mechanism in space restricted to
         the plane."""
-        from ..numerics.mechanism_outputs import outputs
+        outputs = later("vecnet.numerics.mechanism_outputs").outputs
 
         return outputs(model, times, qs, us, ws, planar=self.mechanism.dimensions == 2)
 
@@ -497,7 +496,7 @@ class MechanismEquations(ABC):
         >>> eom.initial_speeds(eom.assemble(), {"bob.velocity": (0, 2)}).tolist()
         [2.0]
         """
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         model = self.compile(parameters)
         n, d = model.nu, self.mechanism.dimensions
@@ -719,7 +718,7 @@ class MechanismEquations(ABC):
         :class:`~vecnet.elements.joint_laws.StopLaw`): its gap the distance of the joint's
         coordinate from the limit (:meth:`axial`, in ``q``), its gradient the gap's rate
         per unit speed, along which the impact's impulse acts."""
-        from ..numerics.multibody import Stop
+        Stop = later("vecnet.numerics.multibody").Stop
 
         out = []
         for element in self.mechanism.network.elements:
@@ -794,7 +793,7 @@ class MechanismEquations(ABC):
         return out
 
     def _mobility(self, model, time: float, q: np.ndarray) -> int:
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         phi_u = mb.velocity_constraints(model, time, q)[0]
         return mb.speeds(model) - len(mb.independent_rows(phi_u))
@@ -810,7 +809,7 @@ class MechanismEquations(ABC):
             When the loops cannot close, or close with no degree of freedom left and no
             driver to move the mechanism (it is locked).
         """
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         model = self.compile(parameters)
         q = self.initial_guess()
@@ -840,7 +839,7 @@ class MechanismEquations(ABC):
         ``model``: the coordinates and speeds now, everything :meth:`outputs` reports when
         first read; ``outcome`` (a :class:`~vecnet.numerics.result.Outcome`) tells how
         they were found."""
-        from ..numerics.result import Result
+        Result = later("vecnet.numerics.result").Result
 
         series = {**dict(zip(self.coordinates, qs)), **dict(zip(self.speed_names, us))}
         return Result(ts, series, outcome, derive=lambda: self.outputs(model, ts, qs, us))
@@ -888,7 +887,7 @@ class MechanismEquations(ABC):
         >>> round(float(res["O.angle"][-1]), 9), res.solver    # turning freely: 3 * 2
         (6.0, 'partition')
         """
-        from ..numerics.simulation import simulate
+        simulate = later("vecnet.numerics.simulation").simulate
 
         return simulate(self, (0.0, t_end), t_eval=t_eval, **options)
 
@@ -903,7 +902,7 @@ class MechanismEquations(ABC):
         ModelError
             When it is singular.
         """
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         if not any(_lacks_inertia(e) for e in self.mechanism.network.elements):
             return   # every body has mass and inertia about every axis: M is regular
@@ -935,7 +934,7 @@ class MechanismEquations(ABC):
         ModelError
             When the span holds too many.
         """
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         if method == "dae":
             return
@@ -965,7 +964,7 @@ class MechanismEquations(ABC):
         FormulationError
             When the drivers leave a degree of freedom.
         """
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         model = self.compile(parameters)
         times = np.asarray(t_eval, dtype=float)
@@ -992,7 +991,7 @@ class MechanismEquations(ABC):
         UnknownNameError
             ``parameters`` names a parameter the mechanism's equations do not hold.
         """
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         self.check_parameters(parameters)
         model = self.compile(parameters)
@@ -1006,7 +1005,7 @@ class MechanismEquations(ABC):
         ``velocities`` (as in :meth:`simulate`), with its acceleration and multipliers. For
         a steadily spinning rotor on a symmetric support the acceleration is zero and
         :meth:`linearize` gives the whirl (the gyroscopic terms are in ``C``)."""
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         model = self.compile(parameters)
         q = self.assemble(time=time, parameters=parameters)
@@ -1051,7 +1050,7 @@ class MechanismEquations(ABC):
         UnknownNameError
             ``parameters`` names a parameter the mechanism's equations do not hold.
         """
-        from ..numerics import multibody as mb
+        mb = later("vecnet.numerics.multibody")
 
         self.check_parameters(parameters)
         model = self.compile(parameters)
@@ -1072,6 +1071,6 @@ class MechanismEquations(ABC):
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)

@@ -75,6 +75,7 @@ import sympy
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
+from ..core.later import later
 from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
 from ..elements.coupled_inductors import CoupledInductors
 from ..elements.lumped import NonlinearDissipator
@@ -82,7 +83,7 @@ from ..errors import FormulationError, SimulationError, UnknownNameError, Unsupp
 from .lumped import control_state_space, network_inputs, store_name
 
 if TYPE_CHECKING:
-    from ..build.network import Network
+    from ..builders.network import Network
 
 __all__ = ["SparseStateSpace", "NonlinearLaws", "sparse_state_space", "UnsupportedNetwork",
            "solve_blockwise"]
@@ -231,7 +232,7 @@ class SparseStateSpace:
         """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` at each complex frequency, an array
         of shape ``(len(s_values), outputs, inputs)``: see
         :func:`vecnet.numerics.analysis.response_at`."""
-        from ..numerics.analysis import response_at
+        response_at = later("vecnet.numerics.analysis").response_at
 
         return response_at(self, np.asarray(list(s_values), dtype=complex), self.outputs)
 
@@ -262,14 +263,14 @@ class SparseStateSpace:
     def simulate(self, t_span, **options):
         """Integrate in time: ``vn.simulate(model, t_span, **options)``
         (:func:`vecnet.simulate`)."""
-        from ..numerics.simulation import simulate
+        simulate = later("vecnet.numerics.simulation").simulate
 
         return simulate(self, t_span, **options)
 
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 import sympy
 
-from ..build.planar import DATUM, Mechanism
+from ..builders.planar import DATUM, Mechanism
 from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import ModelError

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 import sympy
 
-from ..build.spatial import DATUM, Mechanism
+from ..builders.spatial import DATUM, Mechanism
 from ..core.rotations import skew
 from ..elements import spatial as se
 from ..elements.base import t

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from ..core.later import later
 from ..core.names import MAX_NAME_LENGTH, MAX_NODE_INTEGER, check_name, check_node
 from ..errors import TopologyError, UnknownNameError
 
@@ -288,7 +289,7 @@ class LinearGraph:
 
         See :func:`vecnet.graph.topology.Topology` for the meaning of the arguments.
         """
-        from .topology import Topology
+        Topology = later("vecnet.graph.topology").Topology
 
         return Topology(self, tree=tree, datum=datum, sparse=sparse)
 
@@ -298,7 +299,7 @@ class LinearGraph:
     def _repr_svg_(self) -> str | None:
         """The diagram of :func:`vecnet.output.draw.draw` as SVG, for notebooks (``None`` when the
         Graphviz ``dot`` program is missing or the graph is too large to lay out)."""
-        from ..output.draw import repr_svg  # drawing depends on this module, not the reverse
+        repr_svg = later("vecnet.output.draw").repr_svg  # drawing depends on this module, not the reverse
 
         return repr_svg(self)
 

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 import sympy
 
+from ..core.later import later
 from ..errors import UnknownNameError
 
 __all__ = ["LabeledMatrix"]
@@ -148,7 +149,7 @@ class LabeledMatrix:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 

@@ -32,6 +32,7 @@ import scipy.sparse as sp
 import sympy
 from scipy.sparse import csgraph
 
+from ..core.later import later
 from ..errors import TopologyError, TreeError, UnknownNameError
 from .graph import LinearGraph, component_labels, group_nodes, pick
 from .matrix import LabeledMatrix
@@ -611,7 +612,7 @@ class Topology:
     def _repr_svg_(self) -> str | None:
         """The graph drawn with this tree (branches solid, chords dashed), for notebooks;
         ``None`` when Graphviz is missing or the graph is too large to draw quickly."""
-        from ..output.draw import repr_svg  # drawing depends on this module, not the reverse
+        repr_svg = later("vecnet.output.draw").repr_svg  # drawing depends on this module, not the reverse
 
         return repr_svg(self.graph, tree=list(self.branches))
 

@@ -13,7 +13,7 @@ and Models out, and back to files.
 2*pi
 """
 
-from ..build.model import Model
+from ..builders.model import Model
 from .expressions import format_expression, parse_expression
 from .model import load_model, model_to_dict, save_model
 from .netlist_reader import load_netlist

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..build.model import Model
-from ..build.planar import DATUM, Mechanism
-from ..build.spatial import Mechanism as SpatialMechanism
+from ..builders.model import Model
+from ..builders.planar import DATUM, Mechanism
+from ..builders.spatial import Mechanism as SpatialMechanism
 from ..core.names import check_name
 from ..core.rotations import inertia_matrix, orientation_matrix, unit_axis
 from ..elements.base import Symbol

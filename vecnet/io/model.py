@@ -28,7 +28,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..build.model import Model
+from ..builders.model import Model
 from ..core.bounds import finite_number
 from ..errors import ModelFileError
 from .json_document import FORMAT_VERSION, SCHEMA, check_data, read_document, validate

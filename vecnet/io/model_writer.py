@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..build.model import Model
-from ..build.network import Network
-from ..build.planar import Mechanism
-from ..build.spatial import Mechanism as SpatialMechanism
+from ..builders.model import Model
+from ..builders.network import Network
+from ..builders.planar import Mechanism
+from ..builders.spatial import Mechanism as SpatialMechanism
 from ..elements import controlled, lumped
 from ..elements.base import EdgeVariables, Element, Symbol, t
 from ..elements.coupled_inductors import CoupledInductors
@@ -170,7 +170,7 @@ def _mechanism_parts(mech: Mechanism | SpatialMechanism, found: dict[str, None]
                      ) -> dict[str, Any]:
     """The description of a mechanism, however it was built: gravity, the ground's and the
     bodies' named points, and the bodies, joints, force elements and drives as its builder
-    recorded them (:attr:`~vecnet.build.mechanism.MechanismBuilder.description`)."""
+    recorded them (:attr:`~vecnet.builders.mechanism.MechanismBuilder.description`)."""
     parts: dict[str, Any] = {"gravity": _write_entry(list(mech.gravity), "/gravity", found)}
     ground = _points(mech.ground, "/ground/points", found)
     if ground:

@@ -11,7 +11,7 @@ from typing import Any
 
 import sympy
 
-from ..build.network import Network, warn_connectivity
+from ..builders.network import Network, warn_connectivity
 from ..core.bounds import finite_number
 from ..core.names import check_name, check_node, shown
 from ..elements import controlled, lumped

@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..build.network import Network
+from ..builders.network import Network
 from ..elements import controlled, lumped
 from ..elements.coupled_inductors import CoupledInductors
 from ..errors import ModelError

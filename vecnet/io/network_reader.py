@@ -8,8 +8,8 @@ from typing import Any
 
 import sympy
 
-from ..build.model import Model
-from ..build.network import Network, warn_connectivity
+from ..builders.model import Model
+from ..builders.network import Network, warn_connectivity
 from ..core.domains import DOMAINS
 from ..core.names import check_name, check_node
 from ..elements import controlled, lumped, transducers

@@ -11,7 +11,7 @@ from typing import Any
 
 import sympy
 
-from ..build.model import Model
+from ..builders.model import Model
 from ..core.names import check_name
 from ..elements.base import Symbol
 from ..errors import ModelFileError

@@ -76,7 +76,7 @@ from decimal import Decimal
 import numpy as np
 import sympy
 
-from ..build.network import Network
+from ..builders.network import Network
 from ..core.bounds import get_limits
 from ..core.names import shown
 from ..elements import controlled, lumped

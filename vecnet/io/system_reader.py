@@ -14,7 +14,7 @@ from typing import Any
 
 import sympy
 
-from ..build.model import Model
+from ..builders.model import Model
 from ..core.names import check_name
 from ..elements.signals import Block
 from ..errors import ModelFileError, VecnetError

@@ -27,11 +27,12 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
 from ..core.bounds import get_limits
+from ..core.later import later
 from ..elements.base import t
 from ..errors import FormulationError, ModelError, NoOperatingPoint, UnknownNameError
 
 if TYPE_CHECKING:
-    from ..build.network import Network
+    from ..builders.network import Network
     from ..formulation.numeric import SparseStateSpace
 
 __all__ = ["operating_point", "frequency_response", "response_at", "step_response",
@@ -75,7 +76,7 @@ class OperatingPoint:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        from ..output.teaching import repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
 
         return repr_latex(self)
 
@@ -346,7 +347,7 @@ def step_response(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray,
 
 
 def _state_space(model: ModelLike, parameters: Mapping | None) -> SparseStateSpace:
-    from ..build.network import Network
+    from ..builders.network import Network
     from ..formulation.numeric import SparseStateSpace, sparse_state_space
 
     if isinstance(model, SparseStateSpace):

@@ -34,8 +34,8 @@ import scipy.optimize
 from scipy.linalg import lapack
 
 from ..errors import FormulationError, SimulationError
+from .integrators import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
 from .result import Event, Outcome
-from .simulation import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
 
 __all__ = ["independent_rows", "solve", "accelerations", "solve_accelerations",
            "assemble", "integrate_fixed", "FIXED_STEP",

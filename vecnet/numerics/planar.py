@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy
 
-from ..build.mechanism import DATUM
+from ..builders.mechanism import DATUM
 from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import FormulationError

@@ -20,35 +20,19 @@ from scipy.optimize import root
 from ..core.bounds import Watch, check_oscillation, finite_number, time_grid
 from ..elements.base import t
 from ..errors import ModelError, SimulationError, UnknownNameError
+from .integrators import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
 from .result import Event, Outcome, Result
-from .simulation import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
 
 if TYPE_CHECKING:
     from ..formulation.lumped import StateSpace
     from ..formulation.numeric import SparseStateSpace
 
-__all__ = ["simulate", "simulate_sparse", "integrate", "integrate_sparse", "switching_times"]
+__all__ = ["integrate", "integrate_sparse", "switching_times"]
 
 #: above this many switching times in the span, the integration runs through them
 MAX_RESTARTS = 10_000
 #: the stiff integrators that take a sparse Jacobian
 _SPARSE_JACOBIAN = ("BDF", "Radau")
-
-
-def simulate(model: StateSpace, t_span: Sequence[float], **options: Any) -> Result:
-    """Integrate a state-space model in time: :func:`vecnet.simulate` (which takes the
-    same options)."""
-    from .simulation import simulate as run
-
-    return run(model, t_span, **options)
-
-
-def simulate_sparse(model: SparseStateSpace, t_span: Sequence[float], **options: Any) -> Result:
-    """Integrate a sparse linear model in time: :func:`vecnet.simulate` (which takes the
-    same options)."""
-    from .simulation import simulate as run
-
-    return run(model, t_span, **options)
 
 
 def integrate(model: StateSpace, t_span: Sequence[float],

@@ -32,7 +32,7 @@ from typing import Any
 
 import graphviz
 
-from ..build.network import Network
+from ..builders.network import Network
 from ..core.names import visible
 from ..elements.base import Element
 from ..errors import GraphvizError, GraphvizTimeoutError, OutputError
@@ -87,8 +87,8 @@ class _Model:
 
 
 def _model(obj: Any) -> _Model:
-    from ..build.planar import Mechanism
-    from ..build.spatial import Mechanism as SpatialMechanism
+    from ..builders.planar import Mechanism
+    from ..builders.spatial import Mechanism as SpatialMechanism
     from ..formulation.lumped import NetworkEquations
     from ..formulation.planar import MultibodyEquations
     from ..formulation.spatial import SpatialEquations
@@ -140,7 +140,7 @@ def _datum(model: _Model, datum: Any, topology: Topology | None) -> tuple[Hashab
     if topology is not None:
         return topology.datum
     if model.mechanism is not None:
-        from ..build.planar import DATUM
+        from ..builders.planar import DATUM
 
         return (DATUM,)
     return ()  # a lumped graph has no preferred reference node until one is named

@@ -35,7 +35,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from ..build.mechanism import DATUM, MechanismBuilder
+from ..builders.mechanism import DATUM, MechanismBuilder
 from ..core.rotations import quaternion_matrix
 from ..elements import planar as pe
 from ..elements import spatial as se

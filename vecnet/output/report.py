@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from ..build.network import Network
-from ..build.planar import Mechanism
-from ..build.spatial import Mechanism as SpatialMechanism
+from ..builders.network import Network
+from ..builders.planar import Mechanism
+from ..builders.spatial import Mechanism as SpatialMechanism
 from ..errors import ModelError, UnsupportedNetwork, VecnetError
 from ..formulation.lumped import StateSpace
 from ..formulation.numeric import SparseStateSpace
@@ -285,7 +285,7 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     >>> '<pre class="tex">' in report(net, simulate=False)
     True
     """
-    from ..build.model import Model
+    from ..builders.model import Model
 
     if isinstance(model, (Network, Mechanism, SpatialMechanism)):
         kind = "network" if isinstance(model, Network) else "mechanism"
@@ -446,7 +446,7 @@ def _explorer(net: Network, topo, mechanism: MechanismListing | None = None) -> 
     """The tree explorer's controls and data; the page's script runs it on the diagram.
     A mechanism's explorer shows what the report derives for each edge of the formulation's
     tree and, for a tree swapped to, the coordinates its branches bring."""
-    from ..build.trees import normal_tree
+    from ..builders.trees import normal_tree
 
     graph = topo.graph
     normal: list[int] | None = None

@@ -6,6 +6,6 @@
 True
 """
 
-from ..build.planar import DATUM, Body, Mechanism, Point
+from ..builders.planar import DATUM, Body, Mechanism, Point
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM"]

@@ -6,7 +6,7 @@
 True
 """
 
-from ..build.spatial import DATUM, Body, Mechanism, Point
+from ..builders.spatial import DATUM, Body, Mechanism, Point
 from ..core.rotations import euler_angles, matrix_quaternion, quaternion_matrix
 from .picture import node_positions, picture
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..build.spatial import Mechanism
+from ..builders.spatial import Mechanism
 from ..errors import ModelError
 
 __all__ = ["node_positions", "picture"]

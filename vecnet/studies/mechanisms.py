@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError, UnknownNameError
-from .networks import BaseStudy, check_analysis, check_options, eigenvalue_columns
+from .study import BaseStudy, check_analysis, check_options, eigenvalue_columns
 
 __all__ = ["MechanismStudy", "SystemStudy", "compile_multibody_study", "mode_columns",
            "MECHANISM_OPTIONS", "SYSTEM_OPTIONS"]
@@ -298,7 +298,7 @@ class SystemStudy(_Locked):
 def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Callable = "simulate",
                             **options: Any) -> MechanismStudy | SystemStudy:
     """Formulate a mechanism or a coupled system once, its parameters ``names`` kept as
-    symbols, and compile it once (see :func:`vecnet.studies.networks.compile_study`).
+    symbols, and compile it once (see :func:`vecnet.studies.sweep.compile_study`).
 
     Parameters
     ----------
@@ -340,8 +340,8 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
     >>> round(study.run({"k": 6.19})["omega0"], 9)          # sqrt((m g l + k) / (m l^2))
     4.0
     """
-    from ..build.mechanism import MechanismBuilder
-    from ..build.model import Model
+    from ..builders.mechanism import MechanismBuilder
+    from ..builders.model import Model
     from ..formulation.coupled import CoupledModel, System
     from ..formulation.multibody import MechanismEquations
 

@@ -8,115 +8,32 @@ this process, in local worker processes (``workers=``), or on a Dask cluster
 (``client=``), in batches; a case that fails leaves its message in the ``error`` column
 and never stops the study.
 
-pandas is imported when a study runs, and Dask only when a client is given: importing
-vecnet imports neither.
+The cases run as :func:`vecnet.sweep` says (:mod:`vecnet.studies.sweep`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import itertools
-import math
-import os
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 import sympy
 
-from ..build.network import Network
+from ..builders.network import Network
 from ..elements.base import t
 from ..errors import ModelError, UnknownNameError
+from .study import (
+    BaseStudy,
+    check_analysis,
+    check_options,
+    eigenvalue_columns,
+)
 
 if TYPE_CHECKING:
-    import pandas
-    import xarray
+    pass
 
-__all__ = ["Study", "BaseStudy", "compile_study", "settling_time", "sweep", "cases_of",
-           "trace_columns", "eigenvalue_columns", "check_analysis", "check_options"]
-
-#: the analyses known by name
-ANALYSES = ("simulate", "eigenvalues", "frequency_response", "equilibrium")
-#: options each named analysis takes (besides the execution options of :func:`sweep`)
-OPTIONS = {
-    "simulate": {"t_span", "t_end", "t_eval", "outputs", "inputs", "initial", "rtol", "atol",
-                 "method", "traces", "settle"},
-    "eigenvalues": set(),
-    "frequency_response": {"frequencies", "outputs"},
-    "equilibrium": {"outputs", "inputs"},
-}
-#: samples of the common time grid of traces and settling times when ``t_eval`` is not given
-TRACE_POINTS = 501
-#: the key of a row that carries its case's traces (output -> samples) to :func:`sweep`
-TRACES = "__traces__"
-
-
-class BaseStudy:
-    """What every study shares: one row per case (:meth:`run`, :meth:`run_batch`), the
-    time grid of traces and settling times, and the columns of a simulated case. A
-    subclass sets ``names``, ``analysis`` and ``options``, and writes :attr:`outputs`,
-    :meth:`_evaluate` (a case's values by name -> its columns) and, to refuse values
-    before any work, :meth:`_check`."""
-
-    names: tuple[str, ...]
-    analysis: str | Callable
-    options: dict
-
-    @property
-    def outputs(self) -> tuple[str, ...]:
-        """The analysed outputs."""
-        raise NotImplementedError
-
-    def run_batch(self, cases: Sequence[Mapping[str, float]]) -> list[dict]:
-        """One row per case: see :meth:`run`."""
-        return [self.run(case) for case in cases]
-
-    def run(self, case: Mapping[str, float]) -> dict:
-        """The row of one case: its parameter values, the analysis' scalar results, ``time``
-        (seconds) and ``error`` (the message of a failure, else ``None``)."""
-        row: dict[str, Any] = dict(case)
-        start = time.perf_counter()
-        try:
-            values = {name: float(case[name]) for name in self.names}
-            self._check(values)
-            row.update(self._evaluate(values))
-            row["error"] = None
-        except Exception as exc:  # noqa: BLE001 - a failing case is a result, not the end
-            row["error"] = str(exc) or type(exc).__name__
-        row["time"] = time.perf_counter() - start
-        return row
-
-    def _check(self, values: Mapping[str, float]) -> None:
-        """Refuse values the model would refuse, with its message."""
-
-    def _evaluate(self, values: Mapping[str, float]) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def _wants_grid(self) -> bool:
-        return bool(self.options.get("traces")) or self.options.get("settle") is not None
-
-    def trace_grid(self) -> np.ndarray:
-        """The sample times of traces: ``t_eval``, else :data:`TRACE_POINTS` equally spaced
-        times over the simulated span."""
-        if "t_eval" in self.options:
-            return np.asarray(self.options["t_eval"], dtype=float)
-        return np.linspace(*(self.options.get("t_span") or (0.0, self.options["t_end"])),
-                           TRACE_POINTS)
-
-    def _summaries(self, result) -> dict[str, Any]:
-        """The columns of a simulated case, and its traces when they are asked for."""
-        outputs = self.outputs
-        columns: dict[str, Any] = trace_columns(result, outputs)
-        settle = self.options.get("settle")
-        if settle is not None:
-            columns.update({f"{name}.settling": settling_time(result.t, result[name], settle)
-                            for name in outputs})
-        if self.options.get("traces"):
-            columns[TRACES] = {name: np.asarray(result[name], dtype=float) for name in outputs}
-        return columns
+__all__ = ["Study", "compile_network_study"]
 
 
 class Study(BaseStudy):
@@ -246,10 +163,10 @@ class Study(BaseStudy):
         return t_span, {"inputs": self._case_inputs(values), **chosen}
 
     def _simulate(self, model, values: Mapping[str, float]) -> dict[str, Any]:
-        from ..numerics.simulate import simulate_sparse
+        from ..numerics.simulation import simulate
 
         t_span, options = self._simulation_options(values)
-        return self._summaries(simulate_sparse(model, t_span, **options))
+        return self._summaries(simulate(model, t_span, **options))
 
     def _simulate_nonlinear(self, values: Mapping[str, float]) -> dict[str, float]:
         # no linear matrices to compile: the numbers are put into the formulated equations
@@ -280,112 +197,10 @@ class Study(BaseStudy):
         return columns
 
 
-def trace_columns(result, outputs: Sequence[str]) -> dict[str, float]:
-    """The final value and the peak (the value of largest magnitude) of each output."""
-    columns = {}
-    for name in outputs:
-        trace = np.asarray(result[name], dtype=float)
-        if trace.ndim != 1:
-            raise ModelError(f"output {name!r} is a vector: name a component of it "
-                             f"('{name}.x', ...)")
-        columns[f"{name}.final"] = float(trace[-1])
-        columns[f"{name}.peak"] = float(trace[np.argmax(np.abs(trace))])
-    return columns
-
-
-def settling_time(t: Sequence[float], trace: Sequence[float], band: float) -> float:
-    """The first sample time after which ``trace`` stays within ``band`` (relative, 0.02 for
-    2 %) of its last value; exact to the spacing of the samples ``t``.
-
-    >>> settling_time([0, 1, 2, 3], [0.0, 0.5, 0.99, 1.0], 0.02)
-    2.0
-    """
-    t, trace = np.asarray(t, dtype=float), np.asarray(trace, dtype=float)
-    final = trace[-1]
-    outside = np.flatnonzero(np.abs(trace - final) > band * abs(final))
-    return float(t[0] if outside.size == 0 else t[outside[-1] + 1])
-
-
-def eigenvalue_columns(A: np.ndarray) -> dict[str, float]:
-    """``eig<k>.real`` and ``eig<k>.imag``, ordered by real part, then imaginary part."""
-    eigenvalues = sorted(np.linalg.eigvals(A), key=lambda z: (z.real, z.imag))
-    columns = {}
-    for k, z in enumerate(eigenvalues):
-        columns[f"eig{k}.real"] = float(z.real)
-        columns[f"eig{k}.imag"] = float(z.imag)
-    return columns
-
-
-def compile_study(model: Any, names: Iterable[str], analysis: str | Callable = "simulate",
-                  **options: Any) -> BaseStudy:
-    """Formulate ``model`` once, its parameters ``names`` kept as symbols, and compile it.
-
-    Parameters
-    ----------
-    model
-        A :class:`~vecnet.Network`; a planar or spatial mechanism
-        (:class:`vecnet.planar.Mechanism`, :class:`vecnet.spatial.Mechanism`) or its
-        equations (``mech.formulate()``); a :class:`~vecnet.System` (or its
-        ``formulate()``); a loaded model file or the path of one (a network or a
-        mechanism), whose settings are the defaults.
-    names : iterable of str
-        The swept parameters. A network's: symbol names (``"R"`` of ``R=vn.Symbol("R")``,
-        ``"R1"`` for the value of resistor ``R1``, ``"R_load"`` for resistor ``load``, a
-        model file's declared parameters), ``"<element>.<parameter>"`` (``"R1.R"``), or
-        input symbols (``"V1"``), whose values drive the sources when simulating. A
-        mechanism's or a system's: any free symbol of it (``"k"``, ``"m_link"``, a
-        controller gain, a network element's value as above).
-    analysis : str or callable
-        ``"simulate"``, ``"eigenvalues"``, ``"frequency_response"``, ``"equilibrium"``,
-        or ``f(model, values) -> dict of floats`` (a network's state space; a mechanism's
-        equations, a system's formulated model: see :func:`sweep`).
-    **options
-        Of the analysis: ``t_span`` or ``t_end``, ``t_eval``, ``outputs``, ``inputs``,
-        ``initial``, ``rtol``, ``atol``, ``method``, ``traces`` (keep each output's samples),
-        ``settle`` (a band such as 0.02: add each output's settling time) (simulate);
-        ``frequencies`` in hertz and ``outputs`` (frequency_response); ``outputs`` and
-        ``inputs`` (equilibrium). With ``traces`` or ``settle`` and no ``t_eval``, every
-        case is sampled at :data:`TRACE_POINTS` equally spaced times. ``parameters``
-        (name -> number) gives symbols that are not swept their values (a source's symbol:
-        its input). Mechanisms and systems also take ``velocities`` and, simulating,
-        ``initial`` (held coordinates; a system's lumped and block states); see
-        :mod:`vecnet.studies.mechanisms`.
-
-    Returns
-    -------
-    BaseStudy
-        A :class:`Study` of a network, or a
-        :class:`~vecnet.studies.mechanisms.MechanismStudy` or
-        :class:`~vecnet.studies.mechanisms.SystemStudy`.
-
-    Raises
-    ------
-    UnknownNameError
-        A name that is no parameter of the model.
-    ModelError
-        An unknown analysis, a missing or unknown option, a ``settle`` band outside (0, 1),
-        a model of another kind, a symbol left without a value, or the equilibrium of a
-        nonlinear network.
-
-    Examples
-    --------
-    >>> import vecnet as vn
-    >>> net = vn.Network("rc")
-    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
-    ...             vn.Capacitor("C", "g", "b", C=1.0))
-    >>> study = compile_study(net, ["R"], "eigenvalues")
-    >>> study.run({"R": 0.5})["eig0.real"]
-    -2.0
-    """
-    if isinstance(model, (str, os.PathLike)):
-        from ..io import load_model
-
-        model = load_model(model)
-    if not isinstance(model, Network) and not isinstance(getattr(model, "system", None),
-                                                          Network):
-        from .mechanisms import compile_multibody_study
-
-        return compile_multibody_study(model, names, analysis, **options)
+def compile_network_study(model: Any, names: Iterable[str], analysis: str | Callable = "simulate",
+                          **options: Any) -> Study:
+    """:func:`~vecnet.studies.sweep.compile_study` of a :class:`~vecnet.Network` or a loaded
+    network model: its state equations formulated once with ``names`` kept as symbols."""
     check_analysis(analysis, options)
     net, defaults, settings = _network_of(model)
     if "t_end" in options or "t_span" in options:   # the caller's span wins over the file's
@@ -431,49 +246,6 @@ def compile_study(model: Any, names: Iterable[str], analysis: str | Callable = "
     return Study(ss, names, symbols, _element_checks(net, names, symbols), analysis, options)
 
 
-def check_options(analysis: str | Callable, options: Mapping) -> None:
-    """Refuse a simulate analysis without a span, a frequency response without frequencies
-    and a settling band outside (0, 1).
-
-    Raises
-    ------
-    ModelError
-        Saying what to give.
-    """
-    if analysis == "simulate" and "t_span" not in options and "t_end" not in options:
-        raise ModelError("the simulate analysis needs t_end=... or t_span=(t0, t1)")
-    if analysis == "frequency_response" and "frequencies" not in options:
-        raise ModelError("the frequency_response analysis needs frequencies=[...] in hertz")
-    settle = options.get("settle")
-    if settle is not None and not (isinstance(settle, (int, float)) and 0 < settle < 1):
-        raise ModelError(f"settle={settle!r}: the settling band is a fraction of the final "
-                         "value between 0 and 1, e.g. settle=0.02 for 2 %")
-
-
-def check_analysis(analysis: str | Callable, options: Mapping,
-                   table: Mapping[str, set] | None = None, kind: str = "network") -> None:
-    """Refuse an unknown analysis, or an option the analysis does not take (by ``table``,
-    analysis -> its options, default :data:`OPTIONS`; every analysis also takes
-    ``parameters``).
-
-    Raises
-    ------
-    ModelError
-        Naming the analyses or the options.
-    """
-    if callable(analysis):
-        return
-    table = OPTIONS if table is None else table
-    if analysis not in ANALYSES:
-        raise ModelError(f"unknown analysis {analysis!r}; use one of {', '.join(ANALYSES)} or a "
-                         "function f(model, values) -> dict")
-    unknown = set(options) - table[analysis] - {"parameters"}
-    if unknown:
-        raise ModelError(f"the {analysis} analysis of a {kind} takes no option(s) "
-                         f"{', '.join(sorted(unknown))}; its options are "
-                         f"{', '.join(sorted(table[analysis] | {'parameters'}))}")
-
-
 def _network_of(model: Any) -> tuple[Network, dict, dict]:
     """The network, the declared parameter values and the simulation settings of ``model``."""
     if isinstance(model, Network):
@@ -501,214 +273,3 @@ def _element_checks(net: Network, names: Sequence[str],
                     checks.setdefault(name, []).append(
                         (type(element), pname, element.name, element.allow_negative))
     return checks
-
-
-def cases_of(samples: Mapping[str, Sequence[float]] | pandas.DataFrame) -> list[dict[str, float]]:
-    """The cases of ``samples``: the cartesian product of a dict's sequences, or a
-    DataFrame's rows.
-
-    >>> cases_of({"R": [1, 2], "C": [3]})
-    [{'R': 1, 'C': 3}, {'R': 2, 'C': 3}]
-    """
-    if isinstance(samples, Mapping):
-        names = list(samples)
-        return [dict(zip(names, combo)) for combo in itertools.product(*samples.values())]
-    if hasattr(samples, "to_dict"):
-        return samples.to_dict(orient="records")
-    raise ModelError("samples are a dict name -> sequence of values (every combination is a "
-                     f"case) or a pandas DataFrame with one row per case, not {type(samples).__name__}")
-
-
-def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
-          analysis: str | Callable = "simulate", *, client: Any = None, workers: int = 1,
-          batch_size: int | None = None, progress: bool = False, **options: Any
-          ) -> pandas.DataFrame | tuple[pandas.DataFrame, xarray.Dataset]:
-    """Evaluate ``analysis`` for every parameter set of ``samples``, formulating once.
-
-    Parameters
-    ----------
-    model : Network or vecnet.io.Model or str or path
-        A network or a network model file.
-    samples : dict or pandas.DataFrame
-        Parameter name -> sequence of values (every combination is a case), or one row per
-        case (e.g. from :mod:`vecnet.studies.samples`, whose ``attrs`` such as the seed are kept).
-    analysis : str or callable
-        ``"simulate"`` (columns ``<output>.final`` and ``<output>.peak``, the value of
-        largest magnitude; ``<output>.settling`` with ``settle=``), ``"eigenvalues"``
-        (``eig<k>.real``, ``eig<k>.imag`` in order of real part), ``"frequency_response"``
-        (``<output>/<input>@<f>Hz.dB`` and ``.deg``), ``"equilibrium"`` (the DC operating
-        point: a column per output), or ``f(state_space, values) -> dict of floats``, given
-        the formulated network (the swept parameters as symbols) and the case's values by
-        name.
-    client : dask.distributed.Client, optional
-        Run on this Dask cluster: the compiled study is sent once, as the result of one
-        task, and the cases are submitted in batches; work lost with a worker (the study's
-        copy too) is run again.
-    workers : int
-        Without a client, the number of local processes (``concurrent.futures``; 1: this
-        process, no pickling, the default).
-    batch_size : int, optional
-        Cases per task (default: about four tasks per worker, at most 1,000 cases each).
-    progress : bool
-        Draw a ``tqdm`` progress bar over the cases (advanced per case in this process,
-        per batch elsewhere).
-    **options
-        Of the analysis: see :func:`compile_study`. ``traces=True`` (simulate) makes the
-        result a pair ``(frame, traces)``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per case, in the order of ``samples``: the parameters, the results,
-        ``time`` (seconds the case took) and ``error`` (the message of a failed case, else
-        ``None``). ``attrs`` holds the samples' ``attrs``, the analysis and the
-        formulation time.
-    (pandas.DataFrame, xarray.Dataset)
-        With ``traces=True``: the frame, and a variable per output over the dimensions
-        ``("case", "time")`` (``case`` the frame's index, the swept parameters as
-        coordinates along it; a failed case's samples are NaN).
-
-    Raises
-    ------
-    UnknownNameError, ModelError
-        See :func:`compile_study`; a failing case raises nothing.
-
-    Examples
-    --------
-    >>> import vecnet as vn
-    >>> net = vn.Network("rc")
-    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
-    ...             vn.Capacitor("C", "g", "b", C=1.0))
-    >>> df = vn.sweep(net, {"R": [1.0, -1.0]}, "simulate", t_end=1.0, outputs=["C.across"])
-    >>> round(float(df["C.across.final"][0]), 6), df["error"][1][:13]
-    (0.632121, "Resistor 'R':")
-    >>> df, traces = vn.sweep(net, {"R": [1.0, 2.0]}, t_end=1.0, outputs=["C.across"],
-    ...                       traces=True)
-    >>> traces["C.across"].dims, traces.sizes["time"]
-    (('case', 'time'), 501)
-    """
-    cases = cases_of(samples)
-    names = list(cases[0]) if cases else list(getattr(samples, "columns", samples))
-    start = time.perf_counter()
-    study = compile_study(model, names, analysis, **options)
-    formulated = time.perf_counter() - start
-    count = _worker_count(client) if client is not None else max(1, int(workers))
-    size = batch_size or max(1, min(1000, math.ceil(len(cases) / (4 * count))))
-    batches = [cases[k:k + size] for k in range(0, len(cases), size)]
-    with _case_counter(len(cases), progress) as advance:
-        if client is not None:
-            rows = _run_dask(client, study, batches, advance)
-        elif count > 1:
-            rows = _run_processes(study, batches, count, advance)
-        else:
-            rows = []
-            for case in cases:
-                rows.append(study.run(case))
-                advance(1)
-    traces = [row.pop(TRACES, None) for row in rows]
-    frame = _frame(rows, samples, analysis, formulated)
-    if study.analysis == "simulate" and study.options.get("traces"):
-        return frame, _trace_dataset(frame, names, traces, study)
-    return frame
-
-
-def _frame(rows: list[dict], samples: Any, analysis: str | Callable,
-           formulated: float) -> pandas.DataFrame:
-    import pandas
-
-    frame = pandas.DataFrame(rows)
-    # a failed case lacks the result columns, which would turn the other cases' None into NaN
-    frame["error"] = frame["error"].astype(object).where(frame["error"].notna(), None)
-    frame = frame[[c for c in frame.columns if c not in ("error", "time")] + ["error", "time"]]
-    frame.attrs.update(getattr(samples, "attrs", {}))
-    frame.attrs.update(analysis=getattr(analysis, "__name__", analysis),
-                       formulation_time=formulated)
-    return frame
-
-
-def _trace_dataset(frame: pandas.DataFrame, names: Sequence[str],
-                   traces: Sequence[Mapping[str, np.ndarray] | None], study: BaseStudy
-                   ) -> xarray.Dataset:
-    """The cases' traces over ``(case, time)``: every case shares the grid of ``t_eval``."""
-    import xarray
-
-    grid = study.trace_grid()
-    data = {}
-    for output in study.outputs:
-        samples = np.full((len(frame), len(grid)), np.nan)
-        for k, trace in enumerate(traces):
-            if trace is not None:
-                samples[k] = trace[output]
-        data[output] = (("case", "time"), samples)
-    coords = {"case": frame.index.to_numpy(), "time": grid,
-              **{name: ("case", frame[name].to_numpy()) for name in names}}
-    return xarray.Dataset(data, coords=coords)
-
-
-@contextlib.contextmanager
-def _case_counter(total: int, shown: bool) -> Iterator[Callable[[int], None]]:
-    """A function advancing a ``tqdm`` bar by a number of finished cases (a no-op unless
-    ``shown``)."""
-    if not shown:
-        yield lambda done: None
-        return
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        raise ModelError("progress=True draws a tqdm progress bar: install tqdm "
-                         "(pip install tqdm)") from None
-    with tqdm(total=total, unit="case") as bar:
-        yield bar.update
-
-
-def _worker_count(client: Any) -> int:
-    return max(1, len(client.scheduler_info().get("workers", {})))
-
-
-def _run_dask(client: Any, study: BaseStudy, batches: list[list[dict]],
-              advance: Callable[[int], None]) -> list[dict]:
-    from distributed import as_completed
-
-    # the study as the result of a task, not scattered data: a copy lost with its worker is
-    # made again from the task, where scattered data would be gone with its dependents
-    shipped = client.submit(_shipped, study, pure=False)
-    # pure=False: equal batches of two studies are not one result; a batch lost with its
-    # worker is rerun by the scheduler (distributed.scheduler.allowed-failures)
-    futures = [client.submit(_run_shipped, shipped, batch, pure=False) for batch in batches]
-    sizes = {future.key: len(batch) for future, batch in zip(futures, batches)}
-    for future in as_completed(futures):
-        advance(sizes[future.key])
-    return [row for rows in client.gather(futures) for row in rows]
-
-
-def _shipped(study: BaseStudy) -> BaseStudy:
-    return study
-
-
-def _run_shipped(study: BaseStudy, batch: list[dict]) -> list[dict]:
-    return study.run_batch(batch)
-
-
-_installed: BaseStudy | None = None
-
-
-def _install(study: BaseStudy) -> None:
-    """Keep the study in a worker process: pickled once per process, not once per batch."""
-    global _installed
-    _installed = study
-
-
-def _run_installed(batch: list[dict]) -> list[dict]:
-    assert _installed is not None
-    return _installed.run_batch(batch)
-
-
-def _run_processes(study: BaseStudy, batches: list[list[dict]], count: int,
-                   advance: Callable[[int], None]) -> list[dict]:
-    rows = []
-    with ProcessPoolExecutor(max_workers=count, initializer=_install,
-                             initargs=(study,)) as pool:
-        for batch_rows in pool.map(_run_installed, batches):
-            rows.extend(batch_rows)
-            advance(len(batch_rows))
-    return rows

@@ -17,9 +17,9 @@ import math
 
 import sympy
 
-from . import mechanism as multibody
 from ..elements import planar as pe
 from ..errors import ModelError, UnknownNameError
+from . import mechanism as multibody
 from .mechanism import DATUM, MechanismBuilder, Point, not_negative, recorded, signal
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM"]

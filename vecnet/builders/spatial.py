@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from . import mechanism as multibody
+from ..core.rotations import inertia_matrix, orientation_matrix, unit_axis
 from ..elements import spatial as se
 from ..errors import ModelError
+from . import mechanism as multibody
 from .mechanism import DATUM, MechanismBuilder, Point, recorded
-from ..core.rotations import inertia_matrix, orientation_matrix, unit_axis
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM"]
 

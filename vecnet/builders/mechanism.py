@@ -25,9 +25,10 @@ import numpy as np
 import sympy
 from sympy.utilities.lambdify import implemented_function
 
+from ..core.later import later
+from ..core.names import check_name
 from ..elements.base import number_problem, t
 from ..errors import ModelError, UnknownNameError
-from ..core.names import check_name
 from .network import Network
 
 __all__ = ["DATUM", "Body", "Point", "MechanismBuilder", "signal", "recorded"]
@@ -498,10 +499,8 @@ class MechanismBuilder:
         ``tree`` lists its branches; ``joint_loads`` (target -> symbol) and ``rotors``
         (joint -> inertia) are what a lumped network coupled by ports adds
         (:class:`vecnet.System` passes them)."""
-        if self.dimensions == 2:
-            from ..formulation.planar import MultibodyEquations as equations
-        else:
-            from ..formulation.spatial import SpatialEquations as equations
+        equations = (later("vecnet.formulation.planar").MultibodyEquations if self.dimensions == 2
+                     else later("vecnet.formulation.spatial").SpatialEquations)
         return equations(self, coordinates=coordinates, tree=tree, joint_loads=joint_loads,
                          rotors=rotors)
 
@@ -512,6 +511,6 @@ class MechanismBuilder:
     def _repr_svg_(self) -> str | None:
         """The diagram of :func:`vecnet.output.draw.draw` as SVG, for notebooks (``None`` when the
         Graphviz ``dot`` program is missing or the graph is too large to lay out)."""
-        from ..output.draw import repr_svg  # drawing depends on this module, not the reverse
+        repr_svg = later("vecnet.output.draw").repr_svg  # drawing depends on this module, not the reverse
 
         return repr_svg(self)

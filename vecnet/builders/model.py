@@ -15,6 +15,7 @@ import numpy as np
 import sympy
 
 from ..core.bounds import check_oscillation, time_grid
+from ..core.later import later
 from ..elements.base import Symbol, t
 from ..errors import ModelError, SimulationError, UnknownNameError
 from .network import Network
@@ -85,9 +86,7 @@ class Model:
             raise ModelError(f"a model's kind is 'network', 'mechanism' or 'system', not "
                              f"{self.kind!r}")
         if self.kind == "system":
-            from ..formulation.coupled import System
-
-            expected: tuple[type, ...] = (System,)
+            expected: tuple[type, ...] = (later("vecnet.formulation.coupled").System,)
         else:
             expected = (Network,) if self.kind == "network" else (Mechanism, SpatialMechanism)
         if not isinstance(self.system, expected):
@@ -168,7 +167,7 @@ class Model:
             equations do not hold (a length fixed when the file was read: set it with
             ``load_model(..., parameters=...)``); the message lists the known ones.
         """
-        from ..numerics.simulation import simulate
+        simulate = later("vecnet.numerics.simulation").simulate
 
         # only passed on when given, so that the integrators keep their own default
         extra = {} if progress is None else {"progress": progress}
@@ -191,7 +190,7 @@ class Model:
             return simulate(eom, (t0, t1), **{"t_eval": times, "initial": self.initial or None,
                                               "velocities": self.velocities or None,
                                               "parameters": exact or None, **extra, **options})
-        from ..formulation.lumped import network_inputs
+        network_inputs = later("vecnet.formulation.lumped").network_inputs
 
         net = self.system
         assert isinstance(net, Network)  # a network model holds one (__post_init__)
@@ -237,7 +236,7 @@ class Model:
         """A system from its assembled initial pose: the file's ``initial`` values of the
         mechanism's coordinates are held during assembly, the others start the network's
         and the blocks' states."""
-        from ..numerics.simulation import simulate
+        simulate = later("vecnet.numerics.simulation").simulate
 
         if given:
             raise ModelError(f"system {self.name!r} has its parameters' values put in when it "

@@ -12,10 +12,11 @@ import scipy.sparse
 import scipy.sparse.csgraph
 import sympy
 
+from ..core.later import later
+from ..core.names import shown
 from ..elements.base import EdgeVariables, Element, Kind, t
 from ..errors import ModelError, TopologyError, UnknownNameError, VecnetWarning
 from ..graph.graph import LinearGraph
-from ..core.names import shown
 from ..graph.topology import Topology
 from .trees import normal_tree
 
@@ -112,7 +113,7 @@ class Network:
 
         ``tree`` is a list of branch names, a priority function (see
         :func:`~vecnet.graph.topology.spanning_forest`), ``"auto"`` or ``"normal"`` (see
-        :func:`~vecnet.build.trees.normal_tree`).
+        :func:`~vecnet.builders.trees.normal_tree`).
         """
         if tree == "normal":
             tree = normal_tree(self)
@@ -121,7 +122,7 @@ class Network:
     def equations(self, tree: Sequence[str] | str = "normal", datum: Hashable | None = None):
         """The cutset, circuit and terminal equations for ``tree``:
         a :class:`~vecnet.formulation.lumped.NetworkEquations`."""
-        from ..formulation.lumped import NetworkEquations
+        NetworkEquations = later("vecnet.formulation.lumped").NetworkEquations
 
         return NetworkEquations(self, tree=tree, datum=datum)
 
@@ -129,7 +130,7 @@ class Network:
                     symbolic: bool = False):
         """State equations and linear model: see :func:`vecnet.formulation.lumped.state_space`
         (the elements' numbers are put in before the elimination unless ``symbolic=True``)."""
-        from ..formulation.lumped import state_space
+        state_space = later("vecnet.formulation.lumped").state_space
 
         return state_space(self, outputs=outputs, tree=tree, symbolic=symbolic)
 
@@ -137,7 +138,7 @@ class Network:
                            parameters: dict | None = None):
         """The linear state equations as sparse numeric matrices: see
         :func:`vecnet.formulation.numeric.sparse_state_space`."""
-        from ..formulation.numeric import sparse_state_space
+        sparse_state_space = later("vecnet.formulation.numeric").sparse_state_space
 
         return sparse_state_space(self, outputs=outputs, tree=tree, parameters=parameters)
 
@@ -145,7 +146,7 @@ class Network:
                         parameters: dict | None = None):
         """The DC operating point (sources constant, rates zero): see
         :func:`vecnet.numerics.analysis.operating_point`."""
-        from ..numerics.analysis import operating_point
+        operating_point = later("vecnet.numerics.analysis").operating_point
 
         return operating_point(self, inputs=inputs, outputs=outputs, parameters=parameters)
 
@@ -153,7 +154,7 @@ class Network:
                            outputs: Sequence[str] | None = None, parameters: dict | None = None):
         """``H(j 2 pi f)`` on a grid of frequencies (Hz): see
         :func:`vecnet.numerics.analysis.frequency_response`."""
-        from ..numerics.analysis import frequency_response
+        frequency_response = later("vecnet.numerics.analysis").frequency_response
 
         return frequency_response(self, frequencies, inputs=inputs, outputs=outputs,
                                   parameters=parameters)
@@ -223,7 +224,7 @@ class Network:
         UnsupportedNetwork
             ``formulation="numeric"`` for a network it does not apply to.
         """
-        from ..numerics.simulation import simulate
+        simulate = later("vecnet.numerics.simulation").simulate
 
         return simulate(self, t_span, tree=tree, formulation=formulation, **options)
 
@@ -272,7 +273,7 @@ class Network:
     def _repr_svg_(self) -> str | None:
         """The diagram of :func:`vecnet.output.draw.draw` as SVG, for notebooks (``None`` when the
         Graphviz ``dot`` program is missing or the graph is too large to lay out)."""
-        from ..output.draw import repr_svg  # drawing depends on this module, not the reverse
+        repr_svg = later("vecnet.output.draw").repr_svg  # drawing depends on this module, not the reverse
 
         return repr_svg(self)
 

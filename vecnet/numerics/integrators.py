@@ -1,0 +1,144 @@
+"""What the integrators share: scipy's ``solve_ivp`` and IDA driven so that a failure ends
+the run with the samples it reached (in an :class:`~vecnet.numerics.result.Outcome`, with
+the count of the work done), and the one message for a value that left double precision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import SimulationError
+from .result import Outcome
+
+__all__ = ["ARITHMETIC", "solve_ivp", "solve_ida", "evaluation_failure"]
+
+#: what evaluating a model raises when a value leaves double precision
+ARITHMETIC = (OverflowError, ZeroDivisionError, FloatingPointError)
+
+
+def evaluation_failure(exc: BaseException) -> SimulationError:
+    """``exc`` as the :class:`~vecnet.errors.SimulationError` that stops a run: itself, or
+    for an arithmetic error, one saying that a value left double precision."""
+    if isinstance(exc, SimulationError):
+        return exc
+    return SimulationError(f"the model could not be evaluated ({exc}): a value is too large or "
+                           "too small for double precision")
+
+
+def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
+              method: str | type, outcome: Outcome, **options: Any):
+    """:func:`scipy.integrate.solve_ivp`, except that a run that fails ends with the samples
+    it reached: a :class:`~vecnet.errors.SimulationError` (or an arithmetic error) raised
+    by ``fun``, or a step the solver cannot take, gives ``status`` -1 and the samples of
+    the steps before, the error recorded in ``outcome``. ``outcome.njev`` grows by the
+    solver's Jacobian evaluations.
+
+    >>> out = Outcome("RK45")
+    >>> def decay(t, y):
+    ...     if t > 0.5:
+    ...         raise SimulationError("stopped")
+    ...     return -y
+    >>> sol = solve_ivp(decay, (0.0, 1.0), np.ones(1), "RK45", out, t_eval=[0.0, 0.01, 1.0])
+    >>> sol.status, sol.t.tolist(), str(out.error)
+    (-1, [0.0, 0.01], 'stopped')
+    """
+    import scipy.integrate
+    from scipy.optimize import OptimizeResult
+
+    base: Any = getattr(scipy.integrate, method) if isinstance(method, str) else method
+    caught: list[SimulationError] = []
+    valid = [np.inf]   # samples after this time came from an interpolant that failed
+
+    class Guarded(base):
+        def _step_impl(self):
+            if caught:
+                return False, str(caught[0])
+            try:
+                return super()._step_impl()
+            except (SimulationError, *ARITHMETIC) as exc:
+                caught.append(evaluation_failure(exc))
+                return False, str(caught[0])
+
+        def _dense_output_impl(self):
+            # DOP853 evaluates fun for its interpolant, after the step is accepted
+            try:
+                return super()._dense_output_impl()
+            except (SimulationError, *ARITHMETIC) as exc:
+                caught.append(evaluation_failure(exc))
+                valid[0] = self.t_old
+                return _Chord(self.t_old, self.t, getattr(self, "y_old", self.y), self.y)
+
+    Guarded.__name__ = base.__name__
+    try:
+        sol = scipy.integrate.solve_ivp(fun, t_span, y0, method=Guarded, **options)
+    except (SimulationError, *ARITHMETIC) as exc:   # in the first evaluations, before a step
+        caught.append(evaluation_failure(exc))
+        sol = OptimizeResult(t=np.zeros(0), y=np.zeros((len(y0), 0)), t_events=None,
+                             y_events=None, nfev=0, njev=0, status=-1, message="",
+                             success=False)
+    # scipy leaves t and y empty lists when no output time was reached
+    sol.t = np.asarray(sol.t, dtype=float)
+    sol.y = np.asarray(sol.y, dtype=float).reshape(len(y0), len(sol.t))
+    outcome.njev += int(sol.njev)
+    if caught:
+        keep = sol.t <= valid[0]
+        sol.t, sol.y = sol.t[keep], sol.y[:, keep]
+        sol.status, sol.success, sol.message = -1, False, str(caught[0])
+        outcome.fail(caught[0])
+    elif sol.status < 0:
+        reached = sol.t[-1] if len(sol.t) else t_span[0]
+        outcome.fail(SimulationError(f"the integration stopped at t = {reached:.6g}: "
+                                     f"{sol.message}"))
+    else:
+        outcome.message = str(sol.message)
+    return sol
+
+
+class _Chord:
+    """The straight line between the ends of a step, standing in for an interpolant that
+    could not be had (so that event functions still find their roots); its samples are
+    dropped."""
+
+    def __init__(self, t_old: float, t: float, y_old: np.ndarray, y: np.ndarray) -> None:
+        self.t_old, self.t, self.y_old, self.y = t_old, t, y_old, y
+
+    def __call__(self, t):
+        share = (np.asarray(t, dtype=float) - self.t_old) / (self.t - self.t_old)
+        if share.ndim == 0:
+            return self.y_old + share * (self.y - self.y_old)
+        return self.y_old[:, None] + np.outer(self.y - self.y_old, share)
+
+
+def solve_ida(solver, times: np.ndarray, y0: np.ndarray, yp0: np.ndarray,
+              outcome: Outcome) -> tuple[np.ndarray, np.ndarray]:
+    """Step IDA (a scikit-sundae ``IDA``, set up) from ``(times[0], y0, yp0)`` through the
+    output ``times``: ``(t, y)``, a row of ``y`` for each time reached. A
+    :class:`~vecnet.errors.SimulationError` in the residual, or a step IDA cannot take,
+    ends the run with the samples before it, the error recorded in ``outcome``;
+    ``outcome.njev`` and ``outcome.message`` are IDA's."""
+    ts: list[float] = []
+    ys: list[np.ndarray] = []
+    try:
+        try:
+            reached = solver.init_step(times[0], y0, yp0)
+        except RuntimeError as exc:
+            if isinstance(exc, SimulationError):
+                raise
+            raise SimulationError(f"IDA found no consistent initial values: {exc}") from None
+        ts.append(float(reached.t))
+        ys.append(reached.y)
+        for tout in times[1:]:
+            reached = solver.step(tout, tstop=times[-1])
+            if not reached.success:
+                raise SimulationError(f"IDA stopped at t = {reached.t:.6g}: {reached.message}")
+            ts.append(float(reached.t))
+            ys.append(reached.y)
+        outcome.message = str(reached.message)
+    except (SimulationError, *ARITHMETIC) as exc:
+        outcome.fail(evaluation_failure(exc))
+    else:
+        outcome.njev += int(reached.njev)
+    return np.array(ts), np.array(ys).reshape(len(ts), len(y0))
