@@ -199,18 +199,27 @@ class Mechanism(MechanismBuilder):
     @recorded("forces")
     def rack_and_pinion(self, name: str, pinion: Body, rack: Body, radius, axis=(1.0, 0.0)):
         """Mesh a ``pinion`` (turning) with a ``rack`` that translates along ``axis``
-        (ground coordinates; keep the rack from turning, e.g. with a prismatic joint): the
-        rack's mass centre advances along ``axis`` by ``radius`` times the pinion's turn
-        (counter-clockwise positive; flip ``axis`` for a rack on the other side).
-        Reports ``"<name>.torque_a"`` (on the pinion) and ``"<name>.force_b"`` (on the
-        rack, along ``axis``)."""
+        (ground coordinates in the initial pose): seen from the body that carries the
+        pinion's axle (the ground, or a carriage that may move and turn), the rack's mass
+        centre advances along ``axis`` by ``radius`` times the pinion's turn
+        (counter-clockwise positive; flip ``axis`` for a rack on the other side). Keep the
+        rack from turning against that body, e.g. with a prismatic joint; axis and offset
+        turn with the rack. Reports ``"<name>.torque_a"`` (on the pinion) and
+        ``"<name>.force_b"`` (on the rack, along ``axis``).
+
+        Raises
+        ------
+        ModelError
+            When formulating, for a pinion whose revolute joint is mounted on the rack
+            itself: meshing with the body that carries its axle, it could not turn.
+        """
         self._check_name(name)
         self._coupled_bodies(name, pinion, rack)
         self._positive(f"rack and pinion {name!r}: radius", radius)
         offset = (rack.position[0] - pinion.position[0], rack.position[1] - pinion.position[1])
         return self._add(pe.RackAndPinion(name, pinion.node, rack.node, radius,
                                           axis, offset,
-                                          pinion.angle))
+                                          pinion.angle, rack.angle))
 
     def quantity(self, name: str) -> sympy.Symbol:
         """A symbol standing for a body quantity, for state-dependent drivers: ``"<body>.x"``,

@@ -371,8 +371,8 @@ class MotionDriver(PlanarElement):
 class Coupling(MeshLaw, PlanarElement):
     """Base of couplings between the motions of two bodies (gears, rack and pinion): always
     a chord, never a tree branch. The constraint (:class:`~vecnet.elements.joint_laws.
-    MeshLaw`) is written in the tail body's ground angle, so the coupling's reaction is not
-    a pair of equal and opposite loads on its two bodies; the rest goes to the ground (the
+    MeshLaw`) of a gear is written in the gears' ground angles, so its reaction is not a
+    pair of equal and opposite loads on the two bodies; the rest goes to the ground (the
     housing that carries the axles). Tail and head are the two bodies' frames, and the
     multiplier gives the effort on each (:meth:`efforts`)."""
 
@@ -404,28 +404,40 @@ class GearMesh(Coupling):
 
 
 class RackAndPinion(Coupling):
-    """A pinion (tail, turning) and a rack (head, translating without turning along
-    ``axis``, ground coordinates): the rack's mass centre advances along ``axis`` by
-    ``radius`` times the pinion's turn, ``e . (dr - dr0) = radius (theta_p - theta_p0)``
-    (``dr`` from the pinion's centre to the rack's; flip ``axis`` for the other side of the
-    pinion). The efforts are the torque on the pinion and the force on the rack along
-    ``axis``.
+    """A pinion (tail, turning) and a rack (head, translating along ``axis``): the rack's
+    mass centre advances along its axis relative to the pinion's centre (the axle, a point
+    of the body that carries it) by ``radius`` times the pinion's turn relative to the
+    rack, ``e . (R(beta)^T dr - dr0) = radius ((theta_p - theta_k) - (theta_p0 - theta_k0))``
+    with ``dr`` from the pinion's centre to the rack's, ``beta = theta_k - theta_k0`` the
+    rack's turn since the initial pose and ``axis``, ``dr0`` (``offset``) in ground
+    coordinates at the initial pose; flip ``axis`` for the other side of the pinion. The
+    rack must not turn against the body carrying the pinion's axle (a prismatic joint
+    between them, or both fixed in the ground); then the relation is the rolling of the
+    pitch circle on the pitch line seen from that body, whether or not it moves, and with
+    a rack that keeps its angle it reads ``e . (dr - dr0) = radius (theta_p - theta_p0)``.
+    The efforts are the torque on the pinion and the force on the rack along ``axis``.
 
+    >>> a = sympy.Symbol("a")      # the pinion turned by a, the rack kept its angle
     >>> RackAndPinion("r", "p", "k", radius=2, axis=(1, 0), offset=(0, -1), angle=0
-    ...               ).chord_constraints(sympy.Matrix([1, -1]), 0, sympy.Symbol("a"), None)
+    ...               ).chord_constraints(sympy.Matrix([1, -1]), -a, a, None)
     [('r.rolling', 1 - 2*a)]
     """
 
     efforts_named = ("torque_a", "force_b")
 
-    def __init__(self, name, tail, head, radius, axis, offset, angle) -> None:
+    def __init__(self, name, tail, head, radius, axis, offset, angle, rack_angle=0) -> None:
         super().__init__(name, tail, head)
         axis = _vector(axis)
         self.axis = axis / sympy.sqrt(axis.dot(axis))
         self.radius = sympy.sympify(radius)
         self._mesh(-self.radius)
         self.offset, self.angle = _vector(offset), sympy.sympify(angle)
+        self.rack_angle = sympy.sympify(rack_angle)
 
     def chord_constraints(self, dr, dtheta, tail_angle, t):
-        return [(f"{self.name}.rolling", self.mesh(tail_angle - self.angle,
-                                                   self.axis.dot(dr - self.offset)))]
+        # the rack's angle is the tail's (the pinion's) plus dtheta; seen from the rack,
+        # the pinion turns by -dtheta and the rack's centre sits at R(beta)^T dr
+        turn = -(dtheta - (self.rack_angle - self.angle))
+        advance = self.axis.dot(rotation(tail_angle + dtheta - self.rack_angle).T * dr
+                                - self.offset)
+        return [(f"{self.name}.rolling", self.mesh(turn, advance))]

@@ -73,6 +73,7 @@ class MultibodyEquations(MechanismEquations):
         self.mechanism = mechanism
         net = mechanism.network
         _check_bodies_joined(mechanism)
+        _check_racks(mechanism)
         self.topology = choose_topology(mechanism, coordinates, tree)
         topo = self.topology
 
@@ -413,3 +414,32 @@ def _check_bodies_joined(mechanism: Mechanism) -> None:
         if not joined:
             raise ModelError(f"body {name!r} is joined to nothing: connect it with a joint, a "
                              "spring or a driver")
+
+
+def _check_racks(mechanism: Mechanism) -> None:
+    """Refuse a rack and pinion whose pinion turns on a revolute joint mounted on the rack
+    itself: seen from the body that carries its axle the rack does not move, so the mesh
+    would hold the pinion still against the rack, never turning."""
+    net = mechanism.network
+    bodies = {body.node: body for body in (mechanism.ground, *mechanism.bodies.values())}
+
+    def own(body) -> set:
+        return {body.node} | {point.node for point in body.points}
+
+    for mesh in net.elements:
+        if not isinstance(mesh, pe.RackAndPinion):
+            continue
+        edge = mesh.edges[0]
+        pinion, rack = bodies[edge.tail], bodies[edge.head]
+        on_pinion, on_rack = own(pinion), own(rack)
+        for joint in net.elements:
+            if not isinstance(joint, pe.Revolute):
+                continue
+            ends = set(net.graph.ends(joint.name))
+            if ends & on_pinion and ends & on_rack:
+                raise ModelError(
+                    f"rack and pinion {mesh.name!r}: pinion {pinion.name!r} turns on joint "
+                    f"{joint.name!r}, which is mounted on rack {rack.name!r} itself; a pinion "
+                    "meshing with the rack that carries its axle cannot turn (the mesh would "
+                    "lock it to the rack). Mount the pinion's joint on the ground or on a "
+                    "carriage the rack slides along, or drop the rack and pinion")

@@ -28,6 +28,10 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
     The through variables of the chords (force elements, multipliers of joints and drivers)
     and of the bodies (their Newton-Euler balance) give the branches' by the cutset
     equations ``(F, M)_branches = -A_c (F, M)_chords``, moments about the world origin.
+    The loads a coupled network applies across joints or between points, and its rotors'
+    inertia torques, are elements of their own in parallel with the joints: they count as
+    chords too (their columns of ``A_c`` those of an edge between their two nodes), so that
+    a joint's reaction is its own and a revolute carries no torque about its axis.
     """
     eom = model.eom
     net, topo = eom.mechanism.network, eom.topology
@@ -42,6 +46,7 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
     axes = "xy" if planar else "xyz"
     zero = np.zeros(3)
     ws = np.zeros((len(model.loads), len(times))) if ws is None else ws
+    across = _across_columns(model, topo)
     series: dict[str, list] = {}
     rows = None
     for time, q, u, w in zip(times, qs.T, us.T, ws.T):
@@ -97,6 +102,9 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
             Fb, Mb = -A_c @ Fc, -A_c @ Mc
         else:
             Fb = Mb = np.zeros((len(topo.branches), 3))
+        if len(across):   # the loads and rotors across joints, chords of their own
+            Fx, Mx = _across_through(model, kin, w, a)
+            Fb, Mb = Fb - across @ Fx, Mb - across @ Mx
         through.update((b, (Fb[i], Mb[i])) for i, b in enumerate(topo.branches))
         for element in net.elements:
             # with gears, part of the tooth force goes to the axles in a way the cutsets
@@ -130,3 +138,46 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
                 p[i] = -p[i]
         out[f"{name}.euler"] = np.unwrap(euler_angles(p), axis=0)   # z-y-x (Bryant) angles
     return out
+
+
+def _across_columns(model, topo) -> np.ndarray:
+    """The cutset columns (branches x loads and rotors) of the loads and rotors of a coupled
+    network: each acts from its tail node to its head node like an edge between them, whose
+    column is ``P[:, head] - P[:, tail]`` (path matrix ``P``; a datum has no column)."""
+    targets = list(model.loads) + [target for target, _ in model.rotors]
+    if not targets:
+        return np.zeros((len(topo.branches), 0))
+    P = topo.path
+    Pd = P.toarray()
+    index = {model.node[node]: k for k, node in enumerate(P.columns)}
+    none = np.zeros(len(topo.branches))
+
+    def column(v: int) -> np.ndarray:
+        return Pd[:, index[v]] if v in index else none
+
+    return np.array([column(b) - column(a) for _, a, b, _ in targets]).reshape(
+        len(targets), len(topo.branches)).T
+
+
+def _across_through(model, kin: dict, w: np.ndarray, acc: np.ndarray):
+    """The through variables ``(F, M)`` (moments about the world origin; minus what acts on
+    the head) of the loads ``w`` across joints or between points and of the rotors' inertia
+    torques ``-J (g u' + gamma)`` about their joints' axes, at the accelerations ``acc``."""
+    R, r = kin["R"], kin["r"]
+    loads = list(zip(model.loads, w))
+    for target, J in model.rotors:
+        g, gamma = model._axial_row(kin, *target)
+        loads.append((target, -J * (g @ acc + gamma)))
+    F, M = np.zeros((len(loads), 3)), np.zeros((len(loads), 3))
+    for k, ((coordinate, a, b, axis), load) in enumerate(loads):
+        if coordinate == "angle":        # a torque about the axis turned with the tail
+            M[k] = -load * (R[a] @ axis)
+            continue
+        if coordinate == "line":         # a force pushing the two points apart
+            d = r[b] - r[a]
+            e = d / np.linalg.norm(d)
+        else:                            # a force along the axis turned with the tail
+            e = R[a] @ axis
+        F[k] = -load * e
+        M[k] = cross(r[b], F[k])
+    return F, M
