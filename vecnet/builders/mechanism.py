@@ -31,7 +31,7 @@ from ..elements.base import number_problem, t
 from ..errors import ModelError, UnknownNameError
 from .network import Network
 
-__all__ = ["DATUM", "Body", "Point", "MechanismBuilder", "signal", "recorded"]
+__all__ = ["DATUM", "Body", "Point", "MechanismBuilder", "signal", "recorded", "pinion_on_its_rack"]
 
 #: the node of the ground frame
 DATUM = "ground"
@@ -514,3 +514,14 @@ class MechanismBuilder:
         repr_svg = later("vecnet.output.draw").repr_svg  # drawing depends on this module, not the reverse
 
         return repr_svg(self)
+
+
+def pinion_on_its_rack(mesh: str, pinion: str, joint: str, rack: str) -> ModelError:
+    """The error for a rack and pinion whose pinion turns on a joint mounted on the rack
+    itself: seen from the body that carries its axle the rack does not move, so the mesh
+    would lock the pinion to it."""
+    return ModelError(f"rack and pinion {mesh!r}: pinion {pinion!r} turns on joint {joint!r}, "
+                      f"which is mounted on rack {rack!r} itself; a pinion meshing with the rack "
+                      "that carries its axle cannot turn (the mesh would lock it to the rack). "
+                      "Mount the pinion's joint on the ground or on a carriage the rack slides "
+                      "along, or drop the rack and pinion")

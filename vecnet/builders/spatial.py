@@ -23,7 +23,7 @@ from ..core.rotations import inertia_matrix, orientation_matrix, unit_axis
 from ..elements import spatial as se
 from ..errors import ModelError
 from . import mechanism as multibody
-from .mechanism import DATUM, MechanismBuilder, Point, recorded
+from .mechanism import DATUM, MechanismBuilder, Point, pinion_on_its_rack, recorded
 
 __all__ = ["Mechanism", "Body", "Point", "DATUM"]
 
@@ -357,12 +357,7 @@ class Mechanism(MechanismBuilder):
         joints = joints or (self._joint_on(name, pinion, "angle"),
                             self._joint_on(name, rack, "distance"))
         if set(self.network.graph.ends(joints[0])) & self._nodes_of(rack):
-            raise ModelError(
-                f"rack and pinion {name!r}: pinion {pinion.name!r} turns on joint "
-                f"{joints[0]!r}, which is mounted on rack {rack.name!r} itself; a pinion "
-                "meshing with the rack that carries its axle cannot turn (the mesh would lock "
-                "it to the rack). Mount the pinion's joint on the ground or on a carriage the "
-                "rack slides along, or drop the rack and pinion")
+            raise pinion_on_its_rack(name, pinion.name, joints[0], rack.name)
         terms = [self._mesh_term(name, pinion, joints[0], "angle"),
                  self._mesh_term(name, rack, joints[1], "distance", direction=axis)]
         return self._add(se.SpatialRackAndPinion(name, pinion.node, rack.node,

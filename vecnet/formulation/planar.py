@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 import sympy
 
+from ..builders.mechanism import pinion_on_its_rack
 from ..builders.planar import DATUM, Mechanism
 from ..elements import planar as pe
 from ..elements.base import t
@@ -437,9 +438,4 @@ def _check_racks(mechanism: Mechanism) -> None:
                 continue
             ends = set(net.graph.ends(joint.name))
             if ends & on_pinion and ends & on_rack:
-                raise ModelError(
-                    f"rack and pinion {mesh.name!r}: pinion {pinion.name!r} turns on joint "
-                    f"{joint.name!r}, which is mounted on rack {rack.name!r} itself; a pinion "
-                    "meshing with the rack that carries its axle cannot turn (the mesh would "
-                    "lock it to the rack). Mount the pinion's joint on the ground or on a "
-                    "carriage the rack slides along, or drop the rack and pinion")
+                raise pinion_on_its_rack(mesh.name, pinion.name, joint.name, rack.name)

@@ -266,7 +266,7 @@ class CompiledModel(ABC):
         return {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
                 "w": st.w[rows], "v": st.v[rows], "state": st}
 
-    def _axial_row(self, kin, coordinate, a, b, axis, convective=True):
+    def axial_row(self, kin, coordinate, a, b, axis, convective=True):
         """``(g, gamma)`` of the rate of a joint's ``"angle"`` about or ``"distance"`` along
         its axis (fixed in the tail body, nodes ``a`` and ``b``), or of the distance between
         two points (``"line"``): the rate is ``g u`` and its derivative ``g u' + gamma``.
@@ -338,9 +338,9 @@ class CompiledModel(ABC):
         kin = self.kinematics(q, u)
         M, Q = self._body_terms(kin, u)
         for (coordinate, a, b, axis), load in zip(self.loads, w):
-            Q += load * self._axial_row(kin, coordinate, a, b, axis, convective=False)[0]
+            Q += load * self.axial_row(kin, coordinate, a, b, axis, convective=False)[0]
         for (_, a, b, axis), J in self.rotors:   # J (g u' + gamma) about the joint's axis
-            g, gamma = self._axial_row(kin, "angle", a, b, axis)
+            g, gamma = self.axial_row(kin, "angle", a, b, axis)
             M += J * np.outer(g, g)
             Q -= J * gamma * g
         wrenches, forces = self._wrenches(time, q, u, kin["state"])
@@ -369,7 +369,7 @@ class CompiledModel(ABC):
         if not self.loads:
             return []
         kin = self.kinematics(q, self._zero)
-        return [self._axial_row(kin, *target, convective=False)[0] for target in self.loads]
+        return [self.axial_row(kin, *target, convective=False)[0] for target in self.loads]
 
     def potential(self, q: np.ndarray, kin: dict) -> float:
         """Gravity and spring potential energy."""

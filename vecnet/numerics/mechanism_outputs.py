@@ -166,7 +166,7 @@ def _across_through(model, kin: dict, w: np.ndarray, acc: np.ndarray):
     R, r = kin["R"], kin["r"]
     loads = list(zip(model.loads, w))
     for target, J in model.rotors:
-        g, gamma = model._axial_row(kin, *target)
+        g, gamma = model.axial_row(kin, *target)
         loads.append((target, -J * (g @ acc + gamma)))
     F, M = np.zeros((len(loads), 3)), np.zeros((len(loads), 3))
     for k, ((coordinate, a, b, axis), load) in enumerate(loads):

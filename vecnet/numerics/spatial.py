@@ -334,7 +334,7 @@ class CompiledSpatial(CompiledModel):
         """``(value, g, gamma)`` of a joint's angle or distance (an
         :meth:`~vecnet.formulation.spatial.SpatialEquations._axial_info`): its own
         coordinate when the joint is in the tree (``g`` a unit row, ``gamma`` zero), else
-        from the frames, the rate row and convective term by :meth:`_axial_row` (``gamma``
+        from the frames, the rate row and convective term by :meth:`axial_row` (``gamma``
         ``None`` unless ``convective``). A cut joint's angle lies within pi of angle zero."""
         if info["q"] is not None:
             g = np.zeros(self.nu)
@@ -346,7 +346,7 @@ class CompiledSpatial(CompiledModel):
             value = se.revolute_angle(info["axis"], R[a], R[b], info["R0"])
         else:
             value = (R[a] @ info["axis"]) @ (r[b] - r[a])
-        g, gamma = self._axial_row(kin, info["quantity"], a, b, info["axis"], convective)
+        g, gamma = self.axial_row(kin, info["quantity"], a, b, info["axis"], convective)
         return value, g, gamma
 
     def _drive(self, row, time, q, kin, info, phi, phi_u, phi_t, c, acc):
