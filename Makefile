@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/large.py
 	$(PY) benchmarks/studies.py
 	$(PY) benchmarks/multibody.py
+	$(PY) benchmarks/loops.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
