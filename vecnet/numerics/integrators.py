@@ -5,7 +5,8 @@ the count of the work done), and the one message for a value that left double pr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -13,10 +14,31 @@ import numpy as np
 from ..errors import SimulationError
 from .result import Outcome
 
-__all__ = ["ARITHMETIC", "solve_ivp", "solve_ida", "evaluation_failure"]
+__all__ = ["ARITHMETIC", "solve_ivp", "solve_ida", "evaluation_failure", "one_blas_thread"]
 
 #: what evaluating a model raises when a value leaves double precision
 ARITHMETIC = (OverflowError, ZeroDivisionError, FloatingPointError)
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS and LAPACK on one thread inside the block, as they were after it.
+
+    A mechanism's integration factors and multiplies matrices of tens to a few hundred rows
+    thousands of times; a threaded BLAS starts its threads for products of about 100 x 100
+    and up, and on a busy machine waking them costs far more than the product (a 100 x 150
+    product took 5.8 ms on two threads and 58 us on one; the mechanism with 50 loops of
+    ``benchmarks/loops.py`` ran 5-10x slower end to end).
+
+    >>> import numpy as np
+    >>> with one_blas_thread():
+    ...     float(np.ones((200, 200)) @ np.ones(200) @ np.ones(200))
+    40000.0
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def evaluation_failure(exc: BaseException) -> SimulationError:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core.bounds import Watch, time_grid, untrusted
 from ..errors import FormulationError, ModelError, UnsupportedNetwork
+from .integrators import one_blas_thread
 from .result import Outcome, Result
 
 __all__ = ["simulate"]
@@ -130,7 +131,8 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
         model = model.formulate(options.pop("coordinates", "joint"),
                                 tree=options.pop("tree", None))
     if isinstance(model, MechanismEquations):
-        return _call(_mechanism, "a mechanism", model, t_span, options)
+        with one_blas_thread():
+            return _call(_mechanism, "a mechanism", model, t_span, options)
     from ..formulation.coupled import CoupledModel, System
 
     if isinstance(model, System):
@@ -139,7 +141,8 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
             options["coordinates"], coordinates = coordinates, "joint"
         model = model.formulate(coordinates)
     if isinstance(model, CoupledModel):
-        return _call(_coupled, "a system", model, t_span, options)
+        with one_blas_thread():
+            return _call(_coupled, "a system", model, t_span, options)
     from ..builders.model import Model
 
     if isinstance(model, Model):
