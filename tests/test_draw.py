@@ -265,7 +265,7 @@ def test_bad_requests_raise_vecnet_errors(tmp_path):
         (lambda: vn.draw(net, tree="joint"), "coordinates of a mechanism"),
         (lambda: vn.draw(net, tree="spanning"), "unknown tree rule"),
         (lambda: vn.draw(g, tree="normal"), "needs the element kinds"),
-        (lambda: vn.draw(net, path=tmp_path / "missing" / "e1.dot"), "cannot write the diagram"),
+        (lambda: vn.draw(net, path=tmp_path / "missing" / "e1.dot"), "does not exist"),
         (lambda: vn.latex(object()), "cannot show a object"),
         (lambda: vn.text(net.topology().cutset, digits=0), "digits must be"),
         (lambda: vn.latex(net.topology().cutset, bracket=True), "unknown option"),

@@ -78,8 +78,10 @@ def _tran_points(tran) -> int:
     """Output points of a ``.tran`` card: one every ``tstep``, within ``max_points``."""
     from .core.bounds import get_limits
 
-    wanted = math.floor(tran.stop / tran.step + 1e-9) + 1 if tran.step < tran.stop else 2
-    return int(max(2, min(wanted, get_limits().max_points)))
+    limit = get_limits().max_points
+    steps = tran.stop / tran.step   # inf when the ratio leaves double precision
+    return 2 if steps <= 1 else int(min(math.floor(steps + 1e-9) + 1, limit)) \
+        if steps < limit else limit
 
 
 def _tree(model, spec: str | None):
@@ -99,7 +101,7 @@ def _topology(model, tree):
 
 
 def _emit(text: str | bytes, output: str | None) -> str | None:
-    from .output.report import write_atomically
+    from .core.files import write_atomically
 
     if output is None:
         sys.stdout.write(text if isinstance(text, str) else text.decode())
@@ -594,10 +596,15 @@ def _csv(res, names: Sequence[str]) -> str:
     return buffer.getvalue()
 
 
+def _output(args) -> str:
+    """The output file: ``--output``, or a report's default ``report.html``."""
+    return args.output if args.output is not None else "report.html"
+
+
 def _report(model, args) -> str | None:
     from .output.report import report
 
-    output = args.output or "report.html"
+    output = _output(args)
     report(model, output, tree=args.tree if args.tree in ("normal", "auto", "joint", "absolute")
            else (_tree(model, args.tree) if args.tree else None))
     return output
@@ -867,22 +874,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _check_output(path: str | None) -> None:
-    """Refuse an output path that cannot be written before any work is done."""
-    if path is None:
-        return
-    if os.path.isdir(path):
-        raise OSError(f"{path}: is a directory; give a file name")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.exists(folder):
-        raise OSError(f"{path}: the folder {folder} does not exist (vecnet does not create "
-                      "folders)")
-    if not os.path.isdir(folder):
-        raise OSError(f"{path}: {folder} is a file, not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise OSError(f"{path}: no permission to write in {folder}")
-
-
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     sys.stderr.write(f"vecnet: warning: {' '.join(str(message).split())}\n")
 
@@ -903,14 +894,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # --help, or a usage error already reported in one line
         return int(stop.code or 0)
     from .core.bounds import interruptible, limits, untrusted  # numpy: not for --help
+    from .core.files import check_output
 
     where = args.model
     try:
         with interruptible(), untrusted(), limits(**dict(args.limit)), \
                 warnings.catch_warnings():
             warnings.showwarning = _show_warning
-            _check_output(args.output if args.command != "report" else
-                          (args.output or "report.html"))
+            if args.output is not None or args.command == "report":
+                check_output(_output(args), sources=[args.model])
             model = _load(args.model, _fixed(args))
             if model.kind == "system" and args.command not in SYSTEM_COMMANDS:
                 raise ModelError(f"vecnet {args.command} works on networks and mechanisms; "

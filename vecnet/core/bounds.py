@@ -234,7 +234,9 @@ def _turns(arg: Any, t: Any, t0: float, t1: float) -> float:
         try:
             values = sympy.lambdify(t, arg, "numpy")(times)
             values = np.broadcast_to(np.asarray(values, dtype=float), times.shape)
-        except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        except OverflowError:
+            return math.inf   # a coefficient beyond double precision: faster than any bound
+        except (TypeError, ValueError, ZeroDivisionError):
             return 0.0  # not a real function of time that numpy evaluates: left to the Watch
         moves = np.abs(np.diff(values))
     moves = moves[~np.isnan(moves)]

@@ -153,20 +153,25 @@ class AcSweep:
         ModelError
             More frequencies than ``vn.get_limits().max_points``.
         """
-        if self.variation == "lin":
-            count = self.points
-        else:
-            base = 10.0 if self.variation == "dec" else 2.0
-            count = int(math.floor(self.points * math.log(self.stop / self.start, base)
-                                   + 1e-9)) + 1
-        limit = get_limits().max_points
-        if count > limit:
-            raise ModelError(f".ac asks for {count} frequencies, more than the limit max_points "
-                             f"= {limit}; use fewer points or raise the limit")
-        if self.variation == "lin":
-            return np.linspace(self.start, self.stop, count)
         base = 10.0 if self.variation == "dec" else 2.0
-        return self.start * base ** (np.arange(count) / self.points)
+        if self.variation == "lin":
+            span = float(self.points) - 1.0
+        else:   # points per decade (octave) times the decades, which may leave double precision
+            ratio = self.stop / self.start
+            decades = math.log(ratio, base) if math.isfinite(ratio) else \
+                math.log(self.stop, base) - math.log(self.start, base)
+            span = self.points * decades
+        limit = get_limits().max_points
+        if not span + 1 <= limit:
+            raise ModelError(f".ac asks for {span + 1:.6g} frequencies, more than the limit "
+                             f"max_points = {limit}; use fewer points or raise the limit")
+        if self.variation == "lin":
+            return np.linspace(self.start, self.stop, int(self.points))
+        steps = np.arange(int(math.floor(span + 1e-9)) + 1) / self.points
+        with np.errstate(over="ignore"):
+            grid = self.start * base ** steps
+        # a grid from 1e-300 Hz: base ** steps overflows long before the frequencies do
+        return grid if np.all(np.isfinite(grid)) else base ** (math.log(self.start, base) + steps)
 
 
 @dataclass(frozen=True)

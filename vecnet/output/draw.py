@@ -33,6 +33,7 @@ from typing import Any
 import graphviz
 
 from ..builders.network import Network
+from ..core.files import check_output, write_atomically
 from ..core.names import visible
 from ..elements.base import Element
 from ..errors import GraphvizError, GraphvizTimeoutError, OutputError
@@ -556,9 +557,9 @@ def _pipe(dot: graphviz.Digraph, fmt: str) -> bytes:
 
 
 def _write(dot: graphviz.Digraph, path: str, fmt: str) -> None:
+    check_output(path)   # before dot runs
     data = dot.source.encode("utf-8") if fmt in TEXT_FORMATS else _pipe(dot, fmt)
     try:
-        with open(path, "wb") as handle:
-            handle.write(data)
+        write_atomically(path, data)
     except OSError as exc:
         raise OutputError(f"cannot write the diagram to {path!r}: {exc.strerror or exc}") from None

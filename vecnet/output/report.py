@@ -34,7 +34,6 @@ import html
 import json
 import os
 import re
-import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
@@ -45,6 +44,7 @@ import numpy as np
 from ..builders.network import Network
 from ..builders.planar import Mechanism
 from ..builders.spatial import Mechanism as SpatialMechanism
+from ..core.files import check_output, write_atomically
 from ..errors import ModelError, UnsupportedNetwork, VecnetError
 from ..formulation.lumped import StateSpace
 from ..formulation.numeric import SparseStateSpace
@@ -53,7 +53,7 @@ from .html_pieces import FORMULA_WIDTH, LATEX_LIMIT, figure, math_block, plot_sv
 from .mechanism_report import VECTOR_NETWORK_WORDS, MechanismListing, energy_figure, motion_figure
 from .pagefit import break_rows, column_blocks, tex_width
 
-__all__ = ["report", "write_atomically", "CONTENT_SECURITY_POLICY", "content_security_policy"]
+__all__ = ["report", "CONTENT_SECURITY_POLICY", "content_security_policy"]
 
 #: Labelled matrices with more cells than this are HTML tables rather than LaTeX.
 MATRIX_CELL_LIMIT = 600
@@ -215,36 +215,6 @@ _FONT_FACE = re.compile(r"@font-face\{[^}]*\}")
 _FONT_FILE = re.compile(r"url\(fonts/(KaTeX_[A-Za-z0-9-]+)\.woff2\)")
 
 
-def write_atomically(path: str | os.PathLike, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, so that a
-    failure never leaves a partial file behind. A new file gets the permissions of the
-    user's umask (0644 under umask 022); a replaced file keeps its own. The folder must
-    exist: a mistyped path is refused, never created."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"{path}: the folder {folder} does not exist (vecnet does not "
-                                "create folders)")
-    mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".vecnet-", suffix=".tmp")
-    try:
-        # mkstemp makes the file private (0600); the result gets the mode of the file it
-        # replaces, or of a new file under the user's umask, as open() would give
-        try:
-            permissions = os.stat(path).st_mode & 0o7777
-        except OSError:
-            mask = os.umask(0o022)
-            os.umask(mask)
-            permissions = 0o666 & ~mask
-        os.chmod(fd, permissions)
-        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
            simulate: bool = True, title: str | None = None) -> str:
     """The HTML report of a model: diagram, a tree explorer (networks), incidence and reduced
@@ -293,6 +263,8 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     if not isinstance(model, Model):
         raise ModelError(f"report needs a model, a Network or a planar or spatial Mechanism; "
                          f"got {type(model).__name__}")
+    if path is not None:
+        check_output(path)   # before the work, not after it
     body = _network(model, tree, simulate) if model.kind == "network" else \
         _mechanism(model, tree, simulate)
     name = html.escape(title or model.name)
@@ -375,7 +347,9 @@ def _network(model, tree, simulate: bool) -> str:
     parts.append(section("State equations", state))
     if res is not None:
         names = model.outputs or list(ss.states)[:4]
-        parts.append(section("Simulation", figure(plot_svg(res, names), "Simulated response.")))
+        parts.append(section("Simulation", figure(plot_svg(res, names), "Simulated response.")
+                             if names else "<p>Nothing to plot: the network stores no energy "
+                             "(it has no states) and the model names no outputs.</p>"))
     return "".join(parts)
 
 
