@@ -4,6 +4,7 @@ when they exceed their evaluation or time budget or their state overflows."""
 import json
 import math
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -192,6 +193,45 @@ def test_the_command_line_answers_a_file_within_its_wall_clock(monkeypatch, caps
     assert main(["simulate", str(EXAMPLES / "pendulum.json"), "-o", str(out)]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "file_seconds" in error and not out.exists()
+
+
+class CompilingClock(Clock):
+    """The clock above, where every 200 s that pass are spent compiling a kernel."""
+
+    def monotonic(self):
+        bounds.add_compile_time(200.0)
+        return super().monotonic()
+
+
+def test_time_spent_compiling_is_not_the_models_work(monkeypatch):
+    # a cold numba cache: the kernels compile during the first evaluations of a model file;
+    # the file's clock leaves that time out, so the simulation runs to its end
+    monkeypatch.setattr(bounds, "_clock", CompilingClock())
+    model = vn.load_model(EXAMPLES / "pendulum.json")
+    result = model.simulate()
+    assert result.success and result.t[-1] == model.t_span[1]
+
+
+def test_numba_compiles_are_recorded_as_compile_time():
+    import numba
+
+    import vecnet.numerics.recursive  # noqa: F401 - the kernels' module records compiles
+
+    @numba.njit
+    def square_root_sum(n):
+        total = 0.0
+        for k in range(n):
+            total += k ** 0.5
+        return total
+
+    before = bounds.compile_time()
+    started = time.monotonic()
+    square_root_sum(3)                        # the first call compiles
+    took = time.monotonic() - started
+    recorded = bounds.compile_time() - before
+    assert 0.0 < recorded <= took
+    square_root_sum(4)                        # compiled: nothing more is recorded
+    assert bounds.compile_time() - before == recorded
 
 
 def test_limits_hold_inside_their_block_and_thread_only():

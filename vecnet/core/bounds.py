@@ -34,7 +34,7 @@ from ..core.later import later
 from ..errors import ModelError, SimulationError
 
 __all__ = ["Limits", "get_limits", "limits", "untrusted", "time_grid", "check_oscillation",
-           "Watch"]
+           "Watch", "add_compile_time", "compile_time"]
 
 
 @dataclass(frozen=True)
@@ -314,13 +314,35 @@ def progress_bar(t0: float, t1: float) -> Callable[[float], None]:
     return advance
 
 
+#: wall-clock seconds this process has spent compiling kernels (numba's, on their first
+#: use without a cache): no simulation's clock counts them, a compile is not the model's work
+_compiling = [0.0]
+
+
+def add_compile_time(seconds: float) -> None:
+    """Record ``seconds`` spent compiling, which :class:`Watch` leaves off every clock.
+
+    >>> before = compile_time()
+    >>> add_compile_time(2.5)
+    >>> compile_time() - before
+    2.5
+    """
+    _compiling[0] += seconds
+
+
+def compile_time() -> float:
+    """Wall-clock seconds spent compiling so far in this process."""
+    return _compiling[0]
+
+
 class Watch:
     """Counts a simulation's evaluations and watches its clock and its values.
 
     Call it with the model time (and, where at hand, the state) at every evaluation of
     the right-hand side. It raises :class:`~vecnet.errors.SimulationError` saying how far
     the integration got when ``max_evaluations`` or ``max_seconds`` is exceeded or the
-    state stops being finite, and passes the time on to ``progress``.
+    state stops being finite, and passes the time on to ``progress``. Its clock leaves out
+    the time spent compiling kernels meanwhile (:func:`add_compile_time`).
 
     >>> watch = Watch(0.0, 1.0)
     >>> watch(0.5, [1.0, 2.0])
@@ -344,6 +366,11 @@ class Watch:
             (bounds.file_seconds if _untrusted.get() else math.inf, "file_seconds")
         self.evaluations = 0
         self.started = _clock.monotonic()
+        self.compiled = compile_time()
+
+    def seconds(self) -> float:
+        """Wall-clock seconds of the simulation so far, less the time spent compiling."""
+        return _clock.monotonic() - self.started - (compile_time() - self.compiled)
 
     def where(self, time: float) -> str:
         share = (time - self.t0) / (self.t1 - self.t0) if self.t1 > self.t0 else 1.0
@@ -367,7 +394,7 @@ class Watch:
                 f"the simulation stopped at {self.where(time)} after {self.max_evaluations} "
                 "evaluations (max_evaluations): shorten t_span, loosen the tolerances or raise "
                 "the limit with vn.limits(max_evaluations=...)")
-        if self.evaluations % 64 == 0 and _clock.monotonic() - self.started > self.max_seconds:
+        if self.evaluations % 64 == 0 and self.seconds() > self.max_seconds:
             raise SimulationError(
                 f"the simulation stopped at {self.where(time)} after {self.max_seconds:g} s "
                 f"({self.clock_name}): shorten t_span or raise the limit with "

@@ -26,10 +26,14 @@ the acceleration ``-g`` of the datum.
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.core import event
+
+from ..core.bounds import add_compile_time
 
 __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generalized_forces",
            "inverse_mass", "mass", "rates", "kinematic_map", "ARM", "FREE", "REVOLUTE", "PRISMATIC",
@@ -848,3 +852,24 @@ def compile_kernels() -> None:
     mass(tree, st, 7)
     rates(tree, q, u)
     kinematic_map(tree, q, 7)
+
+
+class _CompileClock(event.Listener):
+    """Hands the wall-clock time of every outermost numba compile to the simulations'
+    clocks, which leave it out (:func:`vecnet.core.bounds.add_compile_time`)."""
+
+    def __init__(self) -> None:
+        self.depth, self.started = 0, 0.0
+
+    def on_start(self, ev: event.Event) -> None:
+        if self.depth == 0:
+            self.started = time.monotonic()
+        self.depth += 1
+
+    def on_end(self, ev: event.Event) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            add_compile_time(time.monotonic() - self.started)
+
+
+event.register("numba:compile", _CompileClock())
