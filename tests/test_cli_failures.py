@@ -239,3 +239,21 @@ def test_ctrl_c_ends_with_one_line_and_status_130(tmp_path):
     assert seen.decode().splitlines()[-1] == "vecnet: interrupted"
     assert stdout == ""
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_an_unreachable_scheduler_is_named_as_such_not_the_output(capsys, tmp_path,
+                                                                  monkeypatch):
+    import socket
+
+    import vecnet.cli
+
+    monkeypatch.setattr(vecnet.cli, "SCHEDULER_TIMEOUT", 0.5)
+    with socket.socket() as probe:           # a port of this machine that nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "o.csv"
+    status = main(["sweep", str(MODELS / "rlc.json"), "--param", "R=1,2", "--scheduler",
+                   f"tcp://127.0.0.1:{port}", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert status == 2 and "cannot reach the Dask scheduler" in err
+    assert "cannot write" not in err and not out.exists()

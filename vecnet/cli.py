@@ -624,6 +624,10 @@ def _fixed(args) -> dict[str, float]:
     return {name: values[0] for name, values in args.param}
 
 
+#: seconds to wait for a Dask scheduler to answer before the sweep is refused in words
+SCHEDULER_TIMEOUT = 10
+
+
 def _sweep(model, args) -> str | None:
     from .io.spice import parse_value
     from .studies.sweep import sweep
@@ -650,7 +654,12 @@ def _sweep(model, args) -> str | None:
             from distributed import Client
         except ImportError:
             raise ModelError("--scheduler needs Dask: pip install vecnet[distributed]") from None
-        with Client(args.scheduler) as client:
+        try:
+            client = Client(args.scheduler, timeout=SCHEDULER_TIMEOUT)
+        except OSError as exc:   # a connection that fails or times out: the scheduler's
+            raise ModelError(f"--scheduler {args.scheduler}: cannot reach the Dask scheduler "
+                             f"there ({_one_line(exc)})") from None
+        with client:
             frame = sweep(model, samples, args.analysis, client=client, **options)
     else:
         frame = sweep(model, samples, args.analysis, workers=args.workers, **options)
