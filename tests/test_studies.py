@@ -254,3 +254,46 @@ def test_progress_bar_counts_every_case(capsys):
     vn.sweep(rc_network(), {"R1": RESISTANCES}, "eigenvalues", progress=True)
     err = capsys.readouterr().err
     assert "100%" in err and f"{len(RESISTANCES)}/{len(RESISTANCES)}" in err
+
+
+def test_an_interrupted_sweep_keeps_the_rows_that_finished():
+    def charge_or_interrupt(ss, values):
+        if values["R1"] == 1.25:          # the fifth case: Ctrl-C
+            raise KeyboardInterrupt
+        return {"charged": charged(values["R1"])}
+
+    with pytest.raises(vn.StudyInterrupted) as stop:
+        vn.sweep(rc_network(), {"R1": RESISTANCES}, charge_or_interrupt)
+    assert isinstance(stop.value, KeyboardInterrupt) and (stop.value.done, stop.value.total) \
+        == (4, 8)
+    frame = stop.value.frame
+    assert list(frame["R1"]) == RESISTANCES[:4]
+    assert list(frame["charged"]) == [charged(R) for R in RESISTANCES[:4]]
+
+
+def test_the_command_line_writes_the_finished_rows_of_an_interrupted_sweep(
+        tmp_path, capsys, monkeypatch):
+    from vecnet.cli import main
+    from vecnet.studies.networks import Study
+
+    run = Study.run
+
+    def interrupted_at_the_fourth(self, case):
+        if case["R1"] == 4.0:
+            raise KeyboardInterrupt
+        return run(self, case)
+
+    monkeypatch.setattr(Study, "run", interrupted_at_the_fourth)
+    model = tmp_path / "rc.json"
+    vn.save_model(rc_network(), model)
+    out = tmp_path / "study.csv"
+    status = main(["sweep", str(model), "--param", "R1=1:8:8", "--analysis", "eigenvalues",
+                   "-o", str(out)])
+    err = capsys.readouterr().err
+    assert status == 130
+    assert f"interrupted: 3 of 8 cases finished before the interrupt; their rows are in {out}" \
+        in err
+    rows = pandas.read_csv(out)
+    assert list(rows["R1"]) == [1.0, 2.0, 3.0]
+    # the eigenvalue of an RC charge is -1/(R C)
+    assert np.allclose(rows["eig0.real"], [-1 / (R * C) for R in (1.0, 2.0, 3.0)], rtol=1e-12)

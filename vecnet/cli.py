@@ -43,6 +43,7 @@ is left behind.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import math
@@ -52,7 +53,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import ModelError, VecnetError
+from .errors import ModelError, StudyInterrupted, VecnetError
 
 NETLIST_SUFFIXES = (".cir", ".sp", ".net", ".spice")
 
@@ -659,19 +660,42 @@ def _sweep(model, args) -> str | None:
         except OSError as exc:   # a connection that fails or times out: the scheduler's
             raise ModelError(f"--scheduler {args.scheduler}: cannot reach the Dask scheduler "
                              f"there ({_one_line(exc)})") from None
-        with client:
-            frame = sweep(model, samples, args.analysis, client=client, **options)
+        options["client"] = running = client
     else:
-        frame = sweep(model, samples, args.analysis, workers=args.workers, **options)
-    if args.output and args.output.lower().endswith(".parquet"):
+        options["workers"], running = args.workers, contextlib.nullcontext()
+    try:
+        with running:
+            frame = sweep(model, samples, args.analysis, progress=_counts_cases(), **options)
+    except StudyInterrupted as stop:   # the finished rows are written, then the interrupt
+        _write_frame(stop.frame, args.output)
+        stop.args = (f"{stop.args[0]}; their rows are in {args.output}" if args.output else
+                     stop.args[0],)
+        raise
+    return _write_frame(frame, args.output)
+
+
+def _counts_cases() -> bool:
+    """Whether a sweep draws its progress bar (cases done, rate, time left): on a terminal,
+    with tqdm installed."""
+    if not sys.stderr.isatty():
+        return False
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _write_frame(frame, output: str | None) -> str | None:
+    if output and output.lower().endswith(".parquet"):
         buffer = io.BytesIO()
         try:
             frame.to_parquet(buffer)
         except ImportError:
             raise ModelError("Parquet output needs pyarrow: pip install pyarrow, or write "
                              "--output study.csv") from None
-        return _emit(buffer.getvalue(), args.output)
-    return _emit(frame.to_csv(index=False), args.output)
+        return _emit(buffer.getvalue(), output)
+    return _emit(frame.to_csv(index=False), output)
 
 
 def _param(text: str) -> tuple[str, list[float]]:
@@ -929,8 +953,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     args.progress.end_line()  # what follows starts on its own line
         if written:
             print(os.path.abspath(written))
-    except KeyboardInterrupt:
-        sys.stderr.write("vecnet: interrupted\n")
+    except KeyboardInterrupt as stop:
+        sys.stderr.write(f"vecnet: interrupted{': ' + str(stop) if str(stop) else ''}\n")
         return 130
     except VecnetError as exc:
         location = getattr(exc, "location", "")

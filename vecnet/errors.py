@@ -25,6 +25,7 @@ __all__ = [
     "OutputError",
     "GraphvizError",
     "GraphvizTimeoutError",
+    "StudyInterrupted",
     "VecnetWarning",
 ]
 
@@ -107,6 +108,15 @@ class GraphvizError(VecnetError, RuntimeError):
 class GraphvizTimeoutError(GraphvizError):
     """The ``dot`` program took longer than :data:`vecnet.output.draw.DOT_TIMEOUT` and was
     stopped."""
+
+
+class StudyInterrupted(KeyboardInterrupt):
+    """A parameter study stopped by Ctrl-C (or ``KeyboardInterrupt``): ``frame`` holds the
+    rows of the ``done`` cases that finished, of ``total``, in the order of the samples."""
+
+    def __init__(self, frame, done: int, total: int) -> None:
+        super().__init__(f"{done} of {total} cases finished before the interrupt")
+        self.frame, self.done, self.total = frame, done, total
 
 
 class VecnetWarning(UserWarning):

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..builders.network import Network
-from ..errors import ModelError
+from ..errors import ModelError, StudyInterrupted
 from ..io import load_model
 from .mechanisms import compile_multibody_study
 from .networks import compile_network_study
@@ -159,6 +159,9 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
     ------
     UnknownNameError, ModelError
         See :func:`compile_study`; a failing case raises nothing.
+    StudyInterrupted
+        On Ctrl-C (a ``KeyboardInterrupt``): its ``frame`` holds the rows of the cases that
+        finished.
 
     Examples
     --------
@@ -182,16 +185,26 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
     count = _worker_count(client) if client is not None else max(1, int(workers))
     size = batch_size or max(1, min(1000, math.ceil(len(cases) / (4 * count))))
     batches = [cases[k:k + size] for k in range(0, len(cases), size)]
-    with _case_counter(len(cases), progress) as advance:
-        if client is not None:
-            rows = _run_dask(client, study, batches, advance)
-        elif count > 1:
-            rows = _run_processes(study, batches, count, advance)
-        else:
-            rows = []
-            for case in cases:
-                rows.append(study.run(case))
-                advance(1)
+    done: dict[int, list[dict]] = {}   # batch index -> its rows, as batches finish
+    try:
+        with _case_counter(len(cases), progress) as advance:
+            if client is not None:
+                _run_dask(client, study, batches, advance, done)
+            elif count > 1:
+                _run_processes(study, batches, count, advance, done)
+            else:
+                for k, batch in enumerate(batches):
+                    done[k] = []
+                    for case in batch:
+                        done[k].append(study.run(case))
+                        advance(1)
+    except KeyboardInterrupt:
+        rows = [row for k in sorted(done) for row in done[k]]
+        for row in rows:
+            row.pop(TRACES, None)
+        raise StudyInterrupted(_frame(rows, samples, analysis, formulated, names), len(rows),
+                               len(cases)) from None
+    rows = [row for k in sorted(done) for row in done[k]]
     traces = [row.pop(TRACES, None) for row in rows]
     frame = _frame(rows, samples, analysis, formulated)
     if study.analysis == "simulate" and study.options.get("traces"):
@@ -200,10 +213,11 @@ def sweep(model: Any, samples: Mapping[str, Sequence[float]] | pandas.DataFrame,
 
 
 def _frame(rows: list[dict], samples: Any, analysis: str | Callable,
-           formulated: float) -> pandas.DataFrame:
+           formulated: float, names: Sequence[str] = ()) -> pandas.DataFrame:
     import pandas
 
-    frame = pandas.DataFrame(rows)
+    frame = pandas.DataFrame(rows) if rows else \
+        pandas.DataFrame(columns=[*names, "error", "time"])
     # a failed case lacks the result columns, which would turn the other cases' None into NaN
     frame["error"] = frame["error"].astype(object).where(frame["error"].notna(), None)
     frame = frame[[c for c in frame.columns if c not in ("error", "time")] + ["error", "time"]]
@@ -253,7 +267,7 @@ def _worker_count(client: Any) -> int:
 
 
 def _run_dask(client: Any, study: BaseStudy, batches: list[list[dict]],
-              advance: Callable[[int], None]) -> list[dict]:
+              advance: Callable[[int], None], done: dict[int, list[dict]]) -> None:
     from distributed import as_completed
 
     # the study as the result of a task, not scattered data: a copy lost with its worker is
@@ -262,10 +276,10 @@ def _run_dask(client: Any, study: BaseStudy, batches: list[list[dict]],
     # pure=False: equal batches of two studies are not one result; a batch lost with its
     # worker is rerun by the scheduler (distributed.scheduler.allowed-failures)
     futures = [client.submit(_run_shipped, shipped, batch, pure=False) for batch in batches]
-    sizes = {future.key: len(batch) for future, batch in zip(futures, batches)}
+    index = {future.key: k for k, future in enumerate(futures)}
     for future in as_completed(futures):
-        advance(sizes[future.key])
-    return [row for rows in client.gather(futures) for row in rows]
+        done[index[future.key]] = future.result()
+        advance(len(batches[index[future.key]]))
 
 
 def _shipped(study: BaseStudy) -> BaseStudy:
@@ -291,11 +305,9 @@ def _run_installed(batch: list[dict]) -> list[dict]:
 
 
 def _run_processes(study: BaseStudy, batches: list[list[dict]], count: int,
-                   advance: Callable[[int], None]) -> list[dict]:
-    rows = []
+                   advance: Callable[[int], None], done: dict[int, list[dict]]) -> None:
     with ProcessPoolExecutor(max_workers=count, initializer=_install,
                              initargs=(study,)) as pool:
-        for batch_rows in pool.map(_run_installed, batches):
-            rows.extend(batch_rows)
+        for k, batch_rows in enumerate(pool.map(_run_installed, batches)):
+            done[k] = batch_rows
             advance(len(batch_rows))
-    return rows
