@@ -7,6 +7,8 @@ U+00E9) are NFKC-normal letters; Arabic-Indic ٣ (U+0663) is a decimal digit tha
 not ASCII; U+D800 is a lone surrogate, no character at all.
 """
 
+import json
+import re
 import unicodedata
 
 import pytest
@@ -120,3 +122,46 @@ def test_model_files_and_netlists_apply_the_same_policy():
     # and what is accepted in one is accepted in the other
     net = vn.load_netlist("t\nV1 in 0 1\nR_θ in n001 1k\nC1 n001 0 1u\n")
     assert [e.name for e in net.elements] == ["V1", "R_θ", "C1"]
+
+
+# -- look-alikes: one name must never pass for another in the same model -----------------
+
+@pytest.mark.parametrize("first, second", [
+    ("P1", "\u04201"),          # Latin P, Cyrillic Er
+    ("a", "\u0430"),            # Latin a, Cyrillic a
+    ("o", "\u03bf"),            # Latin o, Greek omicron
+    ("\u0430", "a"),            # the other way round
+])
+def test_names_that_look_alike_are_refused_naming_both(first, second):
+    net = vn.Network("x")
+    net.add(vn.Resistor(first, "n1", "n2", R=1.0))
+    with pytest.raises(vn.TopologyError, match=f"looks like {re.escape(ascii(first))}"):
+        net.add(vn.Resistor(second, "n1", "n2", R=1.0))
+    with pytest.raises(vn.TopologyError,
+                       match=f"node {re.escape(ascii(second + '_n'))} looks like"):
+        net.add(vn.Resistor("R9", first + "_n", second + "_n", R=1.0))
+    assert net.graph.edges == (first,)      # the refused elements left nothing behind
+
+
+def test_names_of_other_scripts_that_look_like_nothing_else_are_kept():
+    net = vn.Network("x")
+    net.add(vn.Resistor("\u03b8", "a", "b", R=1.0), vn.Resistor("\u03c9_2", "a", "c", R=1.0),
+            vn.Resistor("R0", "a", "b", R=1.0), vn.Resistor("RO", "a", "b", R=1.0),
+            vn.Resistor("l1", "a", "b", R=1.0), vn.Resistor("ll", "a", "b", R=1.0))
+    assert len(net.graph.edges) == 6        # ASCII names are never refused among themselves
+
+
+def test_look_alikes_are_refused_in_model_files_and_netlists_at_their_place(tmp_path):
+    doc = {"vecnet": "1", "kind": "network", "name": "d", "elements": [
+        {"type": "VoltageSource", "name": "V", "nodes": ["g", "a"], "parameters": {"V": 1.0}},
+        {"type": "Resistor", "name": "P1", "nodes": ["a", "g"], "parameters": {"R": 1.0}},
+        {"type": "Resistor", "name": "\u04201", "nodes": ["a", "g"], "parameters": {"R": 1.0}}]}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(vn.ModelFileError, match="looks like 'P1'") as err:
+        vn.load_model(path)
+    assert err.value.location == "/elements/2"
+    netlist = tmp_path / "n.cir"
+    netlist.write_text("t\nV1 a 0 1\nR1 a 0 1k\nR2 \u0430 0 1k\n.end\n", encoding="utf-8")
+    with pytest.raises(vn.ModelFileError, match="netlist line 4: .*looks like 'a'"):
+        vn.load_netlist(netlist)

@@ -16,7 +16,12 @@ Names are data, never markup, and one name must never pass for another. So:
   of its points (``crank-p1``). Users write ``.`` in edge and node names only in that sense
   and never write ``-`` (so an arm's name cannot clash with theirs);
 * a **node** is a name, a compound name with dots, or a non-negative integer
-  (below :data:`MAX_NODE_INTEGER`).
+  (below :data:`MAX_NODE_INTEGER`);
+* two names of one kind in one model must not look alike: a name with letters of another
+  script that reads as a name already given (Cyrillic ``Р1`` beside Latin ``P1``, Greek
+  ``ο`` beside Latin ``o``) is refused, naming both (:class:`LookAlikes`, by the skeletons
+  of Unicode's confusables, UTS #39). Names of ASCII letters and digits alone are never
+  refused for looking alike.
 
 A name that breaks the policy raises :class:`~vecnet.errors.ModelError` (or the error
 class asked for, e.g. :class:`~vecnet.errors.TopologyError`), or
@@ -40,14 +45,17 @@ vecnet.errors.ModelFileError: /elements/0/name: element name '\\U0001d411' is no
 
 from __future__ import annotations
 
+import functools
+import json
 import unicodedata
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
+from importlib import resources
 from typing import Any
 
 from ..errors import ModelError, ModelFileError, VecnetError
 
 __all__ = ["MAX_NAME_LENGTH", "MAX_NODE_INTEGER", "ALLOWED", "name_problem", "check_name", "visible",
-           "check_node", "shown"]
+           "check_node", "shown", "skeleton", "LookAlikes"]
 
 #: most characters in one name (a compound name: in each of its parts)
 MAX_NAME_LENGTH = 64
@@ -199,3 +207,70 @@ def visible(text: Any) -> str:
         else:
             out.append(c)
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _prototypes() -> dict[str, str]:
+    """Each character of Unicode's confusables table -> one character of its class (the
+    lowest code point): characters that can be taken for one another share it."""
+    table = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json")
+                       .read_text(encoding="utf-8"))
+    parent: dict[str, str] = {}
+
+    def root(c: str) -> str:
+        while parent.setdefault(c, c) != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    for char, entries in table.items():
+        for entry in entries:
+            if len(char) == 1 and len(entry["c"]) == 1:
+                a, b = root(char), root(entry["c"])
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    return {c: root(c) for c in list(parent)}
+
+
+def skeleton(name: str) -> str:
+    """What ``name`` looks like: each character replaced by the one that stands for its
+    class of confusable characters (UTS #39's skeleton, one character for one).
+
+    >>> skeleton("\u04201") == skeleton("P1"), skeleton("R1") == skeleton("P1")
+    (True, False)
+    """
+    prototypes = _prototypes()
+    return "".join(prototypes.get(c, c) for c in name)
+
+
+class LookAlikes:
+    """The names of one kind in one model, indexed by what they look like, so that a new
+    name that reads as one already there is refused (:func:`skeleton`). Names of ASCII
+    characters alone are indexed but never refused among themselves (``l`` and ``1``,
+    ``O`` and ``0`` are told apart in any font a model is read in).
+
+    >>> names = LookAlikes(["P1", "C1"])
+    >>> names.add("R2")
+    >>> names.add("\u04201")
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.ModelError: name '\\u04201' looks like 'P1', another name in this model: a reader cannot tell them apart; rename one of them
+    """
+
+    def __init__(self, names: Iterable[Hashable] = (), what: str = "name") -> None:
+        self.what = what
+        self.seen: dict[str, str] = {}
+        for name in names:
+            self.add(name)
+
+    def add(self, name: Hashable, location: str = "", *,
+            error: type[VecnetError] = ModelError) -> None:
+        """Index ``name``; raise if it looks like a different name already indexed."""
+        if not isinstance(name, str):
+            return
+        key = skeleton(name)
+        other = self.seen.setdefault(key, name)
+        if other != name and not (other.isascii() and name.isascii()):
+            raise _raise(f"{self.what} {shown(name)} looks like {shown(other)}, another name "
+                         "in this model: a reader cannot tell them apart; rename one of them",
+                         location, error)

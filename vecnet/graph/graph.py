@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from ..core.later import later
-from ..core.names import MAX_NAME_LENGTH, MAX_NODE_INTEGER, check_name, check_node
+from ..core.names import MAX_NAME_LENGTH, MAX_NODE_INTEGER, LookAlikes, check_name, check_node
 from ..errors import TopologyError, UnknownNameError
 
 if TYPE_CHECKING:
@@ -56,6 +56,8 @@ class LinearGraph:
         self._edges: dict[str, int] = {}
         self._tails: list[int] = []
         self._shared = False  # the four containers are also a copy's (see copy)
+        #: edge names and nodes by what they look like, from the first name that is not ASCII
+        self._looks: dict[str, LookAlikes] | None = None
         self._heads: list[int] = []
         self._forget()
         edges = edges if isinstance(edges, (list, tuple)) else list(edges)
@@ -112,6 +114,7 @@ class LinearGraph:
             return
         _check_node(node)
         if node not in self._nodes:
+            self._look_alikes([(node, "node")])
             self._own()
             self._nodes[node] = len(self._nodes)
             self._forget()
@@ -140,6 +143,8 @@ class LinearGraph:
         if tail == head:
             raise TopologyError(f"edge {name!r} is a self-loop at node {tail!r}; "
                                 "an edge must join two different nodes")
+        self._look_alikes([(name, "edge name")] + [(node, "node") for node in (tail, head)
+                                                    if node not in nodes])
         self._own()
         nodes = self._nodes
         for node in (tail, head):
@@ -257,6 +262,7 @@ class LinearGraph:
                 del self._nodes[node]
             del self._tails[edges:], self._heads[edges:]
             self._forget()
+            self._looks = None   # made again from the names that stay, when next needed
             raise
 
     def copy(self) -> LinearGraph:
@@ -270,6 +276,23 @@ class LinearGraph:
         other._arrays, other._node_names, other._edge_names = self._arrays, self.nodes, self.edges
         self._shared = other._shared = True
         return other
+
+    def _look_alikes(self, names: list[tuple[Hashable, str]]) -> None:
+        """Refuse edge names or nodes (``(name, "edge name" | "node")``) that look like
+        others of their kind (:class:`vecnet.core.names.LookAlikes`). The index is made when
+        the first name that is not ASCII arrives, so that graphs of ASCII names never pay
+        for it; a refusal drops it (it would hold names the graph did not take)."""
+        if self._looks is None:
+            if all(not isinstance(name, str) or name.isascii() for name, _ in names):
+                return
+            self._looks = {"edge name": LookAlikes(self._edges, "edge name"),
+                           "node": LookAlikes(self._nodes, "node")}
+        try:
+            for name, kind in names:
+                self._looks[kind].add(name, error=TopologyError)
+        except TopologyError:
+            self._looks = None
+            raise
 
     def _own(self) -> None:
         """Copy the containers shared with a copy of this graph, before changing them."""
