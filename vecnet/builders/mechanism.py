@@ -511,7 +511,7 @@ class MechanismBuilder:
     def _repr_svg_(self) -> str | None:
         """The diagram of :func:`vecnet.output.draw.draw` as SVG, for notebooks (``None`` when the
         Graphviz ``dot`` program is missing or the graph is too large to lay out)."""
-        repr_svg = later("vecnet.output.draw").repr_svg  # drawing depends on this module, not the reverse
+        repr_svg = later("vecnet.output.draw").repr_svg
 
         return repr_svg(self)
 

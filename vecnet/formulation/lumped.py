@@ -166,7 +166,7 @@ class NetworkEquations:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex
 
         return repr_latex(self)
 
@@ -479,7 +479,7 @@ class StateSpace:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex
 
         return repr_latex(self)
 

@@ -242,7 +242,7 @@ class OperatingPoint:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex
 
         return repr_latex(self)
 
@@ -320,7 +320,7 @@ class Linearization:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex
 
         return repr_latex(self)
 
@@ -1071,6 +1071,6 @@ class MechanismEquations(ABC):
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex
 
         return repr_latex(self)

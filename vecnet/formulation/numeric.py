@@ -270,7 +270,7 @@ class SparseStateSpace:
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
         large to typeset)."""
-        repr_latex = later("vecnet.output.teaching").repr_latex  # output depends on this module, not the reverse
+        repr_latex = later("vecnet.output.teaching").repr_latex
 
         return repr_latex(self)
 

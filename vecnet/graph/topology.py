@@ -612,7 +612,7 @@ class Topology:
     def _repr_svg_(self) -> str | None:
         """The graph drawn with this tree (branches solid, chords dashed), for notebooks;
         ``None`` when Graphviz is missing or the graph is too large to draw quickly."""
-        repr_svg = later("vecnet.output.draw").repr_svg  # drawing depends on this module, not the reverse
+        repr_svg = later("vecnet.output.draw").repr_svg
 
         return repr_svg(self.graph, tree=list(self.branches))
 
