@@ -344,6 +344,8 @@ class MechanismEquations(ABC):
     q: tuple[sympy.Symbol, ...]
     u: tuple[sympy.Symbol, ...]
     constraint_names: tuple[str, ...]
+    #: the names of the velocity (nonholonomic) constraints, rows after the constraints'
+    velocity_constraint_names: tuple[str, ...] = ()
     #: the tree in breadth-first order (:func:`tree_walk`)
     walk: list[tuple]
     gravity: sympy.Matrix
@@ -1058,6 +1060,10 @@ class MechanismEquations(ABC):
             raise FormulationError("linearizing about a motion needs q' = u: coordinates "
                                    "without quaternions (revolute, prismatic, universal ... "
                                    "joints in the tree)")
+        if mb.velocity_rows(model):
+            raise FormulationError("a linear model of a mechanism with velocity constraints "
+                                   "(" + ", ".join(self.velocity_constraint_names) + ") is not "
+                                   "available yet")
         M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step,
                                      u=point.u, a=point.a)
         inputs, columns = model.input_forces(point.time, point.q)

@@ -37,14 +37,15 @@ from ..errors import FormulationError, SimulationError
 from .integrators import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
 from .result import Event, Outcome
 
-__all__ = ["independent_rows", "solve", "accelerations", "solve_accelerations",
+__all__ = ["independent_rows", "ordered_rows", "velocity_rows", "solve", "accelerations", "solve_accelerations",
            "assemble", "integrate_fixed", "FIXED_STEP",
            "Partition", "Stop", "impact", "Motion", "integrate_partitioned", "integrate_dae",
            "speeds",
            "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
            "independent_basis",
-           "fastest_rate", "displace", "equilibrium", "linear_model", "kinematics"]
+           "fastest_rate", "displace", "equilibrium", "linear_model",
+           "kinematics"]
 
 
 def speeds(model) -> int:
@@ -64,14 +65,41 @@ def normalize(model, q: np.ndarray) -> np.ndarray:
     return q if f is None else f(q)
 
 
+def velocity_rows(model) -> int:
+    """How many of the model's constraint rows, the last ones, are velocity (nonholonomic)
+    constraints given at the speed level only (none unless the model says)."""
+    return int(getattr(model, "velocity_rows", 0))
+
+
 def velocity_constraints(model, time: float, q: np.ndarray, position=None):
-    """``(phi_u, phi_t)``: the velocity constraints ``phi_u u + phi_t = 0``; ``position``
-    (the result of ``model.constraints``) is reused when ``q' = u``."""
+    """``(phi_u, phi_t)``: every constraint at the speed level, ``phi_u u + phi_t = 0`` —
+    the position constraints' rows, then the velocity (nonholonomic) constraints' rows;
+    ``position`` (the result of ``model.constraints``) is reused when it holds them all
+    and its Jacobian is in the speeds."""
     f = getattr(model, "velocity_constraints", None)
-    if f is None or (position is not None and getattr(model, "jacobian_in_speeds", False)):
+    if f is None or (position is not None and getattr(model, "jacobian_in_speeds", False)
+                     and not velocity_rows(model)):
         _, phi_q, phi_t = model.constraints(time, q) if position is None else position
         return phi_q, phi_t
     return f(time, q)
+
+
+def ordered_rows(A: np.ndarray, held: int, tol: float = 1e-9) -> np.ndarray:
+    """Indices of a maximal set of independent rows of ``A`` that holds as many of its
+    first ``held`` rows (the position constraints) as any: those first, then the velocity
+    constraints' rows independent of them.
+
+    >>> ordered_rows(np.array([[1.0, 0.0], [2.0, 0.0], [1.0, 1.0]]), 1).tolist()
+    [0, 2]
+    """
+    first = independent_rows(A[:held], tol)
+    if held >= len(A):
+        return first
+    rest = A[held:]
+    if len(first):
+        basis = scipy.linalg.orth(A[first].T)
+        rest = rest - (rest @ basis) @ basis.T
+    return np.concatenate([first, held + independent_rows(rest, tol)]).astype(int)
 
 
 def independent_rows(phi_q: np.ndarray, tol: float = 1e-9) -> np.ndarray:
@@ -167,7 +195,8 @@ def assemble(model, q: np.ndarray, time: float = 0.0, fixed=(), tol: float = 1e-
         phi = position[0]
         if not len(phi) or np.max(np.abs(phi)) < tol:
             return q
-        phi_u = velocity_constraints(model, time, q, position)[0]
+        phi_u = position[1] if getattr(model, "jacobian_in_speeds", False) \
+            else velocity_constraints(model, time, q, position)[0][:len(phi)]
         step, *_ = np.linalg.lstsq(phi_u[:, free], phi, rcond=None)
         q = _move(model, q, free, step)
         if not np.all(np.isfinite(q)):
@@ -209,12 +238,14 @@ class Partition:
     dependent ones ``dep_q`` found from the position equations (Newton, starting from the
     values carried along with the state); the independent speeds ``ind`` are integrated
     and the dependent ones ``dep`` found from the velocity constraints. With ``q' = u``
-    both splits are one."""
+    and no velocity (nonholonomic) constraints both splits are one; velocity constraints
+    make more speeds dependent than coordinates (a rolling wheel integrates its position
+    on the ground but not its speed along it)."""
 
     def __init__(self, model, time: float, q: np.ndarray) -> None:
         self.model = model
         self.rows, self.dep, self.ind = _split(velocity_constraints(model, time, q)[0])
-        if getattr(model, "position_constraints", None) is None:
+        if getattr(model, "position_constraints", None) is None and not velocity_rows(model):
             self.rows_q, self.dep_q = self.rows, self.dep
         else:
             self.rows_q, self.dep_q, _ = _split(position_constraints(model, time, q)[1])
@@ -553,11 +584,14 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
     """Forward dynamics on IDA (scikit-sundae): the DAE in the stabilized index-2 form of
     Gear, Gupta and Leimkuhler, which keeps both the position and the velocity constraints
 
-        q' = N(q) (u + Phi_u^T mu),   M u' = Q + Phi_u^T lambda,   Phi = 0,   Phi_u u + Phi_t = 0
+        q' = N(q) (u + Phi_u^T mu),   M u' = Q + A^T lambda,   Phi = 0,   A u + b = 0
 
     (``N = I`` in the plane; quaternions are normalized wherever the model is evaluated).
-    The multipliers are left out of the error test (a very large absolute tolerance), as
-    index-2 problems need. States ``s`` coupled to the mechanism follow ``s' = sdot`` from
+    ``A u + b = 0`` holds every constraint at the speed level, the velocity
+    (nonholonomic) constraints among them, whose multipliers are in ``lambda``; ``Phi`` and
+    the stabilizing ``mu`` are the position constraints' alone. The multipliers are left
+    out of the error test (a very large absolute tolerance), as index-2 problems need.
+    States ``s`` coupled to the mechanism follow ``s' = sdot`` from
     ``extra(t, q, u, s) -> (sdot, inputs)``; ``progress(t, y)`` sees every evaluation.
     Returns the :class:`Motion` at ``times``."""
     from sksundae.ida import IDA
@@ -566,8 +600,10 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
     evaluation = _counted(outcome, progress)
 
     n, nu = model.n, speeds(model)
-    rows = independent_rows(velocity_constraints(model, t0, q0)[0])
-    k = len(rows)
+    held = model.m - velocity_rows(model)   # the position constraints' rows
+    rows = ordered_rows(velocity_constraints(model, t0, q0)[0], held)
+    rows_q = rows[rows < held]
+    k, kq = len(rows), len(rows_q)
     s0 = np.asarray(s0, dtype=float)
     e = len(s0)
     lo = n + nu + e  # the multipliers follow the states
@@ -579,21 +615,21 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
         sdot, w = extra(tt, q, u, s)
         snap = model.evaluate(tt, q, u, w=w)
         A = snap.phi_q[rows]
-        res[:n] = yp[:n] - rates(model, q, u + A.T @ mu)
+        res[:n] = yp[:n] - rates(model, q, u + snap.phi_q[rows_q].T @ mu)
         res[n:n + nu] = snap.M @ yp[n:n + nu] - snap.Q - A.T @ lam
         res[n + nu:lo] = yp[n + nu:lo] - sdot
-        res[lo:lo + k] = snap.phi[rows]
-        res[lo + k:] = A @ u + snap.phi_t[rows]
+        res[lo:lo + kq] = snap.phi[rows_q]
+        res[lo + kq:] = A @ u + snap.phi_t[rows]
 
     sdot0, w0 = extra(t0, q0, u0, s0)
     a0, lam0 = accelerations(model.evaluate(t0, q0, u0, w=w0), rows)
-    y0 = np.concatenate([q0, u0, s0, lam0[rows], np.zeros(k)])
-    yp0 = np.concatenate([rates(model, q0, u0), a0, sdot0, np.zeros(2 * k)])
-    tolerances = np.concatenate([np.full(lo, atol), np.full(2 * k, 1e12)])
+    y0 = np.concatenate([q0, u0, s0, lam0[rows], np.zeros(kq)])
+    yp0 = np.concatenate([rates(model, q0, u0), a0, sdot0, np.zeros(k + kq)])
+    tolerances = np.concatenate([np.full(lo, atol), np.full(k + kq, 1e12)])
     # BDF of order 5 is erratic on this index-2 form: on a spatial four-bar its energy drift
     # jumped 50-fold between neighbouring tolerances and with roundoff-level changes in the
     # residual; up to order 4 the drift falls steadily with rtol
-    solver = IDA(residual, algebraic_idx=list(range(lo, lo + 2 * k)) or None, rtol=rtol,
+    solver = IDA(residual, algebraic_idx=list(range(lo, lo + k + kq)) or None, rtol=rtol,
                  atol=tolerances, max_num_steps=100_000, max_order=4)
     ts, ys = solve_ida(solver, np.unique(np.concatenate([[t0], np.asarray(times, dtype=float)])),
                        y0, yp0, outcome)
