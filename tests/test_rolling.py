@@ -34,8 +34,17 @@ import numpy as np
 import pytest
 import sympy as sm
 from scipy.spatial.transform import Rotation
+from sympy.physics.mechanics import (
+    KanesMethod,
+    Point,
+    ReferenceFrame,
+    RigidBody,
+    dynamicsymbols,
+    inertia,
+)
 
 import vecnet as vn
+from vecnet.formulation.multibody import StateLinearization
 
 G = 9.81
 
@@ -156,6 +165,72 @@ def jointed_disc():
 @pytest.fixture(scope="module")
 def jointed():
     return jointed_disc().formulate()
+
+
+def kane_lean_eigenvalues(v: float) -> np.ndarray:
+    """The eigenvalues of upright straight rolling at speed ``v`` from sympy's KanesMethod:
+    coordinates ``x, y`` (the contact point), heading, lean, spin, all their rates as
+    speeds, the two no-slip conditions as velocity_constraints making the rates of ``x``
+    and ``y`` dependent. The linear model is the central-difference Jacobian of the
+    first-order equations in ``(q, independent speeds)``."""
+    q = dynamicsymbols("x y psi phi theta")
+    u = dynamicsymbols("u1:6")
+    N = ReferenceFrame("N")
+    Y = N.orientnew("Y", "Axis", [q[2], N.z])
+    L = Y.orientnew("L", "Axis", [q[3], Y.x])
+    R = L.orientnew("R", "Axis", [q[4], L.y])
+    origin = Point("O")
+    origin.set_vel(N, 0)
+    centre = origin.locatenew("G", q[0] * N.x + q[1] * N.y + R_DISC * L.z)
+    rates = {qi.diff(): ui for qi, ui in zip(q, u)}
+    R.set_ang_vel(N, R.ang_vel_in(N).subs(rates))
+    centre.set_vel(N, centre.pos_from(origin).dt(N).subs(rates))
+    slip = centre.vel(N) + R.ang_vel_in(N).cross(-R_DISC * L.z)
+    kane = KanesMethod(N, q_ind=q, u_ind=u[2:], kd_eqs=[a.diff() - b for a, b in zip(q, u)],
+                       u_dependent=u[:2],
+                       velocity_constraints=[slip.dot(N.x), slip.dot(N.y)])
+    body = RigidBody("disc", centre, R, M_DISC, (inertia(L, A_DISC, C_DISC, A_DISC), centre))
+    kane.kanes_equations([body], [(centre, -M_DISC * G * N.z)])
+    mass = sm.lambdify([q, u], kane.mass_matrix_full)
+    forcing = sm.lambdify([q, u], kane.forcing_full)
+    constraint = sm.lambdify([q, u], sm.Matrix([slip.dot(N.x), slip.dot(N.y)]).jacobian(u))
+
+    def rhs(x):
+        qq, ui = x[:5], x[5:]
+        J = constraint(qq, np.zeros(5))          # J u = 0 for the dependent rates
+        ud = -np.linalg.solve(J[:, :2], J[:, 2:] @ ui)
+        uu = np.concatenate([ud, ui])
+        full = np.linalg.solve(mass(qq, uu), forcing(qq, uu)).ravel()
+        return full[:8]       # q', then Kane's speeds: the independent ones first
+
+    x0 = np.array([0, 0, 0, 0, 0, 0, 0, v / R_DISC])   # rolling along x: spin v / r
+    step = 1e-6
+    A = np.column_stack([(rhs(x0 + step * e) - rhs(x0 - step * e)) / (2 * step)
+                         for e in np.eye(8)])
+    return np.linalg.eigvals(A)
+
+
+@pytest.mark.parametrize("v", [0.5, 1.0, 2.0, 3.0])
+def test_upright_disc_lean_eigenvalues(jointed, v):
+    """The linear model of upright straight rolling: one pair of eigenvalues, the lean
+    (imaginary above the critical speed sqrt(g r / 3) = 0.99 m/s, real below), and zeros
+    (place, heading, spin and a neighbouring steady turn)."""
+    lin = jointed.linearize(jointed.steady_motion({"spin.angle'": v / R_DISC}))
+    assert isinstance(lin, StateLinearization)
+    # five coordinates are free (the height is not), three speeds (lean, turn, roll)
+    assert len(lin.states) == 8 and lin.A.shape == (8, 8)
+    ev = lin.eigenvalues()
+    lean = ev[np.argmax(np.abs(ev))]
+    expected = np.sqrt(complex(-lean_rate_squared(v)))
+    assert abs(abs(lean) - abs(expected)) < 1e-9 * abs(expected)
+    assert np.sort(np.abs(ev))[-2] == pytest.approx(abs(expected), rel=1e-9)
+    assert np.all(np.sort(np.abs(ev))[:-2] < 1e-4)
+    if v ** 2 > G * R_DISC / 3:
+        assert abs(lean.real) < 1e-6 * abs(lean)
+    else:
+        assert abs(lean.imag) < 1e-6 * abs(lean)
+    kane = kane_lean_eigenvalues(v)
+    assert np.max(np.abs(kane)) == pytest.approx(abs(expected), rel=1e-9)
 
 
 def test_disc_lean_oscillation_in_simulation(jointed):
@@ -327,3 +402,32 @@ def test_rows_are_the_derivatives_they_claim(dimension):
                   - model.velocity_constraints(0.0, behind)[0] @ u) / (2 * h)
         assert change == pytest.approx(-snap.c, abs=1e-7)
         assert np.all(snap.phi[held:] == 0)
+
+
+def test_planar_wheel_linear_model_with_a_torque():
+    """A wheel on level ground driven by a torque ``T`` (counter-clockwise): rolling without
+    slip, ``(J + m r^2) omega' = T`` and the centre moves by ``-r`` times the turn. The
+    first-order model holds the free coordinates (the height is set by the contact) and one
+    speed; every eigenvalue is zero (nothing pulls the wheel back)."""
+    m, J, r = 3.0, 0.06, 0.2
+    mech = vn.planar.Mechanism("level", gravity=(0, -G))
+    wheel = mech.body("wheel", mass=m, inertia=J, position=(0.0, r))
+    mech.rolling_wheel("contact", wheel, radius=r)
+    mech.torque("T", wheel, 0.0)
+    eom = mech.formulate()
+    lin = eom.linearize(eom.steady_motion({"wheel.x": 1.0}))
+    assert isinstance(lin, StateLinearization)
+    assert len(lin.states) == 3 and lin.inputs == ("T",)
+    assert sorted(lin.states[:2]) == ["wheel.angle", "wheel.x"]
+    assert np.allclose(lin.eigenvalues(), 0.0, atol=1e-6)
+    x = lin.C[eom.coordinates.index("wheel.x")]
+    angle = lin.C[eom.coordinates.index("wheel.angle")]
+    # a unit torque accelerates the independent speed: the turn's or the centre's rate
+    expected = 1 / (J + m * r**2)
+    speed = lin.states[2]
+    assert lin.B[2, 0] == pytest.approx(expected if speed == "wheel.angle'" else -r * expected,
+                                        rel=1e-10)
+    assert np.allclose(lin.C[eom.coordinates.index("wheel.y")], 0.0, atol=1e-9)
+    assert x[lin.states.index("wheel.x")] == pytest.approx(1.0)
+    assert angle[lin.states.index("wheel.angle")] == pytest.approx(1.0)
+    assert lin.to_control().ninputs == 1

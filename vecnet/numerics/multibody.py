@@ -44,7 +44,7 @@ __all__ = ["independent_rows", "ordered_rows", "velocity_rows", "solve", "accele
            "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
            "independent_basis",
-           "fastest_rate", "displace", "equilibrium", "linear_model",
+           "fastest_rate", "displace", "equilibrium", "linear_model", "linear_state_model",
            "kinematics"]
 
 
@@ -992,6 +992,73 @@ def linear_model(model, q: np.ndarray, lam: np.ndarray, time: float = 0.0, step:
         C[:, j] = -(force(q, u0 + v) - force(q, u0 - v)) / (2 * step)
     M = model.evaluate(time, q, u0).M
     return H.T @ M @ H, H.T @ C, H.T @ K, H
+
+
+def linear_state_model(model, q: np.ndarray, u: np.ndarray | None = None, time: float = 0.0,
+                       step: float = 1e-6, columns: np.ndarray | None = None):
+    """The first-order linear model of the motion near ``(q, u)`` in the coordinates of a
+    :class:`Partition`: the state ``x = (q_i, u_i)``, the independent coordinates and the
+    independent speeds, and ``x' = A x + B w``, ``q - q* = C x``. It serves mechanisms with
+    velocity (nonholonomic) constraints, which leave fewer independent speeds than
+    coordinates, so that the motion is not second order in one set of coordinates (a
+    rolling disc: its place and heading on the ground, its lean and its spin are free, but
+    only its lean rate, turning rate and rolling rate).
+
+    ``A`` holds central differences (steps ``step (1 + |x_j|)``) of the partitioned
+    right-hand side ``(N(q) u)_i, u'_i``, each state found from the constraints as the
+    integrator finds it; ``C`` those of the coordinates; ``B`` the independent speeds'
+    accelerations under unit generalized forces ``columns`` (speeds x inputs, default
+    none). About a motion (``u`` not zero) the model is that of the frozen instant, which
+    is the motion's linearization when the coordinates that change along it (the
+    distance rolled, the angle spun) do not enter the equations.
+
+    Returns
+    -------
+    (A, B, C, coordinates, speeds)
+        The matrices and the indices of the independent coordinates and speeds.
+    """
+    n, nu = model.n, speeds(model)
+    q = np.asarray(q, dtype=float)
+    u = np.zeros(nu) if u is None else np.asarray(u, dtype=float)
+    part = Partition(model, time, q)
+    iq = np.setdiff1d(np.arange(n), part.dep_q)
+    iu = part.ind
+    d = len(iq)
+
+    def state(x):
+        qq = q.copy()
+        qq[iq] = x[:d]
+        return part.project(time, qq, x[d:])
+
+    def rate(x):
+        qf, uf = state(x)
+        a = solve_accelerations(model, time, qf, uf, part.rows)[0]
+        return np.concatenate([rates(model, qf, uf)[iq], a[iu]]), qf
+
+    x0 = np.concatenate([q[iq], u[iu]])
+    k = len(x0)
+    A, C = np.zeros((k, k)), np.zeros((n, k))
+    for j in range(k):
+        h = step * (1.0 + abs(x0[j]))
+        up, down = x0.copy(), x0.copy()
+        up[j] += h
+        down[j] -= h
+        (fu, qu), (fd, qd) = rate(up), rate(down)
+        A[:, j] = (fu - fd) / (2 * h)
+        C[:, j] = (qu - qd) / (2 * h)
+    columns = np.zeros((nu, 0)) if columns is None else np.asarray(columns, dtype=float)
+    B = np.zeros((k, columns.shape[1]))
+    if columns.shape[1]:
+        snap = model.evaluate(time, q, u)
+        rows = part.rows
+        m = len(rows)
+        kkt = np.zeros((nu + m, nu + m))
+        kkt[:nu, :nu] = snap.M
+        kkt[:nu, nu:] = -snap.phi_q[rows].T
+        kkt[nu:, :nu] = snap.phi_q[rows]
+        response = np.linalg.solve(kkt, np.vstack([columns, np.zeros((m, columns.shape[1]))]))
+        B[d:] = response[:nu][iu]
+    return A, B, C, iq, iu
 
 
 def kinematics(model, times, q0: np.ndarray):
