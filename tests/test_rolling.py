@@ -28,6 +28,7 @@ so with ``psi' = (C s / A) phi`` (started together) the lean obeys
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -431,3 +432,32 @@ def test_planar_wheel_linear_model_with_a_torque():
     assert x[lin.states.index("wheel.x")] == pytest.approx(1.0)
     assert angle[lin.states.index("wheel.angle")] == pytest.approx(1.0)
     assert lin.to_control().ninputs == 1
+
+
+@pytest.mark.parametrize("dimension", ["plane", "space"])
+def test_rolling_wheels_in_model_files(tmp_path, dimension):
+    """A mechanism with a rolling wheel saves to a model file and reads back into the same
+    motion; a wheel's entry takes no 'between'."""
+    from vecnet.io import load_model, save_model
+
+    if dimension == "plane":
+        mech = incline(0.35, 2.0, 0.08, 0.4)[0]
+        velocities: dict = {}
+        names = ["wheel.x", "wheel.y", "wheel.angle", "contact.normal_force"]
+    else:
+        mech = free_disc()
+        velocities = {"disc.vx": 2.0, "disc.omega": (0.4, 2.0 / R_DISC, 0.3)}
+        names = ["disc.position", "disc.orientation", "contact.reaction"]
+    save_model(mech, tmp_path / "wheel.json")
+    model = load_model(tmp_path / "wheel.json")
+    times = np.linspace(0, 1, 5)
+    a = mech.formulate().simulate(1.0, t_eval=times, velocities=velocities)
+    b = model.formulate().simulate(1.0, t_eval=times, velocities=velocities)
+    for name in names:
+        assert np.max(np.abs(a[name] - b[name])) < 1e-12, name
+    doc = json.loads((tmp_path / "wheel.json").read_text())
+    entry = doc["joints"][0]
+    assert entry["type"] == "rolling_wheel" and "between" not in entry
+    entry["between"] = ["ground", entry["wheel"]]
+    with pytest.raises(vn.ModelFileError):
+        load_model(doc)

@@ -221,6 +221,7 @@ class Mechanism(MechanismBuilder):
                                           axis, offset,
                                           pinion.angle, rack.angle))
 
+    @recorded("joints")
     def rolling_wheel(self, name: str, wheel: Body | Point, radius, direction=(1.0, 0.0),
                       point: Point | None = None):
         """A wheel (a disc of ``radius``) centred at ``wheel`` (a point of the wheel's body,
@@ -249,7 +250,6 @@ class Mechanism(MechanismBuilder):
         >>> eom.constraint_names, eom.velocity_constraint_names
         (('contact.normal',), ('contact.tangent',))
         """
-        self._check_name(name)
         ground, centre = self._wheel_ends(name, wheel, point, radius)
         try:
             e = tuple(float(x) for x in direction)

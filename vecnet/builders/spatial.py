@@ -174,6 +174,7 @@ class Mechanism(MechanismBuilder):
         """``b`` stays in the plane through ``a`` normal to ``normal``, free to turn."""
         return self._joint(se.SpatialPointOnPlane, name, a, b, normal)
 
+    @recorded("joints")
     def rolling_wheel(self, name: str, wheel: Body | Point, radius, axis=(0.0, 1.0, 0.0),
                       normal=None, point: Point | None = None):
         """A thin disc wheel of ``radius`` centred at ``wheel`` (a point of the wheel's body,
@@ -204,7 +205,6 @@ class Mechanism(MechanismBuilder):
         >>> eom.constraint_names, eom.velocity_constraint_names
         (('contact.normal',), ('contact.tangent1', 'contact.tangent2'))
         """
-        self._check_name(name)
         ground, centre = self._wheel_ends(name, wheel, point, radius)
         if normal is None:
             try:
