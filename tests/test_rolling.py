@@ -80,7 +80,7 @@ def test_wheel_rolls_down_an_incline(method, share):
     # the contact force: the normal balance and the friction that makes the wheel turn
     assert np.allclose(res["contact.normal_force"], m * G * math.cos(alpha), rtol=1e-9)
     friction = m * G * math.sin(alpha) - m * a          # up the slope
-    assert np.allclose(res["contact.traction"], -friction, rtol=1e-9)
+    assert np.allclose(res["contact.traction"], -friction * down, rtol=1e-9)
     assert np.allclose(res["contact.reaction"] @ down, -friction, rtol=1e-9)
     # the contact is at the wheel's lowest point on the line; the force does no work
     assert np.allclose(res["contact.contact"] @ np.array([-down[1], down[0]]), 0.0, atol=1e-12)

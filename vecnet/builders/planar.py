@@ -234,7 +234,8 @@ class Mechanism(MechanismBuilder):
         contact point does not slide (a velocity constraint, ``"<name>.tangent"``).
         Reports the contact force on the wheel as ``"<name>.reaction"``, with
         ``"<name>.normal_force"`` (pressing the wheel against the line, positive while
-        in contact) and ``"<name>.traction"`` (along ``direction``).
+        in contact), ``"<name>.traction"`` (the force along the line) and the contact point
+        ``"<name>.contact"``.
 
         Raises
         ------

@@ -102,11 +102,10 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
             through[chord] = (-W[3:], -W[:3])
         for element in wheels:   # the contact force on the wheel, at the contact point
             force = wrench[element.name][3:]
-            point, normal, along = model.contact(element, kin)
+            point, normal = model.contact(element, kin)
             pressing = float(normal @ force)
             row[f"{element.name}.normal_force"] = pressing
-            row[f"{element.name}.traction"] = float(along @ force) if planar \
-                else force - pressing * normal
+            row[f"{element.name}.traction"] = vector(force - pressing * normal)
             row[f"{element.name}.contact"] = vector(point)
         if topo.chords:
             Fc = np.array([through.get(c, (zero, zero))[0] for c in topo.chords])

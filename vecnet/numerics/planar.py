@@ -239,16 +239,16 @@ class CompiledMechanism(CompiledModel):
         tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
         return kin["state"].theta[head] - kin["state"].theta[tail]
 
-    def contact(self, element, kin: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(C, n, e)`` of a rolling wheel (:class:`~vecnet.elements.planar.RollingContact`):
-        the contact point, the line's normal towards the wheel and its direction (3-vectors
-        in the x-y plane)."""
+    def contact(self, element, kin: dict) -> tuple[np.ndarray, np.ndarray]:
+        """``(C, n)`` of a rolling wheel (:class:`~vecnet.elements.planar.RollingContact`):
+        the contact point and the line's normal towards the wheel (3-vectors in the x-y
+        plane)."""
         tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
         angle = kin["state"].theta[tail]
         c, s = np.cos(angle), np.sin(angle)
-        n, e = (np.array([c * float(v[0]) - s * float(v[1]), s * float(v[0]) + c * float(v[1]),
-                          0.0]) for v in (element.normal, element.direction))
-        return kin["r"][head] - self.number(element.radius, element.name) * n, n, e
+        nx, ny = (float(v) for v in element.normal)
+        n = np.array([c * nx - s * ny, s * nx + c * ny, 0.0])
+        return kin["r"][head] - self.number(element.radius, element.name) * n, n
 
     def effort_axes(self, element, kin: dict) -> list:
         """A gear's torques are about z; a rack's force is along the direction it advances."""

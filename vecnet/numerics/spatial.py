@@ -189,14 +189,14 @@ class CompiledSpatial(CompiledModel):
 
     wrapped_angles = True
 
-    def contact(self, element, kin: dict) -> tuple[np.ndarray, np.ndarray, None]:
-        """``(C, n, None)`` of a rolling wheel (:class:`~vecnet.elements.spatial.
+    def contact(self, element, kin: dict) -> tuple[np.ndarray, np.ndarray]:
+        """``(C, n)`` of a rolling wheel (:class:`~vecnet.elements.spatial.
         SpatialRollingContact`): the contact point and the plane's normal (world axes)."""
         tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
         radius, axle, normal = self._wheels[element.name]
         n, ax = kin["R"][tail] @ normal, kin["R"][head] @ axle
         p = (n @ ax) * ax - n
-        return kin["r"][head] + radius * p / np.linalg.norm(p), n, None
+        return kin["r"][head] + radius * p / np.linalg.norm(p), n
 
     def effort_axes(self, element, kin: dict) -> list:
         """The world axes of a gear's or rack's efforts (``None`` for a rack's force, which
