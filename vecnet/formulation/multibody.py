@@ -67,7 +67,8 @@ def choose_topology(mechanism, coordinates: str, tree: list[str] | None) -> Topo
         refused = [b for b in tree if net.owner(b).cotree_only]
         if refused:
             raise FormulationError(f"{', '.join(refused)} constrain(s) motion without "
-                                   "coordinates of their own (motion drivers, gears): they "
+                                   "coordinates of their own (motion drivers, gears, "
+                                   "rolling wheels): they "
                                    "belong in the cotree")
     topo = net.topology(tree=choice, datum=DATUM)
     if len(topo.components) > 1:
@@ -869,7 +870,9 @@ class MechanismEquations(ABC):
 
     def degrees_of_freedom(self, q=None, time: float = 0.0, parameters: dict | None = None) -> int:
         """The number of speeds less ``rank(Phi_u)`` at ``q`` (default: the assembled pose):
-        redundant constraints are found from the rank, not by counting."""
+        redundant constraints are found from the rank, not by counting. ``Phi_u`` holds the
+        velocity (nonholonomic) constraints too, so that with rolling wheels this counts the
+        free speeds, fewer than the free coordinates."""
         model = self.compile(parameters)
         q = self.assemble(time=time, parameters=parameters) if q is None \
             else np.asarray(q, dtype=float)

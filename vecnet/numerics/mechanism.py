@@ -41,7 +41,9 @@ def cross(a, b):
 @dataclass
 class Snapshot:
     """Everything about a mechanism at one instant ``(t, q, u)``: ``M u' = Q + Phi_u^T
-    lambda`` with ``Phi_u u' = c``; ``phi_q`` is the constraint Jacobian in the speeds.
+    lambda`` with ``Phi_u u' = c``; ``phi_q`` is the constraint Jacobian in the speeds. The
+    last :attr:`CompiledModel.velocity_rows` rows are velocity (nonholonomic) constraints
+    ``A u + b = 0`` (``phi_q``, ``phi_t = b``, ``c``), whose ``phi`` is zero.
 
     ``kin`` holds the node kinematics (:meth:`CompiledModel.kinematics`); ``forces`` what
     each force element carries, ``name -> ((tail, head), F, T)`` (``-F`` at the head point

@@ -8,7 +8,9 @@ These functions work on any compiled mechanism model that offers
   Jacobian of the constraints with respect to the speeds ``u`` and ``c`` the acceleration
   right-hand side (``phi_q u' = c``);
 * ``constraints(t, q) -> (phi, phi_q, phi_t)``: the position-level constraints with their
-  Jacobian in ``q`` (for assembly and projection);
+  Jacobian in ``q`` (for assembly and projection); a model whose last ``velocity_rows``
+  rows are velocity (nonholonomic) constraints leaves those out here and gives every row
+  by ``velocity_constraints(t, q)`` (:func:`velocity_constraints`);
 * ``mass_and_forces(t, q, u) -> (M, Q)``.
 
 A planar model has ``q' = u``. A spatial one has unit quaternions among its coordinates
