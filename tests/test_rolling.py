@@ -461,3 +461,34 @@ def test_rolling_wheels_in_model_files(tmp_path, dimension):
     entry["between"] = ["ground", entry["wheel"]]
     with pytest.raises(vn.ModelFileError):
         load_model(doc)
+
+
+def test_eccentric_wheel_rocks_on_the_level():
+    """A wheel whose mass centre sits off its geometric centre (the contact edge's head is a
+    point of its body) rocks back and forth when released on level ground: the centre
+    rolls (it moves by minus the radius times the turn), nothing slips or dissipates, so
+    the energy stays put, and the turn swings between the release angle and its mirror
+    image about the balanced pose (the mass centre below the centre)."""
+    m, J, r, e, tilt = 2.0, 0.05, 0.3, 0.1, 0.8
+    mech = vn.planar.Mechanism("rocker", gravity=(0, -G))
+    centre = np.array([0.0, r])
+    # the mass centre e below the geometric centre, turned by tilt about it
+    offset = e * np.array([math.sin(tilt), -math.cos(tilt)])
+    wheel = mech.body("wheel", mass=m, inertia=J, position=tuple(centre + offset), angle=tilt)
+    hub = wheel.point(*(np.array([[math.cos(tilt), math.sin(tilt)],
+                                  [-math.sin(tilt), math.cos(tilt)]]) @ -offset), name="hub")
+    mech.rolling_wheel("contact", hub, radius=r)
+    eom = mech.formulate()
+    times = np.linspace(0.0, 4.0, 401)
+    res = eom.simulate(4.0, t_eval=times, rtol=1e-11, atol=1e-13)
+    energy = res["energy"]
+    assert np.max(np.abs(energy - energy[0])) < 1e-10 * abs(energy[0])
+    turn = res["wheel.angle"]
+    c, s = np.cos(turn), np.sin(turn)
+    (a, b) = hub.local
+    hub_x = res["wheel.x"] + c * a - s * b
+    hub_y = res["wheel.y"] + s * a + c * b
+    assert np.allclose(hub_x - hub_x[0], -r * (turn - tilt), atol=1e-10)
+    assert np.allclose(hub_y, r, atol=1e-12)
+    assert res["wheel.angle"].min() == pytest.approx(-tilt, abs=1e-3)
+    assert res["wheel.angle"].max() == pytest.approx(tilt, abs=1e-12)
