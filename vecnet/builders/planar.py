@@ -221,6 +221,52 @@ class Mechanism(MechanismBuilder):
                                           axis, offset,
                                           pinion.angle, rack.angle))
 
+    @recorded("joints")
+    def rolling_wheel(self, name: str, wheel: Body | Point, radius, direction=(1.0, 0.0),
+                      point: Point | None = None):
+        """A wheel (a disc of ``radius``) centred at ``wheel`` (a point of the wheel's body,
+        or the body: its mass centre) rolling without slip on the ground's straight line
+        through ``point`` (a ground point, default the origin) along ``direction`` (an
+        incline: ``(cos a, -sin a)`` runs down at angle ``a``), on the side of the line
+        where the centre starts. The contact edge runs from ``point`` to the centre
+        (:class:`~vecnet.elements.planar.RollingContact`): the centre stays at height
+        ``radius`` above the line (a position constraint, ``"<name>.normal"``) and the
+        contact point does not slide (a velocity constraint, ``"<name>.tangent"``).
+        Reports the contact force on the wheel as ``"<name>.reaction"``, with
+        ``"<name>.normal_force"`` (pressing the wheel against the line, positive while
+        in contact), ``"<name>.traction"`` (the force along the line) and the contact point
+        ``"<name>.contact"``.
+
+        Raises
+        ------
+        ModelError
+            For a radius that is not positive, a point that is not the ground's, a wheel
+            of another mechanism or a centre that starts on the line.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("roll", gravity=(0, -9.81))
+        >>> disc = mech.body("disc", mass=2.0, inertia=0.25, position=(0, 0.5))
+        >>> _ = mech.rolling_wheel("contact", disc, radius=0.5)
+        >>> eom = mech.formulate()
+        >>> eom.constraint_names, eom.velocity_constraint_names
+        (('contact.normal',), ('contact.tangent',))
+        """
+        ground, centre = self._wheel_ends(name, wheel, point, radius)
+        try:
+            e = tuple(float(x) for x in direction)
+        except (TypeError, ValueError):
+            e = ()
+        if len(e) != 2 or not all(math.isfinite(x) for x in e) or math.hypot(*e) == 0:
+            raise ModelError(f"rolling wheel {name!r}: direction is a nonzero (x, y); got "
+                             f"{direction!r}")
+        (x0, y0), (x1, y1) = ground.position, centre.position
+        side = (e[0] * (y1 - y0) - e[1] * (x1 - x0)) / math.hypot(*e)
+        if abs(side) < 1e-12 * max(1.0, abs(x1), abs(y1)):
+            raise ModelError(f"rolling wheel {name!r}: the centre starts on the line it rolls "
+                             "on; place it on the side the wheel stands on")
+        return self._add(pe.RollingContact(name, ground.node, centre.node, radius, e,
+                                           side=1 if side > 0 else -1))
+
     def quantity(self, name: str) -> sympy.Symbol:
         """A symbol standing for a body quantity, for state-dependent drivers: ``"<body>.x"``,
         ``".y"``, ``".angle"`` and their rates ``".vx"``, ``".vy"``, ``".omega"``."""

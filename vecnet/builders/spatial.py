@@ -174,6 +174,51 @@ class Mechanism(MechanismBuilder):
         """``b`` stays in the plane through ``a`` normal to ``normal``, free to turn."""
         return self._joint(se.SpatialPointOnPlane, name, a, b, normal)
 
+    @recorded("joints")
+    def rolling_wheel(self, name: str, wheel: Body | Point, radius, axis=(0.0, 1.0, 0.0),
+                      normal=None, point: Point | None = None):
+        """A thin disc wheel of ``radius`` centred at ``wheel`` (a point of the wheel's body,
+        or the body: its mass centre), its axle along ``axis`` (world axes at the initial
+        pose, fixed in the wheel's body), rolling without slip on the ground's plane
+        through ``point`` (a ground point, default the origin) normal to ``normal``
+        (default: against gravity, or z without gravity). The contact edge runs from
+        ``point`` to the centre (:class:`~vecnet.elements.spatial.SpatialRollingContact`):
+        the lowest point of the rim touches the plane (a position constraint,
+        ``"<name>.normal"``) and does not slide on it (two velocity constraints,
+        ``"<name>.tangent1"`` and ``"<name>.tangent2"``). Reports the contact force on the
+        wheel as ``"<name>.reaction"`` (its torque about the centre as
+        ``"<name>.reaction_torque"``), with ``"<name>.normal_force"`` (pressing the wheel
+        on the plane, positive while in contact) and ``"<name>.traction"`` (the force
+        along the plane) and the contact point ``"<name>.contact"``.
+
+        Raises
+        ------
+        ModelError
+            For a radius that is not positive, a point that is not the ground's, a wheel
+            of another mechanism, or an axle along the normal (a wheel lying flat).
+
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("coin", gravity=(0, 0, -9.81))
+        >>> coin = mech.body("coin", 0.01, (1e-6, 2e-6, 1e-6), position=(0, 0, 0.01))
+        >>> _ = mech.rolling_wheel("contact", coin, radius=0.01, axis=(0, 1, 0))
+        >>> eom = mech.formulate()
+        >>> eom.constraint_names, eom.velocity_constraint_names
+        (('contact.normal',), ('contact.tangent1', 'contact.tangent2'))
+        """
+        ground, centre = self._wheel_ends(name, wheel, point, radius)
+        if normal is None:
+            try:
+                g = np.array([float(x) for x in self.gravity])
+            except TypeError:   # gravity with symbols
+                g = np.zeros(3)
+            normal = -g if np.linalg.norm(g) > 0 else (0.0, 0.0, 1.0)
+        n, a = unit_axis(normal, name), unit_axis(axis, name)
+        if abs(n @ a) > 1 - 1e-9:
+            raise ModelError(f"rolling wheel {name!r}: the axle is along the plane's normal "
+                             "(the wheel lies flat, touching along its whole rim); turn it")
+        return self._add(se.SpatialRollingContact(name, ground.node, centre.node, radius,
+                                                  centre.body.R.T @ a, n))
+
     # -- force elements ------------------------------------------------------------
     @recorded("forces")
     def rotary_spring(self, name: str, joint: str, k=0, c=0, angle=None):

@@ -31,7 +31,7 @@ from .joint_laws import FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
            "PointOnLine", "TranslationalSpringDamper", "RotarySpringDamper", "ForceDriver",
            "TorqueDriver", "MotionDriver", "Coupling", "GearMesh", "RackAndPinion",
-           "JointFriction", "JointStop"]
+           "JointFriction", "JointStop", "RollingContact"]
 
 
 def rotation(angle: sympy.Expr) -> sympy.Matrix:
@@ -80,6 +80,15 @@ class PlanarElement(MechanismElement):
     def chord_constraints(self, dr: sympy.Matrix, dtheta: sympy.Expr, tail_angle: sympy.Expr,
                           t: sympy.Symbol) -> list[tuple[str, sympy.Expr]]:
         """Named constraint equations ``(name, expression = 0)`` as a chord."""
+        return []
+
+    def velocity_constraints(self, dr: sympy.Matrix, dtheta: sympy.Expr, tail_angle: sympy.Expr,
+                             dr_rate: sympy.Matrix, dtheta_rate: sympy.Expr,
+                             tail_rate: sympy.Expr, t: sympy.Symbol) -> list[tuple[str, sympy.Expr]]:
+        """Named velocity constraints ``(name, expression = 0)`` as a chord, linear in the
+        rates ``dr_rate``, ``dtheta_rate`` (the edge's) and ``tail_rate`` (the tail frame's
+        turning rate) and not the derivative of a position constraint: a wheel's no-slip
+        condition. Given at the speed level only (nonholonomic)."""
         return []
 
     def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
@@ -441,3 +450,56 @@ class RackAndPinion(Coupling):
         advance = self.axis.dot(rotation(tail_angle + dtheta - self.rack_angle).T * dr
                                 - self.offset)
         return [(f"{self.name}.rolling", self.mesh(turn, advance))]
+
+
+class RollingContact(PlanarElement):
+    """The contact of a wheel (a disc of ``radius``) rolling without slip on a straight line:
+    the edge runs from a point of the line (the tail, fixed in the tail's body) to the
+    wheel's centre (the head, a point of the wheel's body), the line running along
+    ``direction`` (tail body coordinates) with the wheel on the side ``side`` of it (+1:
+    to the left of ``direction``, -1: to the right). With ``e`` the direction and ``n``
+    the unit normal towards the wheel (both turned with the tail frame), the contact
+    point is ``centre - radius n`` and
+
+    * ``normal`` (holonomic): ``n . dr - radius = 0``, the centre at height ``radius``
+      above the line;
+    * ``tangent`` (a velocity constraint): the wheel's material point at the contact has
+      no velocity along the line relative to the line's body,
+      ``e . (dr' - w_tail k x dr) + side * radius * dtheta' = 0``.
+
+    In the plane the second is integrable, but it is given at the speed level as in space,
+    where it is not. Always a chord (it brings no coordinates); its through variable is
+    the contact force, reported as the reaction on the wheel (the multipliers of its two
+    rows are the normal force and the traction along the line).
+
+    >>> w = sympy.Symbol("w")
+    >>> RollingContact("c", "g", "h", radius=2, direction=(1, 0)).velocity_constraints(
+    ...     sympy.Matrix([0, 2]), 0, 0, sympy.Matrix([sympy.Symbol("v"), 0]), w, 0, None)
+    [('c.tangent', v + 2*w)]
+    """
+
+    kind = Kind.CONSTRAINT
+    is_joint = True
+    cotree_only = True
+
+    def __init__(self, name, tail, head, radius, direction, side: int = 1) -> None:
+        super().__init__(name, tail, head)
+        e = _vector(direction)
+        self.radius = sympy.sympify(radius)
+        self.direction = e / sympy.sqrt(e.dot(e))
+        self.side = 1 if side > 0 else -1
+        #: the unit normal pointing from the line to the wheel's centre (tail coordinates)
+        self.normal = self.side * sympy.Matrix([-self.direction[1], self.direction[0]])
+
+    def cut_equations(self) -> int:
+        return 2
+
+    def chord_constraints(self, dr, dtheta, tail_angle, t):
+        n = rotation(tail_angle) * self.normal
+        return [(f"{self.name}.normal", n.dot(dr) - self.radius)]
+
+    def velocity_constraints(self, dr, dtheta, tail_angle, dr_rate, dtheta_rate, tail_rate, t):
+        e = rotation(tail_angle) * self.direction
+        # the centre's velocity seen from the line's body, and the wheel's turn relative to it
+        seen = dr_rate - tail_rate * sympy.Matrix([-dr[1], dr[0]])
+        return [(f"{self.name}.tangent", e.dot(seen) + self.side * self.radius * dtheta_rate)]

@@ -39,8 +39,8 @@ __all__ = ["SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute", "Sp
            "SpatialPlanarJoint", "SpatialWeld", "SpatialPointOnLine", "SpatialPointOnPlane",
            "SpatialSpringDamper", "SpatialRotarySpringDamper", "SpatialForce", "SpatialTorque",
            "SpatialMotionDriver", "SpatialJointFriction", "SpatialJointStop", "SpatialMesh",
-           "SpatialGear", "SpatialRackAndPinion",
-           "perpendiculars", "revolute_angle"]
+           "SpatialGear", "SpatialRackAndPinion", "SpatialRollingContact",
+           "perpendiculars", "tangents", "revolute_angle"]
 
 
 def perpendiculars(e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -50,6 +50,21 @@ def perpendiculars(e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     p = np.cross(e, trial)
     p /= np.linalg.norm(p)
     return p, np.cross(e, p)
+
+
+def tangents(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors ``t1, t2`` spanning the plane normal to the unit ``n``, with
+    ``(t1, t2, n)`` right-handed: ``t1`` the projection of the world axis least along ``n``
+    (the first of them), so that a plane normal to a world axis gets world axes.
+
+    >>> [v.tolist() for v in tangents(np.array([0.0, 0.0, 1.0]))]
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
+    n = np.asarray(n, dtype=float)
+    axis = np.eye(3)[int(np.argmin(np.abs(n)))]
+    t1 = axis - (axis @ n) * n
+    t1 /= np.linalg.norm(t1)
+    return t1, np.cross(n, t1)
 
 
 def _number(x) -> sympy.Expr:
@@ -132,6 +147,12 @@ class SpatialElement(MechanismElement):
         if self.is_joint:
             raise NotImplementedError(f"{type(self).__name__} {self.name!r} cannot be cut; "
                                       "put it in the tree")
+        return []
+
+    def velocity_primitives(self) -> list[tuple]:
+        """Velocity (nonholonomic) constraints as a chord, one row each, given at the speed
+        level only: ``("rolling", name, f_tail, info)`` for no slip of a wheel's contact
+        point along the tail-fixed direction ``f_tail``."""
         return []
 
     def through(self, pose: dict, t: sympy.Symbol):
@@ -659,3 +680,50 @@ class SpatialRackAndPinion(SpatialMesh):
 
     constraint = "rolling"
     efforts_named = ("torque_a", "force_b")
+
+
+class SpatialRollingContact(SpatialElement):
+    """The contact of a thin disc wheel rolling without slip on a plane: the edge runs from
+    a point of the plane (the tail) to the wheel's centre (the head, a point of the wheel's
+    body); the wheel has ``radius`` and its axle along ``axle`` (head body axes, through
+    the centre), the plane the unit ``normal`` (tail axes, pointing to the wheel's side).
+    With ``e`` the axle in world axes, the contact point ``C`` is the point of the rim
+    lowest along ``-normal``: ``C = centre + radius d``, ``d`` the unit vector of
+    ``-normal + (normal . e) e``. Then
+
+    * ``normal`` (holonomic, a position constraint): the height of ``C`` above the plane
+      is zero, ``n . dr - radius sqrt(1 - (n . e)^2) = 0``;
+    * ``tangent1``, ``tangent2`` (velocity constraints, nonholonomic): the wheel's material
+      point at ``C`` does not slide along the plane's tangents ``t1, t2``
+      (:func:`tangents`), ``t_i . (v_centre + omega x (C - centre)) = 0``.
+
+    The rate of the first is the normal component of the same velocity, so the three rows
+    together say that the material point at the contact is at rest. Always a chord; its
+    through variable is the contact force at ``C`` (the three multipliers: normal force
+    and traction along ``t1``, ``t2``), reported as the reaction on the wheel. The plane
+    is the ground's (the formulation reads the tail as fixed).
+    """
+
+    kind = Kind.CONSTRAINT
+    is_joint = True
+    cotree_only = True
+
+    def __init__(self, name, tail, head, radius, axle, normal) -> None:
+        super().__init__(name, tail, head)
+        self.radius = sympy.sympify(radius)
+        axle, normal = np.asarray(axle, dtype=float), np.asarray(normal, dtype=float)
+        #: the axle in the wheel's body axes and the plane's normal in the tail's (unit)
+        self.axle = axle / np.linalg.norm(axle)
+        self.normal = normal / np.linalg.norm(normal)
+        #: the plane's tangents along which the contact does not slide (tail axes)
+        self.tangents = tangents(self.normal)
+
+    def cut_equations(self) -> int:
+        return 3
+
+    def primitives(self):
+        return [("contact", f"{self.name}.normal", self.normal)]
+
+    def velocity_primitives(self):
+        return [("rolling", f"{self.name}.tangent{k}", f) for k, f in
+                enumerate(self.tangents, start=1)]

@@ -457,6 +457,7 @@ class CoupledModel:
         mb = later("vecnet.numerics.multibody")
 
         model = self.eom.compile()
+        _holonomic(model, "an equilibrium")
         q0 = self.eom.assemble(time=time)
         rows = mb.independent_rows(mb.velocity_constraints(model, time, q0)[0])
         nu, e, k = mb.speeds(model), len(self.states), len(rows)
@@ -493,8 +494,9 @@ class CoupledModel:
         mb = later("vecnet.numerics.multibody")
 
         eom = self.eom
-        q_eq, s_eq = self.equilibrium(time) if point is None else point
         model = eom.compile()
+        _holonomic(model, "a linear model")
+        q_eq, s_eq = self.equilibrium(time) if point is None else point
         part = mb.Partition(model, time, q_eq)
         k, n = len(part.ind), model.n
         # a displacement along the independent speeds moves the dependent ones with them, so
@@ -595,3 +597,20 @@ def _time_signal(value, name: str) -> sympy.Expr:
         return implemented_function(sympy.Function(label),
                                     np.vectorize(value, otypes=[float]))(t)
     raise ModelError(f"input {name!r}: cannot use {value!r} as a signal")
+
+
+def _holonomic(model, what: str) -> None:
+    """Refuse ``what`` of a system whose mechanism has velocity (nonholonomic) constraints
+    (a rolling wheel), which these second-order forms in the independent speeds do not
+    hold.
+
+    Raises
+    ------
+    FormulationError
+        When the mechanism has them.
+    """
+    if getattr(model, "velocity_rows", 0):
+        raise FormulationError(
+            f"{what} of a system needs a mechanism without velocity constraints; "
+            f"{', '.join(model.eom.velocity_constraint_names)} hold only at the speed level "
+            "(a rolling wheel): simulate the system, or linearize the mechanism alone")

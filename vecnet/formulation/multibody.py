@@ -29,7 +29,8 @@ from ..elements.joint_laws import StopLaw
 from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
 from ..graph.topology import Topology
 
-__all__ = ["MechanismEquations", "OperatingPoint", "Linearization", "choose_topology",
+__all__ = ["MechanismEquations", "OperatingPoint", "Linearization", "StateLinearization",
+           "choose_topology",
            "tree_walk", "check_point_pair", "point_nodes", "sensor_reading"]
 
 
@@ -66,7 +67,8 @@ def choose_topology(mechanism, coordinates: str, tree: list[str] | None) -> Topo
         refused = [b for b in tree if net.owner(b).cotree_only]
         if refused:
             raise FormulationError(f"{', '.join(refused)} constrain(s) motion without "
-                                   "coordinates of their own (motion drivers, gears): they "
+                                   "coordinates of their own (motion drivers, gears, "
+                                   "rolling wheels): they "
                                    "belong in the cotree")
     topo = net.topology(tree=choice, datum=DATUM)
     if len(topo.components) > 1:
@@ -325,6 +327,45 @@ class Linearization:
         return repr_latex(self)
 
 
+class StateLinearization:
+    """``x' = A x + B w``, ``q - q* = C x``: the first-order linear model of a mechanism
+    with velocity (nonholonomic) constraints (:func:`vecnet.numerics.multibody.
+    linear_state_model`), whose state ``x`` holds its independent coordinates and, fewer
+    of them, its independent speeds, named by :attr:`states`; the inputs ``w`` are named
+    by :attr:`inputs`, the outputs (every coordinate) by :attr:`outputs`.
+
+    >>> lin = StateLinearization(np.array([[0.0, 1.0], [-4.0, 0.0]]), np.zeros((2, 0)),
+    ...                          np.eye(1, 2), ["a", "a'"], (), ["a"])
+    >>> np.round(lin.eigenvalues(), 12).tolist()
+    [-2j, 2j]
+    """
+
+    def __init__(self, A, B, C, states, inputs, outputs) -> None:
+        self.A, self.B, self.C = np.asarray(A), np.asarray(B), np.asarray(C)
+        self.states, self.inputs, self.outputs = tuple(states), tuple(inputs), tuple(outputs)
+
+    def state_space(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(A, B, C, D)``: ``x' = A x + B w``, ``y = C x`` (``D`` zero)."""
+        return self.A, self.B, self.C, np.zeros((self.C.shape[0], self.B.shape[1]))
+
+    def eigenvalues(self) -> np.ndarray:
+        """Eigenvalues of ``A``, sorted by imaginary part."""
+        ev = np.linalg.eigvals(self.A)
+        return ev[np.lexsort((ev.real, ev.imag))]
+
+    def damping_ratios(self) -> np.ndarray:
+        """``-Re(s)/|s|`` of the oscillatory eigenvalues (upper half plane)."""
+        ev = self.eigenvalues()
+        up = ev[ev.imag > 0]
+        return -up.real / np.abs(up)
+
+    def to_control(self):
+        """The linear model as a python-control ``StateSpace`` (``:`` for ``.`` in names)."""
+        from .lumped import control_state_space
+
+        return control_state_space(*self.state_space(), self.states, self.inputs, self.outputs)
+
+
 class MechanismEquations(ABC):
     """The dimension-free part of a mechanism's equations of motion,
     ``M(q) u' = Q(q, u, t) + Phi_u^T lambda`` with ``q' = N(q) u``.
@@ -344,6 +385,8 @@ class MechanismEquations(ABC):
     q: tuple[sympy.Symbol, ...]
     u: tuple[sympy.Symbol, ...]
     constraint_names: tuple[str, ...]
+    #: the names of the velocity (nonholonomic) constraints, rows after the constraints'
+    velocity_constraint_names: tuple[str, ...] = ()
     #: the tree in breadth-first order (:func:`tree_walk`)
     walk: list[tuple]
     gravity: sympy.Matrix
@@ -827,7 +870,9 @@ class MechanismEquations(ABC):
 
     def degrees_of_freedom(self, q=None, time: float = 0.0, parameters: dict | None = None) -> int:
         """The number of speeds less ``rank(Phi_u)`` at ``q`` (default: the assembled pose):
-        redundant constraints are found from the rank, not by counting."""
+        redundant constraints are found from the rank, not by counting. ``Phi_u`` holds the
+        velocity (nonholonomic) constraints too, so that with rolling wheels this counts the
+        free speeds, fewer than the free coordinates."""
         model = self.compile(parameters)
         q = self.assemble(time=time, parameters=parameters) if q is None \
             else np.asarray(q, dtype=float)
@@ -1021,7 +1066,7 @@ class MechanismEquations(ABC):
         return N is None or N == sympy.eye(len(self.q))
 
     def linearize(self, point: OperatingPoint, parameters: dict | None = None,
-                  step: float = 1e-6) -> Linearization:
+                  step: float = 1e-6) -> Linearization | StateLinearization:
         """Linear model about an operating point in independent coordinates (Thompson's
         reduced order): with ``H2`` a basis of the null space of ``Phi_u`` and
         ``u = u* + H2 z'``, ``M z'' + C z' + K z = B w`` with ``M = H2^T M H2``,
@@ -1043,6 +1088,11 @@ class MechanismEquations(ABC):
         >>> lin.inputs, lin.B.round(12).tolist(), lin.K.round(9).tolist()
         (('T',), [[1.0]], [[9.81]])
 
+        A mechanism with velocity (nonholonomic) constraints, a rolling wheel, has fewer
+        independent speeds than coordinates: its linear model is the first-order
+        :class:`StateLinearization` ``x' = A x + B w`` in its independent coordinates and
+        speeds (:func:`vecnet.numerics.multibody.linear_state_model`).
+
         Raises
         ------
         FormulationError
@@ -1058,6 +1108,13 @@ class MechanismEquations(ABC):
             raise FormulationError("linearizing about a motion needs q' = u: coordinates "
                                    "without quaternions (revolute, prismatic, universal ... "
                                    "joints in the tree)")
+        if mb.velocity_rows(model):
+            inputs, columns = model.input_forces(point.time, point.q)
+            A, B, C, iq, iu = mb.linear_state_model(model, point.q, point.u, point.time, step,
+                                                    columns)
+            return StateLinearization(A, B, C, [self.coordinates[i] for i in iq]
+                                      + [self.speed_names[i] for i in iu], inputs,
+                                      self.coordinates)
         M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step,
                                      u=point.u, a=point.a)
         inputs, columns = model.input_forces(point.time, point.q)

@@ -50,6 +50,9 @@ class MultibodyEquations(MechanismEquations):
     constraint_names : tuple of str
     constraints : sympy.Matrix
         ``Phi(q, t)``, from the circuit equations of cotree joints and drivers.
+    velocity_constraint_names : tuple of str
+    velocity_constraints : sympy.Matrix
+        ``A(q) u + b = 0``: the velocity (nonholonomic) constraints of rolling contacts.
     M, Q : sympy.Matrix
         Mass matrix and generalized forces (computed when first read).
     joint_loads, inputs, rotors
@@ -103,6 +106,15 @@ class MultibodyEquations(MechanismEquations):
                               is not pe.PlanarElement.chord_constraints]
         self.constraint_names = tuple(name for c in self._constraining
                                       for name, _ in net.owner(c).chord_constraints(*local, t))
+        # the velocity (nonholonomic) constraints of rolling contacts, after them
+        rates = sympy.Matrix(sympy.symbols("_dxd _dyd", real=True)), *sympy.symbols(
+            "_dthd _thtd", real=True)
+        self._velocity_constraining = [
+            c for c in topo.chords if type(net.owner(c)).velocity_constraints
+            is not pe.PlanarElement.velocity_constraints]
+        self.velocity_constraint_names = tuple(
+            name for c in self._velocity_constraining
+            for name, _ in net.owner(c).velocity_constraints(*local, *rates, t))
         self.gravity = sympy.Matrix(mechanism.gravity)
         self._couple(joint_loads, rotors)
 
@@ -117,6 +129,19 @@ class MultibodyEquations(MechanismEquations):
         net = self.mechanism.network
         rows = [expr for chord in self._constraining
                 for _, expr in net.owner(chord).chord_constraints(*self.relative_pose(chord), t)]
+        return sympy.Matrix(rows) if rows else sympy.zeros(0, 1)
+
+    @cached_property
+    def velocity_constraints(self) -> sympy.Matrix:
+        """``A(q) u + b = 0``: the velocity (nonholonomic) constraints of the chords (a
+        rolling wheel's no-slip condition), in ``q`` and ``u``."""
+        net = self.mechanism.network
+        rows = []
+        for chord in self._velocity_constraining:
+            dr, dtheta, tail_angle = self.relative_pose(chord)
+            rows += [expr for _, expr in net.owner(chord).velocity_constraints(
+                dr, dtheta, tail_angle, self.rate(dr), self.rate(dtheta), self.rate(tail_angle),
+                t)]
         return sympy.Matrix(rows) if rows else sympy.zeros(0, 1)
 
     # -- kinematics -------------------------------------------------------------

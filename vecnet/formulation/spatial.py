@@ -51,6 +51,9 @@ class SpatialEquations(MechanismEquations):
     constraint_names : tuple of str
     constraints : sympy.Matrix
         ``Phi(q)``, from the circuits of the cotree joints.
+    velocity_constraint_names : tuple of str
+    velocity_constraints : sympy.Matrix
+        ``A(q) u + b = 0``: the velocity (nonholonomic) constraints of rolling contacts.
     M, Q : sympy.Matrix
         Mass matrix and generalized forces in the speeds: ``M u' = Q + Phi_u^T lambda``.
     joint_loads, inputs, rotors
@@ -113,12 +116,20 @@ class SpatialEquations(MechanismEquations):
                 e = np.asarray(prim[2], float) if len(prim) > 2 else None
                 f = np.asarray(prim[3], float) if len(prim) > 3 else None
                 self.primitives.append((chord, kind, name, tail, head, e, f))
+        # the velocity constraints come last, after every position constraint: rows
+        # [0, m - velocity rows) hold at the position level, the others at the speed level
+        velocity = [(chord, kind, name, *net.graph.ends(chord), np.asarray(f, float), None)
+                    for chord in topo.chords
+                    for kind, name, f in net.element(chord).velocity_primitives()]
+        self.primitives += velocity
         # the names now; the expressions in q (of the node poses along the tree) when read
         names = []
-        for chord, kind, name, tail, head, e, f in self.primitives:
+        for chord, kind, name, tail, head, e, f in self.primitives[:len(self.primitives)
+                                                                   - len(velocity)]:
             names += ([f"{name}.x", f"{name}.y", f"{name}.z"] if kind == "point" else
                       [f"{name}.{f['quantity']}"] if kind == "drive" else [name])
         self.constraint_names = tuple(names)
+        self.velocity_constraint_names = tuple(p[2] for p in velocity)
         self.gravity = sympy.Matrix(mechanism.gravity)
         self._couple(joint_loads, rotors)
         for element in net.elements:
@@ -158,8 +169,31 @@ class SpatialEquations(MechanismEquations):
                 rows.append(f["symbolic"])
             elif kind == "perpendicular":
                 rows.append((Ra * sympy.Matrix(e)).dot(Rb * sympy.Matrix(f)))
-            else:
+            elif kind == "contact":   # the height of the disc's lowest rim point
+                n = Ra * sympy.Matrix(e)
+                wheel = self.mechanism.network.element(chord)
+                s = n.dot(Rb * sympy.Matrix(wheel.axle))
+                rows.append(n.dot(d) - wheel.radius * sympy.sqrt(1 - s**2))
+            elif kind == "plane":
                 rows.append((Ra * sympy.Matrix(e)).dot(d))
+        return sympy.Matrix(rows) if rows else sympy.zeros(0, 1)
+
+    @cached_property
+    def velocity_constraints(self) -> sympy.Matrix:
+        """The velocity (nonholonomic) constraints ``A(q) u + b = 0`` as expressions in
+        ``q`` and ``u`` (named by :attr:`velocity_constraint_names`): a rolling wheel's
+        contact point does not slide, ``t . (v_centre + omega x (C - centre)) = 0``."""
+        rows = []
+        for chord, kind, name, tail, head, e, f in self.primitives:
+            if kind != "rolling":
+                continue
+            wheel = self.mechanism.network.element(chord)
+            n = self.node_rotation[tail] * sympy.Matrix(wheel.normal)
+            axle = self.node_rotation[head] * sympy.Matrix(wheel.axle)
+            p = -n + n.dot(axle) * axle
+            lever = wheel.radius * p / sympy.sqrt(p.dot(p))
+            slip = self.velocity(head) + self.omega(head).cross(lever)
+            rows.append((self.node_rotation[tail] * sympy.Matrix(e)).dot(slip))
         return sympy.Matrix(rows) if rows else sympy.zeros(0, 1)
 
     # The node kinematics are sympy expressions whose size grows with the depth of the

@@ -144,8 +144,11 @@ class MechanismReader:
             loc = f"/joints/{i}"
             kind, name = entry["type"], entry["name"]
             unique_name(self.names, name, f"{loc}/name")
-            a, b = self.between(entry, loc)
-            self.add_joint(entry, loc, a, b)
+            if kind == "rolling_wheel":
+                self.rolling_wheel(entry, loc)
+            else:
+                a, b = self.between(entry, loc)
+                self.add_joint(entry, loc, a, b)
             self.joints[name] = kind
         for i, entry in enumerate(doc.get("forces", [])):
             self.force(entry, f"/forces/{i}")
@@ -160,6 +163,26 @@ class MechanismReader:
 
     def add_body(self, entry: Mapping, loc: str, mass: Any):
         raise NotImplementedError
+
+    def rolling_wheel(self, entry: Mapping, loc: str) -> None:
+        """A wheel rolling without slip on the ground (``Mechanism.rolling_wheel``): its
+        centre ``wheel`` (a point reference), ``radius`` (a positive number), the optional
+        ground ``point`` its line or plane passes through and the directions of
+        :meth:`wheel_directions`."""
+        wheel = self.point(entry["wheel"], f"{loc}/wheel")
+        point = self.point(entry["point"], f"{loc}/point") if "point" in entry else None
+        radius = self.scope.number(entry["radius"], f"{loc}/radius", exact=True)
+        self.call(loc, self.mech.rolling_wheel, entry["name"], wheel, radius, point=point,
+                  **self.wheel_directions(entry, loc))
+
+    def wheel_directions(self, entry: Mapping, loc: str) -> dict:
+        """The directions a rolling wheel's entry gives: the line's in the plane."""
+        if "direction" not in entry:
+            return {}
+        direction = self.scope.vector(entry["direction"], f"{loc}/direction")
+        if not any(direction):
+            raise _error(f"{loc}/direction", "the direction must not be zero")
+        return {"direction": direction}
 
     def add_joint(self, entry: Mapping, loc: str, a, b) -> None:
         raise NotImplementedError
@@ -412,6 +435,12 @@ class SpatialReader(MechanismReader):
         if kind == "screw":
             options["pitch"] = self.scope.expr(entry["pitch"], f"{loc}/pitch")
         self.call(where, getattr(self.mech, kind), name, a, b, **options)
+
+    def wheel_directions(self, entry: Mapping, loc: str) -> dict:
+        """The directions a rolling wheel's entry gives: the axle's and the plane's normal
+        (world axes at the initial pose)."""
+        return {key: self.axis(entry[key], f"{loc}/{key}", entry["name"])
+                for key in ("axis", "normal") if key in entry}
 
     def rotary_spring(self, entry: Mapping, loc: str, **law: Any) -> None:
         joint = self.joint_ref(entry["joint"], f"{loc}/joint", ("revolute", "cylindrical"),

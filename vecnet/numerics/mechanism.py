@@ -41,7 +41,9 @@ def cross(a, b):
 @dataclass
 class Snapshot:
     """Everything about a mechanism at one instant ``(t, q, u)``: ``M u' = Q + Phi_u^T
-    lambda`` with ``Phi_u u' = c``; ``phi_q`` is the constraint Jacobian in the speeds.
+    lambda`` with ``Phi_u u' = c``; ``phi_q`` is the constraint Jacobian in the speeds. The
+    last :attr:`CompiledModel.velocity_rows` rows are velocity (nonholonomic) constraints
+    ``A u + b = 0`` (``phi_q``, ``phi_t = b``, ``c``), whose ``phi`` is zero.
 
     ``kin`` holds the node kinematics (:meth:`CompiledModel.kinematics`); ``forces`` what
     each force element carries, ``name -> ((tail, head), F, T)`` (``-F`` at the head point
@@ -95,6 +97,10 @@ class CompiledModel(ABC):
 
     #: ``constraints`` gives the Jacobian in the speeds (used by the multibody numerics)
     jacobian_in_speeds = True
+    #: the last ``velocity_rows`` of the ``m`` constraint rows are velocity (nonholonomic)
+    #: constraints ``A(q) u + b = 0``, given at the speed level only: they have no position
+    #: residual (``phi`` is zero there), and assembly and projection leave them out
+    velocity_rows = 0
     #: whether a joint's angle comes wrapped to (-pi, pi] and is unwrapped in time
     wrapped_angles = False
 
@@ -359,10 +365,21 @@ class CompiledModel(ABC):
         return snap.M, snap.Q
 
     def constraints(self, time: float, q: np.ndarray):
-        """``(Phi, Phi_u, Phi_t)`` at ``(t, q)``; the Jacobian is in the speeds
+        """``(Phi, Phi_u, Phi_t)`` of the position-level constraints at ``(t, q)`` (the
+        first ``m - velocity_rows`` rows); the Jacobian is in the speeds
         (``Phi_u = Phi_q N``), which is all assembly and projection need."""
         kin = self.kinematics(q, self._zero)
-        return self._constraints(time, q, self._zero, kin, accelerations=False)[:3]
+        phi, phi_u, phi_t = self._constraints(time, q, self._zero, kin, accelerations=False)[:3]
+        if self.velocity_rows:
+            held = self.m - self.velocity_rows
+            return phi[:held], phi_u[:held], phi_t[:held]
+        return phi, phi_u, phi_t
+
+    def velocity_constraints(self, time: float, q: np.ndarray):
+        """``(A, b)`` of every constraint at the speed level, ``A u + b = 0``: the position
+        constraints' ``(Phi_u, Phi_t)`` and then the velocity constraints' rows."""
+        kin = self.kinematics(q, self._zero)
+        return self._constraints(time, q, self._zero, kin, accelerations=False)[1:3]
 
     def _load_columns(self, q: np.ndarray) -> list[np.ndarray]:
         """The generalized forces of unit loads across joints at ``q``."""

@@ -13,6 +13,8 @@ import numpy as np
 
 from ..core.rotations import euler_angles, matrix_quaternion
 from ..elements.joint_laws import MeshLaw
+from ..elements.planar import RollingContact
+from ..elements.spatial import SpatialRollingContact
 from .mechanism import cross
 from .multibody import accelerations, independent_rows
 
@@ -41,6 +43,8 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
     sliding = [e for e in net.elements if e.is_joint and "distance" in e.coordinates]
     meshes = {c: net.element(c) for c in topo.chords if isinstance(net.element(c), MeshLaw)}
     drivers = [c for c in topo.chords if isinstance(net.element(c), eom.driver)]
+    wheels = [net.element(c) for c in topo.chords
+              if isinstance(net.element(c), (RollingContact, SpatialRollingContact))]
     vector = (lambda v: v[:2]) if planar else (lambda v: v)
     turn = (lambda v: v[2]) if planar else (lambda v: v)
     axes = "xy" if planar else "xyz"
@@ -96,6 +100,13 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
                 row[f"{chord}.effort"] = float(lam[idx][0])
         for chord, W in wrench.items():   # the wrench on the head is minus the through variable
             through[chord] = (-W[3:], -W[:3])
+        for element in wheels:   # the contact force on the wheel, at the contact point
+            force = wrench[element.name][3:]
+            point, normal = model.contact(element, kin)
+            pressing = float(normal @ force)
+            row[f"{element.name}.normal_force"] = pressing
+            row[f"{element.name}.traction"] = vector(force - pressing * normal)
+            row[f"{element.name}.contact"] = vector(point)
         if topo.chords:
             Fc = np.array([through.get(c, (zero, zero))[0] for c in topo.chords])
             Mc = np.array([through.get(c, (zero, zero))[1] for c in topo.chords])

@@ -8,7 +8,9 @@ These functions work on any compiled mechanism model that offers
   Jacobian of the constraints with respect to the speeds ``u`` and ``c`` the acceleration
   right-hand side (``phi_q u' = c``);
 * ``constraints(t, q) -> (phi, phi_q, phi_t)``: the position-level constraints with their
-  Jacobian in ``q`` (for assembly and projection);
+  Jacobian in ``q`` (for assembly and projection); a model whose last ``velocity_rows``
+  rows are velocity (nonholonomic) constraints leaves those out here and gives every row
+  by ``velocity_constraints(t, q)`` (:func:`velocity_constraints`);
 * ``mass_and_forces(t, q, u) -> (M, Q)``.
 
 A planar model has ``q' = u``. A spatial one has unit quaternions among its coordinates
@@ -37,14 +39,15 @@ from ..errors import FormulationError, SimulationError
 from .integrators import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
 from .result import Event, Outcome
 
-__all__ = ["independent_rows", "solve", "accelerations", "solve_accelerations",
+__all__ = ["independent_rows", "ordered_rows", "velocity_rows", "solve", "accelerations", "solve_accelerations",
            "assemble", "integrate_fixed", "FIXED_STEP",
            "Partition", "Stop", "impact", "Motion", "integrate_partitioned", "integrate_dae",
            "speeds",
            "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
            "independent_basis",
-           "fastest_rate", "displace", "equilibrium", "linear_model", "kinematics"]
+           "fastest_rate", "displace", "equilibrium", "linear_model", "linear_state_model",
+           "kinematics"]
 
 
 def speeds(model) -> int:
@@ -64,14 +67,41 @@ def normalize(model, q: np.ndarray) -> np.ndarray:
     return q if f is None else f(q)
 
 
+def velocity_rows(model) -> int:
+    """How many of the model's constraint rows, the last ones, are velocity (nonholonomic)
+    constraints given at the speed level only (none unless the model says)."""
+    return int(getattr(model, "velocity_rows", 0))
+
+
 def velocity_constraints(model, time: float, q: np.ndarray, position=None):
-    """``(phi_u, phi_t)``: the velocity constraints ``phi_u u + phi_t = 0``; ``position``
-    (the result of ``model.constraints``) is reused when ``q' = u``."""
+    """``(phi_u, phi_t)``: every constraint at the speed level, ``phi_u u + phi_t = 0`` —
+    the position constraints' rows, then the velocity (nonholonomic) constraints' rows;
+    ``position`` (the result of ``model.constraints``) is reused when it holds them all
+    and its Jacobian is in the speeds."""
     f = getattr(model, "velocity_constraints", None)
-    if f is None or (position is not None and getattr(model, "jacobian_in_speeds", False)):
+    if f is None or (position is not None and getattr(model, "jacobian_in_speeds", False)
+                     and not velocity_rows(model)):
         _, phi_q, phi_t = model.constraints(time, q) if position is None else position
         return phi_q, phi_t
     return f(time, q)
+
+
+def ordered_rows(A: np.ndarray, held: int, tol: float = 1e-9) -> np.ndarray:
+    """Indices of a maximal set of independent rows of ``A`` that holds as many of its
+    first ``held`` rows (the position constraints) as any: those first, then the velocity
+    constraints' rows independent of them.
+
+    >>> ordered_rows(np.array([[1.0, 0.0], [2.0, 0.0], [1.0, 1.0]]), 1).tolist()
+    [0, 2]
+    """
+    first = independent_rows(A[:held], tol)
+    if held >= len(A):
+        return first
+    rest = A[held:]
+    if len(first):
+        basis = scipy.linalg.orth(A[first].T)
+        rest = rest - (rest @ basis) @ basis.T
+    return np.concatenate([first, held + independent_rows(rest, tol)]).astype(int)
 
 
 def independent_rows(phi_q: np.ndarray, tol: float = 1e-9) -> np.ndarray:
@@ -167,7 +197,8 @@ def assemble(model, q: np.ndarray, time: float = 0.0, fixed=(), tol: float = 1e-
         phi = position[0]
         if not len(phi) or np.max(np.abs(phi)) < tol:
             return q
-        phi_u = velocity_constraints(model, time, q, position)[0]
+        phi_u = position[1] if getattr(model, "jacobian_in_speeds", False) \
+            else velocity_constraints(model, time, q, position)[0][:len(phi)]
         step, *_ = np.linalg.lstsq(phi_u[:, free], phi, rcond=None)
         q = _move(model, q, free, step)
         if not np.all(np.isfinite(q)):
@@ -209,12 +240,14 @@ class Partition:
     dependent ones ``dep_q`` found from the position equations (Newton, starting from the
     values carried along with the state); the independent speeds ``ind`` are integrated
     and the dependent ones ``dep`` found from the velocity constraints. With ``q' = u``
-    both splits are one."""
+    and no velocity (nonholonomic) constraints both splits are one; velocity constraints
+    make more speeds dependent than coordinates (a rolling wheel integrates its position
+    on the ground but not its speed along it)."""
 
     def __init__(self, model, time: float, q: np.ndarray) -> None:
         self.model = model
         self.rows, self.dep, self.ind = _split(velocity_constraints(model, time, q)[0])
-        if getattr(model, "position_constraints", None) is None:
+        if getattr(model, "position_constraints", None) is None and not velocity_rows(model):
             self.rows_q, self.dep_q = self.rows, self.dep
         else:
             self.rows_q, self.dep_q, _ = _split(position_constraints(model, time, q)[1])
@@ -553,11 +586,14 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
     """Forward dynamics on IDA (scikit-sundae): the DAE in the stabilized index-2 form of
     Gear, Gupta and Leimkuhler, which keeps both the position and the velocity constraints
 
-        q' = N(q) (u + Phi_u^T mu),   M u' = Q + Phi_u^T lambda,   Phi = 0,   Phi_u u + Phi_t = 0
+        q' = N(q) (u + Phi_u^T mu),   M u' = Q + A^T lambda,   Phi = 0,   A u + b = 0
 
     (``N = I`` in the plane; quaternions are normalized wherever the model is evaluated).
-    The multipliers are left out of the error test (a very large absolute tolerance), as
-    index-2 problems need. States ``s`` coupled to the mechanism follow ``s' = sdot`` from
+    ``A u + b = 0`` holds every constraint at the speed level, the velocity
+    (nonholonomic) constraints among them, whose multipliers are in ``lambda``; ``Phi`` and
+    the stabilizing ``mu`` are the position constraints' alone. The multipliers are left
+    out of the error test (a very large absolute tolerance), as index-2 problems need.
+    States ``s`` coupled to the mechanism follow ``s' = sdot`` from
     ``extra(t, q, u, s) -> (sdot, inputs)``; ``progress(t, y)`` sees every evaluation.
     Returns the :class:`Motion` at ``times``."""
     from sksundae.ida import IDA
@@ -566,8 +602,10 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
     evaluation = _counted(outcome, progress)
 
     n, nu = model.n, speeds(model)
-    rows = independent_rows(velocity_constraints(model, t0, q0)[0])
-    k = len(rows)
+    held = model.m - velocity_rows(model)   # the position constraints' rows
+    rows = ordered_rows(velocity_constraints(model, t0, q0)[0], held)
+    rows_q = rows[rows < held]
+    k, kq = len(rows), len(rows_q)
     s0 = np.asarray(s0, dtype=float)
     e = len(s0)
     lo = n + nu + e  # the multipliers follow the states
@@ -579,21 +617,21 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
         sdot, w = extra(tt, q, u, s)
         snap = model.evaluate(tt, q, u, w=w)
         A = snap.phi_q[rows]
-        res[:n] = yp[:n] - rates(model, q, u + A.T @ mu)
+        res[:n] = yp[:n] - rates(model, q, u + snap.phi_q[rows_q].T @ mu)
         res[n:n + nu] = snap.M @ yp[n:n + nu] - snap.Q - A.T @ lam
         res[n + nu:lo] = yp[n + nu:lo] - sdot
-        res[lo:lo + k] = snap.phi[rows]
-        res[lo + k:] = A @ u + snap.phi_t[rows]
+        res[lo:lo + kq] = snap.phi[rows_q]
+        res[lo + kq:] = A @ u + snap.phi_t[rows]
 
     sdot0, w0 = extra(t0, q0, u0, s0)
     a0, lam0 = accelerations(model.evaluate(t0, q0, u0, w=w0), rows)
-    y0 = np.concatenate([q0, u0, s0, lam0[rows], np.zeros(k)])
-    yp0 = np.concatenate([rates(model, q0, u0), a0, sdot0, np.zeros(2 * k)])
-    tolerances = np.concatenate([np.full(lo, atol), np.full(2 * k, 1e12)])
+    y0 = np.concatenate([q0, u0, s0, lam0[rows], np.zeros(kq)])
+    yp0 = np.concatenate([rates(model, q0, u0), a0, sdot0, np.zeros(k + kq)])
+    tolerances = np.concatenate([np.full(lo, atol), np.full(k + kq, 1e12)])
     # BDF of order 5 is erratic on this index-2 form: on a spatial four-bar its energy drift
     # jumped 50-fold between neighbouring tolerances and with roundoff-level changes in the
     # residual; up to order 4 the drift falls steadily with rtol
-    solver = IDA(residual, algebraic_idx=list(range(lo, lo + 2 * k)) or None, rtol=rtol,
+    solver = IDA(residual, algebraic_idx=list(range(lo, lo + k + kq)) or None, rtol=rtol,
                  atol=tolerances, max_num_steps=100_000, max_order=4)
     ts, ys = solve_ida(solver, np.unique(np.concatenate([[t0], np.asarray(times, dtype=float)])),
                        y0, yp0, outcome)
@@ -956,6 +994,73 @@ def linear_model(model, q: np.ndarray, lam: np.ndarray, time: float = 0.0, step:
         C[:, j] = -(force(q, u0 + v) - force(q, u0 - v)) / (2 * step)
     M = model.evaluate(time, q, u0).M
     return H.T @ M @ H, H.T @ C, H.T @ K, H
+
+
+def linear_state_model(model, q: np.ndarray, u: np.ndarray | None = None, time: float = 0.0,
+                       step: float = 1e-6, columns: np.ndarray | None = None):
+    """The first-order linear model of the motion near ``(q, u)`` in the coordinates of a
+    :class:`Partition`: the state ``x = (q_i, u_i)``, the independent coordinates and the
+    independent speeds, and ``x' = A x + B w``, ``q - q* = C x``. It serves mechanisms with
+    velocity (nonholonomic) constraints, which leave fewer independent speeds than
+    coordinates, so that the motion is not second order in one set of coordinates (a
+    rolling disc: its place and heading on the ground, its lean and its spin are free, but
+    only its lean rate, turning rate and rolling rate).
+
+    ``A`` holds central differences (steps ``step (1 + |x_j|)``) of the partitioned
+    right-hand side ``(N(q) u)_i, u'_i``, each state found from the constraints as the
+    integrator finds it; ``C`` those of the coordinates; ``B`` the independent speeds'
+    accelerations under unit generalized forces ``columns`` (speeds x inputs, default
+    none). About a motion (``u`` not zero) the model is that of the frozen instant, which
+    is the motion's linearization when the coordinates that change along it (the
+    distance rolled, the angle spun) do not enter the equations.
+
+    Returns
+    -------
+    (A, B, C, coordinates, speeds)
+        The matrices and the indices of the independent coordinates and speeds.
+    """
+    n, nu = model.n, speeds(model)
+    q = np.asarray(q, dtype=float)
+    u = np.zeros(nu) if u is None else np.asarray(u, dtype=float)
+    part = Partition(model, time, q)
+    iq = np.setdiff1d(np.arange(n), part.dep_q)
+    iu = part.ind
+    d = len(iq)
+
+    def state(x):
+        qq = q.copy()
+        qq[iq] = x[:d]
+        return part.project(time, qq, x[d:])
+
+    def rate(x):
+        qf, uf = state(x)
+        a = solve_accelerations(model, time, qf, uf, part.rows)[0]
+        return np.concatenate([rates(model, qf, uf)[iq], a[iu]]), qf
+
+    x0 = np.concatenate([q[iq], u[iu]])
+    k = len(x0)
+    A, C = np.zeros((k, k)), np.zeros((n, k))
+    for j in range(k):
+        h = step * (1.0 + abs(x0[j]))
+        up, down = x0.copy(), x0.copy()
+        up[j] += h
+        down[j] -= h
+        (fu, qu), (fd, qd) = rate(up), rate(down)
+        A[:, j] = (fu - fd) / (2 * h)
+        C[:, j] = (qu - qd) / (2 * h)
+    columns = np.zeros((nu, 0)) if columns is None else np.asarray(columns, dtype=float)
+    B = np.zeros((k, columns.shape[1]))
+    if columns.shape[1]:
+        snap = model.evaluate(time, q, u)
+        rows = part.rows
+        m = len(rows)
+        kkt = np.zeros((nu + m, nu + m))
+        kkt[:nu, :nu] = snap.M
+        kkt[:nu, nu:] = -snap.phi_q[rows].T
+        kkt[nu:, :nu] = snap.phi_q[rows]
+        response = np.linalg.solve(kkt, np.vstack([columns, np.zeros((m, columns.shape[1]))]))
+        B[d:] = response[:nu][iu]
+    return A, B, C, iq, iu
 
 
 def kinematics(model, times, q0: np.ndarray):

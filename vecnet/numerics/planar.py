@@ -83,6 +83,27 @@ class CompiledMechanism(CompiledModel):
                     fn = self._compile((t, x, xd), [phi, grad, phi.diff(t), second], chord)
                     self.constraint_laws.append((chord, ends, np.arange(row, row + len(rows)), fn))
                 row += len(rows)
+        # the velocity (nonholonomic) constraints last, linear in the rates x':
+        # g = G(x) x' + b(x, t); its rate G x'' + (dg/dx) x' + dg/dt with x'' = J u' + ...
+        self.velocity_laws = []
+        for chord in topo.chords:
+            element = net.element(chord)
+            rows = element.velocity_constraints(dr, dth, tht, sympy.Matrix(xd[:2]), xd[2],
+                                                xd[3], t)
+            if not rows:
+                continue
+            ends = tuple(self.node[v] for v in net.graph.ends(chord))
+            g = sympy.Matrix([e for _, e in rows]).xreplace(self.values)
+            G = g.jacobian(xd)
+            if G.has(*xd):
+                raise FormulationError(f"{chord!r}: a velocity constraint must be linear in "
+                                       "the rates")
+            b = g.xreplace({v: 0 for v in xd})
+            drift = g.jacobian(x) * sympy.Matrix(xd) + g.diff(t)
+            fn = self._compile((t, x, xd), [G, b, drift], chord)
+            self.velocity_laws.append((chord, ends, np.arange(row, row + len(rows)), fn))
+            row += len(rows)
+        self.velocity_rows = sum(len(rows) for _, _, rows, _ in self.velocity_laws)
         self.m = row
         for element in net.elements:
             if isinstance(element, pe.MassElement):
@@ -102,7 +123,8 @@ class CompiledMechanism(CompiledModel):
         self._couple()
         self._tree = self._tree_arrays()
         pins = np.array(pins, dtype=int).reshape(-1, 3)
-        self._act_on({i for _, ends, *_ in self.constraint_laws for i in ends}
+        self._act_on({i for _, ends, *_ in self.constraint_laws + self.velocity_laws
+                      for i in ends}
                      | set(pins[:, 1:].ravel().tolist())
                      | {i for _, ends in self.force_elements for i in ends})
         self._pin_rows = pins[:, :1] + np.arange(2)
@@ -217,6 +239,17 @@ class CompiledMechanism(CompiledModel):
         tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
         return kin["state"].theta[head] - kin["state"].theta[tail]
 
+    def contact(self, element, kin: dict) -> tuple[np.ndarray, np.ndarray]:
+        """``(C, n)`` of a rolling wheel (:class:`~vecnet.elements.planar.RollingContact`):
+        the contact point and the line's normal towards the wheel (3-vectors in the x-y
+        plane)."""
+        tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
+        angle = kin["state"].theta[tail]
+        c, s = np.cos(angle), np.sin(angle)
+        nx, ny = (float(v) for v in element.normal)
+        n = np.array([c * nx - s * ny, s * nx + c * ny, 0.0])
+        return kin["r"][head] - self.number(element.radius, element.name) * n, n
+
     def effort_axes(self, element, kin: dict) -> list:
         """A gear's torques are about z; a rack's force is along the direction it advances."""
         return [None if label.startswith("force") else _Z for label in element.efforts_named]
@@ -259,6 +292,14 @@ class CompiledMechanism(CompiledModel):
             phi_t[rows] = rate[:, 0]
             c[rows] = -(grad @ gx + second[:, 0])
             react(chord, rows, grad)
+        for chord, ends, rows, fn in self.velocity_laws:   # G x' + b = 0, no position rows
+            x, xd = self._pose(ends, kin["state"])
+            Jx, gx = self._pose_jacobian(ends, kin)
+            G, b, drift = fn(time, x, xd)
+            phi_q[rows] = G @ Jx
+            phi_t[rows] = b[:, 0]
+            c[rows] = -(G @ gx + drift[:, 0])
+            react(chord, rows, G)
         return phi, phi_q, phi_t, c, maps
 
     def input_forces(self, time: float, q: np.ndarray) -> tuple[list[str], np.ndarray]:

@@ -53,8 +53,9 @@ class CompiledSpatial(CompiledModel):
         super().__init__(eom, parameters, runtime)
         net, topo = eom.mechanism.network, eom.topology
         self.n, self.nu = len(eom.q), len(eom.u)
-        self.m = len(eom.constraint_names)
-        self.constraint_names = eom.constraint_names
+        self.velocity_rows = len(eom.velocity_constraint_names)
+        self.m = len(eom.constraint_names) + self.velocity_rows
+        self.constraint_names = eom.constraint_names + eom.velocity_constraint_names
         self.nodes = list(topo.nodes)
         self.node = {v: i for i, v in enumerate(self.nodes)}
         self.quaternions = [np.array([eom.coordinates.index(f"{b}.{c}") for c in
@@ -92,12 +93,17 @@ class CompiledSpatial(CompiledModel):
                                 self.number(body["m"], body["name"]), J))
 
     def _mesh_numbers(self) -> None:
-        """The weights of gears and racks as numbers, parameters put in."""
-        self._mesh_terms = {}
+        """The weights of gears and racks and the wheels' radii, axles and the normals of
+        the planes they roll on as numbers, parameters put in."""
+        self._mesh_terms, self._wheels = {}, {}
         for chord, kind, _, _, _, _, info in self.eom.primitives:
             if kind == "mesh":
                 self._mesh_terms[chord] = [(self.number(weight, chord), initial, joint)
                                            for weight, initial, joint in info["terms"]]
+            elif kind in ("contact", "rolling"):
+                wheel = self.eom.mechanism.network.element(chord)
+                self._wheels[chord] = (self.number(wheel.radius, chord), wheel.axle,
+                                       wheel.normal)
 
     def _refresh(self) -> None:
         self._numbers()
@@ -183,6 +189,15 @@ class CompiledSpatial(CompiledModel):
 
     wrapped_angles = True
 
+    def contact(self, element, kin: dict) -> tuple[np.ndarray, np.ndarray]:
+        """``(C, n)`` of a rolling wheel (:class:`~vecnet.elements.spatial.
+        SpatialRollingContact`): the contact point and the plane's normal (world axes)."""
+        tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
+        radius, axle, normal = self._wheels[element.name]
+        n, ax = kin["R"][tail] @ normal, kin["R"][head] @ axle
+        p = (n @ ax) * ax - n
+        return kin["r"][head] + radius * p / np.linalg.norm(p), n
+
     def effort_axes(self, element, kin: dict) -> list:
         """The world axes of a gear's or rack's efforts (``None`` for a rack's force, which
         is along the direction the rack advances): each joint's axis, turned with its tail."""
@@ -265,13 +280,14 @@ class CompiledSpatial(CompiledModel):
         row = 0
         R, r = kin["R"], kin["r"]
 
-        def react(chord, rows, force=None, torque=None):
-            """The wrench on the head per unit multiplier (none for a gear or rack)."""
+        def react(chord, rows, force=None, torque=None, at=None):
+            """The wrench on the head per unit multiplier (none for a gear or rack); a
+            force acts at the head point or at the point ``at``."""
             if not reactions:
                 return
             W = None if force is None and torque is None else np.zeros((6, len(rows)))
             if force is not None:
-                W[:3] = np.cross(r[self._head[chord]], force.T).T
+                W[:3] = np.cross(r[self._head[chord]] if at is None else at, force.T).T
                 W[3:] = force
             elif torque is not None:
                 W[:3] = torque
@@ -297,6 +313,11 @@ class CompiledSpatial(CompiledModel):
                     if accelerations:
                         c[row] -= weight * gamma
                 react(chord, np.array([row]))
+                row += 1
+                continue
+            if kind in ("contact", "rolling"):
+                self._rolling(chord, kind, row, a, b, kin, e, phi, phi_u, c, accelerations,
+                              react)
                 row += 1
                 continue
             if kind == "point":
@@ -329,6 +350,35 @@ class CompiledSpatial(CompiledModel):
                 react(chord, np.array([row]), force=ea.reshape(3, 1))
             row += 1
         return phi, phi_u, phi_t, c, maps
+
+    def _rolling(self, chord, kind, row, a, b, kin, e, phi, phi_u, c, accelerations,
+                 react) -> None:
+        """A row of a wheel rolling on the ground plane
+        (:class:`~vecnet.elements.spatial.SpatialRollingContact`): the material point of the
+        rim at the contact ``C = centre + radius d`` has no velocity along ``f`` (the
+        plane's normal for ``"contact"``, whose row is also the rate of the contact's height
+        ``phi``; a tangent for ``"rolling"``), ``f . (v + omega x radius d) = 0``. The
+        plane is the ground's: its normal and tangents do not turn."""
+        radius, axle, normal = self._wheels[chord]
+        R, r, kb = kin["R"], kin["r"], self.row[b]
+        n, f = R[a] @ normal, R[a] @ e
+        ax = R[b] @ axle
+        s = n @ ax
+        p = s * ax - n
+        size = np.sqrt(p @ p)    # sqrt(1 - s^2): zero for a wheel lying flat
+        d = p / size
+        lever = radius * d
+        arm = cross(lever, f)
+        phi_u[row] = f @ kin["Jv"][kb] + arm @ kin["Jw"][kb]
+        if kind == "contact":
+            phi[row] = n @ (r[b] - r[a]) - radius * size
+        if accelerations:   # f . (a + alpha x lever + omega x lever') less the u' terms
+            w = kin["w"][kb]
+            axd = cross(w, ax)
+            pd = (n @ axd) * ax + s * axd
+            dd = (pd - d * (d @ pd)) / size
+            c[row] = -(f @ kin["gv"][kb] + arm @ kin["gw"][kb] + radius * f @ cross(w, dd))
+        react(chord, np.array([row]), force=f.reshape(3, 1), at=r[b] + lever)
 
     def _axial_value(self, kin, q, info, convective=True):
         """``(value, g, gamma)`` of a joint's angle or distance (an
@@ -380,10 +430,6 @@ class CompiledSpatial(CompiledModel):
             rows.append(row)
             res.append(np.array([(q[idx] @ q[idx] - 1.0) / 2]))
         return np.concatenate(res), np.vstack(rows)
-
-    def velocity_constraints(self, time: float, q: np.ndarray):
-        """``(Phi_u, Phi_t)``."""
-        return self.constraints(time, q)[1:]
 
     def input_forces(self, time: float, q: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
         """Names and the ``nu x inputs`` generalized forces of unit inputs at ``q``: the

@@ -210,7 +210,8 @@ class MechanismListing:
 
     def diagnosis(self) -> str:
         eom = self.eom
-        n, m = len(eom.u), len(eom.constraint_names)
+        names = tuple(eom.constraint_names) + tuple(eom.velocity_constraint_names)
+        n, m = len(eom.u), len(names)
         found = self.rank()
         counting = (f"<p>Counting: {n} speeds less {m} constraint rows gives {n - m} degree(s) "
                     "of freedom, if every constraint row were independent.</p>")
@@ -218,7 +219,7 @@ class MechanismListing:
             return counting + (f'<p class="note">The rank of the constraint Jacobian is not '
                                f"found: {html.escape(found)}</p>")
         rank, independent = found
-        redundant = [name for i, name in enumerate(eom.constraint_names) if i not in independent]
+        redundant = [name for i, name in enumerate(names) if i not in independent]
         return counting + (
             f"<p>By rank: at the assembled initial pose the constraint Jacobian "
             f"Φ<sub>u</sub> ({m} x {n}) has rank {rank}, so the mechanism has "

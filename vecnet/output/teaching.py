@@ -1113,8 +1113,23 @@ def _recursive_listing(eom: Any, ne: Any, show: _Printer, matrix_form: bool | No
         for name, expr in zip(eom.constraint_names, eom.constraints):
             lhs = rf"\Phi_{{{name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
             rows.append((lhs, show(tidy(expr))))
+    rows += _velocity_constraint_rows(eom, show, tidy)
     rows += _small_m_and_q(eom, show, matrix_form, tidy)
     return _finish(rows, show)
+
+
+def _velocity_constraint_rows(eom: Any, show: _Printer, tidy: Any) -> list:
+    """The velocity (nonholonomic) constraints ``A(q) u + b = 0`` of rolling wheels, a
+    heading and a row each (none without them)."""
+    names = getattr(eom, "velocity_constraint_names", ())
+    if not names:
+        return []
+    rows = [_heading(show, f"Velocity constraints ({len(names)})",
+                     r"A(q)\,u + b = 0" if show.is_latex else "A(q) u + b = 0")]
+    for name, expr in zip(names, eom.velocity_constraints):
+        lhs = rf"(A u + b)_{{{name_tex(name)}}}" if show.is_latex else f"(A u + b)[{name}]"
+        rows.append((lhs, show(tidy(expr))))
+    return rows
 
 
 def _small_m_and_q(eom: Any, show: _Printer, matrix_form: bool | None, tidy: Any) -> list:
@@ -1166,6 +1181,8 @@ def _matrix_listing(eom: Any, show: _Printer, matrix_form: bool | None = None,
         for name, expr in zip(eom.constraint_names, eom.constraints):
             lhs = rf"\Phi_{{{name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
             rows.append((lhs, show(tidy(expr))))
+    if not reason:
+        rows += _velocity_constraint_rows(eom, show, tidy)
     if speeds is None:
         law = (r"M(q)\,\ddot{q} = Q(q, \dot{q}, t)" + (
             r" + \Phi_q^T \lambda" if eom.constraint_names else "")) if show.is_latex else \
