@@ -162,6 +162,18 @@ class MechanismListing:
             constraints = _aligned(rows)
             if len(constraints) <= LATEX_LIMIT:
                 out += "<p>The constraints Φ(q, t) = 0:</p>" + math_block(constraints, "")
+        if eom.velocity_constraint_names:
+            rows = []
+            for name, expr in zip(eom.velocity_constraint_names, eom.velocity_constraints):
+                row = self.expression(expr)
+                if len(row) > LATEX_LIMIT // 10:   # one long row would hide the others
+                    row = rf"\text{{({len(row):,} characters: the equations command prints it)}}"
+                rows.append(_velocity_row(name) + " &= " + row)
+            constraints = _aligned(rows)
+            if len(constraints) <= LATEX_LIMIT:
+                out += ("<p>The velocity constraints A(q) u + b = 0 of the rolling contacts "
+                        "(no slip; they hold at the speed level only):</p>"
+                        + math_block(constraints, ""))
         return out
 
     def expression(self, expr) -> str:
@@ -332,6 +344,11 @@ class MechanismListing:
                     self.expression(expr) if expr is not None else r"\dots")
                 plain = text(expr) if expr is not None else ""
                 constraints.setdefault(name.rpartition(".")[0], []).append([name, tex, plain])
+        if self.eom.velocity_constraint_names and not self.large:
+            for name, expr in zip(self.eom.velocity_constraint_names,
+                                  self.eom.velocity_constraints):
+                constraints.setdefault(name.rpartition(".")[0], []).append(
+                    [name, _velocity_row(name) + " = " + self.expression(expr), text(expr)])
         samples = self.reaction_samples()
         out = []
         for edge in self.topo.edges:
@@ -532,3 +549,8 @@ def energy_figure(res) -> str:
                          units={"energy change": ("energy - E(0)", "J")}),
                    f"Total energy less its initial value E(0) = {base:.10g} J (the motion "
                    "conserves energy: what is left is the integrator's error).")
+
+
+def _velocity_row(name: str) -> str:
+    """The left side of a velocity constraint's row in LaTeX: ``(A u + b)_{name}``."""
+    return r"(A u + b)_{" + _tex_name(name) + "}"

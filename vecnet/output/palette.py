@@ -70,6 +70,7 @@ JOINT_STYLES: dict[str, JointStyle] = {s.name: s for s in (
     JointStyle("point on plane", "#b15928", "oinv", "v", False),
     JointStyle("gear", "#6a3d9a", "crow", "*", True),
     JointStyle("rack and pinion", "#c51b7d", "teecrow", "^", True),
+    JointStyle("rolling wheel", "#1b9e77", "dotodot", "8", True),
 )}
 
 # element class -> joint type; the most specific class of an element decides
@@ -82,6 +83,7 @@ _TYPES: dict[type, str] = {
     se.SpatialPlanarJoint: "planar", se.SpatialWeld: "weld",
     se.SpatialPointOnLine: "point on line", se.SpatialPointOnPlane: "point on plane",
     se.SpatialGear: "gear", se.SpatialRackAndPinion: "rack and pinion",
+    pe.RollingContact: "rolling wheel", se.SpatialRollingContact: "rolling wheel",
 }
 
 
