@@ -429,7 +429,8 @@ def mechanism_documents(draw, mild: bool | None = None) -> dict:
     values = _mild_values if mild else _values
     doc = copy.deepcopy(BUNDLED[draw(st.sampled_from(MECHANISMS))])
     bodies = [b["name"] for b in doc["bodies"]]
-    refs = ["ground"] + bodies + [f"{b['name']}.{p}" for b in doc["bodies"] for p in b["points"]]
+    refs = ["ground"] + bodies + [f"{b['name']}.{p}" for b in doc["bodies"]
+                                  for p in b.get("points", {})]
     scope = _scope_names(doc)
     fixed = list(doc.get("parameters", {})) if mild else scope  # no t, no body quantities
     forces = doc.setdefault("forces", [])
@@ -478,7 +479,8 @@ def spatial_documents(draw, mild: bool | None = None) -> dict:
     values = _mild_values if mild else _values
     doc = copy.deepcopy(BUNDLED[draw(st.sampled_from(SPATIAL))])
     bodies = [b["name"] for b in doc["bodies"]]
-    refs = ["ground"] + bodies + [f"{b['name']}.{p}" for b in doc["bodies"] for p in b["points"]]
+    refs = ["ground"] + bodies + [f"{b['name']}.{p}" for b in doc["bodies"]
+                                  for p in b.get("points", {})]
     scope = _scope_names(doc)
     fixed = list(doc.get("parameters", {})) if mild else scope  # no t, no body quantities
     turning = [j["name"] for j in doc["joints"] if j["type"] in ("revolute", "cylindrical")]
@@ -763,7 +765,8 @@ def _baseline_markup() -> tuple[set, set]:
 
     report_module = importlib.import_module("vecnet.output.report")
     tags, attributes = set(NAME_MATHML), set()
-    for stem, cells in (("rlc", 0), ("motor_pump", None), ("pendulum", None), ("fourbar", None)):
+    for stem, cells in (("rlc", 0), ("motor_pump", None), ("pendulum", None), ("fourbar", None),
+                        ("bicycle", None)):
         # large matrices are tables: the first page shows every matrix as one
         limit = report_module.MATRIX_CELL_LIMIT if cells is None else cells
         with mock.patch.object(report_module, "MATRIX_CELL_LIMIT", limit):

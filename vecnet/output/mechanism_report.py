@@ -446,9 +446,11 @@ def _terminal_rows(element, planar: bool) -> list[str]:
         J = element.J
         inertia = (r"\mathrm{diag}(" + ", ".join(latex(J[i, i]) for i in range(3)) + ")"
                    if J.is_diagonal() else latex(J))
+        # J_b on a line of its own: a full inertia matrix of parameters is wide
         return [F + r" &= m(\ddot{\mathbf{r}} - \mathbf{g}),\quad m = " + latex(element.m),
                 T + r" &= J\dot{\boldsymbol{\omega}} + \boldsymbol{\omega} \times J"
-                r"\boldsymbol{\omega},\quad J = A J_b A^{T},\ J_b = " + inertia]
+                r"\boldsymbol{\omega},\quad J = A J_b A^{T}",
+                r"&\quad J_b = " + inertia + r"\,"]   # room for the bracket's overhang
     if element.tree_role == "arm":
         rho = "(" + r",\ ".join(latex(v) for v in element.rho) + ")^{T}"
         return [dr + r" &= " + (r"R(\theta_{\mathrm{tail}})" if planar else r"A_{\mathrm{tail}}")

@@ -156,7 +156,8 @@ _TYPESET_SCRIPT = """(function () {
     for (var i = 0; i < parts.length; i++) {
       right = Math.max(right, parts[i].getBoundingClientRect().right);
     }
-    return parts.length ? right - left : box.scrollWidth;
+    // what overflows past the last part (an aligned column's spacing) counts too
+    return Math.max(parts.length ? right - left : 0, box.scrollWidth);
   }
   // the scale of each box on screen (--fit) and in print (--fit-print), read by the style
   // sheet; measured on screen at full size, the print scale follows from the print style's
