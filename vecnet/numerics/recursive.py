@@ -117,7 +117,8 @@ def _quaternion_matrix(q, at, out):
 @njit(cache=True)
 def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, turn, middle, g):
     """The relative motion of one branch in its coordinates (see the module docstring);
-    ``W`` and ``V`` receive ``k`` columns. The last six arrays are scratch space."""
+    ``W`` and ``V`` receive ``k`` columns. The last six arrays are scratch space. Arms and
+    planar (``AFFINE``) motions are worked out by :func:`walk` itself."""
     for i in range(3):
         axis[i] = prm[_AXIS + i]
         f[i] = prm[_AXIS2 + i]
@@ -132,10 +133,7 @@ def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, t
             V[i, j] = 0.0
         for j in range(3):
             Rrel[i, j] = 1.0 if i == j else 0.0
-    if kind == ARM:
-        for i in range(3):
-            rho[i] = prm[_RHO + i]
-    elif kind == FREE:
+    if kind == FREE:
         _quaternion_matrix(q, qo + 3, Rrel)
         for i in range(3):
             rho[i] = q[qo + i]
@@ -183,19 +181,6 @@ def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, t
             W[i, 0] = axis[i]
             W[i, 1] = g[i]
             Wd[i] = turn[0, i] * u[uo] * u[uo + 1]
-    elif kind == AFFINE:
-        angle = prm[_PITCH]
-        rho[0], rho[1] = prm[_RHO], prm[_RHO + 1]
-        for m in range(nk):
-            x = q[qo + m]
-            rho[0] += prm[3 * m] * x
-            rho[1] += prm[3 * m + 1] * x
-            angle += prm[3 * m + 2] * x
-            V[0, m] = prm[3 * m]
-            V[1, m] = prm[3 * m + 1]
-            W[2, m] = prm[3 * m + 2]
-        c, s = np.cos(angle), np.sin(angle)
-        Rrel[0, 0], Rrel[0, 1], Rrel[1, 0], Rrel[1, 1] = c, -s, s, c
     elif kind == WELD:
         Rrel[:, :] = R0
     elif kind == LINE:
@@ -255,8 +240,30 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     dVw = np.empty(3)
     for b in range(nb):
         p, i, s, k = parent[b], child[b], sign[b], nk[b]
-        _motion(kind[b], prm[b], q, qo[b], u, uo[b], k, Rrel, rho, W, V, Wd, Vd,
-                axis, f, R0, turn, middle, g)
+        # arms and planar motions, most of the branches, inline: a call that passes this
+        # many arrays costs more than their arithmetic
+        if kind[b] == ARM or kind[b] == AFFINE:
+            for x in range(3):
+                rho[x] = prm[b, _RHO + x] if kind[b] == ARM else 0.0
+                Wd[x] = 0.0
+                Vd[x] = 0.0
+                for y in range(3):
+                    Rrel[x, y] = 1.0 if x == y else 0.0
+            if kind[b] == AFFINE:
+                angle = prm[b, _PITCH]
+                rho[0], rho[1] = prm[b, _RHO], prm[b, _RHO + 1]
+                for m in range(k):
+                    value = q[qo[b] + m]
+                    rho[0] += prm[b, 3 * m] * value
+                    rho[1] += prm[b, 3 * m + 1] * value
+                    angle += prm[b, 3 * m + 2] * value
+                    V[0, m], V[1, m], V[2, m] = prm[b, 3 * m], prm[b, 3 * m + 1], 0.0
+                    W[0, m], W[1, m], W[2, m] = 0.0, 0.0, prm[b, 3 * m + 2]
+                cos, sin = np.cos(angle), np.sin(angle)
+                Rrel[0, 0], Rrel[0, 1], Rrel[1, 0], Rrel[1, 1] = cos, -sin, sin, cos
+        else:
+            _motion(kind[b], prm[b], q, qo[b], u, uo[b], k, Rrel, rho, W, V, Wd, Vd,
+                    axis, f, R0, turn, middle, g)
         if s > 0:
             _mat3(R[p], Rrel, R[i])
             Rt = R[p]
@@ -372,8 +379,12 @@ def _spatial_inertia(m, J, R, x, out):
     """The spatial inertia about the world origin of a body with mass ``m``, inertia ``J``
     (body axes, about its mass centre at ``x``) and rotation ``R``:
     ``[[R J R^T - m S(x)^2, m S(x)], [-m S(x), m I]]``."""
-    RJ = np.empty((3, 3))
-    Jw = np.empty((3, 3))
+    _spatial_inertia_into(m, J, R, x, out, np.empty((3, 3)), np.empty((3, 3)))
+
+
+@njit(cache=True)
+def _spatial_inertia_into(m, J, R, x, out, RJ, Jw):
+    """:func:`_spatial_inertia` with the scratch arrays ``RJ`` and ``Jw`` (3 x 3)."""
     _mat3(R, J, RJ)
     _mat3t(RJ, R, Jw)
     xx = x[0] * x[0] + x[1] * x[1] + x[2] * x[2]

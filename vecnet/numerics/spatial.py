@@ -20,7 +20,7 @@ from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import FormulationError
 from . import recursive as rc
-from .mechanism import CompiledModel, cross, push_wrench
+from .mechanism import CompiledModel, cross, point_wrenches, push_wrench
 
 if TYPE_CHECKING:
     from ..formulation.spatial import SpatialEquations
@@ -46,11 +46,13 @@ class CompiledSpatial(CompiledModel):
         Values for symbolic parameters (by symbol or name).
     runtime : sequence of str
         Parameters left as arguments of the compiled functions, set by :meth:`bind`.
+    linear_algebra : {"auto", "dense", "sparse"}
+        How the constrained equations are solved (:attr:`CompiledModel.solver`).
     """
 
     def __init__(self, eom: SpatialEquations, parameters: dict | None = None,
-                 runtime=()) -> None:
-        super().__init__(eom, parameters, runtime)
+                 runtime=(), linear_algebra: str = "auto") -> None:
+        super().__init__(eom, parameters, runtime, linear_algebra)
         net, topo = eom.mechanism.network, eom.topology
         self.n, self.nu = len(eom.q), len(eom.u)
         self.m = len(eom.constraint_names)
@@ -74,6 +76,13 @@ class CompiledSpatial(CompiledModel):
         self._tree = self._tree_arrays()
         self._act_on({i for _, _, a, b, _, _ in self.primitives for i in (a, b)}
                      | {self.node[v] for info in axial for v in info["ends"]})
+        # every constraint row's head and tail node; a driver's or gear's rows are not
+        # wrenches on two nodes (a joint's own coordinate, two joints' angles)
+        self._row_nodes = np.array([(b, a) for _, kind, a, b, _, _ in self.primitives
+                                    for _ in range(3 if kind == "point" else 1)],
+                                   dtype=np.int64).reshape(-1, 2)
+        self._body_form = all(kind in ("point", "perpendicular", "plane")
+                              for _, kind, *_ in self.primitives)
         self._motions = {}
         self._mesh_numbers()
         for chord, kind, _, _, _, _, info in eom.primitives:
@@ -258,24 +267,30 @@ class CompiledSpatial(CompiledModel):
                        np.array([b[3] for b in bodies], dtype=float).reshape(-1, 3, 3),
                        self.gravity)
 
-    def _constraints(self, time, q, u, kin, accelerations=True, reactions=False):
-        m, nu = self.m, self.nu
+    def _constraints(self, time, q, u, kin, accelerations=True, reactions=False,
+                     wrenches=None):
+        m, nu = self.m, kin["Jw"].shape[2]
         phi, phi_u, c, phi_t = np.zeros(m), np.zeros((m, nu)), np.zeros(m), np.zeros(m)
         maps = []
         row = 0
         R, r = kin["R"], kin["r"]
 
-        def react(chord, rows, force=None, torque=None):
-            """The wrench on the head per unit multiplier (none for a gear or rack)."""
-            if not reactions:
+        def react(chord, rows, force=None, torque=None, tail=None):
+            """The wrenches on the head per unit multiplier — the chord's reaction (none for
+            a gear or rack) — and on the tail (``tail``: the point its force acts at, if
+            not the head's; minus the head's wrench else)."""
+            if not (reactions or wrenches is not None):
                 return
-            W = None if force is None and torque is None else np.zeros((6, len(rows)))
+            W = None if force is None and torque is None else np.zeros((len(rows), 6))
             if force is not None:
-                W[:3] = np.cross(r[self._head[chord]], force.T).T
-                W[3:] = force
+                W[:] = point_wrenches(r[self._head[chord]], force.T)
             elif torque is not None:
-                W[:3] = torque
-            maps.append((chord, rows, W))
+                W[:, :3] = torque.T
+            if wrenches is not None and W is not None:
+                wrenches[rows, 0] = W
+                wrenches[rows, 1] = -W if tail is None else -point_wrenches(tail, force.T)
+            if reactions:
+                maps.append((chord, rows, None if W is None else W.T))
 
 
         for chord, kind, a, b, e, f in self.primitives:
@@ -304,7 +319,7 @@ class CompiledSpatial(CompiledModel):
                 phi[rows] = r[b] - r[a]
                 phi_u[rows] = Jvb - Jva
                 c[rows] = -(kin["gv"][kb] - kin["gv"][ka])
-                react(chord, np.arange(row, row + 3), force=np.eye(3))
+                react(chord, np.arange(row, row + 3), force=np.eye(3), tail=r[a])
                 row += 3
                 continue
             ea = R[a] @ e

@@ -1,0 +1,157 @@
+"""Loops in body space against joint space.
+
+The body-space path (:mod:`vecnet.numerics.bodyspace`) solves the constrained equations
+with one spatial acceleration per rigid body as unknowns, the tree joints and the cut
+joints as constraint rows and a band Cholesky of their Schur complement; the dense path
+solves them in joint space (the articulated-body recursion and the dense Schur complement
+of the loop rows, or the saddle-point system of ``M``). They share only the walk and the
+loop constraints' wrenches, so their agreement at random states checks the grouping into
+rigid bodies, the rows of every joint kind, the inertias and forces about each body's
+reference point and the band solve.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import vecnet as vn
+from vecnet.numerics import bodyspace as bs
+from vecnet.numerics import multibody as mb
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+from loops import INITIAL, vecnet_ladder  # noqa: E402
+
+from test_recursive import random_mechanism, random_planar_mechanism  # noqa: E402
+
+
+def compiled(eom, linear_algebra):
+    return eom.compile_model(None, linear_algebra=linear_algebra)
+
+
+def well_conditioned_state(model, rng):
+    """A random state (not assembled) whose loop equations are well conditioned."""
+    for _ in range(20):
+        q = mb.normalize(model, rng.normal(size=model.n))
+        u = rng.normal(size=mb.speeds(model))
+        snap = model.evaluate(0.2, q, u)
+        rows = mb.independent_rows(snap.phi_q)
+        A = snap.phi_q[rows]
+        if np.linalg.cond(A @ np.linalg.solve(snap.M, A.T)) < 1e4:
+            break
+    return q, u, snap, rows
+
+
+def assert_body_space_agrees(eom, rng):
+    """Accelerations and multipliers of the body-space path equal the saddle-point
+    system's to 1e-10 (relative to the largest), and the body-space path answered."""
+    model = compiled(eom, "sparse")
+    assert model.m and model.solver == "sparse", model.fallback
+    q, u, snap, rows = well_conditioned_state(model, rng)
+    a, lam = mb.accelerations(snap, rows)
+    b, mu = model.accelerations(0.2, q, u, rows)
+    assert model.path_counts == {"sparse": 1, "dense": 0}
+    assert np.max(np.abs(a - b)) < 1e-10 * max(1.0, np.max(np.abs(a)))
+    assert np.max(np.abs(lam - mu)) < 1e-10 * max(1.0, np.max(np.abs(lam)))
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_body_space_accelerations_agree_on_random_spatial_loops(seed):
+    mech = random_mechanism(seed)
+    rng = np.random.default_rng(3000 + seed)
+    screwed = any(type(e).__name__ == "SpatialScrew" for e in mech.network.elements)
+    for coordinates in ("joint",) if screwed else ("joint", "absolute"):
+        assert_body_space_agrees(mech.formulate(coordinates), rng)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_body_space_accelerations_agree_on_random_planar_loops(seed):
+    mech = random_planar_mechanism(seed)
+    rng = np.random.default_rng(4000 + seed)
+    for coordinates in ("joint", "absolute"):
+        assert_body_space_agrees(mech.formulate(coordinates), rng)
+
+
+@pytest.mark.parametrize("K", [3, 12])
+def test_ladder_accelerations_agree_and_the_band_stays_narrow(K):
+    """The hanging ladder of K four-bar loops (benchmarks/loops.py): the same
+    accelerations and multipliers in body space at its assembled pose with random speeds,
+    a Schur complement of 8K rows whose band does not grow with K."""
+    eom = vecnet_ladder(K).formulate()
+    dense, sparse = compiled(eom, "dense"), compiled(eom, "sparse")
+    q = eom.assemble(INITIAL)
+    u = np.random.default_rng(K).normal(size=dense.nu)
+    rows = mb.independent_rows(dense.constraints(0.0, q)[1])
+    a, lam = dense.accelerations(0.0, q, u, rows)
+    b, mu = sparse.accelerations(0.0, q, u, rows)
+    assert dense.path_counts["dense"] == 1 and sparse.path_counts["sparse"] == 1
+    assert np.max(np.abs(a - b)) < 1e-10 * np.max(np.abs(a))
+    assert np.max(np.abs(lam - mu)) < 1e-10 * np.max(np.abs(lam))
+    layout = sparse.body_space().layout(rows)
+    assert layout.n == 8 * K and layout.kd <= 12
+
+
+def test_band_cholesky_solves_a_band_system():
+    rng = np.random.default_rng(1)
+    n, kd = 40, 5
+    S = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i, min(n, i + kd + 1)):
+            S[i, j] = S[j, i] = rng.normal()
+    S += n * np.eye(n)
+    B = np.zeros((n, kd + 1))
+    for j in range(n):
+        for i in range(max(0, j - kd), j + 1):
+            B[j, kd + i - j] = S[i, j]
+    assert bs.band_cholesky(B, kd)
+    b = rng.normal(size=n)
+    assert np.allclose(bs.band_solve(B, kd, b.copy()), np.linalg.solve(S, b), atol=1e-13)
+    B[:] = 0.0
+    B[:, kd] = -1.0   # not positive definite
+    assert not bs.band_cholesky(B, kd)
+
+
+def four_bar(mass_of_coupler=1.0, inertia_of_coupler=0.02):
+    mech = vn.planar.Mechanism("four-bar", gravity=(0, -9.81))
+    crank = mech.body("crank", 1.0, 0.02, position=(0, 0.5))
+    coupler = mech.body("coupler", mass_of_coupler, inertia_of_coupler, position=(0.5, 1.0))
+    rocker = mech.body("rocker", 1.0, 0.02, position=(1.0, 0.5))
+    mech.revolute("A", mech.ground.point(0, 0), crank.point(0, -0.5))
+    mech.revolute("B", crank.point(0, 0.5), coupler.point(-0.5, 0))
+    mech.revolute("C", coupler.point(0.5, 0), rocker.point(0, 0.5))
+    mech.revolute("D", rocker.point(0, -0.5), mech.ground.point(1, 0))
+    return mech
+
+
+def test_the_choice_and_its_fallbacks():
+    """Automatic: dense below six loop rows (a four-bar has two), sparse for the ladder
+    of 12 loops; asked for, sparse where body space can answer, and the dense path with
+    the reason where it cannot (a body without inertia, a constraint on more than two
+    bodies)."""
+    eom = four_bar().formulate()
+    assert eom.compile_model(None).solver == "dense"
+    assert "fewer than 6" in eom.compile_model(None).fallback
+    assert compiled(eom, "sparse").solver == "sparse"
+    assert compiled(eom, "dense").solver == "dense"
+    assert compiled(vecnet_ladder(12).formulate(), "auto").solver == "sparse"
+    point = four_bar(inertia_of_coupler=0.0).formulate()
+    model = compiled(point, "sparse")
+    assert model.solver == "dense" and "without mass or inertia" in model.fallback
+    with pytest.raises(vn.ModelError, match="linear_algebra"):
+        compiled(eom, "banded")
+
+
+def test_a_driver_keeps_the_dense_path():
+    """A motion driver's row is a joint's own coordinate, not a wrench on two bodies: the
+    dense path answers, and says why."""
+    from test_spatial import rssr
+
+    mech = rssr()
+    mech.drive("motor", "R1", 2.0 * vn.t)
+    model = compiled(mech.formulate(), "sparse")
+    assert model.solver == "dense" and "more than two bodies" in model.fallback
+    assert compiled(rssr().formulate(), "sparse").solver == "sparse"

@@ -1,0 +1,802 @@
+"""Loops in linear time: the constrained equations of a mechanism solved in body space.
+
+In joint coordinates the loop constraints ``Phi_u u' = c`` of a mechanism whose loops lie
+deep in its tree (a ladder, a truss, a chain of loops) reach every joint between a loop
+and the datum: ``Phi_u`` has O(K depth) entries and ``Phi_u M^-1 Phi_u^T`` is dense. In
+body space they stay local. The unknowns are one spatial acceleration ``A_g`` (about the
+world origin, world axes) per rigid *group* — the nodes that zero-speed branches (arms,
+welds) join into one rigid body: all of them share it — and the equations
+
+    M_g A_g = f_g + sum of the multipliers' wrenches on g,       G A = gamma,
+
+with ``M_g`` the group's spatial inertia, ``f_g`` gravity, the velocity terms and the
+force elements' wrenches. Every tree joint ``j`` (motion subspace ``S_j``, bias ``c_j``
+from :func:`~vecnet.numerics.recursive.walk`) gives the rows ``T_j^T (A_child - A_parent -
+c_j) = 0``, ``T_j`` an orthonormal basis of the wrenches that do no work on ``S_j``; every
+loop constraint row ``r`` the row ``Wh_r . A_head + Wt_r . A_tail = gamma_r`` (its two
+wrenches per unit multiplier, :meth:`CompiledModel.body_constraints
+<vecnet.numerics.mechanism.CompiledModel.body_constraints>`). A row touches at most two
+groups, so the Schur complement ``G M^-1 G^T`` couples only rows that share a group;
+ordered by reverse Cuthill-McKee (once, when the layout is made) it is banded, and its
+band Cholesky costs O(rows bandwidth^2). The joints' accelerations follow as
+``u'_j = S_j^+ (A_child - A_parent - c_j)``; the multipliers of the loop rows are those
+of ``M u' = Q + Phi_u^T lambda``.
+
+A planar mechanism is computed as a spatial one in its plane: its body space keeps the
+components (turn about z, x and y of the velocity of the origin) its motions have.
+
+Coordinate partitioning (:class:`~vecnet.numerics.multibody.Partition`) takes its
+projections here too (:class:`BodyProjection`): Newton's step on the dependent
+coordinates and the dependent speeds solve the square system
+
+    [T_j^T (d_child - d_parent) = 0;  Wh . d_head + Wt . d_tail = -Phi;
+     (S_j^+ (d_child - d_parent))_i = 0 for every independent speed i]
+
+in body displacements ``d`` (velocities, for the speeds), banded as well, by a band LU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from scipy.linalg import lapack
+
+from .recursive import Tree, _force_cross, _inertias, _spatial_inertia_into
+
+__all__ = ["BodySpace", "Layout", "BodyProjection", "band_cost"]
+
+
+@njit(cache=True, inline="always")
+def _move_motion(x, a, b, out):
+    """A motion vector (twist, spatial acceleration) about the point ``a`` taken about
+    ``b``: ``(omega, v + omega x (b - a))``."""
+    d0, d1, d2 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+    out[0], out[1], out[2] = x[0], x[1], x[2]
+    out[3] = x[3] + x[1] * d2 - x[2] * d1
+    out[4] = x[4] + x[2] * d0 - x[0] * d2
+    out[5] = x[5] + x[0] * d1 - x[1] * d0
+
+
+@njit(cache=True, inline="always")
+def _move_wrench(x, a, b, out):
+    """A wrench about the point ``a`` taken about ``b``: ``(n + (a - b) x f, f)``."""
+    d0, d1, d2 = a[0] - b[0], a[1] - b[1], a[2] - b[2]
+    out[3], out[4], out[5] = x[3], x[4], x[5]
+    out[0] = x[0] + d1 * x[5] - d2 * x[4]
+    out[1] = x[1] + d2 * x[3] - d0 * x[5]
+    out[2] = x[2] + d0 * x[4] - d1 * x[3]
+
+
+@njit(cache=True)
+def _joint_frame(A, k, d, T, Sp, j, Q, v):
+    """Of a motion subspace ``A`` (d x k): an orthonormal basis ``T[j]`` (d x (d - k)) of
+    the wrenches that do no work on it and its pseudo-inverse ``Sp[j]`` (k x d), by
+    Householder's QR (``A`` is overwritten; ``Q``, ``v`` scratch). False when its columns
+    are (nearly) dependent."""
+    big = 0.0
+    for i in range(d):
+        for x in range(d):
+            Q[i, x] = 0.0
+        Q[i, i] = 1.0
+        for x in range(k):
+            big = max(big, abs(A[i, x]))
+    if big == 0.0:
+        return False
+    for i in range(k):
+        norm = 0.0
+        for x in range(i, d):
+            norm += A[x, i] * A[x, i]
+        norm = np.sqrt(norm)
+        if norm <= 1e-12 * big:
+            return False
+        alpha = -norm if A[i, i] >= 0 else norm
+        for x in range(i, d):
+            v[x] = A[x, i]
+        v[i] -= alpha
+        beta = 0.0
+        for x in range(i, d):
+            beta += v[x] * v[x]
+        for y in range(i, k):
+            t = 0.0
+            for x in range(i, d):
+                t += v[x] * A[x, y]
+            t *= 2.0 / beta
+            for x in range(i, d):
+                A[x, y] -= t * v[x]
+        for y in range(d):
+            t = 0.0
+            for x in range(i, d):
+                t += Q[y, x] * v[x]
+            t *= 2.0 / beta
+            for x in range(i, d):
+                Q[y, x] -= t * v[x]
+    for y in range(d):
+        for x in range(k, d):
+            T[j, y, x - k] = Q[y, x]
+    # A = Q1 R: A^+ = R^-1 Q1^T by back substitution
+    for col in range(d):
+        for i in range(k - 1, -1, -1):
+            t = Q[col, i]
+            for x in range(i + 1, k):
+                t -= A[i, x] * Sp[j, x, col]
+            Sp[j, i, col] = t / A[i, i]
+    return True
+
+
+@njit(cache=True)
+def _inverse(M, g, d, L, out):
+    """``out[g] = M[g]^-1`` (d x d, symmetric) by Cholesky (``L`` scratch); False unless
+    ``M[g]`` is positive definite."""
+    for i in range(d):
+        for j in range(i + 1):
+            t = M[g, i, j]
+            for m in range(j):
+                t -= L[i, m] * L[j, m]
+            if i == j:
+                if not t > 0.0:
+                    return False
+                L[i, i] = np.sqrt(t)
+            else:
+                L[i, j] = t / L[j, j]
+    # L^-1 in the upper triangle of L's storage would do; keep it plain: solve column by
+    # column, out = L^-T L^-1
+    for col in range(d):
+        for i in range(d):      # forward: y = L^-1 e_col
+            t = 1.0 if i == col else 0.0
+            for m in range(i):
+                t -= L[i, m] * out[g, m, col]
+            out[g, i, col] = t / L[i, i]
+        for i in range(d - 1, -1, -1):      # backward: x = L^-T y
+            t = out[g, i, col]
+            for m in range(i + 1, d):
+                t -= L[m, i] * out[g, m, col]
+            out[g, i, col] = t / L[i, i]
+    return True
+
+
+@njit(cache=True)
+def _references(body_node, body_mass, r, node_group, n_groups):
+    """Each group's reference point: the mass centre of its bodies (their first node's
+    position where they have no mass). Spatial vectors of a group are taken about it,
+    which keeps its inertia well scaled wherever it is."""
+    ref = np.zeros((n_groups, 3))
+    mass = np.zeros(n_groups)
+    seen = np.zeros(n_groups, dtype=np.bool_)
+    for k in range(len(body_node)):
+        n = body_node[k]
+        g = node_group[n]
+        if g < 0:
+            continue
+        if not seen[g]:
+            for x in range(3):
+                ref[g, x] = r[n, x]
+            seen[g] = True
+        m = body_mass[k]
+        if m > 0.0:
+            if mass[g] == 0.0:
+                for x in range(3):
+                    ref[g, x] = 0.0
+            for x in range(3):
+                ref[g, x] += m * r[n, x]
+            mass[g] += m
+    for g in range(n_groups):
+        if mass[g] > 0.0:
+            for x in range(3):
+                ref[g, x] /= mass[g]
+    return ref
+
+
+@njit(cache=True)
+def _joints(S, c, comps, jbranch, jk, jchild, ref, T, Sp, cj):
+    """Every joint's motion subspace and bias taken about its child group's reference
+    point, ``T`` and ``S^+`` of it (:func:`_joint_frame`) and the bias ``cj``; False if a
+    subspace is degenerate."""
+    d = len(comps)
+    origin = np.zeros(3)
+    col = np.empty(6)
+    moved = np.empty(6)
+    A = np.empty((d, 6))
+    Q = np.empty((d, d))
+    v = np.empty(d)
+    for j in range(len(jbranch)):
+        b, k, p = jbranch[j], jk[j], ref[jchild[j]]
+        for m in range(k):
+            for x in range(6):
+                col[x] = S[b, x, m]
+            _move_motion(col, origin, p, moved)
+            for x in range(d):
+                A[x, m] = moved[comps[x]]
+        if c.shape[0]:
+            for x in range(6):
+                col[x] = c[b, x]
+            _move_motion(col, origin, p, moved)
+            for x in range(d):
+                cj[j, x] = moved[comps[x]]
+        if not _joint_frame(A, k, d, T, Sp, j, Q, v):
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _block_on(comps, w, a, b, G, i, s, full, moved):
+    """``G[i, s]``: the ``d`` components of the wrench ``w`` (given by its components,
+    about ``a``) taken about ``b``; ``full`` and ``moved`` are scratch 6-vectors (``full``
+    zero off the components)."""
+    d = len(comps)
+    for x in range(d):
+        full[comps[x]] = w[x]
+    _move_wrench(full, a, b, moved)
+    for x in range(d):
+        G[i, s, x] = moved[comps[x]]
+
+
+@njit(cache=True)
+def _row_blocks(comps, jparent, jchild, ref, T, Sp, cj, row_ref, row_col, row_kind,
+                row_group, W, gamma, G, gam):
+    """Each row's blocks on its two groups (wrenches about their reference points) and its
+    right-hand side: a tree row (kind 0) ``T`` on the child and ``-T`` on the parent with
+    ``T . c``; a loop row (kind 1) its wrenches ``W[r]`` on its head and tail and
+    ``gamma[r]`` (none with ``gamma`` empty); an independent speed's row (kind 2) its row
+    of ``S^+`` as a tree row's ``T`` and zero."""
+    d = len(comps)
+    origin = np.zeros(3)
+    w = np.empty(d)
+    full = np.zeros(6)
+    moved = np.empty(6)
+    for i in range(len(row_ref)):
+        at, kind = row_ref[i], row_kind[i]
+        if kind == 1:
+            for s in range(2):
+                g = row_group[i, s]
+                if g >= 0:
+                    for x in range(d):
+                        w[x] = W[at, s, comps[x]]
+                    _block_on(comps, w, origin, ref[g], G, i, s, full, moved)
+            gam[i] = gamma[at] if len(gamma) else 0.0
+            continue
+        t = 0.0
+        for x in range(d):
+            w[x] = T[at, x, row_col[i]] if kind == 0 else Sp[at, row_col[i], x]
+            G[i, 0, x] = w[x]
+            t += w[x] * cj[at, x] if kind == 0 else 0.0
+        gam[i] = t
+        p = jparent[at]
+        if p >= 0:
+            _block_on(comps, w, ref[jchild[at]], ref[p], G, i, 1, full, moved)
+            for x in range(d):
+                G[i, 1, x] = -G[i, 1, x]
+
+
+@njit(cache=True)
+def schur_system(comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenches,
+                 node_group, n_groups, S, c, jbranch, jk, jparent, jchild, row_ref, row_col,
+                 row_kind, row_group, pos, gptr, gitem, gside, kd, W, gamma):
+    """The band (by columns, :func:`band_cholesky`) and right-hand side of the Schur
+    complement ``G M^-1 G^T lambda = gamma - G M^-1 f`` in the rows' band order ``pos``,
+    with what :func:`schur_accelerations` needs: the groups' reference points and free accelerations ``M^-1 f``, the rows' blocks ``G`` and
+    ``M^-1 G^T``, their right-hand sides, the joints' ``S^+`` and biases. ``ok`` is False
+    where a group's inertia is not positive definite or a joint's subspace degenerate."""
+    d = len(comps)
+    nrow = len(row_ref)
+    nj = len(jbranch)
+    ab = np.zeros((nrow, kd + 1))
+    rhs = np.zeros(nrow)
+    free = np.zeros((n_groups, d))
+    Y = np.zeros((nrow, 2, d))
+    G = np.zeros((nrow, 2, d))
+    gam = np.zeros(nrow)
+    T = np.zeros((nj, d, d))
+    Sp = np.zeros((nj, d, d))
+    cj = np.zeros((nj, d))
+    ref = _references(body_node, body_mass, r, node_group, n_groups)
+    M = np.zeros((n_groups, d, d))
+    f = np.zeros((n_groups, d))
+    I = np.empty((6, 6))
+    RJ = np.empty((3, 3))
+    Jw = np.empty((3, 3))
+    x = np.empty(3)
+    twist = np.empty(6)
+    h = np.empty(6)
+    tmp = np.empty(6)
+    moved = np.empty(6)
+    for k in range(len(body_node)):
+        n = body_node[k]
+        g = node_group[n]
+        if g < 0:
+            continue
+        for y in range(3):
+            x[y] = r[n, y] - ref[g, y]
+        _spatial_inertia_into(body_mass[k], body_J[k], R[n], x, I, RJ, Jw)
+        # the twist about the reference: (omega, v_n - omega x x)
+        for y in range(3):
+            twist[y] = w[n, y]
+        twist[3] = v[n, 0] - (w[n, 1] * x[2] - w[n, 2] * x[1])
+        twist[4] = v[n, 1] - (w[n, 2] * x[0] - w[n, 0] * x[2])
+        twist[5] = v[n, 2] - (w[n, 0] * x[1] - w[n, 1] * x[0])
+        for a in range(6):
+            t = 0.0
+            for b in range(6):
+                t += I[a, b] * twist[b]
+            h[a] = t
+        _force_cross(twist, h, tmp)
+        for a in range(d):
+            # gravity: I (0, g) is the body's weight as a wrench about the reference
+            t = -tmp[comps[a]]
+            for b in range(3):
+                t += I[comps[a], 3 + b] * gravity[b]
+            f[g, a] += t
+            for b in range(d):
+                M[g, a, b] += I[comps[a], comps[b]]
+    origin = np.zeros(3)
+    for n in range(len(node_group)):
+        g = node_group[n]
+        if g >= 0:
+            _move_wrench(wrenches[n], origin, ref[g], moved)
+            for a in range(d):
+                f[g, a] += moved[comps[a]]
+    Minv = np.empty((n_groups, d, d))
+    L = np.empty((d, d))
+    for g in range(n_groups):
+        if not _inverse(M, g, d, L, Minv):
+            return False, ab, rhs, ref, free, Y, Sp, cj, G, gam
+        for a in range(d):
+            t = 0.0
+            for b in range(d):
+                t += Minv[g, a, b] * f[g, b]
+            free[g, a] = t
+    if not _joints(S, c, comps, jbranch, jk, jchild, ref, T, Sp, cj):
+        return False, ab, rhs, ref, free, Y, Sp, cj, G, gam
+    _row_blocks(comps, jparent, jchild, ref, T, Sp, cj, row_ref, row_col, row_kind,
+                row_group, W, gamma, G, gam)
+    for i in range(nrow):
+        t = gam[i]
+        for s in range(2):
+            g = row_group[i, s]
+            if g < 0:
+                continue
+            for a in range(d):
+                y = 0.0
+                for b in range(d):
+                    y += Minv[g, a, b] * G[i, s, b]
+                Y[i, s, a] = y
+                t -= G[i, s, a] * free[g, a]
+        rhs[pos[i]] = t
+    for g in range(n_groups):
+        for a in range(gptr[g], gptr[g + 1]):
+            i, si = gitem[a], gside[a]
+            pi = pos[i]
+            for b in range(gptr[g], gptr[g + 1]):
+                k, sk = gitem[b], gside[b]
+                pk = pos[k]
+                if pi > pk:
+                    continue
+                t = 0.0
+                for y in range(d):
+                    t += G[i, si, y] * Y[k, sk, y]
+                ab[pk, kd + pi - pk] += t
+    return True, ab, rhs, ref, free, Y, Sp, cj, G, gam
+
+
+@njit(cache=True)
+def band_cholesky(B, kd):
+    """``U^T U = S`` in place, for ``S`` symmetric positive definite in band storage by
+    columns, ``B[j, kd + i - j] = S[i, j]`` for ``j - kd <= i <= j`` (LAPACK's upper band
+    storage, transposed: each column's entries side by side); the diagonal receives the
+    reciprocals ``1 / U[j, j]`` (multiplications, not divisions, in the loops). False
+    unless positive definite. ``n kd^2 / 2`` multiply-adds."""
+    n = B.shape[0]
+    for j in range(n):
+        start = max(0, j - kd)
+        for i in range(start, j + 1):
+            t = B[j, kd + i - j]
+            for k in range(max(start, i - kd), i):
+                t -= B[i, kd + k - i] * B[j, kd + k - j]
+            if i < j:
+                B[j, kd + i - j] = t * B[i, kd]
+            elif t > 0.0:
+                B[j, kd] = 1.0 / np.sqrt(t)
+            else:
+                return False
+    return True
+
+
+@njit(cache=True)
+def band_solve(B, kd, b):
+    """``S^-1 b`` from the factor of :func:`band_cholesky` (``b`` overwritten)."""
+    n = B.shape[0]
+    for j in range(n):
+        t = b[j]
+        for k in range(max(0, j - kd), j):
+            t -= B[j, kd + k - j] * b[k]
+        b[j] = t * B[j, kd]
+    for j in range(n - 1, -1, -1):
+        t = b[j]
+        for i in range(j + 1, min(n, j + kd + 1)):
+            t -= B[i, kd + j - i] * b[i]
+        b[j] = t * B[j, kd]
+    return b
+
+
+@njit(cache=True)
+def _group_accelerations(d, row_group, pos, free, Y, x):
+    """``A = M^-1 (f + G^T lambda)`` of every group from the multipliers ``x`` (band
+    order)."""
+    A = free.copy()
+    for i in range(len(pos)):
+        lam = x[pos[i]]
+        for s in range(2):
+            g = row_group[i, s]
+            if g >= 0:
+                for y in range(d):
+                    A[g, y] += lam * Y[i, s, y]
+    return A
+
+
+@njit(cache=True)
+def _residual(d, row_group, pos, G, gam, A):
+    """``gamma - G A`` (band order) of the groups' accelerations ``A``."""
+    out = np.empty(len(pos))
+    for i in range(len(pos)):
+        t = gam[i]
+        for s in range(2):
+            g = row_group[i, s]
+            if g >= 0:
+                for y in range(d):
+                    t -= G[i, s, y] * A[g, y]
+        out[pos[i]] = t
+    return out
+
+
+@njit(cache=True)
+def schur_accelerations(comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenches,
+                        node_group, n_groups, S, c, jbranch, jk, jparent, jchild, juo,
+                        row_ref, row_col, row_kind, row_group, pos, gptr, gitem, gside, kd,
+                        W, gamma, nu):
+    """``(ok, u', lambda)``: the multipliers of every row (row order) from the band
+    Cholesky of :func:`schur_system`'s Schur complement, refined once (forming
+    ``G M^-1 G^T`` loses the digits its conditioning costs; a step of iterative
+    refinement with the same factor wins them back), the groups' accelerations
+    ``A = M^-1 (f + G^T lambda)`` and the joints' ``u' = S^+ (A_child - A_parent - c)``.
+    ``ok`` is False where the system is degenerate (:func:`schur_system`) or the Schur
+    complement not positive definite (dependent rows)."""
+    d = len(comps)
+    ok, ab, rhs, ref, free, Y, Sp, cj, G, gam = schur_system(
+        comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenches, node_group,
+        n_groups, S, c, jbranch, jk, jparent, jchild, row_ref, row_col, row_kind, row_group,
+        pos, gptr, gitem, gside, kd, W, gamma)
+    lam = np.zeros(len(pos))
+    if not ok or not band_cholesky(ab, kd):
+        return False, np.zeros(nu), lam
+    x = band_solve(ab, kd, rhs)
+    A = _group_accelerations(d, row_group, pos, free, Y, x)
+    x += band_solve(ab, kd, _residual(d, row_group, pos, G, gam, A))
+    A = _group_accelerations(d, row_group, pos, free, Y, x)
+    for i in range(len(pos)):
+        lam[i] = x[pos[i]]
+    return True, _relative(comps, jparent, jchild, jk, juo, ref, A, Sp, cj, nu), lam
+
+
+@njit(cache=True)
+def _relative(comps, jparent, jchild, jk, juo, ref, A, Sp, cj, nu):
+    """``S_j^+ (A_child - A_parent - c_j)`` of every joint, about its child's reference
+    point (``cj`` of zero rows: no bias)."""
+    d = len(comps)
+    out = np.zeros(nu)
+    rel = np.empty(d)
+    full = np.zeros(6)
+    moved = np.empty(6)
+    for j in range(len(jk)):
+        C, P = jchild[j], jparent[j]
+        for y in range(d):
+            rel[y] = A[C, y] - (cj[j, y] if cj.shape[0] else 0.0)
+        if P >= 0:
+            for y in range(d):
+                full[comps[y]] = A[P, y]
+            _move_motion(full, ref[P], ref[C], moved)
+            for y in range(d):
+                rel[y] -= moved[comps[y]]
+        for m in range(jk[j]):
+            t = 0.0
+            for y in range(d):
+                t += Sp[j, m, y] * rel[y]
+            out[juo[j] + m] = t
+    return out
+
+
+@njit(cache=True)
+def square_system(comps, body_node, body_mass, r, node_group, n_groups, S, jbranch, jk,
+                  jparent, jchild, row_ref, row_col, row_kind, row_group, row_pos, col_of,
+                  kl, ku, W):
+    """The band (LAPACK ``dgbtrf`` storage: ``2 kl + ku + 1`` rows) of the square system
+    of a partition's projections: tree rows (kind 0), loop rows (kind 1) and the rows of
+    the independent speeds (kind 2), each on its two groups (columns ``col_of[g] + x``),
+    with the groups' reference points and the joints' ``S^+``. ``ok`` False where a
+    joint's subspace degenerates."""
+    d = len(comps)
+    n = len(row_ref)
+    nj = len(jbranch)
+    ab = np.zeros((2 * kl + ku + 1, n))
+    T = np.zeros((nj, d, d))
+    Sp = np.zeros((nj, d, d))
+    cj = np.zeros((0, d))
+    ref = _references(body_node, body_mass, r, node_group, n_groups)
+    if not _joints(S, np.zeros((0, 6)), comps, jbranch, jk, jchild, ref, T, Sp, cj):
+        return False, ab, ref, Sp
+    G = np.zeros((n, 2, d))
+    gam = np.zeros(n)
+    _row_blocks(comps, jparent, jchild, ref, T, Sp, cj, row_ref, row_col, row_kind,
+                row_group, W, np.zeros(0), G, gam)
+    for i in range(n):
+        p = row_pos[i]
+        for s in range(2):
+            g = row_group[i, s]
+            if g < 0:
+                continue
+            for x in range(d):
+                col = col_of[g] + x
+                ab[kl + ku + p - col, col] += G[i, s, x]
+    return True, ab, ref, Sp
+
+
+def band_cost(n: int, kd: int) -> float:
+    """Flops of a band Cholesky of order ``n`` and half-bandwidth ``kd``, and its solve."""
+    return n * (kd + 1) * (kd + 2) + 4.0 * n * (kd + 1)
+
+
+def _rows(space: BodySpace, rows, ind=()):
+    """The rows of a body-space system: every tree joint's ``d - k`` rows (kind 0), the
+    loop constraint rows ``rows`` (kind 1), the independent speeds ``ind`` (kind 2): each
+    row's joint or constraint row, column, kind and two groups (child and parent, or head
+    and tail)."""
+    speed_joint = {}
+    for j in range(len(space.jbranch)):
+        for x in range(int(space.jk[j])):
+            speed_joint[int(space.juo[j]) + x] = (j, x)
+    out = []
+    for j in range(len(space.jbranch)):
+        out += [(j, x, 0, space.jchild[j], space.jparent[j])
+                for x in range(space.d - int(space.jk[j]))]
+    out += [(int(row), 0, 1, *space.row_groups[int(row)]) for row in rows]
+    for speed in ind:
+        j, x = speed_joint[int(speed)]
+        out.append((j, x, 2, space.jchild[j], space.jparent[j]))
+    table = np.array(out, dtype=np.int64).reshape(-1, 5)
+    return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy(), table[:, 3:].copy()
+
+
+class Layout:
+    """The Schur complement's rows for one set of loop constraint rows, and their band
+    order: for each row its joint or constraint row (``row_ref``), column of ``T``
+    (``row_col``), kind (``row_kind``: 0 tree, 1 loop) and groups (``row_group``); its
+    position ``pos`` in the reverse Cuthill-McKee order of the graph of rows that share a
+    group and the half-bandwidth ``kd`` of that order; each group's rows (``gptr``,
+    ``gitem``, ``gside``: CSR)."""
+
+    def __init__(self, space: BodySpace, rows: np.ndarray) -> None:
+        self.row_ref, self.row_col, self.row_kind, self.row_group = _rows(space, rows)
+        self.chord_at = int(np.sum(self.row_kind == 0))
+        n = self.n = len(self.row_ref)
+        items = sorted((int(g), i, s) for i in range(n)
+                       for s, g in enumerate(self.row_group[i]) if g >= 0)
+        counts = np.bincount(np.array([g for g, _, _ in items], dtype=np.int64),
+                             minlength=space.n_groups)
+        self.gptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.gitem = np.array([i for _, i, _ in items], dtype=np.int64)
+        self.gside = np.array([s for _, _, s in items], dtype=np.int64)
+        self.pos, self.kd = _band_order(n, self.gptr, self.gitem)
+
+    def cost(self) -> float:
+        """Flops of one solve: the band Cholesky and the pairs of rows per group."""
+        pairs = float(np.sum(np.diff(self.gptr) ** 2))
+        return band_cost(self.n, self.kd) + 4.0 * pairs
+
+
+def _band_order(n: int, gptr: np.ndarray, gitem: np.ndarray) -> tuple[np.ndarray, int]:
+    """The position of each of ``n`` rows in the reverse Cuthill-McKee order of the graph
+    joining rows that share a group, and the half-bandwidth of that order."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    first, second = [np.arange(n)], [np.arange(n)]
+    for g in range(len(gptr) - 1):
+        members = gitem[gptr[g]:gptr[g + 1]]
+        first.append(np.repeat(members, len(members)))
+        second.append(np.tile(members, len(members)))
+    a = np.concatenate(first).astype(np.int64)
+    b = np.concatenate(second).astype(np.int64)
+    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(n, n)).tocsr()
+    order = reverse_cuthill_mckee(graph, symmetric_mode=True)
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n)
+    kd = int(np.max(np.abs(pos[a] - pos[b]))) if n else 0
+    return pos, kd
+
+
+class BodySpace:
+    """A mechanism's tree grouped into rigid bodies, as the body-space solves read it.
+
+    Parameters
+    ----------
+    tree : Tree
+        The compiled tree (:class:`~vecnet.numerics.recursive.Tree`).
+    row_nodes : array (m x 2)
+        The head and tail node of every loop constraint row.
+    comps : sequence of int
+        The components of spatial vectors the mechanism moves in (all six in space; the
+        turn about z and the in-plane velocity, 2, 3, 4, in the plane).
+
+    ``supported`` tells whether the body-space path can answer (``reason``: why not):
+    every group carries a body, and no joint has more speeds than the body space has
+    components.
+    """
+
+    def __init__(self, tree: Tree, row_nodes: np.ndarray, comps) -> None:
+        self.comps = np.asarray(comps, dtype=np.int64)
+        self.d = d = len(self.comps)
+        group = np.full(tree.n_nodes, -1, dtype=np.int64)
+        jbranch: list[int] = []
+        for b in range(len(tree.parent)):
+            if tree.nk[b] == 0:
+                group[tree.child[b]] = group[tree.parent[b]]
+            else:
+                group[tree.child[b]] = len(jbranch)
+                jbranch.append(b)
+        self.node_group = group
+        self.n_groups = len(jbranch)
+        self.jbranch = np.array(jbranch, dtype=np.int64)
+        self.jparent = group[tree.parent[self.jbranch]]
+        self.jchild = group[tree.child[self.jbranch]]
+        self.jk = tree.nk[self.jbranch].astype(np.int64)
+        self.juo = tree.uo[self.jbranch].astype(np.int64)
+        self.row_groups = group[np.asarray(row_nodes, dtype=np.int64).reshape(-1, 2)]
+        carried = np.zeros(self.n_groups, dtype=bool)
+        body_groups = group[tree.body_node]
+        carried[body_groups[body_groups >= 0]] = True
+        self.reason = ("a joint moves out of the mechanism's plane" if np.any(self.jk > d)
+                       else "a rigid body without mass or inertia" if not carried.all()
+                       else "a constraint row between two points of the ground"
+                       if np.any((self.row_groups < 0).all(axis=1)) else "")
+        self.supported = not self.reason
+        self._layouts: dict[bytes, Layout] = {}
+        self._projections: dict[tuple[bytes, bytes], BodyProjection] = {}
+
+    def check_inertias(self, tree: Tree, st) -> None:
+        """Clear ``supported`` (with its ``reason``) where a group's inertia in the body
+        space is singular at the walk's state ``st`` (a point mass on a body of its own:
+        nothing resists its turn); whether it is does not depend on the pose."""
+        if not self.supported:
+            return
+        I, _ = _inertias(tree.body_node, tree.body_mass, tree.body_J, tree.n_nodes, st.R,
+                         st.r, st.w, st.v, False)
+        M = np.zeros((self.n_groups, self.d, self.d))
+        inside = self.node_group >= 0
+        np.add.at(M, self.node_group[inside],
+                  I[inside][:, self.comps][:, :, self.comps])
+        low = np.linalg.eigvalsh(M)
+        if np.any(low[:, 0] <= 1e-12 * np.maximum(low[:, -1], 1e-300)):
+            self.supported = False
+            self.reason = "a rigid body without mass or inertia"
+
+    def layout(self, rows: np.ndarray) -> Layout:
+        """The :class:`Layout` of the loop rows ``rows`` (made once for each set)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        key = rows.tobytes()
+        out = self._layouts.get(key)
+        if out is None:
+            out = self._layouts[key] = Layout(self, rows)
+        return out
+
+    def accelerations(self, tree: Tree, st, wrenches: np.ndarray, W: np.ndarray,
+                      gamma: np.ndarray, rows: np.ndarray, nu: int):
+        """``(u', multipliers of rows)`` at the walk's state ``st`` under the nodes'
+        ``wrenches`` with the loop rows' wrenches ``W`` and right-hand sides ``gamma``
+        (:meth:`~vecnet.numerics.mechanism.CompiledModel.body_constraints`); ``None``
+        where a group's inertia or a joint's subspace is degenerate, or the Schur
+        complement is not positive definite (dependent loop rows)."""
+        lay = self.layout(rows)
+        ok, ud, lam = schur_accelerations(
+            self.comps, tree.body_node, tree.body_mass, tree.body_J, st.R, st.r, st.w, st.v,
+            tree.gravity, wrenches, self.node_group, self.n_groups, st.S, st.c, self.jbranch,
+            self.jk, self.jparent, self.jchild, self.juo, lay.row_ref, lay.row_col,
+            lay.row_kind, lay.row_group, lay.pos, lay.gptr, lay.gitem, lay.gside, lay.kd, W,
+            gamma, nu)
+        return (ud, lam[lay.chord_at:]) if ok else None
+
+    def projection(self, rows: np.ndarray, ind: np.ndarray) -> BodyProjection:
+        """The :class:`BodyProjection` of a partition (loop rows ``rows``, independent
+        speeds ``ind``), made once for each."""
+        key = (np.asarray(rows, dtype=np.int64).tobytes(),
+               np.asarray(ind, dtype=np.int64).tobytes())
+        out = self._projections.get(key)
+        if out is None:
+            out = self._projections[key] = BodyProjection(self, rows, ind)
+        return out
+
+
+class BodyProjection:
+    """The square body-space system of a partition (see the module docstring): its rows
+    (:func:`_rows`) and their order for a narrow band (:func:`_square_order`)."""
+
+    def __init__(self, space: BodySpace, rows: np.ndarray, ind: np.ndarray) -> None:
+        self.space = space
+        self.rows = np.asarray(rows, dtype=np.int64)
+        self.ind = np.asarray(ind, dtype=np.int64)
+        self.row_ref, self.row_col, self.row_kind, self.row_group = \
+            _rows(space, self.rows, self.ind)
+        self.n = len(self.row_ref)
+        if self.n != space.d * space.n_groups:
+            raise ValueError("the partition's rows and independent speeds do not make a "
+                             "square system")
+        self.col_of, self.row_pos, self.kl, self.ku = _square_order(space, self.row_group)
+        self.chord_pos = self.row_pos[self.row_kind == 1]
+        self.ind_pos = self.row_pos[self.row_kind == 2]
+        self.gather = (self.col_of[:, None] + np.arange(space.d)).ravel()
+
+    def factor(self, tree: Tree, st, W: np.ndarray):
+        """The band LU of the square system at the walk's state ``st`` with the loop rows'
+        wrenches ``W``: ``(lu, pivots, references, S^+)``, or ``None`` where it is
+        singular."""
+        space = self.space
+        ok, ab, ref, Sp = square_system(
+            space.comps, tree.body_node, tree.body_mass, st.r, space.node_group,
+            space.n_groups, st.S, space.jbranch, space.jk, space.jparent, space.jchild,
+            self.row_ref, self.row_col, self.row_kind, self.row_group, self.row_pos,
+            self.col_of, self.kl, self.ku, W)
+        if not ok:
+            return None
+        lu, piv, info = lapack.dgbtrf(ab, self.kl, self.ku, overwrite_ab=1)
+        if info != 0:
+            return None
+        return lu, piv, ref, Sp
+
+    def solve(self, factors, chord_rhs: np.ndarray, ind_rhs: np.ndarray,
+              nu: int) -> np.ndarray:
+        """The joint speeds (or displacements) ``S^+ (d_child - d_parent)`` of the body-space
+        solution with the loop rows' right-hand side ``chord_rhs`` and the independent
+        speeds' ``ind_rhs`` (tree rows zero)."""
+        lu, piv, ref, Sp = factors
+        b = np.zeros(self.n)
+        b[self.chord_pos] = chord_rhs
+        b[self.ind_pos] = ind_rhs
+        x, info = lapack.dgbtrs(lu, self.kl, self.ku, b, piv)
+        if info != 0:
+            raise np.linalg.LinAlgError("band solve failed")
+        space = self.space
+        return _relative(space.comps, space.jparent, space.jchild, space.jk, space.juo, ref,
+                         x[self.gather].reshape(-1, space.d), Sp, np.zeros((0, space.d)), nu)
+
+
+def _square_order(space: BodySpace, row_group: np.ndarray):
+    """Columns ``col_of[g]`` (the first of group g's ``d``) and row positions of the square
+    system for a narrow band, with its lower and upper bandwidths: the groups in reverse
+    Cuthill-McKee order of the graph their rows make, the rows sorted by the first (or
+    the last, or the middle) group they touch, whichever band is cheaper to factor."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    ng, d = space.n_groups, space.d
+    pairs = row_group[(row_group >= 0).all(axis=1)]
+    a = np.concatenate([pairs[:, 0], pairs[:, 1], np.arange(ng)])
+    b = np.concatenate([pairs[:, 1], pairs[:, 0], np.arange(ng)])
+    graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(ng, ng)).tocsr()
+    order = reverse_cuthill_mckee(graph, symmetric_mode=True)
+    gpos = np.empty(ng, dtype=np.int64)
+    gpos[order] = np.arange(ng)
+    col_of = (d * gpos).astype(np.int64)
+    valid = row_group >= 0
+    at = gpos[np.where(valid, row_group, 0)]
+    lo = np.where(valid, at, ng).min(axis=1)
+    hi = np.where(valid, at, -1).max(axis=1)
+    first, last = d * lo, d * hi + d - 1    # the first and last column each row touches
+    best = None
+    for key in (lo, hi, lo + hi):
+        row_pos = np.empty(len(key), dtype=np.int64)
+        row_pos[np.lexsort((np.arange(len(key)), key))] = np.arange(len(key))
+        kl = int(max(0, np.max(row_pos - first)))
+        ku = int(max(0, np.max(last - row_pos)))
+        cost = kl * (kl + ku + 1)
+        if best is None or cost < best[0]:
+            best = (cost, row_pos, kl, ku)
+    assert best is not None
+    _, row_pos, kl, ku = best
+    return col_of, row_pos, kl, ku
