@@ -155,3 +155,108 @@ def test_a_driver_keeps_the_dense_path():
     model = compiled(mech.formulate(), "sparse")
     assert model.solver == "dense" and "more than two bodies" in model.fallback
     assert compiled(rssr().formulate(), "sparse").solver == "sparse"
+
+
+# -- the partition's projections -------------------------------------------------------------
+def test_projections_equal_the_dense_ones_on_the_ladder():
+    """From coordinates off the loops and random independent speeds, the body-space Newton
+    steps and dependent speeds land where the joint-space ones do; the conditioning
+    estimate is the dense measure within a small factor."""
+    eom = vecnet_ladder(6).formulate()
+    dense, sparse = compiled(eom, "dense"), compiled(eom, "sparse")
+    q0 = eom.assemble(INITIAL)
+    pd, ps = mb.Partition(dense, 0.0, q0), mb.Partition(sparse, 0.0, q0)
+    assert pd.body is None and ps.body is not None
+    rng = np.random.default_rng(7)
+    for size in (1e-6, 1e-3, 3e-2):
+        q = q0 + size * rng.normal(size=len(q0))
+        uw = rng.normal(size=len(pd.ind))
+        qd, ud = pd.project(0.0, q, uw)
+        qs, us = ps.project(0.0, q, uw)
+        assert np.max(np.abs(qd - qs)) < 1e-12
+        assert np.max(np.abs(ud - us)) < 1e-10 * np.max(np.abs(ud))
+        assert np.max(np.abs(sparse.constraints(0.0, qs)[0])) < 1e-12
+        ratio = ps.conditioning(0.0, q) / pd.conditioning(0.0, q)
+        assert 0.5 < ratio < 3.0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_projections_equal_the_dense_ones_on_random_planar_loops(seed):
+    eom = random_planar_mechanism(seed).formulate()
+    dense, sparse = compiled(eom, "dense"), compiled(eom, "sparse")
+    try:
+        q0 = eom.assemble()
+    except vn.FormulationError:
+        pytest.skip("the random loops do not close")
+    pd, ps = mb.Partition(dense, 0.0, q0), mb.Partition(sparse, 0.0, q0)
+    assert ps.body is not None
+    rng = np.random.default_rng(seed)
+    q = q0 + 1e-4 * rng.normal(size=len(q0))
+    uw = rng.normal(size=len(pd.ind))
+    qd, ud = pd.project(0.0, q, uw)
+    qs, us = ps.project(0.0, q, uw)
+    assert np.max(np.abs(qd - qs)) < 1e-11
+    assert np.max(np.abs(ud - us)) < 1e-10 * max(1.0, np.max(np.abs(ud)))
+    assert 0.3 < ps.conditioning(0.0, q) / pd.conditioning(0.0, q) < 3.0
+
+
+def test_the_conditioning_estimate_follows_a_four_bar_to_its_change_point():
+    """A parallelogram four-bar driven toward its change point (every link in a line): the
+    dependent block turns singular, and the body-space estimate follows the dense measure
+    all the way down."""
+    eom = four_bar().formulate()
+    dense, sparse = compiled(eom, "dense"), compiled(eom, "sparse")
+    q0 = eom.assemble()
+    pd, ps = mb.Partition(dense, 0.0, q0), mb.Partition(sparse, 0.0, q0)
+    assert ps.body is not None
+    for delta in (0.5, 0.05, 1e-3):
+        q = eom.assemble({"A.angle": -np.pi / 2 + delta})
+        exact, estimate = pd.conditioning(0.0, q), ps.conditioning(0.0, q)
+        assert abs(estimate - exact) < 0.05 * exact
+    assert estimate < 1e-3
+
+
+# -- simulations ------------------------------------------------------------------------------
+def simulate_both(eom, t_end, **options):
+    times = np.linspace(0.0, t_end, 11)
+    return [eom.simulate(t_end, t_eval=times, linear_algebra=la, **options)
+            for la in ("dense", "sparse")]
+
+
+def test_the_ladder_moves_alike_in_body_and_joint_space():
+    """The ladder of 6 loops released from its tilted pose: the same trajectory, the loops
+    closed to 1e-10 on both paths, the same energy to the tolerance, and each result says
+    which path ran."""
+    eom = vecnet_ladder(6).formulate()
+    dense, sparse = simulate_both(eom, 0.5, rtol=1e-10, atol=1e-12, initial=INITIAL)
+    assert dense.linear_algebra == "dense" and sparse.linear_algebra == "sparse"
+    assert "body space (sparse)" in sparse.message and "joint space" in dense.message
+    assert dense.nfev == sparse.nfev
+    for name in eom.coordinates + eom.speed_names:
+        assert np.max(np.abs(dense[name] - sparse[name])) < 1e-8
+    for res in (dense, sparse):
+        assert np.max(res["constraint residual"]) <= 1e-10
+        assert np.ptp(res["energy"]) < 1e-8
+
+
+def test_fixed_steps_move_alike_in_body_and_joint_space():
+    eom = vecnet_ladder(4).formulate()
+    dense, sparse = simulate_both(eom, 0.2, method="rk4", step=1e-3, initial=INITIAL)
+    assert sparse.linear_algebra == "sparse"
+    for name in eom.coordinates:
+        assert np.max(np.abs(dense[name] - sparse[name])) < 1e-10
+    assert np.max(sparse["constraint residual"]) <= 1e-10
+
+
+def test_a_spatial_loop_with_spherical_joints_moves_alike():
+    """RSSR: its quaternions keep the joint-space projections, the accelerations come from
+    body space."""
+    from test_spatial import rssr
+
+    eom = rssr().formulate()
+    dense, sparse = simulate_both(eom, 1.0, rtol=1e-10, atol=1e-12,
+                                  velocities={"R1.angle": 2.0})
+    assert sparse.linear_algebra == "sparse"
+    for name in eom.coordinates:
+        assert np.max(np.abs(dense[name] - sparse[name])) < 1e-8
+    assert np.max(sparse["constraint residual"]) <= 1e-10

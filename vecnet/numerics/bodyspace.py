@@ -41,9 +41,11 @@ import numpy as np
 from numba import njit
 from scipy.linalg import lapack
 
-from .recursive import Tree, _force_cross, _inertias, _spatial_inertia_into
+from ..errors import SimulationError
+from .recursive import Tree, _force_cross, _inertias, _spatial_inertia_into, state
 
-__all__ = ["BodySpace", "Layout", "BodyProjection", "band_cost"]
+__all__ = ["BodySpace", "Layout", "BodyProjection", "BodyPartition", "band_cost",
+           "band_cholesky", "band_solve", "norm_estimate"]
 
 
 @njit(cache=True, inline="always")
@@ -538,6 +540,111 @@ def square_system(comps, body_node, body_mass, r, node_group, n_groups, S, jbran
     return True, ab, ref, Sp
 
 
+@njit(cache=True)
+def _speeds_transposed(comps, jparent, jchild, jk, juo, ref, Sp, y, col_of, n):
+    """The transpose of the joints' speeds ``S^+ (d_child - d_parent)`` (each about its
+    child's reference point) applied to ``y`` (one entry per speed): for every joint the
+    wrench ``S^+^T y_j`` on its child's columns and minus it, taken about the parent's
+    reference point, on its parent's."""
+    d = len(comps)
+    out = np.zeros(n)
+    w = np.empty(d)
+    full = np.zeros(6)
+    moved = np.empty(6)
+    for j in range(len(jk)):
+        C, P = jchild[j], jparent[j]
+        for x in range(d):
+            t = 0.0
+            for m in range(jk[j]):
+                t += Sp[j, m, x] * y[juo[j] + m]
+            w[x] = t
+            out[col_of[C] + x] += t
+        if P >= 0:
+            for x in range(d):
+                full[comps[x]] = w[x]
+            _move_wrench(full, ref[C], ref[P], moved)
+            for x in range(d):
+                out[col_of[P] + x] -= moved[comps[x]]
+    return out
+
+
+@njit(cache=True)
+def constraint_rows_times(S, jbranch, jk, juo, jparent, jchild, n_groups, row_group, W, v):
+    """``Phi_u v`` for the loop rows (``W``: their wrenches, ``row_group``: their head and
+    tail groups): the groups' twists from the joint speeds ``v`` (about the world origin,
+    ``S`` of the walk), then each row's wrenches on them."""
+    V = np.zeros((n_groups, 6))
+    for j in range(len(jbranch)):
+        b, C, P = jbranch[j], jchild[j], jparent[j]
+        for x in range(6):
+            t = V[P, x] if P >= 0 else 0.0
+            for m in range(jk[j]):
+                t += S[b, x, m] * v[juo[j] + m]
+            V[C, x] = t
+    out = np.zeros(len(W))
+    for r in range(len(W)):
+        t = 0.0
+        for s in range(2):
+            g = row_group[r, s]
+            if g >= 0:
+                for x in range(6):
+                    t += W[r, s, x] * V[g, x]
+        out[r] = t
+    return out
+
+
+@njit(cache=True)
+def constraint_rows_transposed(S, jbranch, jk, juo, jparent, jchild, n_groups, row_group, W,
+                               y, nu):
+    """``Phi_u^T y`` for the loop rows: the generalized forces of their wrenches times
+    ``y``, summed leaf to root along the joints."""
+    F = np.zeros((n_groups, 6))
+    for r in range(len(W)):
+        for s in range(2):
+            g = row_group[r, s]
+            if g >= 0:
+                for x in range(6):
+                    F[g, x] += y[r] * W[r, s, x]
+    out = np.zeros(nu)
+    for j in range(len(jbranch) - 1, -1, -1):
+        b, C, P = jbranch[j], jchild[j], jparent[j]
+        for m in range(jk[j]):
+            t = 0.0
+            for x in range(6):
+                t += S[b, x, m] * F[C, x]
+            out[juo[j] + m] = t
+        if P >= 0:
+            for x in range(6):
+                F[P, x] += F[C, x]
+    return out
+
+
+def norm_estimate(times, transposed, n: int, iterations: int = 3) -> float:
+    """An estimate of the largest singular value of a matrix with ``n`` columns known by its
+    products ``times(x)`` and ``transposed(y)``: a few steps of the power method on
+    ``X^T X`` from the same start (so that it varies smoothly with the matrix, as an
+    event function must). A lower bound; near a singularity the singular value that
+    matters stands apart and it converges quickly. The start turns by the golden angle
+    from entry to entry: no symmetry of a mechanism makes it orthogonal to the singular
+    vector (as a start of ones is, for a parallelogram's).
+
+    >>> A = np.array([[3.0, 0.0], [0.0, 1.0]])
+    >>> round(norm_estimate(lambda x: A @ x, lambda y: A.T @ y, 2), 4)   # 3 from below
+    3.0
+    """
+    if n == 0:
+        return 0.0
+    x = np.cos(2.399963229728653 * np.arange(n) + 0.5)
+    x /= np.linalg.norm(x)
+    for _ in range(iterations):
+        z = transposed(times(x))
+        size = float(np.linalg.norm(z))
+        if not size > 0.0:
+            return 0.0
+        x = z / size
+    return float(np.linalg.norm(times(x)))
+
+
 def band_cost(n: int, kd: int) -> float:
     """Flops of a band Cholesky of order ``n`` and half-bandwidth ``kd``, and its solve."""
     return n * (kd + 1) * (kd + 2) + 4.0 * n * (kd + 1)
@@ -764,6 +871,144 @@ class BodyProjection:
         space = self.space
         return _relative(space.comps, space.jparent, space.jchild, space.jk, space.juo, ref,
                          x[self.gather].reshape(-1, space.d), Sp, np.zeros((0, space.d)), nu)
+
+    def solve_transposed(self, factors, speeds: np.ndarray) -> np.ndarray:
+        """The loop rows' part of the solution of the transposed system whose right-hand
+        side is the transpose of the speeds map applied to ``speeds`` (one entry per speed):
+        with :meth:`solve`, the products with ``X`` and ``X^T`` of the map ``X`` from the
+        loop rows' right-hand side to the speeds."""
+        lu, piv, ref, Sp = factors
+        space = self.space
+        c = _speeds_transposed(space.comps, space.jparent, space.jchild, space.jk, space.juo,
+                               ref, Sp, speeds, self.col_of, self.n)
+        z, info = lapack.dgbtrs(lu, self.kl, self.ku, c, piv, trans=1)
+        if info != 0:
+            raise np.linalg.LinAlgError("band solve failed")
+        return z[self.chord_pos]
+
+
+class BodyPartition:
+    """Coordinate partitioning's projections in body space, for a model whose coordinate
+    rates are its speeds (``q' = u``): the dependent coordinates by Newton's method and
+    the dependent speeds, each step a band LU of the square system of
+    :class:`BodyProjection` (the same steps as in joint space, in other unknowns); and
+    :meth:`conditioning`, the partition's nearness to singularity, from estimates.
+
+    Parameters
+    ----------
+    model
+        A :class:`~vecnet.numerics.mechanism.CompiledModel` (its ``_tree``, ``nu``,
+        ``_zero`` and ``body_constraints``).
+    projection : BodyProjection
+        The square system of the partition's rows and independent speeds.
+    dep : array
+        The dependent speeds (and coordinates).
+    """
+
+    def __init__(self, model, projection: BodyProjection, dep: np.ndarray) -> None:
+        self.model = model
+        self.projection = projection
+        self.rows, self.ind = projection.rows, projection.ind
+        self.dep = np.asarray(dep, dtype=np.int64)
+        self._no_speeds = np.zeros(len(self.ind))
+        #: the last projection: (coordinates given, coordinates found, factors there,
+        #: the walk there, the rows' wrenches there)
+        self._last: tuple | None = None
+
+    def _at(self, time: float, q: np.ndarray):
+        """The walk and the loop rows' constraints at ``q`` (no speeds)."""
+        st = state(self.model._tree, q, self.model._zero)
+        return st, self.model.body_constraints(time, q, self.model._zero, st,
+                                               accelerations=False)
+
+    def _factor(self, st, W):
+        factors = self.projection.factor(self.model._tree, st, W)
+        if factors is None:
+            raise np.linalg.LinAlgError("the dependent coordinates' system is singular")
+        return factors
+
+    def project(self, time: float, q: np.ndarray, uw: np.ndarray):
+        """Consistent ``(q, u)`` from the coordinates ``q`` near the constraint manifold and
+        the independent speeds ``uw``, as
+        :meth:`~vecnet.numerics.multibody.Partition.project`.
+
+        Raises
+        ------
+        SimulationError
+            When Newton's method does not close the loops.
+        numpy.linalg.LinAlgError
+            When the dependent coordinates' system is singular.
+        """
+        nu, rows, dep = self.model.nu, self.rows, self.dep
+        given = np.array(q, dtype=float)
+        q = given.copy()
+        fresh = None
+        for _ in range(25):
+            st, (phi, phi_t, _, W) = self._at(time, q)
+            res = phi[rows]
+            if np.max(np.abs(res)) < 1e-12:
+                fresh = st, phi_t, W
+                break
+            step = self.projection.solve(self._factor(st, W), res, self._no_speeds, nu)[dep]
+            q[dep] -= step
+            if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):   # at roundoff
+                break
+        else:
+            raise SimulationError(f"at t = {time:.6g} the loops cannot be closed: the "
+                                  "mechanism left its assembly (a singular configuration?)")
+        if fresh is None:
+            st, (_, phi_t, _, W) = self._at(time, q)
+        else:
+            st, phi_t, W = fresh
+        factors = self._factor(st, W)
+        u = self.projection.solve(factors, -phi_t[rows], uw, nu)
+        u[self.ind] = uw
+        self._last = (given, q.copy(), factors, st, W)
+        return q, u
+
+    def conditioning(self, time: float, q: np.ndarray) -> float:
+        """An estimate of the dense partition's measure, the smallest singular value of the
+        dependent block ``A_dep`` of ``Phi_u`` relative to the largest of ``Phi_u``: the
+        largest singular values of ``A_dep^-1`` (by the band LU) and of ``Phi_u`` (by
+        the walk's motion subspaces) from a few products each (:func:`norm_estimate`). At
+        the coordinates of the last projection (given or found) its factors serve."""
+        last = self._last
+        if last is not None and (np.array_equal(q, last[0]) or np.array_equal(q, last[1])):
+            factors, st, W = last[2:]
+        else:
+            st, (_, _, _, W) = self._at(time, np.asarray(q, dtype=float))
+            factors = self.projection.factor(self.model._tree, st, W)
+            if factors is None:
+                return 0.0
+        proj, space, nu = self.projection, self.projection.space, self.model.nu
+        m = len(self.rows)
+        rows_W = np.ascontiguousarray(W[self.rows])
+        groups = space.row_groups[self.rows]
+        speeds = np.zeros(nu)
+
+        def inverse(v):
+            return proj.solve(factors, v, self._no_speeds, nu)[self.dep]
+
+        def inverse_transposed(v):
+            speeds[self.dep] = v
+            return proj.solve_transposed(factors, speeds)
+
+        def rows_times(v):
+            return constraint_rows_times(st.S, space.jbranch, space.jk, space.juo,
+                                         space.jparent, space.jchild, space.n_groups, groups,
+                                         rows_W, v)
+
+        def rows_transposed(y):
+            return constraint_rows_transposed(st.S, space.jbranch, space.jk, space.juo,
+                                              space.jparent, space.jchild, space.n_groups,
+                                              groups, rows_W, y, nu)
+
+        try:
+            size = norm_estimate(inverse, inverse_transposed, m)
+        except np.linalg.LinAlgError:
+            return 0.0
+        scale = norm_estimate(rows_times, rows_transposed, nu)
+        return float(min(1.0, 1.0 / max(size * scale, 1e-300)))
 
 
 def _square_order(space: BodySpace, row_group: np.ndarray):

@@ -23,7 +23,7 @@ import sympy
 from ..elements.base import t
 from ..errors import ModelError
 from . import recursive
-from .bodyspace import BodySpace
+from .bodyspace import BodyPartition, BodySpace
 from .multibody import solve
 
 __all__ = ["CompiledModel", "Snapshot", "cross", "point_wrenches", "LINEAR_ALGEBRA"]
@@ -52,8 +52,8 @@ def point_wrenches(r: np.ndarray, F: np.ndarray) -> np.ndarray:
     >>> point_wrenches(np.array([0.0, 1.0, 0.0]), np.array([[1.0, 0.0, 0.0]])).tolist()
     [[0.0, 0.0, -1.0, 1.0, 0.0, 0.0]]
     """
-    r, F = np.broadcast_arrays(np.atleast_2d(r), np.atleast_2d(F))
-    out = np.empty((len(F), 6))
+    r, F = np.atleast_2d(r), np.atleast_2d(F)
+    out = np.empty((max(len(r), len(F)), 6))
     out[:, 0] = r[:, 1] * F[:, 2] - r[:, 2] * F[:, 1]
     out[:, 1] = r[:, 2] * F[:, 0] - r[:, 0] * F[:, 2]
     out[:, 2] = r[:, 0] * F[:, 1] - r[:, 1] * F[:, 0]
@@ -306,16 +306,19 @@ class CompiledModel(ABC):
         return {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
                 "w": st.w[rows], "v": st.v[rows], "state": st}
 
-    def _light_kinematics(self, st) -> dict:
+    def _light_kinematics(self, st, accelerations: bool = True) -> dict:
         """The kinematics of :meth:`kinematics` without the Jacobians (zero columns: the
         constraints' rows in the speeds come out empty), in time linear in the size: the
-        convective accelerations of the nodes from the walk's bias accelerations."""
+        convective accelerations of the nodes from the walk's bias accelerations (zero
+        unless ``accelerations``)."""
         rows = self._needed
-        A0, r, w, v = st.A0[rows], st.r[rows], st.w[rows], st.v[rows]
-        gv = A0[:, 3:] + np.cross(A0[:, :3], r) + np.cross(w, v)
+        if accelerations:
+            gw, gv = recursive.node_bias(rows, st.r, st.w, st.v, st.A0)
+        else:
+            gw = gv = np.zeros((len(rows), 3))
         none = np.zeros((len(rows), 3, 0))
-        return {"R": st.R, "r": st.r, "Jw": none, "Jv": none, "gw": A0[:, :3], "gv": gv,
-                "w": w, "v": v, "state": st}
+        return {"R": st.R, "r": st.r, "Jw": none, "Jv": none, "gw": gw, "gv": gv,
+                "w": st.w[rows], "v": st.v[rows], "state": st}
 
     def body_constraints(self, time: float, q: np.ndarray, u: np.ndarray, st,
                          accelerations: bool = True):
@@ -326,7 +329,8 @@ class CompiledModel(ABC):
         the nodes' spatial accelerations, ``Wh . A_head + Wt . A_tail = gamma`` (``None``
         unless ``accelerations``). Only for rows in body form (``_body_form``)."""
         W = np.zeros((self.m, 2, 6))
-        phi, _, phi_t, c, _ = self._constraints(time, q, u, self._light_kinematics(st),
+        phi, _, phi_t, c, _ = self._constraints(time, q, u,
+                                                self._light_kinematics(st, accelerations),
                                                 accelerations=accelerations, wrenches=W)
         if not accelerations:
             return phi, phi_t, None, W
@@ -387,6 +391,21 @@ class CompiledModel(ABC):
         last gave an evaluation up (``""``: it did not)."""
         self.solver   # the choice sets it
         return self._fallback
+
+    def body_partition(self, rows: np.ndarray, dep: np.ndarray,
+                       ind: np.ndarray) -> BodyPartition | None:
+        """The projections of a coordinate partition (loop rows ``rows``, dependent and
+        independent speeds ``dep``, ``ind``) in body space
+        (:class:`~vecnet.numerics.bodyspace.BodyPartition`), on the sparse path where the
+        coordinates' rates are the speeds (no quaternions); else ``None``."""
+        if self.solver != "sparse" or len(getattr(self, "quaternions", ())):
+            return None
+        assert self._space is not None
+        try:
+            projection = self._space.projection(rows, ind)
+        except ValueError:
+            return None
+        return BodyPartition(self, projection, dep)
 
     def body_space(self) -> BodySpace | None:
         """The body space the sparse path solves in (``None`` on the dense path)."""

@@ -108,7 +108,7 @@ class CompiledMechanism(CompiledModel):
                      | set(pins[:, 1:].ravel().tolist())
                      | {i for _, ends in self.force_elements for i in ends})
         self._pin_rows = pins[:, :1] + np.arange(2)
-        self._pin_nodes = pins[:, 1], pins[:, 2]
+        self._pin_nodes = np.ascontiguousarray(pins[:, 1]), np.ascontiguousarray(pins[:, 2])
         self._pin_kin_rows = (np.array([self.row[a] for a in pins[:, 1]], dtype=int),
                               np.array([self.row[b] for b in pins[:, 2]], dtype=int))
         self._head = {c: self.node[net.graph.ends(c)[1]] for c in topo.chords}
@@ -262,10 +262,8 @@ class CompiledMechanism(CompiledModel):
             phi[rows] = r[heads, :2] - r[tails, :2]
             phi_q[rows] = Jv[rb, :2] - Jv[ra, :2]
             c[rows] = -(gv[rb, :2] - gv[ra, :2])
-            if wrenches is not None:    # the points' unit forces along x and y, all pins at once
-                for k, unit in enumerate(np.eye(3)[:2]):
-                    wrenches[rows[:, k], 0] = point_wrenches(r[heads], unit)
-                    wrenches[rows[:, k], 1] = -point_wrenches(r[tails], unit)
+            if wrenches is not None:    # the points' unit forces along x and y
+                rc.point_rows(r, heads, tails, rows, wrenches)
             if reactions:
                 for chord, idx, a, b in zip(self._pin_chords, rows, tails, heads):
                     maps.append((chord, idx, _law_wrenches(_PIN_GRADIENT, r[a], r[b])[0].T))

@@ -36,7 +36,7 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
            "CYLINDRICAL", "SCREW", "SPHERICAL", "UNIVERSAL", "PLANAR", "WELD", "LINE", "PLANE",
            "AFFINE", "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
-           "inverse_mass_times"]
+           "inverse_mass_times", "node_bias", "point_rows"]
 
 #: branch kinds (the joint motions this module knows); AFFINE is a planar branch, a turn
 #: about z and an offset in the x-y plane both affine in its coordinates
@@ -372,6 +372,46 @@ def node_jacobians(parent, uo, nk, datum, nu, nodes, r, w, v, S, A0, branch_of):
                 Jv[a, 2, col] += S[b, 5, m] - (x[0] * S[b, 1, m] - x[1] * S[b, 0, m])
             here = parent[b]
     return Jw, Jv, gw, gv
+
+
+@njit(cache=True)
+def node_bias(nodes, r, w, v, A0):
+    """For each node in ``nodes``: its convective accelerations ``gw, gv`` (k x 3: the
+    angular acceleration and the acceleration of its point with ``u' = 0``), from the
+    walk's bias accelerations alone (what :func:`node_jacobians` gives without the
+    Jacobians, in time linear in the number of nodes)."""
+    kn = len(nodes)
+    gw = np.empty((kn, 3))
+    gv = np.empty((kn, 3))
+    for a in range(kn):
+        n = nodes[a]
+        al, x, om, vel = A0[n], r[n], w[n], v[n]
+        gw[a, 0], gw[a, 1], gw[a, 2] = al[0], al[1], al[2]
+        # a_O + alpha x r + omega x v
+        gv[a, 0] = al[3] + al[1] * x[2] - al[2] * x[1] + om[1] * vel[2] - om[2] * vel[1]
+        gv[a, 1] = al[4] + al[2] * x[0] - al[0] * x[2] + om[2] * vel[0] - om[0] * vel[2]
+        gv[a, 2] = al[5] + al[0] * x[1] - al[1] * x[0] + om[0] * vel[1] - om[1] * vel[0]
+    return gw, gv
+
+
+@njit(cache=True)
+def point_rows(r, heads, tails, rows, W):
+    """The wrenches (about the world origin) per unit multiplier of rows that make two
+    points coincide, ``rows[p, a]`` the row of pair ``p`` along axis ``a``: the unit force
+    along the axis at the head point, minus it at the tail point, into ``W[row, 0]`` and
+    ``W[row, 1]``."""
+    for p in range(len(heads)):
+        for side in range(2):
+            x = r[heads[p]] if side == 0 else r[tails[p]]
+            sign = 1.0 if side == 0 else -1.0
+            for a in range(rows.shape[1]):
+                row = rows[p, a]
+                for j in range(6):
+                    W[row, side, j] = 0.0
+                W[row, side, 3 + a] = sign
+                # x cross e_a
+                W[row, side, (a + 1) % 3] = sign * x[(a + 2) % 3]
+                W[row, side, (a + 2) % 3] = -sign * x[(a + 1) % 3]
 
 
 @njit(cache=True)
