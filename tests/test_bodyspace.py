@@ -260,3 +260,76 @@ def test_a_spatial_loop_with_spherical_joints_moves_alike():
     for name in eom.coordinates:
         assert np.max(np.abs(dense[name] - sparse[name])) < 1e-8
     assert np.max(sparse["constraint residual"]) <= 1e-10
+
+
+def test_band_lu_solves_a_band_system_and_its_transpose():
+    rng = np.random.default_rng(2)
+    n, kl, ku = 30, 3, 5
+    A = np.zeros((n, n))
+    for i in range(n):
+        for j in range(max(0, i - kl), min(n, i + ku + 1)):
+            A[i, j] = rng.normal()
+    B = np.zeros((n, 2 * kl + ku + 1))
+    for j in range(n):
+        for i in range(max(0, j - ku), min(n, j + kl + 1)):
+            B[j, kl + ku + i - j] = A[i, j]
+    piv = np.zeros(n, dtype=np.int64)
+    assert bs.band_lu(B, kl, ku, piv)
+    b = rng.normal(size=n)
+    assert np.allclose(bs.band_lu_solve(B, kl, ku, piv, b.copy()), np.linalg.solve(A, b),
+                       atol=1e-10)
+    assert np.allclose(bs.band_lu_solve(B, kl, ku, piv, b.copy(), True),
+                       np.linalg.solve(A.T, b), atol=1e-10)
+    assert not bs.band_lu(np.zeros((n, 2 * kl + ku + 1)), kl, ku, piv)
+
+
+# -- the automatic choice and its report -----------------------------------------------------
+def test_simulations_say_which_path_ran():
+    """The ladder of 12 loops runs in body space by itself; a four-bar (two loop rows) in
+    joint space, and says why; an open chain has no constrained equations to report; an
+    unknown choice is refused."""
+    ladder = vecnet_ladder(12).formulate().simulate(0.05, t_eval=[0.0, 0.05], initial=INITIAL)
+    assert ladder.linear_algebra == "sparse" and ladder.solver == "partition"
+    assert ladder.message.endswith("constrained equations solved in body space (sparse)")
+    bar = four_bar().formulate().simulate(0.05, t_eval=[0.0, 0.05])
+    assert bar.linear_algebra == "dense"
+    assert "joint space (dense): fewer than 6 loop constraint rows" in bar.message
+    forced = four_bar().formulate().simulate(0.05, t_eval=[0.0, 0.05], linear_algebra="sparse")
+    assert forced.linear_algebra == "sparse"
+    point = four_bar(inertia_of_coupler=0.0).formulate().simulate(
+        0.05, t_eval=[0.0, 0.05], linear_algebra="sparse")
+    assert point.linear_algebra == "dense" and "without mass or inertia" in point.message
+    mech = vn.planar.Mechanism("pendulum", gravity=(0, -9.81))
+    bob = mech.body("bob", 1.0, 0.01, position=(0, -1))
+    mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+    open_chain = mech.formulate().simulate(0.05, t_eval=[0.0, 0.05])
+    assert open_chain.linear_algebra == "" and "constrained" not in open_chain.message
+    with pytest.raises(vn.ModelError, match="linear_algebra"):
+        four_bar().formulate().simulate(0.05, linear_algebra="banded")
+
+
+def test_evaluations_the_body_space_path_gives_up_are_reported(monkeypatch):
+    """Where the body-space solve cannot answer an evaluation (here: every other one), the
+    joint-space path does, and the result says how often and why."""
+    eom = vecnet_ladder(6).formulate()
+    calls = {"n": 0}
+    original = bs.BodySpace.accelerations
+
+    def flaky(self, *args):
+        calls["n"] += 1
+        return None if calls["n"] % 2 else original(self, *args)
+
+    monkeypatch.setattr(bs.BodySpace, "accelerations", flaky)
+    res = eom.simulate(0.05, t_eval=[0.0, 0.05], initial=INITIAL, linear_algebra="sparse")
+    assert res.linear_algebra == "sparse+dense"
+    assert "in joint space (dense) at" in res.message and "degenerate" in res.message
+
+
+def test_the_prediction_prefers_body_space_as_the_loops_grow():
+    for K, expected in ((2, "dense"), (8, "sparse"), (30, "sparse")):
+        model = vecnet_ladder(K).formulate().compile()
+        assert model.solver == expected
+        sparse, dense = model.predicted_costs()
+        assert (sparse < dense) or model.m < 6
+    sparse, dense = vecnet_ladder(60).formulate().compile().predicted_costs()
+    assert dense > 4 * sparse

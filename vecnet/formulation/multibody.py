@@ -752,7 +752,7 @@ class MechanismEquations(ABC):
         ``linear_algebra`` tells how the constrained equations of a mechanism with loops
         are solved: ``"dense"`` in joint space, ``"sparse"`` in body space (time linear in
         the size for chains of loops, ladders, trusses: :mod:`vecnet.numerics.bodyspace`),
-        ``"auto"`` (the default) the one an operation count predicts cheaper
+        ``"auto"`` (the default) the one predicted cheaper
         (:attr:`~vecnet.numerics.mechanism.CompiledModel.solver`).
 
         Raises

@@ -39,13 +39,14 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from scipy.linalg import lapack
 
 from ..errors import SimulationError
+from . import recursive
 from .recursive import Tree, _force_cross, _inertias, _spatial_inertia_into, state
 
 __all__ = ["BodySpace", "Layout", "BodyProjection", "BodyPartition", "band_cost",
-           "band_cholesky", "band_solve", "norm_estimate"]
+           "band_cholesky", "band_solve", "band_lu", "band_lu_solve", "norm_estimate",
+           "compile_kernels"]
 
 
 @njit(cache=True, inline="always")
@@ -506,24 +507,98 @@ def _relative(comps, jparent, jchild, jk, juo, ref, A, Sp, cj, nu):
 
 
 @njit(cache=True)
-def square_system(comps, body_node, body_mass, r, node_group, n_groups, S, jbranch, jk,
+def band_lu(B, kl, ku, piv):
+    """LU with partial pivoting, in place, of a band matrix stored by columns:
+    ``B[j, kl + ku + i - j] = A[i, j]`` for ``j - ku <= i <= j + kl``, with ``kl`` more
+    entries above each column's band for the fill of the row interchanges (LAPACK's
+    ``dgbtrf`` storage, transposed: each column's entries side by side; its algorithm,
+    without the many small BLAS calls that cost more than the arithmetic at this size).
+    ``piv[j]``: the row swapped with row ``j``. False where ``A`` is singular."""
+    n = B.shape[0]
+    kv = kl + ku
+    ju = 0
+    for j in range(n):
+        km = min(kl, n - 1 - j)
+        p, big = 0, abs(B[j, kv])
+        for i in range(1, km + 1):
+            if abs(B[j, kv + i]) > big:
+                p, big = i, abs(B[j, kv + i])
+        piv[j] = j + p
+        if big == 0.0:
+            return False
+        ju = max(ju, min(j + ku + p, n - 1))
+        if p:
+            for c in range(j, ju + 1):
+                t = B[c, kv + j - c]
+                B[c, kv + j - c] = B[c, kv + j + p - c]
+                B[c, kv + j + p - c] = t
+        inverse = 1.0 / B[j, kv]
+        for i in range(1, km + 1):
+            B[j, kv + i] *= inverse
+        for c in range(j + 1, ju + 1):
+            f = B[c, kv + j - c]
+            if f != 0.0:
+                for i in range(1, km + 1):
+                    B[c, kv + j + i - c] -= B[j, kv + i] * f
+    return True
+
+
+@njit(cache=True)
+def band_lu_solve(B, kl, ku, piv, b, transposed=False):
+    """``A^-1 b`` (``A^-T b`` if ``transposed``) from the factors of :func:`band_lu`
+    (``b`` overwritten)."""
+    n = B.shape[0]
+    kv = kl + ku
+    if not transposed:
+        for j in range(n):
+            p = piv[j]
+            if p != j:
+                b[j], b[p] = b[p], b[j]
+            t = b[j]
+            for i in range(1, min(kl, n - 1 - j) + 1):
+                b[j + i] -= B[j, kv + i] * t
+        for j in range(n - 1, -1, -1):
+            b[j] /= B[j, kv]
+            t = b[j]
+            for r in range(max(0, j - kv), j):
+                b[r] -= B[j, kv + r - j] * t
+        return b
+    for j in range(n):
+        t = b[j]
+        for r in range(max(0, j - kv), j):
+            t -= B[j, kv + r - j] * b[r]
+        b[j] = t / B[j, kv]
+    for j in range(n - 1, -1, -1):
+        t = b[j]
+        for i in range(1, min(kl, n - 1 - j) + 1):
+            t -= B[j, kv + i] * b[j + i]
+        b[j] = t
+        p = piv[j]
+        if p != j:
+            b[j], b[p] = b[p], b[j]
+    return b
+
+
+@njit(cache=True)
+def square_factor(comps, body_node, body_mass, r, node_group, n_groups, S, jbranch, jk,
                   jparent, jchild, row_ref, row_col, row_kind, row_group, row_pos, col_of,
                   kl, ku, W):
-    """The band (LAPACK ``dgbtrf`` storage: ``2 kl + ku + 1`` rows) of the square system
-    of a partition's projections: tree rows (kind 0), loop rows (kind 1) and the rows of
-    the independent speeds (kind 2), each on its two groups (columns ``col_of[g] + x``),
-    with the groups' reference points and the joints' ``S^+``. ``ok`` False where a
-    joint's subspace degenerates."""
+    """The square system of a partition's projections — tree rows (kind 0), loop rows
+    (kind 1) and the rows of the independent speeds (kind 2), each on its two groups
+    (columns ``col_of[g] + x``), row ``i`` at ``row_pos[i]`` — factored by
+    :func:`band_lu`: ``(ok, factors, pivots, references, S^+)``; ``ok`` False where a
+    joint's subspace degenerates or the system is singular."""
     d = len(comps)
     n = len(row_ref)
     nj = len(jbranch)
-    ab = np.zeros((2 * kl + ku + 1, n))
+    B = np.zeros((n, 2 * kl + ku + 1))
+    piv = np.zeros(n, dtype=np.int64)
     T = np.zeros((nj, d, d))
     Sp = np.zeros((nj, d, d))
     cj = np.zeros((0, d))
     ref = _references(body_node, body_mass, r, node_group, n_groups)
     if not _joints(S, np.zeros((0, 6)), comps, jbranch, jk, jchild, ref, T, Sp, cj):
-        return False, ab, ref, Sp
+        return False, B, piv, ref, Sp
     G = np.zeros((n, 2, d))
     gam = np.zeros(n)
     _row_blocks(comps, jparent, jchild, ref, T, Sp, cj, row_ref, row_col, row_kind,
@@ -536,8 +611,21 @@ def square_system(comps, body_node, body_mass, r, node_group, n_groups, S, jbran
                 continue
             for x in range(d):
                 col = col_of[g] + x
-                ab[kl + ku + p - col, col] += G[i, s, x]
-    return True, ab, ref, Sp
+                B[col, kl + ku + p - col] += G[i, s, x]
+    return band_lu(B, kl, ku, piv), B, piv, ref, Sp
+
+
+@njit(cache=True)
+def square_solve(comps, jparent, jchild, jk, juo, B, kl, ku, piv, ref, Sp, b, gather, nu):
+    """The joints' speeds (or displacements) ``S^+ (d_child - d_parent)`` of the solution of
+    the square system (factors of :func:`square_factor`) with the right-hand side ``b``
+    (row positions)."""
+    d = len(comps)
+    x = band_lu_solve(B, kl, ku, piv, b)
+    A = np.empty((len(gather) // d, d))
+    for k in range(len(gather)):
+        A[k // d, k % d] = x[gather[k]]
+    return _relative(comps, jparent, jchild, jk, juo, ref, A, Sp, np.zeros((0, d)), nu)
 
 
 @njit(cache=True)
@@ -841,50 +929,39 @@ class BodyProjection:
 
     def factor(self, tree: Tree, st, W: np.ndarray):
         """The band LU of the square system at the walk's state ``st`` with the loop rows'
-        wrenches ``W``: ``(lu, pivots, references, S^+)``, or ``None`` where it is
-        singular."""
+        wrenches ``W`` (:func:`square_factor`): ``(factors, pivots, references, S^+)``, or
+        ``None`` where it is singular."""
         space = self.space
-        ok, ab, ref, Sp = square_system(
+        ok, B, piv, ref, Sp = square_factor(
             space.comps, tree.body_node, tree.body_mass, st.r, space.node_group,
             space.n_groups, st.S, space.jbranch, space.jk, space.jparent, space.jchild,
             self.row_ref, self.row_col, self.row_kind, self.row_group, self.row_pos,
             self.col_of, self.kl, self.ku, W)
-        if not ok:
-            return None
-        lu, piv, info = lapack.dgbtrf(ab, self.kl, self.ku, overwrite_ab=1)
-        if info != 0:
-            return None
-        return lu, piv, ref, Sp
+        return (B, piv, ref, Sp) if ok else None
 
     def solve(self, factors, chord_rhs: np.ndarray, ind_rhs: np.ndarray,
               nu: int) -> np.ndarray:
         """The joint speeds (or displacements) ``S^+ (d_child - d_parent)`` of the body-space
         solution with the loop rows' right-hand side ``chord_rhs`` and the independent
         speeds' ``ind_rhs`` (tree rows zero)."""
-        lu, piv, ref, Sp = factors
+        B, piv, ref, Sp = factors
         b = np.zeros(self.n)
         b[self.chord_pos] = chord_rhs
         b[self.ind_pos] = ind_rhs
-        x, info = lapack.dgbtrs(lu, self.kl, self.ku, b, piv)
-        if info != 0:
-            raise np.linalg.LinAlgError("band solve failed")
         space = self.space
-        return _relative(space.comps, space.jparent, space.jchild, space.jk, space.juo, ref,
-                         x[self.gather].reshape(-1, space.d), Sp, np.zeros((0, space.d)), nu)
+        return square_solve(space.comps, space.jparent, space.jchild, space.jk, space.juo, B,
+                            self.kl, self.ku, piv, ref, Sp, b, self.gather, nu)
 
     def solve_transposed(self, factors, speeds: np.ndarray) -> np.ndarray:
         """The loop rows' part of the solution of the transposed system whose right-hand
         side is the transpose of the speeds map applied to ``speeds`` (one entry per speed):
         with :meth:`solve`, the products with ``X`` and ``X^T`` of the map ``X`` from the
         loop rows' right-hand side to the speeds."""
-        lu, piv, ref, Sp = factors
+        B, piv, ref, Sp = factors
         space = self.space
         c = _speeds_transposed(space.comps, space.jparent, space.jchild, space.jk, space.juo,
                                ref, Sp, speeds, self.col_of, self.n)
-        z, info = lapack.dgbtrs(lu, self.kl, self.ku, c, piv, trans=1)
-        if info != 0:
-            raise np.linalg.LinAlgError("band solve failed")
-        return z[self.chord_pos]
+        return band_lu_solve(B, self.kl, self.ku, piv, c, True)[self.chord_pos]
 
 
 class BodyPartition:
@@ -1045,3 +1122,36 @@ def _square_order(space: BodySpace, row_group: np.ndarray):
     assert best is not None
     _, row_pos, kl, ku = best
     return col_of, row_pos, kl, ku
+
+
+def compile_kernels() -> None:
+    """Compile every kernel once (numba caches them on disk): those of the walk and the
+    articulated-body recursion (:func:`vecnet.numerics.recursive.compile_kernels`), then
+    the body-space ones on the same pendulum with a point of its tip held to the ground.
+    Installing runs this, so that no model pays the first compilation.
+
+    >>> compile_kernels()
+    """
+    recursive.compile_kernels()
+    tree, q, u = recursive.sample_tree()
+    st = state(tree, q, u)
+    W = np.zeros((3, 2, 6))
+    recursive.point_rows(st.r, np.array([2]), np.array([0]), np.arange(3).reshape(1, 3), W)
+    space = BodySpace(tree, np.array([[2, 0]] * 3), range(6))   # the kernels' types do
+    rows, free = np.arange(3), np.arange(3, 7)                   # not depend on the plane
+    space.accelerations(tree, st, np.zeros((3, 6)), W, np.zeros(3), rows, 7)
+    projection = space.projection(rows, free)
+    factors = projection.factor(tree, st, W)
+    if factors is not None:
+        projection.solve(factors, np.zeros(3), np.zeros(4), 7)
+        projection.solve_transposed(factors, np.zeros(7))
+    band_lu_solve(np.ones((2, 1)), 0, 0, np.arange(2), np.ones(2), True)
+    S = np.array([[1.0], [1.0]])
+    band_cholesky(S, 0)
+    band_solve(S, 0, np.ones(2))
+    constraint_rows_times(st.S, np.array([0, 1]), np.array([6, 1]), np.array([0, 6]),
+                          np.array([-1, 0]), np.array([0, 1]), 2, np.array([[1, -1]]),
+                          W[:1].copy(), np.ones(7))
+    constraint_rows_transposed(st.S, np.array([0, 1]), np.array([6, 1]), np.array([0, 6]),
+                               np.array([-1, 0]), np.array([0, 1]), 2, np.array([[1, -1]]),
+                               W[:1].copy(), np.ones(1), 7)

@@ -28,7 +28,7 @@ from .multibody import solve
 
 __all__ = ["CompiledModel", "Snapshot", "cross", "point_wrenches", "LINEAR_ALGEBRA"]
 
-#: how a compiled model solves its constrained equations: chosen from an operation count,
+#: how a compiled model solves its constrained equations: chosen by a cost prediction,
 #: in joint space (``"dense"``) or in body space (``"sparse"``, :mod:`.bodyspace`)
 LINEAR_ALGEBRA = ("auto", "dense", "sparse")
 #: the automatic choice takes body space only from this many loop constraint rows on
@@ -380,7 +380,7 @@ class CompiledModel(ABC):
         (:mod:`.bodyspace`: time linear in the size for sparse loop topologies), else
         ``"dense"`` (joint space). Chosen when first asked, from :attr:`linear_algebra`:
         ``"auto"`` takes body space for at least ``SPARSE_ROWS`` loop constraint rows
-        when an operation count predicts it cheaper."""
+        when it is predicted cheaper (:meth:`predicted_costs`)."""
         if self._chosen is None:
             self._chosen, self._fallback = self._choose()
         return self._chosen
@@ -433,28 +433,32 @@ class CompiledModel(ABC):
         self._space = space
         if mode == "sparse":
             return "sparse", ""
-        sparse, dense = self.operation_counts()
+        sparse, dense = self.predicted_costs()
         return ("sparse", "") if sparse < dense else \
-            ("dense", f"predicted cheaper ({dense:.3g} against {sparse:.3g} operations)")
+            ("dense", f"predicted cheaper ({dense:.3g} against {sparse:.3g} us per evaluation)")
 
-    def operation_counts(self) -> tuple[float, float]:
-        """Predicted operations of one constrained evaluation in body space and in joint
-        space, ``(sparse, dense)``: the band Cholesky of the Schur complement with the
-        rigid bodies' solves, against the Jacobians of the nodes, one articulated-body
-        sweep per constraint row and the dense Schur complement's product and
-        factorization (the dense projections cost more than that again)."""
+    def predicted_costs(self) -> tuple[float, float]:
+        """The predicted cost of one right-hand side of the partitioned integrator on the
+        body-space and on the joint-space path, ``(sparse, dense)``, in microseconds of
+        the machine they were fitted on (least squares over planar and spatial ladders,
+        fans of links on a platform and random mechanisms; only their ratio matters).
+        Body space: the walks (per branch), the band Cholesky of the Schur complement
+        (``n kd^2``), the pairs of rows on each body and the bodies' ``d^3`` solves; joint
+        space: the nodes' Jacobians (the speeds on their paths to the datum, which the
+        constraint rows, the articulated-body sweeps per row and the dense Schur complement
+        follow in size) and the spatial constraints' overhead."""
         space = self._space or BodySpace(self._tree, self._row_nodes, self.body_components)
-        tree, m, nu = self._tree, self.m, self.nu
         d = space.d
-        lay = space.layout(np.arange(m))
-        sparse = lay.cost() + (6 * d * d + 2 * d ** 3) * space.n_groups \
-            + 8 * d * d * lay.n + 400.0 * len(tree.parent)
+        lay = space.layout(np.arange(self.m))
+        pairs = float(np.sum(np.diff(lay.gptr) ** 2))
+        sparse = 156.0 + 1.23 * len(self._tree.parent) \
+            + 1.9e-4 * lay.n * (lay.kd + 1) * (lay.kd + 2) + 4.55e-3 * pairs * d \
+            + 6.93e-3 * space.n_groups * d ** 3
+        tree = self._tree
         depth = np.zeros(tree.n_nodes)
         for b in range(len(tree.parent)):
             depth[tree.child[b]] = depth[tree.parent[b]] + tree.nk[b]
-        jacobians = 12.0 * float(depth[self._needed].sum())
-        dense = jacobians + 150.0 * nu * m + 2.0 * m * m * nu + m ** 3 / 3.0 \
-            + 400.0 * len(tree.parent)
+        dense = 93.0 + 0.192 * d * float(depth[self._needed].sum()) + 27.7 * d
         return sparse, dense
 
     def axial_row(self, kin, coordinate, a, b, axis, convective=True):

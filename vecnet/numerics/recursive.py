@@ -36,7 +36,8 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
            "CYLINDRICAL", "SCREW", "SPHERICAL", "UNIVERSAL", "PLANAR", "WELD", "LINE", "PLANE",
            "AFFINE", "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
-           "inverse_mass_times", "node_bias", "point_rows"]
+           "inverse_mass_times", "node_bias", "point_rows", "wrench_rows", "primitive_rows",
+           "BODY_FORM"]
 
 #: branch kinds (the joint motions this module knows); AFFINE is a planar branch, a turn
 #: about z and an offset in the x-y plane both affine in its coordinates
@@ -412,6 +413,122 @@ def point_rows(r, heads, tails, rows, W):
                 # x cross e_a
                 W[row, side, (a + 1) % 3] = sign * x[(a + 2) % 3]
                 W[row, side, (a + 2) % 3] = -sign * x[(a + 1) % 3]
+
+
+#: the codes of the spatial loop constraint primitives that act on their two nodes alone
+#: (:func:`primitive_rows`)
+BODY_FORM = {"point": 0, "perpendicular": 1, "plane": 2}
+
+
+@njit(cache=True)
+def primitive_rows(codes, tails, heads, E, F, first, R, r, w, v, A0, accelerations, phi, c,
+                   W):
+    """The rows of every primitive that acts on its two nodes alone (tail ``a``, head
+    ``b``, axes ``e`` fixed in the tail and ``f`` in the head): points that coincide,
+    ``r_b - r_a`` (three rows); perpendicular axes, ``e_a . f_b``; a point on a plane,
+    ``e_a . (r_b - r_a)``. Into ``phi``, ``c`` (``Phi_u u' = c``, only with
+    ``accelerations``) and ``W`` (each row's wrenches on its head and tail per unit
+    multiplier, about the world origin), from the walk's node kinematics: ``gw``, ``gv``
+    below are a node's accelerations with ``u' = 0``."""
+    ea = np.empty(3)
+    fb = np.empty(3)
+    axis = np.empty(3)
+    tmp = np.empty(3)
+    ed = np.empty(3)
+    fd = np.empty(3)
+    gva = np.empty(3)
+    gvb = np.empty(3)
+    for p in range(len(codes)):
+        a, b, row, code = tails[p], heads[p], first[p], codes[p]
+        for k in range(3):
+            # a node's point acceleration with u' = 0: a_O + alpha x r + omega x v
+            i, j = (k + 1) % 3, (k + 2) % 3
+            gva[k] = (A0[a, 3 + k] + A0[a, i] * r[a, j] - A0[a, j] * r[a, i]
+                      + w[a, i] * v[a, j] - w[a, j] * v[a, i])
+            gvb[k] = (A0[b, 3 + k] + A0[b, i] * r[b, j] - A0[b, j] * r[b, i]
+                      + w[b, i] * v[b, j] - w[b, j] * v[b, i])
+        if code == 0:
+            for k in range(3):
+                phi[row + k] = r[b, k] - r[a, k]
+                if accelerations:
+                    c[row + k] = -(gvb[k] - gva[k])
+                for side in range(2):
+                    x = r[b] if side == 0 else r[a]
+                    sign = 1.0 if side == 0 else -1.0
+                    for j in range(6):
+                        W[row + k, side, j] = 0.0
+                    W[row + k, side, 3 + k] = sign
+                    W[row + k, side, (k + 1) % 3] = sign * x[(k + 2) % 3]
+                    W[row + k, side, (k + 2) % 3] = -sign * x[(k + 1) % 3]
+            continue
+        for k in range(3):
+            ea[k] = R[a, k, 0] * E[p, 0] + R[a, k, 1] * E[p, 1] + R[a, k, 2] * E[p, 2]
+        # e_a'' without u': alpha x e + omega x (omega x e)
+        _cross(w[a], ea, tmp)
+        _cross(w[a], tmp, ed)
+        for k in range(3):
+            ed[k] += A0[a, (k + 1) % 3] * ea[(k + 2) % 3] - A0[a, (k + 2) % 3] * ea[(k + 1) % 3]
+        if code == 1:
+            for k in range(3):
+                fb[k] = R[b, k, 0] * F[p, 0] + R[b, k, 1] * F[p, 1] + R[b, k, 2] * F[p, 2]
+            _cross(ea, fb, axis)
+            phi[row] = ea[0] * fb[0] + ea[1] * fb[1] + ea[2] * fb[2]
+            if accelerations:
+                _cross(w[b], fb, gvb)        # scratch: omega_b x f_b
+                _cross(w[b], gvb, fd)
+                for k in range(3):
+                    fd[k] += (A0[b, (k + 1) % 3] * fb[(k + 2) % 3]
+                              - A0[b, (k + 2) % 3] * fb[(k + 1) % 3])
+                t = 0.0
+                for k in range(3):
+                    t += ed[k] * fb[k] + 2.0 * tmp[k] * gvb[k] + ea[k] * fd[k]
+                c[row] = -t
+            for j in range(6):
+                W[row, 0, j] = 0.0
+                W[row, 1, j] = 0.0
+            for k in range(3):
+                W[row, 0, k] = -axis[k]
+                W[row, 1, k] = axis[k]
+            continue
+        t = 0.0
+        for k in range(3):
+            t += ea[k] * (r[b, k] - r[a, k])
+        phi[row] = t
+        if accelerations:
+            t = 0.0
+            for k in range(3):
+                t += (ed[k] * (r[b, k] - r[a, k]) + 2.0 * tmp[k] * (v[b, k] - v[a, k])
+                      + ea[k] * (gvb[k] - gva[k]))
+            c[row] = -t
+        for k in range(3):
+            W[row, 0, 3 + k] = ea[k]
+            W[row, 1, 3 + k] = -ea[k]
+            W[row, 0, k] = r[b, (k + 1) % 3] * ea[(k + 2) % 3] - r[b, (k + 2) % 3] * ea[(k + 1) % 3]
+            W[row, 1, k] = -W[row, 0, k]
+
+
+@njit(cache=True)
+def wrench_rows(W, head, tail, nodes, r, Jw, Jv):
+    """Constraint rows in the speeds from their wrenches ``W`` (rows x 2 x 6, about the
+    world origin) on their head and tail nodes (``nodes``, rows x 2; ``head``, ``tail``:
+    their rows in the Jacobians ``Jw``, ``Jv`` of :func:`node_jacobians`): ``Wh^T J_head
+    + Wt^T J_tail``, each wrench's moment taken about its node's point."""
+    rows, nu = len(W), Jw.shape[2]
+    out = np.zeros((rows, nu))
+    moment = np.empty(3)
+    for i in range(rows):
+        for side in range(2):
+            k = head[i] if side == 0 else tail[i]
+            x = r[nodes[i, side]]
+            f0, f1, f2 = W[i, side, 3], W[i, side, 4], W[i, side, 5]
+            moment[0] = W[i, side, 0] + f1 * x[2] - f2 * x[1]
+            moment[1] = W[i, side, 1] + f2 * x[0] - f0 * x[2]
+            moment[2] = W[i, side, 2] + f0 * x[1] - f1 * x[0]
+            for n in range(nu):
+                out[i, n] += (moment[0] * Jw[k, 0, n] + moment[1] * Jw[k, 1, n]
+                              + moment[2] * Jw[k, 2, n] + f0 * Jv[k, 0, n]
+                              + f1 * Jv[k, 1, n] + f2 * Jv[k, 2, n])
+    return out
 
 
 @njit(cache=True)
@@ -872,13 +989,9 @@ def kinematic_map(tree: Tree, q: np.ndarray, nu: int) -> np.ndarray:
                           np.ascontiguousarray(q, dtype=float), nu)
 
 
-def compile_kernels() -> None:
-    """Compile every kernel once (numba caches them on disk): a pendulum on a free joint
-    and a revolute, walked, accelerated and projected. Installing runs this, so that no
-    model pays the first compilation.
-
-    >>> compile_kernels()
-    """
+def sample_tree() -> tuple[Tree, np.ndarray, np.ndarray]:
+    """A pendulum on a free joint and a revolute, with coordinates and speeds: what
+    :func:`compile_kernels` runs the kernels on."""
     prm = np.zeros((2, PARAMETERS))
     prm[1, 0:3] = (0.0, 1.0, 0.0)
     prm[1, 3:12] = np.eye(3).reshape(9)
@@ -887,10 +1000,21 @@ def compile_kernels() -> None:
                 np.array([0, 6]), np.array([6, 1]), prm, 3, 0, np.array([-1, 0, 1]),
                 np.array([2]), np.array([1.0]), np.eye(3).reshape(1, 3, 3),
                 np.array([0.0, 0.0, -9.81]))
-    q = np.array([0.0, 0, 0, 1, 0, 0, 0, 0.3])
-    u = np.linspace(0.1, 0.7, 7)
+    return tree, np.array([0.0, 0, 0, 1, 0, 0, 0, 0.3]), np.linspace(0.1, 0.7, 7)
+
+
+def compile_kernels() -> None:
+    """Compile every kernel once (numba caches them on disk): a pendulum on a free joint
+    and a revolute (:func:`sample_tree`), walked, accelerated and projected, its nodes'
+    constraint rows written. Installing runs this (through
+    :func:`vecnet.numerics.bodyspace.compile_kernels`), so that no model pays the first
+    compilation.
+
+    >>> compile_kernels()
+    """
+    tree, q, u = sample_tree()
     st = state(tree, q, u)
-    jacobians(tree, st, np.array([1, 2]), 7)
+    Jw, Jv, _, _ = jacobians(tree, st, np.array([1, 2]), 7)
     wrenches = np.zeros((3, 6))
     forward_dynamics(tree, st, u, wrenches, 7)
     free_motion(tree, q, u, 7)
@@ -899,3 +1023,12 @@ def compile_kernels() -> None:
     mass(tree, st, 7)
     rates(tree, q, u)
     kinematic_map(tree, q, 7)
+    nodes = np.array([1, 2])
+    node_bias(nodes, st.r, st.w, st.v, st.A0)
+    W = np.zeros((5, 2, 6))
+    point_rows(st.r, np.array([2]), np.array([0]), np.arange(3).reshape(1, 3), W)
+    primitive_rows(np.array([0, 1, 2]), np.array([0, 0, 1]), np.array([2, 2, 2]),
+                   np.eye(3), np.eye(3)[::-1].copy(), np.array([0, 3, 4]), st.R, st.r, st.w,
+                   st.v, st.A0, True, np.zeros(5), np.zeros(5), W)
+    wrench_rows(W, np.array([1, 1, 1, 1, 1]), np.array([0, 0, 0, 0, 0]),
+                np.array([[2, 1]] * 5), st.r, Jw, Jv)

@@ -63,8 +63,8 @@ def simulate(model: Any, t_span: Sequence[float] | None = None, *,
         ``parameters``, ``method`` (``"partition"``: DOP853 by coordinate partitioning,
         the default; ``"dae"``: IDA; ``"rk4"``, ``"euler"``: fixed steps of ``step``
         seconds), ``linear_algebra`` (``"auto"``, the default: the constrained equations
-        in body space, ``"sparse"``, where an operation count predicts it cheaper than
-        joint space, ``"dense"``; the result's ``linear_algebra`` tells which ran); a
+        in body space, ``"sparse"``, where it is predicted cheaper than in joint space,
+        ``"dense"``; the result's ``linear_algebra`` tells which ran); a
         mechanism not yet formulated also ``coordinates`` (``"joint"`` or ``"absolute"``)
         and ``tree``.
 

@@ -81,8 +81,33 @@ class CompiledSpatial(CompiledModel):
         self._row_nodes = np.array([(b, a) for _, kind, a, b, _, _ in self.primitives
                                     for _ in range(3 if kind == "point" else 1)],
                                    dtype=np.int64).reshape(-1, 2)
-        self._body_form = all(kind in ("point", "perpendicular", "plane")
-                              for _, kind, *_ in self.primitives)
+        self._body_form = all(kind in rc.BODY_FORM for _, kind, *_ in self.primitives)
+        # the primitives in body form as arrays for primitive_rows, and each one's chord
+        # and rows; the others (drivers, gears) stay with the loop of _constraints
+        first, at = [], 0
+        for _, kind, *_ in self.primitives:
+            first.append(at)
+            at += 3 if kind == "point" else 1
+        chosen = [i for i, (_, kind, *_) in enumerate(self.primitives) if kind in rc.BODY_FORM]
+        self._others = [(self.primitives[i], first[i])
+                        for i in range(len(self.primitives)) if i not in set(chosen)]
+        pick = [self.primitives[i] for i in chosen]
+        self._formed = (np.array([rc.BODY_FORM[p[1]] for p in pick], dtype=np.int64),
+                        np.array([p[2] for p in pick], dtype=np.int64),
+                        np.array([p[3] for p in pick], dtype=np.int64),
+                        np.array([p[4] if p[4] is not None else np.zeros(3) for p in pick],
+                                 dtype=float).reshape(-1, 3),
+                        np.array([p[5] if p[5] is not None else np.zeros(3) for p in pick],
+                                 dtype=float).reshape(-1, 3),
+                        np.array([first[i] for i in chosen], dtype=np.int64))
+        self._formed_rows = [(p[0], np.arange(first[i], first[i] + (3 if p[1] == "point"
+                                                                     else 1)))
+                             for i, p in zip(chosen, pick)]
+        self._formed_index = np.concatenate([rows for _, rows in self._formed_rows]) \
+            if pick else np.zeros(0, dtype=np.int64)
+        nodes = self._row_nodes[self._formed_index]
+        self._formed_kin = (np.array([self.row[n] for n in nodes[:, 0]], dtype=np.int64),
+                            np.array([self.row[n] for n in nodes[:, 1]], dtype=np.int64))
         self._motions = {}
         self._mesh_numbers()
         for chord, kind, _, _, _, _, info in eom.primitives:
@@ -272,77 +297,45 @@ class CompiledSpatial(CompiledModel):
         m, nu = self.m, kin["Jw"].shape[2]
         phi, phi_u, c, phi_t = np.zeros(m), np.zeros((m, nu)), np.zeros(m), np.zeros(m)
         maps = []
-        row = 0
         R, r = kin["R"], kin["r"]
-
-        def react(chord, rows, force=None, torque=None, tail=None):
-            """The wrenches on the head per unit multiplier — the chord's reaction (none for
-            a gear or rack) — and on the tail (``tail``: the point its force acts at, if
-            not the head's; minus the head's wrench else)."""
-            if not (reactions or wrenches is not None):
-                return
-            W = None if force is None and torque is None else np.zeros((len(rows), 6))
-            if force is not None:
-                W[:] = point_wrenches(r[self._head[chord]], force.T)
-            elif torque is not None:
-                W[:, :3] = torque.T
-            if wrenches is not None and W is not None:
-                wrenches[rows, 0] = W
-                wrenches[rows, 1] = -W if tail is None else -point_wrenches(tail, force.T)
+        if len(self._formed[0]):
+            st = kin["state"]
+            W = wrenches if wrenches is not None else np.zeros((m, 2, 6))
+            rc.primitive_rows(*self._formed, st.R, st.r, st.w, st.v, st.A0, accelerations, phi, c,
+                           W)
+            if nu:
+                rows = self._formed_index
+                phi_u[rows] = rc.wrench_rows(W[rows], *self._formed_kin, self._row_nodes[rows],
+                                             r, kin["Jw"], kin["Jv"])
             if reactions:
-                maps.append((chord, rows, None if W is None else W.T))
+                maps += [(chord, rows, W[rows, 0].T) for chord, rows in self._formed_rows]
 
+        def react(chord, rows, force=None, torque=None):
+            """The wrench on the head per unit multiplier: the chord's reaction (none for
+            a gear or rack)."""
+            if reactions:
+                W = None if force is None and torque is None else np.zeros((6, len(rows)))
+                if force is not None:
+                    W[:] = point_wrenches(r[self._head[chord]], force.T).T
+                elif torque is not None:
+                    W[:3] = torque
+                maps.append((chord, rows, W))
 
-        for chord, kind, a, b, e, f in self.primitives:
-            ka, kb = self.row[a], self.row[b]
-            Jwa, Jwb, Jva, Jvb = kin["Jw"][ka], kin["Jw"][kb], kin["Jv"][ka], kin["Jv"][kb]
-            wa, wb = kin["w"][ka], kin["w"][kb]
+        for (chord, kind, a, b, e, f), row in self._others:
             if kind == "drive":
                 self._drive(row, time, q, kin, f, phi, phi_u, phi_t, c, accelerations)
                 along = (R[a] @ f["axis"]).reshape(3, 1)
                 react(chord, np.array([row]), **{"torque" if f["quantity"] == "angle"
                                                  else "force": along})
-                row += 1
                 continue
-            if kind == "mesh":   # sum of weight * (coordinate - initial) over the two joints
-                for weight, initial, info in self._mesh_terms[chord]:
-                    value, g, gamma = self._axial_value(kin, q, info, accelerations)
-                    phi[row] += weight * (value - initial)
-                    phi_u[row] += weight * g
-                    if accelerations:
-                        c[row] -= weight * gamma
-                react(chord, np.array([row]))
-                row += 1
-                continue
-            if kind == "point":
-                rows = slice(row, row + 3)
-                phi[rows] = r[b] - r[a]
-                phi_u[rows] = Jvb - Jva
-                c[rows] = -(kin["gv"][kb] - kin["gv"][ka])
-                react(chord, np.arange(row, row + 3), force=np.eye(3), tail=r[a])
-                row += 3
-                continue
-            ea = R[a] @ e
-            if accelerations:   # e'' without u'
-                ed = cross(kin["gw"][ka], ea) + cross(wa, cross(wa, ea))
-            if kind == "perpendicular":
-                fb = R[b] @ f
-                axis = cross(ea, fb)
-                phi[row] = ea @ fb
-                phi_u[row] = axis @ (Jwa - Jwb)
+            # a gear or rack: sum of weight * (coordinate - initial) over the two joints
+            for weight, initial, info in self._mesh_terms[chord]:
+                value, g, gamma = self._axial_value(kin, q, info, accelerations)
+                phi[row] += weight * (value - initial)
+                phi_u[row] += weight * g
                 if accelerations:
-                    fd = cross(kin["gw"][kb], fb) + cross(wb, cross(wb, fb))
-                    c[row] = -(ed @ fb + 2 * cross(wa, ea) @ cross(wb, fb) + ea @ fd)
-                react(chord, np.array([row]), torque=-axis.reshape(3, 1))
-            else:  # plane: ea . (r_b - r_a) = 0
-                d = r[b] - r[a]
-                phi[row] = ea @ d
-                phi_u[row] = cross(ea, d) @ Jwa + ea @ (Jvb - Jva)
-                if accelerations:
-                    c[row] = -(ed @ d + 2 * cross(wa, ea) @ (kin["v"][kb] - kin["v"][ka])
-                               + ea @ (kin["gv"][kb] - kin["gv"][ka]))
-                react(chord, np.array([row]), force=ea.reshape(3, 1))
-            row += 1
+                    c[row] -= weight * gamma
+            react(chord, np.array([row]))
         return phi, phi_u, phi_t, c, maps
 
     def _axial_value(self, kin, q, info, convective=True):
