@@ -3,9 +3,9 @@
 In joint coordinates the loop constraints ``Phi_u u' = c`` of a mechanism whose loops lie
 deep in its tree (a ladder, a truss, a chain of loops) reach every joint between a loop
 and the datum: ``Phi_u`` has O(K depth) entries and ``Phi_u M^-1 Phi_u^T`` is dense. In
-body space they stay local. The unknowns are one spatial acceleration ``A_g`` (about the
-world origin, world axes) per rigid *group* — the nodes that zero-speed branches (arms,
-welds) join into one rigid body: all of them share it — and the equations
+body space they stay local. The unknowns are one spatial acceleration ``A_g`` per rigid
+*group* — the nodes that zero-speed branches (arms, welds) join into one rigid body: all
+of them share it — taken about the group's mass centre (world axes), and the equations
 
     M_g A_g = f_g + sum of the multipliers' wrenches on g,       G A = gamma,
 
@@ -15,24 +15,27 @@ from :func:`~vecnet.numerics.recursive.walk`) gives the rows ``T_j^T (A_child - 
 c_j) = 0``, ``T_j`` an orthonormal basis of the wrenches that do no work on ``S_j``; every
 loop constraint row ``r`` the row ``Wh_r . A_head + Wt_r . A_tail = gamma_r`` (its two
 wrenches per unit multiplier, :meth:`CompiledModel.body_constraints
-<vecnet.numerics.mechanism.CompiledModel.body_constraints>`). A row touches at most two
-groups, so the Schur complement ``G M^-1 G^T`` couples only rows that share a group;
-ordered by reverse Cuthill-McKee (once, when the layout is made) it is banded, and its
-band Cholesky costs O(rows bandwidth^2). The joints' accelerations follow as
-``u'_j = S_j^+ (A_child - A_parent - c_j)``; the multipliers of the loop rows are those
-of ``M u' = Q + Phi_u^T lambda``.
+<vecnet.numerics.mechanism.CompiledModel.body_constraints>`). Wrenches and motions are
+moved between reference points as the rows need them. A row touches at most two groups,
+so the Schur complement ``G M^-1 G^T`` couples only rows that share a group; ordered by
+reverse Cuthill-McKee (once for each set of rows) it is banded, and its band Cholesky
+costs O(rows bandwidth^2), refined once (forming the Schur complement costs digits its
+conditioning takes; a refinement step with the same factor wins them back). The joints'
+accelerations follow as ``u'_j = S_j^+ (A_child - A_parent - c_j)``; the multipliers of
+the loop rows are those of ``M u' = Q + Phi_u^T lambda``.
 
 A planar mechanism is computed as a spatial one in its plane: its body space keeps the
-components (turn about z, x and y of the velocity of the origin) its motions have.
+components (turn about z, x and y of the velocity) its motions have.
 
 Coordinate partitioning (:class:`~vecnet.numerics.multibody.Partition`) takes its
-projections here too (:class:`BodyProjection`): Newton's step on the dependent
-coordinates and the dependent speeds solve the square system
+projections here too (:class:`BodyPartition`): Newton's step on the dependent
+coordinates and the dependent speeds solve the square system (:class:`BodyProjection`)
 
     [T_j^T (d_child - d_parent) = 0;  Wh . d_head + Wt . d_tail = -Phi;
      (S_j^+ (d_child - d_parent))_i = 0 for every independent speed i]
 
-in body displacements ``d`` (velocities, for the speeds), banded as well, by a band LU.
+in body displacements ``d`` (velocities, for the speeds), banded as well, by a band LU;
+the partition's nearness to singularity is estimated through the same factors.
 """
 
 from __future__ import annotations
@@ -44,9 +47,8 @@ from ..errors import SimulationError
 from . import recursive
 from .recursive import Tree, _force_cross, _inertias, _spatial_inertia_into, state
 
-__all__ = ["BodySpace", "Layout", "BodyProjection", "BodyPartition", "band_cost",
-           "band_cholesky", "band_solve", "band_lu", "band_lu_solve", "norm_estimate",
-           "compile_kernels"]
+__all__ = ["BodySpace", "Layout", "BodyProjection", "BodyPartition", "band_cholesky",
+           "band_solve", "band_lu", "band_lu_solve", "norm_estimate", "compile_kernels"]
 
 
 @njit(cache=True, inline="always")
@@ -733,11 +735,6 @@ def norm_estimate(times, transposed, n: int, iterations: int = 3) -> float:
     return float(np.linalg.norm(times(x)))
 
 
-def band_cost(n: int, kd: int) -> float:
-    """Flops of a band Cholesky of order ``n`` and half-bandwidth ``kd``, and its solve."""
-    return n * (kd + 1) * (kd + 2) + 4.0 * n * (kd + 1)
-
-
 def _rows(space: BodySpace, rows, ind=()):
     """The rows of a body-space system: every tree joint's ``d - k`` rows (kind 0), the
     loop constraint rows ``rows`` (kind 1), the independent speeds ``ind`` (kind 2): each
@@ -779,11 +776,6 @@ class Layout:
         self.gitem = np.array([i for _, i, _ in items], dtype=np.int64)
         self.gside = np.array([s for _, _, s in items], dtype=np.int64)
         self.pos, self.kd = _band_order(n, self.gptr, self.gitem)
-
-    def cost(self) -> float:
-        """Flops of one solve: the band Cholesky and the pairs of rows per group."""
-        pairs = float(np.sum(np.diff(self.gptr) ** 2))
-        return band_cost(self.n, self.kd) + 4.0 * pairs
 
 
 def _band_order(n: int, gptr: np.ndarray, gitem: np.ndarray) -> tuple[np.ndarray, int]:

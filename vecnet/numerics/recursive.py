@@ -243,6 +243,7 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
         p, i, s, k = parent[b], child[b], sign[b], nk[b]
         # arms and planar motions, most of the branches, inline: a call that passes this
         # many arrays costs more than their arithmetic
+        turns = True    # whether the branch turns its head frame against its tail frame
         if kind[b] == ARM or kind[b] == AFFINE:
             for x in range(3):
                 rho[x] = prm[b, _RHO + x] if kind[b] == ARM else 0.0
@@ -262,10 +263,18 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
                     W[0, m], W[1, m], W[2, m] = 0.0, 0.0, prm[b, 3 * m + 2]
                 cos, sin = np.cos(angle), np.sin(angle)
                 Rrel[0, 0], Rrel[0, 1], Rrel[1, 0], Rrel[1, 1] = cos, -sin, sin, cos
+                turns = k > 0 or angle != 0.0
+            else:
+                turns = False
         else:
             _motion(kind[b], prm[b], q, qo[b], u, uo[b], k, Rrel, rho, W, V, Wd, Vd,
                     axis, f, R0, turn, middle, g)
-        if s > 0:
+        if not turns:
+            for x in range(3):
+                for y in range(3):
+                    R[i, x, y] = R[p, x, y]
+            Rt = R[p]
+        elif s > 0:
             _mat3(R[p], Rrel, R[i])
             Rt = R[p]
         else:
@@ -297,6 +306,11 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
             _cross(wt, d, tmp)
             for j in range(3):
                 v[i, j] = v[p, j] + s * (tmp[j] + vr[j])
+        if k == 0:   # an arm or a weld: no motion subspace, no bias (c[b] stays zero)
+            for j in range(6):
+                A0[i, j] = A0[p, j]
+            theta[i] = theta[p] + (s * prm[b, _PITCH] if kind[b] == AFFINE else 0.0)
+            continue
         # the element's head point: the child when walked along, else the parent
         rref = r[i] if s > 0 else r[p]
         vref = v[i] if s > 0 else v[p]
