@@ -333,3 +333,30 @@ def test_the_prediction_prefers_body_space_as_the_loops_grow():
         assert (sparse < dense) or model.m < 6
     sparse, dense = vecnet_ladder(60).formulate().compile().predicted_costs()
     assert dense > 4 * sparse
+
+
+def test_planar_drivers_and_gears_act_on_two_bodies_in_body_space():
+    """A planar motion driver and a gear pair are laws in their chords' relative poses, so
+    their rows are wrenches on two bodies (the gear's also on its tail's angle, a torque):
+    body space answers, as the saddle-point system does."""
+    mech = four_bar()
+    mech.drive("motor", "A", 0.3 * vn.t)
+    a = mech.body("gear_a", 1.0, 0.1, position=(3, 0))
+    b = mech.body("gear_b", 1.0, 0.2, position=(4, 0))
+    mech.revolute("GA", mech.ground.point(3, 0), a.centre)
+    mech.revolute("GB", mech.ground.point(4, 0), b.centre)
+    mech.gear("mesh", a, b, ratio=2)
+    eom = mech.formulate()
+    model = compiled(eom, "sparse")
+    assert model.solver == "sparse"
+    q, u, snap, rows = well_conditioned_state(model, np.random.default_rng(5))
+    x, lam = mb.accelerations(snap, rows)
+    y, mu = model.accelerations(0.2, q, u, rows)
+    assert model.path_counts["sparse"] == 1
+    assert np.max(np.abs(x - y)) < 1e-10 * max(1.0, np.max(np.abs(x)))
+    assert np.max(np.abs(lam - mu)) < 1e-10 * max(1.0, np.max(np.abs(lam)))
+    dense, sparse = simulate_both(eom, 0.5, rtol=1e-10, atol=1e-12,
+                                  velocities={"GA.angle": 1.0})
+    assert sparse.linear_algebra == "sparse"
+    for name in eom.coordinates:
+        assert np.max(np.abs(dense[name] - sparse[name])) < 1e-8
