@@ -49,7 +49,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
-	$(PY) -c "from vecnet.numerics.recursive import compile_kernels; compile_kernels()"
+	$(PY) -c "from vecnet.numerics.bodyspace import compile_kernels; compile_kernels()"
 	touch $(STAMP)
 
 # System programs, installed when missing and a package manager is at hand:

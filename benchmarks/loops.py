@@ -23,7 +23,9 @@ assembled around that), so it sways.
   body axes are world axes in the symmetric pose), ``formulate()`` (joint coordinates:
   the pins JL, JR, HL in the tree, HR_k the K cut joints, 2K constraint rows) and
   ``simulate(T, initial={"JL1.angle": 0.05})``: DOP853 on the independent coordinates,
-  the dependent ones found from the loops at every evaluation (coordinate partitioning).
+  the dependent ones found from the loops at every evaluation (coordinate partitioning);
+  the constrained equations in body space, which ``linear_algebra="auto"`` takes for
+  the ladder (``--linear-algebra dense``: in joint space; the notes say which ran).
 * MuJoCo: MJCF written here with the same tree (hinges about -y: L_k the child of
   L_{k-1}, R_k of R_{k-1}, H_k of L_k, every body frame at its upper pin, unrotated in the
   symmetric pose), a ``connect`` equality at the right end of every rung closing loop k,
@@ -73,7 +75,8 @@ reference: their largest distance is printed (MuJoCo's soft constraints and its 
 set how close they come).
 
 Usage: ``python benchmarks/loops.py [--large] [--sizes 10,20,50] [--e2e-sizes 10]
-[--time T] [--check-time T] [--budget S] [--blas-threads N] [--skip-rhs] [--skip-e2e]``
+[--time T] [--check-time T] [--budget S] [--blas-threads N] [--skip-rhs] [--skip-e2e]
+[--linear-algebra auto|dense|sparse]``
 (``--e2e-sizes 50`` is the size of the issue: about 8 minutes, most of it vecnet with
 threaded OpenBLAS and MuJoCo at its smaller steps). MuJoCo (the
 ``mujoco`` package) is optional: without it only vecnet is measured. The script exits
@@ -134,6 +137,8 @@ RHS_MAX_CALLS = 2000
 TIME_BUDGET = 1.0       # seconds of repeated MuJoCo runs per timing
 MAX_RUNS = 3
 BUDGET = 600.0          # CPU seconds allowed to one vecnet simulation (--budget)
+#: how vecnet solves the constrained equations (--linear-algebra)
+SETTINGS = {"linear_algebra": "auto"}
 
 RHS_COLUMNS = [("K", 4, ">"), ("nu", 4, ">"), ("rows", 4, ">"), ("vn setup", 9, ">"),
                ("vn rhs@y0", 9, ">"), ("vn rhs@stage", 12, ">"), ("1 thread@y0", 11, ">"),
@@ -372,7 +377,7 @@ def recorded_rhs(eom) -> tuple[Callable, np.ndarray]:
 
     vn_multibody.solve_ivp = recording
     try:
-        eom.simulate(SHORT, t_eval=[0.0, SHORT], initial=INITIAL)
+        eom.simulate(SHORT, t_eval=[0.0, SHORT], initial=INITIAL, **SETTINGS)
     finally:
         vn_multibody.solve_ivp = original
     if "fun" not in seen:
@@ -397,7 +402,7 @@ def measure_rhs(K: int, controls, check: Checks) -> dict[str, Any]:
     start = time.process_time()
     mech = vecnet_ladder(K)
     eom = mech.formulate()
-    model = eom.compile()
+    model = eom.compile(**SETTINGS)
     fun, y0 = recorded_rhs(eom)
     out["setup"] = time.process_time() - start
     out["nu"], out["rows"] = model.nu, model.m
@@ -405,7 +410,7 @@ def measure_rhs(K: int, controls, check: Checks) -> dict[str, Any]:
     for _ in range(2):
         y = y + STAGE_STEP * fun(0.0, y)
     ok = bool(np.all(np.isfinite(fun(0.0, y))))
-    out["note"] = check.note(ok, "", "RHS NOT FINITE AT THE STAGE STATE")
+    out["note"] = check.note(ok, model.solver, "RHS NOT FINITE AT THE STAGE STATE")
     out["y0"] = per_call(lambda: fun(0.0, y0))
     out["stage"] = per_call(lambda: fun(0.0, y))
     if controls:
@@ -440,10 +445,11 @@ def simulate(eom, t_end: float, rtol: float, atol: float, budget: float):
     start = time.process_time()
     with vn.limits(max_seconds=budget, max_evaluations=10**8):
         res = eom.simulate(t_end, t_eval=times, rtol=rtol, atol=atol, initial=INITIAL,
-                           raise_on_failure=False)
+                           raise_on_failure=False, **SETTINGS)
     seconds = time.process_time() - start
     out: dict[str, Any] = {"cpu": seconds, "success": bool(res.success) and len(res.t) == SAMPLES,
-                           "message": getattr(res, "message", ""), "evals": int(res.nfev)}
+                           "message": getattr(res, "message", ""), "evals": int(res.nfev),
+                           "linear algebra": getattr(res, "linear_algebra", "")}
     if not out["success"]:
         return out
     names = body_names(len(eom.mechanism.bodies) // 3)
@@ -568,7 +574,9 @@ def bench_rhs(sizes: list[int], controls, check: Checks) -> None:
         print(format_row(cells, RHS_COLUMNS), flush=True)
     print("nu = joint speeds, rows = loop constraint rows; vn setup = build + formulate + "
           "compile + a 1 ms simulate; @y0 = at the consistent initial state, @stage = at a "
-          "stage state off the manifold; 1 thread = the same with one OpenBLAS thread")
+          "stage state off the manifold; 1 thread = the same with one OpenBLAS thread; note: "
+          "how vecnet solved the constrained equations (sparse: body space, dense: joint "
+          "space)")
     if len(rows) >= 2:
         ks = np.log([r["K"] for r in rows])
         threads = blas_threads(controls)
@@ -594,14 +602,15 @@ def bench_e2e(K: int, t_end: float, budget: float, check_time: float, check: Che
     print(f"\n(b) End to end, K = {K}: {t_end:g} s of motion, {SAMPLES} output times")
     mech = vecnet_ladder(K)
     eom = mech.formulate()
-    model = eom.compile()
+    model = eom.compile(**SETTINGS)
     ref = simulate(eom, t_end, REF_RTOL, REF_ATOL, budget)
     if not ref["success"]:
         check.note(False, "", "")
         print(f"  REFERENCE SIMULATION FAILED (rtol {REF_RTOL:g}): {ref['message']}")
         return
     ref["t_end"] = t_end
-    print(f"  reference: vecnet rtol {REF_RTOL:g}, atol {REF_ATOL:g}: CPU "
+    print(f"  reference: vecnet rtol {REF_RTOL:g}, atol {REF_ATOL:g} "
+          f"({ref['linear algebra']} linear algebra): CPU "
           f"{format_time(ref['cpu'])}, {ref['evals']} evaluations, residual at the end "
           f"{ref['residual']:.1e}, energy drift {drift(ref):.1e}; largest sway of a mass "
           f"centre {np.linalg.norm(ref['positions'] - ref['positions'][0], axis=2).max():.3g} m")
@@ -617,7 +626,7 @@ def bench_e2e(K: int, t_end: float, budget: float, check_time: float, check: Che
     for rtol in VN_RTOLS:
         run = simulate(eom, t_end, rtol, rtol / 100, budget)
         run["rtol"] = rtol
-        note = check.note(run["success"], "", f"FAILED: {run['message']}")
+        note = check.note(run["success"], run["linear algebra"], f"FAILED: {run['message']}")
         if run["success"]:
             run["error"] = error(run["positions"], ref["positions"])
             vn_runs.append(run)
@@ -700,7 +709,11 @@ def main() -> int:
                         "start them, one per CPU unless OPENBLAS_NUM_THREADS says otherwise)")
     parser.add_argument("--skip-rhs", action="store_true", help="skip (a), the per-call cost")
     parser.add_argument("--skip-e2e", action="store_true", help="skip (b), end to end")
+    parser.add_argument("--linear-algebra", choices=("auto", "dense", "sparse"), default="auto",
+                        help="how vecnet solves the constrained equations (default auto: in "
+                        "body space for the ladder; dense: in joint space)")
     args = parser.parse_args()
+    SETTINGS["linear_algebra"] = args.linear_algebra
     sizes = parse_sizes(args.sizes, "sizes") if args.sizes else list(SIZES)
     if args.large:
         sizes += [k for k in LARGE_SIZES if k not in sizes]

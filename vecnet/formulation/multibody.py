@@ -412,15 +412,18 @@ class MechanismEquations(ABC):
     def applied_forces(self) -> sympy.Matrix:
         """The generalized forces of springs, dampers and drivers."""
 
-    def compile_model(self, parameters: dict | None, runtime: Sequence[str] = ()):
+    def compile_model(self, parameters: dict | None, runtime: Sequence[str] = (),
+                      linear_algebra: str = "auto"):
         """A new compiled numeric model (:class:`vecnet.numerics.planar.CompiledMechanism`,
         :class:`vecnet.numerics.spatial.CompiledSpatial`); :meth:`compile` keeps one. The
         parameters named in ``runtime`` stay arguments of its compiled functions, their
-        values set by its ``bind`` (:meth:`parametric`)."""
+        values set by its ``bind`` (:meth:`parametric`); ``linear_algebra`` tells how it
+        solves the constrained equations (``"auto"``, ``"dense"``, ``"sparse"``:
+        :attr:`~vecnet.numerics.mechanism.CompiledModel.solver`)."""
         compiled = (later("vecnet.numerics.planar").CompiledMechanism
                     if self.mechanism.dimensions == 2
                     else later("vecnet.numerics.spatial").CompiledSpatial)
-        return compiled(self, parameters, runtime=tuple(runtime))
+        return compiled(self, parameters, runtime=tuple(runtime), linear_algebra=linear_algebra)
 
     def parametric(self, names: Sequence[str], parameters: dict | None = None,
                    strict: bool = True):
@@ -783,11 +786,23 @@ class MechanismEquations(ABC):
         """Refuse a stop the dimension cannot strike (none in the plane, where ``q' = u``)."""
 
     # -- numerics -----------------------------------------------------------------
-    def compile(self, parameters: dict | None = None):
+    def compile(self, parameters: dict | None = None, linear_algebra: str = "auto"):
         """The compiled numeric model with the ``parameters`` (by symbol or name) put in,
         kept for the last few sets of values; within :meth:`runtime_parameters`, the model
         compiled for them, bound to the ``parameters`` given among its names (the others
-        must be the values compiled into it)."""
+        must be the values compiled into it), set to ``linear_algebra``.
+
+        ``linear_algebra`` tells how the constrained equations of a mechanism with loops
+        are solved: ``"dense"`` in joint space, ``"sparse"`` in body space (time linear in
+        the size for chains of loops, ladders, trusses: :mod:`vecnet.numerics.bodyspace`),
+        ``"auto"`` (the default) the one predicted cheaper
+        (:attr:`~vecnet.numerics.mechanism.CompiledModel.solver`).
+
+        Raises
+        ------
+        ModelError
+            For another ``linear_algebra``.
+        """
         active = self.__dict__.get("_active")
         if active is not None:
             given = {str(k): v for k, v in (parameters or {}).items()}
@@ -795,13 +810,15 @@ class MechanismEquations(ABC):
             compiled_in = {str(k): v for k, v in active.values.items()}
             if all(k in compiled_in and sympy.sympify(v) == compiled_in[k]
                    for k, v in given.items() if k not in runtime):
+                active.use_linear_algebra(linear_algebra)
                 return active.bind(runtime) if runtime else active
-        key = frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items())
+        key = (frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items()),
+               linear_algebra)
         cache = self.__dict__.setdefault("_compiled", {})
         if key not in cache:
             if len(cache) >= 4:
                 cache.pop(next(iter(cache)))
-            cache[key] = self.compile_model(parameters or None)
+            cache[key] = self.compile_model(parameters or None, linear_algebra=linear_algebra)
         return cache[key]
 
     def check_parameters(self, parameters: dict | None) -> None:

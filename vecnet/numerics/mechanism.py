@@ -23,9 +23,16 @@ import sympy
 from ..elements.base import t
 from ..errors import ModelError
 from . import recursive
+from .bodyspace import BodyPartition, BodySpace
 from .multibody import solve
 
-__all__ = ["CompiledModel", "Snapshot", "cross"]
+__all__ = ["CompiledModel", "Snapshot", "cross", "point_wrenches", "LINEAR_ALGEBRA"]
+
+#: how a compiled model solves its constrained equations: chosen by a cost prediction,
+#: in joint space (``"dense"``) or in body space (``"sparse"``, :mod:`.bodyspace`)
+LINEAR_ALGEBRA = ("auto", "dense", "sparse")
+#: the automatic choice takes body space only from this many loop constraint rows on
+SPARSE_ROWS = 6
 
 
 def cross(a, b):
@@ -36,6 +43,22 @@ def cross(a, b):
     """
     return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
                      a[0] * b[1] - a[1] * b[0]])
+
+
+def point_wrenches(r: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """The wrenches ``(r x F, F)`` (k x 6, about the world origin) of forces ``F`` acting
+    at the points ``r`` (each k x 3, or one 3-vector for all).
+
+    >>> point_wrenches(np.array([0.0, 1.0, 0.0]), np.array([[1.0, 0.0, 0.0]])).tolist()
+    [[0.0, 0.0, -1.0, 1.0, 0.0, 0.0]]
+    """
+    r, F = np.atleast_2d(r), np.atleast_2d(F)
+    out = np.empty((max(len(r), len(F)), 6))
+    out[:, 0] = r[:, 1] * F[:, 2] - r[:, 2] * F[:, 1]
+    out[:, 1] = r[:, 2] * F[:, 0] - r[:, 0] * F[:, 2]
+    out[:, 2] = r[:, 0] * F[:, 1] - r[:, 1] * F[:, 0]
+    out[:, 3:] = F
+    return out
 
 
 @dataclass
@@ -103,8 +126,25 @@ class CompiledModel(ABC):
     velocity_rows = 0
     #: whether a joint's angle comes wrapped to (-pi, pi] and is unwrapped in time
     wrapped_angles = False
+    #: the components of spatial vectors (turn above velocity of the origin) the
+    #: mechanism moves in: the body space of :mod:`.bodyspace`
+    body_components: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
+    #: every loop constraint row's head and tail node (m x 2), and whether each row acts
+    #: on its two nodes alone (a wrench on each per unit multiplier): set by a subclass
+    _row_nodes: np.ndarray
+    _body_form: bool = False
 
-    def __init__(self, eom, parameters: dict | None, runtime=()) -> None:
+    def __init__(self, eom, parameters: dict | None, runtime=(),
+                 linear_algebra: str = "auto") -> None:
+        #: ``"auto"``, ``"dense"`` or ``"sparse"``: how the constrained equations are solved
+        #: (:attr:`solver`; :meth:`use_linear_algebra` sets it)
+        self.linear_algebra = "auto"
+        self._space: BodySpace | None = None
+        self._chosen: str | None = None
+        #: how many constrained evaluations each path answered (``"sparse"``, ``"dense"``)
+        self.path_counts = {"sparse": 0, "dense": 0}
+        self._fallback = ""
+        self.use_linear_algebra(linear_algebra)
         self.eom = eom
         self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
                        sympy.sympify(v) for k, v in (parameters or {}).items()}
@@ -272,6 +312,163 @@ class CompiledModel(ABC):
         return {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
                 "w": st.w[rows], "v": st.v[rows], "state": st}
 
+    def _light_kinematics(self, st, accelerations: bool = True) -> dict:
+        """The kinematics of :meth:`kinematics` without the Jacobians (zero columns: the
+        constraints' rows in the speeds come out empty), in time linear in the size: the
+        convective accelerations of the nodes from the walk's bias accelerations (zero
+        unless ``accelerations``)."""
+        rows = self._needed
+        if accelerations:
+            gw, gv = recursive.node_bias(rows, st.r, st.w, st.v, st.A0)
+        else:
+            gw = gv = np.zeros((len(rows), 3))
+        none = np.zeros((len(rows), 3, 0))
+        return {"R": st.R, "r": st.r, "Jw": none, "Jv": none, "gw": gw, "gv": gv,
+                "w": st.w[rows], "v": st.v[rows], "state": st}
+
+    def body_constraints(self, time: float, q: np.ndarray, u: np.ndarray, st,
+                         accelerations: bool = True):
+        """The loop constraints in body form at the walk's state ``st``: ``(phi, phi_t,
+        gamma, W)`` with ``W`` (m x 2 x 6) each row's wrenches on its head and tail node
+        per unit multiplier (``Phi_u = Wh^T J_head + Wt^T J_tail``, ``J`` the nodes'
+        spatial Jacobians about the world origin) and ``gamma`` its right-hand side in
+        the nodes' spatial accelerations, ``Wh . A_head + Wt . A_tail = gamma`` (``None``
+        unless ``accelerations``). Only for rows in body form (``_body_form``)."""
+        W = np.zeros((self.m, 2, 6))
+        phi, _, phi_t, c, _ = self._constraints(time, q, u,
+                                                self._light_kinematics(st, accelerations),
+                                                accelerations=accelerations, wrenches=W)
+        if not accelerations:
+            return phi, phi_t, None, W
+        A0 = st.A0
+        head, tail = self._row_nodes[:, 0], self._row_nodes[:, 1]
+        gamma = c + np.einsum("ij,ij->i", W[:, 0], A0[head]) \
+            + np.einsum("ij,ij->i", W[:, 1], A0[tail])
+        return phi, phi_t, gamma, W
+
+    # -- the choice of linear algebra -----------------------------------------------------
+    def use_linear_algebra(self, linear_algebra: str) -> CompiledModel:
+        """Solve the constrained equations as ``linear_algebra`` says (``"auto"``,
+        ``"dense"``, ``"sparse"``; :attr:`solver`); returns the model itself.
+
+        Raises
+        ------
+        ModelError
+            For another value.
+        """
+        if linear_algebra not in LINEAR_ALGEBRA:
+            raise ModelError(f"linear_algebra is one of {', '.join(map(repr, LINEAR_ALGEBRA))}; "
+                             f"got {linear_algebra!r}")
+        if linear_algebra != self.linear_algebra:
+            self.linear_algebra, self._chosen = linear_algebra, None
+        return self
+
+    def linear_algebra_report(self) -> tuple[str, str]:
+        """Which path solved the constrained evaluations counted in :attr:`path_counts`
+        (``"sparse"``, ``"dense"`` or ``"sparse+dense"``; ``""`` without loops) and a
+        sentence saying so, with the reason the dense path answered."""
+        if not self.m:
+            return "", ""
+        sparse, dense = self.path_counts["sparse"], self.path_counts["dense"]
+        if sparse and dense:
+            return "sparse+dense", (f"constrained equations solved in body space (sparse) at "
+                                    f"{sparse} evaluations, in joint space (dense) at {dense}: "
+                                    f"{self.fallback}")
+        if sparse:
+            return "sparse", "constrained equations solved in body space (sparse)"
+        why = self.fallback if self.solver == "dense" or dense else ""
+        return "dense", "constrained equations solved in joint space (dense)" \
+            + (f": {why}" if why else "")
+
+    @property
+    def solver(self) -> str:
+        """``"sparse"`` when the constrained equations are solved in body space
+        (:mod:`.bodyspace`: time linear in the size for sparse loop topologies), else
+        ``"dense"`` (joint space). Chosen when first asked, from :attr:`linear_algebra`:
+        ``"auto"`` takes body space for at least ``SPARSE_ROWS`` loop constraint rows
+        when it is predicted cheaper (:meth:`predicted_costs`)."""
+        if self._chosen is None:
+            self._chosen, self._fallback = self._choose()
+        return self._chosen
+
+    @property
+    def fallback(self) -> str:
+        """Why the dense path answers: the reason it was chosen, or why the body-space path
+        last gave an evaluation up (``""``: it did not)."""
+        self.solver   # the choice sets it
+        return self._fallback
+
+    def body_partition(self, rows: np.ndarray, dep: np.ndarray,
+                       ind: np.ndarray) -> BodyPartition | None:
+        """The projections of a coordinate partition (loop rows ``rows``, dependent and
+        independent speeds ``dep``, ``ind``) in body space
+        (:class:`~vecnet.numerics.bodyspace.BodyPartition`), on the sparse path where the
+        coordinates' rates are the speeds (no quaternions); else ``None``."""
+        if self.solver != "sparse" or len(getattr(self, "quaternions", ())):
+            return None
+        assert self._space is not None
+        try:
+            projection = self._space.projection(rows, ind)
+        except ValueError:
+            return None
+        return BodyPartition(self, projection, dep)
+
+    def body_space(self) -> BodySpace | None:
+        """The body space the sparse path solves in (``None`` on the dense path)."""
+        return self._space if self.solver == "sparse" else None
+
+    def _choose(self) -> tuple[str, str]:
+        """``(path, why the dense path is taken)``."""
+        mode = self.linear_algebra
+        if mode == "dense":
+            return "dense", "asked for"
+        if not self.m:
+            return "dense", "no loop constraints"
+        if self.velocity_rows:
+            return "dense", "velocity constraints (rolling wheels)"
+        if not self._body_form:
+            return "dense", "a constraint acts on more than two bodies (a gear, a driver)"
+        if self.rotors:
+            return "dense", "rotor inertias geared to joints"
+        if mode == "auto" and self.m < SPARSE_ROWS:
+            return "dense", f"fewer than {SPARSE_ROWS} loop constraint rows"
+        space = BodySpace(self._tree, self._row_nodes, self.body_components)
+        q = np.zeros(self.n)
+        q[getattr(self, "_quaternion_index", np.zeros((0, 4), dtype=int))[:, 0]] = 1.0
+        space.check_inertias(self._tree, recursive.state(self._tree, q, self._zero))
+        if not space.supported:
+            return "dense", space.reason
+        self._space = space
+        if mode == "sparse":
+            return "sparse", ""
+        sparse, dense = self.predicted_costs()
+        return ("sparse", "") if sparse < dense else \
+            ("dense", f"predicted cheaper ({dense:.3g} against {sparse:.3g} us per evaluation)")
+
+    def predicted_costs(self) -> tuple[float, float]:
+        """The predicted cost of one right-hand side of the partitioned integrator on the
+        body-space and on the joint-space path, ``(sparse, dense)``, in microseconds of
+        the machine they were fitted on (least squares over planar and spatial ladders,
+        fans of links on a platform and random mechanisms; only their ratio matters).
+        Body space: the walks (per branch), the band Cholesky of the Schur complement
+        (``n kd^2``), the pairs of rows on each body and the bodies' ``d^3`` solves; joint
+        space: the nodes' Jacobians (the speeds on their paths to the datum, which the
+        constraint rows, the articulated-body sweeps per row and the dense Schur complement
+        follow in size) and the spatial constraints' overhead."""
+        space = self._space or BodySpace(self._tree, self._row_nodes, self.body_components)
+        d = space.d
+        lay = space.layout(np.arange(self.m))
+        pairs = float(np.sum(np.diff(lay.gptr) ** 2))
+        sparse = 156.0 + 1.23 * len(self._tree.parent) \
+            + 1.9e-4 * lay.n * (lay.kd + 1) * (lay.kd + 2) + 4.55e-3 * pairs * d \
+            + 6.93e-3 * space.n_groups * d ** 3
+        tree = self._tree
+        depth = np.zeros(tree.n_nodes)
+        for b in range(len(tree.parent)):
+            depth[tree.child[b]] = depth[tree.parent[b]] + tree.nk[b]
+        dense = 93.0 + 0.192 * d * float(depth[self._needed].sum()) + 27.7 * d
+        return sparse, dense
+
     def axial_row(self, kin, coordinate, a, b, axis, convective=True):
         """``(g, gamma)`` of the rate of a joint's ``"angle"`` about or ``"distance"`` along
         its axis (fixed in the tail body, nodes ``a`` and ``b``), or of the distance between
@@ -307,9 +504,13 @@ class CompiledModel(ABC):
 
     @abstractmethod
     def _constraints(self, time: float, q: np.ndarray, u: np.ndarray, kin: dict,
-                     accelerations: bool = True, reactions: bool = False):
+                     accelerations: bool = True, reactions: bool = False,
+                     wrenches: np.ndarray | None = None):
         """``(phi, phi_u, phi_t, c, reactions)`` (:class:`Snapshot`); ``c`` only with
-        ``accelerations``, the reactions (else an empty list) only with ``reactions``."""
+        ``accelerations``, the reactions (else an empty list) only with ``reactions``;
+        ``phi_u`` has as many columns as the Jacobians of ``kin``. ``wrenches`` (m x 2 x
+        6), if given, receives each row's wrenches on its head and tail node
+        (:meth:`body_constraints`)."""
 
     @abstractmethod
     def _stored_energy(self, q: np.ndarray, st) -> float:
@@ -412,6 +613,13 @@ class CompiledModel(ABC):
         wrenches = self._wrenches(time, q, u, st)[0] if self.force_elements \
             else self._no_wrenches
         nu = self.nu
+        if len(rows) and self.solver == "sparse":
+            out = self._body_accelerations(time, q, u, rows, st, wrenches)
+            if out is not None:
+                self.path_counts["sparse"] += 1
+                return out
+        if self.m and len(rows):
+            self.path_counts["dense"] += 1
         a = recursive.forward_dynamics(tree, st, self._zero, wrenches, nu)
         lam = np.zeros(self.m)
         if self.m and len(rows):
@@ -426,6 +634,25 @@ class CompiledModel(ABC):
         # one sum tells that every entry is finite, but for an overflow of the sum itself
         return (a, lam) if np.isfinite(a.sum() + lam.sum()) or (
             np.isfinite(a).all() and np.isfinite(lam).all()) else None
+
+    def _body_accelerations(self, time, q, u, rows, st, wrenches):
+        """``(u', lambda)`` in body space (:meth:`BodySpace.accelerations`), ``None`` where
+        it cannot answer (the reason in :attr:`fallback`)."""
+        space = self._space
+        assert space is not None
+        _, _, gamma, W = self.body_constraints(time, q, u, st)
+        out = space.accelerations(self._tree, st, wrenches, W, gamma, rows, self.nu)
+        if out is None:
+            self._fallback = ("a rigid body's inertia or a joint's motion is degenerate, or "
+                             "the loop constraints are dependent")
+            return None
+        a, multipliers = out
+        lam = np.zeros(self.m)
+        lam[rows] = multipliers
+        if not (np.isfinite(a.sum() + multipliers.sum())
+                or (np.isfinite(a).all() and np.isfinite(multipliers).all())):
+            return None
+        return a, lam
 
     def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray | None:
         """``u'`` of a mechanism without loops by the recursive scheme, in time linear in its

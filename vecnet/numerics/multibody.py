@@ -251,9 +251,18 @@ class Partition:
             self.rows_q, self.dep_q = self.rows, self.dep
         else:
             self.rows_q, self.dep_q, _ = _split(position_constraints(model, time, q)[1])
+        #: the projections in body space (a model's ``body_partition``), where the model
+        #: solves its constraints there and both splits are one
+        self.body = None
+        make = getattr(model, "body_partition", None)
+        if make is not None and len(self.dep) and np.array_equal(self.rows, self.rows_q) \
+                and np.array_equal(self.dep, self.dep_q):
+            self.body = make(self.rows, self.dep, self.ind)
 
     def project(self, time: float, q: np.ndarray, uw: np.ndarray):
         """Consistent ``(q, u)`` from a state near the constraint manifold."""
+        if self.body is not None:
+            return self.body.project(time, q, uw)
         model = self.model
         q = np.array(q, dtype=float)
         u = np.zeros(speeds(model))
@@ -288,7 +297,10 @@ class Partition:
 
     def conditioning(self, time: float, q: np.ndarray) -> float:
         """Smallest singular value of the dependent block relative to the largest of the
-        whole Jacobian (the worse of the position and the velocity split)."""
+        whole Jacobian (the worse of the position and the velocity split); in body space,
+        an estimate of it (:meth:`~vecnet.numerics.bodyspace.BodyPartition.conditioning`)."""
+        if self.body is not None:
+            return self.body.conditioning(time, q)
         out = 1.0
         pairs = [(velocity_constraints(self.model, time, q)[0][self.rows], self.dep)]
         if self.dep_q is not self.dep:

@@ -21,7 +21,7 @@ from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import FormulationError
 from . import recursive as rc
-from .mechanism import CompiledModel, push_wrench
+from .mechanism import CompiledModel, point_wrenches, push_wrench
 
 if TYPE_CHECKING:
     from ..formulation.planar import MultibodyEquations
@@ -43,11 +43,13 @@ class CompiledMechanism(CompiledModel):
         Values for symbolic parameters (by symbol or name).
     runtime : sequence of str
         Parameters left as arguments of the compiled functions, set by :meth:`bind`.
+    linear_algebra : {"auto", "dense", "sparse"}
+        How the constrained equations are solved (:attr:`CompiledModel.solver`).
     """
 
     def __init__(self, eom: MultibodyEquations, parameters: dict | None = None,
-                 runtime=()) -> None:
-        super().__init__(eom, parameters, runtime)
+                 runtime=(), linear_algebra: str = "auto") -> None:
+        super().__init__(eom, parameters, runtime, linear_algebra)
         net, topo = eom.mechanism.network, eom.topology
         self.n = self.nu = len(eom.q)
         self.node = {node: i for i, node in enumerate(topo.nodes)}
@@ -128,10 +130,21 @@ class CompiledMechanism(CompiledModel):
                      | set(pins[:, 1:].ravel().tolist())
                      | {i for _, ends in self.force_elements for i in ends})
         self._pin_rows = pins[:, :1] + np.arange(2)
-        self._pin_nodes = pins[:, 1], pins[:, 2]
+        self._pin_nodes = np.ascontiguousarray(pins[:, 1]), np.ascontiguousarray(pins[:, 2])
         self._pin_kin_rows = (np.array([self.row[a] for a in pins[:, 1]], dtype=int),
                               np.array([self.row[b] for b in pins[:, 2]], dtype=int))
         self._head = {c: self.node[net.graph.ends(c)[1]] for c in topo.chords}
+        # every constraint row's head and tail node: every planar law is in its chord's
+        # relative pose, so every row acts on its two ends alone
+        self._row_nodes = np.zeros((self.m, 2), dtype=np.int64)
+        for rows, a, b in zip(self._pin_rows, *self._pin_nodes):
+            self._row_nodes[rows] = (b, a)
+        for _, (a, b), rows, _ in self.constraint_laws:
+            self._row_nodes[rows] = (b, a)
+        self._body_form = True
+
+    #: a planar mechanism moves in the turn about z and the in-plane velocity
+    body_components = (2, 3, 4)
 
     def _numbers(self) -> None:
         """Gravity and the bodies' masses and inertias, parameters put in."""
@@ -254,24 +267,25 @@ class CompiledMechanism(CompiledModel):
         """A gear's torques are about z; a rack's force is along the direction it advances."""
         return [None if label.startswith("force") else _Z for label in element.efforts_named]
 
-    def _constraints(self, time, q, u, kin, accelerations=True, reactions=False):
-        m, n = self.m, self.n
+    def _constraints(self, time, q, u, kin, accelerations=True, reactions=False,
+                     wrenches=None):
+        m, n = self.m, kin["Jw"].shape[2]
         phi, phi_q, phi_t, c = np.zeros(m), np.zeros((m, n)), np.zeros(m), np.zeros(m)
         maps = []
         r = kin["r"]
 
-        def react(chord, rows, grad):
-            """The wrench on the head per unit multiplier (none for a gear or rack, whose
-            reaction goes partly to the ground through the axles)."""
-            if not reactions:
+        def react(chord, rows, grad, ends):
+            """Each row's wrenches on the head and the tail per unit multiplier; the one on
+            the head is the chord's reaction (none for a gear or rack, whose reaction goes
+            partly to the ground through the axles)."""
+            if not (reactions or wrenches is not None):
                 return
-            if isinstance(self.eom.mechanism.network.element(chord), pe.Coupling):
-                maps.append((chord, rows, None))
-                return
-            force = np.vstack([grad[:, :2].T, np.zeros((1, len(rows)))])
-            W = np.vstack([np.cross(r[self._head[chord]], force.T).T, force])
-            W[2] += grad[:, 2]
-            maps.append((chord, rows, W))
+            head, tail = _law_wrenches(grad, r[ends[0]], r[ends[1]])
+            if wrenches is not None:
+                wrenches[rows, 0], wrenches[rows, 1] = head, tail
+            if reactions:
+                coupling = isinstance(self.eom.mechanism.network.element(chord), pe.Coupling)
+                maps.append((chord, rows, None if coupling else head.T))
 
         if len(self._pin_rows):
             Jv, gv = kin["Jv"], kin["gv"]
@@ -281,8 +295,11 @@ class CompiledMechanism(CompiledModel):
             phi[rows] = r[heads, :2] - r[tails, :2]
             phi_q[rows] = Jv[rb, :2] - Jv[ra, :2]
             c[rows] = -(gv[rb, :2] - gv[ra, :2])
-            for chord, idx in zip(self._pin_chords, rows):
-                react(chord, idx, _PIN_GRADIENT)
+            if wrenches is not None:    # the points' unit forces along x and y
+                rc.point_rows(r, heads, tails, rows, wrenches)
+            if reactions:
+                for chord, idx, a, b in zip(self._pin_chords, rows, tails, heads):
+                    maps.append((chord, idx, _law_wrenches(_PIN_GRADIENT, r[a], r[b])[0].T))
         for chord, ends, rows, fn in self.constraint_laws:
             x, xd = self._pose(ends, kin["state"])
             Jx, gx = self._pose_jacobian(ends, kin)
@@ -291,7 +308,7 @@ class CompiledMechanism(CompiledModel):
             phi_q[rows] = grad @ Jx
             phi_t[rows] = rate[:, 0]
             c[rows] = -(grad @ gx + second[:, 0])
-            react(chord, rows, grad)
+            react(chord, rows, grad, ends)
         for chord, ends, rows, fn in self.velocity_laws:   # G x' + b = 0, no position rows
             x, xd = self._pose(ends, kin["state"])
             Jx, gx = self._pose_jacobian(ends, kin)
@@ -299,7 +316,7 @@ class CompiledMechanism(CompiledModel):
             phi_q[rows] = G @ Jx
             phi_t[rows] = b[:, 0]
             c[rows] = -(G @ gx + drift[:, 0])
-            react(chord, rows, G)
+            react(chord, rows, G, ends)
         return phi, phi_q, phi_t, c, maps
 
     def input_forces(self, time: float, q: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -321,6 +338,22 @@ class CompiledMechanism(CompiledModel):
         names += [str(load) for load in self.eom.inputs]
         columns += self._load_columns(q)
         return names, np.array(columns).T.reshape(self.n, len(names))
+
+
+def _law_wrenches(grad: np.ndarray, ra: np.ndarray, rb: np.ndarray):
+    """The wrenches (rows x 6) on an edge's head and tail per unit multiplier of rows with
+    the gradient ``grad`` in its relative pose ``(dx, dy, dtheta, tail angle)`` (at
+    least three columns), its tail at ``ra``, its head at ``rb``: the force ``(gx, gy)``
+    at each end point (minus it on the tail), the torque ``gtheta`` on the head, and on the
+    tail ``g_tail - gtheta``. The rows in the speeds are ``Wh^T J_head + Wt^T J_tail``."""
+    force = np.zeros((len(grad), 3))
+    force[:, :2] = grad[:, :2]
+    head, tail = point_wrenches(rb, force), -point_wrenches(ra, force)
+    head[:, 2] += grad[:, 2]
+    tail[:, 2] -= grad[:, 2]
+    if grad.shape[1] > 3:
+        tail[:, 2] += grad[:, 3]
+    return head, tail
 
 
 def _spring_energy(element, dr, dtheta):

@@ -40,7 +40,8 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
            "CYLINDRICAL", "SCREW", "SPHERICAL", "UNIVERSAL", "PLANAR", "WELD", "LINE", "PLANE",
            "AFFINE", "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
-           "inverse_mass_times"]
+           "inverse_mass_times", "node_bias", "point_rows", "wrench_rows", "primitive_rows",
+           "BODY_FORM"]
 
 #: branch kinds (the joint motions this module knows); AFFINE is a planar branch, a turn
 #: about z and an offset in the x-y plane both affine in its coordinates
@@ -121,7 +122,8 @@ def _quaternion_matrix(q, at, out):
 @njit(cache=True)
 def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, turn, middle, g):
     """The relative motion of one branch in its coordinates (see the module docstring);
-    ``W`` and ``V`` receive ``k`` columns. The last six arrays are scratch space."""
+    ``W`` and ``V`` receive ``k`` columns. The last six arrays are scratch space. Arms and
+    planar (``AFFINE``) motions are worked out by :func:`walk` itself."""
     for i in range(3):
         axis[i] = prm[_AXIS + i]
         f[i] = prm[_AXIS2 + i]
@@ -136,10 +138,7 @@ def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, t
             V[i, j] = 0.0
         for j in range(3):
             Rrel[i, j] = 1.0 if i == j else 0.0
-    if kind == ARM:
-        for i in range(3):
-            rho[i] = prm[_RHO + i]
-    elif kind == FREE:
+    if kind == FREE:
         _quaternion_matrix(q, qo + 3, Rrel)
         for i in range(3):
             rho[i] = q[qo + i]
@@ -187,19 +186,6 @@ def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, t
             W[i, 0] = axis[i]
             W[i, 1] = g[i]
             Wd[i] = turn[0, i] * u[uo] * u[uo + 1]
-    elif kind == AFFINE:
-        angle = prm[_PITCH]
-        rho[0], rho[1] = prm[_RHO], prm[_RHO + 1]
-        for m in range(nk):
-            x = q[qo + m]
-            rho[0] += prm[3 * m] * x
-            rho[1] += prm[3 * m + 1] * x
-            angle += prm[3 * m + 2] * x
-            V[0, m] = prm[3 * m]
-            V[1, m] = prm[3 * m + 1]
-            W[2, m] = prm[3 * m + 2]
-        c, s = np.cos(angle), np.sin(angle)
-        Rrel[0, 0], Rrel[0, 1], Rrel[1, 0], Rrel[1, 1] = c, -s, s, c
     elif kind == WELD:
         Rrel[:, :] = R0
     elif kind == LINE:
@@ -259,9 +245,40 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     dVw = np.empty(3)
     for b in range(nb):
         p, i, s, k = parent[b], child[b], sign[b], nk[b]
-        _motion(kind[b], prm[b], q, qo[b], u, uo[b], k, Rrel, rho, W, V, Wd, Vd,
-                axis, f, R0, turn, middle, g)
-        if s > 0:
+        # arms and planar motions, most of the branches, inline: a call that passes this
+        # many arrays costs more than their arithmetic
+        turns = True    # whether the branch turns its head frame against its tail frame
+        if kind[b] == ARM or kind[b] == AFFINE:
+            for x in range(3):
+                rho[x] = prm[b, _RHO + x] if kind[b] == ARM else 0.0
+                Wd[x] = 0.0
+                Vd[x] = 0.0
+                for y in range(3):
+                    Rrel[x, y] = 1.0 if x == y else 0.0
+            if kind[b] == AFFINE:
+                angle = prm[b, _PITCH]
+                rho[0], rho[1] = prm[b, _RHO], prm[b, _RHO + 1]
+                for m in range(k):
+                    value = q[qo[b] + m]
+                    rho[0] += prm[b, 3 * m] * value
+                    rho[1] += prm[b, 3 * m + 1] * value
+                    angle += prm[b, 3 * m + 2] * value
+                    V[0, m], V[1, m], V[2, m] = prm[b, 3 * m], prm[b, 3 * m + 1], 0.0
+                    W[0, m], W[1, m], W[2, m] = 0.0, 0.0, prm[b, 3 * m + 2]
+                cos, sin = np.cos(angle), np.sin(angle)
+                Rrel[0, 0], Rrel[0, 1], Rrel[1, 0], Rrel[1, 1] = cos, -sin, sin, cos
+                turns = k > 0 or angle != 0.0
+            else:
+                turns = False
+        else:
+            _motion(kind[b], prm[b], q, qo[b], u, uo[b], k, Rrel, rho, W, V, Wd, Vd,
+                    axis, f, R0, turn, middle, g)
+        if not turns:
+            for x in range(3):
+                for y in range(3):
+                    R[i, x, y] = R[p, x, y]
+            Rt = R[p]
+        elif s > 0:
             _mat3(R[p], Rrel, R[i])
             Rt = R[p]
         else:
@@ -293,6 +310,11 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
             _cross(wt, d, tmp)
             for j in range(3):
                 v[i, j] = v[p, j] + s * (tmp[j] + vr[j])
+        if k == 0:   # an arm or a weld: no motion subspace, no bias (c[b] stays zero)
+            for j in range(6):
+                A0[i, j] = A0[p, j]
+            theta[i] = theta[p] + (s * prm[b, _PITCH] if kind[b] == AFFINE else 0.0)
+            continue
         # the element's head point: the child when walked along, else the parent
         rref = r[i] if s > 0 else r[p]
         vref = v[i] if s > 0 else v[p]
@@ -372,12 +394,172 @@ def node_jacobians(parent, uo, nk, datum, nu, nodes, r, w, v, S, A0, branch_of):
 
 
 @njit(cache=True)
+def node_bias(nodes, r, w, v, A0):
+    """For each node in ``nodes``: its convective accelerations ``gw, gv`` (k x 3: the
+    angular acceleration and the acceleration of its point with ``u' = 0``), from the
+    walk's bias accelerations alone (what :func:`node_jacobians` gives without the
+    Jacobians, in time linear in the number of nodes)."""
+    kn = len(nodes)
+    gw = np.empty((kn, 3))
+    gv = np.empty((kn, 3))
+    for a in range(kn):
+        n = nodes[a]
+        al, x, om, vel = A0[n], r[n], w[n], v[n]
+        gw[a, 0], gw[a, 1], gw[a, 2] = al[0], al[1], al[2]
+        # a_O + alpha x r + omega x v
+        gv[a, 0] = al[3] + al[1] * x[2] - al[2] * x[1] + om[1] * vel[2] - om[2] * vel[1]
+        gv[a, 1] = al[4] + al[2] * x[0] - al[0] * x[2] + om[2] * vel[0] - om[0] * vel[2]
+        gv[a, 2] = al[5] + al[0] * x[1] - al[1] * x[0] + om[0] * vel[1] - om[1] * vel[0]
+    return gw, gv
+
+
+@njit(cache=True)
+def point_rows(r, heads, tails, rows, W):
+    """The wrenches (about the world origin) per unit multiplier of rows that make two
+    points coincide, ``rows[p, a]`` the row of pair ``p`` along axis ``a``: the unit force
+    along the axis at the head point, minus it at the tail point, into ``W[row, 0]`` and
+    ``W[row, 1]``."""
+    for p in range(len(heads)):
+        for side in range(2):
+            x = r[heads[p]] if side == 0 else r[tails[p]]
+            sign = 1.0 if side == 0 else -1.0
+            for a in range(rows.shape[1]):
+                row = rows[p, a]
+                for j in range(6):
+                    W[row, side, j] = 0.0
+                W[row, side, 3 + a] = sign
+                # x cross e_a
+                W[row, side, (a + 1) % 3] = sign * x[(a + 2) % 3]
+                W[row, side, (a + 2) % 3] = -sign * x[(a + 1) % 3]
+
+
+#: the codes of the spatial loop constraint primitives that act on their two nodes alone
+#: (:func:`primitive_rows`)
+BODY_FORM = {"point": 0, "perpendicular": 1, "plane": 2}
+
+
+@njit(cache=True)
+def primitive_rows(codes, tails, heads, E, F, first, R, r, w, v, A0, accelerations, phi, c,
+                   W):
+    """The rows of every primitive that acts on its two nodes alone (tail ``a``, head
+    ``b``, axes ``e`` fixed in the tail and ``f`` in the head): points that coincide,
+    ``r_b - r_a`` (three rows); perpendicular axes, ``e_a . f_b``; a point on a plane,
+    ``e_a . (r_b - r_a)``. Into ``phi``, ``c`` (``Phi_u u' = c``, only with
+    ``accelerations``) and ``W`` (each row's wrenches on its head and tail per unit
+    multiplier, about the world origin), from the walk's node kinematics: ``gw``, ``gv``
+    below are a node's accelerations with ``u' = 0``."""
+    ea = np.empty(3)
+    fb = np.empty(3)
+    axis = np.empty(3)
+    tmp = np.empty(3)
+    ed = np.empty(3)
+    fd = np.empty(3)
+    gva = np.empty(3)
+    gvb = np.empty(3)
+    for p in range(len(codes)):
+        a, b, row, code = tails[p], heads[p], first[p], codes[p]
+        for k in range(3):
+            # a node's point acceleration with u' = 0: a_O + alpha x r + omega x v
+            i, j = (k + 1) % 3, (k + 2) % 3
+            gva[k] = (A0[a, 3 + k] + A0[a, i] * r[a, j] - A0[a, j] * r[a, i]
+                      + w[a, i] * v[a, j] - w[a, j] * v[a, i])
+            gvb[k] = (A0[b, 3 + k] + A0[b, i] * r[b, j] - A0[b, j] * r[b, i]
+                      + w[b, i] * v[b, j] - w[b, j] * v[b, i])
+        if code == 0:
+            for k in range(3):
+                phi[row + k] = r[b, k] - r[a, k]
+                if accelerations:
+                    c[row + k] = -(gvb[k] - gva[k])
+                for side in range(2):
+                    x = r[b] if side == 0 else r[a]
+                    sign = 1.0 if side == 0 else -1.0
+                    for j in range(6):
+                        W[row + k, side, j] = 0.0
+                    W[row + k, side, 3 + k] = sign
+                    W[row + k, side, (k + 1) % 3] = sign * x[(k + 2) % 3]
+                    W[row + k, side, (k + 2) % 3] = -sign * x[(k + 1) % 3]
+            continue
+        for k in range(3):
+            ea[k] = R[a, k, 0] * E[p, 0] + R[a, k, 1] * E[p, 1] + R[a, k, 2] * E[p, 2]
+        # e_a'' without u': alpha x e + omega x (omega x e)
+        _cross(w[a], ea, tmp)
+        _cross(w[a], tmp, ed)
+        for k in range(3):
+            ed[k] += A0[a, (k + 1) % 3] * ea[(k + 2) % 3] - A0[a, (k + 2) % 3] * ea[(k + 1) % 3]
+        if code == 1:
+            for k in range(3):
+                fb[k] = R[b, k, 0] * F[p, 0] + R[b, k, 1] * F[p, 1] + R[b, k, 2] * F[p, 2]
+            _cross(ea, fb, axis)
+            phi[row] = ea[0] * fb[0] + ea[1] * fb[1] + ea[2] * fb[2]
+            if accelerations:
+                _cross(w[b], fb, gvb)        # scratch: omega_b x f_b
+                _cross(w[b], gvb, fd)
+                for k in range(3):
+                    fd[k] += (A0[b, (k + 1) % 3] * fb[(k + 2) % 3]
+                              - A0[b, (k + 2) % 3] * fb[(k + 1) % 3])
+                t = 0.0
+                for k in range(3):
+                    t += ed[k] * fb[k] + 2.0 * tmp[k] * gvb[k] + ea[k] * fd[k]
+                c[row] = -t
+            for j in range(6):
+                W[row, 0, j] = 0.0
+                W[row, 1, j] = 0.0
+            for k in range(3):
+                W[row, 0, k] = -axis[k]
+                W[row, 1, k] = axis[k]
+            continue
+        t = 0.0
+        for k in range(3):
+            t += ea[k] * (r[b, k] - r[a, k])
+        phi[row] = t
+        if accelerations:
+            t = 0.0
+            for k in range(3):
+                t += (ed[k] * (r[b, k] - r[a, k]) + 2.0 * tmp[k] * (v[b, k] - v[a, k])
+                      + ea[k] * (gvb[k] - gva[k]))
+            c[row] = -t
+        for k in range(3):
+            W[row, 0, 3 + k] = ea[k]
+            W[row, 1, 3 + k] = -ea[k]
+            W[row, 0, k] = r[b, (k + 1) % 3] * ea[(k + 2) % 3] - r[b, (k + 2) % 3] * ea[(k + 1) % 3]
+            W[row, 1, k] = -W[row, 0, k]
+
+
+@njit(cache=True)
+def wrench_rows(W, head, tail, nodes, r, Jw, Jv):
+    """Constraint rows in the speeds from their wrenches ``W`` (rows x 2 x 6, about the
+    world origin) on their head and tail nodes (``nodes``, rows x 2; ``head``, ``tail``:
+    their rows in the Jacobians ``Jw``, ``Jv`` of :func:`node_jacobians`): ``Wh^T J_head
+    + Wt^T J_tail``, each wrench's moment taken about its node's point."""
+    rows, nu = len(W), Jw.shape[2]
+    out = np.zeros((rows, nu))
+    moment = np.empty(3)
+    for i in range(rows):
+        for side in range(2):
+            k = head[i] if side == 0 else tail[i]
+            x = r[nodes[i, side]]
+            f0, f1, f2 = W[i, side, 3], W[i, side, 4], W[i, side, 5]
+            moment[0] = W[i, side, 0] + f1 * x[2] - f2 * x[1]
+            moment[1] = W[i, side, 1] + f2 * x[0] - f0 * x[2]
+            moment[2] = W[i, side, 2] + f0 * x[1] - f1 * x[0]
+            for n in range(nu):
+                out[i, n] += (moment[0] * Jw[k, 0, n] + moment[1] * Jw[k, 1, n]
+                              + moment[2] * Jw[k, 2, n] + f0 * Jv[k, 0, n]
+                              + f1 * Jv[k, 1, n] + f2 * Jv[k, 2, n])
+    return out
+
+
+@njit(cache=True)
 def _spatial_inertia(m, J, R, x, out):
     """The spatial inertia about the world origin of a body with mass ``m``, inertia ``J``
     (body axes, about its mass centre at ``x``) and rotation ``R``:
     ``[[R J R^T - m S(x)^2, m S(x)], [-m S(x), m I]]``."""
-    RJ = np.empty((3, 3))
-    Jw = np.empty((3, 3))
+    _spatial_inertia_into(m, J, R, x, out, np.empty((3, 3)), np.empty((3, 3)))
+
+
+@njit(cache=True)
+def _spatial_inertia_into(m, J, R, x, out, RJ, Jw):
+    """:func:`_spatial_inertia` with the scratch arrays ``RJ`` and ``Jw`` (3 x 3)."""
     _mat3(R, J, RJ)
     _mat3t(RJ, R, Jw)
     xx = x[0] * x[0] + x[1] * x[1] + x[2] * x[2]
@@ -825,13 +1007,9 @@ def kinematic_map(tree: Tree, q: np.ndarray, nu: int) -> np.ndarray:
                           np.ascontiguousarray(q, dtype=float), nu)
 
 
-def compile_kernels() -> None:
-    """Compile every kernel once (numba caches them on disk): a pendulum on a free joint
-    and a revolute, walked, accelerated and projected. Installing runs this, so that no
-    model pays the first compilation.
-
-    >>> compile_kernels()
-    """
+def sample_tree() -> tuple[Tree, np.ndarray, np.ndarray]:
+    """A pendulum on a free joint and a revolute, with coordinates and speeds: what
+    :func:`compile_kernels` runs the kernels on."""
     prm = np.zeros((2, PARAMETERS))
     prm[1, 0:3] = (0.0, 1.0, 0.0)
     prm[1, 3:12] = np.eye(3).reshape(9)
@@ -840,10 +1018,21 @@ def compile_kernels() -> None:
                 np.array([0, 6]), np.array([6, 1]), prm, 3, 0, np.array([-1, 0, 1]),
                 np.array([2]), np.array([1.0]), np.eye(3).reshape(1, 3, 3),
                 np.array([0.0, 0.0, -9.81]))
-    q = np.array([0.0, 0, 0, 1, 0, 0, 0, 0.3])
-    u = np.linspace(0.1, 0.7, 7)
+    return tree, np.array([0.0, 0, 0, 1, 0, 0, 0, 0.3]), np.linspace(0.1, 0.7, 7)
+
+
+def compile_kernels() -> None:
+    """Compile every kernel once (numba caches them on disk): a pendulum on a free joint
+    and a revolute (:func:`sample_tree`), walked, accelerated and projected, its nodes'
+    constraint rows written. Installing runs this (through
+    :func:`vecnet.numerics.bodyspace.compile_kernels`), so that no model pays the first
+    compilation.
+
+    >>> compile_kernels()
+    """
+    tree, q, u = sample_tree()
     st = state(tree, q, u)
-    jacobians(tree, st, np.array([1, 2]), 7)
+    Jw, Jv, _, _ = jacobians(tree, st, np.array([1, 2]), 7)
     wrenches = np.zeros((3, 6))
     forward_dynamics(tree, st, u, wrenches, 7)
     free_motion(tree, q, u, 7)
@@ -852,6 +1041,15 @@ def compile_kernels() -> None:
     mass(tree, st, 7)
     rates(tree, q, u)
     kinematic_map(tree, q, 7)
+    nodes = np.array([1, 2])
+    node_bias(nodes, st.r, st.w, st.v, st.A0)
+    W = np.zeros((5, 2, 6))
+    point_rows(st.r, np.array([2]), np.array([0]), np.arange(3).reshape(1, 3), W)
+    primitive_rows(np.array([0, 1, 2]), np.array([0, 0, 1]), np.array([2, 2, 2]),
+                   np.eye(3), np.eye(3)[::-1].copy(), np.array([0, 3, 4]), st.R, st.r, st.w,
+                   st.v, st.A0, True, np.zeros(5), np.zeros(5), W)
+    wrench_rows(W, np.array([1, 1, 1, 1, 1]), np.array([0, 0, 0, 0, 0]),
+                np.array([[2, 1]] * 5), st.r, Jw, Jv)
 
 
 class _CompileClock(event.Listener):

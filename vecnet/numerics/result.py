@@ -38,8 +38,8 @@ class Event(NamedTuple):
 class Outcome:
     """How an integration went, as an integrator reports it: the method, the evaluations
     of its right-hand side (or residual) and of its Jacobian, the events on the way, the
-    solver's last message, and the error that stopped it early (``None``: it reached the
-    end)."""
+    solver's last message, the error that stopped it early (``None``: it reached the
+    end) and how a mechanism's constrained equations were solved (``Result.linear_algebra``)."""
 
     solver: str
     nfev: int = 0
@@ -47,6 +47,7 @@ class Outcome:
     events: list[Event] = field(default_factory=list)
     message: str = ""
     error: SimulationError | None = None
+    linear_algebra: str = ""
 
     def fail(self, error: SimulationError) -> None:
         """Record the error that stops the integration (the first one stays)."""
@@ -79,6 +80,11 @@ class Result:
     solver : str
         The method that integrated (``"LSODA"``, ``"BDF"``, ``"IDA"``, ``"partition"``,
         ``"dae"``, ``"rk4"``, ``"euler"``, ``"kinematics"``...).
+    linear_algebra : str
+        How a mechanism's constrained equations were solved: ``"sparse"`` (in body space,
+        :mod:`vecnet.numerics.bodyspace`), ``"dense"`` (in joint space), ``"sparse+dense"``
+        (body space, with the joint-space path answering where it could not; the message
+        says how often and why); ``""`` for a model without loop constraints.
     """
 
     def __init__(self, t: np.ndarray, series: dict[str, np.ndarray],
@@ -93,6 +99,7 @@ class Result:
         self.nfev, self.njev = outcome.nfev, outcome.njev
         self.events = tuple(sorted(outcome.events))
         self.solver = outcome.solver
+        self.linear_algebra = outcome.linear_algebra
         self._derive = derive  # the other series, computed when first asked for
         #: name -> (quantity, unit) of the variables whose quantity the name does not say
         #: (a network's, set by :func:`vecnet.simulate`); used by :meth:`plot`

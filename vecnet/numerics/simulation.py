@@ -62,8 +62,11 @@ def simulate(model: Any, t_span: Sequence[float] | None = None, *,
         ``velocities`` (coordinate rates, speeds, ``"<body>.omega"``, ``"<body>.velocity"``),
         ``parameters``, ``method`` (``"partition"``: DOP853 by coordinate partitioning,
         the default; ``"dae"``: IDA; ``"rk4"``, ``"euler"``: fixed steps of ``step``
-        seconds); a mechanism not yet formulated also ``coordinates`` (``"joint"`` or
-        ``"absolute"``) and ``tree``.
+        seconds), ``linear_algebra`` (``"auto"``, the default: the constrained equations
+        in body space, ``"sparse"``, where it is predicted cheaper than in joint space,
+        ``"dense"``; the result's ``linear_algebra`` tells which ran); a
+        mechanism not yet formulated also ``coordinates`` (``"joint"`` or ``"absolute"``)
+        and ``tree``.
 
         Systems: ``initial`` (lumped and block states), ``velocities``, ``method``
         (``"partition"`` or ``"dae"``), ``coordinates`` (a :class:`~vecnet.System`:
@@ -203,9 +206,11 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
                velocities: Mapping[str, Any] | None = None,
                parameters: Mapping[Any, float] | None = None, method: str = "partition",
                progress: Callable[[float], None] | bool | None = None,
-               step: float | None = None) -> Result:
+               step: float | None = None, linear_algebra: str = "auto") -> Result:
     """Forward dynamics of mechanism equations from the pose assembled at ``t0`` (at rest
-    unless ``velocities``); by kinematics when drivers fix every degree of freedom."""
+    unless ``velocities``); by kinematics when drivers fix every degree of freedom. The
+    result's ``linear_algebra`` and ``message`` tell which path solved the constrained
+    equations (:meth:`~vecnet.numerics.mechanism.CompiledModel.linear_algebra_report`)."""
     from . import multibody as mb
 
     integrators: dict[str, Callable[..., mb.Motion]] = {"partition": mb.integrate_partitioned,
@@ -225,7 +230,7 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     eom.check_parameters(parameters)
     with untrusted(eom.mechanism.untrusted):
         watch = Watch(t0, t1, progress)
-    model = eom.compile(parameters)
+    model = eom.compile(parameters, linear_algebra=linear_algebra)
     q0 = eom.assemble(initial, t0, parameters)
     if eom.degrees_of_freedom(q0, t0, parameters) == 0:
         ts, qs, us = mb.kinematics(model, times, q0)
@@ -242,9 +247,14 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
                                    f"{-stop.gap(q0):.6g}); start within the joint limits")
     eom.check_mass_matrix(model, q0, t0)
     eom.check_time_scale(model, q0, (t0, t1), method)
+    model.path_counts = {"sparse": 0, "dense": 0}
     motion = integrators[method](model, t0, q0, u0, times, rtol, atol, progress=watch,
                                  **({"stops": stops} if stops else {}))
-    return eom.result(model, motion.t, motion.q, motion.u, motion.outcome)
+    outcome = motion.outcome
+    outcome.linear_algebra, note = model.linear_algebra_report()
+    if note:
+        outcome.message = f"{outcome.message}; {note}" if outcome.message else note
+    return eom.result(model, motion.t, motion.q, motion.u, outcome)
 
 
 def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = None,

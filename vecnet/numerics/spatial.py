@@ -20,7 +20,7 @@ from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import FormulationError
 from . import recursive as rc
-from .mechanism import CompiledModel, cross, push_wrench
+from .mechanism import CompiledModel, cross, point_wrenches, push_wrench
 
 if TYPE_CHECKING:
     from ..formulation.spatial import SpatialEquations
@@ -46,11 +46,13 @@ class CompiledSpatial(CompiledModel):
         Values for symbolic parameters (by symbol or name).
     runtime : sequence of str
         Parameters left as arguments of the compiled functions, set by :meth:`bind`.
+    linear_algebra : {"auto", "dense", "sparse"}
+        How the constrained equations are solved (:attr:`CompiledModel.solver`).
     """
 
     def __init__(self, eom: SpatialEquations, parameters: dict | None = None,
-                 runtime=()) -> None:
-        super().__init__(eom, parameters, runtime)
+                 runtime=(), linear_algebra: str = "auto") -> None:
+        super().__init__(eom, parameters, runtime, linear_algebra)
         net, topo = eom.mechanism.network, eom.topology
         self.n, self.nu = len(eom.q), len(eom.u)
         self.velocity_rows = len(eom.velocity_constraint_names)
@@ -75,6 +77,38 @@ class CompiledSpatial(CompiledModel):
         self._tree = self._tree_arrays()
         self._act_on({i for _, _, a, b, _, _ in self.primitives for i in (a, b)}
                      | {self.node[v] for info in axial for v in info["ends"]})
+        # every constraint row's head and tail node; a driver's or gear's rows are not
+        # wrenches on two nodes (a joint's own coordinate, two joints' angles)
+        self._row_nodes = np.array([(b, a) for _, kind, a, b, _, _ in self.primitives
+                                    for _ in range(3 if kind == "point" else 1)],
+                                   dtype=np.int64).reshape(-1, 2)
+        self._body_form = all(kind in rc.BODY_FORM for _, kind, *_ in self.primitives)
+        # the primitives in body form as arrays for primitive_rows, and each one's chord
+        # and rows; the others (drivers, gears) stay with the loop of _constraints
+        first, at = [], 0
+        for _, kind, *_ in self.primitives:
+            first.append(at)
+            at += 3 if kind == "point" else 1
+        chosen = [i for i, (_, kind, *_) in enumerate(self.primitives) if kind in rc.BODY_FORM]
+        self._others = [(self.primitives[i], first[i])
+                        for i in range(len(self.primitives)) if i not in set(chosen)]
+        pick = [self.primitives[i] for i in chosen]
+        self._formed = (np.array([rc.BODY_FORM[p[1]] for p in pick], dtype=np.int64),
+                        np.array([p[2] for p in pick], dtype=np.int64),
+                        np.array([p[3] for p in pick], dtype=np.int64),
+                        np.array([p[4] if p[4] is not None else np.zeros(3) for p in pick],
+                                 dtype=float).reshape(-1, 3),
+                        np.array([p[5] if p[5] is not None else np.zeros(3) for p in pick],
+                                 dtype=float).reshape(-1, 3),
+                        np.array([first[i] for i in chosen], dtype=np.int64))
+        self._formed_rows = [(p[0], np.arange(first[i], first[i] + (3 if p[1] == "point"
+                                                                     else 1)))
+                             for i, p in zip(chosen, pick)]
+        self._formed_index = np.concatenate([rows for _, rows in self._formed_rows]) \
+            if pick else np.zeros(0, dtype=np.int64)
+        nodes = self._row_nodes[self._formed_index]
+        self._formed_kin = (np.array([self.row[n] for n in nodes[:, 0]], dtype=np.int64),
+                            np.array([self.row[n] for n in nodes[:, 1]], dtype=np.int64))
         self._motions = {}
         self._mesh_numbers()
         for chord, kind, _, _, _, _, info in eom.primitives:
@@ -273,82 +307,55 @@ class CompiledSpatial(CompiledModel):
                        np.array([b[3] for b in bodies], dtype=float).reshape(-1, 3, 3),
                        self.gravity)
 
-    def _constraints(self, time, q, u, kin, accelerations=True, reactions=False):
-        m, nu = self.m, self.nu
+    def _constraints(self, time, q, u, kin, accelerations=True, reactions=False,
+                     wrenches=None):
+        m, nu = self.m, kin["Jw"].shape[2]
         phi, phi_u, c, phi_t = np.zeros(m), np.zeros((m, nu)), np.zeros(m), np.zeros(m)
         maps = []
-        row = 0
         R, r = kin["R"], kin["r"]
+        if len(self._formed[0]):
+            st = kin["state"]
+            W = wrenches if wrenches is not None else np.zeros((m, 2, 6))
+            rc.primitive_rows(*self._formed, st.R, st.r, st.w, st.v, st.A0, accelerations, phi, c,
+                           W)
+            if nu:
+                rows = self._formed_index
+                phi_u[rows] = rc.wrench_rows(W[rows], *self._formed_kin, self._row_nodes[rows],
+                                             r, kin["Jw"], kin["Jv"])
+            if reactions:
+                maps += [(chord, rows, W[rows, 0].T) for chord, rows in self._formed_rows]
 
         def react(chord, rows, force=None, torque=None, at=None):
-            """The wrench on the head per unit multiplier (none for a gear or rack); a
-            force acts at the head point or at the point ``at``."""
-            if not reactions:
-                return
-            W = None if force is None and torque is None else np.zeros((6, len(rows)))
-            if force is not None:
-                W[:3] = np.cross(r[self._head[chord]] if at is None else at, force.T).T
-                W[3:] = force
-            elif torque is not None:
-                W[:3] = torque
-            maps.append((chord, rows, W))
+            """The wrench on the head per unit multiplier: the chord's reaction (none for
+            a gear or rack); a force acts at the head point or at the point ``at``."""
+            if reactions:
+                W = None if force is None and torque is None else np.zeros((6, len(rows)))
+                if force is not None:
+                    W[:] = point_wrenches(r[self._head[chord]] if at is None else at,
+                                          force.T).T
+                elif torque is not None:
+                    W[:3] = torque
+                maps.append((chord, rows, W))
 
-
-        for chord, kind, a, b, e, f in self.primitives:
-            ka, kb = self.row[a], self.row[b]
-            Jwa, Jwb, Jva, Jvb = kin["Jw"][ka], kin["Jw"][kb], kin["Jv"][ka], kin["Jv"][kb]
-            wa, wb = kin["w"][ka], kin["w"][kb]
+        for (chord, kind, a, b, e, f), row in self._others:
             if kind == "drive":
                 self._drive(row, time, q, kin, f, phi, phi_u, phi_t, c, accelerations)
                 along = (R[a] @ f["axis"]).reshape(3, 1)
                 react(chord, np.array([row]), **{"torque" if f["quantity"] == "angle"
                                                  else "force": along})
-                row += 1
-                continue
-            if kind == "mesh":   # sum of weight * (coordinate - initial) over the two joints
-                for weight, initial, info in self._mesh_terms[chord]:
-                    value, g, gamma = self._axial_value(kin, q, info, accelerations)
-                    phi[row] += weight * (value - initial)
-                    phi_u[row] += weight * g
-                    if accelerations:
-                        c[row] -= weight * gamma
-                react(chord, np.array([row]))
-                row += 1
                 continue
             if kind in ("contact", "rolling"):
                 self._rolling(chord, kind, row, a, b, kin, e, phi, phi_u, c, accelerations,
                               react)
-                row += 1
                 continue
-            if kind == "point":
-                rows = slice(row, row + 3)
-                phi[rows] = r[b] - r[a]
-                phi_u[rows] = Jvb - Jva
-                c[rows] = -(kin["gv"][kb] - kin["gv"][ka])
-                react(chord, np.arange(row, row + 3), force=np.eye(3))
-                row += 3
-                continue
-            ea = R[a] @ e
-            if accelerations:   # e'' without u'
-                ed = cross(kin["gw"][ka], ea) + cross(wa, cross(wa, ea))
-            if kind == "perpendicular":
-                fb = R[b] @ f
-                axis = cross(ea, fb)
-                phi[row] = ea @ fb
-                phi_u[row] = axis @ (Jwa - Jwb)
+            # a gear or rack: sum of weight * (coordinate - initial) over the two joints
+            for weight, initial, info in self._mesh_terms[chord]:
+                value, g, gamma = self._axial_value(kin, q, info, accelerations)
+                phi[row] += weight * (value - initial)
+                phi_u[row] += weight * g
                 if accelerations:
-                    fd = cross(kin["gw"][kb], fb) + cross(wb, cross(wb, fb))
-                    c[row] = -(ed @ fb + 2 * cross(wa, ea) @ cross(wb, fb) + ea @ fd)
-                react(chord, np.array([row]), torque=-axis.reshape(3, 1))
-            else:  # plane: ea . (r_b - r_a) = 0
-                d = r[b] - r[a]
-                phi[row] = ea @ d
-                phi_u[row] = cross(ea, d) @ Jwa + ea @ (Jvb - Jva)
-                if accelerations:
-                    c[row] = -(ed @ d + 2 * cross(wa, ea) @ (kin["v"][kb] - kin["v"][ka])
-                               + ea @ (kin["gv"][kb] - kin["gv"][ka]))
-                react(chord, np.array([row]), force=ea.reshape(3, 1))
-            row += 1
+                    c[row] -= weight * gamma
+            react(chord, np.array([row]))
         return phi, phi_u, phi_t, c, maps
 
     def _rolling(self, chord, kind, row, a, b, kin, e, phi, phi_u, c, accelerations,
