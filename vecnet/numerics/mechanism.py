@@ -419,7 +419,7 @@ class CompiledModel(ABC):
         if not self.m:
             return "dense", "no loop constraints"
         if not self._body_form:
-            return "dense", "a constraint acts on more than two bodies (a gear, a driver)"
+            return "dense", "a constraint acts on more than two bodies (a gear or rack)"
         if self.rotors:
             return "dense", "rotor inertias geared to joints"
         if mode == "auto" and self.m < SPARSE_ROWS:
