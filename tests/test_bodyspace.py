@@ -145,16 +145,47 @@ def test_the_choice_and_its_fallbacks():
         compiled(eom, "banded")
 
 
-def test_a_driver_keeps_the_dense_path():
-    """A motion driver's row is a joint's own coordinate, not a wrench on two bodies: the
-    dense path answers, and says why."""
+@pytest.mark.parametrize("seed", range(12))
+def test_spatial_drivers_act_on_two_bodies_in_body_space(seed):
+    """A spatial motion driver on a revolute, in the tree (a row of the pseudo-inverse of
+    its motion subspace, on its two bodies) or cut (a torque about its axis): body space
+    answers, as the saddle-point system does."""
+    mech = random_mechanism(seed)
+    turning = [e.name for e in mech.network.elements
+               if type(e).__name__ in ("SpatialRevolute", "SpatialCylindrical")]
+    if not turning:
+        pytest.skip("no revolute or cylindrical joint to drive")
+    mech.drive("motor", turning[seed % len(turning)], 0.4 * vn.t + 0.1 * vn.t ** 2)
+    assert_body_space_agrees(mech.formulate(), np.random.default_rng(5000 + seed))
+
+
+@pytest.mark.parametrize("joint", ["R1", "R2"])
+def test_a_driver_on_a_tree_or_a_cut_joint_of_an_rssr(joint):
+    """RSSR driven at R1 (in the tree) or at R2 (cut: the tree keeps both spherical
+    joints)."""
     from test_spatial import rssr
 
     mech = rssr()
-    mech.drive("motor", "R1", 2.0 * vn.t)
+    mech.drive("motor", joint, 0.3 * vn.t)
+    tree = None if joint == "R1" else ["crank-p1", "R1", "crank-p2", "coupler-p1", "S1",
+                                         "coupler-p2", "rocker-p1", "rocker-p2", "ground-p2",
+                                         "S2"]
+    eom = mech.formulate("joint", tree=tree)
+    assert (joint in eom.topology.chords) == (joint == "R2")
+    assert_body_space_agrees(eom, np.random.default_rng(6))
+
+
+def test_a_gear_keeps_the_dense_path():
+    """A spatial gear's row couples two joints' coordinates (up to four bodies): the dense
+    path answers, and says why."""
+    mech = vn.spatial.Mechanism("pair", gravity=(0, 0, -9.81))
+    a = mech.body("a", 1, (0.1, 0.1, 0.1))
+    b = mech.body("b", 1, (0.2, 0.2, 0.2), position=(1, 0, 0))
+    mech.revolute("A", mech.ground.point(0, 0, 0), a.centre, axis=(0, 0, 1))
+    mech.revolute("B", mech.ground.point(1, 0, 0), b.centre, axis=(0, 0, 1))
+    mech.gear("mesh", a, b, ratio=2)
     model = compiled(mech.formulate(), "sparse")
-    assert model.solver == "dense" and "more than two bodies" in model.fallback
-    assert compiled(rssr().formulate(), "sparse").solver == "sparse"
+    assert model.solver == "dense" and "gear" in model.fallback
 
 
 # -- the partition's projections -------------------------------------------------------------
@@ -360,3 +391,21 @@ def test_planar_drivers_and_gears_act_on_two_bodies_in_body_space():
     assert sparse.linear_algebra == "sparse"
     for name in eom.coordinates:
         assert np.max(np.abs(dense[name] - sparse[name])) < 1e-8
+
+
+def test_redundant_loops_are_solved_on_their_independent_rows():
+    """Three parallel links carrying one top: two loops, four rows, one of them redundant.
+    On the independent rows (as the dense path takes them) the body-space Schur complement
+    stays positive definite, and the motion is the dense path's."""
+    mech = vn.planar.Mechanism("parallel", gravity=(0, -9.81))
+    top = mech.body("top", 2.0, 0.3, position=(1, -1))
+    for k, x in enumerate((0.0, 1.0, 2.0)):
+        link = mech.body(f"l{k}", 1.0, 0.05, position=(x, -0.5))
+        mech.revolute(f"G{k}", mech.ground.point(x, 0), link.point(0, 0.5))
+        mech.revolute(f"T{k}", link.point(0, -0.5), top.point(x - 1, 0))
+    eom = mech.formulate()
+    dense, sparse = simulate_both(eom, 1.0, velocities={"G0.angle": 0.7})
+    assert sparse.linear_algebra == "sparse"
+    for name in eom.coordinates:
+        assert np.max(np.abs(dense[name] - sparse[name])) < 1e-10
+    assert np.max(sparse["constraint residual"]) <= 1e-10

@@ -427,7 +427,7 @@ class CompiledModel(ABC):
         if self.velocity_rows:
             return "dense", "velocity constraints (rolling wheels)"
         if not self._body_form:
-            return "dense", "a constraint acts on more than two bodies (a gear, a driver)"
+            return "dense", "a constraint acts on more than two bodies (a gear or rack)"
         if self.rotors:
             return "dense", "rotor inertias geared to joints"
         if mode == "auto" and self.m < SPARSE_ROWS:

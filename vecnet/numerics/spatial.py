@@ -82,7 +82,22 @@ class CompiledSpatial(CompiledModel):
         self._row_nodes = np.array([(b, a) for _, kind, a, b, _, _ in self.primitives
                                     for _ in range(3 if kind == "point" else 1)],
                                    dtype=np.int64).reshape(-1, 2)
-        self._body_form = all(kind in rc.BODY_FORM for _, kind, *_ in self.primitives)
+        # a driver's row is a wrench on two bodies too: on a cut joint about or along its
+        # axis, on a tree joint a row of its motion subspace's pseudo-inverse (walk nodes)
+        self._drive_branch: dict[int, tuple[int, int]] = {}
+        at = 0
+        for _, kind, a, b, _, info in self.primitives:
+            if kind == "drive" and info["u"] is not None:
+                tree = self._tree
+                branch = int(np.flatnonzero((tree.uo <= info["u"])
+                                            & (info["u"] < tree.uo + tree.nk))[0])
+                self._drive_branch[at] = (branch, info["u"] - int(tree.uo[branch]))
+                self._row_nodes[at] = (tree.child[branch], tree.parent[branch])
+            elif kind == "drive":
+                tail, head = (self.node[v] for v in info["ends"])
+                self._row_nodes[at] = (head, tail)
+            at += 3 if kind == "point" else 1
+        self._body_form = all(kind != "mesh" for _, kind, *_ in self.primitives)
         # the primitives in body form as arrays for primitive_rows, and each one's chord
         # and rows; the others (drivers, gears) stay with the loop of _constraints
         first, at = [], 0
@@ -340,6 +355,8 @@ class CompiledSpatial(CompiledModel):
         for (chord, kind, a, b, e, f), row in self._others:
             if kind == "drive":
                 self._drive(row, time, q, kin, f, phi, phi_u, phi_t, c, accelerations)
+                if wrenches is not None:
+                    wrenches[row] = self._drive_wrenches(kin, f, row)
                 along = (R[a] @ f["axis"]).reshape(3, 1)
                 react(chord, np.array([row]), **{"torque" if f["quantity"] == "angle"
                                                  else "force": along})
@@ -410,12 +427,31 @@ class CompiledSpatial(CompiledModel):
         """The row of a motion driver: ``coordinate - f(t)``."""
         f, fd, fdd = self._motions_at(info, time)
         phi_t[row] = -fd
-        value, phi_u[row], gamma = self._axial_value(kin, q, info, acc)
+        value, g, gamma = self._axial_value(kin, q, info, acc)
+        if phi_u.shape[1]:
+            phi_u[row] = g
         phi[row] = value - f
         if info["q"] is None and info["quantity"] == "angle":   # from the frames: wrapped
             phi[row] = (phi[row] + np.pi) % (2 * np.pi) - np.pi
         if acc:
             c[row] = fdd - gamma
+
+    def _drive_wrenches(self, kin, info, row) -> np.ndarray:
+        """A driver's wrenches (2 x 6) on its row's head and tail node per unit multiplier:
+        for a tree joint ``w = S^+^T e`` (``w . S = e``, the unit row of its speed) on the
+        walk's child and ``-w`` on its parent; for a cut joint the unit torque about its
+        axis, or the unit force along it at the head's point, and minus it on the tail."""
+        at = self._drive_branch.get(row)
+        if at is not None:
+            branch, m = at
+            S = kin["state"].S[branch][:, :self._tree.nk[branch]]
+            w = np.linalg.pinv(S)[m]
+        else:
+            tail, head = (self.node[v] for v in info["ends"])
+            e = kin["R"][tail] @ info["axis"]
+            w = np.concatenate([e, np.zeros(3)]) if info["quantity"] == "angle" \
+                else point_wrenches(kin["r"][head], e)[0]
+        return np.stack([w, -w])
 
     def _motions_at(self, info, time):
         return self._motions[info["name"]](time)
