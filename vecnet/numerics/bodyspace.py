@@ -45,7 +45,7 @@ from numba import njit
 
 from ..errors import SimulationError
 from . import recursive
-from .recursive import Tree, _force_cross, _inertias, _spatial_inertia_into, state
+from .recursive import Tree, body_inertias, force_cross, spatial_inertia_into, state
 
 __all__ = ["BodySpace", "Layout", "BodyProjection", "BodyPartition", "band_cholesky",
            "band_solve", "band_lu", "band_lu_solve", "norm_estimate", "compile_kernels"]
@@ -311,7 +311,7 @@ def schur_system(comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenc
             continue
         for y in range(3):
             x[y] = r[n, y] - ref[g, y]
-        _spatial_inertia_into(body_mass[k], body_J[k], R[n], x, I, RJ, Jw)
+        spatial_inertia_into(body_mass[k], body_J[k], R[n], x, I, RJ, Jw)
         # the twist about the reference: (omega, v_n - omega x x)
         for y in range(3):
             twist[y] = w[n, y]
@@ -323,7 +323,7 @@ def schur_system(comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenc
             for b in range(6):
                 t += I[a, b] * twist[b]
             h[a] = t
-        _force_cross(twist, h, tmp)
+        force_cross(twist, h, tmp)
         for a in range(d):
             # gravity: I (0, g) is the body's weight as a wrench about the reference
             t = -tmp[comps[a]]
@@ -853,7 +853,7 @@ class BodySpace:
         nothing resists its turn); whether it is does not depend on the pose."""
         if not self.supported:
             return
-        I, _ = _inertias(tree.body_node, tree.body_mass, tree.body_J, tree.n_nodes, st.R,
+        I, _ = body_inertias(tree.body_node, tree.body_mass, tree.body_J, tree.n_nodes, st.R,
                          st.r, st.w, st.v, False)
         M = np.zeros((self.n_groups, self.d, self.d))
         inside = self.node_group >= 0
@@ -986,12 +986,12 @@ class BodyPartition:
 
     def _at(self, time: float, q: np.ndarray):
         """The walk and the loop rows' constraints at ``q`` (no speeds)."""
-        st = state(self.model._tree, q, self.model._zero)
-        return st, self.model.body_constraints(time, q, self.model._zero, st,
+        st = state(self.model.kernel_tree, q, self.model.zero_speeds)
+        return st, self.model.body_constraints(time, q, self.model.zero_speeds, st,
                                                accelerations=False)
 
     def _factor(self, st, W):
-        factors = self.projection.factor(self.model._tree, st, W)
+        factors = self.projection.factor(self.model.kernel_tree, st, W)
         if factors is None:
             raise np.linalg.LinAlgError("the dependent coordinates' system is singular")
         return factors
@@ -1046,7 +1046,7 @@ class BodyPartition:
             factors, st, W = last[2:]
         else:
             st, (_, _, _, W) = self._at(time, np.asarray(q, dtype=float))
-            factors = self.projection.factor(self.model._tree, st, W)
+            factors = self.projection.factor(self.model.kernel_tree, st, W)
             if factors is None:
                 return 0.0
         proj, space, nu = self.projection, self.projection.space, self.model.nu

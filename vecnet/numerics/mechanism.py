@@ -116,7 +116,7 @@ class CompiledModel(ABC):
     bodies: list[tuple[str, int, float, np.ndarray]]
     #: the force elements ``(name, (tail, head))`` and the tree as the kernels read it
     force_elements: list[tuple[str, tuple[int, int]]]
-    _tree: recursive.Tree
+    kernel_tree: recursive.Tree
 
     #: ``constraints`` gives the Jacobian in the speeds (used by the multibody numerics)
     jacobian_in_speeds = True
@@ -295,8 +295,8 @@ class CompiledModel(ABC):
                         | {i for (_, a, b, _), _ in self.rotors for i in (a, b)})
         self._needed = np.array(needed, dtype=np.int64)
         self.row = {v: k for k, v in enumerate(needed)}
-        self._zero = np.zeros(self.nu)
-        self._no_wrenches = np.zeros((self._tree.n_nodes, 6))
+        self.zero_speeds = np.zeros(self.nu)
+        self._no_wrenches = np.zeros((self.kernel_tree.n_nodes, 6))
 
     # -- kinematics ---------------------------------------------------------------------------
     def kinematics(self, q: np.ndarray, u: np.ndarray) -> dict:
@@ -304,10 +304,10 @@ class CompiledModel(ABC):
         ``state``; for the nodes where something acts (by :attr:`row`), ``Jw``, ``Jv``
         (k x 3 x nu), ``gw``, ``gv`` (k x 3) and the angular and linear velocities ``w``,
         ``v``."""
-        return self._kinematics_of(recursive.state(self._tree, q, u))
+        return self._kinematics_of(recursive.state(self.kernel_tree, q, u))
 
     def _kinematics_of(self, st) -> dict:
-        Jw, Jv, gw, gv = recursive.jacobians(self._tree, st, self._needed, self.nu)
+        Jw, Jv, gw, gv = recursive.jacobians(self.kernel_tree, st, self._needed, self.nu)
         rows = self._needed
         return {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
                 "w": st.w[rows], "v": st.v[rows], "state": st}
@@ -432,10 +432,10 @@ class CompiledModel(ABC):
             return "dense", "rotor inertias geared to joints"
         if mode == "auto" and self.m < SPARSE_ROWS:
             return "dense", f"fewer than {SPARSE_ROWS} loop constraint rows"
-        space = BodySpace(self._tree, self._row_nodes, self.body_components)
+        space = BodySpace(self.kernel_tree, self._row_nodes, self.body_components)
         q = np.zeros(self.n)
         q[getattr(self, "_quaternion_index", np.zeros((0, 4), dtype=int))[:, 0]] = 1.0
-        space.check_inertias(self._tree, recursive.state(self._tree, q, self._zero))
+        space.check_inertias(self.kernel_tree, recursive.state(self.kernel_tree, q, self.zero_speeds))
         if not space.supported:
             return "dense", space.reason
         self._space = space
@@ -455,14 +455,14 @@ class CompiledModel(ABC):
         space: the nodes' Jacobians (the speeds on their paths to the datum, which the
         constraint rows, the articulated-body sweeps per row and the dense Schur complement
         follow in size) and the spatial constraints' overhead."""
-        space = self._space or BodySpace(self._tree, self._row_nodes, self.body_components)
+        space = self._space or BodySpace(self.kernel_tree, self._row_nodes, self.body_components)
         d = space.d
         lay = space.layout(np.arange(self.m))
         pairs = float(np.sum(np.diff(lay.gptr) ** 2))
-        sparse = 156.0 + 1.23 * len(self._tree.parent) \
+        sparse = 156.0 + 1.23 * len(self.kernel_tree.parent) \
             + 1.9e-4 * lay.n * (lay.kd + 1) * (lay.kd + 2) + 4.55e-3 * pairs * d \
             + 6.93e-3 * space.n_groups * d ** 3
-        tree = self._tree
+        tree = self.kernel_tree
         depth = np.zeros(tree.n_nodes)
         for b in range(len(tree.parent)):
             depth[tree.child[b]] = depth[tree.parent[b]] + tree.nk[b]
@@ -552,7 +552,7 @@ class CompiledModel(ABC):
             Q -= J * gamma * g
         wrenches, forces = self._wrenches(time, q, u, kin["state"])
         if forces:
-            Q += recursive.generalized_forces(self._tree, kin["state"], wrenches, self.nu)
+            Q += recursive.generalized_forces(self.kernel_tree, kin["state"], wrenches, self.nu)
         if self.m:
             phi, phi_u, phi_t, c, maps = self._constraints(time, q, u, kin, reactions=reactions)
         else:
@@ -569,8 +569,8 @@ class CompiledModel(ABC):
         """``(Phi, Phi_u, Phi_t)`` of the position-level constraints at ``(t, q)`` (the
         first ``m - velocity_rows`` rows); the Jacobian is in the speeds
         (``Phi_u = Phi_q N``), which is all assembly and projection need."""
-        kin = self.kinematics(q, self._zero)
-        phi, phi_u, phi_t = self._constraints(time, q, self._zero, kin, accelerations=False)[:3]
+        kin = self.kinematics(q, self.zero_speeds)
+        phi, phi_u, phi_t = self._constraints(time, q, self.zero_speeds, kin, accelerations=False)[:3]
         if self.velocity_rows:
             held = self.m - self.velocity_rows
             return phi[:held], phi_u[:held], phi_t[:held]
@@ -579,14 +579,14 @@ class CompiledModel(ABC):
     def velocity_constraints(self, time: float, q: np.ndarray):
         """``(A, b)`` of every constraint at the speed level, ``A u + b = 0``: the position
         constraints' ``(Phi_u, Phi_t)`` and then the velocity constraints' rows."""
-        kin = self.kinematics(q, self._zero)
-        return self._constraints(time, q, self._zero, kin, accelerations=False)[1:3]
+        kin = self.kinematics(q, self.zero_speeds)
+        return self._constraints(time, q, self.zero_speeds, kin, accelerations=False)[1:3]
 
     def _load_columns(self, q: np.ndarray) -> list[np.ndarray]:
         """The generalized forces of unit loads across joints at ``q``."""
         if not self.loads:
             return []
-        kin = self.kinematics(q, self._zero)
+        kin = self.kinematics(q, self.zero_speeds)
         return [self.axial_row(kin, *target, convective=False)[0] for target in self.loads]
 
     def potential(self, q: np.ndarray, kin: dict) -> float:
@@ -604,7 +604,7 @@ class CompiledModel(ABC):
         bodies), for the caller to solve the saddle-point system of ``M`` instead."""
         if self.rotors:
             return None
-        tree = self._tree
+        tree = self.kernel_tree
         if not self.force_elements and not (self.m and len(rows)):   # gravity alone
             a = recursive.free_motion(tree, q, u, self.nu)
             return (a, np.zeros(self.m)) if np.isfinite(a.sum()) or np.isfinite(a).all() \
@@ -620,7 +620,7 @@ class CompiledModel(ABC):
                 return out
         if self.m and len(rows):
             self.path_counts["dense"] += 1
-        a = recursive.forward_dynamics(tree, st, self._zero, wrenches, nu)
+        a = recursive.forward_dynamics(tree, st, self.zero_speeds, wrenches, nu)
         lam = np.zeros(self.m)
         if self.m and len(rows):
             _, phi_u, _, c, _ = self._constraints(time, q, u, self._kinematics_of(st))
@@ -641,7 +641,7 @@ class CompiledModel(ABC):
         space = self._space
         assert space is not None
         _, _, gamma, W = self.body_constraints(time, q, u, st)
-        out = space.accelerations(self._tree, st, wrenches, W, gamma, rows, self.nu)
+        out = space.accelerations(self.kernel_tree, st, wrenches, W, gamma, rows, self.nu)
         if out is None:
             self._fallback = ("a rigid body's inertia or a joint's motion is degenerate, or "
                              "the loop constraints are dependent")
@@ -662,7 +662,7 @@ class CompiledModel(ABC):
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
         """``M(q)`` by the composite-rigid-body recursion."""
-        return recursive.mass(self._tree, recursive.state(self._tree, q, self._zero), self.nu)
+        return recursive.mass(self.kernel_tree, recursive.state(self.kernel_tree, q, self.zero_speeds), self.nu)
 
 
 def push_wrench(wrenches: np.ndarray, r: np.ndarray, ends, F: np.ndarray, T: np.ndarray) -> None:

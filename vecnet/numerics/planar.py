@@ -123,7 +123,7 @@ class CompiledMechanism(CompiledModel):
                                                            element.name)))
         self.force_elements = [(name, ends) for name, ends, _ in self._laws]
         self._couple()
-        self._tree = self._tree_arrays()
+        self.kernel_tree = self._tree_arrays()
         pins = np.array(pins, dtype=int).reshape(-1, 3)
         self._act_on({i for _, ends, *_ in self.constraint_laws + self.velocity_laws
                       for i in ends}
@@ -157,7 +157,7 @@ class CompiledMechanism(CompiledModel):
     def _refresh(self) -> None:
         self._numbers()
         self._couple()
-        self._tree = self._tree_arrays()
+        self.kernel_tree = self._tree_arrays()
 
     def _compile(self, args, matrices, owner: str):
         """A numeric function of ``args`` returning the ``matrices`` (as numpy arrays)."""
@@ -235,7 +235,7 @@ class CompiledMechanism(CompiledModel):
         nodes = self._body_nodes
         quantities = np.column_stack([st.r[nodes, :2], st.theta[nodes], st.v[nodes, :2],
                                       st.w[nodes, 2]]).reshape(-1)
-        wrenches = np.zeros((self._tree.n_nodes, 6))
+        wrenches = np.zeros((self.kernel_tree.n_nodes, 6))
         forces = {}
         for name, ends, fn in self._laws:
             F, T = fn(time, *self._pose(ends, st), quantities)
@@ -323,7 +323,7 @@ class CompiledMechanism(CompiledModel):
         """Generalized forces of unit inputs at ``q``: every torque driver (by name), every
         force driver (``"<name>.x"``, ``"<name>.y"``) and every load across a joint; returns
         the names and the ``n x inputs`` matrix."""
-        kin = self.kinematics(q, self._zero)
+        kin = self.kinematics(q, self.zero_speeds)
         names, columns = [], []
         for name, ends in self.force_elements:
             element = self.eom.mechanism.network.element(name)

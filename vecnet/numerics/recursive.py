@@ -554,11 +554,11 @@ def _spatial_inertia(m, J, R, x, out):
     """The spatial inertia about the world origin of a body with mass ``m``, inertia ``J``
     (body axes, about its mass centre at ``x``) and rotation ``R``:
     ``[[R J R^T - m S(x)^2, m S(x)], [-m S(x), m I]]``."""
-    _spatial_inertia_into(m, J, R, x, out, np.empty((3, 3)), np.empty((3, 3)))
+    spatial_inertia_into(m, J, R, x, out, np.empty((3, 3)), np.empty((3, 3)))
 
 
 @njit(cache=True)
-def _spatial_inertia_into(m, J, R, x, out, RJ, Jw):
+def spatial_inertia_into(m, J, R, x, out, RJ, Jw):
     """:func:`_spatial_inertia` with the scratch arrays ``RJ`` and ``Jw`` (3 x 3)."""
     _mat3(R, J, RJ)
     _mat3t(RJ, R, Jw)
@@ -576,7 +576,7 @@ def _spatial_inertia_into(m, J, R, x, out, RJ, Jw):
 
 
 @njit(cache=True)
-def _force_cross(t, f, out):
+def force_cross(t, f, out):
     """``t x* f`` of a twist ``t = (omega, v)`` and a wrench ``f = (n, F)``:
     ``(omega x n + v x F, omega x F)``."""
     out[0] = t[1] * f[2] - t[2] * f[1] + t[4] * f[5] - t[5] * f[4]
@@ -588,7 +588,7 @@ def _force_cross(t, f, out):
 
 
 @njit(cache=True)
-def _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
+def body_inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
     """Each node's spatial inertia and velocity bias wrench ``t x* (I t)``."""
     I = np.zeros((n_nodes, 6, 6))
     bias = np.zeros((n_nodes, 6))
@@ -610,7 +610,7 @@ def _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
                 for j in range(6):
                     x += I[n, i, j] * twist[j]
                 h[i] = x
-            _force_cross(twist, h, tmp)
+            force_cross(twist, h, tmp)
             for j in range(6):
                 bias[n, j] = tmp[j]
     return I, bias
@@ -767,7 +767,7 @@ def articulated_accelerations(parent, child, uo, nk, n_nodes, datum, S, c, body_
     """``u'`` of the tree under generalized forces ``tau`` and spatial ``wrenches`` on the
     nodes (V x 6; gravity and the velocity terms included): the articulated-body algorithm
     on the outputs of :func:`walk`."""
-    I, bias = _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, True)
+    I, bias = body_inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, True)
     bias -= wrenches
     U, Dinv = _articulate(parent, child, nk, S, I)
     a_datum = np.zeros(6)
@@ -813,7 +813,7 @@ def inverse_mass_times(parent, child, uo, nk, n_nodes, datum, S, body_node, body
                        body_J, R, r, w, v, forces, nu):
     """``M^-1 F`` for the columns of ``F`` (nu x m) by the articulated-body recursion with
     no velocity, bias or gravity: the inertias are articulated once for all columns."""
-    I, bias = _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, False)
+    I, bias = body_inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, False)
     U, Dinv = _articulate(parent, child, nk, S, I)
     nb = len(parent)
     zero_c = np.zeros((nb, 6))
@@ -830,7 +830,7 @@ def mass_matrix(parent, child, uo, nk, n_nodes, branch_of, S, body_node, body_ma
     """``M`` by the composite-rigid-body recursion: each branch's composite inertia ``I^c``
     (its subtree as one rigid body) gives ``M_ij = S_i^T I^c_i S_j`` for every branch ``j``
     on the path from branch ``i`` to the datum."""
-    I, _ = _inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, False)
+    I, _ = body_inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, False)
     nb = len(parent)
     for b in range(nb - 1, -1, -1):
         I[parent[b]] += I[child[b]]

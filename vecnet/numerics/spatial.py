@@ -74,7 +74,7 @@ class CompiledSpatial(CompiledModel):
         # the joints whose coordinates drivers, gears and racks constrain
         axial = [info for _, kind, _, _, _, _, f in eom.primitives if kind in ("drive", "mesh")
                  for info in ([f] if kind == "drive" else [term[2] for term in f["terms"]])]
-        self._tree = self._tree_arrays()
+        self.kernel_tree = self._tree_arrays()
         self._act_on({i for _, _, a, b, _, _ in self.primitives for i in (a, b)}
                      | {self.node[v] for info in axial for v in info["ends"]})
         # every constraint row's head and tail node; a driver's or gear's rows are not
@@ -88,7 +88,7 @@ class CompiledSpatial(CompiledModel):
         at = 0
         for _, kind, a, b, _, info in self.primitives:
             if kind == "drive" and info["u"] is not None:
-                tree = self._tree
+                tree = self.kernel_tree
                 branch = int(np.flatnonzero((tree.uo <= info["u"])
                                             & (info["u"] < tree.uo + tree.nk))[0])
                 self._drive_branch[at] = (branch, info["u"] - int(tree.uo[branch]))
@@ -157,7 +157,7 @@ class CompiledSpatial(CompiledModel):
     def _refresh(self) -> None:
         self._numbers()
         self._couple()
-        self._tree = self._tree_arrays()
+        self.kernel_tree = self._tree_arrays()
         self._mesh_numbers()
 
     def _compile_laws(self) -> None:
@@ -228,7 +228,7 @@ class CompiledSpatial(CompiledModel):
         return wrenches, forces
 
     def _stored_energy(self, q, st) -> float:
-        return sum(float(energy(self._pose_values(st, ends, joint, q, self._zero))[0])
+        return sum(float(energy(self._pose_values(st, ends, joint, q, self.zero_speeds))[0])
                    for ends, joint, energy in self._energies)
 
     def joint_angle(self, element, kin: dict) -> float:
@@ -258,11 +258,11 @@ class CompiledSpatial(CompiledModel):
     # -- the multibody interface --------------------------------------------------------
     def kinematic_map(self, q: np.ndarray) -> np.ndarray:
         """``N(q)`` with ``q' = N(q) u``."""
-        return rc.kinematic_map(self._tree, q, self.nu)
+        return rc.kinematic_map(self.kernel_tree, q, self.nu)
 
     def rates(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
         """``q' = N(q) u``."""
-        return rc.rates(self._tree, q, u)
+        return rc.rates(self.kernel_tree, q, u)
 
     def normalize(self, q: np.ndarray) -> np.ndarray:
         """``q`` with every quaternion scaled to unit norm."""
@@ -444,7 +444,7 @@ class CompiledSpatial(CompiledModel):
         at = self._drive_branch.get(row)
         if at is not None:
             branch, m = at
-            S = kin["state"].S[branch][:, :self._tree.nk[branch]]
+            S = kin["state"].S[branch][:, :self.kernel_tree.nk[branch]]
             w = np.linalg.pinv(S)[m]
         else:
             tail, head = (self.node[v] for v in info["ends"])
