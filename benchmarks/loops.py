@@ -505,16 +505,15 @@ def agreement(K: int, eom, model, ladder: MujocoLadder, reference, check: Checks
                                 data.efc_J_colind)
     else:
         J[:] = data.efc_J.reshape(data.nefc, nv)
-    # hard constraints on MuJoCo's own model, at rest: M a - J^T f = -bias, J a = 0
-    # (a connect's third row, across the plane, is zero: least squares)
-    kkt = np.block([[M, J.T], [J, np.zeros((len(J), len(J)))]])
-    rhs = np.concatenate([-data.qfrc_bias, np.zeros(len(J))])
-    hard = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:nv]
+    # hard constraints on MuJoCo's own model, at rest: M a - J^T f = -bias, J a = 0, solved
+    # on the motions the loops allow (a = H z, J H = 0; a connect's third row, across the
+    # plane, is zero), which stays well conditioned where the saddle-point system does not
+    H = scipy.linalg.null_space(J[np.abs(J).sum(axis=1) > 0])
+    hard = H @ np.linalg.solve(H.T @ M @ H, -H.T @ data.qfrc_bias)
     d_hard = float(np.abs(hard - vn_qacc).max())
     d_soft = float(np.abs(data.qacc - vn_qacc).max())
     # MuJoCo's soft solution differs from the hard one along the constraint forces' own
     # directions (M-orthogonal to the motions the loops allow): split the difference
-    H = scipy.linalg.null_space(J[np.abs(J).sum(axis=1) > 0])
     tangent = H @ np.linalg.solve(H.T @ M @ H, H.T @ M @ (data.qacc - vn_qacc))
     pose = float(np.abs(ladder.positions(data) - np.column_stack(
         [kin["r"][[model.node[b] for b in body_names(K)], 0],
