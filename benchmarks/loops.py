@@ -22,8 +22,8 @@ assembled around that), so it sways.
 * vecnet: ``vn.planar.Mechanism`` built as above (every body placed at angle 0, so its
   body axes are world axes in the symmetric pose), ``formulate()`` (joint coordinates:
   the pins JL, JR, HL in the tree, HR_k the K cut joints, 2K constraint rows) and
-  ``simulate(T, initial={"JL1.angle": 0.05})``: DOP853 on the independent coordinates,
-  the dependent ones found from the loops at every evaluation (coordinate partitioning);
+  ``simulate(T, initial={"JL1.angle": 0.05})``: DOP853 on the coordinates and speeds,
+  the dependent ones found anew from the loops after every step (coordinate partitioning);
   the constrained equations in body space, which ``linear_algebra="auto"`` takes for
   the ladder (``--linear-algebra dense``: in joint space; the notes say which ran).
 * MuJoCo: MJCF written here with the same tree (hinges about -y: L_k the child of

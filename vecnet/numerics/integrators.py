@@ -18,6 +18,8 @@ __all__ = ["ARITHMETIC", "solve_ivp", "solve_ida", "evaluation_failure", "one_bl
 
 #: what evaluating a model raises when a value leaves double precision
 ARITHMETIC = (OverflowError, ZeroDivisionError, FloatingPointError)
+#: how many times a step is shortened before its state cannot be moved is an error
+MOVE_TRIES = 8
 
 
 @contextlib.contextmanager
@@ -50,13 +52,25 @@ def evaluation_failure(exc: BaseException) -> SimulationError:
                            "too small for double precision")
 
 
+#: scipy's explicit Runge-Kutta methods, the ones whose accepted state may be moved
+#: between steps (``after_step`` of :func:`solve_ivp`)
+EXPLICIT = ("RK23", "RK45", "DOP853")
+
+
 def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
-              method: str | type, outcome: Outcome, **options: Any):
+              method: str | type, outcome: Outcome,
+              after_step: Callable[[float, np.ndarray], np.ndarray] | None = None,
+              **options: Any):
     """:func:`scipy.integrate.solve_ivp`, except that a run that fails ends with the samples
     it reached: a :class:`~vecnet.errors.SimulationError` (or an arithmetic error) raised
     by ``fun``, or a step the solver cannot take, gives ``status`` -1 and the samples of
     the steps before, the error recorded in ``outcome``. ``outcome.njev`` grows by the
     solver's Jacobian evaluations.
+
+    ``after_step(t, y)``, for the explicit methods (:data:`EXPLICIT`), moves the state of
+    every accepted step (a projection onto constraints), the rate there evaluated anew; a
+    step it cannot move (a :class:`~vecnet.errors.SimulationError` or a singular system),
+    or moves by more than the tolerances allow a step's error, is taken again, shorter.
 
     >>> out = Outcome("RK45")
     >>> def decay(t, y):
@@ -74,15 +88,44 @@ def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
     caught: list[SimulationError] = []
     valid = [np.inf]   # samples after this time came from an interpolant that failed
 
+    if after_step is not None and getattr(base, "__name__", base) not in EXPLICIT:
+        raise ValueError(f"after_step needs an explicit method, one of {EXPLICIT}")
+
     class Guarded(base):
         def _step_impl(self):
             if caught:
                 return False, str(caught[0])
             try:
-                return super()._step_impl()
+                return self._moved_step() if after_step is not None else super()._step_impl()
             except (SimulationError, *ARITHMETIC) as exc:
                 caught.append(evaluation_failure(exc))
                 return False, str(caught[0])
+
+        def _moved_step(self):
+            for _ in range(MOVE_TRIES):
+                t, y, f, h_abs = self.t, self.y, self.f, self.h_abs
+                ok, message = super()._step_impl()
+                if not ok:
+                    return ok, message
+                try:
+                    moved = after_step(self.t, self.y)
+                except (SimulationError, np.linalg.LinAlgError):
+                    # too far from the constraints to come back: the same step, shorter
+                    self.t, self.y, self.f, self.h_abs = t, y, f, h_abs / 4
+                    continue
+                # the move is an error the step made, held to the tolerances like the
+                # step's own estimate (it grows where the projection is ill-conditioned)
+                scale = self.atol + self.rtol * np.maximum(np.abs(self.y), np.abs(moved))
+                size = float(np.sqrt(np.mean(((moved - self.y) / scale) ** 2)))
+                if size > 1.0:
+                    shrink = max(0.2, 0.9 * size ** self.error_exponent)
+                    self.t, self.y, self.f, self.h_abs = t, y, f, h_abs * shrink
+                    continue
+                self.y = moved
+                self.f = self.K[-1] = self.fun(self.t, self.y)
+                return ok, message
+            raise SimulationError(f"at t = {self.t:.6g} no step, however short, could be "
+                                  "brought back onto the constraints")
 
         def _dense_output_impl(self):
             # DOP853 evaluates fun for its interpolant, after the step is accepted

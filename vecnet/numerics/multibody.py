@@ -389,12 +389,17 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                           extra=_no_extra, s0=(), progress=None, stops=()):
     """Forward dynamics on scipy by coordinate partitioning.
 
-    The state is every coordinate, the independent speeds and the states ``s`` of anything
-    coupled to the mechanism: ``extra(t, q, u, s)`` returns their rates and the
-    mechanism's inputs. Each evaluation projects the dependent coordinates onto the
-    constraints (and normalizes quaternions), so the loops stay closed to roundoff; when
-    the dependent coordinates approach a singular choice the partition is chosen anew, and
-    a trial step that cannot be projected is rejected (the integrator shortens it).
+    The state is every coordinate, every speed and the states ``s`` of anything coupled to
+    the mechanism: ``extra(t, q, u, s)`` returns their rates and the mechanism's inputs.
+    ``method`` is one of scipy's explicit Runge-Kutta methods
+    (:data:`~vecnet.numerics.integrators.EXPLICIT`). The accelerations are evaluated at
+    the state as it is (the constraints' second derivatives hold there), and after every
+    accepted step the dependent coordinates and speeds are found anew from the
+    independent ones (Newton's method on the constraints; quaternions normalized), so the
+    loops stay closed to roundoff at every step and output time, at one projection a step
+    rather than one an evaluation; a step that cannot be brought back is taken again,
+    shorter. When the dependent coordinates approach a singular choice the partition is
+    chosen anew.
     ``progress(t, y)``, if given, sees every evaluation (a :class:`~vecnet.core.bounds.Watch`
     bounds the work). Each of the ``stops`` (:class:`Stop`) ends a stretch of integration
     when it is struck; the speeds jump (:func:`impact`) and the integration starts again.
@@ -412,24 +417,19 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     recursive = getattr(model, "forward_dynamics", None)
     while True:
         part = Partition(model, time, q)
-        k = len(part.ind)
-        y0 = np.concatenate([q, u[part.ind], s])
+        y0 = np.concatenate([q, u, s])
         constrained = bool(len(part.dep) or len(part.dep_q))
 
-        def partitioned(tt, y, part=part, k=k):
+        def consistent(tt, y, part=part):
+            """``(q, u)`` on the constraints from the integrator's state ``y``."""
+            return part.project(tt, y[:n], y[n:n + nu][part.ind])
+
+        def constrained_rates(tt, y, part=part):
             evaluation(tt, y)
-            if constrained:
-                try:
-                    qf, uf = part.project(tt, y[:n], y[n:n + k])
-                except (SimulationError, np.linalg.LinAlgError):
-                    # a trial state too far out to project (a large step near a poor
-                    # partition): a huge rate makes the integrator reject the step
-                    return np.full(len(y), 1e100)
-            else:
-                qf, uf = normalize(model, y[:n]), y[n:n + nu]
-            sdot, w = extra(tt, qf, uf, y[n + k:])
+            qf, uf = normalize(model, y[:n]), y[n:n + nu]
+            sdot, w = extra(tt, qf, uf, y[n + nu:])
             a, _ = solve_accelerations(model, tt, qf, uf, part.rows, w)
-            return np.concatenate([rates(model, qf, uf), a[part.ind], sdot])
+            return np.concatenate([rates(model, qf, uf), a, sdot])
 
         def open_chain(tt, y):  # M u' = Q alone: nothing to project or couple
             evaluation(tt, y)
@@ -440,23 +440,29 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                 a = solve(M, Q, positive_definite=True)
             return np.concatenate([rates(model, qf, uf), a])
 
-        rhs = open_chain if not constrained and not len(s) and extra is _no_extra else partitioned
+        def back(tt, y):
+            return np.concatenate([*consistent(tt, y), y[n + nu:]])
+
+        plain = not constrained and not len(s) and extra is _no_extra
+        rhs = open_chain if plain else constrained_rates
 
         def singular(tt, y, part=part):
             return part.conditioning(tt, y[:n]) - 1e-3
 
         singular.terminal, singular.direction = True, -1
         events = ([singular] if constrained else []) + [_strike(stop, n) for stop in stops]
-        sol = solve_ivp(rhs, (time, pending[-1]), y0, method, outcome, rtol=rtol, atol=atol,
+        sol = solve_ivp(rhs, (time, pending[-1]), y0, method, outcome,
+                        after_step=back if constrained else None,
+                        rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
                         first_step=settle if last is not None and last[1] == time else None)
         try:
             for tt, y in zip(sol.t, sol.y.T):
-                qf, uf = part.project(tt, y[:n], y[n:n + k])
+                qf, uf = consistent(tt, y)
                 out_t.append(tt)
                 out_q.append(qf)
                 out_u.append(uf)
-                out_s.append(y[n + k:])
+                out_s.append(y[n + nu:])
         except SimulationError as exc:
             outcome.fail(exc)
         done = sol.t[-1] if len(sol.t) else time
@@ -466,8 +472,8 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         fired = next(i for i, hit in enumerate(sol.t_events) if len(hit))
         time = float(sol.t_events[fired][0])
         y = sol.y_events[fired][0]
-        q, u = part.project(time, y[:n], y[n:n + k])
-        s = y[n + k:]
+        q, u = consistent(time, y)
+        s = y[n + nu:]
         if events[fired] is not singular:
             stop = stops[fired - (1 if constrained else 0)]
             impacts += 1
@@ -662,7 +668,7 @@ def tangent_basis(model, time: float, q: np.ndarray) -> np.ndarray:
     return scipy.linalg.null_space(phi_u)
 
 
-def fastest_rate(model, time: float, q: np.ndarray, iterations: int = 40) -> float:
+def fastest_rate(model, time: float, q: np.ndarray, iterations: int = 24) -> float:
     """An estimate of the largest ``|s|`` among the eigenvalues ``s`` of the motion
     linearized at ``q`` (at rest): ``1 / |s|`` is the fastest time scale an explicit
     integrator must follow.
