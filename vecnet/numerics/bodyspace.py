@@ -1128,7 +1128,9 @@ def compile_kernels() -> None:
     tree, q, u = recursive.sample_tree()
     st = state(tree, q, u)
     W = np.zeros((3, 2, 6))
-    recursive.point_rows(st.r, np.array([2]), np.array([0]), np.arange(3).reshape(1, 3), W)
+    recursive.primitive_rows(np.zeros(1, dtype=np.int64), np.array([0]), np.array([2]),
+                             np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(1, dtype=np.int64),
+                             st.R, st.r, st.w, st.v, st.A0, False, np.zeros(3), np.zeros(3), W)
     space = BodySpace(tree, np.array([[2, 0]] * 3), range(6))   # the kernels' types do
     rows, free = np.arange(3), np.arange(3, 7)                   # not depend on the plane
     space.accelerations(tree, st, np.zeros((3, 6)), W, np.zeros(3), rows, 7)

@@ -126,6 +126,9 @@ class CompiledModel(ABC):
     velocity_rows = 0
     #: whether a joint's angle comes wrapped to (-pi, pi] and is unwrapped in time
     wrapped_angles = False
+    #: whether a constraint row outside :func:`~.recursive.primitive_rows` reads the
+    #: nodes' convective accelerations (:meth:`_light_kinematics`)
+    _bias_needed = True
     #: the components of spatial vectors (turn above velocity of the origin) the
     #: mechanism moves in: the body space of :mod:`.bodyspace`
     body_components: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
@@ -316,9 +319,10 @@ class CompiledModel(ABC):
         """The kinematics of :meth:`kinematics` without the Jacobians (zero columns: the
         constraints' rows in the speeds come out empty), in time linear in the size: the
         convective accelerations of the nodes from the walk's bias accelerations (zero
-        unless ``accelerations``)."""
+        unless ``accelerations`` and some constraint outside
+        :func:`~vecnet.numerics.recursive.primitive_rows` reads them, ``_bias_needed``)."""
         rows = self._needed
-        if accelerations:
+        if accelerations and self._bias_needed:
             gw, gv = recursive.node_bias(rows, st.r, st.w, st.v, st.A0)
         else:
             gw = gv = np.zeros((len(rows), 3))
@@ -340,11 +344,7 @@ class CompiledModel(ABC):
                                                 accelerations=accelerations, wrenches=W)
         if not accelerations:
             return phi, phi_t, None, W
-        A0 = st.A0
-        head, tail = self._row_nodes[:, 0], self._row_nodes[:, 1]
-        gamma = c + np.einsum("ij,ij->i", W[:, 0], A0[head]) \
-            + np.einsum("ij,ij->i", W[:, 1], A0[tail])
-        return phi, phi_t, gamma, W
+        return phi, phi_t, recursive.row_rates(c, W, st.A0, self._row_nodes), W
 
     # -- the choice of linear algebra -----------------------------------------------------
     def use_linear_algebra(self, linear_algebra: str) -> CompiledModel:

@@ -30,7 +30,6 @@ __all__ = ["CompiledMechanism"]
 
 _Z = np.array([0.0, 0.0, 1.0])
 #: the gradient of a cut pin's two rows in an edge's relative pose (dx, dy, dtheta)
-_PIN_GRADIENT = np.eye(2, 3)
 
 
 class CompiledMechanism(CompiledModel):
@@ -130,14 +129,19 @@ class CompiledMechanism(CompiledModel):
                      | set(pins[:, 1:].ravel().tolist())
                      | {i for _, ends in self.force_elements for i in ends})
         self._pin_rows = pins[:, :1] + np.arange(2)
-        self._pin_nodes = np.ascontiguousarray(pins[:, 1]), np.ascontiguousarray(pins[:, 2])
+        self._pins_formed = (np.full(len(pins), rc.BODY_FORM["point in the plane"]),
+                             np.ascontiguousarray(pins[:, 1]), np.ascontiguousarray(pins[:, 2]),
+                             np.zeros((len(pins), 3)), np.zeros((len(pins), 3)),
+                             np.ascontiguousarray(pins[:, 0]))
+        #: only the laws compiled from sympy read the nodes' convective accelerations
+        self._bias_needed = bool(self.constraint_laws or self.velocity_laws)
         self._pin_kin_rows = (np.array([self.row[a] for a in pins[:, 1]], dtype=int),
                               np.array([self.row[b] for b in pins[:, 2]], dtype=int))
         self._head = {c: self.node[net.graph.ends(c)[1]] for c in topo.chords}
         # every constraint row's head and tail node: every planar law is in its chord's
         # relative pose, so every row acts on its two ends alone
         self._row_nodes = np.zeros((self.m, 2), dtype=np.int64)
-        for rows, a, b in zip(self._pin_rows, *self._pin_nodes):
+        for rows, a, b in zip(self._pin_rows, *self._pins_formed[1:3]):
             self._row_nodes[rows] = (b, a)
         for _, (a, b), rows, _ in self.constraint_laws:
             self._row_nodes[rows] = (b, a)
@@ -288,18 +292,15 @@ class CompiledMechanism(CompiledModel):
                 maps.append((chord, rows, None if coupling else head.T))
 
         if len(self._pin_rows):
-            Jv, gv = kin["Jv"], kin["gv"]
-            rows = self._pin_rows
-            tails, heads = self._pin_nodes
-            ra, rb = self._pin_kin_rows
-            phi[rows] = r[heads, :2] - r[tails, :2]
-            phi_q[rows] = Jv[rb, :2] - Jv[ra, :2]
-            c[rows] = -(gv[rb, :2] - gv[ra, :2])
-            if wrenches is not None:    # the points' unit forces along x and y
-                rc.point_rows(r, heads, tails, rows, wrenches)
-            if reactions:
-                for chord, idx, a, b in zip(self._pin_chords, rows, tails, heads):
-                    maps.append((chord, idx, _law_wrenches(_PIN_GRADIENT, r[a], r[b])[0].T))
+            st, rows = kin["state"], self._pin_rows
+            W = wrenches if wrenches is not None else np.zeros((m, 2, 6))
+            rc.primitive_rows(*self._pins_formed, st.R, st.r, st.w, st.v, st.A0, accelerations,
+                              phi, c, W)
+            if n:
+                ra, rb = self._pin_kin_rows
+                phi_q[rows] = kin["Jv"][rb, :2] - kin["Jv"][ra, :2]
+            if reactions:    # the points' unit forces along x and y, on the head
+                maps += [(chord, idx, W[idx, 0].T) for chord, idx in zip(self._pin_chords, rows)]
         for chord, ends, rows, fn in self.constraint_laws:
             x, xd = self._pose(ends, kin["state"])
             Jx, gx = self._pose_jacobian(ends, kin)

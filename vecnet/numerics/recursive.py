@@ -40,7 +40,8 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
            "CYLINDRICAL", "SCREW", "SPHERICAL", "UNIVERSAL", "PLANAR", "WELD", "LINE", "PLANE",
            "AFFINE", "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
-           "inverse_mass_times", "node_bias", "point_rows", "wrench_rows", "primitive_rows",
+           "inverse_mass_times", "node_bias", "wrench_rows", "primitive_rows",
+           "row_rates",
            "BODY_FORM"]
 
 #: branch kinds (the joint motions this module knows); AFFINE is a planar branch, a turn
@@ -413,29 +414,9 @@ def node_bias(nodes, r, w, v, A0):
     return gw, gv
 
 
-@njit(cache=True)
-def point_rows(r, heads, tails, rows, W):
-    """The wrenches (about the world origin) per unit multiplier of rows that make two
-    points coincide, ``rows[p, a]`` the row of pair ``p`` along axis ``a``: the unit force
-    along the axis at the head point, minus it at the tail point, into ``W[row, 0]`` and
-    ``W[row, 1]``."""
-    for p in range(len(heads)):
-        for side in range(2):
-            x = r[heads[p]] if side == 0 else r[tails[p]]
-            sign = 1.0 if side == 0 else -1.0
-            for a in range(rows.shape[1]):
-                row = rows[p, a]
-                for j in range(6):
-                    W[row, side, j] = 0.0
-                W[row, side, 3 + a] = sign
-                # x cross e_a
-                W[row, side, (a + 1) % 3] = sign * x[(a + 2) % 3]
-                W[row, side, (a + 2) % 3] = -sign * x[(a + 1) % 3]
-
-
 #: the codes of the spatial loop constraint primitives that act on their two nodes alone
 #: (:func:`primitive_rows`)
-BODY_FORM = {"point": 0, "perpendicular": 1, "plane": 2}
+BODY_FORM = {"point": 0, "perpendicular": 1, "plane": 2, "point in the plane": 3}
 
 
 @njit(cache=True)
@@ -443,8 +424,8 @@ def primitive_rows(codes, tails, heads, E, F, first, R, r, w, v, A0, acceleratio
                    W):
     """The rows of every primitive that acts on its two nodes alone (tail ``a``, head
     ``b``, axes ``e`` fixed in the tail and ``f`` in the head): points that coincide,
-    ``r_b - r_a`` (three rows); perpendicular axes, ``e_a . f_b``; a point on a plane,
-    ``e_a . (r_b - r_a)``. Into ``phi``, ``c`` (``Phi_u u' = c``, only with
+    ``r_b - r_a`` (three rows; a planar pin's two, along x and y); perpendicular axes,
+    ``e_a . f_b``; a point on a plane, ``e_a . (r_b - r_a)``. Into ``phi``, ``c`` (``Phi_u u' = c``, only with
     ``accelerations``) and ``W`` (each row's wrenches on its head and tail per unit
     multiplier, about the world origin), from the walk's node kinematics: ``gw``, ``gv``
     below are a node's accelerations with ``u' = 0``."""
@@ -465,8 +446,8 @@ def primitive_rows(codes, tails, heads, E, F, first, R, r, w, v, A0, acceleratio
                       + w[a, i] * v[a, j] - w[a, j] * v[a, i])
             gvb[k] = (A0[b, 3 + k] + A0[b, i] * r[b, j] - A0[b, j] * r[b, i]
                       + w[b, i] * v[b, j] - w[b, j] * v[b, i])
-        if code == 0:
-            for k in range(3):
+        if code == 0 or code == 3:
+            for k in range(3 if code == 0 else 2):
                 phi[row + k] = r[b, k] - r[a, k]
                 if accelerations:
                     c[row + k] = -(gvb[k] - gva[k])
@@ -523,6 +504,20 @@ def primitive_rows(codes, tails, heads, E, F, first, R, r, w, v, A0, acceleratio
             W[row, 1, 3 + k] = -ea[k]
             W[row, 0, k] = r[b, (k + 1) % 3] * ea[(k + 2) % 3] - r[b, (k + 2) % 3] * ea[(k + 1) % 3]
             W[row, 1, k] = -W[row, 0, k]
+
+
+@njit(cache=True)
+def row_rates(c, W, A0, nodes):
+    """``gamma = c + Wh . A0[head] + Wt . A0[tail]`` of every row (``nodes[i]`` its head
+    and tail): the right-hand side of the rows in the nodes' spatial accelerations from
+    the one in the speeds, ``c``, and the walk's bias accelerations ``A0``."""
+    out = c.copy()
+    for i in range(len(c)):
+        for side in range(2):
+            n = nodes[i, side]
+            for j in range(6):
+                out[i] += W[i, side, j] * A0[n, j]
+    return out
 
 
 @njit(cache=True)
@@ -1044,12 +1039,12 @@ def compile_kernels() -> None:
     nodes = np.array([1, 2])
     node_bias(nodes, st.r, st.w, st.v, st.A0)
     W = np.zeros((5, 2, 6))
-    point_rows(st.r, np.array([2]), np.array([0]), np.arange(3).reshape(1, 3), W)
     primitive_rows(np.array([0, 1, 2]), np.array([0, 0, 1]), np.array([2, 2, 2]),
                    np.eye(3), np.eye(3)[::-1].copy(), np.array([0, 3, 4]), st.R, st.r, st.w,
                    st.v, st.A0, True, np.zeros(5), np.zeros(5), W)
     wrench_rows(W, np.array([1, 1, 1, 1, 1]), np.array([0, 0, 0, 0, 0]),
                 np.array([[2, 1]] * 5), st.r, Jw, Jv)
+    row_rates(np.zeros(5), W, st.A0, np.array([[2, 1]] * 5))
 
 
 class _CompileClock(event.Listener):

@@ -107,6 +107,7 @@ class CompiledSpatial(CompiledModel):
         chosen = [i for i, (_, kind, *_) in enumerate(self.primitives) if kind in rc.BODY_FORM]
         self._others = [(self.primitives[i], first[i])
                         for i in range(len(self.primitives)) if i not in set(chosen)]
+        self._bias_needed = bool(self._others)
         pick = [self.primitives[i] for i in chosen]
         self._formed = (np.array([rc.BODY_FORM[p[1]] for p in pick], dtype=np.int64),
                         np.array([p[2] for p in pick], dtype=np.int64),
