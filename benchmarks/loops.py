@@ -52,12 +52,13 @@ is fitted by least squares of log t against log K.
 (b) End to end, K = 10 (``--e2e-sizes``), ``--time`` seconds of motion (default 1), 101
 output times. The error of a run is the largest distance, over the output times and all 3K
 bodies, of a body's mass centre from the reference's. The reference is vecnet at rtol
-1e-12, atol 1e-14. vecnet runs at rtol 1e-5 ... 1e-10 (atol = rtol / 100); MuJoCo at
-steps of 1, 0.5, 0.25, 0.125, 0.0625 ms. Times are CPU seconds: vecnet's whole
+1e-12, atol 1e-14. vecnet runs at rtol 1e-5, 3e-6, 1e-6, ... 1e-10 (half decades;
+atol = rtol / 10, which reaches a given error at less cost than rtol / 100 on this
+ladder); MuJoCo at steps of 1, 0.5, 0.25, 0.125, 0.0625 ms. Times are CPU seconds: vecnet's whole
 ``simulate`` (assembly, its checks and the integration; the named outputs are derived
 apart, afterwards), MuJoCo's ``mj_step`` calls (making the model, and the ``mj_forward``
 at each output time that brings positions and energy up to the state reached, excluded),
-the best of up to 3 runs while they take under a second. The
+for each tool the best of up to 3 runs while they take under a second. The
 tables match accuracies both ways: for each MuJoCo step, the cheapest vecnet run at
 least as accurate (vn/MJ = its time over MuJoCo's), and for each vecnet tolerance, the
 cheapest MuJoCo step at least as accurate. At the end of each run: the largest loop
@@ -122,7 +123,8 @@ E2E_SIZES = [10]
 T_END = 1.0
 SAMPLES = 101
 REF_RTOL, REF_ATOL = 1e-12, 1e-14
-VN_RTOLS = [1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10]   # atol = rtol / 100
+VN_RTOLS = [1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8, 3e-9, 1e-9, 3e-10, 1e-10]
+VN_ATOL = 0.1           # atol = VN_ATOL * rtol
 MJ_STEPS = [1e-3, 5e-4, 2.5e-4, 1.25e-4, 6.25e-5]
 MJ_SOLREF = "0.002 1"    # the time constant is set to twice the step of each run
 MJ_SOLIMP = "0.9999 0.9999 0.001 0.5 2"
@@ -623,7 +625,11 @@ def bench_e2e(K: int, t_end: float, budget: float, check_time: float, check: Che
                  "end)", RUN_COLUMNS)
     vn_runs, mj_runs = [], []
     for rtol in VN_RTOLS:
-        run = simulate(eom, t_end, rtol, rtol / 100, budget)
+        runs = [simulate(eom, t_end, rtol, VN_ATOL * rtol, budget)]
+        while runs[-1]["success"] and len(runs) < MAX_RUNS \
+                and sum(r["cpu"] for r in runs) < TIME_BUDGET:
+            runs.append(simulate(eom, t_end, rtol, VN_ATOL * rtol, budget))
+        run = min(runs, key=lambda r: r["cpu"]) if runs[-1]["success"] else runs[-1]
         run["rtol"] = rtol
         note = check.note(run["success"], run["linear algebra"], f"FAILED: {run['message']}")
         if run["success"]:
