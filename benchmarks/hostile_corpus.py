@@ -32,6 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _large_inputs import write_large  # noqa: E402
 from _table import format_row, format_time, print_header  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,17 +75,24 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1, help="processes at once (default 1)")
     parser.add_argument("--budget", type=float, default=30.0, help="seconds a run may take")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds before a kill")
+    parser.add_argument("--only", choices=["stored", "large"], default=None,
+                        help="only the stored files, or only the large ones made here")
     args = parser.parse_args()
-    files = sorted(p for folder in CORPUS for p in folder.iterdir() if p.is_file())
-    cases = [(path, command) for path in files for command in COMMANDS]
-    start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda case: run(*case, args.budget, args.timeout), cases))
-    wall = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as made:
+        files = [] if args.only == "large" else \
+            sorted(p for folder in CORPUS for p in folder.iterdir() if p.is_file())
+        if args.only != "stored":
+            files += write_large(Path(made))
+        cases = [(path, command) for path in files for command in COMMANDS]
+        start = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            results = list(pool.map(lambda case: run(*case, args.budget, args.timeout), cases))
+        wall = time.perf_counter() - start
     columns = [("command", 10, "<"), ("files", 6, ">"), ("done", 5, ">"), ("refused", 8, ">"),
                ("failed", 7, ">"), ("longest", 9, ">"), ("its file", 36, "<")]
     print_header(f"The hostile corpus ({len(files)} files of {', '.join(p.name for p in CORPUS)}"
-                 f"), {args.jobs} process(es) at once, budget {args.budget:g} s", columns)
+                 f" and the large inputs), {args.jobs} process(es) at once, budget "
+                 f"{args.budget:g} s", columns)
     failures = []
     for command in COMMANDS:
         rows = [(path, *result) for (path, c), result in zip(cases, results) if c == command]

@@ -21,7 +21,7 @@ import vecnet as vn
 from vecnet.builders.network import connectivity_problems
 from vecnet.errors import VecnetWarning
 from vecnet.io import expressions
-from vecnet.io.model import model_to_dict
+from vecnet.io.model_writer import model_to_dict
 
 BAD = Path(__file__).parent / "data" / "bad_models"
 EXAMPLES = Path(__file__).parent.parent / "examples" / "models"

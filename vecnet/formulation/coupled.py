@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 import sympy
-from scipy.optimize import root
 from sympy.utilities.lambdify import implemented_function
 
 from ..builders.mechanism import MechanismBuilder
@@ -475,7 +474,8 @@ class CoupledModel:
         s0 = self.initial_states
         snap = model.evaluate(time, q0, zero, w=self.extra(time, q0, zero, s0)[1])
         lam0 = np.linalg.lstsq(snap.phi_q[rows].T, -snap.Q, rcond=None)[0] if k else np.zeros(0)
-        sol = root(residual, np.concatenate([zero, s0, lam0]), tol=1e-13)
+        from scipy.optimize import root as scipy_root  # slow to import: here
+        sol = scipy_root(residual, np.concatenate([zero, s0, lam0]), tol=1e-13)
         if not sol.success or np.max(np.abs(residual(sol.x)), initial=0.0) > 1e-8:
             raise FormulationError(f"no equilibrium of the system found: {sol.message}")
         return mb.displace(model, q0, sol.x[:nu]), sol.x[nu:nu + e]

@@ -13,11 +13,24 @@ and Models out, and back to files.
 2*pi
 """
 
+from importlib import import_module
+from typing import Any
+
 from ..builders.model import Model
 from .expressions import format_expression, parse_expression
-from .model import load_model, model_to_dict, save_model
+from .model import load_model
 from .netlist_reader import load_netlist
-from .netlist_writer import write_netlist
 
 __all__ = ["parse_expression", "format_expression", "Model", "load_model", "save_model",
            "model_to_dict", "load_netlist", "write_netlist"]
+
+#: the writers, imported when first asked for: reading a file does not need them (and
+#: they bring in every formulation a model can hold)
+_WRITERS = {"save_model": "model_writer", "model_to_dict": "model_writer",
+            "write_netlist": "netlist_writer"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WRITERS:
+        return getattr(import_module(f".{_WRITERS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

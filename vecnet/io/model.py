@@ -33,12 +33,11 @@ from ..core.bounds import finite_number
 from ..errors import ModelFileError
 from .json_document import FORMAT_VERSION, SCHEMA, check_data, read_document, validate
 from .mechanism_reader import read_mechanism
-from .model_writer import model_to_dict, save_model
 from .network_reader import ELEMENT_TYPES, read_network
 from .reading import Scope
 from .system_reader import read_system
 
-__all__ = ["Model", "load_model", "save_model", "model_to_dict", "FORMAT_VERSION", "SCHEMA",
+__all__ = ["Model", "load_model", "FORMAT_VERSION", "SCHEMA",
            "ELEMENT_TYPES"]
 
 

@@ -32,7 +32,6 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 from scipy.linalg import lapack
 
 from ..errors import FormulationError, SimulationError
@@ -833,7 +832,9 @@ def _trust_region_step(g: np.ndarray, B: np.ndarray, radius: float) -> np.ndarra
         assert best is not None
         return vec @ best[1]
     high = low + size / radius + tiny
-    s = scipy.optimize.brentq(lambda s: np.linalg.norm(step(s)) - radius, edge, high,
+    from scipy.optimize import brentq  # slow to import: here
+
+    s = brentq(lambda s: np.linalg.norm(step(s)) - radius, edge, high,
                               xtol=1e-15 * (1.0 + high), maxiter=200)
     return vec @ step(s)
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 import sympy
-from scipy.optimize import root
 
 from ..core.bounds import Watch, check_oscillation, finite_number, time_grid
 from ..elements.base import t
@@ -482,7 +481,8 @@ def solve_algebraic(residual: Callable[[np.ndarray], np.ndarray], guesses: np.nd
     takes better guesses) when no start converges."""
     # a zero start can sit where a square law has no slope: try a few starts
     for start in (guesses, guesses + 1.0, guesses - 1.0):
-        guess = root(residual, start, tol=1e-12)
+        from scipy.optimize import root as scipy_root  # slow to import: here
+        guess = scipy_root(residual, start, tol=1e-12)
         if guess.success and np.max(np.abs(residual(guess.x))) < 1e-9:
             return guess.x
     raise SimulationError(f"no consistent values for {', '.join(names)}: {guess.message}; "
