@@ -818,7 +818,7 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument("model", help="JSON model file or SPICE netlist")
     common.add_argument("--limit", type=_limit, action="append", default=[],
                         metavar="NAME=NUMBER", help="raise or lower a bound on the work (see "
-                        "vecnet.Limits), e.g. --limit max_seconds=600; may be repeated")
+                        "vecnet.Limits), e.g. --limit file_work=1e9; may be repeated")
     common.add_argument("--param", type=_param, action="append", default=[],
                         metavar="NAME=VALUE", help="give a declared parameter (a model "
                         "file's \"parameters\", a netlist's .param) another value, e.g. "

@@ -210,7 +210,7 @@ class MechanismBuilder:
     #: centre (``"<body>.<quantity>"``)
     frame_quantities: tuple[str, ...]
     #: Whether the mechanism was read from a model file, whose simulations run under the
-    #: wall-clock bound ``file_seconds`` (:func:`vecnet.core.bounds.untrusted`).
+    #: bound ``file_work`` on state evaluations (:func:`vecnet.core.bounds.untrusted`).
     untrusted: bool = False
 
     def __init__(self, name: str, gravity) -> None:

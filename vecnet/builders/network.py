@@ -41,7 +41,8 @@ class Network:
     #: (:class:`vecnet.io.spice.Analyses`), ``None`` for a network built otherwise.
     analyses: Any = None
     #: Whether the network was read from a file (a model file or netlist), whose simulations
-    #: run under the wall-clock bound ``file_seconds`` (:func:`vecnet.core.bounds.untrusted`).
+    #: run under the bound ``file_work`` on state evaluations
+    #: (:func:`vecnet.core.bounds.untrusted`).
     untrusted: bool = False
 
     def __init__(self, name: str = "network") -> None:

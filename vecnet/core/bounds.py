@@ -3,8 +3,9 @@
 A model file of a few lines can ask for a trillion oscillations, a billion seconds of
 motion or a million output samples. vecnet checks what it can before it starts (the time
 grid, the frequencies of the sources, the size of a network formulated symbolically) and
-watches the rest while it runs (evaluations of the right-hand side, wall-clock time,
-values that overflow). Each bound names itself in its message, and each can be raised:
+watches the rest while it runs (evaluations of the right-hand side and the states they
+evaluate, values that overflow). Every bound is a count, never a time: a busy machine or a
+first compile does not change what a request is allowed to do. Each bound names itself in its message, and each can be raised:
 
 >>> import vecnet as vn
 >>> vn.get_limits().max_points
@@ -51,13 +52,14 @@ class Limits:
     max_evaluations : int
         Right-hand-side (or residual) evaluations of one simulation.
     max_seconds : float or None
-        Wall-clock seconds of one simulation; ``None`` (the default): no wall-clock bound on
-        the simulations of models built in Python, and ``file_seconds`` on those of models
-        read from files.
-    file_seconds : float
-        Wall-clock seconds of one simulation of untrusted input (a model file or netlist
-        read by :func:`vecnet.load_model`, :func:`vecnet.load_netlist` or the ``vecnet``
-        command) while ``max_seconds`` is ``None``.
+        Wall-clock seconds of one simulation, for a caller who asks for a clock;
+        ``None`` (the default): none.
+    file_work : int
+        State evaluations (the evaluations times the states each one evaluates) of one
+        simulation of untrusted input (a model file or netlist read by
+        :func:`vecnet.load_model`, :func:`vecnet.load_netlist` or the ``vecnet``
+        command): the work grows with both, and 10^8 of them take about half a minute on
+        one core whatever the model's size.
     max_elements : int
         Elements of a network formulated symbolically (the exact formulation's cost
         grows faster than the network: about 25 s for 2,000 elements).
@@ -67,7 +69,7 @@ class Limits:
     max_cycles: float = 100_000.0
     max_evaluations: int = 500_000
     max_seconds: float | None = None
-    file_seconds: float = 20.0
+    file_work: int = 100_000_000
     max_elements: int = 2_000
 
     def __post_init__(self) -> None:
@@ -249,9 +251,9 @@ _untrusted = contextvars.ContextVar("vecnet_untrusted", default=False)
 @contextmanager
 def untrusted(flag: bool = True) -> Iterator[None]:
     """Mark the work inside as done on untrusted input (a model file or netlist from
-    elsewhere) when ``flag`` is true: its simulations are then bounded in wall-clock time
-    by ``file_seconds`` unless ``max_seconds`` is set. A false ``flag`` changes nothing (an
-    enclosing mark stays)."""
+    elsewhere) when ``flag`` is true: its simulations are then bounded by ``file_work``
+    state evaluations as well. A false ``flag`` changes nothing (an enclosing mark
+    stays)."""
     token = _untrusted.set(_untrusted.get() or bool(flag))
     try:
         yield
@@ -336,13 +338,15 @@ def compile_time() -> float:
 
 
 class Watch:
-    """Counts a simulation's evaluations and watches its clock and its values.
+    """Counts a simulation's evaluations and the states they evaluate, and watches its
+    values.
 
     Call it with the model time (and, where at hand, the state) at every evaluation of
     the right-hand side. It raises :class:`~vecnet.errors.SimulationError` saying how far
-    the integration got when ``max_evaluations`` or ``max_seconds`` is exceeded or the
-    state stops being finite, and passes the time on to ``progress``. Its clock leaves out
-    the time spent compiling kernels meanwhile (:func:`add_compile_time`).
+    the integration got when ``max_evaluations`` (or, on untrusted input, ``file_work``)
+    is exceeded or the state stops being finite, and passes the time on to ``progress``.
+    Only when asked (``max_seconds``) does it read a clock, which leaves out the time spent
+    compiling kernels meanwhile (:func:`add_compile_time`).
 
     >>> watch = Watch(0.0, 1.0)
     >>> watch(0.5, [1.0, 2.0])
@@ -360,12 +364,10 @@ class Watch:
             progress = progress_bar(t0, t1)
         self.t0, self.t1, self.progress, self.names = t0, t1, progress or None, tuple(names)
         self.max_evaluations = bounds.max_evaluations
-        # the wall clock bounds untrusted input always, code written in Python when asked
-        self.max_seconds, self.clock_name = (bounds.max_seconds, "max_seconds") \
-            if bounds.max_seconds is not None else \
-            (bounds.file_seconds if _untrusted.get() else math.inf, "file_seconds")
-        self.evaluations = 0
-        self.started = _clock.monotonic()
+        self.max_work = bounds.file_work if _untrusted.get() else math.inf
+        self.max_seconds = math.inf if bounds.max_seconds is None else bounds.max_seconds
+        self.evaluations = self.work = 0
+        self.started = _clock.monotonic() if self.max_seconds < math.inf else 0.0
         self.compiled = compile_time()
 
     def seconds(self) -> float:
@@ -380,6 +382,7 @@ class Watch:
         if _interrupted.get():
             raise KeyboardInterrupt
         self.evaluations += 1
+        self.work += 1 if state is None else np.size(state)
         if state is not None:
             values = np.asarray(state, dtype=float)
             if not math.isfinite(values.sum()) and not np.isfinite(values).all():
@@ -394,11 +397,18 @@ class Watch:
                 f"the simulation stopped at {self.where(time)} after {self.max_evaluations} "
                 "evaluations (max_evaluations): shorten t_span, loosen the tolerances or raise "
                 "the limit with vn.limits(max_evaluations=...)")
-        if self.evaluations % 64 == 0 and self.seconds() > self.max_seconds:
+        if self.work > self.max_work:
+            raise SimulationError(
+                f"the simulation stopped at {self.where(time)} after {self.evaluations} "
+                f"evaluations of {np.size(state)} states each (file_work: {self.max_work:g} "
+                "state evaluations for a model file or netlist): shorten t_span, loosen the "
+                "tolerances or raise the limit with vn.limits(file_work=...) (--limit "
+                "file_work=... on the command line)")
+        if self.max_seconds < math.inf and self.evaluations % 64 == 0 \
+                and self.seconds() > self.max_seconds:
             raise SimulationError(
                 f"the simulation stopped at {self.where(time)} after {self.max_seconds:g} s "
-                f"({self.clock_name}): shorten t_span or raise the limit with "
-                f"vn.limits({self.clock_name}=...) (--limit {self.clock_name}=... on the command "
-                "line)")
+                "(max_seconds): shorten t_span or raise the limit with "
+                "vn.limits(max_seconds=...) (--limit max_seconds=... on the command line)")
         if self.progress is not None:
             self.progress(time)
