@@ -121,6 +121,15 @@ def _quaternion_matrix(q, at, out):
 
 
 @njit(cache=True)
+def _copy3(A, out):
+    """``out[:] = A`` of 3 x 3 matrices, element by element: a slice assignment would
+    compile numba's shape checks and their formatted messages on a first run."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = A[i, j]
+
+
+@njit(cache=True)
 def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, turn, middle, g):
     """The relative motion of one branch in its coordinates (see the module docstring);
     ``W`` and ``V`` receive ``k`` columns. The last six arrays are scratch space. Arms and
@@ -167,7 +176,7 @@ def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, t
                 V[i, 0] = prm[_P + i]
                 V[i, 1] = prm[_S + i]
     elif kind == PRISMATIC:
-        Rrel[:, :] = R0
+        _copy3(R0, Rrel)
         for i in range(3):
             rho[i] = axis[i] * q[qo]
             V[i, 0] = axis[i]
@@ -188,7 +197,7 @@ def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, t
             W[i, 1] = g[i]
             Wd[i] = turn[0, i] * u[uo] * u[uo + 1]
     elif kind == WELD:
-        Rrel[:, :] = R0
+        _copy3(R0, Rrel)
     elif kind == LINE:
         _quaternion_matrix(q, qo + 1, Rrel)
         for i in range(3):
@@ -286,7 +295,8 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
             _mat3t(R[p], Rrel, R[i])
             Rt = R[i]
         if ground[b]:
-            d[:] = rho
+            for j in range(3):
+                d[j] = rho[j]
         else:
             _vec3(Rt, rho, d)
         for j in range(3):
@@ -332,7 +342,8 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
         for j in range(3):
             dRW[j] += tmp[j]
         if ground[b]:
-            dVw[:] = Vd
+            for j in range(3):
+                dVw[j] = Vd[j]
         else:
             _cross(wt, vr, dVw)
             _vec3(Rt, Vd, tmp)
@@ -813,9 +824,15 @@ def inverse_mass_times(parent, child, uo, nk, n_nodes, datum, S, body_node, body
     nb = len(parent)
     zero_c = np.zeros((nb, 6))
     out = np.zeros((nu, forces.shape[1]))
+    tau = np.empty(nu)
     for col in range(forces.shape[1]):
-        out[:, col] = _accelerate(parent, child, uo, nk, n_nodes, datum, S, zero_c, I, U, Dinv,
-                                  bias, forces[:, col].copy(), np.zeros(6), nu)
+        # element by element: slice assignments would compile numba's shape checks
+        for i in range(nu):
+            tau[i] = forces[i, col]
+        acc = _accelerate(parent, child, uo, nk, n_nodes, datum, S, zero_c, I, U, Dinv, bias,
+                          tau, np.zeros(6), nu)
+        for i in range(nu):
+            out[i, col] = acc[i]
     return out
 
 
@@ -892,7 +909,9 @@ def coordinate_map(kind, qo, uo, nk, q, nu):
     e = np.zeros(nu)
     for j in range(nu):
         e[j] = 1.0
-        N[:, j] = coordinate_rates(kind, qo, uo, nk, q, e)
+        rates = coordinate_rates(kind, qo, uo, nk, q, e)
+        for i in range(len(q)):      # not a slice assignment: see inverse_mass_times
+            N[i, j] = rates[i]
         e[j] = 0.0
     return N
 
