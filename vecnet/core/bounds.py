@@ -35,6 +35,7 @@ from ..core.later import later
 from ..errors import ModelError, SimulationError
 
 __all__ = ["Limits", "get_limits", "limits", "untrusted", "time_grid", "check_oscillation",
+           "check_count",
            "Watch", "add_compile_time", "compile_time"]
 
 
@@ -63,6 +64,16 @@ class Limits:
     max_elements : int
         Elements of a network formulated symbolically (the exact formulation's cost
         grows faster than the network: about 25 s for 2,000 elements).
+    max_parts : int
+        Elements, bodies, joints, forces and blocks of one model file or netlist, counted
+        while it is read, before anything is built from it.
+    max_outputs : int
+        Named outputs of one model file.
+    max_parameters : int
+        Parameters of one model file or netlist.
+    max_windings : int
+        Windings of one set of coupled inductors (each pair has a mutual inductance, and
+        the formulations' work grows with their number).
     """
 
     max_points: int = 100_000
@@ -71,6 +82,10 @@ class Limits:
     max_seconds: float | None = None
     file_work: int = 100_000_000
     max_elements: int = 2_000
+    max_parts: int = 10_000
+    max_outputs: int = 1_000
+    max_parameters: int = 10_000
+    max_windings: int = 24
 
     def __post_init__(self) -> None:
         for field in fields(self):
@@ -122,6 +137,22 @@ def limits(**changes: float) -> Iterator[Limits]:
         yield _LIMITS.get()
     finally:
         _LIMITS.reset(token)
+
+
+def check_count(count: int, limit: str, what: str) -> str:
+    """``""`` when ``count`` is within the limit named ``limit``, else the message that
+    refuses it: ``what`` (``"elements"``), the count, the limit and how to raise it.
+
+    >>> check_count(12, "max_outputs", "outputs")
+    ''
+    >>> check_count(2000, "max_outputs", "outputs")
+    'more than 1000 outputs, the limit max_outputs: raise it with vn.limits(max_outputs=...) (--limit max_outputs=... on the command line)'
+    """
+    bound = getattr(get_limits(), limit)
+    if count <= bound:
+        return ""
+    return (f"more than {bound} {what}, the limit {limit}: raise it with vn.limits({limit}=...) "
+            f"(--limit {limit}=... on the command line)")
 
 
 def finite_number(value: Any, what: str) -> float:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from ..core.bounds import check_count
 from ..errors import ModelError
 from .base import EdgeVariables, Element, Kind, equation, t
 
@@ -71,6 +72,9 @@ class CoupledInductors(Element):
                  windings: Sequence[str] | None = None) -> None:
         rows = _square(name, L)
         n = len(rows)
+        problem = check_count(n, "max_windings", "windings")
+        if problem:
+            raise ModelError(f"CoupledInductors {name!r} has {problem}")
         if n < 2:
             raise ModelError(f"CoupledInductors {name!r} needs at least two windings; a single "
                              "one is an Inductor")

@@ -19,13 +19,14 @@ from typing import Any
 
 import jsonschema
 
+from ..core.bounds import check_count
 from ..core.names import shown
 from ..elements.base import number_problem
 from ..errors import ModelFileError
 from .source import decode, line_of, pointer, read_bounded
 
 __all__ = ["FORMAT_VERSION", "MAX_FILE_SIZE", "SCHEMA", "read_document", "check_data",
-           "validate"]
+           "check_counts", "validate"]
 
 #: the version of the model format read and written
 FORMAT_VERSION = "1"
@@ -148,6 +149,38 @@ def check_data(doc: Any) -> None:
                 stack.append((item, (*path, key)))
         elif isinstance(value, (list, tuple)):
             stack.extend((item, (*path, k)) for k, item in enumerate(value))
+
+
+#: the lists and maps of a model (or of a system's parts) whose length a limit bounds
+COUNTED = {"elements": "max_parts", "bodies": "max_parts", "joints": "max_parts",
+           "forces": "max_parts", "drives": "max_parts", "blocks": "max_parts",
+           "outputs": "max_outputs", "parameters": "max_parameters"}
+
+
+def check_counts(doc: Any) -> None:
+    """Refuse a document that holds more parts (elements, bodies, joints, forces,
+    drives, blocks), outputs or parameters than the limits allow
+    (:class:`~vecnet.core.bounds.Limits`), at the pointer of the list, before the schema
+    or any reader looks at them; parts are counted over the whole document (a system's
+    network and mechanism together)."""
+    if not isinstance(doc, dict):
+        return
+    parts = [("", doc)] + [(f"/{key}", doc[key]) for key in ("network", "mechanism")
+                           if isinstance(doc.get(key), dict)]
+    total = 0
+    for at, part in parts:
+        for key, limit in COUNTED.items():
+            value = part.get(key)
+            if not isinstance(value, (list, dict)):
+                continue
+            if limit == "max_parts":
+                total += len(value)
+                problem = check_count(total, limit, "parts (elements, bodies, joints, "
+                                      "forces, drives and blocks together)")
+            else:
+                problem = check_count(len(value), limit, key)
+            if problem:
+                raise _error(f"{at}/{key}", f"the model holds {problem}")
 
 
 def _schema_message(error: jsonschema.ValidationError) -> str:

@@ -31,7 +31,7 @@ from typing import Any
 from ..builders.model import Model
 from ..core.bounds import finite_number
 from ..errors import ModelFileError
-from .json_document import FORMAT_VERSION, SCHEMA, check_data, read_document, validate
+from .json_document import FORMAT_VERSION, SCHEMA, check_counts, check_data, read_document, validate
 from .mechanism_reader import read_mechanism
 from .network_reader import ELEMENT_TYPES, read_network
 from .reading import Scope
@@ -69,6 +69,7 @@ def load_model(source: str | os.PathLike | Mapping[str, Any],
     vecnet.errors.ModelFileError: /vecnet: unsupported model format version '2'; this vecnet reads version "1"
     """
     doc = read_document(source)
+    check_counts(doc)
     check_data(doc)
     validate(doc)
     declared = dict(doc.get("parameters", {}))

@@ -12,7 +12,7 @@ from typing import Any
 import sympy
 
 from ..builders.network import Network, warn_connectivity
-from ..core.bounds import finite_number
+from ..core.bounds import check_count, finite_number
 from ..core.names import check_name, check_node, shown
 from ..elements import controlled, lumped
 from ..elements.base import Element
@@ -391,8 +391,11 @@ def _waveform(kind: str, args: list[float], line: int, card: str) -> sympy.Expr:
 
 
 def _logical_lines(text: str) -> list[tuple[int, str]]:
-    """(line number, text) of each card, with continuation lines joined."""
+    """(line number, text) of each card, with continuation lines joined; element cards
+    and ``.param`` cards counted as they come, against ``max_parts`` and
+    ``max_parameters`` (:class:`~vecnet.core.bounds.Limits`), before any is read."""
     cards: list[tuple[int, str]] = []
+    parts = params = 0
     for number, raw in enumerate(text.splitlines(), start=1):
         if number == 1:
             continue  # the title line
@@ -404,6 +407,14 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
                 raise fail(number, "a continuation line (+) with nothing to continue")
             cards[-1] = (cards[-1][0], cards[-1][1] + " " + stripped[1:])
             continue
+        if stripped.startswith("."):
+            params += stripped[:6].lower() == ".param"
+            problem = check_count(params, "max_parameters", ".param cards")
+        else:
+            parts += 1
+            problem = check_count(parts, "max_parts", "element cards")
+        if problem:
+            raise fail(number, f"the netlist holds {problem}")
         cards.append((number, stripped))
     return cards
 

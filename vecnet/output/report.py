@@ -45,6 +45,8 @@ from ..builders.network import Network
 from ..builders.planar import Mechanism
 from ..builders.spatial import Mechanism as SpatialMechanism
 from ..core.files import check_output, write_atomically
+from ..elements.controlled import ControlledSource
+from ..elements.coupled_inductors import CoupledInductors
 from ..errors import ModelError, UnsupportedNetwork, VecnetError
 from ..formulation.lumped import StateSpace
 from ..formulation.numeric import SparseStateSpace
@@ -354,16 +356,31 @@ def _network(model, tree, simulate: bool) -> str:
     return "".join(parts)
 
 
+#: the most controlled sources, and coupled windings in one set, of a network whose state
+#: space is shown symbolically (:func:`shown_state_space`)
+SYMBOLIC_CONTROLLED = 10
+SYMBOLIC_WINDINGS = 3
+
+
 def shown_state_space(net: Network, tree: Any, order: int, outputs: Sequence[str] = (),
                       parameters: dict | None = None) -> StateSpace | SparseStateSpace:
     """The state space that reports and ``vecnet equations`` show for a network of
     ``order`` states: the symbolic one (every parameter a symbol) up to
     :data:`vecnet.output.teaching.SUMMARY_STATES` states; above, whose listing is a summary, the
     sparse numeric one with the ``parameters``' values where it applies (the symbolic
-    elimination of a 1,000-element ladder takes seconds, the sparse one milliseconds)."""
+    elimination of a 1,000-element ladder takes seconds, the sparse one milliseconds). So
+    also where the symbolic elimination would not end in reasonable time however few the
+    states: more than :data:`SYMBOLIC_CONTROLLED` controlled sources (a chain of 30
+    amplifiers nests fractions for minutes) or a set of more than
+    :data:`SYMBOLIC_WINDINGS` coupled windings (whose rates need the inverse of a symbolic
+    inductance matrix)."""
     from .teaching import SUMMARY_STATES
 
-    if order > SUMMARY_STATES:
+    controlled = sum(isinstance(e, ControlledSource) for e in net.elements)
+    windings = max((len(e.ports) for e in net.elements if isinstance(e, CoupledInductors)),
+                   default=0)
+    if order > SUMMARY_STATES or controlled > SYMBOLIC_CONTROLLED \
+            or windings > SYMBOLIC_WINDINGS:
         try:
             return net.sparse_state_space(outputs=outputs, tree=tree, parameters=parameters)
         except UnsupportedNetwork:  # a nonlinear element, a parameter without a value ...
