@@ -73,7 +73,9 @@ the motion.
 Same physics. Before the end-to-end runs, at the initial state: MuJoCo's own mass matrix,
 bias forces and constraint Jacobian (``mj_fullM``, ``qfrc_bias``, ``efc_J``) solved as a
 hard-constrained system must give vecnet's accelerations (per MuJoCo joint: the body's
-angular acceleration less its parent's) to 1e-9 rad/s^2, and the mass centres must agree
+angular acceleration less its parent's) to 1e-9 of the largest (or, where the reduced
+mass matrix of that solve has a condition number c above 1e6, as at K = 200, to 10 c
+times the roundoff: the solve is good to no better), and the mass centres must agree
 to 1e-12 m (checks); MuJoCo's own soft-constraint ``qacc`` is shown against them too. Then
 a short trajectory (``--check-time``, default 0.1 s) of MuJoCo at a 10 us step against the
 reference: their largest distance is printed (MuJoCo's soft constraints and its RK4 error
@@ -134,7 +136,7 @@ MJ_SOLREF = "0.002 1"    # the time constant is set to twice the step of each ru
 MJ_SOLIMP = "0.9999 0.9999 0.001 0.5 2"
 CHECK_DT = 1e-5         # MuJoCo's step for the short trajectory against the reference
 CHECK_TIME = 0.1
-ACCEL_AGREE = 1e-9      # rad/s^2: vecnet's accelerations and MuJoCo's hard-constrained solve
+ACCEL_AGREE = 1e-9      # relative: vecnet's accelerations and MuJoCo's hard-constrained solve
 POSE_AGREE = 1e-12      # m: mass centres at the initial state
 SHORT = 1e-3            # seconds simulated to record vecnet's right-hand side
 STAGE_STEP = 2e-3       # the Euler steps that make the stage state
@@ -518,8 +520,12 @@ def agreement(K: int, eom, model, ladder: MujocoLadder, reference, check: Checks
     # on the motions the loops allow (a = H z, J H = 0; a connect's third row, across the
     # plane, is zero), which stays well conditioned where the saddle-point system does not
     H = scipy.linalg.null_space(J[np.abs(J).sum(axis=1) > 0])
-    hard = H @ np.linalg.solve(H.T @ M @ H, -H.T @ data.qfrc_bias)
+    reduced = H.T @ M @ H
+    hard = H @ np.linalg.solve(reduced, -H.T @ data.qfrc_bias)
     d_hard = float(np.abs(hard - vn_qacc).max())
+    # the reduced mass matrix of a long ladder is ill-conditioned: its solve is good to
+    # about its condition number times the roundoff, and no better
+    cond = float(np.linalg.cond(reduced))
     d_soft = float(np.abs(data.qacc - vn_qacc).max())
     # MuJoCo's soft solution differs from the hard one along the constraint forces' own
     # directions (M-orthogonal to the motions the loops allow): split the difference
@@ -527,14 +533,16 @@ def agreement(K: int, eom, model, ladder: MujocoLadder, reference, check: Checks
     pose = float(np.abs(ladder.positions(data) - np.column_stack(
         [kin["r"][[model.node[b] for b in body_names(K)], 0],
          kin["r"][[model.node[b] for b in body_names(K)], 1]])).max())
-    ok_hard = d_hard <= ACCEL_AGREE * max(1.0, float(np.abs(vn_qacc).max()))
+    ok_hard = d_hard <= max(ACCEL_AGREE, 10 * np.finfo(float).eps * cond) \
+        * max(1.0, float(np.abs(vn_qacc).max()))
     ok_pose = pose <= POSE_AGREE
     print(f"\nSame physics, K = {K}, at the initial state (largest |a| "
           f"{np.abs(vn_qacc).max():.3g} rad/s^2):")
     print(f"  mass centres, vecnet's assembly against MuJoCo's qpos: {pose:.1e} m "
           f"{check.note(ok_pose, 'ok', 'FAILED')}")
     print(f"  joint accelerations, MuJoCo's M, bias and J solved with hard constraints "
-          f"against vecnet: {d_hard:.1e} rad/s^2 {check.note(ok_hard, 'ok', 'FAILED')}")
+          f"(reduced mass matrix of condition number {cond:.1e}) against vecnet: "
+          f"{d_hard:.1e} rad/s^2 {check.note(ok_hard, 'ok', 'FAILED')}")
     print(f"  MuJoCo's own qacc (soft constraints) against vecnet: {d_soft:.1e} rad/s^2, of "
           f"which {float(np.abs(tangent).max()):.1e} along the motions the loops allow")
     if reference is None:
