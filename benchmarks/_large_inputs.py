@@ -162,6 +162,7 @@ LARGE: dict[str, Callable[[], str | dict]] = {
 
 def write_large(folder: Path) -> list[Path]:
     """Write every file of :data:`LARGE` into ``folder``; returns their paths."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
     out = []
     for name, make in LARGE.items():
         content = make()

@@ -1,8 +1,11 @@
 """Every file of the hostile corpus through ``vecnet report``, ``simulate`` and ``equations``.
 
-The corpus: ``tests/data/bad_models`` (files that must be refused when read) and
+The corpus: ``tests/data/bad_models`` (files that must be refused when read),
 ``tests/data/bad_runs`` (files that load, and must be refused before a run that would not
-end, or hold names that try to leave the LaTeX and the HTML). Each file and command runs
+end, or hold names that try to leave the LaTeX and the HTML) and the large inputs of
+``_large_inputs.py`` (under the 10 MB size limit but with 10^5 elements, cards, outputs
+or parameters, thousands of bodies, hundreds of coupled windings or amplifiers, written
+into a temporary folder when the corpus runs). Each file and command runs
 in a process of its own (``python -m vecnet.cli COMMAND FILE --output OUT``) with the
 command line's default bounds, and must answer within ``--budget`` seconds (30) with
 
@@ -13,8 +16,9 @@ command line's default bounds, and must answer within ``--budget`` seconds (30) 
 
 Anything else (another status, several lines, a traceback, a file left, a run over the
 budget or killed at ``--timeout``) is a failure, listed after the table. Printed: per
-command, the files, how many were done and how many refused, the longest time and its
-file, and the failures.
+folder and command, the files, how many were done and how many refused, the longest run
+of each kind and its file, and the failures; beside them, what a process that refuses a
+file at once costs (starting Python and vecnet), which every refusal pays.
 
 Usage: ``python benchmarks/hostile_corpus.py [--jobs 2] [--budget 30] [--timeout 120]``;
 about ten minutes on one core (the imports of a fresh process take most of it).
@@ -23,6 +27,7 @@ about ten minutes on one core (the imports of a fresh process take most of it).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -82,26 +87,40 @@ def main() -> int:
         files = [] if args.only == "large" else \
             sorted(p for folder in CORPUS for p in folder.iterdir() if p.is_file())
         if args.only != "stored":
-            files += write_large(Path(made))
+            files += write_large(Path(made, "large"))
+        # what refusing at once costs: starting Python and vecnet, reading a file of "[]"
+        empty = Path(made, "empty.json")
+        empty.write_text("[]")
+        baseline = min(run(empty, "equations", math.inf, args.timeout)[0] for _ in range(3))
         cases = [(path, command) for path in files for command in COMMANDS]
         start = time.perf_counter()
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             results = list(pool.map(lambda case: run(*case, args.budget, args.timeout), cases))
         wall = time.perf_counter() - start
-    columns = [("command", 10, "<"), ("files", 6, ">"), ("done", 5, ">"), ("refused", 8, ">"),
-               ("failed", 7, ">"), ("longest", 9, ">"), ("its file", 36, "<")]
-    print_header(f"The hostile corpus ({len(files)} files of {', '.join(p.name for p in CORPUS)}"
-                 f" and the large inputs), {args.jobs} process(es) at once, budget "
-                 f"{args.budget:g} s", columns)
+    columns = [("files", 11, "<"), ("command", 10, "<"), ("files", 6, ">"), ("done", 5, ">"),
+               ("refused", 8, ">"), ("failed", 7, ">"), ("longest done", 13, ">"),
+               ("longest refusal", 16, ">"), ("its file", 0, "<")]
+    print_header(f"The hostile corpus ({len(files)} files: {', '.join(p.name for p in CORPUS)} "
+                 f"and the large inputs), {args.jobs} process(es) at once, budget "
+                 f"{args.budget:g} s; a process that refuses at once takes "
+                 f"{format_time(baseline)} (starting Python and vecnet)", columns)
     failures = []
-    for command in COMMANDS:
-        rows = [(path, *result) for (path, c), result in zip(cases, results) if c == command]
-        outcomes = [outcome for _, _, outcome, _ in rows]
-        slowest = max(rows, key=lambda row: row[1])
-        failures += [(path, command, problem) for path, _, outcome, problem in rows if problem]
-        print(format_row([command, str(len(rows)), str(outcomes.count("done")),
-                          str(outcomes.count("refused")), str(outcomes.count("failed")),
-                          format_time(slowest[1]), slowest[0].name], columns))
+    for folder in dict.fromkeys(path.parent.name for path in files):
+        for command in COMMANDS:
+            rows = [(path, *result) for (path, c), result in zip(cases, results)
+                    if c == command and path.parent.name == folder]
+            outcomes = [outcome for _, _, outcome, _ in rows]
+            failures += [(path, command, problem) for path, _, _, problem in rows if problem]
+            done = [row for row in rows if row[2] == "done"]
+            refused = [row for row in rows if row[2] == "refused"]
+            slow_done = max(done, key=lambda row: row[1]) if done else None
+            slow_refusal = max(refused, key=lambda row: row[1]) if refused else None
+            print(format_row([folder, command, str(len(rows)), str(len(done)),
+                              str(len(refused)), str(outcomes.count("failed")),
+                              format_time(slow_done[1]) if slow_done else "",
+                              format_time(slow_refusal[1]) if slow_refusal else "",
+                              ", ".join(row[0].name for row in (slow_done, slow_refusal)
+                                        if row)], columns))
     longest = max(results, key=lambda result: result[0])[0]
     print(f"\n{len(cases)} runs in {format_time(wall)}; the longest took {format_time(longest)}; "
           f"{len(failures)} failure(s)")

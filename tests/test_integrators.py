@@ -61,3 +61,4 @@ def test_after_step_needs_an_explicit_method():
     with pytest.raises(ValueError, match="explicit"):
         solve_ivp(rotation, (0.0, 1.0), np.array([1.0, 0.0]), "Radau", Outcome("Radau"),
                   after_step=onto_circle)
+

@@ -560,6 +560,28 @@ class CompiledModel(ABC):
                                           np.zeros(0), [])
         return Snapshot(M, Q, phi, phi_u, phi_t, c, kin, forces, maps)
 
+    @property
+    def needed_nodes(self) -> np.ndarray:
+        """The nodes where something acts, in the order of the rows of :meth:`kinematics`
+        (:attr:`row` gives a node's row)."""
+        return self._needed
+
+    def outline(self, time: float, q: np.ndarray, u: np.ndarray):
+        """What :meth:`evaluate` gives at ``(t, q, u)`` but the mass matrix, the forces and
+        the Jacobians, in time linear in the size: ``(kin, phi, forces, reactions)``, the
+        kinematics without Jacobians (:meth:`_light_kinematics`, every node's convective
+        accelerations in), the constraint residuals, what the force elements carry and
+        what each chord's multipliers apply (:class:`Snapshot`)."""
+        st = recursive.state(self.kernel_tree, q, u)
+        kin = self._light_kinematics(st)
+        if not self._bias_needed:    # the outputs read every node's convective terms
+            kin["gw"], kin["gv"] = recursive.node_bias(self._needed, st.r, st.w, st.v, st.A0)
+        forces = self._wrenches(time, q, u, st)[1]
+        if not self.m:
+            return kin, np.zeros(0), forces, []
+        phi, _, _, _, maps = self._constraints(time, q, u, kin, reactions=True)
+        return kin, phi, forces, maps
+
     def mass_and_forces(self, time: float, q: np.ndarray, u: np.ndarray):
         """``(M, Q)`` at ``(t, q, u)`` with no loads across joints."""
         snap = self.evaluate(time, q, u)

@@ -15,8 +15,9 @@ from ..core.rotations import euler_angles, matrix_quaternion
 from ..elements.joint_laws import MeshLaw
 from ..elements.planar import RollingContact
 from ..elements.spatial import SpatialRollingContact
+from . import recursive
 from .mechanism import cross
-from .multibody import accelerations, independent_rows
+from .multibody import accelerations, independent_rows, solve_accelerations, velocity_constraints
 
 __all__ = ["outputs"]
 
@@ -51,24 +52,39 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
     zero = np.zeros(3)
     ws = np.zeros((len(model.loads), len(times))) if ws is None else ws
     across = _across_columns(model, topo)
+    needed = model.needed_nodes
     series: dict[str, list] = {}
     rows = None
+    # without rotors or loads across joints, in time linear in the size: the recursive
+    # accelerations, no mass matrix, and the bodies' accelerations J u' from a walk with
+    # the accelerations for speeds; else from the mass matrix and the Jacobians
+    linear = not len(across)
     for time, q, u, w in zip(times, qs.T, us.T, ws.T):
-        snap = model.evaluate(time, q, u, w=w, reactions=True)
         if rows is None:
-            rows = independent_rows(snap.phi_q)
-        a, lam = accelerations(snap, rows)
-        kin = snap.kin
+            rows = independent_rows(velocity_constraints(model, time, q)[0])
+        if linear:
+            kin, phi, forces, reactions = model.outline(time, q, u)
+            a, lam = solve_accelerations(model, time, q, u, rows, w if len(w) else None)
+            moved = recursive.state(model.kernel_tree, q, a)
+            jw, jv = moved.w[needed], moved.v[needed]
+        else:
+            snap = model.evaluate(time, q, u, w=w, reactions=True)
+            a, lam = accelerations(snap, rows)
+            kin, phi, forces, reactions = snap.kin, snap.phi, snap.forces, snap.reactions
+            jw, jv = kin["Jw"] @ a, kin["Jv"] @ a
         R, r = kin["R"], kin["r"]
         row = {**dict(zip(eom.coordinates, q)), **dict(zip(eom.speed_names, u))}
-        kinetic = 0.5 * u @ snap.M @ u
+        # body by body; with rotors, from the mass matrix that holds their inertia too
+        kinetic = 0.0 if linear else 0.5 * u @ snap.M @ u
         potential = model.potential(q, kin)
-        row.update(kinetic=kinetic, potential=potential, energy=kinetic + potential)
-        row["constraint residual"] = float(np.max(np.abs(snap.phi))) if len(snap.phi) else 0.0
+        row["constraint residual"] = float(np.max(np.abs(phi))) if len(phi) else 0.0
         through = {}   # edge -> (F, moment about the origin)
         for name, node, m, J in model.bodies:
             k = model.row[node]
             v, omega = kin["v"][k], kin["w"][k]
+            if linear:
+                spin = R[node].T @ omega
+                kinetic += 0.5 * (m * v @ v + spin @ J @ spin)
             row.update({f"{name}.{axis}": value for axis, value in zip(axes, r[node])})
             row.update({f"{name}.v{axis}": value for axis, value in zip(axes, v)})
             row[f"{name}.position"], row[f"{name}.velocity"] = vector(r[node]), vector(v)
@@ -77,16 +93,17 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
                 row[f"{name}.angle"] = kin["state"].theta[node]
             else:   # as quaternions below, all times at once
                 row[f"{name}.orientation"] = R[node]
-            acc = kin["Jv"][k] @ a + kin["gv"][k]
-            alpha = kin["Jw"][k] @ a + kin["gw"][k]
+            acc = jv[k] + kin["gv"][k]
+            alpha = jw[k] + kin["gw"][k]
             Jw = R[node] @ J @ R[node].T
             F = m * (acc - model.gravity)
             through[name] = (F, cross(r[node], F) + Jw @ alpha + cross(omega, Jw @ omega))
-        for name, (_, F, T) in snap.forces.items():
+        row.update(kinetic=kinetic, potential=potential, energy=kinetic + potential)
+        for name, (_, F, T) in forces.items():
             through[name] = (F, cross(r[ends[name][1]], F) + T)
             row[f"{name}.force"], row[f"{name}.torque"] = vector(-F), turn(-T)
         wrench: dict[str, np.ndarray] = {}
-        for chord, idx, W in snap.reactions:
+        for chord, idx, W in reactions:
             if W is None:   # a gear's or rack's tooth loads, about or along each joint's axis
                 element = meshes[chord]
                 efforts = element.efforts(float(lam[idx][0]), model.values)
@@ -95,7 +112,7 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
                     row[f"{chord}.{label}"] = effort if axis is None else turn(effort * axis)
                 continue
             wrench[chord] = wrench.get(chord, np.zeros(6)) + W @ lam[idx]
-        for chord, idx, _ in snap.reactions:
+        for chord, idx, _ in reactions:
             if chord in drivers:   # a driver's multiplier is its effort along its coordinate
                 row[f"{chord}.effort"] = float(lam[idx][0])
         for chord, W in wrench.items():   # the wrench on the head is minus the through variable
