@@ -58,7 +58,7 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
     # without rotors or loads across joints, in time linear in the size: the recursive
     # accelerations, no mass matrix, and the bodies' accelerations J u' from a walk with
     # the accelerations for speeds; else from the mass matrix and the Jacobians
-    linear = not len(across)
+    linear = not across.shape[1]
     for time, q, u, w in zip(times, qs.T, us.T, ws.T):
         if rows is None:
             rows = independent_rows(velocity_constraints(model, time, q)[0])
@@ -130,7 +130,7 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
             Fb, Mb = -A_c @ Fc, -A_c @ Mc
         else:
             Fb = Mb = np.zeros((len(topo.branches), 3))
-        if len(across):   # the loads and rotors across joints, chords of their own
+        if across.shape[1]:   # the loads and rotors across joints, chords of their own
             Fx, Mx = _across_through(model, kin, w, a)
             Fb, Mb = Fb - across @ Fx, Mb - across @ Mx
         through.update((b, (Fb[i], Mb[i])) for i, b in enumerate(topo.branches))
