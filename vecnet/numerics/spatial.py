@@ -370,7 +370,8 @@ class CompiledSpatial(CompiledModel):
             for weight, initial, info in self._mesh_terms[chord]:
                 value, g, gamma = self._axial_value(kin, q, info, accelerations)
                 phi[row] += weight * (value - initial)
-                phi_u[row] += weight * g
+                if phi_u.shape[1]:   # kinematics without Jacobians leave the rows out
+                    phi_u[row] += weight * g
                 if accelerations:
                     c[row] -= weight * gamma
             react(chord, np.array([row]))
