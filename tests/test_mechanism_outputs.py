@@ -25,3 +25,17 @@ def test_a_ladders_outputs_hold_the_mass_matrix_energy_and_close_the_loops():
                                                   rel=1e-12, abs=1e-15)
     assert np.max(res["constraint residual"]) < 1e-11
     assert np.ptp(res["energy"]) < 1e-7 * np.max(res["kinetic"])
+
+
+def test_a_report_lists_the_cutset_equations_up_to_a_count_of_terms(monkeypatch):
+    import vecnet as vn
+    from vecnet.output import mechanism_report
+
+    model = vn.load_model(Path(__file__).parent.parent / "examples" / "models" / "fourbar.json")
+    whole = vn.report(model, simulate=False)
+    assert "left out: more than" not in whole
+    # a long chain's cutsets hold every body below each joint: listed up to the count
+    monkeypatch.setattr(mechanism_report, "LISTED_TERMS", 3)
+    cut = vn.report(model, simulate=False)
+    assert cut.count("left out: more than 3 terms in all") == 3   # cutsets, circuits, reactions
+    assert len(cut) < len(whole)

@@ -112,8 +112,10 @@ class MechanismListing:
         branches, chords = topo.branches, topo.chords
         moment = (r"\mathbf{M}_e = \mathbf{T}_e + \mathbf{r}_{\mathrm{head}(e)} \times "
                   r"\mathbf{F}_e")
-        cut = [row for b in branches for row in self.cutset_rows(b)]
-        loops = [row for c in chords for row in self.circuit_rows(c)]
+        cut, cut_left = _within(branches, self.cutset_rows,
+                                lambda b: len(topo.fundamental_cutset(b)))
+        loops, loops_left = _within(chords, self.circuit_rows,
+                                    lambda c: len(topo.fundamental_circuit(c)))
         terminal = "".join(
             f"<tr><th>{html.escape(element.name)}</th><td>{html.escape(_kind(element))}</td>"
             f"<td>{math_block(_one_line(self.terminal_rows(element)), '')}</td></tr>"
@@ -123,14 +125,14 @@ class MechanismListing:
             "each): the through variables of a branch balance those of the chords its cut "
             "crosses, <i>τ</i><sub>t</sub> = −A<sub>c</sub> <i>τ</i><sub>c</sub>, row by "
             "row of [CU]. Moments are taken about the world origin O:</p>"
-            + math_block(_aligned([r"&" + moment] + cut), "")
+            + math_block(_aligned([r"&" + moment] + cut), "") + cut_left
             + f"<p>Circuit equations ({len(chords)} chords): the across variables of a "
             "chord close its loop through the tree, row by row of [CI] (vectors add; "
             + ("angles add" if self.planar else "rotations compose along the path")
             + "): δ<b>r</b> is the vector from an edge's tail point to its head point, "
             + ("δθ the turn of its head frame relative to its tail frame.</p>" if self.planar
                else "R the rotation of its head frame relative to its tail frame.</p>")
-            + math_block(_aligned(loops), "")
+            + math_block(_aligned(loops), "") + loops_left
             + f"<p>Terminal equations ({len(self.net.elements)} elements): what each element "
             "says about its own across and through variables. Joints and arms are workless "
             "(their force does no work in any motion they allow); their through variables are "
@@ -283,13 +285,15 @@ class MechanismListing:
         joints = self.joints()
         if not joints:
             return "<p>The mechanism has no joints.</p>"
-        rows = [row for j in joints for row in self.reaction_rows(j)]
+        topo = self.topo
+        rows, left = _within(joints, self.reaction_rows, lambda j: 1 if j in topo.chords
+                             else len(topo.fundamental_cutset(j)))
         out = ("<p>The reaction of a joint is the force its tail body applies to its head "
                "body, <b>R</b> = −<b>F</b> (and the torque about the head point). A cut joint's "
                "comes from its multipliers λ; a tree joint's from its cutset equation, with "
                "the chords' through variables from their terminal equations "
                "(<b>F</b> = m(<b>r</b>'' − <b>g</b>) for a body):</p>"
-               + math_block(_aligned(rows), ""))
+               + math_block(_aligned(rows), "") + left)
         samples = self.reaction_samples()
         if samples:
             out += self.reaction_table(samples)
@@ -556,3 +560,23 @@ def energy_figure(res) -> str:
 def _velocity_row(name: str) -> str:
     """The left side of a velocity constraint's row in LaTeX: ``(A u + b)_{name}``."""
     return r"(A u + b)_{" + _tex_name(name) + "}"
+
+
+#: most terms of the cutset or circuit equations a report lists; a long chain's cutsets
+#: hold every body below each joint (N^2 / 2 terms), which no page typesets
+LISTED_TERMS = 5_000
+
+
+def _within(edges, rows_of, size_of) -> tuple[list[str], str]:
+    """The LaTeX rows of ``edges`` in order while their terms (``size_of``) stay within
+    :data:`LISTED_TERMS`, and a sentence for those left out (``""`` when none is)."""
+    rows, terms = [], 0
+    for k, edge in enumerate(edges):
+        terms += size_of(edge)
+        if terms > LISTED_TERMS and rows:
+            return rows, (f"<p>… and the equations of the other {len(edges) - k} of the "
+                          f"{len(edges)}, left out: more than {LISTED_TERMS:,} terms in all "
+                          "(each is a row of [CU] or [CI]: a topology's <code>cutset</code> and "
+                          "<code>circuit</code> hold every one).</p>")
+        rows += rows_of(edge)
+    return rows, ""
