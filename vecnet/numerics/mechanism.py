@@ -567,8 +567,8 @@ class CompiledModel(ABC):
         return self._needed
 
     def outline(self, time: float, q: np.ndarray, u: np.ndarray):
-        """What :meth:`evaluate` gives at ``(t, q, u)`` but the mass matrix, the forces and
-        the Jacobians, in time linear in the size: ``(kin, phi, forces, reactions)``, the
+        """What :meth:`evaluate` gives at ``(t, q, u)`` but the mass matrix, the generalized
+        forces and the Jacobians, in time linear in the size: ``(kin, phi, forces, reactions)``, the
         kinematics without Jacobians (:meth:`_light_kinematics`, every node's convective
         accelerations in), the constraint residuals, what the force elements carry and
         what each chord's multipliers apply (:class:`Snapshot`)."""

@@ -64,7 +64,7 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
             rows = independent_rows(velocity_constraints(model, time, q)[0])
         if linear:
             kin, phi, forces, reactions = model.outline(time, q, u)
-            a, lam = solve_accelerations(model, time, q, u, rows, w if len(w) else None)
+            a, lam = solve_accelerations(model, time, q, u, rows)
             moved = recursive.state(model.kernel_tree, q, a)
             jw, jv = moved.w[needed], moved.v[needed]
         else:

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 __all__ = ["CompiledMechanism"]
 
 _Z = np.array([0.0, 0.0, 1.0])
-#: the gradient of a cut pin's two rows in an edge's relative pose (dx, dy, dtheta)
 
 
 class CompiledMechanism(CompiledModel):

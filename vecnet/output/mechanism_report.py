@@ -570,7 +570,8 @@ LISTED_TERMS = 5_000
 def _within(edges, rows_of, size_of) -> tuple[list[str], str]:
     """The LaTeX rows of ``edges`` in order while their terms (``size_of``) stay within
     :data:`LISTED_TERMS`, and a sentence for those left out (``""`` when none is)."""
-    rows, terms = [], 0
+    rows: list[str] = []
+    terms = 0
     for k, edge in enumerate(edges):
         terms += size_of(edge)
         if terms > LISTED_TERMS and rows:
