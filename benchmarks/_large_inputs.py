@@ -1,6 +1,7 @@
-"""Large hostile inputs for ``hostile_corpus.py``: files that stay under the 10 MB size
-limit but ask for a great deal of work (many elements, cards, bodies, outputs, parameters
-or points), written into a folder when the corpus runs (too big to keep in the tree)."""
+"""Made hostile inputs for ``hostile_corpus.py``, written into a folder when the corpus
+runs: large ones that stay under the 10 MB size limit but ask for a great deal of work
+(many elements, cards, bodies, outputs, parameters or points; too big to keep in the
+tree), and small ones at the ends of double precision or with names that look alike."""
 
 from __future__ import annotations
 
@@ -160,11 +161,40 @@ LARGE: dict[str, Callable[[], str | dict]] = {
 }
 
 
+RC = "rc\nV1 1 0 {source}\nR1 1 2 1k\nC1 2 0 1u\n{card}\n.end\n"
+
+
+def dangling() -> dict:
+    """A network whose only element dangles: no loop, no state."""
+    return _network("dangling", [{"type": "Resistor", "name": "R1", "nodes": ["a", "b"],
+                                  "parameters": {"R": 1.0}}])
+
+
+def look_alike() -> dict:
+    """Two resistors named P1, one with a Cyrillic capital Er."""
+    doc = resistor_network(2)
+    doc["elements"][1]["name"], doc["elements"][2]["name"] = "P1", "\u0420" + "1"
+    return doc
+
+
+#: small files at the ends of double precision, and names that look alike
+EXTREME: dict[str, Callable[[], str | dict]] = {
+    "netlist_tran_1e-300_1e300.cir": lambda: RC.format(source="1", card=".tran 1e-300 1e300"),
+    "netlist_ac_1e308_per_decade.cir":
+        lambda: RC.format(source="AC 1", card=".ac dec 1e308 1e-300 1e300"),
+    "netlist_ac_1e-300_1e300.cir": lambda: RC.format(source="AC 1", card=".ac dec 10 1e-300 1e300"),
+    "netlist_sin_1e308_hz.cir": lambda: RC.format(source="SIN(0 1 1e308)", card=".tran 1u 1m"),
+    "network_dangling.json": dangling,
+    "network_look_alike_names.json": look_alike,
+}
+
+
 def write_large(folder: Path) -> list[Path]:
-    """Write every file of :data:`LARGE` into ``folder``; returns their paths."""
+    """Write every file of :data:`LARGE` and :data:`EXTREME` into ``folder``; returns their
+    paths."""
     Path(folder).mkdir(parents=True, exist_ok=True)
     out = []
-    for name, make in LARGE.items():
+    for name, make in {**LARGE, **EXTREME}.items():
         content = make()
         text = content if isinstance(content, str) else json.dumps(content)
         path = Path(folder, name)
