@@ -32,6 +32,13 @@ def test_public_names_resolve_and_the_draw_and_report_functions_stay_functions()
     assert {"Network", "Resistor", "planar", "spatial", "limits"} <= set(dir(vn))
 
 
+def test_dir_lists_the_public_names_only():
+    # not what the package imported for itself, nor its stage packages
+    listed = {name for name in dir(vn) if not name.startswith("__")}
+    assert not listed & {"sys", "Any", "importlib", "annotations", "core", "numerics"}
+    assert listed == set(vn.__all__)
+
+
 def _private_uses(path: Path) -> list[str]:
     """The private names of other modules that ``path`` imports or reads: ``from .x import
     _name``, or ``obj._name`` where ``obj`` is not ``self``, ``cls`` or ``super()`` and this

@@ -74,4 +74,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_NAMES, *_MODULES, *_elements()})
+    # the public names and the module's own dunders; not what the module imported for
+    # itself (``importlib``, ``Any``) nor the stage packages loaded meanwhile
+    return sorted({name for name in globals() if name.startswith("__")}
+                  | {*_NAMES, *_MODULES, *_elements(), *_ERRORS})
