@@ -259,3 +259,14 @@ def test_more_bad_spatial_input(tmp_path, capsys, change, location, words):
     assert status == 2
     (line,) = err.strip().splitlines()
     assert line.startswith(f"vecnet: error: {path}:{location}: ") and words in line, line
+
+
+def test_saved_numbers_are_numbers_whatever_type_held_them():
+    # gravity (0, 0, -9.81) makes sympy integers of its zeros; a file holds them as numbers
+    mech = vn.spatial.Mechanism("p", gravity=(0, 0, -9.81))
+    bob = mech.body("bob", 2, (0.1, 0.1, 0.1), position=(0, 0, -1))
+    mech.spherical("s", mech.ground.point(0, 0, 0), bob.point(0, 0, 1))
+    doc = model_to_dict(mech)
+    assert doc["gravity"] == [0.0, 0.0, -9.81]
+    assert all(isinstance(x, float) for x in doc["gravity"] + doc["bodies"][0]["position"])
+    assert doc["bodies"][0]["mass"] == 2.0

@@ -47,7 +47,11 @@ def _node(node: Any, loc: str) -> str | int:
 
 
 def _write_value(value: Any, loc: str, found: dict[str, None]) -> float | str:
-    """A parameter value as a number or as expression text (noting the symbols it uses)."""
+    """A parameter value as a number or as expression text (noting the symbols it uses):
+    an integer or a float is written as a number, whatever type holds it (a gravity of
+    ``(0, 0, -9.81)`` made sympy integers of its zeros)."""
+    if isinstance(value, (sympy.Integer, sympy.Float)):
+        value = float(value)
     if isinstance(value, sympy.Basic):
         text = format_expression(value, loc)
         for s in sorted(value.free_symbols, key=str):
