@@ -5,7 +5,8 @@ motion or a million output samples. vecnet checks what it can before it starts (
 grid, the frequencies of the sources, the size of a network formulated symbolically) and
 watches the rest while it runs (evaluations of the right-hand side and the states they
 evaluate, values that overflow). Every bound is a count, never a time: a busy machine or a
-first compile does not change what a request is allowed to do. Each bound names itself in its message, and each can be raised:
+first compile does not change what a request is allowed to do. Each bound names itself in
+its message, and each can be raised:
 
 >>> import vecnet as vn
 >>> vn.get_limits().max_points
