@@ -45,7 +45,7 @@ from numba import njit
 
 from ..errors import SimulationError
 from . import recursive
-from .recursive import Tree, body_inertias, force_cross, spatial_inertia_into, state
+from .recursive import Tree, body_inertias, force_cross, inverse_spd, spatial_inertia_into, state
 
 __all__ = ["BodySpace", "Layout", "BodyProjection", "BodyPartition", "band_cholesky",
            "band_solve", "band_lu", "band_lu_solve", "norm_estimate", "compile_kernels"]
@@ -125,37 +125,6 @@ def _joint_frame(A, k, d, T, Sp, j, Q, v):
             for x in range(i + 1, k):
                 t -= A[i, x] * Sp[j, x, col]
             Sp[j, i, col] = t / A[i, i]
-    return True
-
-
-@njit(cache=True)
-def _inverse(M, g, d, L, out):
-    """``out[g] = M[g]^-1`` (d x d, symmetric) by Cholesky (``L`` scratch); False unless
-    ``M[g]`` is positive definite."""
-    for i in range(d):
-        for j in range(i + 1):
-            t = M[g, i, j]
-            for m in range(j):
-                t -= L[i, m] * L[j, m]
-            if i == j:
-                if not t > 0.0:
-                    return False
-                L[i, i] = np.sqrt(t)
-            else:
-                L[i, j] = t / L[j, j]
-    # L^-1 in the upper triangle of L's storage would do; keep it plain: solve column by
-    # column, out = L^-T L^-1
-    for col in range(d):
-        for i in range(d):      # forward: y = L^-1 e_col
-            t = 1.0 if i == col else 0.0
-            for m in range(i):
-                t -= L[i, m] * out[g, m, col]
-            out[g, i, col] = t / L[i, i]
-        for i in range(d - 1, -1, -1):      # backward: x = L^-T y
-            t = out[g, i, col]
-            for m in range(i + 1, d):
-                t -= L[m, i] * out[g, m, col]
-            out[g, i, col] = t / L[i, i]
     return True
 
 
@@ -340,9 +309,10 @@ def schur_system(comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenc
             for a in range(d):
                 f[g, a] += moved[comps[a]]
     Minv = np.empty((n_groups, d, d))
-    L = np.empty((d, d))
     for g in range(n_groups):
-        if not _inverse(M, g, d, L, Minv):
+        # NaN throughout where the group's inertia is not positive definite
+        inverse_spd(M[g], d, Minv[g])
+        if not np.isfinite(Minv[g, 0, 0]):
             return False, ab, rhs, ref, free, Y, Sp, cj, G, gam
         for a in range(d):
             t = 0.0

@@ -41,7 +41,7 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
            "AFFINE", "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
            "inverse_mass_times", "node_bias", "wrench_rows", "primitive_rows",
-           "row_rates",
+           "row_rates", "inverse_spd",
            "BODY_FORM"]
 
 #: branch kinds (the joint motions this module knows); AFFINE is a planar branch, a turn
@@ -623,7 +623,7 @@ def body_inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
 
 
 @njit(cache=True)
-def _inverse_small(A, k, out):
+def inverse_spd(A, k, out):
     """``out[:k, :k] = A[:k, :k]^-1`` for a small symmetric positive definite block
     (Cholesky; NaN where it is not positive definite)."""
     L = np.zeros((6, 6))
@@ -686,7 +686,7 @@ def _articulate(parent, child, nk, S, I):
                 for y in range(6):
                     t += S[b, y, m] * Ub[y, n]
                 D[m, n] = t
-        _inverse_small(D, k, Dinv[b])
+        inverse_spd(D, k, Dinv[b])
         for x in range(6):
             for n in range(k):
                 t = 0.0
