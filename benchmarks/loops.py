@@ -640,11 +640,7 @@ def bench_e2e(K: int, t_end: float, budget: float, check_time: float, check: Che
                  "end)", RUN_COLUMNS)
     vn_runs, mj_runs = [], []
     for rtol in VN_RTOLS:
-        runs = [simulate(eom, t_end, rtol, VN_ATOL * rtol, budget)]
-        while runs[-1]["success"] and len(runs) < MAX_RUNS \
-                and sum(r["cpu"] for r in runs) < TIME_BUDGET:
-            runs.append(simulate(eom, t_end, rtol, VN_ATOL * rtol, budget))
-        run = min(runs, key=lambda r: r["cpu"]) if runs[-1]["success"] else runs[-1]
+        run = best_of(lambda: simulate(eom, t_end, rtol, VN_ATOL * rtol, budget))
         run["rtol"] = rtol
         note = check.note(run["success"], run["linear algebra"], f"FAILED: {run['message']}")
         if run["success"]:
@@ -666,10 +662,7 @@ def bench_e2e(K: int, t_end: float, budget: float, check_time: float, check: Che
                       f"{format_time(mj_runs[-1]['cpu'])}, more than {MJ_ENOUGH:g} s and "
                       "more than any vecnet run)")
                 break
-            runs = [ladder.run(t_end, dt)]
-            while len(runs) < MAX_RUNS and sum(r["cpu"] for r in runs) < TIME_BUDGET:
-                runs.append(ladder.run(t_end, dt))
-            run = min(runs, key=lambda r: r["cpu"])
+            run = best_of(lambda: ladder.run(t_end, dt))
             run["dt"] = dt
             run["error"] = error(run["positions"], ref["positions"])
             mj_runs.append(run)
@@ -685,24 +678,44 @@ def bench_e2e(K: int, t_end: float, budget: float, check_time: float, check: Che
 
     print_header("Matched accuracy: for each MuJoCo step, the cheapest vecnet run at least "
                  "as accurate", MATCH_COLUMNS)
-    for m in mj_runs:
-        fit = [v for v in vn_runs if v["error"] <= m["error"]]
-        v = min(fit, key=lambda r: r["cpu"]) if fit else None
-        cells = [f"{m['dt'] * 1e3:g} ms", f"{m['error']:.1e}", format_time(m["cpu"]),
-                 f"{v['rtol']:g}" if v else "none as accurate",
-                 f"{v['error']:.1e}" if v else "", format_time(v["cpu"]) if v else "",
-                 format_ratio(v["cpu"] / m["cpu"]) if v else ""]
-        print(format_row(cells, MATCH_COLUMNS))
+    matched(mj_runs, mj_setting, vn_runs, vn_setting, MATCH_COLUMNS, vecnet_first=False)
     print_header("Matched accuracy: for each vecnet tolerance, the cheapest MuJoCo step at "
                  "least as accurate", MATCH_BACK_COLUMNS)
-    for v in vn_runs:
-        fit = [m for m in mj_runs if m["error"] <= v["error"]]
-        m = min(fit, key=lambda r: r["cpu"]) if fit else None
-        cells = [f"{v['rtol']:g}", f"{v['error']:.1e}", format_time(v["cpu"]),
-                 f"{m['dt'] * 1e3:g} ms" if m else "none as accurate",
-                 f"{m['error']:.1e}" if m else "", format_time(m["cpu"]) if m else "",
-                 format_ratio(v["cpu"] / m["cpu"]) if m else ""]
-        print(format_row(cells, MATCH_BACK_COLUMNS))
+    matched(vn_runs, vn_setting, mj_runs, mj_setting, MATCH_BACK_COLUMNS, vecnet_first=True)
+
+
+def mj_setting(run: dict[str, Any]) -> str:
+    return f"{run['dt'] * 1e3:g} ms"
+
+
+def vn_setting(run: dict[str, Any]) -> str:
+    return f"{run['rtol']:g}"
+
+
+def best_of(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The cheapest of up to MAX_RUNS runs of ``run``, repeated while together they take
+    under TIME_BUDGET; a failed run (``success`` false) ends the repeats and is returned."""
+    runs = [run()]
+    while runs[-1].get("success", True) and len(runs) < MAX_RUNS \
+            and sum(r["cpu"] for r in runs) < TIME_BUDGET:
+        runs.append(run())
+    return min(runs, key=lambda r: r["cpu"]) if runs[-1].get("success", True) else runs[-1]
+
+
+def matched(rows: list, setting, others: list, other_setting, columns,
+            vecnet_first: bool) -> None:
+    """For each run of ``rows``, the cheapest run of ``others`` at least as accurate, and
+    the ratio of vecnet's time to MuJoCo's."""
+    for row in rows:
+        fit = [o for o in others if o["error"] <= row["error"]]
+        other = min(fit, key=lambda r: r["cpu"]) if fit else None
+        vn, mj = (row, other) if vecnet_first else (other, row)
+        cells = [setting(row), f"{row['error']:.1e}", format_time(row["cpu"]),
+                 other_setting(other) if other else "none as accurate",
+                 f"{other['error']:.1e}" if other else "",
+                 format_time(other["cpu"]) if other else "",
+                 format_ratio(vn["cpu"] / mj["cpu"]) if other else ""]
+        print(format_row(cells, columns))
 
 
 def parse_sizes(text: str, name: str) -> list[int]:
