@@ -26,24 +26,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
 from loops import INITIAL, vecnet_ladder  # noqa: E402
 
-from test_recursive import random_mechanism, random_planar_mechanism  # noqa: E402
+from test_recursive import (  # noqa: E402
+    random_mechanism,
+    random_planar_mechanism,
+    well_conditioned_state,
+)
 
 
 def compiled(eom, linear_algebra):
     return eom.compile_model(None, linear_algebra=linear_algebra)
-
-
-def well_conditioned_state(model, rng):
-    """A random state (not assembled) whose loop equations are well conditioned."""
-    for _ in range(20):
-        q = mb.normalize(model, rng.normal(size=model.n))
-        u = rng.normal(size=mb.speeds(model))
-        snap = model.evaluate(0.2, q, u)
-        rows = mb.independent_rows(snap.phi_q)
-        A = snap.phi_q[rows]
-        if np.linalg.cond(A @ np.linalg.solve(snap.M, A.T)) < 1e4:
-            break
-    return q, u, snap, rows
 
 
 def assert_body_space_agrees(eom, rng):

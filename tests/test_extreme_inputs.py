@@ -4,12 +4,15 @@ network that stores no energy."""
 
 import csv
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
 from vecnet.cli import main
 
-RC = "rc\nV1 1 0 {source}\nR1 1 2 1k\nC1 2 0 1u\n{card}\n.end\n"
+sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+from _large_inputs import RC  # noqa: E402 - the same RC netlist as the hostile corpus's
 
 
 def _run(capsys, tmp_path, name, text, *argv):

@@ -67,11 +67,8 @@ def random_mechanism(seed: int):
     return mech
 
 
-def assert_paths_agree(model, rng):
-    """At a random state where the loop equations are well conditioned, the recursive
-    accelerations and multipliers equal the explicit ones to 1e-10, and the
-    composite-rigid-body M the one assembled from the bodies' Jacobians to 1e-12."""
-    assert model.m   # the loops are closed by cut joints
+def well_conditioned_state(model, rng):
+    """A random state (not assembled) whose loop equations are well conditioned."""
     for _ in range(20):
         q = mb.normalize(model, rng.normal(size=model.n))
         u = rng.normal(size=mb.speeds(model))
@@ -80,6 +77,15 @@ def assert_paths_agree(model, rng):
         A = snap.phi_q[rows]
         if np.linalg.cond(A @ np.linalg.solve(snap.M, A.T)) < 1e4:
             break
+    return q, u, snap, rows
+
+
+def assert_paths_agree(model, rng):
+    """At a random state where the loop equations are well conditioned, the recursive
+    accelerations and multipliers equal the explicit ones to 1e-10, and the
+    composite-rigid-body M the one assembled from the bodies' Jacobians to 1e-12."""
+    assert model.m   # the loops are closed by cut joints
+    q, u, snap, rows = well_conditioned_state(model, rng)
     a, lam = mb.accelerations(snap, rows)
     b, mu = model.accelerations(0.2, q, u, rows)
     assert np.max(np.abs(a - b)) < 1e-10 * max(1.0, np.max(np.abs(a)))
