@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import gc
 import io
 import math
 import os
@@ -937,6 +938,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.output is not None or args.command == "report":
                 check_output(_output(args), sources=[args.model])
             model = _load(args.model, _fixed(args))
+            if _FREEZE:
+                gc.freeze()
             if model.kind == "system" and args.command not in SYSTEM_COMMANDS:
                 raise ModelError(f"vecnet {args.command} works on networks and mechanisms; "
                                  f"{model.name!r} is a system (a mechanism, a network and "
@@ -977,5 +980,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+_FREEZE = False  # set by run(): a process that ends with the command
+
+
+def run() -> int:
+    """The console command: :func:`main`, in a process that ends when it returns.
+
+    Objects alive once the model is loaded (the imported modules' objects, mostly) are
+    frozen out of the garbage collector: they outlive the command, and walking them in
+    every full collection, the one at exit included, costs a small command about 0.3 s.
+    """
+    global _FREEZE
+    _FREEZE = True
+    status = main()
+    gc.freeze()
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())
