@@ -31,30 +31,78 @@ __all__ = [
 
 
 class VecnetError(Exception):
-    """Base class of every error raised by vecnet."""
+    """Base class of every error raised by vecnet.
+
+    >>> import vecnet as vn
+    >>> try:
+    ...     vn.Resistor("R1", "a", "b", R=-5.0)
+    ... except vn.VecnetError as error:
+    ...     print(type(error).__name__)
+    ModelError
+    """
 
 
 class ModelError(VecnetError, ValueError):
-    """An element, parameter or model description is malformed."""
+    """An element, parameter or model description is malformed.
+
+    >>> import vecnet as vn
+    >>> vn.Resistor("R1", "a", "b", R=-5.0)
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.ModelError: Resistor 'R1': R = -5 is not physical (it must be positive); pass allow_negative=True to the element to accept a negative value
+    """
 
 
 class TopologyError(VecnetError, ValueError):
-    """The graph is malformed: a self-loop, a duplicate edge name, a bad datum."""
+    """The graph is malformed: a self-loop, a duplicate edge name, a bad datum.
+
+    >>> import vecnet as vn
+    >>> vn.LinearGraph([("e1", "a", "a")])
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.TopologyError: edge 'e1' is a self-loop at node 'a'; an edge must join two different nodes
+    """
 
 
 class TreeError(TopologyError):
-    """A requested tree is not a spanning tree (or forest) of the graph."""
+    """A requested tree is not a spanning tree (or forest) of the graph.
+
+    >>> import vecnet as vn
+    >>> g = vn.LinearGraph([("R", "a", "b"), ("C", "b", "g"), ("V", "g", "a")])
+    >>> g.topology(tree=["R"])
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.TreeError: the tree leaves out node(s) 'g': add a branch that reaches each of them
+    """
 
 
 class UnknownNameError(VecnetError, LookupError):
-    """A name (edge, node, element, variable) that the model does not contain."""
+    """A name (edge, node, element, variable) that the model does not contain.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("n")
+    >>> _ = net.add(vn.Resistor("R1", "a", "0", R=1.0))
+    >>> net.element("R2")
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.UnknownNameError: network 'n' has no element 'R2'
+    """
 
     def __str__(self) -> str:  # LookupError would quote the message like a key
         return str(self.args[0]) if self.args else ""
 
 
 class FormulationError(VecnetError, ValueError):
-    """The equations cannot be formed or solved as asked (ill-posed network)."""
+    """The equations cannot be formed or solved as asked (ill-posed network).
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("n")
+    >>> _ = net.add(vn.VoltageSource("V1", "0", "a", V=1.0), vn.VoltageSource("V2", "0", "a", V=2.0))
+    >>> net.state_space()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.FormulationError: across sources V2, V1 form a loop: ...
+    """
 
 
 class SimulationError(VecnetError, RuntimeError):
@@ -86,7 +134,17 @@ class UnsupportedNetwork(FormulationError):
 
 
 class NoOperatingPoint(FormulationError):
-    """The state matrix is singular: some states have no DC value. ``states`` names them."""
+    """The state matrix is singular: some states have no DC value. ``states`` names them.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("n")
+    >>> _ = net.add(vn.CurrentSource("I", "0", "a", I=1.0), vn.Capacitor("C", "a", "0", C=1.0))
+    >>> try:
+    ...     vn.operating_point(net)
+    ... except vn.NoOperatingPoint as error:
+    ...     print(error.states)
+    ('C.across',)
+    """
 
     def __init__(self, message: str, states: Sequence[str] = ()) -> None:
         super().__init__(message)
@@ -98,7 +156,14 @@ class NoOperatingPoint(FormulationError):
 
 class OutputError(VecnetError, ValueError):
     """A diagram or listing was asked for in a way vecnet cannot honour (unknown object,
-    format, label style or tree rule)."""
+    format, label style or tree rule).
+
+    >>> import vecnet as vn
+    >>> vn.draw(vn.LinearGraph([("R", "a", "b")]), format="bmp")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.OutputError: unknown diagram format 'bmp'; use one of ...
+    """
 
 
 class GraphvizError(VecnetError, RuntimeError):

@@ -103,9 +103,7 @@ class Network:
     def variables(self, edge: str) -> EdgeVariables:
         """The across and through variables of ``edge`` as sympy functions of time,
         named after the domain (``v_R1(t)``, ``i_R1(t)``; ``F_k(t)`` for a spring)."""
-        dom = next(e.domain for e in self.owner(edge).edges if e.name == edge)
-        return EdgeVariables(sympy.Function(f"{dom.across_symbol}_{edge}", real=True)(t),
-                             sympy.Function(f"{dom.through_symbol}_{edge}", real=True)(t))
+        return EdgeVariables.of(next(e for e in self.owner(edge).edges if e.name == edge))
 
     def topology(self, tree: Sequence[str] | Callable[[str], Any] | str | None = "auto",
                  datum: Hashable | Sequence[Hashable] | None = None,

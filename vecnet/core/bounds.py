@@ -75,6 +75,13 @@ class Limits:
     max_windings : int
         Windings of one set of coupled inductors (each pair has a mutual inductance, and
         the formulations' work grows with their number).
+
+    >>> import vecnet as vn
+    >>> vn.get_limits().max_points
+    100000
+    >>> with vn.limits(max_points=500):
+    ...     vn.get_limits().max_points
+    500
     """
 
     max_points: int = 100_000
@@ -103,7 +110,12 @@ _LIMITS: contextvars.ContextVar[Limits] = contextvars.ContextVar("vecnet_limits"
 
 
 def get_limits() -> Limits:
-    """The :class:`Limits` in force."""
+    """The :class:`Limits` in force (changed within a ``with`` block of :func:`limits`).
+
+    >>> import vecnet as vn
+    >>> vn.get_limits().max_windings
+    24
+    """
     return _LIMITS.get()
 
 

@@ -30,6 +30,11 @@ class Domain:
         SI units.
     dimension : str
         ``"scalar"`` for lumped domains, ``"planar"`` for vector networks in the plane.
+
+    >>> import vecnet as vn
+    >>> heat = vn.domain("thermal")
+    >>> heat.across, heat.through, heat.across_unit, heat.through_unit
+    ('temperature', 'heat flow', 'K', 'W')
     """
 
     name: str

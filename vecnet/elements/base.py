@@ -31,7 +31,17 @@ t = sympy.Symbol("t", real=True)
 
 
 class Kind(Enum):
-    """What an element does with energy; decides its place in a normal tree."""
+    """What an element does with energy; decides its place in a normal tree.
+
+    A normal tree takes across sources first, then across stores (A-type), transducers,
+    dissipators (D-type), through stores (T-type), and through sources last.
+
+    >>> import vecnet as vn
+    >>> vn.Capacitor("C1", "a", "0", C=1e-6).kind
+    <Kind.ACROSS_STORE: 'A-type'>
+    >>> vn.VCVS("E1", "a", "0", "b", "0", mu=10).edge_kinds  # the input an open
+    (<Kind.THROUGH_SOURCE: 'through source'>, <Kind.ACROSS_SOURCE: 'across source'>)
+    """
 
     ACROSS_SOURCE = "across source"
     ACROSS_STORE = "A-type"    # capacitor, mass, inertia, fluid and thermal capacitance
@@ -89,7 +99,13 @@ class Parameter:
 
 @dataclass(frozen=True)
 class Edge:
-    """One directed edge of an element: full edge name, tail, head and domain."""
+    """One directed edge of an element: full edge name, tail, head and domain.
+
+    >>> import vecnet as vn
+    >>> edge = vn.DCMotor("motor", "w", "0", "a", "0", K=0.05).edge("m")
+    >>> edge.name, edge.tail, edge.head, edge.domain.name
+    ('motor.m', 'w', '0', 'rotational')
+    """
 
     name: str
     tail: Hashable
@@ -98,10 +114,22 @@ class Edge:
 
 
 class EdgeVariables(NamedTuple):
-    """The across and through variables of one edge, as sympy functions of :data:`t`."""
+    """The across and through variables of one edge, as sympy functions of :data:`t`.
+
+    >>> from vecnet.core.domains import domain
+    >>> EdgeVariables.of(Edge("C1", "a", "0", domain("electrical")))
+    EdgeVariables(across=v_C1(t), through=i_C1(t))
+    """
 
     across: sympy.Expr
     through: sympy.Expr
+
+    @classmethod
+    def of(cls, edge: Edge) -> EdgeVariables:
+        """The variables of ``edge``, named after its domain's symbols and the edge
+        (``v_R1(t)``, ``i_R1(t)``; ``F_k(t)`` for a spring)."""
+        return cls(sympy.Function(f"{edge.domain.across_symbol}_{edge.name}", real=True)(t),
+                   sympy.Function(f"{edge.domain.through_symbol}_{edge.name}", real=True)(t))
 
 
 def equation(lhs: sympy.Expr, rhs: sympy.Expr) -> sympy.Eq:

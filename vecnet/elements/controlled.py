@@ -117,14 +117,26 @@ class AcrossControlledAcrossSource(ControlledSource):
 
 
 class AcrossControlledThroughSource(ControlledSource):
-    """``tau2 = -g a1`` (``g a1`` delivered into the head of ``out``), input an open."""
+    """``tau2 = -g a1`` (``g a1`` delivered into the head of ``out``), input an open.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.AcrossControlledThroughSource("gm", "a", "0", "b", "0", g=0.01)))
+    i_gm.out = -g_gm*v_gm.in
+     i_gm.in = 0
+    """
 
     parameter_names = ("g",)
     drives = "through"
 
 
 class ThroughControlledAcrossSource(ControlledSource):
-    """``a2 = r tau1`` with the input a short (``a1 = 0``)."""
+    """``a2 = r tau1`` with the input a short (``a1 = 0``).
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.ThroughControlledAcrossSource("rm", "a", "0", "b", "0", r=100.0)))
+    v_rm.out = i_rm.in*r_rm
+     v_rm.in = 0
+    """
 
     parameter_names = ("r",)
     senses = "through"
@@ -132,7 +144,13 @@ class ThroughControlledAcrossSource(ControlledSource):
 
 class ThroughControlledThroughSource(ControlledSource):
     """``tau2 = -beta tau1`` (``beta tau1`` delivered into the head of ``out``), input a
-    short (``a1 = 0``)."""
+    short (``a1 = 0``).
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.ThroughControlledThroughSource("F1", "a", "0", "b", "0", beta=50.0)))
+    i_F1.out = -beta_F1*i_F1.in
+     v_F1.in = 0
+    """
 
     parameter_names = ("beta",)
     senses = "through"
@@ -151,17 +169,35 @@ class VCVS(AcrossControlledAcrossSource):
 
 class VCCS(AcrossControlledThroughSource):
     """Voltage-controlled current source (SPICE ``G``): ``g v_in`` delivered into the head of
-    ``out`` (nodes ``nc-, nc+, n+, n-`` of the card: the current leaves through ``n-``)."""
+    ``out`` (nodes ``nc-, nc+, n+, n-`` of the card: the current leaves through ``n-``).
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.VCCS("G1", "a", "0", "b", "0", g=0.01)))
+    i_G1.out = -g_G1*v_G1.in
+     i_G1.in = 0
+    """
 
 
 class CCVS(ThroughControlledAcrossSource):
     """Current-controlled voltage source (SPICE ``H``): ``v_out = r i_in``, ``i_in`` the
-    current through the short ``in`` (entering at its head)."""
+    current through the short ``in`` (entering at its head).
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.CCVS("H1", "a", "0", "b", "0", r=100.0)))
+    v_H1.out = i_H1.in*r_H1
+     v_H1.in = 0
+    """
 
 
 class CCCS(ThroughControlledThroughSource):
     """Current-controlled current source (SPICE ``F``): ``beta i_in`` delivered into the head
-    of ``out``."""
+    of ``out``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.CCCS("F1", "a", "0", "b", "0", beta=50.0)))
+    i_F1.out = -beta_F1*i_F1.in
+     v_F1.in = 0
+    """
 
 
 class OpAmp(ControlledSource):
@@ -198,7 +234,13 @@ class OpAmp(ControlledSource):
 
 class FiniteGainOpAmp(OpAmp):
     """Operational amplifier of finite open-loop gain ``A``: ``v_out = A (v+ - v-)``, no
-    input current (a VCVS). Made by ``OpAmp(..., gain=A)``."""
+    input current (a VCVS). Made by ``OpAmp(..., gain=A)``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.FiniteGainOpAmp("U1", "m", "p", "out", "0", gain=1e5)))
+    v_U1.out = A_U1*v_U1.in
+     i_U1.in = 0
+    """
 
     parameter_names = ("A",)
     senses = "across"

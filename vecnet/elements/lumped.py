@@ -199,114 +199,229 @@ class Resistor(_Resistive):
 
 @electrical("C")
 class Capacitor(_Capacitive):
-    """Electrical capacitor, ``i = C dv/dt``."""
+    """Electrical capacitor, ``i = C dv/dt``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.Capacitor("C1", "a", "0", C=1e-6)))
+    i_C1 = C1*v_C1'
+    """
 
 
 @electrical("L")
 class Inductor(_Inductive):
-    """Electrical inductor, ``v = L di/dt``."""
+    """Electrical inductor, ``v = L di/dt``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.Inductor("L1", "a", "b", L=0.1)))
+    v_L1 = L1*i_L1'
+    """
 
 
 @electrical("V")
 class VoltageSource(_AcrossSource):
-    """Ideal voltage source: the head is ``V`` above the tail."""
+    """Ideal voltage source: the head is ``V`` above the tail.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.VoltageSource("V1", "0", "a", V=5.0)))
+    v_V1 = V1
+    """
 
 
 @electrical("I")
 class CurrentSource(_ThroughSource):
-    """Ideal current source delivering ``I`` into its head node (``i = -I``)."""
+    """Ideal current source delivering ``I`` into its head node (``i = -I``).
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.CurrentSource("I1", "0", "a", I=0.2)))
+    i_I1 = -I1
+    """
 
 
 @translational("m")
 class Mass(_Capacitive):
-    """Translational mass, an edge from the inertial reference to the mass: ``F = m dv/dt``."""
+    """Translational mass, an edge from the inertial reference to the mass: ``F = m dv/dt``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.Mass("m", "g", "x", m=2.0)))
+    F_m = m*v_m'
+    """
 
 
 @translational("k")
 class Spring(_Stiffness):
-    """Translational spring, ``dF/dt = k v``."""
+    """Translational spring, ``dF/dt = k v``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.Spring("k", "x", "g", k=100.0)))
+    F_k' = k*v_k
+    """
 
 
 @translational("b")
 class Damper(_Viscous):
-    """Translational viscous damper, ``F = b v``."""
+    """Translational viscous damper, ``F = b v``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.Damper("b", "x", "g", b=0.5)))
+    F_b = b*v_b
+    """
 
 
 @translational("F")
 class ForceSource(_ThroughSource):
-    """Ideal force source pushing its head node with ``F``."""
+    """Ideal force source pushing its head node with ``F``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.ForceSource("F", "g", "x", F=1.0)))
+    F_F = -F
+    """
 
 
 @translational("v")
 class VelocitySource(_AcrossSource):
-    """Ideal velocity source: the head moves at ``v`` relative to the tail."""
+    """Ideal velocity source: the head moves at ``v`` relative to the tail.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.VelocitySource("v", "g", "x", v=0.3)))
+    v_v = v
+    """
 
 
 @rotational("J")
 class Inertia(_Capacitive):
-    """Rotational inertia, an edge from the inertial reference: ``T = J dw/dt``."""
+    """Rotational inertia, an edge from the inertial reference: ``T = J dw/dt``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.Inertia("J", "g", "w", J=0.01)))
+    T_J = J*w_J'
+    """
 
 
 @rotational("k")
 class TorsionSpring(_Stiffness):
-    """Torsion spring (shaft compliance), ``dT/dt = k w``."""
+    """Torsion spring (shaft compliance), ``dT/dt = k w``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.TorsionSpring("shaft", "w1", "w2", k=50.0)))
+    T_shaft' = k_shaft*w_shaft
+    """
 
 
 @rotational("b")
 class RotaryDamper(_Viscous):
-    """Rotational viscous damper (bearing friction), ``T = b w``."""
+    """Rotational viscous damper (bearing friction), ``T = b w``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.RotaryDamper("bearing", "w", "g", b=1e-3)))
+    T_bearing = b_bearing*w_bearing
+    """
 
 
 @rotational("T")
 class TorqueSource(_ThroughSource):
-    """Ideal torque source driving its head node with ``T``."""
+    """Ideal torque source driving its head node with ``T``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.TorqueSource("T", "g", "w", T=2.0)))
+    T_T = -T
+    """
 
 
 @rotational("w")
 class AngularVelocitySource(_AcrossSource):
-    """Ideal angular velocity source."""
+    """Ideal angular velocity source.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.AngularVelocitySource("w1", "g", "w", w=10.0)))
+    w_w1 = w1
+    """
 
 
 @fluid("C")
 class FluidCapacitance(_Capacitive):
-    """Fluid capacitance (tank, accumulator), ``Q = C dP/dt``."""
+    """Fluid capacitance (tank, accumulator), ``Q = C dP/dt``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.FluidCapacitance("tank", "0", "p", C=1e-8)))
+    Q_tank = C_tank*P_tank'
+    """
 
 
 @fluid("I")
 class FluidInertance(_Inductive):
-    """Fluid inertance of a pipe, ``P = I dQ/dt``."""
+    """Fluid inertance of a pipe, ``P = I dQ/dt``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.FluidInertance("pipe", "p1", "p2", I=1e6)))
+    P_pipe = I_pipe*Q_pipe'
+    """
 
 
 @fluid("R")
 class FluidResistance(_Resistive):
-    """Linear fluid resistance, ``P = R Q``."""
+    """Linear fluid resistance, ``P = R Q``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.FluidResistance("valve", "p1", "p2", R=1e8)))
+    P_valve = Q_valve*R_valve
+    """
 
 
 @fluid("P")
 class PressureSource(_AcrossSource):
-    """Ideal pressure source."""
+    """Ideal pressure source.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.PressureSource("P", "0", "p", P=2e5)))
+    P_P = P
+    """
 
 
 @fluid("Q")
 class FlowSource(_ThroughSource):
-    """Ideal volume flow source delivering ``Q`` into its head node."""
+    """Ideal volume flow source delivering ``Q`` into its head node.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.FlowSource("Q", "0", "p", Q=1e-4)))
+    Q_Q = -Q
+    """
 
 
 @thermal("C")
 class ThermalCapacitance(_Capacitive):
-    """Thermal capacitance, ``q = C dT/dt``."""
+    """Thermal capacitance, ``q = C dT/dt``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.ThermalCapacitance("wall", "0", "T1", C=900.0)))
+    q_wall = C_wall*theta_wall'
+    """
 
 
 @thermal("R")
 class ThermalResistance(_Resistive):
-    """Thermal resistance, ``dT = R q``."""
+    """Thermal resistance, ``dT = R q``.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.ThermalResistance("R", "T1", "T2", R=0.05)))
+    theta_R = R*q_R
+    """
 
 
 @thermal("T")
 class TemperatureSource(_AcrossSource):
-    """Ideal temperature source."""
+    """Ideal temperature source.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.TemperatureSource("room", "0", "T", T=293.15)))
+    theta_room = T_room
+    """
 
 
 @thermal("q")
 class HeatFlowSource(_ThroughSource):
-    """Ideal heat flow source delivering ``q`` into its head node."""
+    """Ideal heat flow source delivering ``q`` into its head node.
+
+    >>> import vecnet as vn
+    >>> print(vn.text(vn.HeatFlowSource("q1", "0", "T", q=100.0)))
+    q_q1 = -q1
+    """

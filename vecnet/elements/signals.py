@@ -21,7 +21,15 @@ __all__ = ["Block", "Gain", "Integrator", "PID", "total"]
 
 @dataclass
 class Block:
-    """A signal block: ``states`` with their ``rates`` and an ``output`` expression."""
+    """A signal block: ``states`` with their ``rates`` and an ``output`` expression.
+
+    A first-order lag ``x' = e - x`` whose output is its state:
+
+    >>> import sympy
+    >>> e, x = sympy.symbols("e x")
+    >>> Block("lag", x, (x,), (e - x,))
+    Block(name='lag', output=x, states=(x,), rates=(e - x,), initial=(0.0,))
+    """
 
     name: str
     output: sympy.Expr
@@ -53,12 +61,24 @@ def Gain(name: str, signal, k) -> Block:
 
 
 def total(*signals) -> sympy.Expr:
-    """The sum of signals (a summing junction); subtract with a minus sign."""
+    """The sum of signals (a summing junction); subtract with a minus sign.
+
+    >>> import sympy
+    >>> r, y = sympy.symbols("r y")
+    >>> total(r, -y)
+    r - y
+    """
     return sympy.Add(*[_expr(s, "sum") for s in signals])
 
 
 def Integrator(name: str, signal, initial: float = 0.0) -> Block:
-    """``output' = signal``."""
+    """``output' = signal``: the block's one state is its output.
+
+    >>> import sympy
+    >>> block = Integrator("I1", sympy.Symbol("e"))
+    >>> block.output, block.rates
+    (I1.state, (e,))
+    """
     state = sympy.Symbol(f"{name}.state", real=True)
     return Block(name, state, (state,), (_expr(signal, name),), (float(initial),))
 
@@ -67,7 +87,15 @@ def PID(name: str, error, kp=0.0, ki=0.0, kd=0.0, tf=0.01) -> Block:
     """A PID controller with a first-order filter on the derivative:
     ``output = kp e + ki \\int e + kd (e - f)/tf`` with ``f' = (e - f)/tf``, the filtered
     derivative being ``kd s/(tf s + 1)``. Its states are the integral (when ``ki != 0``) and
-    the filter (when ``kd != 0``)."""
+    the filter (when ``kd != 0``).
+
+    >>> import sympy
+    >>> pid = PID("pid", sympy.Symbol("e"), kp=2, ki=1, kd=0.1, tf=0.01)
+    >>> pid.output       # 2 e + integral + 0.1 (e - filter)/0.01
+    12.0*e - 10.0*pid.filter + pid.integral
+    >>> pid.states
+    (pid.integral, pid.filter)
+    """
     if float(tf) <= 0:
         raise ModelError(f"PID {name!r}: the derivative filter needs tf > 0")
     e = _expr(error, name)

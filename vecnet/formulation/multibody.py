@@ -329,8 +329,8 @@ class Linearization:
 
 class StateLinearization:
     """``x' = A x + B w``, ``q - q* = C x``: the first-order linear model of a mechanism
-    with velocity (nonholonomic) constraints (:func:`vecnet.numerics.multibody.
-    linear_state_model`), whose state ``x`` holds its independent coordinates and, fewer
+    with velocity (nonholonomic) constraints
+    (:func:`vecnet.numerics.multibody.linear_state_model`), whose state ``x`` holds its independent coordinates and, fewer
     of them, its independent speeds, named by :attr:`states`; the inputs ``w`` are named
     by :attr:`inputs`, the outputs (every coordinate) by :attr:`outputs`.
 

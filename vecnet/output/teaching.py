@@ -84,8 +84,9 @@ def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
 
     Parameters
     ----------
-    obj : LabeledMatrix, sympy.Eq, list of sympy.Eq, NetworkEquations, StateSpace,
-          MultibodyEquations, sympy expression or matrix
+    obj : LabeledMatrix, network element (its terminal equations), sympy.Eq, list of
+          sympy.Eq, NetworkEquations, StateSpace, MultibodyEquations, sympy expression or
+          matrix
     digits : int or None
         Significant digits of floating-point numbers; ``None`` shows them all.
     options
@@ -191,6 +192,7 @@ def _why(obj: Any, summary: bool | None) -> str | None:
 
 
 def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any]) -> str:
+    from ..elements.base import Element, MechanismElement
     from ..formulation.lumped import NetworkEquations, StateSpace
     from ..formulation.multibody import Linearization
     from ..formulation.multibody import OperatingPoint as MechanismPoint
@@ -218,6 +220,8 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
         handler, allowed = _operating_point, ()
     elif isinstance(obj, Linearization):
         handler, allowed = _linearization, ()
+    elif isinstance(obj, Element) and not isinstance(obj, MechanismElement):
+        handler, allowed = _element, ()
     elif isinstance(obj, sympy.Eq) or (
             isinstance(obj, (list, tuple)) and all(isinstance(e, sympy.Eq) for e in obj)):
         handler, allowed = _equation_list, ()
@@ -226,7 +230,7 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
         handler, allowed = _expression, ()
     else:
         raise OutputError(f"cannot show a {type(obj).__name__} as {style}; give a LabeledMatrix, "
-                          "sympy equations, NetworkEquations, StateSpace, SparseStateSpace, "
+                          "a network element, sympy equations, NetworkEquations, StateSpace, SparseStateSpace, "
                           "MultibodyEquations, an OperatingPoint or a Linearization")
     unknown = sorted(set(options) - set(allowed))
     if unknown:
@@ -463,6 +467,15 @@ def _expression(obj: Any, show: _Printer) -> str:
 
 def _equation_list(equations: list[sympy.Eq], show: _Printer) -> str:
     return _finish(_equation_rows(equations, show), show)
+
+
+def _element(element: Any, show: _Printer) -> str:
+    """An element's terminal equations in its own edges' variables (``v_C1``, ``i_C1``),
+    as they appear among a network's terminal equations."""
+    from ..elements.base import EdgeVariables
+
+    laws = element.terminal_equations({e.name: EdgeVariables.of(e) for e in element.edges})
+    return _equation_list(laws, show)
 
 
 # -- labelled matrices -----------------------------------------------------------------
