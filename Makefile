@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Root installs system packages directly; anyone else goes through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test test-min bench graphviz chromium system-package clean
+.PHONY: demo test test-min bench docs graphviz chromium system-package clean
 
 # The main job: teaching reports and simulation plots of a motor-pump network, a four-bar
 # and a spatial four-bar (RSSR).
@@ -25,6 +25,12 @@ test:
 	$(PY) -m ruff check vecnet tests benchmarks
 	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2
+
+# The documentation site: tutorials, the notebooks (run while it is built), the theory and
+# the API reference from the docstrings; a warning fails the build.
+docs: $(STAMP) graphviz latex
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "$(CURDIR)/docs/_build/html/index.html"
 
 # The suite against the oldest supported dependencies (pinned in requirements-min.txt).
 test-min: graphviz chromium
@@ -69,4 +75,4 @@ system-package:
 	else echo "note: $(PACKAGE) not found and no package manager to install it"; fi
 
 clean:
-	rm -rf $(VENV) .venv-min out .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-min out .pytest_cache .hypothesis docs/_build docs/api/generated

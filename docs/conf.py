@@ -3,7 +3,6 @@ and the API reference generated from the docstrings (``make docs``)."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -41,7 +40,7 @@ myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 # The notebooks run while the site is built (``make docs``); the test suite runs them with
 # nbclient on its own and builds the site with execution off (``-D nb_execution_mode=off``).
-nb_execution_mode = os.environ.get("VECNET_DOCS_EXECUTE", "force")
+nb_execution_mode = "force"
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 
@@ -50,4 +49,17 @@ suppress_warnings = ["ref.python"]
 
 html_theme = "alabaster"
 html_title = f"vecnet {release}"
-html_static_path: list[str] = []
+# the KaTeX of vecnet's reports typesets the math (no web access needed to read the site)
+html_static_path = ["_static", str(ROOT / "vecnet" / "output" / "static")]
+html_css_files = ["katex/katex.min.css"]
+html_js_files = ["katex/katex.min.js", "render-math.js"]
+html_math_renderer = "katex"
+
+
+def setup(app):
+    from sphinx.ext import mathjax
+
+    # MathJax's markup (\( \) and \[ \] in elements of class "math"), typeset by
+    # render-math.js instead of MathJax from a CDN
+    app.add_html_math_renderer("katex", (mathjax.html_visit_math, None),
+                               (mathjax.html_visit_displaymath, None))

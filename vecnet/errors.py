@@ -106,7 +106,23 @@ class FormulationError(VecnetError, ValueError):
 
 
 class SimulationError(VecnetError, RuntimeError):
-    """A numerical integration or solve did not succeed; the message gives the solver's report."""
+    """A numerical integration or solve did not succeed; the message gives the solver's report.
+
+    A caller that wants the samples up to a failure catches it, or asks for a
+    :class:`~vecnet.numerics.result.Result` whose ``status`` says how the run ended:
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "0", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
+    ...             vn.Capacitor("C", "b", "0", C=1.0))
+    >>> try:
+    ...     result = net.simulate((0, 1))
+    ... except vn.SimulationError as error:
+    ...     print("the run failed:", error)
+    ... else:
+    ...     print(result.status)
+    0
+    """
 
 
 class ModelFileError(ModelError):
@@ -130,7 +146,21 @@ class ModelFileError(ModelError):
 
 
 class UnsupportedNetwork(FormulationError):
-    """The numeric linear formulation does not apply to this network (the symbolic one may)."""
+    """The numeric linear formulation does not apply to this network (the symbolic one may).
+
+    A caller with a network of any kind tries the fast numeric path first:
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "0", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
+    ...             vn.Capacitor("C", "b", "0", C=1.0))
+    >>> try:
+    ...     ss = net.sparse_state_space()
+    ... except vn.UnsupportedNetwork:
+    ...     ss = net.state_space(symbolic=True)
+    >>> type(ss).__name__
+    'SparseStateSpace'
+    """
 
 
 class NoOperatingPoint(FormulationError):
@@ -167,17 +197,48 @@ class OutputError(VecnetError, ValueError):
 
 
 class GraphvizError(VecnetError, RuntimeError):
-    """The Graphviz ``dot`` program is missing or failed to render a diagram."""
+    """The Graphviz ``dot`` program is missing or failed to render a diagram.
+
+    The DOT text needs no program, so a caller can fall back to it:
+
+    >>> import vecnet as vn
+    >>> graph = vn.LinearGraph([("R", "a", "b"), ("C", "b", "a")])
+    >>> try:
+    ...     picture = vn.draw(graph, format="svg")
+    ... except vn.GraphvizError:
+    ...     picture = vn.to_dot(graph)
+    >>> picture is not None
+    True
+    """
 
 
 class GraphvizTimeoutError(GraphvizError):
     """The ``dot`` program took longer than :data:`vecnet.output.draw.DOT_TIMEOUT` and was
-    stopped."""
+    stopped. A :class:`GraphvizError`, so the same fallback applies:
+
+    >>> import vecnet as vn
+    >>> issubclass(vn.GraphvizTimeoutError, vn.GraphvizError)
+    True
+    """
 
 
 class StudyInterrupted(KeyboardInterrupt):
     """A parameter study stopped by Ctrl-C (or ``KeyboardInterrupt``): ``frame`` holds the
-    rows of the ``done`` cases that finished, of ``total``, in the order of the samples."""
+    rows of the ``done`` cases that finished, of ``total``, in the order of the samples.
+
+    A long study keeps what it has when it is stopped:
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "0", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
+    ...             vn.Capacitor("C", "b", "0", C=1.0))
+    >>> try:
+    ...     table = vn.sweep(net, {"R.R": [1.0, 2.0]}, "eigenvalues")
+    ... except vn.StudyInterrupted as stop:
+    ...     table = stop.frame          # the cases done before Ctrl-C
+    >>> len(table)
+    2
+    """
 
     def __init__(self, frame, done: int, total: int) -> None:
         super().__init__(f"{done} of {total} cases finished before the interrupt")
@@ -187,4 +248,13 @@ class StudyInterrupted(KeyboardInterrupt):
 class VecnetWarning(UserWarning):
     """Something in a model that is allowed but probably not meant: a part of a network
     cut off from every source, a node that only one element touches. The message names
-    them. Silence it with ``warnings.filterwarnings("ignore", category=VecnetWarning)``."""
+    them. Silence it with ``warnings.filterwarnings("ignore", category=VecnetWarning)``.
+
+    >>> import warnings
+    >>> import vecnet as vn
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     net = vn.load_netlist("divider\\nV1 a 0 1\\nR1 a 0 1k\\nR2 a b 1k\\n")
+    >>> print(caught[0].message)
+    network 'divider': node 'b' is touched only by 'R2' (a dangling node: nothing flows through 'R2')
+    """

@@ -126,7 +126,18 @@ def not_negative(name: str, **values: Any) -> None:
 
 class Point:
     """A point fixed in a body (or in the ground), given in body coordinates relative to
-    the mass centre. Points are made by ``body.point(...)``."""
+    the mass centre. Points are made by ``body.point(...)``; ``vecnet.spatial.Point`` is this
+    class too.
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("pendulum", gravity=(0, -9.81))
+    >>> bob = mech.body("bob", mass=1.0, inertia=0.01, position=(0.5, 0.0))
+    >>> pin = bob.point(-0.5, 0)
+    >>> pin
+    <Point bob.p1 of bob at (-0.5, 0.0)>
+    >>> pin.position          # in the ground's frame
+    (0.0, 0.0)
+    """
 
     def __init__(self, body: Body, local: tuple[float, ...], node: str) -> None:
         self.body, self.local, self.node = body, local, node

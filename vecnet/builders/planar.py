@@ -26,7 +26,14 @@ __all__ = ["Mechanism", "Body", "Point", "DATUM"]
 
 
 class Body(multibody.Body):
-    """A rigid body of a planar :class:`Mechanism` (made by :meth:`Mechanism.body`)."""
+    """A rigid body of a planar :class:`Mechanism` (made by :meth:`Mechanism.body`): its
+    mass, its inertia about its mass centre, and the position and angle it starts at.
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("pendulum", gravity=(0, -9.81))
+    >>> mech.body("bob", mass=1.0, inertia=0.01, position=(0.5, 0.0))
+    <Body bob at (0.5, 0.0), angle 0.0>
+    """
 
     def __init__(self, mechanism: Mechanism, name: str, mass, inertia, position, angle) -> None:
         super().__init__(mechanism, name, mass, inertia)

@@ -29,7 +29,18 @@ __all__ = ["Mechanism", "Body", "Point", "DATUM"]
 
 
 class Body(multibody.Body):
-    """A rigid body of a spatial :class:`Mechanism` (made by :meth:`Mechanism.body`)."""
+    """A rigid body of a spatial :class:`Mechanism` (made by :meth:`Mechanism.body`): its
+    mass, its principal moments of inertia about its mass centre, and the position and
+    orientation it starts at.
+
+    >>> import vecnet as vn
+    >>> mech = vn.spatial.Mechanism("top", gravity=(0, 0, -9.81))
+    >>> top = mech.body("top", 1.0, (0.01, 0.01, 0.02), position=(0, 0, 0.1))
+    >>> top
+    <Body top at (0.0, 0.0, 0.1)>
+    >>> top.point(0, 0, -0.1).position      # the tip, in the world's frame
+    array([0., 0., 0.])
+    """
 
     def __init__(self, mechanism: Mechanism, name: str, mass, inertia, position, R) -> None:
         super().__init__(mechanism, name, mass, inertia)
@@ -50,7 +61,7 @@ class Body(multibody.Body):
         return self._point((x, y, z), name)
 
     def __repr__(self) -> str:
-        return f"<Body {self.name} at {tuple(self.position)}>"
+        return f"<Body {self.name} at {tuple(float(x) for x in self.position)}>"
 
 
 class Mechanism(MechanismBuilder):

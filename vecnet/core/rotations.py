@@ -37,7 +37,16 @@ def skew(v) -> Any:
 
 def quaternion_matrix(p) -> Any:
     """The rotation matrix ``A(p)`` of the quaternion ``p = (w, x, y, z)``; a sympy matrix
-    for symbolic ``p`` (not normalized: ``p`` is taken to be a unit quaternion)."""
+    for symbolic ``p`` (not normalized: ``p`` is taken to be a unit quaternion).
+
+    A quarter turn about z:
+
+    >>> import math
+    >>> quaternion_matrix((math.cos(math.pi / 4), 0, 0, math.sin(math.pi / 4))).round(12)
+    array([[ 0., -1.,  0.],
+           [ 1.,  0.,  0.],
+           [ 0.,  0.,  1.]])
+    """
     w, x, y, z = p
     rows = [[w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
             [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],

@@ -185,6 +185,13 @@ class Element:
     above zero, unless ``allow_negative=True`` is given, which accepts negative values
     (an equivalent circuit's negative capacitance, a negative resistance of an active
     device) but still not zero. Symbols are not checked: their values come later.
+
+    >>> import vecnet as vn
+    >>> r = vn.Resistor("R3", "a", "b", R=100.0)
+    >>> r.parameters["R"].symbol, r.kind, r.edges[0].domain.name
+    (R3, <Kind.DISSIPATOR: 'D-type'>, 'electrical')
+    >>> vn.Resistor("Rload", "a", "b", R=100.0).parameters["R"].symbol
+    R_Rload
     """
 
     kind: ClassVar[Kind]

@@ -60,6 +60,11 @@ class ControlledSource(Element):
     Its edges take their normal-tree places one by one (:attr:`edge_kinds`); the element
     as a whole is an algebraic two-port (``Kind.TRANSDUCER``) whose tree placement is fixed:
     ``coupling = "controlled"``.
+
+    >>> import vecnet as vn
+    >>> amplifier = vn.VCVS("E1", "a", "0", "b", "0", mu=10)
+    >>> isinstance(amplifier, vn.ControlledSource), amplifier.senses, amplifier.drives
+    (True, 'across', 'across')
     """
 
     kind = Kind.TRANSDUCER
