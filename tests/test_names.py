@@ -165,3 +165,18 @@ def test_look_alikes_are_refused_in_model_files_and_netlists_at_their_place(tmp_
     netlist.write_text("t\nV1 a 0 1\nR1 a 0 1k\nR2 \u0430 0 1k\n.end\n", encoding="utf-8")
     with pytest.raises(vn.ModelFileError, match="netlist line 4: .*looks like 'a'"):
         vn.load_netlist(netlist)
+
+
+@pytest.mark.parametrize("source, value", [
+    ("ForceSource", "F"), ("VelocitySource", "v"), ("TorqueSource", "T"),
+    ("AngularVelocitySource", "w"), ("PressureSource", "P"), ("FlowSource", "Q"),
+    ("HeatFlowSource", "q"), ("VoltageSource", "V"), ("CurrentSource", "I"),
+    ("TemperatureSource", "T")])
+def test_a_source_value_reads_apart_from_the_source_variable(source, value):
+    # "Q_pump = -Q_pump" would say a flow equals its own negative
+    element = getattr(vn, source)("drive", "0", "a", **{value: 2.0})
+    (law,) = element.terminal_equations({e.name: vn.EdgeVariables.of(e) for e in element.edges})
+    printed = vn.text(law)
+    left, right = (side.strip().lstrip("-") for side in printed.split("="))
+    assert left != right, printed
+    assert element.parameters[value].symbol in law.rhs.free_symbols

@@ -44,7 +44,9 @@ from vecnet.output.report import CONTENT_SECURITY_POLICY, report
 ROOT = Path(__file__).parent.parent
 OFFLINE = ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=socks5://127.0.0.1:9",
            "--proxy-bypass-list=<-loopback>"]
-SECONDS = 30
+#: A guard against a browser that hangs, per command (not a bound on speed: a loaded
+#: machine answers slowly, and only a browser that stops answering fails)
+SECONDS = 300
 #: The highlight colours of +1 and -1 entries, as the browser computes them.
 RED, PURPLE = "rgb(214, 39, 40)", "rgb(123, 63, 176)"
 
@@ -103,6 +105,7 @@ class Browser:
         if session:
             message["sessionId"] = self.session
         os.write(self._writer, json.dumps(message).encode() + b"\0")
+        self.deadline = time.monotonic() + SECONDS
         while True:
             answer = self._message()
             if answer.get("id") == self._next_id:
@@ -111,6 +114,7 @@ class Browser:
             self.events.append(answer)
 
     def wait_for(self, method: str) -> dict:
+        self.deadline = time.monotonic() + SECONDS
         for event in self.events:
             if event.get("method") == method:
                 return event

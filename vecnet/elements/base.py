@@ -178,7 +178,9 @@ class Element:
     symbol), as a sympy expression (used as is), or left out when the element
     has a default. The symbol of a numeric parameter ``R`` of element ``R3`` is
     ``R3`` (the element name is the parameter name, or it followed by digits),
-    that of parameter ``K`` of element ``motor`` is ``K_motor``.
+    that of parameter ``K`` of element ``motor`` is ``K_motor``, and that of a source's
+    value is told apart from the source's own variable: ``Q0_pump`` for the flow ``Q`` of
+    flow source ``pump``, whose through variable is ``Q_pump``.
 
     The name follows the name policy of :mod:`vecnet.core.names`. Numbers must be finite and
     not subnormal; the parameters listed in :attr:`positive` (stores and losses) must be
@@ -289,6 +291,9 @@ class Element:
         rest = self.name[len(pname):] if self.name.startswith(pname) else None
         plain = rest is not None and (rest == "" or rest.isdigit())
         own = self.name if plain else f"{pname}_{self.name}"  # the symbol's name
+        if own in {f.func.__name__ for e in self.edges for f in EdgeVariables.of(e)}:
+            # flow source "pump": its value Q0_pump, not Q_pump, which is its edge's flow
+            own = f"{pname}0_{self.name}"
         number = isinstance(given, numbers.Real) and not isinstance(given, bool)
         if pname in self.signals:
             if isinstance(given, sympy.Symbol):
