@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Root installs system packages directly; anyone else goes through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test test-min bench graphviz chromium system-package clean
+.PHONY: demo test test-min bench graphviz chromium latex system-package clean
 
 # The main job: teaching reports and simulation plots of a motor-pump network, a four-bar
 # and a spatial four-bar (RSSR).
@@ -61,11 +61,21 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  $(MAKE) --no-print-directory system-package PACKAGE=chromium
 
+# pdflatex compiles the TikZ diagrams (`vecnet draw --format tikz`): LaTeX itself, TikZ and
+# the preview package that crops the page to the picture. Debian's texlive-pictures recommends
+# ruby and tk, which TikZ does not use, hence no recommends (18 packages instead of 49).
+latex:
+	@command -v pdflatex >/dev/null 2>&1 && kpsewhich tikz.sty preview.sty >/dev/null 2>&1 || \
+	  $(MAKE) --no-print-directory system-package APT_OPTIONS=--no-install-recommends \
+	    PACKAGE="texlive-latex-base texlive-pictures preview-latex-style" \
+	    DNF_PACKAGE="texlive-latex texlive-pgf texlive-preview" BREW_PACKAGE=texlive
+
+# PACKAGE names the Debian packages; DNF_PACKAGE and BREW_PACKAGE others where they differ.
 system-package:
 	@if command -v apt-get >/dev/null 2>&1; then \
-	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(PACKAGE) >/dev/null; \
-	elif command -v dnf >/dev/null 2>&1; then $(SUDO) dnf install -y -q $(PACKAGE); \
-	elif command -v brew >/dev/null 2>&1; then brew install $(PACKAGE); \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(APT_OPTIONS) $(PACKAGE) >/dev/null; \
+	elif command -v dnf >/dev/null 2>&1; then $(SUDO) dnf install -y -q $(or $(DNF_PACKAGE),$(PACKAGE)); \
+	elif command -v brew >/dev/null 2>&1; then brew install $(or $(BREW_PACKAGE),$(PACKAGE)); \
 	else echo "note: $(PACKAGE) not found and no package manager to install it"; fi
 
 clean:
