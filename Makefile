@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # Root installs system packages directly; anyone else goes through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test test-min bench docs graphviz chromium system-package clean
+.PHONY: demo test test-min bench docs graphviz chromium latex system-package clean
 
 # The main job: teaching reports and simulation plots of a motor-pump network, a four-bar
 # and a spatial four-bar (RSSR).
@@ -20,8 +20,8 @@ demo: $(STAMP) graphviz
 	$(PY) -m vecnet.cli simulate examples/models/rssr.json --output out/rssr.png
 
 test:
-	@echo "make test: sets up .venv, installs Graphviz and headless Chromium through the system package manager when they are missing, checks lint (ruff) and types (mypy), then runs the suite (about 4 minutes on 2 cores)"
-	@$(MAKE) --no-print-directory $(STAMP) graphviz chromium
+	@echo "make test: sets up .venv, installs Graphviz, headless Chromium and pdflatex through the system package manager when they are missing, checks lint (ruff) and types (mypy), then runs the suite (about 4 minutes on 2 cores)"
+	@$(MAKE) --no-print-directory $(STAMP) graphviz chromium latex
 	$(PY) -m ruff check vecnet tests benchmarks
 	$(PY) -m mypy
 	$(PY) -m pytest -q -n 2
@@ -33,7 +33,7 @@ docs: $(STAMP) graphviz latex
 	@echo "$(CURDIR)/docs/_build/html/index.html"
 
 # The suite against the oldest supported dependencies (pinned in requirements-min.txt).
-test-min: graphviz chromium
+test-min: graphviz chromium latex
 	$(PYTHON) -m venv .venv-min
 	.venv-min/bin/python -m pip install -q -r requirements-min.txt
 	.venv-min/bin/python -m pip install -q --no-deps -e .
@@ -67,11 +67,21 @@ chromium:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  $(MAKE) --no-print-directory system-package PACKAGE=chromium
 
+# pdflatex compiles the TikZ diagrams (`vecnet draw --format tikz`): LaTeX itself, TikZ and
+# the preview package that crops the page to the picture. Debian's texlive-pictures recommends
+# ruby and tk, which TikZ does not use, hence no recommends (18 packages instead of 49).
+latex:
+	@command -v pdflatex >/dev/null 2>&1 && kpsewhich tikz.sty preview.sty >/dev/null 2>&1 || \
+	  $(MAKE) --no-print-directory system-package APT_OPTIONS=--no-install-recommends \
+	    PACKAGE="texlive-latex-base texlive-pictures preview-latex-style" \
+	    DNF_PACKAGE="texlive-latex texlive-pgf texlive-preview" BREW_PACKAGE=texlive
+
+# PACKAGE names the Debian packages; DNF_PACKAGE and BREW_PACKAGE others where they differ.
 system-package:
 	@if command -v apt-get >/dev/null 2>&1; then \
-	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(PACKAGE) >/dev/null; \
-	elif command -v dnf >/dev/null 2>&1; then $(SUDO) dnf install -y -q $(PACKAGE); \
-	elif command -v brew >/dev/null 2>&1; then brew install $(PACKAGE); \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $(APT_OPTIONS) $(PACKAGE) >/dev/null; \
+	elif command -v dnf >/dev/null 2>&1; then $(SUDO) dnf install -y -q $(or $(DNF_PACKAGE),$(PACKAGE)); \
+	elif command -v brew >/dev/null 2>&1; then brew install $(or $(BREW_PACKAGE),$(PACKAGE)); \
 	else echo "note: $(PACKAGE) not found and no package manager to install it"; fi
 
 clean:

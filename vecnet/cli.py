@@ -5,7 +5,7 @@ Usage::
     vecnet matrices MODEL [--tree TREE] [--format text|latex] [--output FILE]
     vecnet equations MODEL [--tree TREE] [--format text|latex] [--output FILE]
                            [--outputs NAMES] [--transfer-function]
-    vecnet draw MODEL [--tree TREE] [--format svg|png|pdf|dot] [--output FILE]
+    vecnet draw MODEL [--tree TREE] [--format svg|png|pdf|dot|tikz] [--output FILE]
     vecnet simulate MODEL [--format csv|png|svg|pdf] [--output FILE] [--t-end T] [--points N]
     vecnet report MODEL [--tree TREE] [--output FILE]
     vecnet op MODEL [--output FILE]
@@ -190,6 +190,10 @@ def _draw(model, args) -> str | None:
     fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "dot")
     if fmt == "dot":
         return _emit(to_dot(model.system, tree=tree), args.output)
+    if fmt in ("tikz", "tex"):     # LaTeX text: standard output, or a .tex file
+        from .output.tikz import to_tikz
+
+        return _emit(to_tikz(model.system, tree=tree), args.output)
     if args.output is None:
         raise VecnetError("--output FILE is needed for a rendered diagram (or use --format dot)")
     draw(model.system, tree=tree, path=args.output, format=fmt)
@@ -799,7 +803,8 @@ _SUMMARY = {
 #: where each command writes without --output
 _OUTPUT_DEFAULT = {
     "matrices": "standard output", "equations": "standard output",
-    "draw": "Graphviz dot text on standard output; a rendered format needs a file",
+    "draw": "Graphviz dot text (or with --format tikz LaTeX) on standard output; a "
+            "rendered format needs a file",
     "simulate": "CSV on standard output; a plot needs a file",
     "report": "report.html in the current folder",
     "op": "standard output", "ac": "CSV on standard output; a plot needs a file",
@@ -839,8 +844,10 @@ def parser() -> argparse.ArgumentParser:
         sub[name].add_argument("--tree", help=tree)
     for name in ("matrices", "equations"):
         sub[name].add_argument("--format", choices=["text", "latex"], help="default text")
-    sub["draw"].add_argument("--format", choices=["svg", "png", "pdf", "dot"],
-                             help="default: from the output's suffix, else dot")
+    sub["draw"].add_argument("--format", choices=["svg", "png", "pdf", "dot", "tikz"],
+                             help="default: from the output's suffix (.tex: tikz), else dot; "
+                             "tikz is a LaTeX document with a TikZ picture of the same layout "
+                             "(pdflatex compiles it)")
     sub["simulate"].add_argument("--format", choices=["csv", "png", "svg", "pdf"],
                                  help="default: from the output's suffix, else csv")
     sub["simulate"].add_argument("--t-end", type=float, help="simulate up to this time "

@@ -18,7 +18,8 @@ writes it to a file. The picture follows the textbook conventions:
   arrowhead of its own (:data:`vecnet.output.palette.JOINT_STYLES`, the marks of the
   pictures of :mod:`vecnet.output.picture` too), with one legend entry per type drawn.
 
-Rendering to SVG, PNG or PDF needs the Graphviz ``dot`` program; DOT text
+Rendering to SVG, PNG or PDF needs the Graphviz ``dot`` program, and so does the TikZ
+export (:mod:`vecnet.output.tikz`, a ``.tex`` path), which takes dot's layout; DOT text
 (:func:`to_dot`, or a ``.dot`` path) does not.
 """
 
@@ -41,8 +42,8 @@ from ..graph.graph import LinearGraph
 from ..graph.topology import Topology
 from .palette import JOINT_STYLES, joint_style
 
-__all__ = ["draw", "to_dot", "svg", "DOMAIN_COLOURS", "OutputError", "GraphvizError",
-           "GraphvizTimeoutError", "DOT_TIMEOUT"]
+__all__ = ["draw", "to_dot", "svg", "run_dot", "DOMAIN_COLOURS", "OutputError",
+           "GraphvizError", "GraphvizTimeoutError", "DOT_TIMEOUT"]
 
 #: Edge colour of each domain; edges of a bare graph are black.
 DOMAIN_COLOURS: dict[str, str] = {
@@ -55,10 +56,25 @@ DOMAIN_COLOURS: dict[str, str] = {
     "spatial": "#4b3f72",        # indigo, as planar: one palette for both dimensions
 }
 
+#: DOT attributes of a tree branch (solid, bold), a chord (dashed) and the dotted link
+#: between the ports of a transducer: the edges and their legend samples share them, and the
+#: TikZ export (:mod:`vecnet.output.tikz`) names its styles after them.
+TREE_STYLE: dict[str, str] = {"style": "solid", "penwidth": "2"}
+CHORD_STYLE: dict[str, str] = {"style": "dashed", "penwidth": "1"}
+LINK_COLOUR = "#555555"
+LINK_STYLE: dict[str, str] = {"style": "dotted", "penwidth": "1.5", "color": LINK_COLOUR}
+#: Fill of the datum box, fill of a body frame, and the legend's frame.
+DATUM_FILL = "#e6e6e6"
+BODY_FILL = "#dcdcf0"
+LEGEND_FRAME = "#999999"
+
 #: Formats written as text without the ``dot`` program.
 TEXT_FORMATS = ("dot", "gv")
 #: Formats rendered by the ``dot`` program.
 RENDERED_FORMATS = ("svg", "png", "pdf")
+#: Formats laid out by the ``dot`` program and written as LaTeX (:mod:`vecnet.output.tikz`);
+#: a ``.tex`` path means ``tikz``.
+TIKZ_FORMATS = ("tikz",)
 #: Graphs with more edges than this are not rendered for notebook display.
 REPR_EDGE_LIMIT = 400
 #: Longest time (seconds) the ``dot`` program may take to render one diagram.
@@ -231,10 +247,13 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
         (unless ``obj`` is a Topology).
     path : str or path-like, optional
         Write the diagram here: DOT text for ``.dot``/``.gv``, a picture for
-        ``.svg``, ``.png`` or ``.pdf``.
+        ``.svg``, ``.png`` or ``.pdf``, a standalone LaTeX document with a TikZ
+        picture of the same layout for ``.tex`` or ``.tikz``.
     format : str, optional
-        One of ``dot``, ``gv``, ``svg``, ``png``, ``pdf``; taken from the suffix
-        of ``path`` when not given.
+        One of ``dot``, ``gv``, ``svg``, ``png``, ``pdf``, ``tikz``; taken from the
+        suffix of ``path`` when not given. ``tikz`` writes LaTeX that ``pdflatex``
+        compiles (packages ``tikz`` and ``preview``); :func:`vecnet.to_tikz` returns
+        that text.
     labels : "names", "variables" or "both"
         Edge labels: the edge name, the through and across variables
         (``"i_R3, v_R3"``), or both (``"R3"`` over ``"i, v"``).
@@ -264,8 +283,8 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
         Unknown object, label style, edge id rule, tree rule or format, or a file that
         cannot be written.
     GraphvizError
-        A rendered format was asked for and the ``dot`` program is missing or
-        failed. DOT text always works.
+        A rendered format or TikZ was asked for and the ``dot`` program is missing
+        or failed. DOT text always works.
     TreeError
         The branches given do not form a spanning tree.
 
@@ -277,6 +296,14 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
     >>> [line.split("[")[0].strip() for line in dot.source.splitlines()
     ...  if "style=dashed" in line and "legend" not in line]
     ['g -> a']
+
+    The same diagram for lecture notes, as LaTeX with a TikZ picture:
+
+    >>> import tempfile, pathlib
+    >>> tex = pathlib.Path(tempfile.mkdtemp()) / "g.tex"
+    >>> _ = vn.draw(g, tree=["R", "C"], path=tex)
+    >>> "vn chord" in tex.read_text()        # the chord V, dashed
+    True
     """
     if labels not in _LABELS:
         raise OutputError(f"labels must be one of {', '.join(map(repr, _LABELS))}; got {labels!r}")
@@ -315,7 +342,7 @@ def svg(obj: Any, **options: Any) -> str:
     >>> svg(vn.LinearGraph([("x", "p", "q")])).lstrip().startswith("<?xml")
     True
     """
-    return _pipe(draw(obj, **options), "svg").decode("utf-8")
+    return run_dot(draw(obj, **options), "svg").decode("utf-8")
 
 
 def repr_svg(obj: Any, tree: Sequence[str] | None = None) -> str | None:
@@ -360,9 +387,9 @@ def _build(model: _Model, branches: tuple[str, ...] | None, labels: str,
         if node in datum_set:
             # a double-bordered box that says what it is
             attrs.update(label=graphviz.nohtml(f"{_label(node)}\\n(datum)"), shape="box",
-                         peripheries="2", style="filled", fillcolor="#e6e6e6", penwidth="1.5")
+                         peripheries="2", style="filled", fillcolor=DATUM_FILL, penwidth="1.5")
         elif node in bodies:
-            attrs.update(shape="ellipse", style="filled", fillcolor="#dcdcf0")
+            attrs.update(shape="ellipse", style="filled", fillcolor=BODY_FILL)
         elif planar:
             attrs.update(shape="ellipse", fontsize="9", height="0.25")
         dot.node(ids[node], **attrs)
@@ -406,15 +433,14 @@ def _legend_entries(used: list[dict[str, str]], tree: bool, datum: bool
     uses; the domain colours only when more than one domain is drawn."""
     entries = []
     if tree:
-        entries += [("tree", "tree branch", {"style": "solid", "penwidth": "2"}),
-                    ("chord", "chord", {"style": "dashed", "penwidth": "1"})]
+        entries += [("tree", "tree branch", dict(TREE_STYLE)),
+                    ("chord", "chord", dict(CHORD_STYLE))]
     if datum:
         entries.append(("datum", "datum", {}))
     kinds = {kind: [u[kind] for u in used if kind in u]
              for kind in ("link", "family", "joint", "domain")}
     if kinds["link"]:
-        entries.append(("transducer", "transducer link",
-                        {"style": "dotted", "penwidth": "1.5", "color": "#555555"}))
+        entries.append(("transducer", "transducer link", dict(LINK_STYLE)))
     for family in _PLANAR_ARROWS:
         if family in kinds["family"]:
             entries.append((family, family, {"arrowhead": _PLANAR_ARROWS[family]}))
@@ -448,11 +474,11 @@ def _legend(dot: graphviz.Digraph, entries: list[tuple[str, str, dict[str, str]]
     with dot.subgraph(name="cluster_legend") as legend:
         # a cluster would inherit the graph's label (the title) unless given its own
         legend.attr(label="legend", labelloc="t", fontsize="10", style="rounded",
-                    color="#999999", id="legend")
+                    color=LEGEND_FRAME, id="legend")
         for key, text, attrs in reversed(entries):  # dot lays a row out right to left
             if not attrs:  # the datum: a node like the datum node
                 legend.node(_fresh("_legend", taken), label=text, shape="box", peripheries="2",
-                            style="filled", fillcolor="#e6e6e6", fontsize="9",
+                            style="filled", fillcolor=DATUM_FILL, fontsize="9",
                             id=f"legend-{key}")
                 continue
             a, b = _fresh("_legend", taken), _fresh("_legend", taken)
@@ -472,9 +498,9 @@ def _edge_style(name: str, edge_id: str, element: Element | None,
         attrs["tooltip"] = _label(f"{type(element).__name__} {element.name}")
     if branch_set is not None:
         if name in branch_set:
-            attrs.update(style="solid", penwidth="2")
+            attrs.update(TREE_STYLE)
         else:
-            attrs.update(style="dashed", penwidth="1")
+            attrs.update(CHORD_STYLE)
     if planar and element is not None:
         style = joint_style(element)
         if style is None:
@@ -505,8 +531,8 @@ def _draw_multiport(dot: graphviz.Digraph, element: Element, ids: dict[Hashable,
     text = graphviz.nohtml(f"{_label(element.name)}\\n({_label(coupling)})" if coupling
                            else _label(element.name))
     for a, b in zip(dots, dots[1:]):
-        dot.edge(a, b, dir="none", style="dotted", penwidth="1.5", color="#555555",
-                 fontcolor="#555555", xlabel=text, constraint="false",
+        dot.edge(a, b, dir="none", **LINK_STYLE, fontcolor=LINK_COLOUR, xlabel=text,
+                 constraint="false",
                  id=_attr_text(f"link-{element.name}") if len(dots) == 2 else f"link-{a}-{b}")
 
 
@@ -522,43 +548,53 @@ def _format(path: str | os.PathLike | None, format: str | None) -> str | None:
         suffix = os.path.splitext(os.fspath(path))[1].lstrip(".").lower()
         if not suffix:
             raise OutputError(f"cannot tell the format of {os.fspath(path)!r}: give format= "
-                              f"({', '.join(TEXT_FORMATS + RENDERED_FORMATS)}) or a suffix")
+                              f"({', '.join(TEXT_FORMATS + RENDERED_FORMATS + TIKZ_FORMATS)}) "
+                              "or a suffix")
         format = suffix
     format = format.lower()
-    if format not in TEXT_FORMATS + RENDERED_FORMATS:
+    if format == "tex":
+        format = "tikz"     # a .tex path: the only LaTeX written is the TikZ picture
+    if format not in TEXT_FORMATS + RENDERED_FORMATS + TIKZ_FORMATS:
         raise OutputError(f"unknown diagram format {format!r}; use one of "
-                          f"{', '.join(TEXT_FORMATS + RENDERED_FORMATS)}")
+                          f"{', '.join(TEXT_FORMATS + RENDERED_FORMATS + TIKZ_FORMATS)}")
     return format
 
 
-def _pipe(dot: graphviz.Digraph, fmt: str) -> bytes:
-    """Render ``dot`` with the ``dot`` program, stopped after :data:`DOT_TIMEOUT` seconds.
+def run_dot(dot: graphviz.Digraph, fmt: str, what: str | None = None) -> bytes:
+    """Render ``dot`` with the ``dot`` program, stopped after :data:`DOT_TIMEOUT` seconds;
+    ``what`` names the output in messages (default: the format).
 
     (``graphviz.Digraph.pipe`` has no time limit, and a ``dot`` left running outlives a
     Python process that is stopped while waiting for it.)
     """
+    what = what or fmt.upper()
     source = dot.source.encode("utf-8", "backslashreplace")  # names are already plain
     try:
         run = subprocess.run([dot.engine, f"-T{fmt}"], input=source, capture_output=True,
                              timeout=DOT_TIMEOUT, check=False)
     except FileNotFoundError:
-        raise GraphvizError(f"rendering {fmt.upper()} needs the Graphviz 'dot' program, which "
+        raise GraphvizError(f"rendering {what} needs the Graphviz 'dot' program, which "
                             "is not on the PATH: install Graphviz (e.g. apt install graphviz), "
                             "or write DOT text with to_dot() or a .dot path") from None
     except subprocess.TimeoutExpired:  # subprocess.run has killed dot
         raise GraphvizTimeoutError(
-            f"Graphviz 'dot' took more than {DOT_TIMEOUT:g} s to lay out {fmt.upper()} for "
+            f"Graphviz 'dot' took more than {DOT_TIMEOUT:g} s to lay out {what} for "
             f"{dot.source.count(' -> ')} edges and was stopped; write DOT text with to_dot() "
             "or a .dot path instead") from None
     if run.returncode != 0:
         detail = run.stderr.decode(errors="replace").strip() or f"exit status {run.returncode}"
-        raise GraphvizError(f"Graphviz 'dot' failed to render {fmt.upper()}: {detail}")
+        raise GraphvizError(f"Graphviz 'dot' failed to render {what}: {detail}")
     return run.stdout
 
 
 def _write(dot: graphviz.Digraph, path: str, fmt: str) -> None:
     check_output(path)   # before dot runs
-    data = dot.source.encode("utf-8") if fmt in TEXT_FORMATS else _pipe(dot, fmt)
+    if fmt in TIKZ_FORMATS:
+        from .tikz import tikz_document
+
+        data = tikz_document(dot).encode("ascii")
+    else:
+        data = dot.source.encode("utf-8") if fmt in TEXT_FORMATS else run_dot(dot, fmt)
     try:
         write_atomically(path, data)
     except OSError as exc:

@@ -52,7 +52,7 @@ from ..elements.base import t
 from ..graph.matrix import LabeledMatrix
 
 __all__ = ["latex", "text", "summary_reason", "unit_latex", "unit_text", "name_tex",
-           "transfer_functions"]
+           "text_tex", "transfer_functions"]
 
 #: Multibody matrices at most this size, with short entries, are shown as matrices.
 MATRIX_FORM_LIMIT = 3
@@ -151,7 +151,7 @@ def unit_latex(unit: str) -> str:
     """
     def factor(word: str) -> str:
         base, _, power = word.partition("^")
-        return rf"\mathrm{{{_text_tex(base)}}}" + (f"^{{{_text_tex(power)}}}" if power else "")
+        return rf"\mathrm{{{text_tex(base)}}}" + (f"^{{{text_tex(power)}}}" if power else "")
 
     return "/".join(r"\,".join(factor(w) for w in part.split()) for part in unit.split("/"))
 
@@ -397,8 +397,12 @@ def _split_sub(tex: str) -> tuple[str, str, str]:
     return tex.partition("_")
 
 
-def _text_tex(words: str) -> str:
-    """Text-mode LaTeX (inside ``\\text`` or ``\\textbf``) with special characters escaped."""
+def text_tex(words: str) -> str:
+    """Text-mode LaTeX (inside ``\\text`` or ``\\textbf``) with special characters escaped.
+
+    >>> print(text_tex("50% of {x}"))
+    50\\% of \\{x\\}
+    """
     special = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
                "#": r"\#", "%": r"\%", "_": r"\_", "~": r"\textasciitilde{}",
                "^": r"\textasciicircum{}"}
@@ -446,7 +450,7 @@ def _aligned_latex(rows: Sequence[tuple[str, str] | str]) -> str:
 
 def _heading(show: _Printer, words: str, math: str = "") -> str:
     if show.is_latex:  # words may hold a name (the network's)
-        return rf"\textbf{{{_text_tex(words)}}}" + (rf"\quad {math}" if math else "")
+        return rf"\textbf{{{text_tex(words)}}}" + (rf"\quad {math}" if math else "")
     return f"{words}: {math}" if math else f"{words}:"
 
 
@@ -579,7 +583,7 @@ def _names(items: Iterable[Hashable], show: _Printer) -> str:
 
 def _note(show: _Printer, words: str) -> str:
     """A line of words, not a heading: plain text, or ``\\text`` in LaTeX."""
-    return rf"\text{{{_text_tex(words)}}}" if show.is_latex else words
+    return rf"\text{{{text_tex(words)}}}" if show.is_latex else words
 
 
 def _first(shown: int | None, total: int) -> str:
@@ -1105,7 +1109,7 @@ def _recursive_listing(eom: Any, ne: Any, show: _Printer, matrix_form: bool | No
         if d.section != section:
             section = d.section
             title, note = _SECTIONS[section]
-            rows.append(_heading(show, title) + rf"\quad \text{{({_text_tex(note)})}}"
+            rows.append(_heading(show, title) + rf"\quad \text{{({text_tex(note)})}}"
                         if show.is_latex else f"{title} ({note}):")
         rows.append((writer.quantity(d.quantity), d.term.write(writer)))
     rows.append(_heading(show, f"Equations of motion ({n})", law if show.is_latex else ""))
