@@ -124,12 +124,18 @@ class EdgeVariables(NamedTuple):
     across: sympy.Expr
     through: sympy.Expr
 
+    @staticmethod
+    def names(edge: Edge) -> tuple[str, str]:
+        """The names of the variables of ``edge``: its domain's symbols and the edge's name
+        (``("v_R1", "i_R1")``; ``F_k`` is a spring's force)."""
+        return (f"{edge.domain.across_symbol}_{edge.name}",
+                f"{edge.domain.through_symbol}_{edge.name}")
+
     @classmethod
     def of(cls, edge: Edge) -> EdgeVariables:
-        """The variables of ``edge``, named after its domain's symbols and the edge
-        (``v_R1(t)``, ``i_R1(t)``; ``F_k(t)`` for a spring)."""
-        return cls(sympy.Function(f"{edge.domain.across_symbol}_{edge.name}", real=True)(t),
-                   sympy.Function(f"{edge.domain.through_symbol}_{edge.name}", real=True)(t))
+        """The variables of ``edge`` as functions of time, named by :meth:`names`."""
+        across, through = cls.names(edge)
+        return cls(sympy.Function(across, real=True)(t), sympy.Function(through, real=True)(t))
 
 
 def equation(lhs: sympy.Expr, rhs: sympy.Expr) -> sympy.Eq:
@@ -291,7 +297,7 @@ class Element:
         rest = self.name[len(pname):] if self.name.startswith(pname) else None
         plain = rest is not None and (rest == "" or rest.isdigit())
         own = self.name if plain else f"{pname}_{self.name}"  # the symbol's name
-        if own in {f.func.__name__ for e in self.edges for f in EdgeVariables.of(e)}:
+        if own in {n for e in self.edges for n in EdgeVariables.names(e)}:
             # flow source "pump": its value Q0_pump, not Q_pump, which is its edge's flow
             own = f"{pname}0_{self.name}"
         number = isinstance(given, numbers.Real) and not isinstance(given, bool)
