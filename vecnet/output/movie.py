@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any, Protocol
 
 import matplotlib as mpl
 import numpy as np
@@ -30,9 +30,6 @@ from PIL import Image
 from ..core.bounds import progress_bar
 from ..errors import OutputError
 
-if TYPE_CHECKING:
-    from .picture import _Artists
-
 __all__ = ["MechanismAnimation", "PALETTE_SAMPLES", "COLOURS", "PALETTE_PIXELS"]
 
 #: Frames of a GIF whose colours make its palette (evenly spaced, first and last included).
@@ -44,11 +41,27 @@ COLOURS = 255
 PALETTE_PIXELS = 1 << 18
 
 
+class _Drawing(Protocol):
+    """What an animation needs of a mechanism's drawing (that of vecnet.output.picture)."""
+
+    ax: Any
+    scene: Any                                   # its .positions: frames x keys x 3
+    three_d: bool
+    lines: list[tuple[Any, list[Hashable]]]      # (Line2D, the keys of its vertices)
+    labels: list[tuple[Any, Hashable]]           # (Text, the key it is placed at)
+
+    def show(self, k: int) -> list[Any]:
+        """Move the artists to frame ``k``."""
+
+    def moving(self) -> list[Any]:
+        """The artists :meth:`show` changes (the title aside)."""
+
+
 class MechanismAnimation(FuncAnimation):
     """A matplotlib ``FuncAnimation`` of a mechanism whose :meth:`save` writes a GIF fast
     and tells ``progress`` how far it got (made by :func:`vecnet.animate`)."""
 
-    def __init__(self, artists: _Artists, interval: float,
+    def __init__(self, artists: _Drawing, interval: float,
                  progress: Callable[[float], Any] | bool | None = None) -> None:
         self._mechanism = artists
         self._progress = progress
@@ -157,7 +170,7 @@ class _Report:
 
 
 # -- the GIF ----------------------------------------------------------------------------------
-def _write_gif(artists: _Artists, filename: Any, fps: float, dpi: Any, report: _Report) -> bool:
+def _write_gif(artists: _Drawing, filename: Any, fps: float, dpi: Any, report: _Report) -> bool:
     """Write the GIF; False (nothing written) for a figure with transparent pixels, which
     matplotlib's writer keeps."""
     fig = artists.ax.figure
@@ -199,13 +212,13 @@ class _Layers:
     legend and one without it), and each frame those artists drawn over a copy of it in
     the order of a full drawing (by zorder): the same pixels as drawing the whole figure.
 
-    The artists a frame moves (``_Artists.moving``), the title, and whatever else of the
+    The artists a frame moves (``moving()``), the title, and whatever else of the
     axes lies above the lowest of them (artists a user added; not the axes' frame, ticks
     or labels) are drawn each frame. The legend, drawn above them, is drawn again only in
     the frames where a moving artist may reach it.
     """
 
-    def __init__(self, artists: _Artists, canvas: Any) -> None:
+    def __init__(self, artists: _Drawing, canvas: Any) -> None:
         ax = artists.ax
         self.artists, self.canvas, self.fig = artists, canvas, ax.figure
         moving = artists.moving() + [ax.title]
