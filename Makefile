@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/studies.py
 	$(PY) benchmarks/multibody.py
 	$(PY) benchmarks/loops.py
+	$(PY) benchmarks/animation.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

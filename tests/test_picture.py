@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.animation import FuncAnimation, PillowWriter  # noqa: E402
 from PIL import Image  # noqa: E402
 
 import vecnet as vn  # noqa: E402
@@ -119,6 +120,161 @@ def test_an_animation_in_jupyter_and_frames_by_time(fourbar):
         vn.animate(model, None)
     with pytest.raises(vn.ModelError, match="vn.planar or vn.spatial Mechanism"):
         vn.picture(vn.Network())
+
+
+# -- saving a GIF -------------------------------------------------------------------------------
+BOB_BLUE = np.array([0x1F, 0x77, 0xB4])       # the first body's colour (palette.BODY_COLOURS)
+
+
+def one_body_pendulum(start=(1.0, 0.0)):
+    """A bob of 1 kg on a massless stick of length 1 from a pin at the origin, released at
+    rest from ``start`` (its mass centre)."""
+    mech = vn.planar.Mechanism("pendulum", gravity=(0, -9.81))
+    x, y = start
+    bob = mech.body("bob", 1.0, 0.01, position=(x, y))
+    mech.revolute("pin", mech.ground.point(0, 0), bob.point(-x, -y))
+    return mech
+
+
+@pytest.fixture(scope="module")
+def swing():
+    mech = one_body_pendulum()
+    return mech, mech.formulate().simulate(2.0, t_eval=np.linspace(0, 2, 21))
+
+
+def gif_frames(path: Path) -> tuple[list[np.ndarray], list[int]]:
+    """The frames (RGB) of a GIF read back with Pillow, and their durations (ms)."""
+    frames, durations = [], []
+    with Image.open(path) as gif:
+        for k in range(gif.n_frames):
+            gif.seek(k)
+            durations.append(gif.info["duration"])
+            frames.append(np.asarray(gif.convert("RGB"), dtype=int))
+    return frames, durations
+
+
+def test_a_gif_has_the_frames_asked_for_each_shown_for_the_interval(swing, tmp_path):
+    mech, res = swing
+    movie = vn.animate(mech, res, frames=13, interval=80)
+    movie.save(tmp_path / "a.gif", dpi=30)
+    frames, durations = gif_frames(tmp_path / "a.gif")
+    assert len(frames) == 13 and durations == [80] * 13
+    assert frames[0].shape == (180, 180, 3)               # 6 x 6 inches at 30 dpi
+    # a frame rate given to save, or to the writer, sets the durations instead
+    movie.save(tmp_path / "b.gif", fps=10, dpi=30)
+    assert gif_frames(tmp_path / "b.gif")[1] == [100] * 13
+    movie.save(tmp_path / "c.gif", writer=PillowWriter(fps=4), dpi=30)
+    assert gif_frames(tmp_path / "c.gif")[1] == [250] * 13
+
+
+def test_the_bob_is_drawn_where_the_simulation_puts_it(swing, tmp_path):
+    mech, res = swing
+    ax = plt.figure(figsize=(4, 4)).add_subplot()
+    movie = vn.animate(mech, res, frames=list(res.t), ax=ax)   # frame k: sample k
+    movie.save(tmp_path / "swing.gif", dpi=60)
+    frames, _ = gif_frames(tmp_path / "swing.gif")
+    height, width = frames[0].shape[:2]
+    box, (x0, x1), (y0, y1) = ax.get_position(), ax.get_xlim(), ax.get_ylim()
+
+    def pixel(x: float, y: float) -> np.ndarray:
+        """Column and row (pixel centres at half-integers) of the data point (x, y)."""
+        fx = box.x0 + (x - x0) / (x1 - x0) * box.width
+        fy = box.y0 + (y - y0) / (y1 - y0) * box.height
+        return np.array([fx * width, (1 - fy) * height])
+
+    pivot = pixel(0.0, 0.0)
+    seen = []
+    for k in (0, 4, 6, 8, 10, 17, 20):
+        bob = pixel(float(res["bob.x"][k]), float(res["bob.y"][k]))
+        rows, cols = np.nonzero(np.linalg.norm(frames[k] - BOB_BLUE, axis=2) < 40)
+        blue = np.column_stack([cols + 0.5, rows + 0.5])
+        assert len(blue) > 50
+        # the body's colour reaches the bob (the stick ends at its mass centre)...
+        assert np.linalg.norm(blue - bob, axis=1).min() < 1.5
+        # ...and lies along the stick from the pin to the bob: within the stick's half
+        # width and the mass-centre mark's radius (4 and 10 points at 60 dpi)
+        along = np.clip((blue - pivot) @ (bob - pivot) / np.sum((bob - pivot) ** 2), 0, 1)
+        off = np.linalg.norm(blue - (pivot + along[:, None] * (bob - pivot)), axis=1)
+        assert off.max() < 0.5 * (10 + 1) * 60 / 72 + 1.5
+        seen.append(bob)
+    # the bob swung: the frames checked are tens of pixels apart
+    assert min(np.linalg.norm(a - b) for a, b in zip(seen, seen[1:])) > 20
+
+
+def test_saving_reports_rising_shares_of_the_frames_ending_at_one(swing, tmp_path, capsys):
+    mech, res = swing
+    shares, calls = [], []
+    movie = vn.animate(mech, res, frames=7, progress=shares.append)
+    movie.save(tmp_path / "p.gif", dpi=20, progress_callback=lambda i, n: calls.append((i, n)))
+    assert np.all(np.diff(shares) > 0) and 0 < shares[0] and shares[-1] == 1.0
+    assert len(shares) == 7 and calls == [(i, 7) for i in range(7)]
+    # the HTML player of Jupyter reports as well
+    shares.clear()
+    movie.to_jshtml()
+    assert np.all(np.diff(shares) > 0) and shares[-1] == 1.0
+    # True: a progress bar over the frames, on standard error
+    vn.animate(mech, res, frames=5, progress=True).save(tmp_path / "q.gif", dpi=20)
+    assert "5/5" in capsys.readouterr().err
+    with pytest.raises(vn.OutputError, match="progress is a function"):
+        vn.animate(mech, res, progress="yes")
+    with pytest.raises(vn.OutputError, match="fps is a number"):
+        movie.save(tmp_path / "r.gif", fps=0)
+    with pytest.raises(vn.OutputError, match="dpi is a number"):
+        movie.save(tmp_path / "r.gif", dpi=-5)
+
+
+@pytest.mark.parametrize("case", ["four-bar", "spatial", "by the legend", "own line"])
+def test_a_gif_shows_what_matplotlibs_own_writer_shows(case, fourbar, tmp_path):
+    """Against matplotlib's Animation.save with its Pillow writer, which draws the whole
+    figure for every frame: the same pictures, but for the colours that each quantizes
+    differently at anti-aliased edges."""
+    if case == "four-bar":
+        model, res = fourbar
+    elif case == "spatial":
+        model = double_pendulum(rod_b=True)
+        res = model.formulate().simulate(0.6, t_eval=np.linspace(0, 0.6, 7))
+    else:
+        # released next to the legend, which is drawn over the bob in the first frame
+        model = one_body_pendulum(start=(-0.8, 0.6))
+        res = model.formulate().simulate(1.0, t_eval=np.linspace(0, 1, 11))
+
+    def axes():
+        ax = plt.figure(figsize=(4, 4)).add_subplot(
+            projection="3d" if case == "spatial" else None)
+        if case == "own line":   # a line of the user's own, above the bodies' fills
+            ax.plot([-1, 1], [0.5, -1], color="purple", linewidth=3, zorder=1.5)
+        return ax
+
+    ax = axes()
+    vn.animate(model, res, frames=6, ax=ax).save(tmp_path / "vn.gif", dpi=40)
+    reference = vn.animate(model, res, frames=6, ax=axes())
+    FuncAnimation.save(reference, tmp_path / "mpl.gif", writer=PillowWriter(fps=20), dpi=40)
+    ours, _ = gif_frames(tmp_path / "vn.gif")
+    theirs, _ = gif_frames(tmp_path / "mpl.gif")
+    assert len(ours) == len(theirs) == 6
+    for a, b in zip(ours, theirs):
+        difference = np.abs(a - b)
+        assert difference.mean() < 0.1
+        assert (difference.max(axis=2) > 60).mean() < 1e-3
+    # the figure is left on the last frame, with every artist shown
+    assert all(line.get_visible() for line in ax.lines)
+    assert ax.get_title() == f"{model.name} at t = {res.t[-1]:g}"
+
+
+def test_a_gif_matplotlib_must_write_still_comes_out(swing, tmp_path):
+    mech, res = swing
+    # a transparent figure, which matplotlib's writer keeps transparent, and savefig's
+    # own arguments go through matplotlib
+    ax = plt.figure(figsize=(3, 3)).add_subplot()
+    ax.figure.patch.set_alpha(0.0)
+    vn.animate(mech, res, frames=4, ax=ax).save(tmp_path / "clear.gif", writer="pillow", dpi=20)
+    with Image.open(tmp_path / "clear.gif") as gif:
+        assert gif.n_frames == 4 and "transparency" in gif.info
+    movie = vn.animate(mech, res, frames=4, ax=plt.figure(figsize=(3, 3)).add_subplot())
+    movie.save(tmp_path / "yellow.gif", writer="pillow", dpi=20,
+               savefig_kwargs={"facecolor": "yellow"})
+    frames, _ = gif_frames(tmp_path / "yellow.gif")
+    assert len(frames) == 4 and np.all(np.abs(frames[2][0, 0] - [255, 255, 0]) < 8)
 
 
 # -- the SVG animation --------------------------------------------------------------------------

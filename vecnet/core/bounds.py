@@ -339,15 +339,19 @@ def interruptible() -> Iterator[None]:
         _interrupted.reset(token)
 
 
-def progress_bar(t0: float, t1: float) -> Callable[[float], None]:
-    """A ``tqdm`` progress bar over the model time ``t0..t1`` (``tqdm.auto``: a widget in
-    notebooks, text elsewhere), as a function of the time reached (needs tqdm)."""
+def progress_bar(t0: float, t1: float, unit: str = "s model time",
+                 passed: str = "the model time", whole: bool = False) -> Callable[[float], None]:
+    """A ``tqdm`` progress bar over ``t0..t1`` (``tqdm.auto``: a widget in notebooks, text
+    elsewhere), as a function of the value reached: the model time of a simulation, or
+    whatever ``unit`` counts (``passed`` names it in the error when tqdm is missing);
+    ``whole``: a count of whole things, shown as integers (pass it integers)."""
     try:
         from tqdm.auto import tqdm
     except ImportError:
-        raise ModelError("progress=True draws a tqdm progress bar: install tqdm "
-                         "(pip install tqdm), or pass a function of the model time") from None
-    bar = tqdm(total=float(t1 - t0), unit="s model time", unit_scale=True, leave=True)
+        raise ModelError(f"progress=True draws a tqdm progress bar: install tqdm "
+                         f"(pip install tqdm), or pass a function of {passed}") from None
+    bar = tqdm(total=round(t1 - t0) if whole else float(t1 - t0), unit=unit,
+               unit_scale=not whole, leave=True)
     reached = [t0]
 
     def advance(time: float) -> None:

@@ -20,15 +20,16 @@ z = 0 (every planar mechanism, and a spatial one that moves in that plane) is dr
   line between the two bodies' mass centres;
 * springs and dampers as dashed grey lines.
 
-:func:`picture` draws one instant, :func:`animate` gives a matplotlib animation (a GIF
-with the Pillow writer, MP4 when ffmpeg is installed, ``to_jshtml()`` in Jupyter), and
-:func:`animation_svg` an SVG document that moves by itself, with no script.
+:func:`picture` draws one instant, :func:`animate` gives a matplotlib animation (a GIF,
+drawn once a frame over one drawing of the axes by :mod:`vecnet.output.movie`; MP4 when
+ffmpeg is installed; ``to_jshtml()`` in Jupyter), and :func:`animation_svg` an SVG
+document that moves by itself, with no script.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
@@ -426,6 +427,7 @@ class _Artists:
         self.labels: list[tuple[Any, Hashable]] = []
         self.patches: list[tuple[Any, list[Hashable]]] = []
         legend: dict[str, Any] = {}
+        ax.set_title(scene.name)
 
         def line(keys: list[Hashable], gid: str, **style: Any) -> None:
             empty: list[list[float]] = [[] for _ in range(3 if three_d else 2)]
@@ -500,10 +502,13 @@ class _Artists:
             else:
                 label.set_position((x, y))
         scene = self.scene
-        if scene.times is not None:
-            self.ax.set_title(f"{scene.name} at t = {scene.times[k]:g}")
-        else:
-            self.ax.set_title(scene.name)
+        # the text only: set_title of 3-D axes also lowers the title, each time it is called
+        self.ax.title.set_text(scene.name if scene.times is None
+                               else f"{scene.name} at t = {scene.times[k]:g}")
+        return self.moving()
+
+    def moving(self) -> list[Any]:
+        """The artists :meth:`show` changes (the title aside)."""
         return ([a for a, _ in self.lines] + [p for p, _ in self.patches]
                 + [label for label, _ in self.labels])
 
@@ -566,7 +571,8 @@ def picture(mechanism: Any, result: Any = None, time: float | None = None, ax: A
 
 
 def animate(mechanism: Any, result: Any, frames: int | Sequence[float] | None = None,
-            interval: float = 50.0, ax: Any = None) -> Any:
+            interval: float = 50.0, ax: Any = None,
+            progress: Callable[[float], Any] | bool | None = None) -> Any:
     """An animation of a simulated planar or spatial mechanism, drawn as :func:`picture`.
 
     Parameters
@@ -575,57 +581,71 @@ def animate(mechanism: Any, result: Any, frames: int | Sequence[float] | None = 
     result : Result
         A simulation of the mechanism.
     frames : int or list of float, optional
-        How many frames, evenly spaced over the result's span, or their times; each frame
-        shows the sample nearest to its time. Default: every sample, or
-        :data:`FRAME_LIMIT` evenly spaced ones when there are more.
+        How many frames (1 to :data:`MAX_FRAMES`), evenly spaced over the result's span,
+        or their times; each frame shows the sample nearest to its time. Default: every
+        sample, or :data:`FRAME_LIMIT` evenly spaced ones when there are more.
     interval : float
         Milliseconds between frames (a GIF or MP4 saved without ``fps`` plays at
         ``1000 / interval`` frames a second).
     ax : matplotlib axes, optional
         Where to draw (as for :func:`picture`).
+    progress : callable or bool, optional
+        How far each ``save`` (and ``to_jshtml()``) has got: a function called with the
+        share of the frames done, rising to 1 once the file is written, or ``True`` for a
+        tqdm progress bar over the frames (needs tqdm). Default: nothing is shown.
 
     Returns
     -------
     matplotlib.animation.FuncAnimation
-        ``.save("m.gif", writer="pillow")`` writes a GIF, ``.save("m.mp4")`` an MP4 (needs
-        ffmpeg), ``.to_jshtml()`` an HTML player for Jupyter.
+        A subclass, :class:`vecnet.output.movie.MechanismAnimation`:
+        ``.save("m.gif")`` (or ``writer="pillow"``) writes a GIF, each frame drawn once
+        over one drawing of the axes (the pixels of a full drawing, one palette for all
+        frames: a 200-frame GIF of a simple mechanism takes a few seconds);
+        ``.save("m.mp4")`` an MP4 (needs ffmpeg), ``.to_jshtml()`` an HTML player for
+        Jupyter, both through matplotlib's writers. Saving leaves the figure on the last
+        frame.
 
     Raises
     ------
     ModelError
         No mechanism, or a result without the bodies' poses.
     OutputError
-        A bad ``frames`` or ``interval``, or 2-D axes for a mechanism that leaves the plane.
+        A bad ``frames``, ``interval`` or ``progress``, or 2-D axes for a mechanism that
+        leaves the plane; when saving a GIF, a bad ``fps`` or ``dpi``.
 
     >>> import matplotlib
     >>> matplotlib.use("Agg")
+    >>> import os, tempfile
     >>> import vecnet as vn
     >>> mech = vn.planar.Mechanism("pendulum")
     >>> bob = mech.body("bob", 1.0, 0.01, position=(1, 0))
     >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
-    >>> movie = animate(mech, mech.formulate().simulate(1.0), frames=5)
-    >>> len(list(movie.new_frame_seq()))
-    5
+    >>> shares = []
+    >>> movie = animate(mech, mech.formulate().simulate(1.0), frames=5, progress=shares.append)
+    >>> movie.save(os.path.join(tempfile.mkdtemp(), "pendulum.gif"), dpi=30)
+    >>> shares
+    [0.2, 0.4, 0.6, 0.8, 1.0]
     >>> movie.to_jshtml().count("data:image/png;base64")
     5
     """
-    from matplotlib.animation import FuncAnimation
+    from .movie import MechanismAnimation
 
     if result is None:
         raise ModelError("an animation needs a simulation result; for the initial pose "
                          "draw a picture")
-    if not (isinstance(interval, (int, float)) and math.isfinite(interval) and interval > 0):
+    if isinstance(interval, bool) or not (isinstance(interval, (int, float))
+                                          and math.isfinite(interval) and interval > 0):
         raise OutputError(f"interval is a number of milliseconds above zero; got {interval!r}")
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise OutputError(f"progress is a function of the share of the frames done, or True "
+                          f"for a progress bar; got {progress!r}")
     mech, scene = _select(mechanism, result, frames)
     ax, three_d, made = _axes(scene, ax)
     try:
         artists = _Artists(scene, ax, three_d)
         artists.show(0)
         _limits(ax, scene.positions, three_d)
-        count = len(scene.positions)
-        return FuncAnimation(ax.figure, artists.show, frames=range(count),
-                             interval=float(interval), blit=False, repeat=True,
-                             cache_frame_data=False)
+        return MechanismAnimation(artists, float(interval), progress)
     except Exception:
         if made:
             import matplotlib.pyplot as plt
