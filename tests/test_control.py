@@ -174,7 +174,8 @@ def test_the_readme_pendulum_goes_to_python_control_with_its_hand_derived_poles(
     l_eff = (J + m * l**2) / (m * l)
     poles = sorted(np.asarray(system.poles()), key=lambda z: z.imag)
     assert np.allclose(poles, [-1j * np.sqrt(g / l_eff), 1j * np.sqrt(g / l_eff)], atol=1e-6)
-    assert system.input_labels == ["Q_z1"] and system.output_labels == ["pin:angle"]
+    assert system.input_labels == ["Q_pin:angle"] and system.output_labels == ["pin:angle"]
+    assert system.state_labels == ["pin:angle", "pin:angle'"]
 
 
 def discharge() -> vn.Network:

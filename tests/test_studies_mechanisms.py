@@ -344,3 +344,70 @@ def test_a_system_file_is_swept_over_a_parameter_declared_without_a_value():
     doc["parameters"] = {"kp": 5.0}
     with pytest.raises(vn.ModelError, match="declare a swept parameter without a value"):
         vn.sweep(vn.load_model(doc), {"kp": [10.0]}, analysis="simulate", t_end=0.5)
+
+
+# -- element parameters by name, as a network's "R1.R" ---------------------------------
+def mass_on_a_spring(k: float = 50.0, m: float = 2.0) -> vn.planar.Mechanism:
+    """A body on a horizontal slide, tied to the ground by a spring k of free length 0.5:
+    m x'' + k x = 0 about the free length, omega = sqrt(k / m)."""
+    mech = vn.planar.Mechanism("mass-spring", gravity=(0, 0))
+    bob = mech.body("bob", mass=m, inertia=0.1, position=(1.0, 0.0))
+    mech.prismatic("slide", mech.ground.centre, bob.centre, axis=(1, 0))
+    mech.spring("spring", mech.ground.centre, bob.centre, k=k, length=0.5)
+    return mech
+
+
+def test_a_bodys_mass_is_swept_by_its_element_name(counted):
+    mech = mass_on_a_spring(k=50.0)
+    masses = [0.5, 2.0, 8.0]
+    frame = vn.sweep(mech, {"bob.mass": masses}, "eigenvalues")
+    assert counted["compile"] == 1
+    assert frame["error"].isna().all()
+    np.testing.assert_allclose(frame["omega0"], [math.sqrt(50.0 / m) for m in masses],
+                               rtol=1e-9)
+    # the mechanism swept is left as it was built
+    assert float(mech.network.element("bob").m) == 2.0
+
+
+def test_a_springs_stiffness_and_the_fixed_mass_are_given_by_element_name():
+    mech = mass_on_a_spring()
+    stiffnesses = [8.0, 32.0, 200.0]
+    frame = vn.sweep(mech.formulate(), {"spring.k": stiffnesses}, "eigenvalues",
+                     parameters={"bob.mass": 0.5})
+    assert frame["error"].isna().all()
+    np.testing.assert_allclose(frame["omega0"], [math.sqrt(k / 0.5) for k in stiffnesses],
+                               rtol=1e-9)
+
+
+def test_a_pendulums_mass_matters_against_its_hinge_spring():
+    # a point mass m at l = 1 below a pin with a hinge spring k: (m g l + k) / (m l^2)
+    mech = vn.planar.Mechanism("p", gravity=(0, -G))
+    bob = mech.body("bob", mass=1.0, inertia=0.0, position=(0, -1))
+    mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+    mech.rotary_spring("hinge", mech.ground, bob, k=2.0)
+    frame = vn.sweep(mech, {"bob.mass": [0.5, 1.0, 4.0], "hinge.k": [2.0, 6.0]}, "eigenvalues")
+    assert frame["error"].isna().all() and len(frame) == 6
+    for m, k, omega in zip(frame["bob.mass"], frame["hinge.k"], frame["omega0"]):
+        assert omega == pytest.approx(math.sqrt((m * G + k) / m), rel=1e-9)
+
+
+def test_an_inertia_entry_of_a_spatial_body_is_swept_by_name():
+    # a body turning about the z axis against a torsion spring k: omega = sqrt(k / J_zz)
+    mech = vn.spatial.Mechanism("rotor", gravity=(0, 0, 0))
+    rotor = mech.body("rotor", 1.0, (0.2, 0.2, 0.3))
+    mech.revolute("J", mech.ground.centre, rotor.centre, axis=(0, 0, 1))
+    mech.rotary_spring("spring", "J", k=1.2)
+    frame = vn.sweep(mech, {"rotor.inertia.zz": [0.3, 0.4]}, "eigenvalues")
+    assert frame["error"].isna().all()
+    np.testing.assert_allclose(frame["omega0"], [2.0, math.sqrt(3.0)], rtol=1e-9)
+
+
+def test_a_wrong_element_parameter_is_refused_with_those_there_are():
+    mech = mass_on_a_spring()
+    with pytest.raises(vn.UnknownNameError) as info:
+        vn.sweep(mech, {"bob.mas": [1.0]}, "eigenvalues")
+    for name in ("'bob.mas'", "bob.mass", "bob.inertia", "spring.k", "spring.length",
+                 "spring.c"):
+        assert name in str(info.value)
+    with pytest.raises(vn.UnknownNameError, match="no element parameter"):
+        mech.with_symbols(["slide.k"])

@@ -407,9 +407,7 @@ def _linear(model, args, command: str) -> _Linear:
     """A network's linear model with its declared outputs (``--outputs``, the file's, or
     the across variables of its elements), or a mechanism's linearization about its static
     equilibrium (inputs: its applied forces and torques, or without them the generalized
-    forces on its independent coordinates; outputs: its coordinates)."""
-    import numpy as np
-
+    forces on its independent coordinates, ``"Q_pin.angle"``; outputs: its coordinates)."""
     if model.kind == "network":
         from .errors import UnsupportedNetwork
         from .formulation.lumped import network_inputs
@@ -440,15 +438,16 @@ def _linear(model, args, command: str) -> _Linear:
     # sympy numbers: the mechanisms' compilers substitute them
     parameters = {k: sympy.Float(v) for k, v in model.element_values.items()} or None
     lin = eom.linearize(eom.equilibrium(parameters=parameters), parameters=parameters)
+    if not lin.inputs:
+        if not hasattr(lin, "with_generalized_forces"):
+            raise ModelError(f"vecnet {command}: mechanism {model.name!r} has velocity "
+                             "constraints and no applied force or torque to respond to; "
+                             "apply one (a torque or force element)")
+        # the generalized forces on the independent coordinates, named after them
+        lin = lin.with_generalized_forces()
     A, B, C, D = lin.state_space()
-    inputs = list(lin.inputs)
-    if not inputs:   # the generalized forces on the independent coordinates
-        d = lin.M.shape[0]
-        B = np.vstack([np.zeros((d, d)), np.linalg.inv(lin.M)])
-        D = np.zeros((C.shape[0], d))
-        inputs = [f"Q_z{i + 1}" for i in range(d)]
     outputs = list(lin.outputs) or [f"y{i + 1}" for i in range(C.shape[0])]
-    return _Linear(A, B, C, D, inputs, outputs)
+    return _Linear(A, B, C, D, lin.inputs, outputs)
 
 
 def _need_inputs(inputs, model, command: str) -> None:

@@ -491,13 +491,11 @@ class MechanismBuilder:
         if (k is None) == (force is None):
             raise ModelError(f"spring {name!r}: give either k (and length) or force=f(length)")
         distance = self._line_of_action(name, a, b)
-        if force is None:
-            if length is None:
-                length = distance
-            k_, length_ = sympy.sympify(k), sympy.sympify(length)
-            force = lambda stretch: k_ * (stretch - length_)  # noqa: E731
-        return self._add(self.spring_damper(name, a.node, b.node, force=force, c=c,
-                                            length=length if k is not None else 0))
+        if force is None:   # linear: the element keeps k and the free length
+            return self._add(self.spring_damper(name, a.node, b.node, force=None, c=c,
+                                                length=distance if length is None else length,
+                                                k=k))
+        return self._add(self.spring_damper(name, a.node, b.node, force=force, c=c, length=0))
 
     @recorded("forces")
     def damper(self, name: str, a: Point, b: Point, c):
@@ -530,6 +528,60 @@ class MechanismBuilder:
                      else later("vecnet.formulation.spatial").SpatialEquations)
         return equations(self, coordinates=coordinates, tree=tree, joint_loads=joint_loads,
                          rotors=rotors)
+
+    def element_parameters(self) -> dict[str, Any]:
+        """``"<element>.<parameter>"`` -> value of every element parameter a parameter study
+        (:func:`vecnet.sweep`) may vary by name, as a network's ``"R1.R"``: a body's ``mass``
+        and ``inertia`` (in space the entries ``inertia.xx`` ... ``inertia.yz``), a
+        spring's ``k``, free ``length`` and ``c``, a damper's ``c``, a rotary spring's
+        ``k``, ``c`` and free ``angle``
+        (:meth:`~vecnet.elements.base.MechanismElement.study_parameters`).
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("m")
+        >>> bob = mech.body("bob", 2.0, 0.1, position=(1, 0))
+        >>> _ = mech.spring("k", mech.ground.centre, bob.centre, k=50.0, length=0.5)
+        >>> list(mech.element_parameters())
+        ['bob.mass', 'bob.inertia', 'k.c', 'k.k', 'k.length']
+        >>> float(mech.element_parameters()["k.k"])
+        50.0
+        """
+        return {f"{element.name}.{name}": value
+                for element in self.network.elements
+                for name, value in getattr(element, "study_parameters", dict)().items()}
+
+    def with_symbols(self, names) -> MechanismBuilder:
+        """A copy of the mechanism whose element parameters ``names`` (of
+        :meth:`element_parameters`, ``"bob.mass"``) are real symbols of those very names,
+        for a study to vary them; the mechanism itself is left as it is.
+
+        Raises
+        ------
+        UnknownNameError
+            For a name that is no element parameter; the message lists them.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("m")
+        >>> bob = mech.body("bob", 2.0, 0.1, position=(1, 0))
+        >>> mech.with_symbols(["bob.mass"]).network.element("bob").m
+        bob.mass
+        """
+        import copy
+
+        names = [str(name) for name in names]
+        known = self.element_parameters()
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            raise UnknownNameError(
+                f"mechanism {self.name!r} has no element parameter(s) "
+                f"{', '.join(map(repr, unknown))}; its element parameters are "
+                f"{', '.join(known) or 'none'}")
+        twin = copy.deepcopy(self)
+        for name in names:
+            element, _, parameter = name.partition(".")
+            twin.network.element(element).set_study_parameter(
+                parameter, sympy.Symbol(name, real=True))
+        return twin
 
     def __repr__(self) -> str:
         return (f"<{self.label} {self.name!r}: {len(self.bodies)} bodies, "

@@ -370,6 +370,36 @@ class MechanismElement(Element):
     #: a tree branch
     cotree_only = False
 
+    #: the parameters a parameter study may vary by ``"<element>.<parameter>"``: name ->
+    #: the attribute holding the value (a number or a sympy expression)
+    study_attributes: ClassVar[dict[str, str]] = {}
+
+    def study_parameters(self) -> dict[str, Any]:
+        """Name -> value of the parameters a parameter study may vary by
+        ``"<element>.<parameter>"`` (a body's ``mass``, a spring's ``k``), as
+        :func:`vecnet.sweep` addresses them; empty for elements without any.
+
+        >>> MechanismElement("f", "a", "b").study_parameters()
+        {}
+        """
+        return {name: getattr(self, attribute)
+                for name, attribute in self.study_attributes.items()}
+
+    def set_study_parameter(self, name: str, value: Any) -> None:
+        """Give the parameter ``name`` of :meth:`study_parameters` the value ``value`` (a
+        number or a sympy symbol), in place.
+
+        Raises
+        ------
+        UnknownNameError
+            For a name that is none of :meth:`study_parameters`.
+        """
+        if name not in self.study_parameters():
+            raise UnknownNameError(f"element {self.name!r} has no parameter {name!r}; its "
+                                   "parameters are "
+                                   + (", ".join(self.study_parameters()) or "none"))
+        setattr(self, self.study_attributes[name], sympy.sympify(value))
+
     def cut_equations(self) -> int:
         """How many constraint equations the element brings as a chord (0: not counted)."""
         return 0

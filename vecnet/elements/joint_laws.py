@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sympy
 
-from ..errors import FormulationError
+from ..errors import FormulationError, UnknownNameError
 
 __all__ = ["friction", "SpringDamperLaw", "FrictionLaw", "StopLaw", "MeshLaw"]
 
@@ -55,9 +55,34 @@ class SpringDamperLaw:
 
     name: str
     edges: tuple
+    #: the stiffness of a linear spring (``None`` for a force law or a damper alone)
+    k: sympy.Expr | None = None
 
-    def _spring(self, force, c, length) -> None:
+    def _spring(self, force, c, length, k=None) -> None:
         self.force, self.c, self.length = force, sympy.sympify(c), sympy.sympify(length)
+        if k is not None:
+            # the law reads k and the free length from the element when it is applied, so
+            # that a parameter study can make either a symbol (set_study_parameter)
+            self.k, self.force = sympy.sympify(k), self.linear_tension
+
+    def linear_tension(self, length):
+        """The tension of a linear spring at ``length``: ``k (length - free length)``."""
+        return self.k * (length - self.length)
+
+    def study_parameters(self) -> dict:
+        """``c``, and for a linear spring ``k`` and the free ``length``."""
+        values = {"c": self.c}
+        if self.k is not None:
+            values.update(k=self.k, length=self.length)
+        return values
+
+    def set_study_parameter(self, name: str, value) -> None:
+        """Set ``c``, ``k`` or ``length`` (:meth:`study_parameters`)."""
+        if name not in self.study_parameters():
+            raise UnknownNameError(f"spring or damper {self.name!r} has no parameter "
+                                   f"{name!r}; its parameters are "
+                                   + ", ".join(self.study_parameters()))
+        setattr(self, name, sympy.sympify(value))
 
     def pull(self, dr: sympy.Matrix, dr_rate: sympy.Matrix) -> sympy.Matrix:
         """The force ``tension * dr / length`` for the offset ``dr`` from the tail point to

@@ -109,6 +109,7 @@ class MassElement(PlanarElement):
     coordinates = ("x", "y", "angle")
     tree_role = "mass"
     frame = "ground"
+    study_attributes = {"mass": "m", "inertia": "J"}
 
     def __init__(self, name, tail, head, m, J) -> None:
         super().__init__(name, tail, head)
@@ -255,10 +256,11 @@ class TranslationalSpringDamper(SpringDamperLaw, _Free):
     ``F = f * dr / length``, ``T = 0`` (:class:`~vecnet.elements.joint_laws.SpringDamperLaw`,
     the law of both dimensions)."""
 
-    def __init__(self, name, tail, head, force, c=0, length=0) -> None:
-        self.kind = Kind.THROUGH_STORE if force is not None else Kind.DISSIPATOR
+    def __init__(self, name, tail, head, force, c=0, length=0, k=None) -> None:
+        self.kind = Kind.THROUGH_STORE if force is not None or k is not None \
+            else Kind.DISSIPATOR
         super().__init__(name, tail, head)
-        self._spring(force, c, length)
+        self._spring(force, c, length, k)
 
     def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
         return self.pull(dr, dr_rate), sympy.Integer(0)
@@ -267,6 +269,8 @@ class TranslationalSpringDamper(SpringDamperLaw, _Free):
 class RotarySpringDamper(_Free):
     """A rotational spring and damper between two frames: ``T = k (dtheta - angle0) +
     c dtheta'``, ``F = 0``."""
+
+    study_attributes = {"k": "k", "c": "c", "angle": "angle0"}
 
     def __init__(self, name, tail, head, k=0, c=0, angle0=0) -> None:
         self.kind = Kind.THROUGH_STORE if k else Kind.DISSIPATOR

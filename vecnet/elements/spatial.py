@@ -31,6 +31,7 @@ import numpy as np
 import sympy
 
 from ..core.rotations import E_matrix, axis_rotation, matrix_quaternion, quaternion_matrix
+from ..errors import UnknownNameError
 from .base import Kind, MechanismElement
 from .joint_laws import FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 
@@ -191,10 +192,35 @@ class SpatialMass(SpatialElement):
     speeds = ("vx", "vy", "vz", "wx", "wy", "wz")
     frame = "ground"
 
+    #: the entries of the inertia matrix a study may vary, by axes (symmetric)
+    _INERTIA = {"xx": (0, 0), "yy": (1, 1), "zz": (2, 2), "xy": (0, 1), "xz": (0, 2),
+                "yz": (1, 2)}
+
     def __init__(self, name, tail, head, m, J) -> None:
         super().__init__(name, tail, head)
         self.m = sympy.sympify(m)
         self.J = sympy.Matrix(J)
+
+    def study_parameters(self) -> dict:
+        """``mass`` and the inertia matrix's entries ``inertia.xx``, ``inertia.yy``,
+        ``inertia.zz``, ``inertia.xy``, ``inertia.xz``, ``inertia.yz`` (body axes, about
+        the mass centre; a product entry stands for both of its symmetric places)."""
+        return {"mass": self.m, **{f"inertia.{axes}": self.J[i, j]
+                                   for axes, (i, j) in self._INERTIA.items()}}
+
+    def set_study_parameter(self, name: str, value) -> None:
+        """Set ``mass`` or an inertia entry (:meth:`study_parameters`)."""
+        if name == "mass":
+            self.m = sympy.sympify(value)
+            return
+        axes = name.removeprefix("inertia.")
+        if not name.startswith("inertia.") or axes not in self._INERTIA:
+            raise UnknownNameError(f"body {self.name!r} has no parameter {name!r}; its "
+                                   "parameters are " + ", ".join(self.study_parameters()))
+        i, j = self._INERTIA[axes]
+        J = sympy.Matrix(self.J)
+        J[i, j] = J[j, i] = sympy.sympify(value)
+        self.J = J
 
     def motion(self, q):
         return _free_motion(q)
@@ -506,10 +532,11 @@ class SpatialSpringDamper(SpringDamperLaw, SpatialFree):
     ``force(length) + c length'`` (``force`` defaults to ``k (length - L0)``;
     :class:`~vecnet.elements.joint_laws.SpringDamperLaw`, the law of both dimensions)."""
 
-    def __init__(self, name, tail, head, force, c=0, length=0) -> None:
-        self.kind = Kind.THROUGH_STORE if force is not None else Kind.DISSIPATOR
+    def __init__(self, name, tail, head, force, c=0, length=0, k=None) -> None:
+        self.kind = Kind.THROUGH_STORE if force is not None or k is not None \
+            else Kind.DISSIPATOR
         super().__init__(name, tail, head)
-        self._spring(force, c, length)
+        self._spring(force, c, length, k)
 
     def through(self, pose, t):
         return self.pull(pose["dr"], pose["v"]), sympy.zeros(3, 1)
@@ -522,6 +549,8 @@ class SpatialRotarySpringDamper(SpatialFree):
     """A torsion spring and damper across a revolute or cylindrical joint: torque
     ``k (angle - angle0) + c angle'`` about the joint axis; ``angle`` is the joint's
     coordinate (its expression in the coordinates is given by the formulation)."""
+
+    study_attributes = {"k": "k", "c": "c", "angle": "angle0"}
 
     def __init__(self, name, tail, head, joint: str, k=0, c=0, angle0=0) -> None:
         self.kind = Kind.THROUGH_STORE if k else Kind.DISSIPATOR

@@ -31,9 +31,48 @@ if TYPE_CHECKING:
     from ..builders.network import Network
 
 __all__ = ["NetworkEquations", "Input", "StateSpace", "network_equations", "network_inputs",
-           "state_space"]
+           "state_space", "collected_in_s"]
 
 s = sympy.Symbol("s")
+
+
+def collected_in_s(expr: Any) -> Any:
+    """A rational function of ``s`` as ``N(s) / D(s)``, numerator and denominator each a
+    sum of one term per power of ``s`` (``s*(C*R1*R2 + L)``, not ``C*R1*R2*s + L*s``): the
+    form a transfer function is read in, its coefficients in the parameters left as the
+    cancelled fraction has them. An expression that is no ratio of polynomials in ``s``
+    comes back as it is.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        Usually one cancelled entry of ``H(s)``.
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> C, L, R1, R2 = sympy.symbols("C L R1 R2")
+    >>> H = collected_in_s(R2 / (C*L*R2*s**2 + C*R1*R2*s + L*s + R1 + R2))
+    >>> sympy.fraction(H)[1].coeff(s, 1)
+    C*R1*R2 + L
+    """
+    expr = sympy.sympify(expr)
+    if not expr.has(s):
+        return expr
+    top, bottom = sympy.fraction(expr)
+
+    def powers(p: sympy.Expr) -> sympy.Expr:
+        poly = sympy.Poly(p, s)
+        # an Add whose coefficient of each power is one factor: sympy keeps c*s**k apart
+        return sympy.Add(*(coefficient * s**k for (k,), coefficient in poly.terms()))
+
+    try:
+        return powers(top) / powers(bottom)
+    except sympy.PolynomialError:   # s inside a function or a fractional power
+        return expr
 
 
 @dataclass(frozen=True)
@@ -328,7 +367,9 @@ class StateSpace:
         Parameters
         ----------
         control : {None, "sympy", "python-control"}
-            ``None`` (default): a sympy matrix of rational functions in ``s``.
+            ``None`` (default): a sympy matrix of rational functions in ``s``, each
+            numerator and denominator collected in powers of ``s`` (:func:`collected_in_s`,
+            the form ``vecnet equations --transfer-function`` prints).
             ``"sympy"``: :class:`sympy.physics.control.TransferFunction` for one input and
             one output, else a :class:`~sympy.physics.control.TransferFunctionMatrix` (for
             block-diagram algebra and plots). ``"python-control"``: a
@@ -389,7 +430,7 @@ class StateSpace:
         A, B, C, D, E, F = self.A, self.B, self.C, self.D, self.E, self.F
         direct = D + s * F
         if n == 0 or not self.u:
-            return sympy.Matrix(direct).applyfunc(sympy.cancel)
+            return sympy.Matrix(direct).applyfunc(lambda e: collected_in_s(sympy.cancel(e)))
         numeric = not (A.free_symbols | B.free_symbols | C.free_symbols) and E.is_zero_matrix
         if numeric:
             def charpoly(M):
@@ -401,14 +442,15 @@ class StateSpace:
             for i in range(C.rows):
                 for j in range(B.cols):
                     shifted = charpoly(A - B[:, j] * C[i, :])
-                    H[i, j] = sympy.cancel((shifted - base).as_expr() / base.as_expr()) + direct[i, j]
+                    H[i, j] = collected_in_s(sympy.cancel(
+                        (shifted - base).as_expr() / base.as_expr() + direct[i, j]))
             return H
         lhs = DomainMatrix.from_Matrix(s * sympy.eye(n) - A)
         rhs = DomainMatrix.from_Matrix(B + s * E)
         lhs, rhs = lhs.unify(rhs)
         field = lhs.domain.get_field()
         solution = lhs.convert_to(field).lu_solve(rhs.convert_to(field)).to_Matrix()
-        return (C * solution + direct).applyfunc(sympy.cancel)
+        return (C * solution + direct).applyfunc(lambda e: collected_in_s(sympy.cancel(e)))
 
     def _numeric(self):
         import numpy as np

@@ -251,16 +251,65 @@ class OperatingPoint:
 
 class Linearization:
     """``M z'' + C z' + K z = B w`` in independent coordinates ``z`` (``q - q* = basis z``),
-    with the inputs ``w`` named by ``inputs``."""
+    with the inputs ``w`` named by ``inputs`` and the displacements ``basis z`` by
+    ``outputs``.
+
+    ``z`` is named by :attr:`coordinates`: a ``z_j`` that some output equals alone (a row of
+    ``basis`` that is the unit row ``e_j``: the pendulum's ``pin.angle``, a four-bar's crank
+    angle when the linearization keeps it independent) bears that output's name; one that
+    no output equals alone (a basis mixing several coordinates, as an orthonormal basis of
+    the constraints' null space does) is ``"z<j>"``, counted from 1.
+
+    >>> lin = Linearization(np.eye(1), np.zeros((1, 1)), 4 * np.eye(1), np.eye(1),
+    ...                     np.zeros((1, 0)), (), ["pin.angle"])
+    >>> lin.coordinates, lin.states
+    (('pin.angle',), ('pin.angle', "pin.angle'"))
+    """
 
     def __init__(self, M, C, K, basis, B, inputs, outputs=()) -> None:
         self.M, self.C, self.K, self.basis = M, C, K, basis
         self.B, self.inputs, self.outputs = B, tuple(inputs), tuple(outputs)
 
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        """The names of the independent coordinates ``z`` (see the class)."""
+        basis = np.asarray(self.basis, dtype=float)
+        d = basis.shape[1]
+        names = []
+        for j in range(d):
+            alone = [k for k in range(basis.shape[0]) if k < len(self.outputs)
+                     and np.allclose(basis[k], np.eye(d)[j], rtol=0.0, atol=1e-12)]
+            names.append(self.outputs[alone[0]] if alone else f"z{j + 1}")
+        return tuple(names)
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """The names of the state ``x = (z, z')`` of :meth:`state_space`: each of
+        :attr:`coordinates`, then its rate (``"pin.angle'"``)."""
+        names = self.coordinates
+        return names + tuple(f"{n}'" for n in names)
+
+    def with_generalized_forces(self) -> Linearization:
+        """The model itself when it has inputs; else the same model driven by the
+        generalized forces on its independent coordinates (``B`` the identity), named
+        ``"Q_<coordinate>"`` (``"Q_pin.angle"``; ``"Q_z1"`` for a ``z`` that is no coordinate
+        alone): python-control and the Bode and step commands need an input.
+
+        >>> free = Linearization(np.eye(1), np.zeros((1, 1)), 4 * np.eye(1), np.eye(1),
+        ...                      np.zeros((1, 0)), (), ["pin.angle"])
+        >>> free.with_generalized_forces().inputs
+        ('Q_pin.angle',)
+        """
+        if self.B.shape[1]:
+            return self
+        d = self.M.shape[0]
+        return Linearization(self.M, self.C, self.K, self.basis, np.eye(d),
+                             [f"Q_{name}" for name in self.coordinates], self.outputs)
+
     def state_space(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(A, B, C, D)`` of ``x = (z, z')``: ``x' = A x + B w`` and the outputs
-        ``y = C x``, the displacements ``basis z`` named by :attr:`outputs` (the
-        coordinates, or for quaternion speeds the small rotations about their axes)."""
+        """``(A, B, C, D)`` of ``x = (z, z')`` (named by :attr:`states`): ``x' = A x + B w``
+        and the outputs ``y = C x``, the displacements ``basis z`` named by :attr:`outputs`
+        (the coordinates, or for quaternion speeds the small rotations about their axes)."""
         d, k = self.M.shape[0], self.B.shape[1]
         A = np.block([[np.zeros((d, d)), np.eye(d)],
                       [-np.linalg.solve(self.M, self.K), -np.linalg.solve(self.M, self.C)]])
@@ -270,9 +319,9 @@ class Linearization:
 
     def to_control(self):
         """The linear model as a python-control ``StateSpace`` (signal names with ``:`` for
-        ``.``): states ``z1 ... zd`` and their rates, the inputs, the displacements. A
-        model without inputs (python-control has no system of outputs alone) gets the
-        generalized forces on its independent coordinates, ``Q_z1 ... Q_zd``.
+        ``.``): the states :attr:`states`, the inputs, the displacements. A model without
+        inputs (python-control has no system of outputs alone) gets the generalized forces
+        on its independent coordinates (:meth:`with_generalized_forces`).
 
         >>> lin = Linearization(np.eye(1), np.zeros((1, 1)), 4 * np.eye(1), np.eye(1),
         ...                     np.eye(1), ["T"], ["pin.angle"])
@@ -280,19 +329,14 @@ class Linearization:
         0.25
         >>> free = Linearization(np.eye(1), np.zeros((1, 1)), 4 * np.eye(1), np.eye(1),
         ...                      np.zeros((1, 0)), (), ["pin.angle"])
-        >>> free.to_control().input_labels
-        ['Q_z1']
+        >>> free.to_control().input_labels, free.to_control().state_labels
+        (['Q_pin:angle'], ['pin:angle', "pin:angle'"])
         """
         from .lumped import control_state_space
 
-        d = self.M.shape[0]
-        model = self
-        if not self.B.shape[1]:
-            model = Linearization(self.M, self.C, self.K, self.basis, np.eye(d),
-                                  [f"Q_z{i + 1}" for i in range(d)], self.outputs)
-        states = [f"z{i + 1}" for i in range(d)] + [f"z{i + 1}'" for i in range(d)]
+        model = self.with_generalized_forces()
         outputs = self.outputs or [f"y{i + 1}" for i in range(self.basis.shape[0])]
-        return control_state_space(*model.state_space(), states, model.inputs, outputs)
+        return control_state_space(*model.state_space(), self.states, model.inputs, outputs)
 
     def eigenvalues(self) -> np.ndarray:
         """Eigenvalues of the first-order system, sorted by imaginary part."""
@@ -858,16 +902,79 @@ class MechanismEquations(ABC):
         phi_u = mb.velocity_constraints(model, time, q)[0]
         return mb.speeds(model) - len(mb.independent_rows(phi_u))
 
+    @property
+    def speed_preference(self) -> list[int]:
+        """The speeds in the order a user places and reads them, the one most worth keeping
+        independent first: by element in the order the tree lists them (the elements built
+        first, next to the ground: a four-bar's crank pin), within an element its turns
+        (``angle``, ``wx`` ...) before its translations (a body placed at an angle keeps
+        it). :meth:`assemble` holds the first independent ones of this order and
+        :meth:`linearize` takes them as the independent coordinates.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("m")
+        >>> bob = mech.body("bob", 1.0, 0.1, position=(1, 0))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+        >>> eom = mech.formulate("absolute")
+        >>> [eom.speed_names[i] for i in eom.speed_preference]
+        ["bob.angle'", "bob.x'", "bob.y'"]
+        """
+        first: dict[str, int] = {}
+        keys = []
+        for i, name in enumerate(self.speed_names):
+            element, _, what = name.rpartition(".")
+            first.setdefault(element, i)
+            turn = what.startswith("angle") or what.rstrip("'") in ("wx", "wy", "wz")
+            keys.append((first[element], 0 if turn else 1, i))
+        return [key[-1] for key in sorted(keys)]
+
     def assemble(self, initial: dict | None = None, time: float = 0.0,
                  parameters: dict | None = None) -> np.ndarray:
         """Assembled coordinates ``q`` (closing every loop) from the bodies' initial poses,
         with the scalar coordinates named in ``initial`` held at the given values.
+
+        Only dependent coordinates move: the independent ones, those named in ``initial``
+        and then the first of :attr:`speed_preference` the constraints leave free (a
+        four-bar's crank angle), keep the values the bodies were placed with, and the others
+        close the loops (:func:`vecnet.numerics.multibody.assemble`). When the placed
+        values admit no assembly, they move too, as little as they can (least squares).
+
+        Parameters
+        ----------
+        initial : dict, optional
+            Coordinate name -> value, held.
+        time : float
+            The time of the drivers' motions.
+        parameters : dict, optional
+            Values of the mechanism's symbols.
+
+        Returns
+        -------
+        numpy.ndarray
+            The coordinates, in the order of :attr:`coordinates`.
 
         Raises
         ------
         FormulationError
             When the loops cannot close, or close with no degree of freedom left and no
             driver to move the mechanism (it is locked).
+
+        Examples
+        --------
+        A crank placed at 90 degrees, its coupler and rocker roughly where they go:
+
+        >>> import math, vecnet as vn
+        >>> mech = vn.planar.Mechanism("four-bar")
+        >>> crank = mech.body("crank", 1.0, 0.1, position=(0, 0.5), angle=math.pi / 2)
+        >>> coupler = mech.body("coupler", 1.0, 0.1, position=(1, 1.2), angle=0.2)
+        >>> rocker = mech.body("rocker", 1.0, 0.1, position=(2, 0.6), angle=-1.4)
+        >>> _ = mech.revolute("A", mech.ground.point(0, 0), crank.point(-0.5, 0))
+        >>> _ = mech.revolute("B", crank.point(0.5, 0), coupler.point(-1, 0))
+        >>> _ = mech.revolute("C", coupler.point(1, 0), rocker.point(-0.6, 0))
+        >>> _ = mech.revolute("D", rocker.point(0.6, 0), mech.ground.point(2, 0))
+        >>> eom = mech.formulate()
+        >>> round(math.degrees(eom.assemble()[0]), 9)
+        90.0
         """
         mb = later("vecnet.numerics.multibody")
 
@@ -877,7 +984,7 @@ class MechanismEquations(ABC):
         for i, value in fixed.items():
             q[i] = value
         held = [self.speed_names.index(f"{self.coordinates[i]}'") for i in fixed]
-        q = mb.assemble(model, q, time, fixed=held)
+        q = mb.assemble(model, q, time, fixed=held, prefer=self.speed_preference)
         driven = any(isinstance(e, self.driver) for e in self.mechanism.network.elements)
         if self._mobility(model, time, q) == 0 and not driven:
             joints = [c for c in self.topology.chords if self.mechanism.network.element(c).is_joint]
@@ -1132,8 +1239,13 @@ class MechanismEquations(ABC):
             return StateLinearization(A, B, C, [self.coordinates[i] for i in iq]
                                       + [self.speed_names[i] for i in iu], inputs,
                                       self.coordinates)
+        # a basis whose z are coordinates themselves (the first independent ones of the
+        # speed preference), so that the states read as the coordinates: pin.angle, not z1
+        phi_u = mb.velocity_constraints(model, point.time, point.q)[0]
+        basis = mb.independent_basis(model, point.time, point.q,
+                                     mb.preferred_split(phi_u, self.speed_preference))
         M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step,
-                                     u=point.u, a=point.a)
+                                     u=point.u, a=point.a, basis=basis)
         inputs, columns = model.input_forces(point.time, point.q)
         outputs = [name[:-1] if name.endswith("'") else name for name in self.speed_names]
         return Linearization(M, C, K, H, H.T @ columns, inputs, outputs)

@@ -44,7 +44,7 @@ __all__ = ["independent_rows", "ordered_rows", "velocity_rows", "solve", "accele
            "speeds",
            "rates", "normalize",
            "velocity_constraints", "kinematic_map", "position_constraints", "tangent_basis",
-           "independent_basis",
+           "independent_basis", "preferred_split",
            "fastest_rate", "displace", "equilibrium", "linear_model", "linear_state_model",
            "kinematics"]
 
@@ -179,25 +179,102 @@ def _move(model, q: np.ndarray, columns: np.ndarray, step: np.ndarray) -> np.nda
 
 
 def assemble(model, q: np.ndarray, time: float = 0.0, fixed=(), tol: float = 1e-12,
-             iterations: int = 50) -> np.ndarray:
+             iterations: int = 50, prefer=None) -> np.ndarray:
     """Close the loops: solve ``Phi(q, t) = 0`` from ``q`` by minimum-norm Newton steps in
     the speeds (``q <- q - N(q) Phi_u^+ Phi``), keeping the speeds at positions ``fixed``
     at zero (their coordinates as they are).
+
+    With ``prefer`` (speed indices, the one most worth keeping first), the independent
+    speeds of :func:`preferred_split` among the speeds not ``fixed`` are held too, so that
+    only dependent coordinates move: a crank placed at 60 degrees stays there and the
+    coupler and rocker close the loop. When the loops cannot close with them held (the
+    placed values admit no assembly), every speed not ``fixed`` moves instead.
+
+    Parameters
+    ----------
+    model
+        A compiled mechanism model (see the module's docstring).
+    q : numpy.ndarray
+        The starting coordinates (the bodies' initial poses).
+    time : float
+    fixed : sequence of int
+        Speeds whose coordinates are held as they are.
+    tol : float
+        The largest constraint residual accepted.
+    iterations : int
+        Newton steps at most (for each of the two attempts with ``prefer``).
+    prefer : sequence of int, optional
+        Speed indices in order of preference for holding.
+
+    Returns
+    -------
+    numpy.ndarray
+        The assembled coordinates.
 
     Raises
     ------
     FormulationError
         When the loops cannot be closed; the message names the constraints left open.
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("m")
+    >>> a = mech.body("a", 1.0, 0.1, position=(0.5, 0.0))
+    >>> b = mech.body("b", 1.0, 0.1, position=(1.5, 0.0))
+    >>> _ = mech.revolute("O", mech.ground.point(0, 0), a.point(-0.5, 0))
+    >>> _ = mech.revolute("A", a.point(0.5, 0), b.point(-0.5, 0))
+    >>> _ = mech.slot("S", mech.ground.point(0, 0.5), b.point(0.5, 0), axis=(1, 0))
+    >>> eom = mech.formulate()
+    >>> q = assemble(eom.compile(), eom.initial_guess(), prefer=[0, 1])
+    >>> float(q[0]), round(float(np.degrees(q[1])), 9)   # the first pin held, the second turns
+    (0.0, 30.0)
     """
     q = np.array(normalize(model, np.asarray(q, dtype=float)), dtype=float)
-    free = np.setdiff1d(np.arange(speeds(model)), np.asarray(fixed, dtype=int))
+    fixed = np.asarray(fixed, dtype=int)
+    if prefer is not None:
+        held = _held_independent(model, q, time, fixed, prefer)
+        if len(held):
+            try:
+                return _close(model, q.copy(), time, np.concatenate([fixed, held]), tol,
+                              iterations)
+            except FormulationError:
+                pass   # no assembly keeps the placed values: let them move too
+    return _close(model, q, time, fixed, tol, iterations)
+
+
+def _position_jacobian(model, time: float, q: np.ndarray, position=None) -> np.ndarray:
+    """``Phi_u`` of the position constraints (the velocity constraints' rows left out)."""
+    position = model.constraints(time, q) if position is None else position
+    if getattr(model, "jacobian_in_speeds", False):
+        return position[1]
+    return velocity_constraints(model, time, q, position)[0][:len(position[0])]
+
+
+def _held_independent(model, q: np.ndarray, time: float, fixed: np.ndarray,
+                      prefer) -> np.ndarray:
+    """The independent speeds of :func:`preferred_split` of the position constraints'
+    Jacobian at ``q`` among the speeds not ``fixed``, ``prefer`` giving the preference."""
+    candidates = np.array([i for i in prefer if i not in set(fixed.tolist())], dtype=int)
+    if not len(candidates):
+        return candidates
+    phi_u = _position_jacobian(model, time, q)
+    if not phi_u.shape[0]:
+        return np.zeros(0, dtype=int)
+    _, _, ind = preferred_split(phi_u[:, candidates], np.arange(len(candidates)))
+    return candidates[ind]
+
+
+def _close(model, q: np.ndarray, time: float, fixed: np.ndarray, tol: float,
+           iterations: int) -> np.ndarray:
+    """Minimum-norm Newton steps on ``Phi = 0`` in the speeds not ``fixed``."""
+    free = np.setdiff1d(np.arange(speeds(model)), fixed)
     for _ in range(iterations):
         position = model.constraints(time, q)
         phi = position[0]
         if not len(phi) or np.max(np.abs(phi)) < tol:
             return q
-        phi_u = position[1] if getattr(model, "jacobian_in_speeds", False) \
-            else velocity_constraints(model, time, q, position)[0][:len(phi)]
+        phi_u = _position_jacobian(model, time, q, position)
         step, *_ = np.linalg.lstsq(phi_u[:, free], phi, rcond=None)
         q = _move(model, q, free, step)
         if not np.all(np.isfinite(q)):
@@ -210,6 +287,64 @@ def assemble(model, q: np.ndarray, time: float = 0.0, fixed=(), tol: float = 1e-
     raise FormulationError("the mechanism cannot be assembled: the loop closure equations "
                            + ", ".join(shown) + " stay open; check the joint positions and "
                            "the initial poses")
+
+
+def preferred_split(A: np.ndarray, order, tol: float = 1e-3
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Independent rows of ``A`` and its columns split into dependent and independent, the
+    independent ones those earliest in ``order`` that leave a well-conditioned dependent
+    block: the columns are taken as dependent from the end of ``order``, each kept when
+    it adds to the span of those kept by more than ``tol`` times the largest column (its
+    part orthogonal to them). A user reads and places the first coordinates of a
+    mechanism (the crank next to the ground), so those are the ones worth keeping
+    independent; QR with pivoting (:class:`Partition`) picks by size alone. When the
+    greedy choice does not reach the rank (every late column nearly dependent), it is QR
+    with pivoting's.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        A constraint Jacobian (rows constraints, columns speeds).
+    order : sequence of int
+        Every column index once, the one most worth keeping independent first.
+    tol : float
+        The smallest new direction a dependent column may add, relative to the largest
+        column of ``A``.
+
+    Returns
+    -------
+    (rows, dependent, independent) : tuple of numpy.ndarray
+        Sorted indices.
+
+    Examples
+    --------
+    >>> A = np.array([[1.0, 1.0, 0.0], [2.0, 0.0, 1.0]])
+    >>> [c.tolist() for c in preferred_split(A, [0, 1, 2])]
+    [[0, 1], [1, 2], [0]]
+    >>> [c.tolist() for c in preferred_split(A, [2, 1, 0])]
+    [[0, 1], [0, 1], [2]]
+    """
+    rows = independent_rows(A)
+    columns = np.arange(A.shape[1])
+    if not len(rows):
+        return rows, np.zeros(0, dtype=int), columns
+    B = A[rows]
+    scale = float(np.max(np.linalg.norm(B, axis=0)))
+    basis = np.zeros((B.shape[0], len(rows)))   # orthonormal columns of those kept
+    dependent: list[int] = []
+    for j in reversed(list(order)):
+        v = B[:, j].copy()
+        kept = basis[:, :len(dependent)]
+        for _ in range(2):   # twice: Gram-Schmidt keeps its orthogonality then
+            v -= kept @ (kept.T @ v)
+        size = float(np.linalg.norm(v))
+        if size > tol * scale:
+            basis[:, len(dependent)] = v / size
+            dependent.append(int(j))
+            if len(dependent) == len(rows):
+                dep = np.sort(np.asarray(dependent, dtype=int))
+                return rows, dep, np.setdiff1d(columns, dep)
+    return _split(A)
 
 
 def _split(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -995,16 +1130,19 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
 
 
 def linear_model(model, q: np.ndarray, lam: np.ndarray, time: float = 0.0, step: float = 1e-6,
-                 u: np.ndarray | None = None, a: np.ndarray | None = None):
+                 u: np.ndarray | None = None, a: np.ndarray | None = None,
+                 basis: np.ndarray | None = None):
     """``(M, C, K, H2)`` of the motion near ``(q, u)`` with multipliers ``lambda`` in
     independent coordinates ``z`` (``u = u* + H2 z'``): ``M = H2^T M H2``,
     ``C = -H2^T f_u H2``, ``K = -H2^T f_q N H2`` with ``f = Q + Phi_u^T lambda - M a*``
     (Thompson's reduced order, the operating point's acceleration ``a*`` retained). ``u``
-    and ``a`` default to rest (a static equilibrium)."""
+    and ``a`` default to rest (a static equilibrium). ``H2`` is ``basis`` when given (any
+    basis of the null space of ``Phi_u``, e.g. :func:`independent_basis`, whose ``z`` are
+    independent coordinates themselves), else the orthonormal :func:`tangent_basis`."""
     nu = speeds(model)
     u0 = np.zeros(nu) if u is None else np.asarray(u, dtype=float)
     a0 = np.zeros(nu) if a is None else np.asarray(a, dtype=float)
-    H = tangent_basis(model, time, q)
+    H = tangent_basis(model, time, q) if basis is None else np.asarray(basis, dtype=float)
 
     def force(qq, uu):
         snap = model.evaluate(time, qq, uu)

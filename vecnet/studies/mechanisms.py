@@ -154,17 +154,24 @@ class MechanismStudy(_Locked):
         Swept parameters of a model file that place points (numbers when the file is read,
         so that no equation holds them): the mechanism is read, formulated and compiled
         again for each case, its other swept parameters bound as usual.
+    elements : tuple of str
+        Parameters named ``"<element>.<parameter>"`` (``"bob.mass"``) that :attr:`eom`
+        holds as symbols of those names
+        (:meth:`~vecnet.builders.mechanism.MechanismBuilder.with_symbols`); a mechanism
+        read anew for a case's geometry gets them as symbols too.
     """
 
     def __init__(self, eom, names: Sequence[str], fixed: Mapping[str, float],
                  analysis: str | Callable, options: Mapping,
-                 geometry: Sequence[str] = (), source: Any = None) -> None:
+                 geometry: Sequence[str] = (), source: Any = None,
+                 elements: Sequence[str] = ()) -> None:
         self.eom = eom
         self.names = tuple(names)
         self.fixed = dict(fixed)
         self.analysis = analysis
         self.options = dict(options)
         self.geometry = tuple(geometry)
+        self.elements = tuple(elements)
         self._source = source
         self._setup()
 
@@ -190,6 +197,8 @@ class MechanismStudy(_Locked):
         given = {**{k: v for k, v in (self.fixed or {}).items() if k in declared},
                  **{n: values[n] for n in self.geometry}}
         mech = load_model(document, parameters=given).system
+        if self.elements:
+            mech = mech.with_symbols(self.elements)
         return mech.formulate(coordinates, tree=tree)
 
     @property
@@ -309,14 +318,17 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
         initial values, velocities and span are the defaults), a :class:`~vecnet.System`
         or its formulated model (formulated again when it does not keep these names).
     names : iterable of str
-        Free symbols of the model.
+        Free symbols of the model, or for a mechanism its elements' parameters by name,
+        ``"<element>.<parameter>"`` (``"bob.mass"``, ``"spring.k"``: the names of
+        :meth:`~vecnet.builders.mechanism.MechanismBuilder.element_parameters`), as a
+        network's ``"R1.R"``; the mechanism is formulated with those as symbols.
     analysis : str or callable
         ``"simulate"``, ``"eigenvalues"``, ``"frequency_response"``, ``"equilibrium"`` or
         ``f(model, values) -> dict``, given the equations (a system: its formulated
         model) with the case's numbers bound.
     **options
         See :data:`MECHANISM_OPTIONS`, :data:`SYSTEM_OPTIONS`; ``parameters`` (name ->
-        number) for symbols not swept.
+        number) for symbols (or a mechanism's element parameters) not swept.
 
     Returns
     -------
@@ -339,6 +351,10 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
     >>> study = compile_multibody_study(mech, ["k"], "eigenvalues")
     >>> round(study.run({"k": 6.19})["omega0"], 9)          # sqrt((m g l + k) / (m l^2))
     4.0
+    >>> study = compile_multibody_study(mech, ["bob.mass"], "eigenvalues",
+    ...                                 parameters={"k": 6.19})
+    >>> round(study.run({"bob.mass": 2.0})["omega0"] ** 2, 9)   # g / l + k / (m l^2)
+    12.905
     """
     from ..builders.mechanism import MechanismBuilder
     from ..builders.model import Model
@@ -368,8 +384,12 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
             model = model.formulate(form, runtime=runtime)
         return SystemStudy(model, names, fixed, analysis, options)
     settings: dict[str, Any] = {}
+    elements: list[str] = []
     if isinstance(model, Model) and model.kind == "mechanism":
-        eom = model.formulate()
+        elements = _element_names(model.system, [*names, *fixed])
+        eom = model.system.with_symbols(elements).formulate(
+            coordinates=model.coordinates, tree=model.tree or None) if elements \
+            else model.formulate()
         # declared values the equations do not hold (they served the file's own
         # expressions) are put in harmlessly
         declared = {k: float(v) for k, v in model.parameters.items()
@@ -392,10 +412,16 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
     elif isinstance(model, MechanismBuilder):
         if not isinstance(coordinates, str):
             raise ModelError("coordinates= formulates a mechanism: 'joint' or 'absolute'")
-        eom = model.formulate(coordinates)
+        elements = _element_names(model, [*names, *fixed])
+        eom = (model.with_symbols(elements) if elements else model).formulate(coordinates)
         declared, geometry, source = {}, [], None
     elif isinstance(model, MechanismEquations):
         eom = model
+        elements = _element_names(eom.mechanism, [*names, *fixed])
+        if elements:   # the same tree, loads and rotors, the parameters made symbols
+            eom = eom.mechanism.with_symbols(elements).formulate(
+                tree=list(eom.topology.branches), joint_loads=eom.joint_loads or None,
+                rotors=eom.rotors or None)
         declared, geometry, source = {}, [], None
     else:
         raise ModelError("a study takes a Network, a planar or spatial Mechanism or its "
@@ -408,13 +434,22 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
     check_analysis(analysis, options, MECHANISM_OPTIONS, "mechanism")
     options = {**settings, **options}
     check_options(analysis, options)
-    study = MechanismStudy(eom, names, {**declared, **fixed}, analysis, options, geometry,
-                           source)
     known = {str(s) for s in eom.parametric(names, {**declared, **fixed} or None,
                                             strict=False).used}
-    unknown = [n for n in fixed if n not in known]
+    unknown = [n for n in [*names, *fixed] if n not in known and n not in geometry]
     if unknown:
-        raise UnknownNameError(f"mechanism {eom.mechanism.name!r} has no parameter(s) "
-                               f"{', '.join(map(repr, unknown))}; its parameters are "
-                               f"{', '.join(sorted(known)) or 'none'}")
-    return study
+        raise UnknownNameError(
+            f"mechanism {eom.mechanism.name!r} has no parameter(s) "
+            f"{', '.join(map(repr, unknown))}; its parameters are "
+            f"{', '.join(sorted(known - set(elements))) or 'none'}, and by element "
+            f"('<element>.<parameter>') "
+            f"{', '.join(eom.mechanism.element_parameters()) or 'none'}")
+    return MechanismStudy(eom, names, {**declared, **fixed}, analysis, options, geometry,
+                          source, elements)
+
+
+def _element_names(mechanism, names: Iterable[str]) -> list[str]:
+    """Those of ``names`` that name a parameter of one of the mechanism's elements
+    (``"bob.mass"``, :meth:`~vecnet.builders.mechanism.MechanismBuilder.element_parameters`)."""
+    known = mechanism.element_parameters()
+    return list(dict.fromkeys(n for n in names if n in known))
