@@ -234,3 +234,20 @@ def test_a_model_file_with_bad_friction_is_refused_at_its_entry(tmp_path, change
     with pytest.raises(VecnetError, match=words) as info:
         vn.load_model(path)
     assert f"forces/{k}" in str(info.value)
+
+
+def test_friction_coefficients_may_be_parameters():
+    mech = incline(np.radians(30), mu_kinetic=vn.Symbol("mu"), mu_static=vn.Symbol("mu_s"))
+    alpha = np.radians(30)
+    for mu in (0.2, 0.3):
+        res = vn.simulate(mech, (0, 1), t_eval=[0.0, 1.0], parameters={"mu": mu, "mu_s": 0.4},
+                          **TIGHT)
+        a = G * (np.sin(alpha) - mu * np.cos(alpha))
+        assert abs(res["slide.distance"][-1] / (0.5 * a) - 1) < 1e-9
+    eom = mech.formulate()
+    with eom.runtime_parameters({"mu": 0.25, "mu_s": 0.4}):
+        res = vn.simulate(eom, (0, 1), t_eval=[0.0, 1.0], **TIGHT)
+    a = G * (np.sin(alpha) - 0.25 * np.cos(alpha))
+    assert abs(res["slide.distance"][-1] / (0.5 * a) - 1) < 1e-9
+    with pytest.raises(FormulationError, match="mu_kinetic <= mu_static"):
+        vn.simulate(mech, (0, 1), parameters={"mu": 0.5, "mu_s": 0.4})

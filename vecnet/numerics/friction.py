@@ -107,10 +107,15 @@ def coulomb_joints(model) -> list[CoulombJoint]:
             static = model.number(element.coulomb_static, element.name)
         radius = model.number(element.radius, element.name) if element.radius is not None \
             else 1.0
-        if not 0 <= kinetic <= static or radius <= 0:
+        # (runtime parameters are not a number until bound: checked again then)
+        if not 0 <= kinetic <= static and not np.isnan(kinetic + static):
+            which = ("mu_kinetic", "mu_static") if scaled else ("coulomb", "coulomb_static")
             raise FormulationError(
-                f"joint friction {element.name!r}: needs 0 <= kinetic ({kinetic:g}) <= static "
-                f"({static:g}) and a positive radius ({radius:g})")
+                f"joint friction {element.name!r}: needs 0 <= {which[0]} <= {which[1]}; "
+                f"got {which[0]} = {kinetic:g}, {which[1]} = {static:g}")
+        if radius <= 0:
+            raise FormulationError(f"joint friction {element.name!r}: radius = {radius:g} must "
+                                   "be more than zero")
         out.append(CoulombJoint(element.name, element.joint, len(model.loads),
                                 (coordinate, model.node[tail], model.node[head], unit),
                                 kinetic, static, radius if scaled else 1.0, scaled))
