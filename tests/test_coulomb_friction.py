@@ -101,7 +101,10 @@ def stick_slip(m=1.0, k=100.0, speed=0.1):
     return mech
 
 
-def test_the_stick_slip_oscillator_has_the_closed_form_limit_cycle():
+@pytest.mark.parametrize("coordinates", ["joint", "absolute"])
+def test_the_stick_slip_oscillator_has_the_closed_form_limit_cycle(coordinates):
+    """In joint coordinates the friction's joint is a tree branch; in absolute ones a
+    chord, its reaction from the multipliers."""
     m, k, speed, mu_s = 1.0, 100.0, 0.1, 0.5
     # the block rides the belt (x' = V) until the spring pulls mu_s m g: x_s; then it
     # slips, a harmonic oscillation about x_k = mu_k m g / k with the kinetic force,
@@ -116,8 +119,9 @@ def test_the_stick_slip_oscillator_has_the_closed_form_limit_cycle():
     first = x_s / speed
     peak = first + slip + stick - phase / w            # in the second slip, x = x_k + A
     trough = peak + np.pi / w                          # and x = x_k - A
-    res = vn.simulate(stick_slip(m, k, speed), (0, 2.6), t_eval=[0.0, peak, trough, 2.6],
-                      **TIGHT)
+    eom = stick_slip(m, k, speed).formulate(coordinates)
+    res = vn.simulate(eom, (0, 2.6), t_eval=[0.0, peak, trough, 2.6],
+                      velocities={"block.velocity": (speed, 0.0)}, **TIGHT)   # on the belt
     times = np.array([event.t for event in res.events])
     modes = [(event.before, event.after) for event in res.events]
     assert modes == [("stick", "slip-"), ("slip-", "stick")] * 3
@@ -251,3 +255,9 @@ def test_friction_coefficients_may_be_parameters():
     assert abs(res["slide.distance"][-1] / (0.5 * a) - 1) < 1e-9
     with pytest.raises(FormulationError, match="mu_kinetic <= mu_static"):
         vn.simulate(mech, (0, 1), parameters={"mu": 0.5, "mu_s": 0.4})
+
+
+def test_the_report_plots_the_friction_modes(tmp_path):
+    page = vn.report(stick_slip(), tmp_path / "belt.html")
+    assert "Modes of the joint friction that sticks and slips" in page
+    assert "2 switch(es)" in page     # in the report's 1 s: slips at 0.49 s, sticks at 0.90 s
