@@ -108,6 +108,70 @@ def signal(value: Any, what: str) -> sympy.Expr:
                      f"got {value!r}")
 
 
+#: the Coulomb laws of joint friction
+FRICTION_LAWS = ("smooth", "set-valued")
+
+
+def _number(value) -> float | None:
+    """``value`` as a float, ``None`` for a symbol or expression (checked with values)."""
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _coulomb_law(name: str, quantity: str, coulomb, law, mu_kinetic, mu_static,
+                 coulomb_static, radius) -> dict:
+    """The Coulomb law of joint friction ``name`` as the friction element takes it
+    (:meth:`~vecnet.elements.joint_laws.FrictionLaw._set_valued`), its parameters checked
+    (:meth:`MechanismBuilder.joint_friction` says which are refused)."""
+    what = f"joint friction {name!r}"
+    coefficients = mu_kinetic is not None or mu_static is not None
+    if law is None:
+        law = "set-valued" if coefficients or coulomb_static is not None else "smooth"
+    if law not in FRICTION_LAWS:
+        raise ModelError(f"{what}: law = {law!r} is not one of "
+                         f"{', '.join(map(repr, FRICTION_LAWS))}")
+    if law == "smooth":
+        given = [key for key, value in (("mu_kinetic", mu_kinetic), ("mu_static", mu_static),
+                                        ("coulomb_static", coulomb_static),
+                                        ("radius", radius)) if value is not None]
+        if given:
+            raise ModelError(f"{what}: the smooth law has a fixed coulomb force only; "
+                             f"{', '.join(given)} belong(s) to law='set-valued'")
+        return {}
+    if coefficients:
+        if mu_kinetic is None:
+            raise ModelError(f"{what}: mu_static needs mu_kinetic (the coefficient while "
+                             "slipping)")
+        if _number(coulomb) != 0 or coulomb_static is not None:
+            raise ModelError(f"{what}: give the coefficients mu_kinetic and mu_static (a force "
+                             "that follows the joint's normal reaction) or a fixed coulomb "
+                             "force, not both")
+        mu_static = mu_kinetic if mu_static is None else mu_static
+        kinetic, static = _number(mu_kinetic), _number(mu_static)
+        if kinetic is not None and static is not None and static < kinetic:
+            raise ModelError(f"{what}: mu_static = {static:g} is below mu_kinetic = "
+                             f"{kinetic:g}; the static coefficient is the larger one")
+        if quantity == "angle" and (radius is None or _number(radius) == 0):
+            raise ModelError(f"{what}: a turning joint's friction torque is radius * mu |N|; "
+                             "give its friction radius, radius= (m, more than zero)")
+    else:
+        if coulomb_static is None and _number(coulomb) == 0:
+            raise ModelError(f"{what}: the set-valued law needs mu_kinetic (and mu_static) "
+                             "or a fixed force coulomb= (and coulomb_static=)")
+        coulomb_static = coulomb if coulomb_static is None else coulomb_static
+        kinetic, static = _number(coulomb), _number(coulomb_static)
+        if kinetic is not None and static is not None and static < kinetic:
+            raise ModelError(f"{what}: coulomb_static = {static:g} is below coulomb = "
+                             f"{kinetic:g}; the static limit is the larger one")
+    if radius is not None and quantity == "distance":
+        raise ModelError(f"{what}: radius is a turning joint's friction radius; the slider's "
+                         "friction is a force, mu |N|")
+    return {"law": law, "mu_kinetic": mu_kinetic, "mu_static": mu_static,
+            "coulomb_static": coulomb_static, "radius": radius}
+
+
 def not_negative(name: str, **values: Any) -> None:
     """Refuse stiffness and damping given as numbers that are negative or not finite
     (symbols and expressions are checked when they get values)."""
@@ -345,27 +409,48 @@ class MechanismBuilder:
 
     @recorded("forces")
     def joint_friction(self, name: str, joint: str, viscous=0, coulomb=0, smoothing=1e-3,
-                       quantity: str | None = None):
+                       quantity: str | None = None, law: str | None = None,
+                       mu_kinetic=None, mu_static=None, coulomb_static=None, radius=None):
         """Friction in ``joint`` (revolute or prismatic; in space also cylindrical): a torque
         (N m) or force (N) opposing the joint's relative speed ``v`` (rad/s or m/s) about or
-        along its axis, ``viscous * v + coulomb * tanh(v / smoothing)``
-        (:func:`vecnet.elements.joint_laws.friction`), acting equally and oppositely on the
-        joint's two bodies (reported as ``"<name>.force"`` and ``"<name>.torque"``, what it
-        applies to the joint's head body). ``quantity`` (``"angle"`` or ``"distance"``)
-        picks the motion of a cylindrical joint (default: its angle).
+        along its axis, acting equally and oppositely on the joint's two bodies (reported
+        as ``"<name>.force"`` and ``"<name>.torque"``, what it applies to the joint's head
+        body). ``quantity`` (``"angle"`` or ``"distance"``) picks the motion of a
+        cylindrical joint (default: its angle). Two Coulomb laws (``law``):
 
-        ``coulomb`` is a given constant magnitude (for a block of mass m pressed on a slope
-        at angle a, ``mu m g cos a``; it does not follow the joint's reaction). The
-        regularisation ``smoothing`` (default 1e-3 rad/s or m/s) is the speed below which
-        the Coulomb part fades linearly to zero: a joint held by friction creeps at a
-        speed of that order instead of stopping exactly, and a smaller value sticks
-        better but makes the equations stiffer (smaller time steps near rest).
+        ``"smooth"`` (the default without coefficients): ``viscous * v + coulomb *
+        tanh(v / smoothing)`` (:func:`vecnet.elements.joint_laws.friction`), ``coulomb`` a
+        given constant magnitude (for a block of mass m pressed on a slope at angle a,
+        ``mu m g cos a``; it does not follow the joint's reaction). ``smoothing`` (default
+        1e-3 rad/s or m/s) is the speed below which the Coulomb part fades linearly to
+        zero: a joint held by friction creeps at a speed of that order instead of stopping
+        exactly, and a smaller value sticks better but makes the equations stiffer.
+
+        ``"set-valued"`` (the default when ``mu_kinetic`` or ``coulomb_static`` is given):
+        the joint sticks or slips, and ``simulate`` switches between the two by events
+        (``method="partition"``; :mod:`vecnet.numerics.friction`). Slipping, the Coulomb
+        force is ``-mu_kinetic |N| sign(v)``; sticking, the joint is held at rest by
+        whatever force that takes, as long as it stays within ``mu_static |N|``.
+        ``N`` is the joint's normal reaction, from the cutset equations at every
+        evaluation: the component of the reaction force normal to the joint's axis (a
+        slider pressed on its guide; for a turning joint, a pin pressed on its bearing,
+        whose torques are ``radius`` (m, the friction radius, needed) times these forces).
+        Without coefficients the limits are the fixed forces ``coulomb`` (kinetic) and
+        ``coulomb_static`` (default ``coulomb``). ``mu_static`` defaults to
+        ``mu_kinetic``; ``viscous`` adds ``viscous * v`` in either law. Mode changes are
+        the result's events (``kind`` ``"mode"``), the mode over time ``"<name>.mode"``
+        (0 sticking, +1 or -1 slipping with that sign of ``v``) and the Coulomb force's
+        limit scale ``"<name>.normal"`` (``|N|``).
 
         Raises
         ------
         ModelError
-            When ``joint`` has no angle or distance of that kind, a coefficient is negative
-            or ``smoothing`` is not positive.
+            When ``joint`` has no angle or distance of that kind, a coefficient is
+            negative, ``smoothing`` is not positive, ``law`` is unknown, the static
+            coefficient or force is below the kinetic one, coefficients and a fixed force
+            are both given, a turning joint's coefficients come without a positive
+            ``radius`` (or a slider's with one), or the smooth law gets set-valued
+            parameters.
         UnknownNameError
             When the mechanism has no element ``joint``.
 
@@ -375,18 +460,24 @@ class MechanismBuilder:
         >>> _ = mech.prismatic("slide", mech.ground.point(0, 0), block.centre, axis=(1, 0))
         >>> mech.joint_friction("rub", "slide", viscous=0.5, coulomb=2.0).coulomb
         2.00000000000000
+        >>> mech.joint_friction("grip", "slide", mu_kinetic=0.3, mu_static=0.5).law
+        'set-valued'
         """
         self._check_name(name)
         element, quantity = self._axial_joint(
             joint, f"joint friction {name!r}: friction acts in", quantity)
-        not_negative(name, viscous=viscous, coulomb=coulomb, smoothing=smoothing)
+        not_negative(name, viscous=viscous, coulomb=coulomb, smoothing=smoothing,
+                     mu_kinetic=mu_kinetic, mu_static=mu_static, coulomb_static=coulomb_static,
+                     radius=radius)
         if sympy.sympify(smoothing).is_zero:
             raise ModelError(f"joint friction {name!r}: smoothing = {smoothing!r} must be a "
                              "positive speed (the Coulomb part fades to zero below it)")
+        coulomb_law = _coulomb_law(name, quantity, coulomb, law, mu_kinetic, mu_static,
+                                   coulomb_static, radius)
         return self._add(self._friction_element(name, element, quantity, viscous, coulomb,
-                                                smoothing))
+                                                smoothing, **coulomb_law))
 
-    def _friction_element(self, name, joint, quantity, viscous, coulomb, smoothing):
+    def _friction_element(self, name, joint, quantity, viscous, coulomb, smoothing, **law):
         """The dimension's friction element across ``joint`` (an element)."""
         raise NotImplementedError  # pragma: no cover - each dimension
 

@@ -175,11 +175,11 @@ class Mechanism(MechanismBuilder):
         return self._add(pe.MotionDriver(name, edge.tail, edge.head, signal(motion, name),
                                          quantity=quantity, axis=axis))
 
-    def _friction_element(self, name, joint, quantity, viscous, coulomb, smoothing):
+    def _friction_element(self, name, joint, quantity, viscous, coulomb, smoothing, **law):
         edge = joint.edges[0]
         axis = joint.axis if isinstance(joint, pe.Prismatic) else None
         return pe.JointFriction(name, edge.tail, edge.head, viscous, coulomb, smoothing,
-                                axis=axis)
+                                axis=axis, joint=joint.name, **law)
 
     @recorded("forces")
     def gear(self, name: str, body_a: Body, body_b: Body, ratio, internal: bool = False):

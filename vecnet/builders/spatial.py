@@ -293,10 +293,10 @@ class Mechanism(MechanismBuilder):
         return self._add(se.SpatialMotionDriver(name, edge.tail, edge.head, joint, quantity, value))
 
     # -- elements that act in a joint ------------------------------------------------------
-    def _friction_element(self, name, joint, quantity, viscous, coulomb, smoothing):
+    def _friction_element(self, name, joint, quantity, viscous, coulomb, smoothing, **law):
         edge = joint.edges[0]
         return se.SpatialJointFriction(name, edge.tail, edge.head, joint.name, quantity,
-                                       joint.axis, viscous, coulomb, smoothing)
+                                       joint.axis, viscous, coulomb, smoothing, **law)
 
     def _joint_on(self, name: str, body: Body, quantity: str) -> str:
         """The one joint with ``quantity`` (``"angle"`` or ``"distance"``) that joins

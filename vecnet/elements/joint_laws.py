@@ -9,7 +9,9 @@ the points' offset, comes from in their frame algebra.
   between two points, and the energy the spring stores.
 
 * :class:`FrictionLaw`: a viscous and a regularised Coulomb part against the joint's
-  speed ``v``, ``viscous v + coulomb tanh(v / smoothing)``.
+  speed ``v``, ``viscous v + coulomb tanh(v / smoothing)``; or, set-valued, a viscous part
+  and a Coulomb force that sticks and slips (its numbers in
+  :mod:`vecnet.numerics.friction`).
 * :class:`StopLaw`: unilateral stops on a joint's coordinate, struck with Newton's
   law of impact (coefficient of restitution).
 * :class:`MeshLaw`: two motions in a fixed ratio, ``turn_b + c_a turn_a = 0`` (gears,
@@ -118,20 +120,65 @@ class SpringDamperLaw:
 
 class FrictionLaw:
     """What joint friction elements of both dimensions share: the coefficients
-    ``viscous``, ``coulomb`` and ``smoothing`` (sympy numbers or symbols) and
-    :meth:`magnitude`."""
+    ``viscous``, ``coulomb`` and ``smoothing`` (sympy numbers or symbols), the Coulomb
+    ``law`` and :meth:`magnitude`.
+
+    ``law`` is ``"smooth"`` (``coulomb tanh(v / smoothing)``, a force the element's own law
+    gives) or ``"set-valued"``: the joint sticks while the force holding it stays within
+    the static limit and slips against the kinetic force otherwise. That force is not a
+    function of the state but of the modes and the accelerations, so the element's law
+    keeps the viscous part alone and the simulation adds the Coulomb part as a load across
+    the joint (:mod:`vecnet.numerics.friction`). Its limits are ``mu_kinetic |N|`` and
+    ``mu_static |N|`` (``N`` the joint's reaction force normal to its axis; a turning
+    joint's torques are ``radius`` times these), or the fixed forces ``coulomb`` and
+    ``coulomb_static`` when no coefficient is given.
+
+    >>> class Demo(FrictionLaw):
+    ...     pass
+    >>> f = Demo()
+    >>> f._friction(0.5, 0, 1e-3)
+    >>> f._set_valued("set-valued", mu_kinetic=0.3, mu_static=0.4)
+    >>> f.magnitude(sympy.Symbol("v")), f.set_valued, float(f.mu_static)
+    (0.5*v, True, 0.4)
+    """
 
     viscous: sympy.Expr
     coulomb: sympy.Expr
     smoothing: sympy.Expr
+    #: ``"smooth"`` or ``"set-valued"``
+    law: str = "smooth"
+    #: the set-valued law's coefficients (``None``: the fixed forces instead) ...
+    mu_kinetic: sympy.Expr | None = None
+    mu_static: sympy.Expr | None = None
+    #: ... its static force limit when fixed, and a turning joint's friction radius
+    coulomb_static: sympy.Expr | None = None
+    radius: sympy.Expr | None = None
 
     def _friction(self, viscous, coulomb, smoothing) -> None:
         self.viscous, self.coulomb, self.smoothing = (
             sympy.sympify(v) for v in (viscous, coulomb, smoothing))
 
+    def _set_valued(self, law: str = "smooth", mu_kinetic=None, mu_static=None,
+                    coulomb_static=None, radius=None) -> None:
+        """Set the Coulomb law (see the class); the builder checks the values."""
+        self.law = law
+
+        def number(value):
+            return None if value is None else sympy.sympify(value)
+
+        self.mu_kinetic, self.mu_static = number(mu_kinetic), number(mu_static)
+        self.coulomb_static, self.radius = number(coulomb_static), number(radius)
+
+    @property
+    def set_valued(self) -> bool:
+        """Whether the Coulomb part sticks and slips (else it is smoothed)."""
+        return self.law == "set-valued"
+
     def magnitude(self, speed):
-        """The friction force or torque at the joint speed ``speed`` (:func:`friction`)."""
-        return friction(speed, self.viscous, self.coulomb, self.smoothing)
+        """The friction force or torque at the joint speed ``speed`` (:func:`friction`);
+        for the set-valued law its viscous part alone."""
+        return friction(speed, self.viscous, 0 if self.set_valued else self.coulomb,
+                        self.smoothing)
 
 
 class StopLaw:

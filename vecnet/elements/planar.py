@@ -303,9 +303,14 @@ class JointFriction(FrictionLaw, _Free):
 
     kind = Kind.DISSIPATOR
 
-    def __init__(self, name, tail, head, viscous, coulomb, smoothing, axis=None) -> None:
+    def __init__(self, name, tail, head, viscous, coulomb, smoothing, axis=None,
+                 joint: str | None = None, **law) -> None:
         super().__init__(name, tail, head)
         self._friction(viscous, coulomb, smoothing)
+        self._set_valued(**law)
+        #: the joint it acts in (the set-valued law reads its reaction)
+        self.joint = joint
+        self.quantity = "angle" if axis is None else "distance"
         if axis is not None:
             axis = _vector(axis)
             axis = axis / sympy.sqrt(axis.dot(axis))

@@ -633,9 +633,10 @@ class SpatialJointFriction(FrictionLaw, SpatialFree):
     kind = Kind.DISSIPATOR
 
     def __init__(self, name, tail, head, joint: str, quantity: str, axis, viscous, coulomb,
-                 smoothing) -> None:
+                 smoothing, **law) -> None:
         super().__init__(name, tail, head)
         self._friction(viscous, coulomb, smoothing)
+        self._set_valued(**law)
         self.joint, self.quantity = joint, quantity
         #: the joint's unit axis in tail body axes (numbers)
         self.axis = np.asarray(axis, dtype=float)

@@ -1002,16 +1002,18 @@ class MechanismEquations(ABC):
             else np.asarray(q, dtype=float)
         return self._mobility(model, time, q)
 
-    def result(self, model, ts, qs, us, outcome=None):
+    def result(self, model, ts, qs, us, outcome=None, ws=None, series=None):
         """A :class:`~vecnet.numerics.result.Result` of the motion sampled at ``ts``
         (coordinates ``qs`` and speeds ``us``, a column a sample) by the compiled
         ``model``: the coordinates and speeds now, everything :meth:`outputs` reports when
-        first read; ``outcome`` (a :class:`~vecnet.numerics.result.Outcome`) tells how
-        they were found."""
+        first read (with the loads ``ws`` across joints, default zero); ``outcome`` (a
+        :class:`~vecnet.numerics.result.Outcome`) tells how they were found; ``series``
+        adds named series of the integrator's (a joint friction's modes)."""
         Result = later("vecnet.numerics.result").Result
 
-        series = {**dict(zip(self.coordinates, qs)), **dict(zip(self.speed_names, us))}
-        return Result(ts, series, outcome, derive=lambda: self.outputs(model, ts, qs, us))
+        given = {**dict(zip(self.coordinates, qs)), **dict(zip(self.speed_names, us)),
+                 **(series or {})}
+        return Result(ts, given, outcome, derive=lambda: self.outputs(model, ts, qs, us, ws))
 
     def check_signals(self, t_span, parameters: dict | None = None) -> None:
         """Refuse, before any work, a force, torque or drive that oscillates more than

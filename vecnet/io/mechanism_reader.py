@@ -211,11 +211,15 @@ class MechanismReader:
     def joint_friction(self, entry: Mapping, loc: str) -> None:
         name, scope = entry["name"], self.scope
         joint = self.joint_ref(entry["joint"], f"{loc}/joint", self.drivable, "take friction")
-        if "viscous" not in entry and "coulomb" not in entry:
-            raise _error(loc, f"joint friction {name!r} needs viscous, coulomb or both")
+        coefficients = ("viscous", "coulomb", "mu_kinetic", "mu_static", "coulomb_static",
+                        "radius")
+        if not any(key in entry for key in coefficients[:3]):
+            raise _error(loc, f"joint friction {name!r} needs viscous, coulomb or mu_kinetic")
         law = {key: self.not_negative(scope.expr(entry[key], f"{loc}/{key}"), f"{loc}/{key}",
                                       f"the {key} coefficient", name)
-               for key in ("viscous", "coulomb") if key in entry}
+               for key in coefficients if key in entry}
+        if "law" in entry:
+            law["law"] = entry["law"]
         if "smoothing" in entry:
             sloc = f"{loc}/smoothing"
             law["smoothing"] = scope.expr(entry["smoothing"], sloc)

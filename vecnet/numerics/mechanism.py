@@ -24,6 +24,7 @@ from ..elements.base import t
 from ..errors import ModelError
 from . import recursive
 from .bodyspace import BodyPartition, BodySpace
+from .friction import coulomb_joints
 from .multibody import solve
 
 __all__ = ["CompiledModel", "Snapshot", "cross", "point_wrenches", "LINEAR_ALGEBRA"]
@@ -288,6 +289,8 @@ class CompiledModel(ABC):
             _, tail, head, axis = eom.load_target(f"{joint}.angle")
             self.rotors.append((("angle", self.node[tail], self.node[head],
                                  self.axis_vector(axis, "angle")), self.number(inertia, joint)))
+        # set-valued joint friction: its Coulomb forces are loads after the network's
+        self.friction = coulomb_joints(self)
         self._no_inputs = np.zeros(len(self.loads))
 
     def _act_on(self, nodes) -> None:

@@ -9,6 +9,8 @@ z-component of turns (docs/conventions.md).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..core.rotations import euler_angles, matrix_quaternion
@@ -19,70 +21,146 @@ from . import recursive
 from .mechanism import cross
 from .multibody import accelerations, independent_rows, solve_accelerations, velocity_constraints
 
-__all__ = ["outputs"]
+__all__ = ["outputs", "balance", "Balance", "Cutsets"]
+
+
+class Cutsets:
+    """What the cutset equations of a compiled mechanism need, found once: the chord part
+    ``A_c`` of the cutset matrix, every element's end nodes, the gears and racks, drivers
+    and rolling wheels among the chords, and the columns of the loads and rotors across
+    joints (:func:`_across_columns`)."""
+
+    def __init__(self, model) -> None:
+        eom = model.eom
+        net, topo = eom.mechanism.network, eom.topology
+        self.model, self.topology = model, topo
+        self.A_c = topo.chord_part.toarray()
+        self.ends = {e.name: tuple(model.node[v] for v in net.graph.ends(e.name))
+                     for e in net.elements}
+        self.meshes = {c: net.element(c) for c in topo.chords
+                       if isinstance(net.element(c), MeshLaw)}
+        self.drivers = [c for c in topo.chords if isinstance(net.element(c), eom.driver)]
+        self.wheels = [net.element(c) for c in topo.chords
+                       if isinstance(net.element(c), (RollingContact, SpatialRollingContact))]
+        self.across = _across_columns(model, topo)
+
+
+class Balance(NamedTuple):
+    """The motion and the forces of a mechanism at one instant (:func:`balance`): the
+    accelerations ``a`` and multipliers ``lam``, the kinematics ``kin``, the mass matrix
+    ``M`` (``None`` on the path that forms none), the constraint residuals ``phi``, what
+    the force elements carry (``forces``) and each chord's multipliers apply
+    (``reactions``), the wrench of every chord's multipliers (``wrench``, 6-vectors) and
+    every edge's through variable ``through`` (edge -> ``(F, moment about the world
+    origin)``, minus what acts on its head), the bodies' and branches' among them."""
+
+    a: np.ndarray
+    lam: np.ndarray
+    kin: dict
+    M: np.ndarray | None
+    phi: np.ndarray
+    forces: dict
+    reactions: list
+    wrench: dict
+    through: dict
+
+
+def balance(cutsets: Cutsets, time: float, q: np.ndarray, u: np.ndarray, w: np.ndarray,
+            rows: np.ndarray) -> Balance:
+    """The :class:`Balance` of the mechanism of ``cutsets`` (:class:`Cutsets`) at ``(t, q,
+    u)`` with the loads ``w`` across joints and the independent constraint rows ``rows``.
+
+    The through variables of the chords (force elements, multipliers of joints and drivers)
+    and of the bodies (their Newton-Euler balance) give the branches' by the cutset
+    equations ``(F, M)_branches = -A_c (F, M)_chords``, moments about the world origin.
+    The loads a coupled network applies across joints or between points (and the
+    set-valued joint frictions' Coulomb forces), and the rotors' inertia torques, are
+    elements of their own in parallel with the joints: they count as chords too (their
+    columns of ``A_c`` those of an edge between their two nodes), so that a joint's
+    reaction is its own and a revolute carries no torque about its axis."""
+    model, topo = cutsets.model, cutsets.topology
+    zero = np.zeros(3)
+    across = cutsets.across
+    # without rotors or loads across joints, in time linear in the size: the recursive
+    # accelerations, no mass matrix, and the bodies' accelerations J u' from a walk with
+    # the accelerations for speeds; else from the mass matrix and the Jacobians
+    M = None
+    if not across.shape[1]:
+        kin, phi, forces, reactions = model.outline(time, q, u)
+        a, lam = solve_accelerations(model, time, q, u, rows)
+        moved = recursive.state(model.kernel_tree, q, a)
+        needed = model.needed_nodes
+        jw, jv = moved.w[needed], moved.v[needed]
+    else:
+        snap = model.evaluate(time, q, u, w=w, reactions=True)
+        a, lam = accelerations(snap, rows)
+        kin, phi, forces, reactions, M = snap.kin, snap.phi, snap.forces, snap.reactions, snap.M
+        jw, jv = kin["Jw"] @ a, kin["Jv"] @ a
+    R, r = kin["R"], kin["r"]
+    through = {}
+    for name, node, m, J in model.bodies:
+        k = model.row[node]
+        omega = kin["w"][k]
+        acc = jv[k] + kin["gv"][k]
+        alpha = jw[k] + kin["gw"][k]
+        Jw = R[node] @ J @ R[node].T
+        F = m * (acc - model.gravity)
+        through[name] = (F, cross(r[node], F) + Jw @ alpha + cross(omega, Jw @ omega))
+    for name, (_, F, T) in forces.items():
+        through[name] = (F, cross(r[cutsets.ends[name][1]], F) + T)
+    wrench: dict[str, np.ndarray] = {}
+    for chord, idx, W in reactions:
+        if W is not None:   # (a gear's or rack's tooth loads act along the joints' axes)
+            wrench[chord] = wrench.get(chord, np.zeros(6)) + W @ lam[idx]
+    for chord, W in wrench.items():   # the wrench on the head is minus the through variable
+        through[chord] = (-W[3:], -W[:3])
+    if topo.chords:
+        Fc = np.array([through.get(c, (zero, zero))[0] for c in topo.chords])
+        Mc = np.array([through.get(c, (zero, zero))[1] for c in topo.chords])
+        Fb, Mb = -cutsets.A_c @ Fc, -cutsets.A_c @ Mc
+    else:
+        Fb = Mb = np.zeros((len(topo.branches), 3))
+    if across.shape[1]:   # the loads and rotors across joints, chords of their own
+        Fx, Mx = _across_through(model, kin, w, a)
+        Fb, Mb = Fb - across @ Fx, Mb - across @ Mx
+    through.update((b, (Fb[i], Mb[i])) for i, b in enumerate(topo.branches))
+    return Balance(a, lam, kin, M, phi, forces, reactions, wrench, through)
 
 
 def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np.ndarray]:
     """Named time series of a compiled mechanism (:class:`~vecnet.numerics.mechanism.
     CompiledModel`) at ``times``, coordinates ``qs`` and speeds ``us`` (columns by time);
     ``ws`` holds the loads across joints at each time (default zero). ``planar`` gives
-    vectors as their x-y components and turns as numbers about z.
-
-    The through variables of the chords (force elements, multipliers of joints and drivers)
-    and of the bodies (their Newton-Euler balance) give the branches' by the cutset
-    equations ``(F, M)_branches = -A_c (F, M)_chords``, moments about the world origin.
-    The loads a coupled network applies across joints or between points, and its rotors'
-    inertia torques, are elements of their own in parallel with the joints: they count as
-    chords too (their columns of ``A_c`` those of an edge between their two nodes), so that
-    a joint's reaction is its own and a revolute carries no torque about its axis.
+    vectors as their x-y components and turns as numbers about z. The joints' reactions
+    come from the cutset equations (:func:`balance`).
     """
     eom = model.eom
-    net, topo = eom.mechanism.network, eom.topology
-    A_c = topo.chord_part.toarray()
-    ends = {e.name: tuple(model.node[v] for v in net.graph.ends(e.name)) for e in net.elements}
+    net = eom.mechanism.network
+    cutsets = Cutsets(model)
+    ends, meshes, drivers, wheels = cutsets.ends, cutsets.meshes, cutsets.drivers, cutsets.wheels
     turning = [e for e in net.elements if e.is_joint and "angle" in e.coordinates]
     sliding = [e for e in net.elements if e.is_joint and "distance" in e.coordinates]
-    meshes = {c: net.element(c) for c in topo.chords if isinstance(net.element(c), MeshLaw)}
-    drivers = [c for c in topo.chords if isinstance(net.element(c), eom.driver)]
-    wheels = [net.element(c) for c in topo.chords
-              if isinstance(net.element(c), (RollingContact, SpatialRollingContact))]
     vector = (lambda v: v[:2]) if planar else (lambda v: v)
     turn = (lambda v: v[2]) if planar else (lambda v: v)
     axes = "xy" if planar else "xyz"
-    zero = np.zeros(3)
     ws = np.zeros((len(model.loads), len(times))) if ws is None else ws
-    across = _across_columns(model, topo)
-    needed = model.needed_nodes
     series: dict[str, list] = {}
     rows = None
-    # without rotors or loads across joints, in time linear in the size: the recursive
-    # accelerations, no mass matrix, and the bodies' accelerations J u' from a walk with
-    # the accelerations for speeds; else from the mass matrix and the Jacobians
-    linear = not across.shape[1]
     for time, q, u, w in zip(times, qs.T, us.T, ws.T):
         if rows is None:
             rows = independent_rows(velocity_constraints(model, time, q)[0])
-        if linear:
-            kin, phi, forces, reactions = model.outline(time, q, u)
-            a, lam = solve_accelerations(model, time, q, u, rows)
-            moved = recursive.state(model.kernel_tree, q, a)
-            jw, jv = moved.w[needed], moved.v[needed]
-        else:
-            snap = model.evaluate(time, q, u, w=w, reactions=True)
-            a, lam = accelerations(snap, rows)
-            kin, phi, forces, reactions = snap.kin, snap.phi, snap.forces, snap.reactions
-            jw, jv = kin["Jw"] @ a, kin["Jv"] @ a
+        state = balance(cutsets, time, q, u, w, rows)
+        kin, lam, through = state.kin, state.lam, state.through
         R, r = kin["R"], kin["r"]
         row = {**dict(zip(eom.coordinates, q)), **dict(zip(eom.speed_names, u))}
         # body by body; with rotors, from the mass matrix that holds their inertia too
-        kinetic = 0.0 if linear else 0.5 * u @ snap.M @ u
+        kinetic = 0.0 if state.M is None else 0.5 * u @ state.M @ u
         potential = model.potential(q, kin)
-        row["constraint residual"] = float(np.max(np.abs(phi))) if len(phi) else 0.0
-        through = {}   # edge -> (F, moment about the origin)
+        row["constraint residual"] = float(np.max(np.abs(state.phi))) if len(state.phi) else 0.0
         for name, node, m, J in model.bodies:
             k = model.row[node]
             v, omega = kin["v"][k], kin["w"][k]
-            if linear:
+            if state.M is None:
                 spin = R[node].T @ omega
                 kinetic += 0.5 * (m * v @ v + spin @ J @ spin)
             row.update({f"{name}.{axis}": value for axis, value in zip(axes, r[node])})
@@ -93,47 +171,31 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
                 row[f"{name}.angle"] = kin["state"].theta[node]
             else:   # as quaternions below, all times at once
                 row[f"{name}.orientation"] = R[node]
-            acc = jv[k] + kin["gv"][k]
-            alpha = jw[k] + kin["gw"][k]
-            Jw = R[node] @ J @ R[node].T
-            F = m * (acc - model.gravity)
-            through[name] = (F, cross(r[node], F) + Jw @ alpha + cross(omega, Jw @ omega))
         row.update(kinetic=kinetic, potential=potential, energy=kinetic + potential)
-        for name, (_, F, T) in forces.items():
-            through[name] = (F, cross(r[ends[name][1]], F) + T)
-            row[f"{name}.force"], row[f"{name}.torque"] = vector(-F), turn(-T)
-        wrench: dict[str, np.ndarray] = {}
-        for chord, idx, W in reactions:
+        applied = {name: (-F, -T) for name, (_, F, T) in state.forces.items()}
+        for joint in getattr(model, "friction", ()):   # a set-valued law's Coulomb part
+            coordinate, tail, _, axis = joint.target
+            F, T = applied.get(joint.name, (np.zeros(3), np.zeros(3)))
+            along = w[joint.load] * (R[tail] @ axis)
+            applied[joint.name] = (F, T + along) if coordinate == "angle" else (F + along, T)
+        for name, (F, T) in applied.items():
+            row[f"{name}.force"], row[f"{name}.torque"] = vector(F), turn(T)
+        for chord, idx, W in state.reactions:
             if W is None:   # a gear's or rack's tooth loads, about or along each joint's axis
                 element = meshes[chord]
                 efforts = element.efforts(float(lam[idx][0]), model.values)
                 for label, effort, axis in zip(element.efforts_named, efforts,
                                                model.effort_axes(element, kin)):
                     row[f"{chord}.{label}"] = effort if axis is None else turn(effort * axis)
-                continue
-            wrench[chord] = wrench.get(chord, np.zeros(6)) + W @ lam[idx]
-        for chord, idx, _ in reactions:
-            if chord in drivers:   # a driver's multiplier is its effort along its coordinate
+            elif chord in drivers:   # a driver's multiplier is its effort along its coordinate
                 row[f"{chord}.effort"] = float(lam[idx][0])
-        for chord, W in wrench.items():   # the wrench on the head is minus the through variable
-            through[chord] = (-W[3:], -W[:3])
         for element in wheels:   # the contact force on the wheel, at the contact point
-            force = wrench[element.name][3:]
+            force = state.wrench[element.name][3:]
             point, normal = model.contact(element, kin)
             pressing = float(normal @ force)
             row[f"{element.name}.normal_force"] = pressing
             row[f"{element.name}.traction"] = vector(force - pressing * normal)
             row[f"{element.name}.contact"] = vector(point)
-        if topo.chords:
-            Fc = np.array([through.get(c, (zero, zero))[0] for c in topo.chords])
-            Mc = np.array([through.get(c, (zero, zero))[1] for c in topo.chords])
-            Fb, Mb = -A_c @ Fc, -A_c @ Mc
-        else:
-            Fb = Mb = np.zeros((len(topo.branches), 3))
-        if across.shape[1]:   # the loads and rotors across joints, chords of their own
-            Fx, Mx = _across_through(model, kin, w, a)
-            Fb, Mb = Fb - across @ Fx, Mb - across @ Mx
-        through.update((b, (Fb[i], Mb[i])) for i, b in enumerate(topo.branches))
         for element in net.elements:
             # with gears, part of the tooth force goes to the axles in a way the cutsets
             # do not hold (it needs the gears' geometry): no joint reactions then

@@ -520,7 +520,7 @@ def _counted(outcome: Outcome, progress) -> Callable[[float, np.ndarray], None]:
 
 
 def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
-                          extra=_no_extra, s0=(), progress=None, stops=()):
+                          extra=_no_extra, s0=(), progress=None, stops=(), modes=None):
     """Forward dynamics on scipy by coordinate partitioning.
 
     The state is every coordinate, every speed and the states ``s`` of anything coupled to
@@ -537,7 +537,10 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     ``progress(t, y)``, if given, sees every evaluation (a :class:`~vecnet.core.bounds.Watch`
     bounds the work). Each of the ``stops`` (:class:`Stop`) ends a stretch of integration
     when it is struck; the speeds jump (:func:`impact`) and the integration starts again.
-    Returns the :class:`Motion` at ``times``, each strike an event."""
+    ``modes`` (a :class:`~vecnet.numerics.friction.CoulombModes`), if given, sets the
+    set-valued joint frictions' forces among the loads at every evaluation, and its events
+    end a stretch too: the modes switch and the integration starts again.
+    Returns the :class:`Motion` at ``times``, each strike and mode switch an event."""
     outcome = Outcome("partition")
     evaluation = _counted(outcome, progress)
     out_q, out_u, out_s, out_t = [], [], [], []
@@ -549,6 +552,10 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     pending = np.asarray(times, dtype=float)
     n, nu = model.n, speeds(model)
     recursive = getattr(model, "forward_dynamics", None)
+    quick = 0   # mode switches in a row, each within `settle` of the one before
+    if modes is not None:
+        u, _ = modes.start(time, q, u, first=True)
+        extra = _with_friction(extra, modes)
     while True:
         part = Partition(model, time, q)
         y0 = np.concatenate([q, u, s])
@@ -584,12 +591,14 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             return part.conditioning(tt, y[:n]) - 1e-3
 
         singular.terminal, singular.direction = True, -1
-        events = ([singular] if constrained else []) + [_strike(stop, n) for stop in stops]
+        events = (([singular] if constrained else []) + [_strike(stop, n) for stop in stops]
+                  + (modes.events(n) if modes is not None else []))
         sol = solve_ivp(rhs, (time, pending[-1]), y0, method, outcome,
                         after_step=back if constrained else None,
                         rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
                         first_step=settle if last is not None and last[1] == time else None)
+        sampled = len(out_t)
         try:
             for tt, y in zip(sol.t, sol.y.T):
                 qf, uf = consistent(tt, y)
@@ -599,6 +608,8 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                 out_s.append(y[n + nu:])
         except SimulationError as exc:
             outcome.fail(exc)
+        if modes is not None:
+            modes.record(len(out_t) - sampled)
         done = sol.t[-1] if len(sol.t) else time
         pending = pending[pending > done]
         if outcome.error is not None or sol.status != 1 or not len(pending):
@@ -608,7 +619,23 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         y = sol.y_events[fired][0]
         q, u = consistent(time, y)
         s = y[n + nu:]
-        if events[fired] is not singular:
+        switch = fired - (1 if constrained else 0) - len(stops)
+        if modes is not None and switch >= 0:
+            quick = quick + 1 if last is not None and time - last[1] < settle else 0
+            if quick > MAX_SWITCHES:
+                outcome.fail(SimulationError(
+                    f"joint friction switched mode {quick} times in a row within "
+                    f"{settle:.3g} s by t = {time:.6g}: the modes chatter; the friction "
+                    "problem has no consistent mode there"))
+                break
+            try:
+                u, happened = modes.switch(switch, time, q, u)
+            except SimulationError as exc:
+                outcome.fail(exc)
+                break
+            outcome.events.extend(happened)
+            last = (None, time)
+        elif events[fired] is not singular:
             stop = stops[fired - (1 if constrained else 0)]
             impacts += 1
             # bounces shrinking geometrically toward rest would never end (Zeno)
@@ -623,9 +650,25 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             outcome.events.append(Event(time, stop.name, "impact"))
             last = (stop, time)
             u = impact(model, time, q, u, stop)
+            if modes is not None:   # an impact may set a stuck joint moving, or stop one
+                u, happened = modes.start(time, q, u)
+                outcome.events.extend(happened)
     return Motion(np.array(out_t), np.array(out_q).T.reshape(n, len(out_t)),
                   np.array(out_u).T.reshape(nu, len(out_t)),
                   np.array(out_s).T.reshape(len(s), len(out_t)), outcome)
+
+
+#: more mode switches than this in a row, each close on the last, are refused (chatter)
+MAX_SWITCHES = 50
+
+
+def _with_friction(extra, modes):
+    """``extra`` with the set-valued joint frictions' forces (``modes``) after its loads."""
+    def with_friction(time, q, u, s):
+        sdot, w = extra(time, q, u, s)
+        return sdot, modes.loads(time, q, u, w)
+
+    return with_friction
 
 
 def _strike(stop: Stop, n: int):

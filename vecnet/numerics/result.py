@@ -26,12 +26,18 @@ class Event(NamedTuple):
         Of what: the stop (``"lim.upper"``) or the input (``"V.across"``).
     kind : str
         ``"impact"``: a joint struck its stop (its speed reversed); ``"switch"``: a source
-        stepped or bent (the integration restarted there).
+        stepped or bent (the integration restarted there); ``"mode"``: a set-valued joint
+        friction stuck or slipped (:mod:`vecnet.numerics.friction`).
+    before, after : str
+        The modes a ``"mode"`` event switches between (``"stick"``, ``"slip+"``,
+        ``"slip-"``); empty for the other kinds.
     """
 
     t: float
     name: str
     kind: str
+    before: str = ""
+    after: str = ""
 
 
 @dataclass
@@ -76,7 +82,8 @@ class Result:
         Evaluations of the right-hand side (the residual for IDA), every one the solver
         asked for, and of the Jacobian (where the solver reports them; else 0).
     events : tuple of Event
-        Joint stops struck and sources switching, in time order.
+        Joint stops struck, joint frictions sticking and slipping, and sources switching,
+        in time order.
     solver : str
         The method that integrated (``"LSODA"``, ``"BDF"``, ``"IDA"``, ``"partition"``,
         ``"dae"``, ``"rk4"``, ``"euler"``, ``"kinematics"``...).

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core.bounds import Watch, time_grid, untrusted
 from ..errors import FormulationError, ModelError, UnsupportedNetwork
+from .friction import CoulombModes, refuse_without_events
 from .integrators import one_blas_thread
 from .result import Outcome, Result
 
@@ -238,6 +239,7 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
             "kinematics", message="the drivers fix every degree of freedom: solved by kinematics"))
     u0 = eom.initial_speeds(q0, velocities, t0, parameters)
     stops = eom.stops(model)
+    refuse_without_events(model, method)
     if stops and method != "partition":   # events need the adaptive integrator
         raise FormulationError("joint limits strike their stops through the events of "
                                "method='partition'; simulate with that method")
@@ -248,12 +250,18 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     eom.check_mass_matrix(model, q0, t0)
     eom.check_time_scale(model, q0, (t0, t1), method)
     model.path_counts = {"sparse": 0, "dense": 0}
+    events = {"stops": stops} if stops else {}
+    if model.friction:   # set-valued joint friction: its modes, switched by events
+        events["modes"] = CoulombModes(model, t0, q0, tol=atol)
     motion = integrators[method](model, t0, q0, u0, times, rtol, atol, progress=watch,
-                                 **({"stops": stops} if stops else {}))
+                                 **events)
     outcome = motion.outcome
     outcome.linear_algebra, note = model.linear_algebra_report()
     if note:
         outcome.message = f"{outcome.message}; {note}" if outcome.message else note
+    if "modes" in events:   # the Coulomb forces are loads: the outputs need them
+        ws, series = events["modes"].series(motion.t, motion.q, motion.u)
+        return eom.result(model, motion.t, motion.q, motion.u, outcome, ws=ws, series=series)
     return eom.result(model, motion.t, motion.q, motion.u, outcome)
 
 
@@ -276,6 +284,11 @@ def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = N
     with untrusted(eom.mechanism.untrusted):
         watch = Watch(t0, t1)
     model = eom.compile()
+    if model.friction:
+        raise FormulationError("set-valued joint friction "
+                               + ", ".join(repr(joint.name) for joint in model.friction)
+                               + " is simulated in a mechanism alone, not yet in a system; "
+                               "give it law='smooth' there")
     q0 = eom.assemble(coordinates, t0)
     u0 = eom.initial_speeds(q0, velocities, t0)
     motion = integrators[method](model, t0, q0, u0, times, rtol, atol, extra=system.extra,

@@ -538,6 +538,19 @@ def _through(element, planar: bool) -> tuple[str | None, str | None] | None:
     return shown(force), shown(torque)
 
 
+def friction_figure(mech: Any, res: Any) -> str:
+    """The modes of the mechanism's set-valued joint frictions over the simulation (0
+    sticking, +1 or -1 slipping with that sign of the joint's speed) and how many times
+    they switched; empty without such friction."""
+    names = [f"{e.name}.mode" for e in mech.network.elements if getattr(e, "set_valued", False)]
+    if not names or not len(res.t):
+        return ""
+    switches = sum(1 for event in res.events if event.kind == "mode")
+    return figure(plot_svg(res, names, units={name: ("mode", "") for name in names}),
+                  "Modes of the joint friction that sticks and slips (0: sticking, +1 or -1: "
+                  f"slipping with that sign of the joint's speed); {switches} switch(es).")
+
+
 def energy_figure(res) -> str:
     """The total energy against time; when it changes by less than a millionth of its
     size (a conservative motion), its change from the initial value, the base stated."""

@@ -52,7 +52,13 @@ from ..formulation.lumped import StateSpace
 from ..formulation.numeric import SparseStateSpace
 from ..graph.matrix import LabeledMatrix
 from .html_pieces import FORMULA_WIDTH, LATEX_LIMIT, figure, math_block, plot_svg, safe_svg, section
-from .mechanism_report import VECTOR_NETWORK_WORDS, MechanismListing, energy_figure, motion_figure
+from .mechanism_report import (
+    VECTOR_NETWORK_WORDS,
+    MechanismListing,
+    energy_figure,
+    friction_figure,
+    motion_figure,
+)
 from .pagefit import break_rows, column_blocks, tex_width
 
 __all__ = ["report", "CONTENT_SECURITY_POLICY", "content_security_policy"]
@@ -413,7 +419,8 @@ def _mechanism(model, tree, simulate: bool) -> str:
         names = [f"{b}.{'angle' if planar else 'z'}" for b in mech.bodies][:4]
         caption = "Body angles." if planar else "Heights of the mass centres."
         parts.append(section("Simulation", figure(plot_svg(res, names), caption)
-                              + energy_figure(res) + motion_figure(mech, res)))
+                              + energy_figure(res) + friction_figure(mech, res)
+                              + motion_figure(mech, res)))
     return "".join(parts)
 
 
