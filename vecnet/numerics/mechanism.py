@@ -617,17 +617,20 @@ class CompiledModel(ABC):
         return float(value + self._stored_energy(q, kin["state"]))
 
     # -- the recursive scheme -------------------------------------------------------------
-    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray, rows: np.ndarray):
+    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray, rows: np.ndarray,
+                      tau: np.ndarray | None = None):
         """``(u', lambda)`` by the recursive scheme: the tree's accelerations ``a`` by the
         articulated-body algorithm and ``Y = M^-1 Phi_u^T`` (constraint rows ``rows``) by the
         same recursion, then ``(Phi_u Y) lambda = c - Phi_u a`` — a system the size of the
-        loop constraints — and ``u' = a + Y lambda``. ``None`` where the recursion cannot
+        loop constraints — and ``u' = a + Y lambda``; ``tau`` (generalized forces in the
+        speeds) adds to the right-hand side. ``None`` where the recursion cannot
         answer (a branch with no inertia beyond it, a rotor's inertia outside the tree's
         bodies), for the caller to solve the saddle-point system of ``M`` instead."""
         if self.rotors:
             return None
         tree = self.kernel_tree
-        if not self.force_elements and not (self.m and len(rows)):   # gravity alone
+        if tau is None and not self.force_elements and not (self.m and len(rows)):
+            # gravity alone
             a = recursive.free_motion(tree, q, u, self.nu)
             return (a, np.zeros(self.m)) if np.isfinite(a.sum()) or np.isfinite(a).all() \
                 else None
@@ -635,14 +638,15 @@ class CompiledModel(ABC):
         wrenches = self._wrenches(time, q, u, st)[0] if self.force_elements \
             else self._no_wrenches
         nu = self.nu
-        if len(rows) and self.solver == "sparse":
+        if len(rows) and self.solver == "sparse" and tau is None:
             out = self._body_accelerations(time, q, u, rows, st, wrenches)
             if out is not None:
                 self.path_counts["sparse"] += 1
                 return out
         if self.m and len(rows):
             self.path_counts["dense"] += 1
-        a = recursive.forward_dynamics(tree, st, self.zero_speeds, wrenches, nu)
+        a = recursive.forward_dynamics(tree, st, self.zero_speeds if tau is None else tau,
+                                       wrenches, nu)
         lam = np.zeros(self.m)
         if self.m and len(rows):
             _, phi_u, _, c, _ = self._constraints(time, q, u, self._kinematics_of(st))
@@ -676,10 +680,12 @@ class CompiledModel(ABC):
             return None
         return a, lam
 
-    def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray | None:
+    def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray,
+                         tau: np.ndarray | None = None) -> np.ndarray | None:
         """``u'`` of a mechanism without loops by the recursive scheme, in time linear in its
-        size; ``None`` where the recursion cannot answer (see :meth:`accelerations`)."""
-        out = self.accelerations(time, q, u, np.zeros(0, dtype=int))
+        size, under the generalized forces ``tau`` (in the speeds; default none) besides
+        its own; ``None`` where the recursion cannot answer (see :meth:`accelerations`)."""
+        out = self.accelerations(time, q, u, np.zeros(0, dtype=int), tau)
         return None if out is None else out[0]
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
