@@ -530,7 +530,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         singular.terminal, singular.direction = True, -1
         events = ([singular] if constrained else []) + [_strike(stop, n) for stop in stops]
         sol = solve_ivp(rhs, (time, pending[-1]), y0, method, outcome,
-                        after_step=back if constrained else None,
+                        after_step=back if constrained else None, land=True,
                         rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
                         first_step=settle if last is not None and last[1] == time else None)
