@@ -631,6 +631,10 @@ class CompiledModel(ABC):
         tree = self.kernel_tree
         if tau is None and not self.force_elements and not (self.m and len(rows)):
             # gravity alone
+            fast = self.open_chain_rates() if not self.m else None
+            if fast is not None:
+                out = fast(np.concatenate([q, u]))
+                return None if out is None else (out[self.n:], np.zeros(self.m))
             a = recursive.free_motion(tree, q, u, self.nu)
             return (a, np.zeros(self.m)) if np.isfinite(a.sum()) or np.isfinite(a).all() \
                 else None
@@ -687,6 +691,29 @@ class CompiledModel(ABC):
         its own; ``None`` where the recursion cannot answer (see :meth:`accelerations`)."""
         out = self.accelerations(time, q, u, np.zeros(0, dtype=int), tau)
         return None if out is None else out[0]
+
+    def open_chain_rates(self):
+        """``y -> y'`` of ``y = (q, u)`` (``None`` where the recursion has no answer: a
+        branch without inertia beyond it) for a mechanism that gravity and its velocity
+        terms alone move — no loops, force elements, rotors or loads — in one compiled call
+        (:func:`~.recursive.open_chain_rates`) on the tree packed once, with work space kept
+        here; ``None`` for any other mechanism. A simulation's right-hand side: nothing in
+        Python stands between the integrator and the kernel but this closure."""
+        if self.m or self.force_elements or self.rotors or self.loads:
+            return None
+        packed = self.__dict__.get("_packed")
+        if packed is None or packed[0] is not self.kernel_tree:
+            # packed again when bind() made a new tree
+            packed = (self.kernel_tree, *recursive.pack(self.kernel_tree, self.n, self.nu))
+            self.__dict__["_packed"] = packed
+        _, itab, ftab, work = packed
+        kernel = recursive.open_chain_rates
+
+        def rates(y: np.ndarray) -> np.ndarray | None:
+            out, ok = kernel(itab, ftab, work, y)
+            return out if ok else None
+
+        return rates
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
         """``M(q)`` by the composite-rigid-body recursion."""
