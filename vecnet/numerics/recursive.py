@@ -1256,6 +1256,7 @@ def compile_kernels() -> None:
     wrenches = np.zeros((3, 6))
     forward_dynamics(tree, st, u, wrenches, 7)
     free_motion(tree, q, u, 7)
+    open_chain_rates(*pack(tree, 8, 7), np.concatenate([q, u]))
     generalized_forces(tree, st, wrenches, 7)
     inverse_mass(tree, st, np.eye(7)[:, :2], 7)
     mass(tree, st, 7)
