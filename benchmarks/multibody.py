@@ -16,6 +16,19 @@ downwards. Each chain starts hanging straight and moves for ``--time`` seconds (
 * ``planar``: ``vn.planar.Mechanism`` with pins about z, gravity (0, -9.81); MuJoCo: hinges
   about -y hanging along -z, so that vecnet's (x, y) is MuJoCo's (x, z); first pin 1.0 rad/s.
 
+* ``bent``: the spherical chain released at rest bent: each ball joint turned 0.5 rad
+  about x (odd k) or y (even k) against its parent (vecnet: the bodies built in that pose;
+  MuJoCo: the ball joints' ``qpos``); N = 4 and 16 (``--bent-sizes``).
+
+Before the end-to-end table: a fresh process's CPU time for importing vecnet and for its
+first model (formulate, compile, the first right-hand side and ``eom.forward_dynamics``;
+numba's cache warm, best of 3 processes), and one forward-dynamics call of each chain
+(``--percall-sizes``, default N = 2, 8, 24, 96): vecnet's right-hand side as its integrator
+calls it, its compiled kernel alone and the public ``eom.forward_dynamics(q, u)`` against
+Pinocchio's ``aba`` (the ``pin`` package, optional) and MuJoCo's ``mj_forward``, at a
+random state near hanging, interleaved in this process, each the best of 5; the
+accelerations are compared with Pinocchio's (a check at 1e-9, relative).
+
 Protocol, per system and N. The tip is the last body's mass centre (vecnet:
 ``res["bN.position"]``, in the plane ``res["bN.x"]``, ``res["bN.y"]``; MuJoCo:
 ``data.xipos``), sampled at 501 equally spaced output times.
