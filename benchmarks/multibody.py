@@ -16,6 +16,19 @@ downwards. Each chain starts hanging straight and moves for ``--time`` seconds (
 * ``planar``: ``vn.planar.Mechanism`` with pins about z, gravity (0, -9.81); MuJoCo: hinges
   about -y hanging along -z, so that vecnet's (x, y) is MuJoCo's (x, z); first pin 1.0 rad/s.
 
+* ``bent``: the spherical chain released at rest bent: each ball joint turned 0.5 rad
+  about x (odd k) or y (even k) against its parent (vecnet: the bodies built in that pose;
+  MuJoCo: the ball joints' ``qpos``); N = 4 and 16 (``--bent-sizes``).
+
+Before the end-to-end table: a fresh process's CPU time for importing vecnet and for its
+first model (formulate, compile, the first right-hand side and ``eom.forward_dynamics``;
+numba's cache warm, best of 3 processes), and one forward-dynamics call of each chain
+(``--percall-sizes``, default N = 2, 8, 24, 96): vecnet's right-hand side as its integrator
+calls it, its compiled kernel alone and the public ``eom.forward_dynamics(q, u)`` against
+Pinocchio's ``aba`` (the ``pin`` package, optional) and MuJoCo's ``mj_forward``, at a
+random state near hanging, interleaved in this process, each the best of 5; the
+accelerations are compared with Pinocchio's (a check at 1e-9, relative).
+
 Protocol, per system and N. The tip is the last body's mass centre (vecnet:
 ``res["bN.position"]``, in the plane ``res["bN.x"]``, ``res["bN.y"]``; MuJoCo:
 ``data.xipos``), sampled at 501 equally spaced output times.
@@ -87,8 +100,15 @@ try:
     import mujoco
 except ImportError:  # an optional benchmark dependency
     mujoco = None
+try:
+    import pinocchio as pin
+except ImportError:  # an optional benchmark dependency (pip install pin)
+    pin = None
 
-SYSTEMS = ("spherical", "universal", "planar")
+SYSTEMS = ("spherical", "universal", "planar", "bent")
+BENT_SIZES = [4, 16]     # the bent spherical chain's sizes (its own: --bent-sizes)
+BEND = 0.5               # rad: each ball joint's initial turn, about x then y alternately
+PERCALL_SIZES = [2, 8, 24, 96]
 FULL_SIZES = [2, 4, 8, 16, 24, 48]
 QUICK_SIZES = [2, 4]
 SAMPLES = 501
@@ -122,15 +142,23 @@ def link(k: int) -> tuple[float, float, tuple[float, float, float]]:
     return length, mass, (mass * length**2 / 12, mass * length**2 / 12, mass * length**2 / 200)
 
 
+def bend(k: int) -> np.ndarray:
+    """Ball joint k's initial turn (the bent chain): BEND about x (k odd) or y (k even)."""
+    axis = np.array([1.0, 0.0, 0.0]) if k % 2 else np.array([0.0, 1.0, 0.0])
+    K = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+    return np.eye(3) + np.sin(BEND) * K + (1 - np.cos(BEND)) * K @ K
+
+
 def vecnet_velocities(system: str) -> dict[str, Any]:
-    return {"spherical": {"b1.omega": (1.0, 0.5, 0.0)},
+    return {"spherical": {"b1.omega": (1.0, 0.5, 0.0)}, "bent": {},
             "universal": {"J1.angle1": 1.0, "J1.angle2": 0.5},
             "planar": {"J1.angle": 1.0}}[system]
 
 
 def mujoco_velocities(system: str) -> tuple[float, ...]:
     """The first joint's qvel (a ball joint's is in the child's axes: world axes at start)."""
-    return {"spherical": (1.0, 0.5, 0.0), "universal": (1.0, 0.5), "planar": (1.0,)}[system]
+    return {"spherical": (1.0, 0.5, 0.0), "universal": (1.0, 0.5), "planar": (1.0,),
+            "bent": ()}[system]
 
 
 def vecnet_chain(system: str, n: int):
@@ -146,18 +174,22 @@ def vecnet_chain(system: str, n: int):
             pin, y = body.point(0.0, -length / 2), y - length
         return mech
     mech = vn.spatial.Mechanism(f"{system}{n}", gravity=(0.0, 0.0, -GRAVITY))
-    parent, top = mech.ground, np.zeros(3)
+    parent, top, R = mech.ground, np.zeros(3), np.eye(3)
     for k in range(1, n + 1):
         length, mass, inertia = link(k)
-        body = mech.body(f"b{k}", mass, inertia, position=top - (0.0, 0.0, length / 2))
         a = mech.ground.point(*top) if parent is mech.ground else \
-            parent.point(*(top - parent.position))
+            parent.point(0.0, 0.0, -link(k - 1)[0] / 2)
+        if system == "bent":     # each link turned against its parent, at rest
+            R = R @ bend(k)
+        down = R @ np.array([0.0, 0.0, -1.0])
+        body = mech.body(f"b{k}", mass, inertia, position=top + down * length / 2,
+                         orientation=R)
         b = body.point(0.0, 0.0, length / 2)
-        if system == "spherical":
+        if system in ("spherical", "bent"):
             mech.spherical(f"J{k}", a, b)
         else:
             mech.universal(f"J{k}", a, b, axes=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)))
-        parent, top = body, top - (0.0, 0.0, length)
+        parent, top = body, top + down * length
     return mech
 
 
@@ -169,7 +201,8 @@ def vecnet_tip(system: str, res, n: int) -> np.ndarray:
 
 def mujoco_xml(system: str, n: int) -> str:
     """MJCF of the chain: body k's frame at its joint, its mass centre l_k/2 below."""
-    joints = {"spherical": lambda k: f'<joint name="J{k}" type="ball"/>',
+    ball = lambda k: f'<joint name="J{k}" type="ball"/>'   # noqa: E731
+    joints = {"spherical": ball, "bent": ball,
               "universal": lambda k: (f'<joint name="J{k}a" type="hinge" axis="1 0 0"/>'
                                       f'<joint name="J{k}b" type="hinge" axis="0 1 0"/>'),
               "planar": lambda k: f'<joint name="J{k}" type="hinge" axis="0 -1 0"/>'}[system]
@@ -294,6 +327,7 @@ class MujocoChain:
 
     def __init__(self, system: str, n: int) -> None:
         self.model = mujoco.MjModel.from_xml_string(mujoco_xml(system, n))
+        self.system, self.n = system, n
         self.body = self.model.body(f"b{n}").id
         self.qvel0 = mujoco_velocities(system)
         # the tip in vecnet's axes: (x, z) of MuJoCo in the plane
@@ -306,6 +340,9 @@ class MujocoChain:
         model.opt.timestep = dt
         data = mujoco.MjData(model)
         data.qvel[:len(self.qvel0)] = self.qvel0
+        if self.system == "bent":   # each ball joint's turn, as a quaternion (w, x, y, z)
+            for k in range(self.n):
+                mujoco.mju_mat2Quat(data.qpos[4 * k:4 * k + 4], bend(k + 1).reshape(9))
         mujoco.mj_forward(model, data)
         nstep = int(round(t_end / (SAMPLES - 1) / dt))
         tips = np.empty((SAMPLES, 3))
@@ -440,15 +477,191 @@ def sim_time(n: int, t_end: float, shorten: tuple[int, float] | None) -> float:
     return min(t_end, shorten[1]) if shorten and n >= shorten[0] else t_end
 
 
+# -- one forward-dynamics call against Pinocchio and MuJoCo ------------------------------------
+def pinocchio_chain(system: str, n: int):
+    """Pinocchio's model of the chain (ball joints; a universal as two hinges; the plane's
+    pins about z, the chain hanging along -y); ``None`` without Pinocchio."""
+    if pin is None:
+        return None
+    model = pin.Model()
+    down = np.array([0.0, -1.0, 0.0]) if system == "planar" else np.array([0.0, 0.0, -1.0])
+    parent, offset = 0, np.zeros(3)
+    for k in range(1, n + 1):
+        length, mass, (jx, jy, jz) = link(k)
+        place = pin.SE3(np.eye(3), offset)
+        if system == "universal":
+            first = model.addJoint(parent, pin.JointModelRX(), place, f"J{k}a")
+            jid = model.addJoint(first, pin.JointModelRY(), pin.SE3.Identity(), f"J{k}b")
+        else:
+            jm = pin.JointModelRZ() if system == "planar" else pin.JointModelSpherical()
+            jid = model.addJoint(parent, jm, place, f"J{k}")
+        # the plane's body axes: along the link is y, about z the inertia jy
+        J = np.diag([jx, jz, jy]) if system == "planar" else np.diag([jx, jy, jz])
+        model.appendBodyToJoint(jid, pin.Inertia(mass, down * length / 2, J), pin.SE3.Identity())
+        parent, offset = jid, down * length
+    model.gravity.linear = GRAVITY * down
+    return model
+
+
+def random_state(system: str, model, rng) -> tuple[np.ndarray, np.ndarray]:
+    """A state near hanging (turns of about 0.3 rad, rates of about 1 rad/s), well
+    conditioned for the comparison, in vecnet's coordinates and speeds."""
+    if system in ("spherical", "bent"):
+        q = np.tile([1.0, 0.0, 0.0, 0.0], model.nu // 3) + 0.15 * rng.normal(size=model.n)
+        return model.normalize(q), rng.normal(size=model.nu)
+    return 0.3 * rng.normal(size=model.n), rng.normal(size=model.nu)
+
+
+def pinocchio_state(system: str, q: np.ndarray, u: np.ndarray):
+    """Pinocchio's ``(q, v)`` of a vecnet state and the map of its ``a`` back to vecnet's
+    ``u'`` (a ball joint's velocity is in the child's axes there, the parent's here)."""
+    if system not in ("spherical", "bent"):
+        return q, u, lambda a: a
+    n = len(u) // 3
+    qp, vp, turns = np.empty(4 * n), np.empty(3 * n), []
+    for k in range(n):
+        w, x, y, z = q[4 * k:4 * k + 4]
+        qp[4 * k:4 * k + 4] = (x, y, z, w)
+        R = pin.Quaternion(w, x, y, z).toRotationMatrix()
+        vp[3 * k:3 * k + 3] = R.T @ u[3 * k:3 * k + 3]
+        turns.append(R)
+    return qp, vp, lambda a: np.concatenate([turns[k] @ a[3 * k:3 * k + 3] for k in range(n)])
+
+
+def per_call(fn: Callable[[], Any], runs: int = 5) -> float:
+    """Best of ``runs`` of the mean time of one call, over about 20 ms of calls each."""
+    start = time.perf_counter()
+    fn()
+    repeat = max(20, int(0.02 / max(time.perf_counter() - start, 1e-7)))
+    best = math.inf
+    for _ in range(runs):
+        start = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        best = min(best, (time.perf_counter() - start) / repeat)
+    return best
+
+
+PERCALL_COLUMNS = [("system", 9, "<"), ("N", 3, ">"), ("vn integrator", 13, ">"),
+                   ("vn kernel", 9, ">"), ("vn public", 9, ">"), ("pin aba", 8, ">"),
+                   ("MJ forward", 10, ">"), ("vn/pin", 6, ">"), ("kernel/pin", 10, ">"),
+                   ("vn/MJ", 6, ">"), ("agree", 7, ">")]
+
+
+def per_call_table(systems: list[str], sizes: list[int], checks: Checks) -> None:
+    """One forward-dynamics call of each chain in each tool, at a random state near
+    hanging: vecnet's right-hand side as its integrator calls it
+    (``model.open_chain_rates()``: normalized quaternions, u' and q'), its compiled kernel
+    alone, the public ``eom.forward_dynamics(q, u)``, Pinocchio's ``aba`` (model and data
+    made once) and MuJoCo's ``mj_forward``. The calls are interleaved (each timing the best
+    of 5), in this one process; ``agree`` is vecnet's u' against Pinocchio's, relative."""
+    from vecnet.numerics import recursive
+
+    print_header("One forward-dynamics call (us): vecnet against Pinocchio's aba and "
+                 "MuJoCo's mj_forward", PERCALL_COLUMNS)
+    rng = np.random.default_rng(1)
+    for system in [s for s in systems if s != "bent"]:
+        for n in sizes:
+            eom = vecnet_chain(system, n).formulate()
+            model = eom.compile()
+            q, u = random_state(system, model, rng)
+            y = np.concatenate([q, u])
+            rhs = model.open_chain_rates()
+            packed = recursive.pack(model.kernel_tree, model.n, model.nu)
+            calls: dict[str, Callable[[], Any]] = {
+                "integrator": lambda: rhs(y),
+                "kernel": lambda: recursive.open_chain_rates(*packed, y),
+                "public": lambda: eom.forward_dynamics(q, u)}
+            agree = ""
+            pm = pinocchio_chain(system, n)
+            if pm is not None:
+                pdata, qp, vp, back = pm.createData(), *pinocchio_state(system, q, u)
+                tau = np.zeros(pm.nv)
+                calls["pin"] = lambda: pin.aba(pm, pdata, qp, vp, tau)
+                a = back(pin.aba(pm, pdata, qp, vp, tau))
+                error = np.abs(rhs(y)[model.n:] - a).max() / np.abs(a).max()
+                agree = f"{error:.0e}"
+                checks.note(error < 1e-9, "", "")
+            if mujoco is not None:
+                mm = mujoco.MjModel.from_xml_string(mujoco_xml(system, n))
+                md = mujoco.MjData(mm)
+                calls["mj"] = lambda: mujoco.mj_forward(mm, md)
+            best = {k: math.inf for k in calls}
+            for _ in range(3):      # interleaved: each tool sees the same load
+                for k, fn in calls.items():
+                    best[k] = min(best[k], per_call(fn))
+            us = {k: f"{t * 1e6:.1f}" for k, t in best.items()}
+            pin_t, mj_t = best.get("pin"), best.get("mj")
+            cells = [system, str(n), us["integrator"], us["kernel"], us["public"],
+                     us.get("pin", ""), us.get("mj", ""),
+                     f"{best['integrator'] / pin_t:.2f}" if pin_t else "",
+                     f"{best['kernel'] / pin_t:.2f}" if pin_t else "",
+                     f"{best['integrator'] / mj_t:.2f}" if mj_t else "", agree]
+            print(format_row(cells, PERCALL_COLUMNS), flush=True)
+    print("vn integrator = the right-hand side the integrator calls; vn kernel = the compiled "
+          "call alone; vn public = eom.forward_dynamics(q, u) (checks and all); vn/pin and "
+          "kernel/pin against Pinocchio's aba; vn/MJ against mj_forward (which also does "
+          "MuJoCo's collision and sensor stages, disabled here)"
+          + ("" if pin is not None else "; pin (Pinocchio) not installed: its columns empty"))
+
+
+FRESH = """
+import time
+start = time.process_time()
+import numpy as np
+import vecnet as vn
+imported = time.process_time()
+sys_path = {path!r}
+import sys
+sys.path.insert(0, sys_path)
+import multibody as bench
+mech = bench.vecnet_chain({system!r}, 2)
+built = time.process_time()
+eom = mech.formulate()
+model = eom.compile()
+q, u = bench.random_state({system!r}, model, np.random.default_rng(0))
+model.open_chain_rates()(np.concatenate([q, u]))
+eom.forward_dynamics(q, u)
+done = time.process_time()
+print(imported - start, done - built)
+"""
+
+
+def fresh_process(systems: list[str]) -> None:
+    """CPU time of a fresh process (numba's cache warm, as after installing): importing
+    vecnet, then formulating and compiling its first model (N = 2) and the first call of
+    its right-hand side and of ``eom.forward_dynamics`` (best of 3 processes)."""
+    import subprocess
+
+    print("\nA fresh process's first model (N = 2; CPU time, numba's cache warm; best of 3):")
+    here = str(Path(__file__).parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(Path(vn.__file__).parent.parent), os.environ.get("PYTHONPATH", "")])}
+    for system in [s for s in systems if s != "bent"]:
+        runs = []
+        for _ in range(3):
+            out = subprocess.run([sys.executable, "-c", FRESH.format(path=here, system=system)],
+                                 capture_output=True, text=True, env=env, check=False)
+            if out.returncode:
+                print(f"  {system:<9} failed: {out.stderr.strip().splitlines()[-1:]}")
+                break
+            runs.append(tuple(float(x) for x in out.stdout.split()))
+        if runs:
+            imports, first = min(runs, key=lambda r: r[1])
+            print(f"  {system:<9} imports {imports:.2f} s; formulate + compile + first call "
+                  f"{first:.3f} s")
+
+
 def bench(systems: list[str], sizes: list[int], t_end: float, shorten, budget: float,
-          ref_atol: float, checks: Checks) -> dict[tuple[str, int], dict[str, Any]]:
+          ref_atol: float, checks: Checks, bent_sizes: list[int] = BENT_SIZES
+          ) -> dict[tuple[str, int], dict[str, Any]]:
     print_header(f"Tip error and wall time; vecnet DOP853 rtol {RTOL:g}, atol {ATOL:g}; "
                  f"reference vecnet rtol {REF_RTOL:g}, atol {ref_atol:g}; MuJoCo RK4 at the "
                  "first halved step as accurate as vecnet", COLUMNS)
     rows: dict[tuple[str, int], dict[str, Any]] = {}
     ref_checks = []
     for system in systems:
-        for n in sizes:
+        for n in (bent_sizes if system == "bent" else sizes):
             T = sim_time(n, t_end, shorten)
             v = measure_vecnet(system, n, T, ref_atol)
             notes = [checks.note(v["success"], "", f"VECNET SIMULATION FAILED: {v['message']}")]
@@ -550,7 +763,8 @@ def main() -> int:
     parser.add_argument("--cold", action="store_true",
                         help="delete numba's cache of vecnet's kernels first")
     parser.add_argument("--systems", default=",".join(SYSTEMS),
-                        help="comma-separated: spherical, universal, planar")
+                        help="comma-separated: spherical, universal, planar, bent (the "
+                        "spherical chain released bent at rest)")
     parser.add_argument("--sizes", default=None, help="comma-separated N (default: "
                         f"{', '.join(map(str, FULL_SIZES))}; --quick: 2, 4)")
     parser.add_argument("--time", type=float, default=None,
@@ -564,6 +778,13 @@ def main() -> int:
                         f"simulate), the reference is run again at atol {FALLBACK_ATOL:g}")
     parser.add_argument("--mj-budget", type=float, default=120.0,
                         help="longest MuJoCo run in the step search, seconds (default 120)")
+    parser.add_argument("--bent-sizes", default=",".join(map(str, BENT_SIZES)),
+                        help="N of the bent spherical chain (default 4, 16)")
+    parser.add_argument("--percall-sizes", default=",".join(map(str, PERCALL_SIZES)),
+                        help="N of the per-call table (default 2, 8, 24, 96; 'none': no "
+                        "table)")
+    parser.add_argument("--no-end-to-end", action="store_true",
+                        help="only the per-call table and the fresh process's cost")
     args = parser.parse_args()
     systems = parse_list(args.systems, str, "systems", SYSTEMS)
     sizes = (parse_list(args.sizes, int, "sizes") if args.sizes
@@ -583,9 +804,14 @@ def main() -> int:
     start = time.perf_counter()
     checks = Checks()
     print_versions()
-    first_models(systems, args.cold)
-    rows = bench(systems, sizes, t_end, shorten, args.mj_budget, args.ref_atol, checks)
-    report_growth(systems, rows)
+    first_models([s for s in systems if s != "bent"], args.cold)
+    fresh_process(systems)
+    if args.percall_sizes.lower() != "none":
+        per_call_table(systems, parse_list(args.percall_sizes, int, "percall-sizes"), checks)
+    if not args.no_end_to_end:
+        rows = bench(systems, sizes, t_end, shorten, args.mj_budget, args.ref_atol, checks,
+                     parse_list(args.bent_sizes, int, "bent-sizes"))
+        report_growth([s for s in systems if s != "bent"], rows)
     print(f"\ntotal run time {time.perf_counter() - start:.1f} s; "
           f"{checks.failures or 'no'} failed check(s)")
     return 1 if checks.failures else 0

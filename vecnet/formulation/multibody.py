@@ -1146,6 +1146,56 @@ class MechanismEquations(ABC):
         ts, qs, us = mb.kinematics(model, times, q0)
         return self.result(model, ts, qs, us)
 
+    def forward_dynamics(self, q, u, tau=None, *, time: float = 0.0,
+                         parameters: dict | None = None) -> np.ndarray:
+        """The accelerations ``u'`` at coordinates ``q`` and speeds ``u`` (in the order of
+        :attr:`coordinates` and :attr:`speed_names`) under the generalized forces ``tau``
+        (one per speed, added to gravity, springs, dampers, drivers and the velocity
+        terms; default none), at ``time`` — what Pinocchio's ``aba(model, data, q, v,
+        tau)`` gives.
+
+        A mechanism without loops takes the articulated-body recursion, in time linear in
+        its size. A mechanism with loops (cut joints, drivers, velocity constraints) is
+        solved with the loops' multipliers, ``Phi_u u' = c`` holding (see
+        ``docs/multibody-core.md``): give a ``q`` and ``u`` that satisfy its constraints
+        (:meth:`assemble`), as the result is otherwise that of a state the mechanism cannot
+        take. Unit quaternions in ``q`` are normalized. The model compiled for the
+        ``parameters`` (:meth:`compile`) is kept, so repeated calls compile nothing.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``u'``, one entry per speed.
+
+        Raises
+        ------
+        ModelError
+            ``q``, ``u`` or ``tau`` of the wrong length or not finite, a quaternion of zero
+            norm, a parameter without a value (pass ``parameters={...}``).
+        SimulationError
+            Where the accelerations are not determined (a motion without inertia).
+
+        Examples
+        --------
+        A pendulum of 1 kg on a massless arm of 1 m, held level: gravity turns it at
+        ``-g / l``, a torque ``m g l`` holds it.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("pendulum", gravity=(0, -9.81))
+        >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(1, 0))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+        >>> eom = mech.formulate()
+        >>> eom.forward_dynamics([0.0], [0.0]).tolist()
+        [-9.81]
+        >>> eom.forward_dynamics([0.0], [0.0], tau=[9.81]).tolist()
+        [0.0]
+        """
+        mb = later("vecnet.numerics.multibody")
+
+        return mb.forward_dynamics(self.compile(parameters), q, u, tau, time,
+                                   (self.coordinates, self.speed_names),
+                                   f"mechanism {self.mechanism.name!r}")
+
     def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
                     iterations: int = 100) -> OperatingPoint:
         """Static equilibrium near the initial pose: ``Q(q, 0) + Phi_u^T lambda = 0``,

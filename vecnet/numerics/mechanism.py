@@ -620,17 +620,24 @@ class CompiledModel(ABC):
         return float(value + self._stored_energy(q, kin["state"]))
 
     # -- the recursive scheme -------------------------------------------------------------
-    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray, rows: np.ndarray):
+    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray, rows: np.ndarray,
+                      tau: np.ndarray | None = None):
         """``(u', lambda)`` by the recursive scheme: the tree's accelerations ``a`` by the
         articulated-body algorithm and ``Y = M^-1 Phi_u^T`` (constraint rows ``rows``) by the
         same recursion, then ``(Phi_u Y) lambda = c - Phi_u a`` — a system the size of the
-        loop constraints — and ``u' = a + Y lambda``. ``None`` where the recursion cannot
+        loop constraints — and ``u' = a + Y lambda``; ``tau`` (generalized forces in the
+        speeds) adds to the right-hand side. ``None`` where the recursion cannot
         answer (a branch with no inertia beyond it, a rotor's inertia outside the tree's
         bodies), for the caller to solve the saddle-point system of ``M`` instead."""
         if self.rotors:
             return None
         tree = self.kernel_tree
-        if not self.force_elements and not (self.m and len(rows)):   # gravity alone
+        if tau is None and not self.force_elements and not (self.m and len(rows)):
+            # gravity alone
+            fast = self.open_chain_rates() if not self.m else None
+            if fast is not None:
+                out = fast(np.concatenate([q, u]))
+                return None if out is None else (out[self.n:], np.zeros(self.m))
             a = recursive.free_motion(tree, q, u, self.nu)
             return (a, np.zeros(self.m)) if np.isfinite(a.sum()) or np.isfinite(a).all() \
                 else None
@@ -638,14 +645,15 @@ class CompiledModel(ABC):
         wrenches = self._wrenches(time, q, u, st)[0] if self.force_elements \
             else self._no_wrenches
         nu = self.nu
-        if len(rows) and self.solver == "sparse":
+        if len(rows) and self.solver == "sparse" and tau is None:
             out = self._body_accelerations(time, q, u, rows, st, wrenches)
             if out is not None:
                 self.path_counts["sparse"] += 1
                 return out
         if self.m and len(rows):
             self.path_counts["dense"] += 1
-        a = recursive.forward_dynamics(tree, st, self.zero_speeds, wrenches, nu)
+        a = recursive.forward_dynamics(tree, st, self.zero_speeds if tau is None else tau,
+                                       wrenches, nu)
         lam = np.zeros(self.m)
         if self.m and len(rows):
             _, phi_u, _, c, _ = self._constraints(time, q, u, self._kinematics_of(st))
@@ -679,11 +687,36 @@ class CompiledModel(ABC):
             return None
         return a, lam
 
-    def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray) -> np.ndarray | None:
+    def forward_dynamics(self, time: float, q: np.ndarray, u: np.ndarray,
+                         tau: np.ndarray | None = None) -> np.ndarray | None:
         """``u'`` of a mechanism without loops by the recursive scheme, in time linear in its
-        size; ``None`` where the recursion cannot answer (see :meth:`accelerations`)."""
-        out = self.accelerations(time, q, u, np.zeros(0, dtype=int))
+        size, under the generalized forces ``tau`` (in the speeds; default none) besides
+        its own; ``None`` where the recursion cannot answer (see :meth:`accelerations`)."""
+        out = self.accelerations(time, q, u, np.zeros(0, dtype=int), tau)
         return None if out is None else out[0]
+
+    def open_chain_rates(self):
+        """``y -> y'`` of ``y = (q, u)`` (``None`` where the recursion has no answer: a
+        branch without inertia beyond it) for a mechanism that gravity and its velocity
+        terms alone move — no loops, force elements, rotors or loads — in one compiled call
+        (:func:`~.recursive.open_chain_rates`) on the tree packed once, with work space kept
+        here; ``None`` for any other mechanism. A simulation's right-hand side: nothing in
+        Python stands between the integrator and the kernel but this closure."""
+        if self.m or self.force_elements or self.rotors or self.loads:
+            return None
+        packed = self.__dict__.get("_packed")
+        if packed is None or packed[0] is not self.kernel_tree:
+            # packed again when bind() made a new tree
+            packed = (self.kernel_tree, *recursive.pack(self.kernel_tree, self.n, self.nu))
+            self.__dict__["_packed"] = packed
+        _, itab, ftab, work = packed
+        kernel = recursive.open_chain_rates
+
+        def rates(y: np.ndarray) -> np.ndarray | None:
+            out, ok = kernel(itab, ftab, work, y)
+            return out if ok else None
+
+        return rates
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
         """``M(q)`` by the composite-rigid-body recursion."""

@@ -41,7 +41,7 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
            "AFFINE", "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
            "inverse_mass_times", "node_bias", "wrench_rows", "primitive_rows",
-           "row_rates", "inverse_spd",
+           "row_rates", "inverse_spd", "open_chain_rates", "pack",
            "BODY_FORM"]
 
 #: branch kinds (the joint motions this module knows); AFFINE is a planar branch, a turn
@@ -222,16 +222,34 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     ``A0`` (V x 6: the acceleration with ``u' = 0`` and no gravity); and, for planar
     trees, every node's angle ``theta`` summed along its path (not wrapped)."""
     nb = len(parent)
-    R = np.zeros((n_nodes, 3, 3))
-    r = np.zeros((n_nodes, 3))
-    w = np.zeros((n_nodes, 3))
-    v = np.zeros((n_nodes, 3))
-    A0 = np.zeros((n_nodes, 6))
-    S = np.zeros((nb, 6, 6))
-    c = np.zeros((nb, 6))
-    theta = np.zeros(n_nodes)
+    R = np.empty((n_nodes, 3, 3))
+    r = np.empty((n_nodes, 3))
+    w = np.empty((n_nodes, 3))
+    v = np.empty((n_nodes, 3))
+    A0 = np.empty((n_nodes, 6))
+    S = np.zeros((nb, 6, 6))   # columns beyond a branch's k stay zero for every reader
+    c = np.empty((nb, 6))
+    theta = np.empty(n_nodes)
+    walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R, r, w, v,
+              S, c, A0, theta)
+    return R, r, w, v, S, c, A0, theta
+
+
+@njit(cache=True)
+def walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R, r, w, v, S,
+              c, A0, theta):
+    """:func:`walk` into the arrays given (any contents: every entry read is written
+    first), so that a caller that keeps them allocates nothing."""
+    nb = len(parent)
     for i in range(3):
-        R[datum, i, i] = 1.0
+        for j in range(3):
+            R[datum, i, j] = 1.0 if i == j else 0.0
+        r[datum, i] = 0.0
+        w[datum, i] = 0.0
+        v[datum, i] = 0.0
+    for j in range(6):
+        A0[datum, j] = 0.0
+    theta[datum] = 0.0
     Rrel = np.empty((3, 3))
     rho = np.empty(3)
     W = np.empty((3, 6))
@@ -321,8 +339,9 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
             _cross(wt, d, tmp)
             for j in range(3):
                 v[i, j] = v[p, j] + s * (tmp[j] + vr[j])
-        if k == 0:   # an arm or a weld: no motion subspace, no bias (c[b] stays zero)
+        if k == 0:   # an arm or a weld: no motion subspace, no bias
             for j in range(6):
+                c[b, j] = 0.0
                 A0[i, j] = A0[p, j]
             theta[i] = theta[p] + (s * prm[b, _PITCH] if kind[b] == AFFINE else 0.0)
             continue
@@ -363,7 +382,6 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
             for m in range(k):
                 turned += prm[b, 3 * m + 2] * q[qo[b] + m]
         theta[i] = theta[p] + s * turned
-    return R, r, w, v, S, c, A0, theta
 
 
 @njit(cache=True)
@@ -596,14 +614,29 @@ def force_cross(t, f, out):
 @njit(cache=True)
 def body_inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
     """Each node's spatial inertia and velocity bias wrench ``t x* (I t)``."""
-    I = np.zeros((n_nodes, 6, 6))
-    bias = np.zeros((n_nodes, 6))
+    I = np.empty((n_nodes, 6, 6))
+    bias = np.empty((n_nodes, 6))
+    body_inertias_into(body_node, body_node, body_mass, body_J, R, r, w, v, with_bias, I, bias)
+    return I, bias
+
+
+@njit(cache=True)
+def body_inertias_into(body_node, target, body_mass, body_J, R, r, w, v, with_bias, I, bias):
+    """:func:`body_inertias` into ``I`` and ``bias`` (any contents), body ``k`` into row
+    ``target[k]`` (its node, or the rigid body its node belongs to: one body a row)."""
+    for n in range(len(I)):
+        for i in range(6):
+            bias[n, i] = 0.0
+            for j in range(6):
+                I[n, i, j] = 0.0
     twist = np.empty(6)
     h = np.empty(6)
     tmp = np.empty(6)
+    RJ = np.empty((3, 3))
+    Jw = np.empty((3, 3))
     for k in range(len(body_node)):
-        n = body_node[k]
-        _spatial_inertia(body_mass[k], body_J[k], R[n], r[n], I[n])
+        n, row = body_node[k], target[k]
+        spatial_inertia_into(body_mass[k], body_J[k], R[n], r[n], I[row], RJ, Jw)
         if with_bias:
             for j in range(3):
                 twist[j] = w[n, j]
@@ -614,19 +647,23 @@ def body_inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
             for i in range(6):
                 x = 0.0
                 for j in range(6):
-                    x += I[n, i, j] * twist[j]
+                    x += I[row, i, j] * twist[j]
                 h[i] = x
             force_cross(twist, h, tmp)
             for j in range(6):
-                bias[n, j] = tmp[j]
-    return I, bias
+                bias[row, j] = tmp[j]
 
 
 @njit(cache=True)
 def inverse_spd(A, k, out):
     """``out[:k, :k] = A[:k, :k]^-1`` for a small symmetric positive definite block
     (Cholesky; NaN where it is not positive definite)."""
-    L = np.zeros((6, 6))
+    inverse_spd_into(A, k, out, np.empty((6, 6)), np.empty((6, 6)))
+
+
+@njit(cache=True)
+def inverse_spd_into(A, k, out, L, Li):
+    """:func:`inverse_spd` with the scratch ``L`` and ``Li`` (6 x 6, any contents)."""
     for i in range(k):
         for j in range(i + 1):
             s = A[i, j]
@@ -637,7 +674,6 @@ def inverse_spd(A, k, out):
             else:
                 L[i, j] = s / L[j, j]
     # inverse of L (lower triangular), then out = L^-T L^-1
-    Li = np.zeros((6, 6))
     for i in range(k):
         Li[i, i] = 1.0 / L[i, i]
         for j in range(i):
@@ -662,8 +698,19 @@ def _articulate(parent, child, nk, S, I):
     nb = len(parent)
     U = np.zeros((nb, 6, 6))
     Dinv = np.zeros((nb, 6, 6))
+    _articulate_into(parent, child, nk, S, I, U, Dinv)
+    return U, Dinv
+
+
+@njit(cache=True)
+def _articulate_into(parent, child, nk, S, I, U, Dinv):
+    """:func:`_articulate` into ``U`` and ``Dinv`` (only the first ``k`` columns of a
+    branch are written and read)."""
+    nb = len(parent)
     D = np.empty((6, 6))
     UD = np.empty((6, 6))
+    L = np.empty((6, 6))
+    Li = np.empty((6, 6))
     for b in range(nb - 1, -1, -1):
         p, i, k = parent[b], child[b], nk[b]
         Ia = I[i]
@@ -686,7 +733,7 @@ def _articulate(parent, child, nk, S, I):
                 for y in range(6):
                     t += S[b, y, m] * Ub[y, n]
                 D[m, n] = t
-        inverse_spd(D, k, Dinv[b])
+        inverse_spd_into(D, k, Dinv[b], L, Li)
         for x in range(6):
             for n in range(k):
                 t = 0.0
@@ -699,7 +746,6 @@ def _articulate(parent, child, nk, S, I):
                 for n in range(k):
                     t -= UD[x, n] * Ub[y, n]
                 Ip[x, y] += t
-    return U, Dinv
 
 
 @njit(cache=True)
@@ -712,10 +758,27 @@ def _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, t
     nb = len(parent)
     pA = bias.copy()
     uu = np.zeros((nb, 6))
+    a = np.zeros((n_nodes, 6))
+    ud = np.zeros(nu)
+    _accelerate_into(parent, child, uo, nk, datum, S, c, I, U, Dinv, pA, tau, a_datum, uu, a,
+                     ud)
+    return ud
+
+
+@njit(cache=True)
+def _accelerate_into(parent, child, uo, nk, datum, S, c, I, U, Dinv, pA, tau, a_datum, uu, a,
+                     ud):
+    """:func:`_accelerate` with the bias forces ``pA`` (overwritten: they are folded leaf
+    to root) and the scratch ``uu`` (B x 6) and ``a`` (V x 6) given; ``u'`` into ``ud``."""
+    nb = len(parent)
     pa = np.empty(6)
     x = np.empty(6)
     for b in range(nb - 1, -1, -1):
         p, i, k = parent[b], child[b], nk[b]
+        if not k:   # an arm or a weld: no bias c, the child's forces go to its parent
+            for j in range(6):
+                pA[p, j] += pA[i, j]
+            continue
         for j in range(6):
             t = pA[i, j]
             for y in range(6):
@@ -740,10 +803,8 @@ def _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, t
                 pa[j] += t
         for j in range(6):
             pA[p, j] += pa[j]
-    a = np.zeros((n_nodes, 6))
     for j in range(6):
         a[datum, j] = a_datum[j]
-    ud = np.zeros(nu)
     ap = np.empty(6)
     for b in range(nb):
         p, i, k = parent[b], child[b], nk[b]
@@ -764,7 +825,6 @@ def _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, t
                     ap[j] += S[b, j, m] * t
         for j in range(6):
             a[i, j] = ap[j]
-    return ud
 
 
 @njit(cache=True)
@@ -794,6 +854,146 @@ def free_accelerations(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nod
     return articulated_accelerations(parent, child, uo, nk, n_nodes, datum, S, c, body_node,
                                      body_mass, body_J, R, r, w, v, gravity, np.zeros(nu),
                                      np.zeros((n_nodes, 6)), nu)
+
+
+#: the header of a packed tree (:func:`pack`): branches, nodes, datum, bodies, coordinates,
+#: speeds, rigid bodies, branches that move, the datum's rigid body
+_HEADER = 9
+
+
+@njit(cache=True)
+def open_chain_rates(itab, ftab, work, y):
+    """``(y', ok)`` of a tree that gravity and its velocity terms alone move, ``y = (q, u)``:
+    the quaternions of ``q`` normalized, :func:`walk`, the articulated-body recursion and
+    ``q' = N(q) u`` in one call on a packed tree (:func:`pack`: two arrays of numbers and
+    one of work space, so that a call unboxes four arrays and allocates only ``y'``).
+    ``ok`` is false where ``y'`` is not finite (a branch without inertia beyond it)."""
+    nb, nn, datum, nbod, n, nu = itab[0], itab[1], itab[2], itab[3], itab[4], itab[5]
+    ng, nm, gdatum = itab[6], itab[7], itab[8]
+    at = _HEADER
+    parent = itab[at:at + nb]
+    child = itab[at + nb:at + 2 * nb]
+    sign = itab[at + 2 * nb:at + 3 * nb]
+    kind = itab[at + 3 * nb:at + 4 * nb]
+    ground = itab[at + 4 * nb:at + 5 * nb]
+    qo = itab[at + 5 * nb:at + 6 * nb]
+    uo = itab[at + 6 * nb:at + 7 * nb]
+    nk = itab[at + 7 * nb:at + 8 * nb]
+    at += 8 * nb
+    body_node = itab[at:at + nbod]
+    body_group = itab[at + nbod:at + 2 * nbod]
+    at += 2 * nbod
+    moving = itab[at:at + nm]
+    mparent = itab[at + nm:at + 2 * nm]
+    mchild = itab[at + 2 * nm:at + 3 * nm]
+    muo = itab[at + 3 * nm:at + 4 * nm]
+    mnk = itab[at + 4 * nm:at + 5 * nm]
+    gravity = ftab[0:3]
+    body_mass = ftab[3:3 + nbod]
+    at = 3 + nbod
+    body_J = ftab[at:at + 9 * nbod].reshape((nbod, 3, 3))
+    at += 9 * nbod
+    prm = ftab[at:at + PARAMETERS * nb].reshape((nb, PARAMETERS))
+    at = 0
+    q = work[at:at + n]
+    at += n
+    R = work[at:at + 9 * nn].reshape((nn, 3, 3))
+    at += 9 * nn
+    r = work[at:at + 3 * nn].reshape((nn, 3))
+    at += 3 * nn
+    w = work[at:at + 3 * nn].reshape((nn, 3))
+    at += 3 * nn
+    v = work[at:at + 3 * nn].reshape((nn, 3))
+    at += 3 * nn
+    A0 = work[at:at + 6 * nn].reshape((nn, 6))
+    at += 6 * nn
+    theta = work[at:at + nn]
+    at += nn
+    I = work[at:at + 36 * ng].reshape((ng, 6, 6))
+    at += 36 * ng
+    bias = work[at:at + 6 * ng].reshape((ng, 6))
+    at += 6 * ng
+    acc = work[at:at + 6 * ng].reshape((ng, 6))
+    at += 6 * ng
+    S = work[at:at + 36 * nb].reshape((nb, 6, 6))
+    at += 36 * nb
+    c = work[at:at + 6 * nb].reshape((nb, 6))
+    at += 6 * nb
+    Sm = work[at:at + 36 * nm].reshape((nm, 6, 6))
+    at += 36 * nm
+    cm = work[at:at + 6 * nm].reshape((nm, 6))
+    at += 6 * nm
+    U = work[at:at + 36 * nm].reshape((nm, 6, 6))
+    at += 36 * nm
+    Dinv = work[at:at + 36 * nm].reshape((nm, 6, 6))
+    at += 36 * nm
+    uu = work[at:at + 6 * nm].reshape((nm, 6))
+    at += 6 * nm
+    tau = work[at:at + nu]
+    for i in range(n):
+        q[i] = y[i]
+    for b in range(nb):     # unit quaternions, as the coordinates mean them
+        first = 3 if kind[b] == FREE else 0 if kind[b] == SPHERICAL else \
+            1 if kind[b] == LINE else 2 if kind[b] == PLANE else -1
+        if first >= 0:
+            i = qo[b] + first
+            norm = np.sqrt(q[i] * q[i] + q[i + 1] * q[i + 1] + q[i + 2] * q[i + 2]
+                           + q[i + 3] * q[i + 3])
+            for j in range(4):
+                q[i + j] /= norm
+    u = y[n:n + nu]
+    walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R, r, w, v, S,
+              c, A0, theta)
+    # the recursion over the rigid bodies (nodes that arms and welds join share one
+    # twist about the world origin) and the branches that move them
+    for m in range(nm):
+        b = moving[m]
+        for j in range(6):
+            cm[m, j] = c[b, j]
+            for x in range(mnk[m]):
+                Sm[m, j, x] = S[b, j, x]
+    body_inertias_into(body_node, body_group, body_mass, body_J, R, r, w, v, True, I, bias)
+    _articulate_into(mparent, mchild, mnk, Sm, I, U, Dinv)
+    a_datum = np.zeros(6)
+    for j in range(3):
+        a_datum[3 + j] = -gravity[j]
+    out = np.zeros(n + nu)
+    for i in range(nu):
+        tau[i] = 0.0
+    _accelerate_into(mparent, mchild, muo, mnk, gdatum, Sm, cm, I, U, Dinv, bias, tau, a_datum,
+                     uu, acc, out[n:])
+    coordinate_rates_into(kind, qo, uo, nk, q, u, out[:n])
+    total = 0.0
+    for i in range(n + nu):
+        total += out[i]
+    return out, np.isfinite(total) or np.isfinite(out).all()
+
+
+def pack(tree: Tree, n: int, nu: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(itab, ftab, work)`` of :func:`open_chain_rates` for ``tree`` with ``n`` coordinates
+    and ``nu`` speeds: its integers, its numbers and the work space, each one flat array."""
+    nb, nn, nbod = len(tree.parent), tree.n_nodes, len(tree.body_node)
+    # the rigid bodies: nodes joined by branches without coordinates (arms, welds) move as
+    # one, so the recursion runs over them and over the branches that move them alone
+    group = np.arange(nn)
+    for b in range(nb):       # walk order: a parent's group is known before its child's
+        if tree.nk[b] == 0:
+            group[tree.child[b]] = group[tree.parent[b]]
+    _, group = np.unique(group, return_inverse=True)
+    if len(set(group[tree.body_node].tolist())) < nbod:   # bodies welded together: one a node
+        group = np.arange(nn)
+    moving = np.flatnonzero(tree.nk > 0) if group.max() < nn - 1 else np.arange(nb)
+    ng, nm = int(group.max()) + 1, len(moving)
+    itab = np.concatenate([[nb, nn, tree.datum, nbod, n, nu, ng, nm, group[tree.datum]],
+                           tree.parent, tree.child, np.sign(tree.sign), tree.kind, tree.ground,
+                           tree.qo, tree.uo, tree.nk, tree.body_node, group[tree.body_node],
+                           moving, group[tree.parent[moving]], group[tree.child[moving]],
+                           tree.uo[moving], tree.nk[moving]]).astype(np.int64)
+    ftab = np.concatenate([tree.gravity, tree.body_mass, np.ravel(tree.body_J),
+                           np.ravel(tree.prm)]).astype(float)
+    work = np.zeros(n + nn * (9 + 3 * 3 + 6 + 1) + ng * (36 + 6 + 6) + nb * (36 + 6)
+                    + nm * (36 + 6 + 36 + 36 + 6) + nu)
+    return itab, ftab, work
 
 
 @njit(cache=True)
@@ -877,6 +1077,13 @@ def coordinate_rates(kind, qo, uo, nk, q, u):
     """``q' = N(q) u``: a unit quaternion's rate is ``E(p)^T omega / 2``
     (:mod:`vecnet.core.rotations`), every other coordinate's rate is its speed."""
     qd = np.zeros(len(q))
+    coordinate_rates_into(kind, qo, uo, nk, q, u, qd)
+    return qd
+
+
+@njit(cache=True)
+def coordinate_rates_into(kind, qo, uo, nk, q, u, qd):
+    """:func:`coordinate_rates` into ``qd`` (every entry of a coordinate is written)."""
     for b in range(len(kind)):
         k, i, j = kind[b], qo[b], uo[b]
         if k == FREE:
@@ -899,7 +1106,6 @@ def coordinate_rates(kind, qo, uo, nk, q, u):
         qd[i + at + 1] = 0.5 * (w * o0 + z * o1 - y * o2)
         qd[i + at + 2] = 0.5 * (-z * o0 + w * o1 + x * o2)
         qd[i + at + 3] = 0.5 * (y * o0 - x * o1 + w * o2)
-    return qd
 
 
 @njit(cache=True)
@@ -1050,6 +1256,7 @@ def compile_kernels() -> None:
     wrenches = np.zeros((3, 6))
     forward_dynamics(tree, st, u, wrenches, 7)
     free_motion(tree, q, u, 7)
+    open_chain_rates(*pack(tree, 8, 7), np.concatenate([q, u]))
     generalized_forces(tree, st, wrenches, 7)
     inverse_mass(tree, st, np.eye(7)[:, :2], 7)
     mass(tree, st, 7)

@@ -368,7 +368,7 @@ def _integrate_linear(model: _Linear, t_span, inputs, initial, t_eval, method, r
             xu = wu if shift is None else shift @ wu
             return A + G @ nonlinear.sensitivity(xu, nonlinear.solve(xu, time), time)
 
-    options = {}
+    options: dict[str, Any] = {}
     if method in _SPARSE_JACOBIAN:
         options["jac"] = A.tocsc() if jacobian is None else \
             (lambda time, w: sp.csc_matrix(jacobian(time, w)))
