@@ -40,7 +40,7 @@ _NAMES = {
     # parameter studies (pandas when a study runs, Dask when a client is given)
     "sweep": "studies.sweep",
     # output and files
-    "draw": "output.draw", "to_dot": "output.draw", "to_tikz": "output.tikz",
+    "draw": "output.draw", "to_dot": "output.draw", "to_tikz": "output.draw",
     "latex": "output.teaching",
     "text": "output.teaching",
     "newton_euler": "formulation.recursion", "picture": "output.picture",

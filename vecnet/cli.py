@@ -191,7 +191,7 @@ def _draw(model, args) -> str | None:
     if fmt == "dot":
         return _emit(to_dot(model.system, tree=tree), args.output)
     if fmt in ("tikz", "tex"):     # LaTeX text: standard output, or a .tex file
-        from .output.tikz import to_tikz
+        from .output.draw import to_tikz
 
         return _emit(to_tikz(model.system, tree=tree), args.output)
     if args.output is None:

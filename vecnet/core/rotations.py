@@ -23,9 +23,19 @@ import sympy
 
 from ..errors import ModelError
 
-__all__ = ["skew", "quaternion_matrix", "matrix_quaternion", "E_matrix", "G_matrix",
+__all__ = ["cross", "skew", "quaternion_matrix", "matrix_quaternion", "E_matrix", "G_matrix",
            "axis_rotation", "orientation_matrix", "inertia_matrix", "unit_axis",
            "euler_angles"]
+
+
+def cross(a, b):
+    """``a x b`` for 3-vectors (numpy.cross costs more than the arithmetic here).
+
+    >>> cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
 
 
 def skew(v) -> Any:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy
 
+from ..core.rotations import cross
 from ..elements.base import t
 from ..errors import ModelError
 from . import recursive
@@ -34,16 +35,6 @@ __all__ = ["CompiledModel", "Snapshot", "cross", "point_wrenches", "LINEAR_ALGEB
 LINEAR_ALGEBRA = ("auto", "dense", "sparse")
 #: the automatic choice takes body space only from this many loop constraint rows on
 SPARSE_ROWS = 6
-
-
-def cross(a, b):
-    """``a x b`` for 3-vectors (numpy.cross costs more than the arithmetic here).
-
-    >>> cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]).tolist()
-    [0.0, 0.0, 1.0]
-    """
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                     a[0] * b[1] - a[1] * b[0]])
 
 
 def point_wrenches(r: np.ndarray, F: np.ndarray) -> np.ndarray:

@@ -13,12 +13,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.rotations import euler_angles, matrix_quaternion
+from ..core.rotations import cross, euler_angles, matrix_quaternion
 from ..elements.joint_laws import MeshLaw
 from ..elements.planar import RollingContact
 from ..elements.spatial import SpatialRollingContact
 from . import recursive
-from .mechanism import cross
 from .multibody import accelerations, independent_rows, solve_accelerations, velocity_constraints
 
 __all__ = ["outputs", "balance", "Balance", "Cutsets"]

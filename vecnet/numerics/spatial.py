@@ -16,11 +16,12 @@ import numpy as np
 import sympy
 
 from ..builders.mechanism import DATUM
+from ..core.rotations import cross
 from ..elements import spatial as se
 from ..elements.base import t
 from ..errors import FormulationError
 from . import recursive as rc
-from .mechanism import CompiledModel, cross, point_wrenches, push_wrench
+from .mechanism import CompiledModel, point_wrenches, push_wrench
 
 if TYPE_CHECKING:
     from ..formulation.spatial import SpatialEquations

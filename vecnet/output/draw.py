@@ -40,33 +40,22 @@ from ..elements.base import Element
 from ..errors import GraphvizError, GraphvizTimeoutError, OutputError
 from ..graph.graph import LinearGraph
 from ..graph.topology import Topology
-from .palette import JOINT_STYLES, joint_style
+from .palette import (
+    BODY_FILL,
+    CHORD_STYLE,
+    DATUM_FILL,
+    DOMAIN_COLOURS,
+    JOINT_STYLES,
+    LEGEND_FRAME,
+    LINK_COLOUR,
+    LINK_STYLE,
+    TREE_STYLE,
+    joint_style,
+)
+from .tikz import tikz_document
 
-__all__ = ["draw", "to_dot", "svg", "run_dot", "DOMAIN_COLOURS", "OutputError",
+__all__ = ["draw", "to_dot", "to_tikz", "svg", "run_dot", "DOMAIN_COLOURS", "OutputError",
            "GraphvizError", "GraphvizTimeoutError", "DOT_TIMEOUT"]
-
-#: Edge colour of each domain; edges of a bare graph are black.
-DOMAIN_COLOURS: dict[str, str] = {
-    "electrical": "#1f62b4",     # blue
-    "translational": "#2a8a2a",  # green
-    "rotational": "#c0392b",     # red
-    "fluid": "#138d90",          # teal
-    "thermal": "#d4720b",        # orange
-    "planar": "#4b3f72",         # indigo
-    "spatial": "#4b3f72",        # indigo, as planar: one palette for both dimensions
-}
-
-#: DOT attributes of a tree branch (solid, bold), a chord (dashed) and the dotted link
-#: between the ports of a transducer: the edges and their legend samples share them, and the
-#: TikZ export (:mod:`vecnet.output.tikz`) names its styles after them.
-TREE_STYLE: dict[str, str] = {"style": "solid", "penwidth": "2"}
-CHORD_STYLE: dict[str, str] = {"style": "dashed", "penwidth": "1"}
-LINK_COLOUR = "#555555"
-LINK_STYLE: dict[str, str] = {"style": "dotted", "penwidth": "1.5", "color": LINK_COLOUR}
-#: Fill of the datum box, fill of a body frame, and the legend's frame.
-DATUM_FILL = "#e6e6e6"
-BODY_FILL = "#dcdcf0"
-LEGEND_FRAME = "#999999"
 
 #: Formats written as text without the ``dot`` program.
 TEXT_FORMATS = ("dot", "gv")
@@ -321,6 +310,44 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
     if path is not None:
         _write(dot, os.fspath(path), fmt)
     return dot
+
+
+def to_tikz(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = None,
+            labels: str = "names", **options: Any) -> str:
+    """The diagram of :func:`~vecnet.output.draw.draw` as a standalone LaTeX document with
+    a TikZ picture (needs the Graphviz ``dot`` program for the layout).
+
+    Parameters
+    ----------
+    obj, tree, labels, **options
+        As for :func:`~vecnet.output.draw.draw` (``path`` and ``format`` excepted).
+
+    Returns
+    -------
+    str
+        ASCII LaTeX source; compile it with ``pdflatex``, or copy its ``tikzpicture``
+        into a document that loads ``tikz``.
+
+    Raises
+    ------
+    GraphvizError
+        The ``dot`` program is missing or failed.
+    OutputError
+        As :func:`~vecnet.output.draw.draw` (a ``path`` or ``format`` given here too).
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> g = vn.LinearGraph([("R", "a", "b"), ("C", "b", "g"), ("V", "g", "a")])
+    >>> tex = vn.to_tikz(g, tree=["R", "C"])
+    >>> [line for line in tex.splitlines() if line.startswith("% edge")]
+    ['% edge-R', '% edge-C', '% edge-V']
+    """
+    if "path" in options or "format" in options:
+        raise OutputError("to_tikz returns the LaTeX text; write a file with "
+                          "vn.draw(..., path='diagram.tex')")
+    dot = draw(obj, tree=tree, labels=labels, **options)
+    return tikz_document(dot, run_dot(dot, "json", "TikZ (dot's layout)"))
 
 
 def to_dot(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = None,
@@ -590,9 +617,7 @@ def run_dot(dot: graphviz.Digraph, fmt: str, what: str | None = None) -> bytes:
 def _write(dot: graphviz.Digraph, path: str, fmt: str) -> None:
     check_output(path)   # before dot runs
     if fmt in TIKZ_FORMATS:
-        from .tikz import tikz_document
-
-        data = tikz_document(dot).encode("ascii")
+        data = tikz_document(dot, run_dot(dot, "json", "TikZ (dot's layout)")).encode("ascii")
     else:
         data = dot.source.encode("utf-8") if fmt in TEXT_FORMATS else run_dot(dot, fmt)
     try:

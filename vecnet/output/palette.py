@@ -20,7 +20,31 @@ from ..elements import planar as pe
 from ..elements import spatial as se
 
 __all__ = ["JointStyle", "JOINT_STYLES", "BODY_COLOURS", "GROUND_COLOUR", "SPRING_COLOUR",
-           "joint_type", "joint_style", "body_colour"]
+           "DOMAIN_COLOURS", "TREE_STYLE", "CHORD_STYLE", "LINK_COLOUR", "LINK_STYLE",
+           "DATUM_FILL", "BODY_FILL", "LEGEND_FRAME", "joint_type", "joint_style", "body_colour"]
+
+#: Edge colour of each domain; edges of a bare graph are black.
+DOMAIN_COLOURS: dict[str, str] = {
+    "electrical": "#1f62b4",     # blue
+    "translational": "#2a8a2a",  # green
+    "rotational": "#c0392b",     # red
+    "fluid": "#138d90",          # teal
+    "thermal": "#d4720b",        # orange
+    "planar": "#4b3f72",         # indigo
+    "spatial": "#4b3f72",        # indigo, as planar: one palette for both dimensions
+}
+
+#: DOT attributes of a tree branch (solid, bold), a chord (dashed) and the dotted link
+#: between the ports of a transducer: the edges and their legend samples share them, and the
+#: TikZ export (:mod:`vecnet.output.tikz`) names its styles after them.
+TREE_STYLE: dict[str, str] = {"style": "solid", "penwidth": "2"}
+CHORD_STYLE: dict[str, str] = {"style": "dashed", "penwidth": "1"}
+LINK_COLOUR = "#555555"
+LINK_STYLE: dict[str, str] = {"style": "dotted", "penwidth": "1.5", "color": LINK_COLOUR}
+#: Fill of the datum box, fill of a body frame, and the legend's frame.
+DATUM_FILL = "#e6e6e6"
+BODY_FILL = "#dcdcf0"
+LEGEND_FRAME = "#999999"
 
 #: Colours of the bodies of a picture, in the order the bodies were made (then again).
 BODY_COLOURS: tuple[str, ...] = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",

@@ -49,6 +49,7 @@ from ..core.domains import unit_text
 from ..core.names import visible
 from ..core.numbers import DIGITS, round_floats
 from ..elements.base import t
+from ..errors import OutputError
 from ..graph.matrix import LabeledMatrix
 
 __all__ = ["latex", "text", "summary_reason", "unit_latex", "unit_text", "name_tex",
@@ -200,7 +201,6 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
     from ..formulation.planar import MultibodyEquations
     from ..formulation.spatial import SpatialEquations
     from ..numerics.analysis import OperatingPoint as NetworkPoint
-    from .draw import OutputError
 
     if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool)
                                or digits < 1):
@@ -729,8 +729,6 @@ def transfer_functions(ss: Any, style: str = "text", values: dict | None = None,
     With the parameter values (C = 4, R = 0.5):
       C.across/V.across = 1/(2*s + 1)
     """
-    from .draw import OutputError
-
     if style not in ("text", "latex"):
         raise OutputError(f"style is 'text' or 'latex', not {style!r}")
     if not ss.inputs or not ss.outputs:

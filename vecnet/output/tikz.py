@@ -10,9 +10,9 @@ and ellipses dot computed), the labels and the legend are where the SVG has them
 
 What the marks mean is kept in the TikZ: tree branches, chords and transducer links are
 drawn with the styles ``vn tree``, ``vn chord`` and ``vn link``, made from the DOT
-attributes that :mod:`vecnet.output.draw` gives them (:data:`~vecnet.output.draw.TREE_STYLE`
+attributes that :mod:`vecnet.output.draw` gives them (:data:`~vecnet.output.palette.TREE_STYLE`
 ...), and colours have names (``vn-electrical``, ``vn-revolute``, ...) from
-:data:`~vecnet.output.draw.DOMAIN_COLOURS` and :data:`~vecnet.output.palette.JOINT_STYLES`.
+:data:`~vecnet.output.palette.DOMAIN_COLOURS` and :data:`~vecnet.output.palette.JOINT_STYLES`.
 Both are defined inside the ``tikzpicture``, so the picture can be copied into a document
 that loads only ``tikz``; the document around it (``article`` with the ``preview`` package
 cropping the page to the picture) compiles with ``pdflatex`` from Debian's
@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,22 +42,20 @@ import graphviz
 
 from ..core.names import visible
 from ..errors import GraphvizError, OutputError
-from .draw import (
+from .palette import (
     BODY_FILL,
     CHORD_STYLE,
     DATUM_FILL,
     DOMAIN_COLOURS,
+    JOINT_STYLES,
     LEGEND_FRAME,
     LINK_COLOUR,
     LINK_STYLE,
     TREE_STYLE,
-    draw,
-    run_dot,
 )
-from .palette import JOINT_STYLES
 from .teaching import text_tex
 
-__all__ = ["to_tikz", "tikz_document", "pdflatex_text", "MAX_SIZE"]
+__all__ = ["tikz_document", "pdflatex_text", "MAX_SIZE"]
 
 #: Largest width or height (points) of a picture; larger layouts are scaled down to it.
 #: TeX's dimensions end at 16383 pt, and PDF viewers' pages at 200 in = 14400 pt.
@@ -69,50 +67,15 @@ _ROLES = (("vn tree", TREE_STYLE), ("vn chord", CHORD_STYLE), ("vn link", LINK_S
 _DASHES = {"dashed": (5.0, 2.0), "dotted": (1.0, 5.0)}
 
 
-def to_tikz(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = None,
-            labels: str = "names", **options: Any) -> str:
-    """The diagram of :func:`~vecnet.output.draw.draw` as a standalone LaTeX document with
-    a TikZ picture (needs the Graphviz ``dot`` program for the layout).
 
-    Parameters
-    ----------
-    obj, tree, labels, **options
-        As for :func:`~vecnet.output.draw.draw` (``path`` and ``format`` excepted).
+def tikz_document(dot: graphviz.Digraph, layout: bytes) -> str:
+    """A standalone LaTeX document drawing ``dot`` as Graphviz laid it out: ``layout`` is
+    the output of ``dot -Tjson`` for it (:func:`vecnet.output.draw.run_dot`).
 
-    Returns
-    -------
-    str
-        ASCII LaTeX source; compile it with ``pdflatex``, or copy its ``tikzpicture``
-        into a document that loads ``tikz``.
-
-    Raises
-    ------
-    GraphvizError
-        The ``dot`` program is missing or failed.
-    OutputError
-        As :func:`~vecnet.output.draw.draw` (a ``path`` or ``format`` given here too).
-
-    Examples
-    --------
-    >>> import vecnet as vn
-    >>> g = vn.LinearGraph([("R", "a", "b"), ("C", "b", "g"), ("V", "g", "a")])
-    >>> tex = vn.to_tikz(g, tree=["R", "C"])
-    >>> [line for line in tex.splitlines() if line.startswith("% edge")]
-    ['% edge-R', '% edge-C', '% edge-V']
+    Raises :class:`~vecnet.errors.GraphvizError` when ``layout`` is something other than
+    the JSON of a laid-out graph.
     """
-    if "path" in options or "format" in options:
-        raise OutputError("to_tikz returns the LaTeX text; write a file with "
-                          "vn.draw(..., path='diagram.tex')")
-    return tikz_document(draw(obj, tree=tree, labels=labels, **options))
-
-
-def tikz_document(dot: graphviz.Digraph) -> str:
-    """A standalone LaTeX document drawing ``dot`` as Graphviz lays it out (``dot -Tjson``).
-
-    Raises :class:`~vecnet.errors.GraphvizError` when ``dot`` is missing, fails or writes
-    something other than the JSON of a laid-out graph.
-    """
-    raw = run_dot(dot, "json", "TikZ (dot's layout)")
+    raw = layout
     try:
         layout = json.loads(raw.decode("utf-8", "replace"))
     except ValueError as exc:
