@@ -391,7 +391,7 @@ def shown_state_space(net: Network, tree: Any, order: int, outputs: Sequence[str
 def _mechanism(model, tree, simulate: bool) -> str:
     mech = model.system
     coordinates = tree if tree in ("joint", "absolute") else model.coordinates
-    eom = mech.formulate(coordinates=coordinates)
+    eom = mech.formulate(**model.formulation(coordinates))
     res = None
     if simulate:  # first, as for networks
         t_end = float((model.t_span or (0.0, 1.0))[1])
