@@ -588,7 +588,7 @@ def _labelled_state_matrices(ss: StateSpace) -> str:
     rows and columns, in blocks of columns that fit."""
     import sympy
 
-    from .teaching import latex
+    from .teaching import latex, matrix_tex
 
     terms = [("A", ss.A, ss.states, ss.states), ("B", ss.B, ss.states, ss.inputs),
              ("E", ss.E, ss.states, ss.inputs), ("C", ss.C, ss.outputs, ss.states),
@@ -605,7 +605,8 @@ def _labelled_state_matrices(ss: StateSpace) -> str:
         blocks = column_blocks(labelled, FORMULA_WIDTH - 3,
                                lambda x: tex_width(latex(x)))
         for k, block in enumerate(blocks):
-            lhs = name if len(blocks) == 1 else f"{name}_{{[{k + 1}]}}"
+            bold = matrix_tex(name)     # never the user's symbol of the same letter
+            lhs = bold if len(blocks) == 1 else f"{bold}_{{[{k + 1}]}}"
             out.append(math_block(f"{lhs} = " + latex(block, brackets=True), str(block)))
     return ("<p>The matrices, rows and columns labelled (rows of A and B: the state "
             "equations; of C and D: the outputs):</p>" + "".join(out) if out else "")
