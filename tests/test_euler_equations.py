@@ -188,3 +188,19 @@ def test_speeds_are_checked():
     planar.body("b", 1.0, 0.1)
     with pytest.raises(vn.FormulationError, match="speeds='body' is for spatial"):
         planar.formulate(speeds="body")
+
+
+def test_a_model_file_takes_body_axis_speeds(tmp_path):
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "examples" / "models" / "top.json"
+    model = vn.load_model(path)
+    assert model.speeds == "body"
+    assert model.formulate().speed_names == ("tip.w1", "tip.w2", "tip.w3")
+    assert vn.model_to_dict(model)["speeds"] == "body"        # written back as read
+    vn.save_model(model, tmp_path / "top.json")
+    assert vn.load_model(tmp_path / "top.json").speeds == "body"
+    # vn.simulate formulates a mechanism in the axes asked for
+    res = vn.simulate(model.system, (0.0, 0.01), speeds="body",
+                      parameters=model.element_values)
+    assert len(res["tip.w3"]) == len(res.t)

@@ -6,7 +6,8 @@ bring them closer, each applied only where it stays cheap:
 
 1. **expand** an entry from the leaves up, like terms combined after every product, as
    long as no product needs more than :data:`ENTRY_TERMS` terms (checked before it is
-   formed, so a large entry costs no more than the bound);
+   formed, so a large entry costs no more than the bound); only products that hold speeds
+   or quaternions, what the next steps work on (``k (theta + pi/2)`` stays);
 2. take out the **unit norm of every quaternion** ``w^2 + x^2 + y^2 + z^2 = 1`` of the
    coordinates after every product: every even power of ``w`` is replaced
    (``w^2 -> 1 - x^2 - y^2 - z^2``). On the expanded polynomial that is the remainder of
@@ -95,14 +96,18 @@ class _TooLarge(Exception):
     """An expansion would pass its bound."""
 
 
-def _expand(expr: sympy.Expr, cap: int, quaternions: Sequence[Sequence[sympy.Symbol]]
-            ) -> sympy.Expr:
+def _expand(expr: sympy.Expr, cap: int, quaternions: Sequence[Sequence[sympy.Symbol]],
+            keys: frozenset = frozenset()) -> sympy.Expr:
     """``expr`` expanded from the leaves up, like terms combined and the quaternions' unit
     norm taken out after every product (which keeps the degrees, and so the terms, low);
-    the arguments of functions (``cos(a + b)``) are left as they are. Raises
-    :class:`_TooLarge` as soon as a product would need more than ``cap`` terms."""
+    the arguments of functions (``cos(a + b)``) are left as they are, and so is a product
+    without any of the ``keys`` (the speeds and quaternions, what the terms are collected
+    and reduced by: ``k (theta + pi/2)`` stays). Raises :class:`_TooLarge` as soon as a
+    product would need more than ``cap`` terms."""
+    if keys and not (expr.free_symbols & keys):
+        return expr
     if isinstance(expr, sympy.Add):
-        out = sympy.Add(*(_expand(a, cap, quaternions) for a in expr.args))
+        out = sympy.Add(*(_expand(a, cap, quaternions, keys) for a in expr.args))
         if len(sympy.Add.make_args(out)) > cap:
             raise _TooLarge
         return out
@@ -115,7 +120,7 @@ def _expand(expr: sympy.Expr, cap: int, quaternions: Sequence[Sequence[sympy.Sym
         return expr
     out: sympy.Expr = sympy.S.One
     for factor in factors:
-        part = _expand(factor, cap, quaternions)
+        part = _expand(factor, cap, quaternions, keys)
         terms, more = sympy.Add.make_args(out), sympy.Add.make_args(part)
         if len(terms) * len(more) > cap:
             raise _TooLarge
@@ -204,8 +209,9 @@ def tidy(expr: Any, quaternions: Sequence[Sequence[sympy.Symbol]] = (),
     if not isinstance(expr, sympy.Expr) or expr.is_Number:
         return _whole_numbers(expr) if isinstance(expr, sympy.Float) else expr
     before = _nodes(expr, 10 * ENTRY_TERMS)
+    keys = frozenset(speeds) | frozenset(x for p in quaternions for x in p)
     try:
-        out = _chop(_expand(expr, ENTRY_TERMS, quaternions))
+        out = _chop(_expand(expr, ENTRY_TERMS, quaternions, keys))
     except _TooLarge:
         out = expr
     else:
