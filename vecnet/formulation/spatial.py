@@ -89,8 +89,8 @@ class SpatialEquations(MechanismEquations):
     ('b.w1', 'b.w2', 'b.w3')
     >>> qw, qx, qy, qz = eom.q[3:]
     >>> unit = {qw: sympy.sqrt(1 - qx**2 - qy**2 - qz**2)}
-    >>> [sympy.simplify(eom.M[i, i].subs(unit)) for i in range(3, 6)]
-    [1, 2, 3]
+    >>> [float(sympy.simplify(eom.M[i, i].subs(unit))) for i in range(3, 6)]
+    [1.0, 2.0, 3.0]
     """
 
     def __init__(self, mechanism: Mechanism, coordinates: str = "joint",

@@ -20,9 +20,21 @@ bring them closer, each applied only where it stays cheap:
 
 An entry is kept as formulated when its expansion would pass the bound, or when the
 tidied form is much larger than the original (more than a quarter and :data:`GROWTH`
-nodes larger: a product of short factors multiplied out). In all, at most :data:`TOTAL_TERMS` terms of an
-``M``, ``Q`` and constraints are tidied; beyond that they stay as formulated. The bounds
-are counts, never times (:mod:`vecnet.core.bounds`).
+nodes larger: a product of short factors multiplied out). In all, at most
+:data:`TOTAL_TERMS` terms of an ``M``, ``Q`` and constraints are tidied; beyond that they
+stay as formulated. The bounds are counts, never times (:mod:`vecnet.core.bounds`).
+Tidying changes how the equations read, never their value on the unit quaternions: the
+formulations keep ``M`` and ``Q`` as built, and the listings show the tidied copies.
+
+>>> w, x, y, z = sympy.symbols("w x y z")
+>>> R = sympy.Matrix([[w**2 + x**2 - y**2 - z**2, 2*(x*y - w*z), 2*(x*z + w*y)],
+...                   [2*(x*y + w*z), w**2 - x**2 + y**2 - z**2, 2*(y*z - w*x)],
+...                   [2*(x*z - w*y), 2*(y*z + w*x), w**2 - x**2 - y**2 + z**2]])
+>>> (R.T * R).applyfunc(lambda e: tidy(e, [(w, x, y, z)]))
+Matrix([
+[1, 0, 0],
+[0, 1, 0],
+[0, 0, 1]])
 """
 
 from __future__ import annotations
@@ -35,7 +47,7 @@ import sympy
 __all__ = ["ENTRY_TERMS", "TOTAL_TERMS", "unit_quaternions", "tidy", "tidy_all",
            "quaternions_of"]
 
-#: Most terms an entry may have once expanded for it to be expanded.
+#: Most terms a product may have, as an entry is expanded, for the entry to be expanded.
 ENTRY_TERMS = 600
 #: A tidied entry is kept when it has at most a quarter more nodes than the original, and
 #: this many.
