@@ -183,11 +183,9 @@ class MechanismListing:
         """LaTeX of an expression in the coordinates and speeds, named as the equations of
         motion name them (``\\theta_{\\mathrm{P1}}``, ``q_{\\mathrm{S1},w}``), by the
         listing's one rule for names (:func:`vecnet.output.teaching.latex`)."""
-        from .teaching import _mechanism_names, _Printer
+        from .teaching import mechanism_latex
 
-        show = _Printer("latex", DIGITS)
-        _mechanism_names(self.eom, show)
-        return show(expr)
+        return mechanism_latex(self.eom, expr, DIGITS)
 
     # -- diagnosis ------------------------------------------------------------------------
     def rank(self) -> tuple[int, list[int]] | str:

@@ -62,7 +62,7 @@ from ..elements.base import t
 from ..graph.matrix import LabeledMatrix
 
 __all__ = ["latex", "text", "summary_reason", "unit_latex", "unit_text", "name_tex",
-           "transfer_functions"]
+           "transfer_functions", "mechanism_latex", "matrix_tex"]
 
 #: Multibody matrices (``M``, ``Q``) with at most this many rows may be shown as matrices.
 MATRIX_FORM_LIMIT = 3
@@ -163,6 +163,24 @@ def unit_latex(unit: str) -> str:
         return rf"\mathrm{{{_text_tex(base)}}}" + (f"^{{{_text_tex(power)}}}" if power else "")
 
     return "/".join(r"\,".join(factor(w) for w in part.split()) for part in unit.split("/"))
+
+
+def mechanism_latex(eom: Any, expr: Any, digits: int | None = DIGITS) -> str:
+    r"""LaTeX of an expression in a mechanism's coordinates and speeds, named as
+    :func:`latex` names them in the mechanism's equations (``\theta_{\mathrm{P1}}``,
+    ``q_{\mathrm{S1},w}``, ``\omega_{\mathrm{S1},1}``).
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("p")
+    >>> bob = mech.body("bob", 1.0, 0.1, position=(1, 0))
+    >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+    >>> eom = mech.formulate()
+    >>> print(mechanism_latex(eom, 2 * eom.q[0] + eom.u[0]))
+    2 \theta_{\mathrm{pin}} + \dot{\theta}_{\mathrm{pin}}
+    """
+    show = _Printer("latex", digits)
+    _mechanism_names(eom, show)
+    return show(expr)
 
 
 def summary_reason(obj: Any) -> str | None:
