@@ -322,13 +322,15 @@ def test_equation_listings_of_e1():
     assert len(equals) == 1                                  # aligned at the '=' sign
     assert listing.index("Cutset") < listing.index("Circuit") < listing.index("Terminal")
     tex = vn.latex(eqs)
-    assert r"i_{R4} &= i_{C6} - i_{V7}" in tex and r"i_{C6} &= C_{6} \dot{v}_{C6}" in tex
+    # element names (several characters) upright, the capacitance C6 a symbol with index 6
+    assert r"i_{\mathrm{R4}} &= i_{\mathrm{C6}} - i_{\mathrm{V7}}" in tex
+    assert r"i_{\mathrm{C6}} &= C_{6} \dot{v}_{\mathrm{C6}}" in tex
     assert eqs._repr_latex_() == f"$${tex}$$"
     # a plain list of equations
     assert vn.text(eqs.circuit).splitlines() == ["v_C6 = v_L2 + v_R3 - v_R4",
                                                  "v_V7 = -v_L1 + v_R4 + v_R5"]
-    assert vn.latex(eqs.circuit[0]) == ("\\begin{aligned}\nv_{C6} &= v_{L2} + v_{R3} - v_{R4}"
-                                        "\n\\end{aligned}")
+    assert vn.latex(eqs.circuit[0]) == ("\\begin{aligned}\nv_{\\mathrm{C6}} &= v_{\\mathrm{L2}} "
+                                        "+ v_{\\mathrm{R3}} - v_{\\mathrm{R4}}\n\\end{aligned}")
 
 
 def test_state_space_listing():
@@ -343,8 +345,11 @@ def test_state_space_listing():
     assert places == sorted(places)
     assert "A =" in listing and "D =" in listing and "E =" not in listing
     tex = vn.latex(ss)
-    assert r"\dot{v}_{C6} &= - \frac{i_{L2}}{C_{6}}" in tex
-    assert r"A = \begin{bmatrix}" in tex and r"C = \begin{bmatrix}0 & 0 & 1\end{bmatrix}" in tex
+    assert r"\dot{v}_{\mathrm{C6}} &= - \frac{i_{\mathrm{L2}}}{C_{6}}" in tex
+    # the matrices bold: never a user's symbol of the same letter
+    assert r"\mathbf{A} = \begin{bmatrix}" in tex
+    assert r"\mathbf{C} = \begin{bmatrix}0 & 0 & 1\end{bmatrix}" in tex
+    assert r"\dot{x} = \mathbf{A} x + \mathbf{B} u" in tex
     assert ss._repr_latex_() == f"$${tex}$$"
     # a dependent store differentiates the input: x' = A x + B u + E u'
     net = vn.Network("divider")
@@ -368,7 +373,7 @@ def test_multibody_listing():
     assert "q = (pin.angle)" in small and "-19.62*cos(pin.angle)" in small
     tex = vn.latex(eom, simplify=True, matrix_form=True)
     assert r"q = (\theta_{\mathrm{pin}})" in tex
-    assert r"M &= \begin{bmatrix}2\end{bmatrix}" in tex
+    assert r"\mathbf{M} &= \begin{bmatrix}2\end{bmatrix}" in tex
     # a larger system's full M and Q are listed entry by entry, one row of M at a time
     bar = four_bar().formulate(coordinates="absolute")
     listing = vn.text(bar, matrix_form=True)
@@ -376,7 +381,7 @@ def test_multibody_listing():
     assert "M[crank.angle, crank.angle] = 0.08333" in listing
     assert "Q[crank.angle] = 0.5" in listing                  # the applied torque
     tex = vn.latex(bar, matrix_form=True)
-    assert r"\Phi_{\mathrm{P4.x}} &=" in tex and r"M_{3,3} &= 0.08333" in tex
+    assert r"\Phi_{\mathrm{P4.x}} &=" in tex and r"\mathbf{M}_{3,3} &= 0.08333" in tex
     # by default, the recursive form: the torque is a load, the constraints are listed
     assert r"T_{\mathrm{T}} &= -0.5" in vn.latex(bar) and "Phi[P4.x] = " in vn.text(bar)
     assert bar._repr_latex_() == f"$${vn.latex(bar)}$$"

@@ -176,8 +176,9 @@ def test_the_command_line_reports_a_spatial_file(tmp_path, capsys):
     page = out.read_text()
     assert "<svg" in page and '<pre class="tex">' in page
     assert "Coordinates (4): tip.qw, tip.qx, tip.qy, tip.qz" in page   # a ball joint's quaternion
-    assert (r"Speeds (3)}\quad u = (\omega_{\mathrm{tip},x}, \omega_{\mathrm{tip},y}, "
-            r"\omega_{\mathrm{tip},z})") in page
+    # the file takes its angular speeds in the top's own axes ("speeds": "body")
+    assert (r"Speeds (3)}\quad u = (\omega_{\mathrm{tip},1}, \omega_{\mathrm{tip},2}, "
+            r"\omega_{\mathrm{tip},3})") in page
 
 
 @pytest.mark.parametrize("command", ["equations", "draw"])

@@ -279,7 +279,9 @@ def test_a_state_spaces_matrices_carry_their_labels():
     model = vn.load_model(MODELS / "rlc.json")
     ss = model.state_space()
     page = report(model, simulate=False)
-    blocks = re.findall(r'<pre class="tex">([ABCD](?:_\{\[\d\]\})? = .*?)</pre>', page, re.S)
+    # the matrices bold, never a user's symbol of the same letter
+    blocks = re.findall(r'<pre class="tex">\\mathbf\{([ABCD]\}(?:_\{\[\d\]\})? = .*?)</pre>',
+                        page, re.S)
     assert {b[0] for b in blocks} >= {"A", "B"}
     a_block = next(b for b in blocks if b.startswith("A"))
     for state in ss.states:

@@ -34,7 +34,7 @@ def test_text_and_latex_name_coordinates_and_speeds():
     assert "Speeds (3): u = (tip.wx, tip.wy, tip.wz)" in shown
     assert "R_bob = Rq(tip.qw, tip.qx, tip.qy, tip.qz)" in shown and "n_tip = 0" in shown
     full = vn.text(eom, matrix_form=True)
-    assert "q' = N(q) u" in full and "M =" in full
+    assert "q' = N(q) u" in full and "M[tip.wx, tip.wx] = " in full
     assert r"\textbf{Speeds (3)}" in vn.latex(eom)
 
 

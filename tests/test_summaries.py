@@ -117,7 +117,8 @@ def test_report_and_equations_of_a_large_ladder_file(tmp_path, monkeypatch, caps
     assert f"Incidence matrix [IN]: {nodes} x {edges}, {2 * edges} nonzero entries; left " \
            "out" in page
     assert f"Summary ({SECTIONS} states, more than {teaching.SUMMARY_STATES})" in page
-    assert f"A: {SECTIONS} x {SECTIONS}, {3 * SECTIONS - 2} nonzero entries" in page
+    assert (rf"\mathbf{{A}}\text{{: }}{SECTIONS} \times {SECTIONS}\text{{, "
+            f"{3 * SECTIONS - 2} nonzero entries") in page
     capsys.readouterr()
     assert main(["equations", str(path)]) == 0
     out = capsys.readouterr().out
@@ -153,11 +154,11 @@ def test_a_mechanism_summary_names_joints_loads_and_constraints():
 
 def test_full_matrices_with_long_expressions_are_summarized(monkeypatch):
     eom = vn.load_model(MODELS / "fourbar.json").formulate()
-    assert "M =" in vn.text(eom, matrix_form=True)
+    assert "M[P1.angle, P1.angle] = " in vn.text(eom, matrix_form=True)
     monkeypatch.setattr(teaching, "SUMMARY_TERMS", 10)
     full = vn.text(eom, matrix_form=True)
     assert "Summary (M, Q and the constraints hold more than 10 terms)" in full
-    assert "M =" not in full
+    assert "M[" not in full
     # the recursive form is short whatever M and Q hold: no summary
     assert teaching.summary_reason(eom) is None and "f_P1 = " in vn.text(eom)
 
@@ -168,12 +169,13 @@ def test_report_of_a_chain_file_keeps_the_simulation(tmp_path, capsys):
     output = tmp_path / "chain.html"
     assert main(["report", str(path), "--output", str(output)]) == 0
     page = output.read_text(encoding="utf-8")
-    assert r"\textbf{Equations of motion (15)}" in page       # the recursive form, typeset
+    # the recursive form, typeset (M and Q of 15 speeds do not fit a page)
+    assert r"\textbf{Equations of motion, recursive form (15)}" in page
     assert "<h2>Simulation</h2><figure><svg" in page
     capsys.readouterr()
     assert main(["equations", str(path), "--format", "latex"]) == 0
     out = capsys.readouterr().out
-    assert r"f_{\mathrm{J5}} &= \dot{p}_{\mathrm{b5}} - m_{\mathrm{b5}}\,g" in out
+    assert r"f_{\mathrm{J5}} &= \dot{p}_{\mathrm{b5}} - m_{\mathrm{b5}}\,\mathbf{g}" in out
 
 
 def test_the_summary_option_is_refused_where_it_means_nothing():

@@ -40,9 +40,13 @@ def test_names_of_several_letters_are_upright():
     tex = vn.latex(motor_pump())
     assert r"\mathrm{Rp}" in tex and "Rp" not in tex.replace(r"\mathrm{Rp}", "")
     assert r"T_{\mathrm{shaft}}" in tex
-    # one letter, a letter and digits, and Greek letters stay as sympy sets them
+    # one letter, a letter and digits, and Greek letters stay as sympy sets them; a name
+    # of several characters as a subscript (an element's, dotted or not) is upright
     assert vn.latex(sympy.Symbol("R") * sympy.Symbol("p")) == "R p"
-    assert vn.latex(sympy.Symbol("v_C6")) == "v_{C6}"
+    assert vn.latex(sympy.Symbol("C6")) == "C_{6}"
+    assert vn.latex(sympy.Symbol("v_C6")) == r"v_{\mathrm{C6}}"
+    assert vn.latex(sympy.Symbol("T_motor.m")) == r"T_{\mathrm{motor.m}}"
+    assert vn.latex(sympy.Symbol("x_1")) == "x_{1}"
     assert vn.latex(sympy.Symbol("omega_n")) == r"\omega_{n}"
     assert vn.latex(sympy.Symbol("Kt")) == r"\mathrm{Kt}"
 

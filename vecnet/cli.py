@@ -149,8 +149,8 @@ def _equations(model, args) -> str | None:
                              "mechanism (vecnet bode and vecnet step linearize it about its "
                              "equilibrium)")
         coordinates = tree if isinstance(tree, str) else "joint"
-        body = show(model.system.formulate(coordinates=coordinates,
-                                           tree=None if isinstance(tree, str) else tree)) + "\n"
+        body = show(model.system.formulate(**model.formulation(
+            coordinates, None if isinstance(tree, str) else tree))) + "\n"
     return _emit(body, args.output)
 
 

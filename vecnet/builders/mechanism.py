@@ -28,7 +28,7 @@ from sympy.utilities.lambdify import implemented_function
 from ..core.later import later
 from ..core.names import check_name
 from ..elements.base import number_problem, t
-from ..errors import ModelError, UnknownNameError
+from ..errors import FormulationError, ModelError, UnknownNameError
 from .network import Network
 
 __all__ = ["DATUM", "Body", "Point", "MechanismBuilder", "signal", "recorded", "pinion_on_its_rack"]
@@ -608,17 +608,34 @@ class MechanismBuilder:
         return point.body.pose(point.position)
 
     def formulate(self, coordinates: str = "joint", tree: list[str] | None = None,
-                  joint_loads: dict | None = None, rotors: dict | None = None):
+                  joint_loads: dict | None = None, rotors: dict | None = None,
+                  speeds: str = "tail"):
         """The equations of motion: a :class:`vecnet.formulation.planar.MultibodyEquations`
         or :class:`vecnet.formulation.spatial.SpatialEquations`. ``coordinates`` picks the
         tree (``"joint"``: joints before bodies, ``"absolute"``: bodies first) unless
         ``tree`` lists its branches; ``joint_loads`` (target -> symbol) and ``rotors``
         (joint -> inertia) are what a lumped network coupled by ports adds
-        (:class:`vecnet.System` passes them)."""
-        equations = (later("vecnet.formulation.planar").MultibodyEquations if self.dimensions == 2
-                     else later("vecnet.formulation.spatial").SpatialEquations)
-        return equations(self, coordinates=coordinates, tree=tree, joint_loads=joint_loads,
-                         rotors=rotors)
+        (:class:`vecnet.System` passes them). In space, ``speeds="body"`` takes the angular
+        speeds of free bodies and ball joints in the head body's own axes (Euler's
+        equations) instead of the tail's (``"tail"``, world axes on the ground); in the
+        plane angular speeds are numbers and ``speeds`` stays ``"tail"``.
+
+        Raises
+        ------
+        FormulationError
+            For ``speeds`` other than ``"tail"`` or ``"body"``, or ``"body"`` in the plane.
+        """
+        if self.dimensions == 2:
+            if speeds != "tail":
+                raise FormulationError(f"speeds={speeds!r}: a planar mechanism's angular "
+                                       "speeds are numbers about z, the same in every axes; "
+                                       "speeds='body' is for spatial mechanisms")
+            return later("vecnet.formulation.planar").MultibodyEquations(
+                self, coordinates=coordinates, tree=tree, joint_loads=joint_loads,
+                rotors=rotors)
+        return later("vecnet.formulation.spatial").SpatialEquations(
+            self, coordinates=coordinates, tree=tree, joint_loads=joint_loads, rotors=rotors,
+            speeds=speeds)
 
     def element_parameters(self) -> dict[str, Any]:
         """``"<element>.<parameter>"`` -> value of every element parameter a parameter study

@@ -50,6 +50,10 @@ class Model:
         Networks: ``"normal"``, ``"auto"`` or branch names; mechanisms: branch names or ``None``.
     coordinates : str
         Mechanisms: ``"joint"`` or ``"absolute"``.
+    speeds : str
+        Spatial mechanisms: the axes of the angular speeds of free bodies and ball joints,
+        ``"tail"`` (world axes on the ground; the default) or ``"body"`` (the body's own
+        axes: Euler's equations; :meth:`vecnet.spatial.Mechanism.formulate`).
     t_span, points
         Simulation interval and number of output points (``None``: not given).
 
@@ -73,6 +77,7 @@ class Model:
     outputs: list[str] = field(default_factory=list)
     tree: str | list[str] | None = None
     coordinates: str = "joint"
+    speeds: str = "tail"
     t_span: tuple[float, float] | None = None
     points: int | None = None
     description: str = ""
@@ -149,7 +154,16 @@ class Model:
         if self.kind == "system":
             return self.system.formulate(self.coordinates)
         self._need("mechanism")
-        return self.system.formulate(coordinates=self.coordinates, tree=self.tree or None)
+        return self.system.formulate(**self.formulation(self.coordinates, self.tree or None))
+
+    def formulation(self, coordinates: str = "joint", tree: list[str] | None = None) -> dict:
+        """The arguments of a mechanism's ``formulate`` for ``coordinates`` or ``tree``, with
+        the file's :attr:`speeds` where they are not the default (which a planar mechanism
+        refuses)."""
+        out: dict[str, Any] = {"coordinates": coordinates, "tree": tree}
+        if self.speeds != "tail":
+            out["speeds"] = self.speeds
+        return out
 
     def simulate(self, t_span: Sequence[float] | None = None, points: int | None = None,
                  progress: Callable[[float], None] | None = None, **options: Any):

@@ -21,7 +21,10 @@ An element says three things:
 * its force law :meth:`~SpatialElement.through` (springs, dampers, drivers).
 
 Free rotations use unit quaternions ``p = (w, x, y, z)`` as coordinates and the
-relative angular velocity in tail axes as speeds: ``p' = E(p)^T omega / 2``
+relative angular velocity as speeds: by default in the tail frame's axes (a free body's
+in world axes, ``wx, wy, wz``), ``p' = E(p)^T omega / 2``; with body axes
+(:meth:`SpatialElement.branch_motion`, ``axes="body"``) in the head frame's axes
+(``w1, w2, w3``, Euler's body-axis components), ``p' = G(p)^T omega_b / 2``
 (:mod:`vecnet.core.rotations`).
 """
 
@@ -30,18 +33,31 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from ..core.rotations import E_matrix, axis_rotation, matrix_quaternion, quaternion_matrix
+from ..core.rotations import (
+    E_matrix,
+    G_matrix,
+    axis_rotation,
+    matrix_quaternion,
+    quaternion_matrix,
+)
 from ..errors import UnknownNameError
 from .base import Kind, MechanismElement
 from .joint_laws import FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 
-__all__ = ["SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute", "SpatialPrismatic",
-           "SpatialCylindrical", "SpatialScrew", "SpatialSpherical", "SpatialUniversal",
+__all__ = ["SPEED_AXES", "SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute",
+           "SpatialPrismatic", "SpatialCylindrical", "SpatialScrew", "SpatialSpherical", "SpatialUniversal",
            "SpatialPlanarJoint", "SpatialWeld", "SpatialPointOnLine", "SpatialPointOnPlane",
            "SpatialSpringDamper", "SpatialRotarySpringDamper", "SpatialForce", "SpatialTorque",
            "SpatialMotionDriver", "SpatialJointFriction", "SpatialJointStop", "SpatialMesh",
            "SpatialGear", "SpatialRackAndPinion", "SpatialRollingContact",
            "perpendiculars", "tangents", "revolute_angle"]
+
+
+#: the axes a free rotation's angular speeds are taken in: its tail frame's (a free body's
+#: are world axes) or its head frame's (a body's own axes, in which Euler wrote his equations)
+SPEED_AXES = ("tail", "body")
+#: the names of the angular speeds in each of :data:`SPEED_AXES`
+_ANGULAR_SPEEDS = {"tail": ("wx", "wy", "wz"), "body": ("w1", "w2", "w3")}
 
 
 def perpendiculars(e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,10 +149,49 @@ class SpatialElement(MechanismElement):
     speeds: tuple[str, ...] = ()
     #: a joint with a coordinate ``angle``, its head body's turn about ``axis``
     turns = False
+    #: whether the last four coordinates are a unit quaternion of the relative rotation and
+    #: the last three speeds the relative angular velocity (free bodies, ball joints ...)
+    free_rotation = False
 
     def motion(self, q: list[sympy.Symbol]):
         """``(R_rel, rho, W, V, N)`` as a tree branch in its coordinates ``q``."""
         raise NotImplementedError(f"{type(self).__name__} {self.name!r} cannot be a tree branch")
+
+    def branch_motion(self, q: list[sympy.Symbol], axes: str = "tail"):
+        """:meth:`motion` with the angular speeds of a free rotation in ``axes``
+        (:data:`SPEED_AXES`): ``"tail"`` as :meth:`motion` gives them, or ``"body"``, the
+        relative angular velocity in the head frame's axes ``omega_b``, so that
+        ``W u_b = R_rel omega_b`` and ``p' = G(p)^T omega_b / 2``. Elements without a free
+        rotation move the same in both.
+
+        In either axes the rate of ``W u_b`` at constant ``u_b`` is zero for the angular
+        speeds: ``W`` is constant in tail axes, and in body axes
+        ``R_rel' omega_b = R_rel (omega_b x omega_b) = 0``.
+
+        >>> ball = SpatialSpherical("S", "a", "b", np.eye(3))
+        >>> q = sympy.symbols("qw qx qy qz")
+        >>> R, _, W, _, N = ball.branch_motion(list(q), "body")
+        >>> W == R and N == G_matrix(q).T / 2
+        True
+        """
+        Rrel, rho, W, V, N = self.motion(q)
+        if axes == "body" and self.free_rotation:
+            W, N = W.copy(), N.copy()
+            W[:, W.cols - 3:] = Rrel
+            N[N.rows - 4:, N.cols - 3:] = G_matrix(list(q[-4:])).T / 2
+        return Rrel, rho, W, V, N
+
+    def speed_names(self, axes: str = "tail") -> tuple[str, ...]:
+        """The names of the speeds as a tree branch: :attr:`speeds`, the angular speeds of a
+        free rotation named for ``axes`` (``wx, wy, wz`` in tail axes, ``w1, w2, w3`` in
+        body axes).
+
+        >>> SpatialSpherical("S", "a", "b", np.eye(3)).speed_names("body")
+        ('w1', 'w2', 'w3')
+        """
+        if not self.free_rotation:
+            return tuple(self.speeds)
+        return tuple(self.speeds[:-3]) + _ANGULAR_SPEEDS[axes]
 
     def coordinates_from(self, R_tail: np.ndarray, R_head: np.ndarray, dr: np.ndarray) -> list:
         """Branch coordinates for the relative pose (numbers)."""
@@ -190,6 +245,7 @@ class SpatialMass(SpatialElement):
     tree_role = "mass"
     coordinates = ("x", "y", "z", "qw", "qx", "qy", "qz")
     speeds = ("vx", "vy", "vz", "wx", "wy", "wz")
+    free_rotation = True
     frame = "ground"
 
     #: the entries of the inertia matrix a study may vary, by axes (symmetric)
@@ -385,6 +441,7 @@ class SpatialSpherical(_Joint):
 
     coordinates = ("qw", "qx", "qy", "qz")
     speeds = ("wx", "wy", "wz")
+    free_rotation = True
 
     def motion(self, q):
         return (quaternion_matrix(q), sympy.zeros(3, 1), sympy.eye(3), sympy.zeros(3, 3),
@@ -475,6 +532,7 @@ class SpatialPointOnLine(_Joint):
 
     coordinates = ("distance", "qw", "qx", "qy", "qz")
     speeds = ("distance'", "wx", "wy", "wz")
+    free_rotation = True
 
     def motion(self, q):
         e = _m(self.axis)
@@ -496,6 +554,7 @@ class SpatialPointOnPlane(_Joint):
 
     coordinates = ("x", "y", "qw", "qx", "qy", "qz")
     speeds = ("x'", "y'", "wx", "wy", "wz")
+    free_rotation = True
 
     def motion(self, q):
         p, s = (_m(v) for v in perpendiculars(self.axis))
@@ -518,6 +577,7 @@ class SpatialFree(SpatialElement):
 
     coordinates = ("dx", "dy", "dz", "qw", "qx", "qy", "qz")
     speeds = ("vx", "vy", "vz", "wx", "wy", "wz")
+    free_rotation = True
     frame = "ground"
 
     def motion(self, q):

@@ -419,7 +419,8 @@ class _Builder:
             rotation = turn
             turns = turn != 0
         else:
-            rotation, rho, W, V, Nb = element.motion(qb)
+            rotation, rho, W, V, Nb = element.branch_motion(qb, getattr(self.eom, "speeds",
+                                                                        "tail"))
             qdot = list(Nb * ub) if qb else []
 
             def rate(X):
@@ -429,11 +430,17 @@ class _Builder:
                         out += X.diff(qi) * qd
                 return out
 
-            Wdot = rate(W) if W.shape[1] else None
+            # a free rotation's W u_b has no rate at constant u_b (SpatialElement.branch_motion)
+            Wdot = rate(W) if W.shape[1] and not element.free_rotation else None
             Vdot = rate(V) if V.shape[1] else None
             turns = not _is_identity(rotation)
         info = {"rotation": rotation, "turns": turns, "rho": rho, "W": W, "V": V,
-                "frame": getattr(element, "frame", "tail")}
+                "frame": getattr(element, "frame", "tail"),
+                # body-axis angular speeds and their rates: W u_b = R_rel omega_b, which the
+                # forward pass writes as the head body's rotation times omega_b
+                "body": (ub[ub.rows - 3:, :], dub[dub.rows - 3:, :])
+                if self.dim == 3 and element.free_rotation
+                and getattr(self.eom, "speeds", "tail") == "body" else None}
         info["Wu"] = W * ub if W.shape[1] else None
         info["Vu"] = V * ub if V.shape[1] else None
         info["Wa"] = (W * dub + (Wdot * ub if Wdot is not None else sympy.zeros(W.rows, 1))) \
@@ -508,6 +515,10 @@ class _Builder:
             if m["Wu"] is not None and _nonzero(m["W"]):
                 rel = Literal(m["Wu"][0]) if dim == 2 else times(RF, Literal(m["Wu"]), identity=(0,))
                 acc = Literal(m["Wa"][0]) if dim == 2 else times(RF, Literal(m["Wa"]), identity=(0,))
+                if m["body"] is not None:    # R_F R_rel omega_b = R_head omega_b
+                    head = self.turn(R[there] if forward else R[here])
+                    rel = times(head, Literal(m["body"][0]), identity=(0,))
+                    acc = times(head, Literal(m["body"][1]), identity=(0,))
                 w[there] = self.define("omega", body, plus((1, w[here]), (s, rel)), kin)
                 spin = cross(w[here], rel) if dim == 3 else None
                 al[there] = self.define("alpha", body, plus((1, al[here]), (s, acc), (s, spin)),
@@ -652,8 +663,16 @@ class _Builder:
             parts: list = []
             if W.shape[1] and _nonzero(W[:, group]):
                 Wt = W[:, group].T
+                element = self.net.element(branch)
                 if self.dim == 2:
                     parts.append((s, times(_literal_or_identity(Wt), n, identity=(0,))))
+                elif element.free_rotation and getattr(self.eom, "speeds", "tail") == "body":
+                    # W = R_rel in body axes: W^T R_F^T n is the moment in the head body's
+                    # axes, R_head^T n (Euler's components)
+                    here, there = self.branch_info[branch][:2]
+                    head = self.turn(self.R[there if forward else here])
+                    parts.append((s, times(None if head is None else head.T, n,
+                                           identity=(0,))))
                 else:
                     parts.append((s, times(_literal_or_identity(Wt), RFt, n, identity=(0, 1))))
             if V.shape[1] and _nonzero(V[:, group]):

@@ -11,10 +11,12 @@ cutset equations into
     M(q) u' = Q(q, u, t) + Phi_u^T lambda,      q' = N(q) u,
 
 with ``Phi_u = Phi_q N``. The speeds ``u`` are the coordinates' rates except for
-quaternions, whose speeds are angular velocities (relative, in the tail body's axes; a
-free body's in world axes): ``p' = E(p)^T omega / 2``. Newton–Euler terms per body
-include the gyroscopic ``omega x J omega``; ``lambda`` is what each cut joint's
-constraints carry.
+quaternions, whose speeds are angular velocities: relative, in the tail body's axes (a
+free body's in world axes), ``p' = E(p)^T omega / 2``; or, with ``speeds="body"``, in the
+head body's axes (a free body's or a top's own axes), ``p' = G(p)^T omega_b / 2``, in
+which a rigid body's equations are Euler's, ``J omega_b' + omega_b x J omega_b = n_b``.
+Newton–Euler terms per body include the gyroscopic ``omega x J omega``; ``lambda`` is
+what each cut joint's constraints carry.
 """
 
 from __future__ import annotations
@@ -56,6 +58,12 @@ class SpatialEquations(MechanismEquations):
         ``A(q) u + b = 0``: the velocity (nonholonomic) constraints of rolling contacts.
     M, Q : sympy.Matrix
         Mass matrix and generalized forces in the speeds: ``M u' = Q + Phi_u^T lambda``.
+    speeds : str
+        The axes of the angular speeds of free bodies, ball joints and the other branches
+        with a quaternion (:data:`vecnet.elements.spatial.SPEED_AXES`): ``"tail"`` (the
+        default; ``wx, wy, wz`` in the tail frame's axes, world axes for a free body or a
+        ball joint on the ground) or ``"body"`` (``w1, w2, w3`` in the head body's own
+        axes: a top or a free body then follows Euler's equations).
     joint_loads, inputs, rotors
         What a lumped network coupled by ports adds (:class:`vecnet.System`): load symbols
         by what they work on (``"<joint>.angle"``, ``"<joint>.distance"``, a pair of
@@ -70,11 +78,28 @@ class SpatialEquations(MechanismEquations):
     >>> eom = mech.formulate()
     >>> sympy.simplify(eom.M[0, 0])
     2.00000000000000
+
+    A free body in body axes: its mass matrix is ``diag(m, m, m, J1, J2, J3)`` on the unit
+    quaternions (the Euler parameters' norm 1 taken out).
+
+    >>> free = vn.spatial.Mechanism("free")
+    >>> _ = free.body("b", mass=2.0, inertia=(1, 2, 3))
+    >>> eom = free.formulate(speeds="body")
+    >>> eom.speed_names[3:]
+    ('b.w1', 'b.w2', 'b.w3')
+    >>> qw, qx, qy, qz = eom.q[3:]
+    >>> unit = {qw: sympy.sqrt(1 - qx**2 - qy**2 - qz**2)}
+    >>> [float(sympy.simplify(eom.M[i, i].subs(unit))) for i in range(3, 6)]
+    [1.0, 2.0, 3.0]
     """
 
     def __init__(self, mechanism: Mechanism, coordinates: str = "joint",
                  tree: list[str] | None = None, joint_loads: dict | None = None,
-                 rotors: dict | None = None) -> None:
+                 rotors: dict | None = None, speeds: str = "tail") -> None:
+        if speeds not in se.SPEED_AXES:
+            raise FormulationError(f"speeds must be one of {', '.join(map(repr, se.SPEED_AXES))} "
+                                   f"(the axes of the angular speeds); got {speeds!r}")
+        self.speeds = speeds
         self.mechanism = mechanism
         net = mechanism.network
         self.topology = choose_topology(mechanism, coordinates, tree)
@@ -90,7 +115,7 @@ class SpatialEquations(MechanismEquations):
             element = net.owner(branch)
             start = len(speed_names)
             names += [f"{branch}.{c}" for c in element.coordinates]
-            speed_names += [f"{branch}.{s}" for s in element.speeds]
+            speed_names += [f"{branch}.{s}" for s in element.speed_names(speeds)]
             self.speed_index[branch] = list(range(start, len(speed_names)))
         self.coordinates = tuple(names)
         self.speed_names = tuple(speed_names)
@@ -136,6 +161,12 @@ class SpatialEquations(MechanismEquations):
             if isinstance(element, se.SpatialJointStop):
                 self._check_stop(element)
 
+    def branch_motion(self, branch: str, qb: list) -> tuple:
+        """``(R_rel, rho, W, V, N)`` of a tree branch in its coordinates ``qb``, its angular
+        speeds in the axes of :attr:`speeds`
+        (:meth:`vecnet.elements.spatial.SpatialElement.branch_motion`)."""
+        return self.mechanism.network.element(branch).branch_motion(qb, self.speeds)
+
     @property
     def constraint_chords(self) -> tuple[str, ...]:
         """The chords whose circuit equations are constraints (cut joints, drivers, gears)."""
@@ -145,10 +176,9 @@ class SpatialEquations(MechanismEquations):
     def N(self) -> sympy.Matrix:
         """The kinematic map ``q' = N(q) u`` (built when first read: the compiled model has
         its own)."""
-        net = self.mechanism.network
         N = sympy.zeros(len(self.q), len(self.u))
         for _, _, branch, _, qidx in self.walk:
-            Nb = net.element(branch).motion([self.q[i] for i in qidx])[4]
+            Nb = self.branch_motion(branch, [self.q[i] for i in qidx])[4]
             for a, i in enumerate(qidx):
                 for b, j in enumerate(self.speed_index[branch]):
                     N[i, j] = Nb[a, b]
@@ -602,7 +632,7 @@ def spatial_kinematics(eom: SpatialEquations, velocities: bool = True) -> Spatia
         uidx = eom.speed_index[branch]
         qb = [eom.q[i] for i in qidx]
         ub = sympy.Matrix([eom.u[i] for i in uidx])
-        Rrel, rho, W, V, Nb = element.motion(qb)
+        Rrel, rho, W, V, Nb = eom.branch_motion(branch, qb)
         if forward:
             Rt = R[here]
             R[there] = Rt * Rrel
@@ -630,7 +660,10 @@ def _velocity_step(eom, here, there, forward, element, uidx, qb, ub, Rt, W, V, r
     w_here = Jw[here] * u_all
     if W.shape[1] and any(x != 0 for x in W):
         rel = Rt * W * ub
-        Wd = _rate(W, qb, qdot) * ub
+        # a free rotation's W u_b has no rate at constant u_b, in either axes (see
+        # SpatialElement.branch_motion); in body axes differentiating R_rel would write
+        # that zero as terms that cancel only on the unit quaternions
+        Wd = sympy.zeros(3, 1) if element.free_rotation else _rate(W, qb, qdot) * ub
         cols = _columns(nu, uidx, Rt * W)
         if forward:
             Jw[there] = Jw[here] + cols
@@ -694,7 +727,7 @@ def _jacobian_derivatives(eom: SpatialEquations) -> tuple[dict, dict]:
         element = net.element(branch)
         uidx = eom.speed_index[branch]
         qb = [eom.q[i] for i in qidx]
-        _, rho, W, V, _ = element.motion(qb)
+        _, rho, W, V, _ = eom.branch_motion(branch, qb)
         sign = 1 if forward else -1
         # the frame the branch's motion is expressed in, and its angular Jacobian
         Rt, Jt = (R[here], Jw[here]) if forward else (R[there], Jw[there])

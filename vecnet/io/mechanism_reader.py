@@ -521,6 +521,7 @@ def read_mechanism(doc: Mapping, scope: Scope) -> Model:
     model = Model("mechanism", mech, parameters=dict(scope.values),
                   description=doc.get("description", ""))
     model.coordinates = doc.get("coordinates", "joint")
+    model.speeds = doc.get("speeds", "tail")
     if "tree" in doc:
         drives = {e["name"]: f"drive {e['name']!r} prescribes motion; it belongs in the cotree"
                   for e in doc.get("drives", [])}

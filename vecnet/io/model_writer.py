@@ -348,6 +348,8 @@ def model_to_dict(model: Model | Network | Mechanism | SpatialMechanism | System
         doc["inputs"] = inputs
     if model.kind != "network" and model.coordinates != "joint":
         doc["coordinates"] = model.coordinates
+    if model.kind == "mechanism" and getattr(model, "speeds", "tail") != "tail":
+        doc["speeds"] = model.speeds
     if model.tree is not None:
         doc["tree"] = model.tree if isinstance(model.tree, str) else list(model.tree)
     for key in ("initial", "velocities"):

@@ -38,7 +38,8 @@ from ..core.bounds import add_compile_time
 __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generalized_forces",
            "inverse_mass", "mass", "rates", "kinematic_map", "ARM", "FREE", "REVOLUTE", "PRISMATIC",
            "CYLINDRICAL", "SCREW", "SPHERICAL", "UNIVERSAL", "PLANAR", "WELD", "LINE", "PLANE",
-           "AFFINE", "PARAMETERS",
+           "AFFINE", "FREE_BODY", "SPHERICAL_BODY", "LINE_BODY", "PLANE_BODY", "BODY_AXES",
+           "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
            "inverse_mass_times", "node_bias", "wrench_rows", "primitive_rows",
            "row_rates", "inverse_spd", "open_chain_rates", "pack",
@@ -48,6 +49,11 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
 #: about z and an offset in the x-y plane both affine in its coordinates
 ARM, FREE, REVOLUTE, PRISMATIC, CYLINDRICAL, SCREW, SPHERICAL, UNIVERSAL, PLANAR, WELD, \
     LINE, PLANE, AFFINE = range(13)
+#: the branches with a quaternion whose angular speeds are in the head frame's axes (body
+#: axes: ``W u_b = R_rel omega_b``, ``p' = G(p)^T omega_b / 2``), one kind each
+FREE_BODY, SPHERICAL_BODY, LINE_BODY, PLANE_BODY = range(13, 17)
+#: the kind in body axes of each kind with a quaternion
+BODY_AXES = {FREE: FREE_BODY, SPHERICAL: SPHERICAL_BODY, LINE: LINE_BODY, PLANE: PLANE_BODY}
 
 #: layout of a branch's parameter row: axis (3), R0 (9, row-major), axis2 (3), rho (3),
 #: pitch (1), in-plane directions p (3) and s (3), the angle where a screw has not advanced.
@@ -133,7 +139,19 @@ def _copy3(A, out):
 def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, turn, middle, g):
     """The relative motion of one branch in its coordinates (see the module docstring);
     ``W`` and ``V`` receive ``k`` columns. The last six arrays are scratch space. Arms and
-    planar (``AFFINE``) motions are worked out by :func:`walk` itself."""
+    planar (``AFFINE``) motions are worked out by :func:`walk` itself. A kind in body axes
+    (``FREE_BODY`` ...) moves as its kind in tail axes with the angular speeds' columns of
+    ``W`` turned by ``R_rel``; their rate ``Wd`` stays zero (``R_rel' omega_b =
+    R_rel (omega_b x omega_b)``)."""
+    body = kind >= FREE_BODY and kind <= PLANE_BODY
+    if kind == FREE_BODY:
+        kind = FREE
+    elif kind == SPHERICAL_BODY:
+        kind = SPHERICAL
+    elif kind == LINE_BODY:
+        kind = LINE
+    elif kind == PLANE_BODY:
+        kind = PLANE
     for i in range(3):
         axis[i] = prm[_AXIS + i]
         f[i] = prm[_AXIS2 + i]
@@ -211,6 +229,10 @@ def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, t
             V[i, 0] = prm[_P + i]
             V[i, 1] = prm[_S + i]
             W[i, 2 + i] = 1.0
+    if body:
+        for i in range(3):
+            for j in range(3):
+                W[i, nk - 3 + j] = Rrel[i, j]
 
 
 @njit(cache=True)
@@ -1074,8 +1096,9 @@ def mass_matrix(parent, child, uo, nk, n_nodes, branch_of, S, body_node, body_ma
 
 @njit(cache=True)
 def coordinate_rates(kind, qo, uo, nk, q, u):
-    """``q' = N(q) u``: a unit quaternion's rate is ``E(p)^T omega / 2``
-    (:mod:`vecnet.core.rotations`), every other coordinate's rate is its speed."""
+    """``q' = N(q) u``: a unit quaternion's rate is ``E(p)^T omega / 2`` (tail axes) or
+    ``G(p)^T omega_b / 2`` (body axes; :mod:`vecnet.core.rotations`), every other
+    coordinate's rate is its speed."""
     qd = np.zeros(len(q))
     coordinate_rates_into(kind, qo, uo, nk, q, u, qd)
     return qd
@@ -1086,13 +1109,14 @@ def coordinate_rates_into(kind, qo, uo, nk, q, u, qd):
     """:func:`coordinate_rates` into ``qd`` (every entry of a coordinate is written)."""
     for b in range(len(kind)):
         k, i, j = kind[b], qo[b], uo[b]
-        if k == FREE:
+        body = k >= FREE_BODY and k <= PLANE_BODY
+        if k == FREE or k == FREE_BODY:
             scalars, at = 3, 3
-        elif k == SPHERICAL:
+        elif k == SPHERICAL or k == SPHERICAL_BODY:
             scalars, at = 0, 0
-        elif k == LINE:
+        elif k == LINE or k == LINE_BODY:
             scalars, at = 1, 1
-        elif k == PLANE:
+        elif k == PLANE or k == PLANE_BODY:
             scalars, at = 2, 2
         else:
             for m in range(nk[b]):
@@ -1103,9 +1127,14 @@ def coordinate_rates_into(kind, qo, uo, nk, q, u, qd):
         w, x, y, z = q[i + at], q[i + at + 1], q[i + at + 2], q[i + at + 3]
         o0, o1, o2 = u[j + scalars], u[j + scalars + 1], u[j + scalars + 2]
         qd[i + at] = 0.5 * (-x * o0 - y * o1 - z * o2)
-        qd[i + at + 1] = 0.5 * (w * o0 + z * o1 - y * o2)
-        qd[i + at + 2] = 0.5 * (-z * o0 + w * o1 + x * o2)
-        qd[i + at + 3] = 0.5 * (y * o0 - x * o1 + w * o2)
+        if body:
+            qd[i + at + 1] = 0.5 * (w * o0 - z * o1 + y * o2)
+            qd[i + at + 2] = 0.5 * (z * o0 + w * o1 - x * o2)
+            qd[i + at + 3] = 0.5 * (-y * o0 + x * o1 + w * o2)
+        else:
+            qd[i + at + 1] = 0.5 * (w * o0 + z * o1 - y * o2)
+            qd[i + at + 2] = 0.5 * (-z * o0 + w * o1 + x * o2)
+            qd[i + at + 3] = 0.5 * (y * o0 - x * o1 + w * o2)
 
 
 @njit(cache=True)

@@ -66,8 +66,9 @@ def simulate(model: Any, t_span: Sequence[float] | None = None, *,
         seconds), ``linear_algebra`` (``"auto"``, the default: the constrained equations
         in body space, ``"sparse"``, where it is predicted cheaper than in joint space,
         ``"dense"``; the result's ``linear_algebra`` tells which ran); a
-        mechanism not yet formulated also ``coordinates`` (``"joint"`` or ``"absolute"``)
-        and ``tree``.
+        mechanism not yet formulated also ``coordinates`` (``"joint"`` or ``"absolute"``),
+        ``tree`` and, in space, ``speeds`` (``"tail"`` or ``"body"``: the axes of the
+        angular speeds, :meth:`vecnet.spatial.Mechanism.formulate`).
 
         Systems: ``initial`` (lumped and block states), ``velocities``, ``method``
         (``"partition"`` or ``"dae"``), ``coordinates`` (a :class:`~vecnet.System`:
@@ -132,8 +133,10 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
     from ..formulation.multibody import MechanismEquations
 
     if isinstance(model, MechanismBuilder):
+        speeds = options.pop("speeds", None)
         model = model.formulate(options.pop("coordinates", "joint"),
-                                tree=options.pop("tree", None))
+                                tree=options.pop("tree", None),
+                                **({"speeds": speeds} if speeds is not None else {}))
     if isinstance(model, MechanismEquations):
         with one_blas_thread():
             return _call(_mechanism, "a mechanism", model, t_span, options)

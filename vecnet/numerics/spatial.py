@@ -285,6 +285,8 @@ class CompiledSpatial(CompiledModel):
         for b, (here, there, branch, forward, qidx) in enumerate(walk):
             element = net.element(branch)
             kind = next(k for cls, k in _KINDS if isinstance(element, cls))
+            if eom.speeds == "body" and element.free_rotation:
+                kind = rc.BODY_AXES[kind]
             kinds.append(kind)
             ground.append(element.frame == "ground")
             if ground[-1] and here != DATUM:

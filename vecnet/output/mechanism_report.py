@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from ..core.numbers import DIGITS
 from ..errors import VecnetError
 from .html_pieces import FORMULA_WIDTH, LATEX_LIMIT, figure, math_block, plot_svg
 from .pagefit import break_rows
@@ -179,31 +180,12 @@ class MechanismListing:
         return out
 
     def expression(self, expr) -> str:
-        """LaTeX of an expression in the coordinates and speeds, which are shown as the
-        equations of motion show them (``\\theta_{P1}``, ``q_{w,S1}``)."""
+        """LaTeX of an expression in the coordinates and speeds, named as the equations of
+        motion name them (``\\theta_{\\mathrm{P1}}``, ``q_{\\mathrm{S1},w}``), by the
+        listing's one rule for names (:func:`vecnet.output.teaching.latex`)."""
+        from .teaching import mechanism_latex
 
-        from ..core.numbers import round_floats
-
-        names = {}
-        for symbols, rate in ((self.eom.q, ""), (self.eom.u, r"\dot")):
-            for symbol in symbols:
-                owner, _, what = symbol.name.rstrip("'").rpartition(".")
-                base = _COORDINATE_TEX.get(what)
-                if base is None and len(what) == 2 and what[0] in "qw":
-                    base = f"{what[0]}_{{{what[1]}"
-                    names[symbol] = base + "," + _tex_name(owner) + "}"
-                    if rate and what[0] == "q":
-                        names[symbol] = rf"\dot{{{what[0]}}}_{{{what[1]}," + _tex_name(owner) + "}"
-                    continue
-                base = base or _tex_name(what)
-                head = rf"\dot{{{base}}}" if rate and symbol.name.endswith("'") else base
-                names[symbol] = f"{head}_{{{_tex_name(owner)}}}"
-        expr = round_floats(sympy.sympify(expr))
-        for symbol in expr.free_symbols:
-            if symbol not in names and not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)?",
-                                                        symbol.name):
-                names[symbol] = _tex_name(symbol.name)
-        return sympy.latex(expr, symbol_names=names)
+        return mechanism_latex(self.eom, expr, DIGITS)
 
     # -- diagnosis ------------------------------------------------------------------------
     def rank(self) -> tuple[int, list[int]] | str:
@@ -371,12 +353,6 @@ class MechanismListing:
                     item["samples"] = samples[edge]
             out.append(item)
         return out
-
-
-#: How coordinates of each kind are written (the subscript is the owner's name).
-_COORDINATE_TEX = {"angle": r"\theta", "angle1": r"\theta_1", "angle2": r"\theta_2",
-                   "distance": "s", "x": "x", "y": "y", "z": "z", "dx": r"\Delta x",
-                   "dy": r"\Delta y", "dz": r"\Delta z"}
 
 
 def _kind(element) -> str:

@@ -251,14 +251,26 @@ _TEXT_ROW = re.compile(r"(\s*&\s*(?:\\textbf\{[^{}]*\}\\quad\s*)?)\\text\{(.*)\}
 
 def _wrap_words(lead: str, words: str, width: float) -> str | None:
     """A row of words wider than ``width`` as several rows of them, filled greedily and
-    split at spaces outside braces; ``None`` if it cannot be split so."""
+    split at spaces outside braces; ``None`` if it cannot be split so, or if ``words`` is
+    not the inside of one ``\\text{...}`` group (a brace closes it before its end: math
+    follows the words). Escaped characters (``\\{``, ``\\ ``) are characters, never braces or
+    spaces to split at."""
     pieces: list[str] = []
-    depth, start = 0, 0
-    for i, c in enumerate(words):
+    depth, start, i = 0, 0, 0
+    while i < len(words):
+        c = words[i]
+        if c == "\\":
+            i += 2
+            continue
         depth += (c == "{") - (c == "}")
+        if depth < 0:
+            return None
         if c == " " and depth == 0:
             pieces.append(words[start:i])
             start = i + 1
+        i += 1
+    if depth:
+        return None
     pieces.append(words[start:])
     if len(pieces) < 2:
         return None
@@ -345,7 +357,9 @@ def break_rows(tex: str, width: float) -> str:
         body_end = i - len(end)
         rows = split_top_level(tex[body_start:body_end], r"\\")
         out.append(tex[position:body_start])
-        out.append(" \\\\".join(_break_row(r, width) if r.strip() else r for r in rows))
+        # a row's trailing spaces go: the joint adds its own before the break
+        out.append(" \\\\".join((_break_row(r, width) if r.strip() else r).rstrip(" ")
+                                 for r in rows))
         out.append(end)
         position = i
     out.append(tex[position:])

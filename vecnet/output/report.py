@@ -397,7 +397,7 @@ def shown_state_space(net: Network, tree: Any, order: int, outputs: Sequence[str
 def _mechanism(model, tree, simulate: bool) -> str:
     mech = model.system
     coordinates = tree if tree in ("joint", "absolute") else model.coordinates
-    eom = mech.formulate(coordinates=coordinates)
+    eom = mech.formulate(**model.formulation(coordinates))
     res = None
     if simulate:  # first, as for networks
         t_end = float((model.t_span or (0.0, 1.0))[1])
@@ -595,7 +595,7 @@ def _labelled_state_matrices(ss: StateSpace) -> str:
     rows and columns, in blocks of columns that fit."""
     import sympy
 
-    from .teaching import latex
+    from .teaching import latex, matrix_tex
 
     terms = [("A", ss.A, ss.states, ss.states), ("B", ss.B, ss.states, ss.inputs),
              ("E", ss.E, ss.states, ss.inputs), ("C", ss.C, ss.outputs, ss.states),
@@ -612,7 +612,8 @@ def _labelled_state_matrices(ss: StateSpace) -> str:
         blocks = column_blocks(labelled, FORMULA_WIDTH - 3,
                                lambda x: tex_width(latex(x)))
         for k, block in enumerate(blocks):
-            lhs = name if len(blocks) == 1 else f"{name}_{{[{k + 1}]}}"
+            bold = matrix_tex(name)     # never the user's symbol of the same letter
+            lhs = bold if len(blocks) == 1 else f"{bold}_{{[{k + 1}]}}"
             out.append(math_block(f"{lhs} = " + latex(block, brackets=True), str(block)))
     return ("<p>The matrices, rows and columns labelled (rows of A and B: the state "
             "equations; of C and D: the outputs):</p>" + "".join(out) if out else "")

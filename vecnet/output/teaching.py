@@ -9,8 +9,10 @@
   terminal equations),
 * :class:`~vecnet.formulation.lumped.StateSpace` (state equations and, for
   linear networks, ``A, B, C, D``),
-* :class:`~vecnet.formulation.planar.MultibodyEquations` (coordinates,
-  constraints, ``M`` and ``Q``; large matrices entry by entry),
+* :class:`~vecnet.formulation.planar.MultibodyEquations` and its spatial twin
+  (coordinates, ``M(q) u' = Q`` as a lecturer writes it, tidied within bounds
+  (:mod:`vecnet.output.tidy`) and shown whenever it fits on a page, the constraints,
+  then the same equations in the recursive Newton-Euler form),
 * :class:`~vecnet.formulation.numeric.SparseStateSpace` (sizes and sparsity of
   ``A, B, C, D``, the states and the state equations with the parameter values).
 
@@ -23,9 +25,17 @@ entries), network equations beyond :data:`SUMMARY_EQUATIONS`, and mechanisms wit
 more than :data:`SUMMARY_SPEEDS` speeds (whose ``M`` and ``Q`` are not even built) or
 whose ``M``, ``Q`` and constraints hold more than :data:`SUMMARY_TERMS` terms.
 
+Every formula is typeset: words are ``\\text``, formulas math, options code
+(``\\texttt``); the formulations' matrices are bold (``\\mathbf{A}``, ``\\mathbf{M}``),
+never a user's symbol of the same letter; and LaTeX rows wider than a page's column are
+broken (:func:`vecnet.output.pagefit.break_rows`), since LaTeX does not wrap a row. One
+rule sets names: several characters upright (``\\mathrm{Rp}``, and as a subscript
+``v_{\\mathrm{R3}}``, ``T_{\\mathrm{motor.m}}``), one letter italic, digits and Greek
+letters as sympy sets them (``C_{6}``).
+
 Edge variables are functions of time in the equations (``v_R3(t)``); the
 listings drop the ``(t)`` and write time derivatives as ``v_C6'`` (text) or
-``\\dot{v}_{C6}`` (LaTeX). Floating-point numbers are shown to ``digits``
+``\\dot{v}_{\\mathrm{C6}}`` (LaTeX). Floating-point numbers are shown to ``digits``
 significant digits (:data:`vecnet.core.numbers.DIGITS` unless told; ``None`` keeps them
 all); exact numbers (``pi/2``, ``1/3``) stay exact.
 
@@ -53,12 +63,10 @@ from ..errors import OutputError
 from ..graph.matrix import LabeledMatrix
 
 __all__ = ["latex", "text", "summary_reason", "unit_latex", "unit_text", "name_tex",
-           "text_tex", "transfer_functions"]
+           "text_tex", "transfer_functions", "mechanism_latex", "matrix_tex"]
 
-#: Multibody matrices at most this size, with short entries, are shown as matrices.
+#: Multibody matrices (``M``, ``Q``) with at most this many rows may be shown as matrices.
 MATRIX_FORM_LIMIT = 3
-#: Longest LaTeX entry (characters) of a multibody matrix shown as a matrix.
-MATRIX_ENTRY_LIMIT = 40
 #: Larger labelled matrices or listings are not shown by notebooks (the text form is).
 REPR_CELL_LIMIT = 2500
 REPR_CHAR_LIMIT = 200_000
@@ -93,10 +101,12 @@ def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
     options
         For a LabeledMatrix, ``labels=False`` drops the labels and brackets the
         entries; ``brackets=True`` keeps the labels outside stretching brackets. For
-        MultibodyEquations, ``matrix_form=True``/``False`` forces or forbids writing
-        ``M`` and ``Q`` as matrices (default: matrices when small), and
-        ``simplify=True`` applies ``sympy.trigsimp`` to every entry (slow for large
-        systems). For NetworkEquations, StateSpace, SparseStateSpace and
+        MultibodyEquations, ``matrix_form=True`` lists the full ``M`` and ``Q`` alone (as
+        matrices where they read well as such, otherwise entry by entry; without the
+        page's bound), ``matrix_form=False`` the recursive form alone (default: ``M``
+        and ``Q`` when they fit on a page, then the recursive form); ``simplify=True``
+        adds ``sympy.trigsimp`` to the bounded tidying of ``M`` and ``Q`` (slow for large
+        systems), ``simplify=False`` shows them as formulated. For NetworkEquations, StateSpace, SparseStateSpace and
         MultibodyEquations, ``summary=True``/``False`` forces or forbids the summary
         of a large system (default ``None``: a summary when large; see the module
         notes).
@@ -155,6 +165,24 @@ def unit_latex(unit: str) -> str:
         return rf"\mathrm{{{text_tex(base)}}}" + (f"^{{{text_tex(power)}}}" if power else "")
 
     return "/".join(r"\,".join(factor(w) for w in part.split()) for part in unit.split("/"))
+
+
+def mechanism_latex(eom: Any, expr: Any, digits: int | None = DIGITS) -> str:
+    r"""LaTeX of an expression in a mechanism's coordinates and speeds, named as
+    :func:`latex` names them in the mechanism's equations (``\theta_{\mathrm{P1}}``,
+    ``q_{\mathrm{S1},w}``, ``\omega_{\mathrm{S1},1}``).
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("p")
+    >>> bob = mech.body("bob", 1.0, 0.1, position=(1, 0))
+    >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+    >>> eom = mech.formulate()
+    >>> print(mechanism_latex(eom, 2 * eom.q[0] + eom.u[0]))
+    2 \theta_{\mathrm{pin}} + \dot{\theta}_{\mathrm{pin}}
+    """
+    show = _Printer("latex", digits)
+    _mechanism_names(eom, show)
+    return show(expr)
 
 
 def summary_reason(obj: Any) -> str | None:
@@ -357,11 +385,13 @@ def _is_identifier(name: str) -> bool:
 
 
 def _symbol_tex(name: str) -> str:
-    """LaTeX for a symbol named ``name``: sympy's own for a plain identifier, the
-    ``v_{...}`` subscript form with the rest escaped for an edge variable of an unusual
-    edge name, and the whole name escaped otherwise. sympy would read a second ``_`` as a
-    second subscript (``Q_my_pump`` as ``Q_{my pump}``): such names are escaped, so the
-    subscript shows the edge name as written."""
+    """LaTeX for a symbol named ``name``, by one rule for names: a name of several
+    characters is upright (``\\mathrm{Rp}``, and as a subscript an element's or port's name,
+    dotted or not: ``v_{\\mathrm{R3}}``, ``T_{\\mathrm{motor.m}}``); one letter is an italic
+    variable, digits and Greek letters as sympy sets them (``C_{6}``, ``x_{1}``,
+    ``\\omega_{\\alpha}``). An unusual name is escaped whole. sympy would read a second
+    ``_`` as a second subscript (``Q_my_pump`` as ``Q_{my pump}``): such names are
+    escaped, so the subscript shows the edge name as written."""
     if _is_identifier(name) and "_" not in name.partition("_")[2]:
         head, sep, rest = name.partition("_")
         tex = _upright(sympy.latex(sympy.Symbol(head)))
@@ -369,11 +399,12 @@ def _symbol_tex(name: str) -> str:
             return tex
         if "_" in tex:              # a head with digits (C6 as C_{6}): sympy's own form
             return sympy.latex(sympy.Symbol(name))
-        word = rest.isalpha() and len(rest) > 1 and sympy.latex(sympy.Symbol(rest)) == rest
-        if not word:                # C6, R3, motor.m: sympy's own subscript
+        sub = sympy.latex(sympy.Symbol(rest))
+        if len(rest) == 1 or rest.isdigit() or sub.startswith("\\"):
+            # a letter, digits or a Greek letter: an index, as sympy sets it
             return sympy.latex(sympy.Symbol(f"{head}_{rest}")).replace(
                 sympy.latex(sympy.Symbol(head)), tex, 1)
-        return f"{tex}_{{{name_tex(rest)}}}"
+        return f"{tex}_{{{name_tex(rest)}}}"   # a name (R3, motor.m, Vs): upright
     head, sep, rest = name.partition("_")
     if sep and rest and head.isascii() and head.isalpha():
         return f"{sympy.latex(sympy.Symbol(head))}_{{{name_tex(rest)}}}"
@@ -459,8 +490,15 @@ def _equation_rows(equations: Iterable[sympy.Eq], show: _Printer) -> list[tuple[
 
 
 def _finish(rows: list, show: _Printer) -> str:
+    """The rows as one listing: an ``aligned`` block whose rows wider than a page's column
+    (:data:`vecnet.output.html_pieces.FORMULA_WIDTH`) are broken at their outermost signs
+    and spaces (:func:`vecnet.output.pagefit.break_rows`: LaTeX does not wrap a row), or
+    aligned text."""
     if show.is_latex:
-        return _aligned_latex(rows)
+        from .html_pieces import FORMULA_WIDTH
+        from .pagefit import break_rows
+
+        return break_rows(_aligned_latex(rows), FORMULA_WIDTH)
     headed = any(isinstance(r, str) for r in rows)
     return "\n".join(_aligned_text(rows, indent="  " if headed else ""))
 
@@ -594,20 +632,26 @@ def _first(shown: int | None, total: int) -> str:
 
 def _network_equations(eqs: Any, show: _Printer, summary: bool | None = None) -> str:
     topo = eqs.topology
-    tree = (rf"\text{{tree: }} {_names(topo.branches, show)};\ "
-            rf"\text{{cotree: }} {_names(topo.chords, show)}") if show.is_latex else \
-        f"tree: {_names(topo.branches, show)}; cotree: {_names(topo.chords, show)}"
-    rows: list = [_heading(show, f"Network {eqs.network.name}", tree) if show.is_latex
-                  else f"Network {eqs.network.name}: {tree}"]
+    if show.is_latex:   # the tree and cotree on rows of their own, broken between names
+        def named(words: str, items: Sequence[Hashable]) -> str:
+            names: list = [_math(name_tex(b) + (r",\ " if k < len(items) - 1 else ""), str(b))
+                           for k, b in enumerate(items)] or [_math(r"\text{none}", "none")]
+            return _say(show, words, *names)
+
+        rows: list = [_heading(show, f"Network {eqs.network.name}"),
+                      named("Tree: ", topo.branches), named("Cotree: ", topo.chords)]
+    else:
+        rows = [f"Network {eqs.network.name}: tree: {_names(topo.branches, show)}; "
+                f"cotree: {_names(topo.chords, show)}"]
     sections = (("Cutset equations", "one per branch", eqs.cutset),
                 ("Circuit equations", "one per chord", eqs.circuit),
                 ("Terminal equations", "of the elements", eqs.terminal))
     reason = _why(eqs, summary)
     shown = SUMMARY_ROWS if reason else None   # how many equations of each kind
     if reason:
-        rows.append(_note(show, f"Summary ({reason}): the first {shown} equations of each kind "
-                                "are listed, the others left out (summary=False lists them "
-                                "all)"))
+        rows.append(_say(show, f"Summary ({reason}): the first {shown} equations of each kind "
+                               "are listed, the others left out (", _code("summary=False"),
+                         " lists them all)"))
     for title, note, equations in sections:
         words = f"{title} ({len(equations)}, {note}{_first(shown, len(equations))})"
         rows.append(_heading(show, words))
@@ -640,9 +684,10 @@ def _state_space(ss: Any, show: _Printer, summary: bool | None = None,
     if ss.outputs:
         rows += _output_rows(ss, show, shown)
     if reason:
-        rows.append(_note(show, f"Summary ({reason}): the other "
-                                "equations and the matrices of a linear model (A alone has "
-                                f"{n * n:,} entries) are left out (summary=False shows them)"))
+        rows.append(_say(show, "Summary (" + reason + "): the other equations and the "
+                               "matrices of a linear model (", _math(matrix_tex("A"), "A"),
+                         f" alone has {n * n:,} entries) are left out (", _code("summary=False"),
+                         " shows them)"))
     parts = [_finish(rows, show), _vectors(ss, show)]
     if not reason and not ss.z and ss.is_linear:
         parts += _linear_parts(ss, show, matrices)
@@ -658,29 +703,46 @@ def _output_rows(ss: Any, show: _Printer, shown: int | None) -> list:
     return rows
 
 
+def matrix_tex(name: str) -> str:
+    """How a matrix of the formulations is named in LaTeX: bold (``\\mathbf{D}``), so that
+    it never reads as a user's symbol of the same letter (a pump's displacement ``D``)."""
+    return rf"\mathbf{{{name}}}"
+
+
 def _linear_parts(ss: Any, show: _Printer, shown: bool = True) -> list[str]:
     """``x' = A x + B u (+ E u')`` with its matrices, then, with outputs,
     ``y = C x + D u (+ F u')`` with theirs: a matrix with no rows or columns, and E or F
-    when zero, left out (all of them without ``shown``)."""
+    when zero, left out (all of them without ``shown``). In LaTeX the matrices are bold."""
     def listing(law: str, terms: list) -> list[str]:
         matrices = [(name, m, r, c) for name, m, r, c in terms
                     if m.rows and m.cols and (name not in "EF" or any(m)) and shown]
         if show.is_latex:
-            return [law, r",\quad ".join(f"{name} = {_sympy_matrix(m, r, c, show)}"
+            return [law, r",\quad ".join(f"{matrix_tex(name)} = {_sympy_matrix(m, r, c, show)}"
                                          for name, m, r, c in matrices)]
         return [law] + [f"{name} =\n{_sympy_matrix(m, r, c, show)}"
                         for name, m, r, c in matrices]
 
-    dot = r"\dot{x}" if show.is_latex else "x'"
-    rate = r"\dot{u}" if show.is_latex else "u'"
-    parts = listing(f"{dot} = A x + B u" + (f" + E {rate}" if any(ss.E) else ""),
+    parts = listing(_linear_law("x", ss.E is not None and any(ss.E), show),
                     [("A", ss.A, ss.states, ss.states), ("B", ss.B, ss.states, ss.inputs),
                      ("E", ss.E, ss.states, ss.inputs)])
     if ss.outputs:
-        parts += listing("y = C x + D u" + (f" + F {rate}" if any(ss.F) else ""),
+        parts += listing(_linear_law("y", any(ss.F), show),
                          [("C", ss.C, ss.outputs, ss.states), ("D", ss.D, ss.outputs, ss.inputs),
                           ("F", ss.F, ss.outputs, ss.inputs)])
     return parts
+
+
+def _linear_law(which: str, rates: bool, show: _Printer, nonlinear: bool = False) -> str:
+    """``x' = A x + B u (+ E u') (+ G n)`` (``which="x"``) or ``y = C x + D u (+ F u')``,
+    the matrices bold in LaTeX."""
+    if show.is_latex:
+        A, B, E = (matrix_tex(n) for n in ("ABE" if which == "x" else "CDF"))
+        lhs = r"\dot{x}" if which == "x" else "y"
+        return (f"{lhs} = {A} x + {B} u" + (rf" + {E} \dot{{u}}" if rates else "")
+                + (rf" + {matrix_tex('G')} n" if nonlinear else ""))
+    A, B, E = ("ABE" if which == "x" else "CDF")
+    return (("x'" if which == "x" else "y") + f" = {A} x + {B} u" + (f" + {E} u'" if rates else "")
+            + (" + G n" if nonlinear else ""))
 
 
 #: Transfer functions are listed in the parameters' symbols up to this many states (above,
@@ -749,6 +811,15 @@ def transfer_functions(ss: Any, style: str = "text", values: dict | None = None,
                 rows.append((f"{o}/{i}", show(entry)))
 
     heading = "Transfer functions H(s) = output(s)/input(s), zero initial state"
+    law = (r"H(s) = \frac{Y(s)}{U(s)}", "H(s) = output(s)/input(s)")
+
+    def title(words: str, values: list) -> str:
+        """A heading: the words in bold, then the values typeset (LaTeX), as many a row as
+        fit."""
+        if not show.is_latex:
+            return _heading(show, words + f" ({', '.join(v[1] for v in values)})")
+        return _heading(show, words) + " \\\\\n&\\quad " + _say(show, *values)
+
     free = set().union(*(m.free_symbols for m in (ss.A, ss.B, ss.C, ss.D, ss.E, ss.F)))
     # the elements' own numbers, then the values given, matched to the symbols by name
     by_name = {str(k): v for k, v in {**ss.values, **(values or {})}.items()}
@@ -756,19 +827,27 @@ def transfer_functions(ss: Any, style: str = "text", values: dict | None = None,
     numeric = bool(free) and len(given) == len(free)
     symbolic = len(ss.x) <= TRANSFER_SYMBOLIC_STATES or not free
     if symbolic:
-        rows.append(_heading(show, heading))
+        rows.append(_heading(show, heading) if not show.is_latex else
+                    _heading(show, "Transfer functions", law[0] + r"\quad\text{(zero initial "
+                                                                  r"state)}"))
         listing(ss.transfer_function())
     if numeric:
-        shown = ", ".join(f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
-                          for k, v in sorted(given.items(), key=lambda kv: str(kv[0])))
-        words = (f"With the parameter values ({shown})" if symbolic
-                 else f"{heading}, with the parameter values ({shown})")
-        rows.append(_heading(show, words))
+        pairs_given = sorted(given.items(), key=lambda kv: str(kv[0]))
+        shown = [_math(f"{show(k)} = " + (show(sympy.Float(v)) if isinstance(v, float)
+                                          else show(v)) + (r",\ " if i < len(pairs_given) - 1
+                                                           else ""),
+                       f"{k} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}")
+                 for i, (k, v) in enumerate(pairs_given)]
+        words = ("With the parameter values" if symbolic
+                 else ("Transfer functions, zero initial state, with the parameter values"
+                       if show.is_latex else f"{heading}, with the parameter values"))
+        rows.append(title(words, shown))
         exact = ss.subs(given).transfer_function()
         listing(exact.applyfunc(lambda e: e.evalf() if e.has(sympy.Rational) else e))
     if not rows:
-        rows.append(_note(show, f"{heading}: not listed ({len(ss.x)} states and parameters "
-                                "without values)"))
+        rows.append(_say(show, "Transfer functions ", _math(*law), ", zero initial state: "
+                               f"not listed ({len(ss.x)} states and parameters without "
+                               "values)"))
     return _finish(rows, show)
 
 
@@ -842,23 +921,24 @@ def _sparse_state_space(ss: Any, show: _Printer, summary: bool | None = None) ->
         rows.append(_heading(show, f"Outputs ({len(names)}{_first(shown, len(names))})"))
         rows += equations(names, outputs)
     if reason:
-        rows.append(_note(show, f"Summary ({reason}): the other "
-                                "equations are left out (summary=False lists them)"))
-    law = "x' = A x + B u" + (" + E u'" if ss.E.nnz else "") + \
-        ("" if linear else " + G n") + (",  y = C x + D u" if outputs else "") + \
-        (" + F u'" if outputs and ss.F.nnz else "")
+        rows.append(_say(show, f"Summary ({reason}): the other equations are left out (",
+                         _code("summary=False"), " lists them)"))
+    law = _linear_law("x", bool(ss.E.nnz), show, nonlinear=not linear)
+    if outputs:
+        law += (r",\quad " if show.is_latex else ",  ") + _linear_law("y", bool(ss.F.nnz), show)
     sizes = [(name, m) for name, m, _ in matrices + outputs if name not in "EF" or m.nnz]
     if not linear:
         sizes.append(("G", ss.nonlinear.G))
-    lines = [_note(show, law)] + [
-        _note(show, f"{name}: {m.shape[0]} x {m.shape[1]}, "
-                       f"{_count(m.nnz, 'nonzero entry', 'nonzero entries')}"
-                       + (f" ({100 * m.nnz / (m.shape[0] * m.shape[1]):.2g} %)"
-                          if m.shape[0] * m.shape[1] else ""))
+    lines = [law] + [
+        _say(show, _math(matrix_tex(name), name), ": ",
+             _math(rf"{m.shape[0]} \times {m.shape[1]}", f"{m.shape[0]} x {m.shape[1]}"),
+             f", {_count(m.nnz, 'nonzero entry', 'nonzero entries')}"
+             + (f" ({100 * m.nnz / (m.shape[0] * m.shape[1]):.2g} %)"
+                if m.shape[0] * m.shape[1] else ""))
         for name, m in sizes]
     if not linear:
-        lines.append(_note(show, "n: the primary variables of the nonlinear dissipators "
-                                    + ", ".join(ss.nonlinear.names)))
+        lines.append(_say(show, _math("n", "n"), ": the primary variables of the nonlinear "
+                                                 "dissipators " + ", ".join(ss.nonlinear.names)))
     vectors = [("x", x), ("u", u), ("y", [_named(o, show) for o in ss.outputs])]
     listing = (r",\quad " if show.is_latex else "\n").join(
         f"{v} = {_column(s, show)}" for v, s in vectors if s)
@@ -866,8 +946,10 @@ def _sparse_state_space(ss: Any, show: _Printer, summary: bool | None = None) ->
 
 
 # -- multibody equations ------------------------------------------------------------------------
-_COORDINATE_TEX = {"x": "x", "y": "y", "angle": r"\theta", "distance": "s", "dx": r"\Delta x",
-                   "dy": r"\Delta y"}
+_COORDINATE_TEX = {"x": "x", "y": "y", "z": "z", "angle": r"\theta", "distance": "s",
+                   "dx": r"\Delta x", "dy": r"\Delta y", "dz": r"\Delta z"}
+#: the two angles of a universal joint: theta with the owner and the index
+_INDEXED_TEX = {"angle1": (r"\theta", "1"), "angle2": (r"\theta", "2")}
 
 
 #: components of vector coordinates and speeds: angular velocity, velocity, quaternion
@@ -876,11 +958,15 @@ _COMPONENT_TEX = {"w": r"\omega", "v": "v", "q": "q"}
 
 def _coordinate_tex(name: str) -> str:
     r"""``\theta_{\mathrm{J}}`` for ``"J.angle"``, ``\omega_{\mathrm{ball},x}`` for
-    ``"ball.wx"``, ``q_{\mathrm{ball},w}`` for ``"ball.qw"``; other names upright."""
+    ``"ball.wx"`` (``\omega_{\mathrm{ball},1}`` for the body-axis ``"ball.w1"``),
+    ``q_{\mathrm{ball},w}`` for ``"ball.qw"``; other names upright."""
     owner, _, what = name.rpartition(".")
     symbol = _COORDINATE_TEX.get(what)
+    if owner and what in _INDEXED_TEX:
+        head, index = _INDEXED_TEX[what]
+        return rf"{head}_{{{name_tex(owner)},{index}}}"
     if owner and symbol is None and len(what) == 2 and what[0] in _COMPONENT_TEX and \
-            what[1] in ("xyz" if what[0] != "q" else "wxyz"):
+            what[1] in {"q": "wxyz", "w": "xyz123"}.get(what[0], "xyz"):
         return rf"{_COMPONENT_TEX[what[0]]}_{{{name_tex(owner)},{what[1]}}}"
     if symbol is None or not owner:
         return name_tex(name)
@@ -968,7 +1054,7 @@ _QUANTITY_NAMES = {
     "v": ("v", "v"), "alpha": (r"\alpha", "alpha"), "a": ("a", "a"), "p": ("p", "p"),
     "h": ("h", "h"), "pdot": (r"\dot{p}", "p'"), "hdot": (r"\dot{h}", "h'"),
     "wbar": (r"\bar{\omega}", "Omega"), "f": ("f", "f"), "n": ("n", "n"), "F": ("F", "F"),
-    "T": ("T", "T"), "m": ("m", "m"), "J": ("J", "J"), "g": ("g", "g")}
+    "T": ("T", "T"), "m": ("m", "m"), "J": ("J", "J"), "g": (r"\mathbf{g}", "g")}
 
 
 class _TermWriter:
@@ -1050,52 +1136,223 @@ _SECTIONS = {
 
 
 def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
-               simplify: bool = False, summary: bool | None = None) -> str:
-    """A mechanism's equations: the recursive Newton-Euler form (:mod:`vecnet.formulation.recursion`),
-    with ``M`` and ``Q`` when small; ``matrix_form=True`` lists the full ``M`` and ``Q``
-    instead; a summary when asked for or very large."""
+               simplify: bool | None = None, summary: bool | None = None) -> str:
+    """A mechanism's equations as a lecturer writes them, ``M(q) u' = Q`` (with
+    ``Phi_u^T lambda`` and the constraints where there are loops), tidied within bounds
+    (:mod:`vecnet.output.tidy`) and shown whenever they fit on a page, then the same
+    equations in the recursive Newton-Euler form (:mod:`vecnet.formulation.recursion`),
+    which grows only linearly with the bodies. ``matrix_form=True`` lists the full ``M``
+    and ``Q`` alone, without the page's bound; ``matrix_form=False`` the recursive form
+    alone; a summary when asked for or very large."""
     from ..errors import FormulationError
     from ..formulation.recursion import newton_euler
 
     reason = _why(eom, summary)
-    if matrix_form or reason:      # as matrices when small, otherwise entry by entry
-        small = len(eom.u) <= MATRIX_FORM_LIMIT
-        return _matrix_listing(eom, show, small if matrix_form else None, simplify, summary)
+    if matrix_form or reason:
+        return _matrix_listing(eom, show, simplify, summary)
     try:
         ne = newton_euler(eom)
     except FormulationError as error:   # rotors and port loads: the full M and Q
-        listing = _matrix_listing(eom, show, None, simplify, summary)
+        listing = _matrix_listing(eom, show, simplify, summary)
         note = _note(show, f"({error}: M and Q are listed in full)")
         return listing.replace("\\end{aligned}", " \\\\\n&" + note + "\n\\end{aligned}") \
             if show.is_latex else listing + "\n" + note
-    return _recursive_listing(eom, ne, show, matrix_form, simplify)
-
-
-def _recursive_listing(eom: Any, ne: Any, show: _Printer, matrix_form: bool | None,
-                       simplify: bool) -> str:
-    writer = _TermWriter(show)
     rows = _mechanism_names(eom, show)
+    M, Q, constraints, why = _page_matrices(eom, show, simplify, matrix_form)
+    rows.append(_heading(show, "Equations of motion", _law(eom, show)))
+    if why is None:
+        rows += _m_and_q_rows(eom, M, Q, show)
+    else:
+        n = len(eom.u)
+        hint = ("; ", _code("speeds='body'"), " shortens them for ball joints and free bodies") \
+            if getattr(eom, "speeds", "body") == "tail" and not eom.speeds_are_rates else ()
+        rows.append(_say(show, "The mass matrix ", _math(r"\mathbf{M}", "M"), " (",
+                         _math(rf"{n} \times {n}", f"{n} x {n}"), ") and the generalized "
+                         "forces ", _math(r"\mathbf{Q}", "Q"), " are left out (", *why, *hint,
+                         "); the recursive form below is the same equations written out step "
+                         "by step (", _code("matrix_form=True"), " lists them in full)"))
+    rows += _constraint_rows(eom, constraints, show)
+    # velocity constraints are long and not tidied by default (trigsimp on request)
+    rows += _velocity_constraint_rows(eom, show, sympy.trigsimp if simplify else lambda e: e)
+    rows += _recursive_rows(eom, ne, show)
+    return _finish(rows, show)
+
+
+#: Mechanisms with at most this many speeds have their ``M`` and ``Q`` built and shown when
+#: they fit on a page (a 6 x 6 mass matrix: a free body's, a double pendulum's).
+PAGE_SPEEDS = 6
+#: ... and, in space, at most this many terms in the Jacobians of the nodes' velocities, which
+#: are built before ``M`` and ``Q`` and whose products fill them: counting them first keeps a
+#: mechanism whose ``M`` could never fit a page from building it.
+PAGE_KINEMATICS_TERMS = 1_500
+#: ``M``, ``Q`` and the constraints, tidied, are shown when they hold at most this many
+#: terms (nodes of their expression trees) ...
+PAGE_TERMS = 1_500
+#: ... and their listing takes at most this many characters (about a printed page of
+#: typeset formulas).
+PAGE_CHARACTERS = 6_000
+#: ``M`` or ``Q`` is written as a matrix when it has at most :data:`MATRIX_FORM_LIMIT` rows
+#: and every row of it is at most this wide (em, :func:`vecnet.output.pagefit.tex_width`);
+#: otherwise entry by entry.
+MATRIX_ROW_WIDTH = 34.0
+
+
+def _law(eom: Any, show: _Printer) -> str:
+    """``M(q) u' = Q(q, u, t) (+ Phi_u^T lambda)``, with ``q' = N(q) u`` when the speeds are
+    not the coordinates' rates; the matrices bold (a user's symbol ``M`` stays italic)."""
+    loops = bool(eom.constraint_names) or bool(getattr(eom, "velocity_constraint_names", ()))
+    if show.is_latex:
+        law = r"\mathbf{M}(q)\,\dot{u} = \mathbf{Q}(q, u, t)" + (
+            r" + \boldsymbol{\Phi}_u^{\mathsf{T}} \lambda" if loops else "")
+        return law if eom.speeds_are_rates else \
+            r"\dot{q} = \mathbf{N}(q)\,u,\quad " + law
+    law = "M(q) u' = Q(q, u, t)" + (" + Phi_u^T lambda" if loops else "")
+    return law if eom.speeds_are_rates else "q' = N(q) u,  " + law
+
+
+def _tidied(eom: Any, expressions: list, simplify: bool | None) -> list:
+    """``expressions`` of ``eom`` tidied within :data:`vecnet.output.tidy.TOTAL_TERMS`."""
+    from .tidy import quaternions_of, tidy_all
+
+    if simplify is False:
+        return list(expressions)
+    return tidy_all(expressions, quaternions_of(eom), eom.u, trig=bool(simplify))[0]
+
+
+def _kinematics_terms(eom: Any, cap: int) -> int:
+    """The terms of a spatial mechanism's node velocity Jacobians, counted up to ``cap``
+    (0 in the plane, whose ``M`` is built from angles alone)."""
+    angular = getattr(eom, "node_angular_jacobian", None)
+    if angular is None:
+        return 0
+    matrices = list(angular.values()) + list(eom.node_velocity_jacobian.values())
+    return _terms([x for J in matrices for x in J], cap)
+
+
+def _page_matrices(eom: Any, show: _Printer, simplify: bool | None,
+                   matrix_form: bool | None) -> tuple:
+    """``(M, Q, constraints, why)``: the tidied ``M``, ``Q`` and constraints when they fit
+    on a page (``why`` is ``None``), else the constraints alone (tidied when short) and
+    why ``M`` and ``Q`` are left out. ``M`` and ``Q`` are built only below the bounds
+    :data:`PAGE_SPEEDS` and :data:`PAGE_KINEMATICS_TERMS`."""
+    n = len(eom.u)
+    constraints = list(eom.constraints) if eom.constraint_names else []
+    why: tuple | None = None
+    if matrix_form is False:
+        why = (_code("matrix_form=False"),)
+    elif n > PAGE_SPEEDS:
+        why = (f"{n} speeds, more than {PAGE_SPEEDS} for a page",)
+    elif _kinematics_terms(eom, PAGE_KINEMATICS_TERMS) > PAGE_KINEMATICS_TERMS:
+        why = (f"the velocities of the bodies alone hold more than {PAGE_KINEMATICS_TERMS:,} "
+               "terms: more than a page",)
+    if why is None:
+        tidied = _tidied(eom, list(eom.M) + list(eom.Q) + constraints, simplify)
+        M = sympy.Matrix(n, n, tidied[:n * n])
+        Q = sympy.Matrix(tidied[n * n:n * n + n])
+        constraints = tidied[n * n + n:]
+        if _terms(list(M) + list(Q), PAGE_TERMS) > PAGE_TERMS:
+            why = (f"they hold more than {PAGE_TERMS:,} terms: more than a page",)
+        elif sum(len(show(x)) for x in list(M) + list(Q)) > PAGE_CHARACTERS:
+            why = ("more than a page",)
+        else:
+            return M, Q, constraints, None
+    elif _terms(constraints, PAGE_TERMS) <= PAGE_TERMS:
+        constraints = _tidied(eom, constraints, simplify)
+    return None, None, constraints, why
+
+
+def _matrix_fits(matrix: sympy.MatrixBase, show: _Printer) -> bool:
+    """Whether a matrix reads well as one: at most :data:`MATRIX_FORM_LIMIT` rows, each at
+    most :data:`MATRIX_ROW_WIDTH` em wide (in text, 2 characters an em)."""
+    from .pagefit import tex_width
+
+    if matrix.rows > MATRIX_FORM_LIMIT:
+        return False
+    for i in range(matrix.rows):
+        cells = [show(matrix[i, j]) for j in range(matrix.cols)]
+        width = sum(tex_width(c) + 1.0 for c in cells) if show.is_latex else \
+            sum(len(c) + 2 for c in cells) / 2
+        if width > MATRIX_ROW_WIDTH:
+            return False
+    return True
+
+
+def _m_and_q_rows(eom: Any, M: sympy.MatrixBase, Q: sympy.MatrixBase, show: _Printer) -> list:
+    """``M`` and ``Q`` as matrices where they read well as such (:func:`_matrix_fits`),
+    otherwise entry by entry: ``M`` by rows on and above its diagonal (it is symmetric),
+    zero entries left out."""
+    # labelled by the coordinates when the speeds are their rates (crank.x, not crank.x')
+    speeds = tuple(eom.coordinates if eom.speeds_are_rates else eom.speed_names)
+    n = len(speeds)
+    rows: list = []
+    if not n:
+        return rows
+    if _matrix_fits(M, show):
+        rows += [("\\mathbf{M}", _sympy_matrix(M, speeds, speeds, show))] if show.is_latex \
+            else ["  M =", _sympy_matrix(M, speeds, speeds, show).replace("\n", "\n    ")]
+    else:
+        rows.append(_say(show, "The mass matrix ", _math(r"\mathbf{M}", "M"), " by rows, on and "
+                         "above its diagonal (", _math(r"\mathbf{M}_{ji} = \mathbf{M}_{ij}",
+                                                      "M[j, i] = M[i, j]"),
+                         "; entries not listed are 0):"))
+        for i in range(n):
+            for j in range(i, n):
+                if M[i, j] != 0:
+                    lhs = rf"\mathbf{{M}}_{{{i + 1},{j + 1}}}" if show.is_latex \
+                        else f"M[{speeds[i]}, {speeds[j]}]"
+                    rows.append((lhs, show(M[i, j])))
+    if _matrix_fits(Q, show):
+        rows += [("\\mathbf{Q}", _sympy_matrix(Q, speeds, ["Q"], show))] if show.is_latex \
+            else ["  Q =", _sympy_matrix(Q, speeds, ["Q"], show).replace("\n", "\n    ")]
+    else:
+        for i in range(n):
+            lhs = rf"\mathbf{{Q}}_{{{i + 1}}}" if show.is_latex else f"Q[{speeds[i]}]"
+            rows.append((lhs, show(Q[i])))
+    return rows
+
+
+def _constraint_rows(eom: Any, constraints: list, show: _Printer) -> list:
+    """A heading and a row ``Phi_name = ...`` for each position constraint (none without)."""
+    if not eom.constraint_names:
+        return []
+    law = r"\Phi(q, t) = 0,\quad \boldsymbol{\Phi}_u = \boldsymbol{\Phi}_q\,\mathbf{N}(q)" \
+        if show.is_latex else "Phi(q, t) = 0, Phi_u = Phi_q N(q)"
+    if eom.speeds_are_rates:
+        law = r"\Phi(q, t) = 0,\quad \boldsymbol{\Phi}_u = \boldsymbol{\Phi}_q" \
+            if show.is_latex else "Phi(q, t) = 0, Phi_u = Phi_q"
+    rows: list = [_heading(show, f"Constraints ({len(eom.constraint_names)})", law)]
+    for name, expr in zip(eom.constraint_names, constraints):
+        lhs = rf"\Phi_{{{name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
+        rows.append((lhs, show(expr)))
+    return rows
+
+
+def _recursive_rows(eom: Any, ne: Any, show: _Printer) -> list:
+    """The recursive Newton-Euler form: the parameters, the named quantities of the forward
+    pass, the momenta, the loads and the reactions of the backward pass, and one equation
+    per group of a branch's speeds."""
+    writer = _TermWriter(show)
     for du, name in zip(ne.rates, eom.speed_names):
         show.rename(du, _speed_tex(name, 1))
         if not show.is_latex:
             show.swap[du] = sympy.Symbol(name + "'")
     n = len(eom.u)
+    loops = bool(eom.constraint_names)
+    rows: list = [_heading(show, "The same equations in the recursive Newton-Euler form")]
+    rows.append(_say(show, "Every quantity is computed from those above it; stacked in the "
+                           "order of the speeds, the equations of motion at the end are ",
+                     _math(r"\mathbf{M}\,\dot{u} = \mathbf{Q}" + (
+                         r" + \boldsymbol{\Phi}_u^{\mathsf{T}} \lambda" if loops else ""),
+                         "M u' = Q" + (" + Phi_u^T lambda" if loops else "")),
+                     "; a dot (a prime) is a rate."))
+    if ne.dimensions == 2:
+        rows.append(_say(show, "In the plane angles and angular velocities are numbers "
+                               "(about z): ",
+                         _math(r"\omega \times d = \omega\,(-d_y,\ d_x),\quad "
+                               r"d \times f = d_x f_y - d_y f_x",
+                               "w x d = w (-d_y, d_x), d x f = d_x f_y - d_y f_x"), "."))
     rows.append(_heading(show, "Parameters"))
     rows += _parameter_rows(ne, show, writer)
-    law = (r"\text{the joints' free directions carry no reaction: } "
-           r"W^{\mathsf{T}} R^{\mathsf{T}} n + V^{\mathsf{T}} R^{\mathsf{T}} f = "
-           + (r"(\Phi_u^{\mathsf{T}} \lambda)" if eom.constraint_names else "0")) \
-        if show.is_latex else \
-        "the joints' free directions carry no reaction: W^T R^T n + V^T R^T f = " + \
-        ("(Phi_u^T lambda)" if eom.constraint_names else "0")
-    rows.append(_note(show, "Recursive Newton-Euler form: every quantity is computed from "
-                            "those above it; stacked in the order of the speeds, the equations "
-                            "of motion are M u' = Q" + (" + Phi_u^T lambda"
-                                                         if eom.constraint_names else "")
-                            + "; a prime (a dot) is a rate: u' are the rates of the speeds"))
-    if ne.dimensions == 2:
-        rows.append(_note(show, "In the plane: angles and angular velocities are numbers "
-                                "(about z), w x d = w (-d_y, d_x), d x f = d_x f_y - d_y f_x"))
     if ne.quaternion_rotation:
         w, x, y, z = sympy.symbols("w x y z", real=True)
         from ..core.rotations import quaternion_matrix
@@ -1107,30 +1364,88 @@ def _recursive_listing(eom: Any, ne: Any, show: _Printer, matrix_form: bool | No
         if d.section != section:
             section = d.section
             title, note = _SECTIONS[section]
-            rows.append(_heading(show, title) + rf"\quad \text{{({text_tex(note)})}}"
-                        if show.is_latex else f"{title} ({note}):")
+            rows.append(_heading(show, title))
+            rows.append(_note(show, f"({note})"))
         rows.append((writer.quantity(d.quantity), d.term.write(writer)))
-    rows.append(_heading(show, f"Equations of motion ({n})", law if show.is_latex else ""))
-    if not show.is_latex:
-        rows.append(_note(show, "  " + law))
+    rows.append(_heading(show, f"Equations of motion, recursive form ({n})"))
+    body_axes = getattr(eom, "speeds", "tail") == "body"
+    law = _math(r"W^{\mathsf{T}} R^{\mathsf{T}} n + V^{\mathsf{T}} R^{\mathsf{T}} f = "
+                + (r"(\boldsymbol{\Phi}_u^{\mathsf{T}} \lambda)" if loops else "0"),
+                "W^T R^T n + V^T R^T f = " + ("(Phi_u^T lambda)" if loops else "0"))
+    rows.append(_say(show, "The joints' free directions carry no reaction: ", law, " (",
+                     _math("W, V", "W, V"), ": a joint's turn and slide per unit speed"
+                     + ("; with body-axis speeds a ball joint's " if body_axes else ")"),
+                     *((_math("W", "W"), " is its rotation, and its equation holds the "
+                        "moment in the body's axes)") if body_axes else ())))
     for eq in ne.equations:
         rhs = "0"
         if eq.loops:
-            rhs = (rf"(\Phi_u^{{\mathsf{{T}}}} \lambda)_{{{name_tex(eq.branch)}}}"
+            rhs = (rf"(\boldsymbol{{\Phi}}_u^{{\mathsf{{T}}}} \lambda)_{{{name_tex(eq.branch)}}}"
                    if show.is_latex else f"(Phi_u^T lambda)[{eq.branch}]")
         lhs = eq.lhs.write(writer) if eq.lhs is not None else "0"
         rows.append((lhs, rhs))
-    tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
-    if eom.constraint_names:
-        rows.append(_heading(show, f"Constraints ({len(eom.constraint_names)})",
-                             r"\Phi(q, t) = 0,\ \Phi_u = \Phi_q N(q)" if show.is_latex
-                             else "Phi(q, t) = 0, Phi_u = Phi_q N(q)"))
-        for name, expr in zip(eom.constraint_names, eom.constraints):
-            lhs = rf"\Phi_{{{name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
-            rows.append((lhs, show(tidy(expr))))
-    rows += _velocity_constraint_rows(eom, show, tidy)
-    rows += _small_m_and_q(eom, show, matrix_form, tidy)
-    return _finish(rows, show)
+    return rows
+
+
+def _say(show: _Printer, *pieces: str | _Math) -> str:
+    """A line of words with formulas in it: the words as ``\\text``, the formulas typeset
+    (LaTeX), or all as plain text. A long line is broken between formulas and at spaces
+    into rows at most :data:`SAY_WIDTH` em wide (:func:`vecnet.output.pagefit.tex_width`;
+    a LaTeX row cannot wrap)."""
+    from .pagefit import tex_width
+
+    if not show.is_latex:
+        return "".join(p[1] if isinstance(p, _Math) else p for p in pieces)
+    rows: list[list[str]] = [[]]     # each row: LaTeX pieces
+    words: list[str] = []            # the words not yet set, of the last row
+    used = 0.0
+
+    def flush() -> None:
+        if words:
+            rows[-1].append(rf"\text{{{text_tex(''.join(words))}}}")
+            words.clear()
+
+    def fits(width: float) -> bool:
+        nonlocal used
+        if used and used + width > SAY_WIDTH:
+            flush()
+            rows.append([])
+            used = 2.0     # the indent of a continuation row
+        used += width
+        return True
+
+    for piece in pieces:
+        if isinstance(piece, _Math):
+            fits(tex_width(piece[0]))
+            flush()
+            rows[-1].append(piece[0])
+            continue
+        parts = piece.split(" ")
+        for k, word in enumerate(parts):
+            gap = " " if k < len(parts) - 1 else ""
+            if word or gap:
+                fits(tex_width(rf"\text{{{text_tex(word + gap)}}}"))
+                words.append(word + gap)
+    flush()
+    return " \\\\\n&\\quad ".join("".join(r) for r in rows if r)
+
+
+class _Math(tuple):
+    """A formula in a line of words: its LaTeX and its text."""
+
+
+def _math(tex: str, plain: str) -> _Math:
+    return _Math((tex, plain))
+
+
+def _code(words: str) -> _Math:
+    """An option as a reader types it (``matrix_form=True``), in a typewriter face: code,
+    not a formula."""
+    return _Math((rf"\texttt{{{text_tex(words)}}}", words))
+
+
+#: Width (em) of one row of a LaTeX line of words (:func:`_say`), within a page's column.
+SAY_WIDTH = 38.0
 
 
 def _velocity_constraint_rows(eom: Any, show: _Printer, tidy: Any) -> list:
@@ -1147,101 +1462,35 @@ def _velocity_constraint_rows(eom: Any, show: _Printer, tidy: Any) -> list:
     return rows
 
 
-def _small_m_and_q(eom: Any, show: _Printer, matrix_form: bool | None, tidy: Any) -> list:
-    """``M`` and ``Q`` as matrices when there are at most :data:`MATRIX_FORM_LIMIT` speeds
-    and every entry is short (``matrix_form`` not ``False``); otherwise a note saying why
-    they were left out."""
-    n = len(eom.u)
-    coords = tuple(eom.speed_names)
-    why = "matrix_form=False" if matrix_form is False else \
-        f"{n} speeds, more than {MATRIX_FORM_LIMIT}" if n > MATRIX_FORM_LIMIT else None
-    if why is None:
-        M, Q = eom.M.applyfunc(tidy), eom.Q.applyfunc(tidy)
-        long = [e for e in list(M) + list(Q) if len(show(e)) > MATRIX_ENTRY_LIMIT]
-        if long:
-            why = f"entries longer than {MATRIX_ENTRY_LIMIT} characters"
-        elif n:
-            law = (r"M\,\dot{u} = Q" if show.is_latex else "M u' = Q") + (
-                (r" + \Phi_u^{\mathsf{T}} \lambda" if show.is_latex else " + Phi_u^T lambda")
-                if eom.constraint_names else "")
-            if show.is_latex:
-                return [_heading(show, "Mass matrix and generalized forces", law),
-                        ("M", _sympy_matrix(M, coords, coords, show)),
-                        ("Q", _sympy_matrix(Q, coords, ["Q"], show))]
-            return [_heading(show, "Mass matrix and generalized forces", law),
-                    _sympy_matrix(M, coords, coords, show).replace("\n", "\n    "),
-                    _sympy_matrix(Q, coords, ["Q"], show).replace("\n", "\n    ")]
-    if why is None:
-        return []
-    return [_note(show, f"The mass matrix M ({n} x {n}) and the generalized forces Q are left "
-                        f"out ({why}); the equations above are M u' = Q written out "
-                        "(matrix_form=True prints M and Q)")]
-
-
-def _matrix_listing(eom: Any, show: _Printer, matrix_form: bool | None = None,
-                    simplify: bool = False, summary: bool | None = None) -> str:
-    """The coordinates, constraints and the full ``M`` and ``Q`` (as matrices when small,
-    otherwise entry by entry), or a summary."""
-    speeds = None if eom.speeds_are_rates else eom.speed_names
+def _matrix_listing(eom: Any, show: _Printer, simplify: bool | None = None,
+                    summary: bool | None = None) -> str:
+    """The coordinates, constraints and the full ``M`` and ``Q`` (as matrices where they
+    read well as such, otherwise entry by entry), or a summary."""
     n = len(eom.u)
     reason = _why(eom, summary) or (_long_matrices(eom) if summary is None else None)
     rows = _mechanism_names(eom, show)
-    tidy = (lambda e: sympy.trigsimp(e)) if simplify else (lambda e: e)  # noqa: E731
+    tidy = sympy.trigsimp if simplify and not reason else (lambda e: e)
     if eom.constraint_names and reason:
-        rows.append(_note(show, f"Constraints ({len(eom.constraint_names)}), Phi(q, t) = 0: "
-                                f"{', '.join(eom.constraint_names)}"))
+        rows.append(_say(show, f"Constraints ({len(eom.constraint_names)}), ",
+                         _math(r"\Phi(q, t) = 0", "Phi(q, t) = 0"),
+                         f": {', '.join(eom.constraint_names)}"))
     elif eom.constraint_names:
-        rows.append(_heading(show, f"Constraints ({len(eom.constraint_names)})",
-                             r"\Phi(q, t) = 0" if show.is_latex else "Phi(q, t) = 0"))
-        for name, expr in zip(eom.constraint_names, eom.constraints):
-            lhs = rf"\Phi_{{{name_tex(name)}}}" if show.is_latex else f"Phi[{name}]"
-            rows.append((lhs, show(tidy(expr))))
+        rows += _constraint_rows(eom, _tidied(eom, list(eom.constraints), simplify), show)
     if not reason:
         rows += _velocity_constraint_rows(eom, show, tidy)
-    if speeds is None:
-        law = (r"M(q)\,\ddot{q} = Q(q, \dot{q}, t)" + (
-            r" + \Phi_q^T \lambda" if eom.constraint_names else "")) if show.is_latex else \
-            "M(q) q'' = Q(q, q', t)" + (" + Phi_q^T lambda" if eom.constraint_names else "")
-    else:
-        law = (r"\dot{q} = N(q)\,u,\quad M(q)\,\dot{u} = Q(q, u, t)" + (
-            r" + \Phi_u^T \lambda" if eom.constraint_names else "")) if show.is_latex else \
-            "q' = N(q) u,  M(q) u' = Q(q, u, t)" + (
-                " + Phi_u^T lambda" if eom.constraint_names else "")
-    rows.append(_heading(show, "Equations of motion", law))
+    rows.append(_heading(show, "Equations of motion", _law(eom, show)))
     if reason:
         rows += _structure(eom.mechanism, show)
-        left_out = f"the expressions of the mass matrix M ({n} x {n}), the generalized " \
-            f"forces Q ({n})" + (" and the constraints" if eom.constraint_names else "")
-        rows.append(_note(show, f"Summary ({reason}): {left_out} are left out (summary=False "
-                                "prints them)"))
+        left_out = ("the expressions of the mass matrix ", _math(r"\mathbf{M}", "M"),
+                    " (", _math(rf"{n} \times {n}", f"{n} x {n}"), "), the generalized forces ",
+                    _math(r"\mathbf{Q}", "Q"),
+                    f" ({n})" + (" and the constraints" if eom.constraint_names else ""))
+        rows.append(_say(show, f"Summary ({reason}): ", *left_out, " are left out (",
+                         _code("summary=False"), " prints them)"))
         return _finish(rows, show)
-    M = eom.M.applyfunc(tidy)
-    Q = eom.Q.applyfunc(tidy)
-    coords = tuple(speeds or eom.coordinates)   # M and Q are indexed by the speeds
-    if matrix_form is None:
-        matrix_form = n <= MATRIX_FORM_LIMIT and all(
-            len(show(e)) <= MATRIX_ENTRY_LIMIT for e in list(M) + list(Q))
-    if matrix_form and n:
-        if show.is_latex:
-            rows.append(("M", _sympy_matrix(M, coords, coords, show)))
-            rows.append(("Q", _sympy_matrix(Q, coords, ["Q"], show)))
-            return _aligned_latex(rows)
-        text_rows = _aligned_text(rows, indent="  ")
-        return "\n".join(text_rows + ["M =", _sympy_matrix(M, coords, coords, show),
-                                      "Q =", _sympy_matrix(Q, coords, ["Q"], show)])
-    # entry by entry, by row; M is symmetric, so only the entries on and above the diagonal
-    rows.append(_heading(show, "Mass matrix, by row",
-                         r"M_{ji} = M_{ij};\ \text{entries not listed are } 0" if show.is_latex
-                         else "(symmetric; entries not listed are 0)"))
-    for i in range(n):
-        for j in range(i, n):
-            if M[i, j] != 0:
-                lhs = rf"M_{{{i + 1},{j + 1}}}" if show.is_latex else f"M[{coords[i]}, {coords[j]}]"
-                rows.append((lhs, show(M[i, j])))
-    rows.append(_heading(show, "Generalized forces"))
-    for i in range(n):
-        lhs = rf"Q_{{{i + 1}}}" if show.is_latex else f"Q[{coords[i]}]"
-        rows.append((lhs, show(Q[i])))
+    tidied = _tidied(eom, list(eom.M) + list(eom.Q), simplify)
+    M, Q = sympy.Matrix(n, n, tidied[:n * n]), sympy.Matrix(tidied[n * n:])
+    rows += _m_and_q_rows(eom, M, Q, show)
     return _finish(rows, show)
 
 
