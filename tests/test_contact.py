@@ -1,0 +1,102 @@
+"""Unilateral contacts (a sphere, disc or point against the ground): impacts with
+Newton's restitution, the contact closing with its normal force from a multiplier,
+friction sticking and slipping while closed, against closed forms."""
+
+import numpy as np
+import pytest
+
+import vecnet as vn
+from vecnet.errors import FormulationError, ModelError
+
+G = 9.81
+TIGHT = {"rtol": 1e-10, "atol": 1e-12}
+
+
+def ball(dimensions, height, radius=0.1, restitution=0.5, mass=2.0, **friction):
+    """A ball (disc in the plane) of ``radius`` with its lowest point ``height`` above the
+    floor, on the contact ``floor``."""
+    size = radius or 0.1    # a point's body keeps some inertia
+    if dimensions == 2:
+        mech = vn.planar.Mechanism("bounce", gravity=(0, -G))
+        body = mech.body("ball", mass=mass, inertia=0.5 * mass * size ** 2,
+                         position=(0, height + radius))
+    else:
+        mech = vn.spatial.Mechanism("bounce", gravity=(0, 0, -G))
+        inertia = 0.4 * mass * size ** 2
+        body = mech.body("ball", mass, (inertia,) * 3, position=(0, 0, height + radius))
+    mech.contact("floor", body, radius=radius, restitution=restitution, **friction)
+    return mech
+
+
+@pytest.mark.parametrize("dimensions, radius", [(2, 0.1), (3, 0.1), (3, 0.0)])
+def test_bounce_heights_and_times_follow_the_restitution(dimensions, radius):
+    e, h0 = 0.5, 1.0
+    v1 = np.sqrt(2 * G * h0)
+    strikes = [np.sqrt(2 * h0 / G)]
+    for k in range(1, 5):
+        strikes.append(strikes[-1] + 2 * e ** k * v1 / G)
+    apex = [strikes[k] + e ** (k + 1) * v1 / G for k in range(4)]
+    res = vn.simulate(ball(dimensions, h0, radius, e), (0, 2), t_eval=apex, **TIGHT)
+    height = res["ball.y" if dimensions == 2 else "ball.z"] - radius
+    expected = np.array([e ** (2 * (k + 1)) * h0 for k in range(4)])
+    assert np.max(np.abs(height / expected - 1)) < 1e-9
+    impacts = [event.t for event in res.events if event.kind == "impact"]
+    assert len(impacts) == 4     # the run ends at the fourth apex
+    assert np.max(np.abs(np.array(impacts) / strikes[:4] - 1)) < 1e-9
+    assert np.all(res["floor.mode"] == 0) and np.all(res["floor.normal"] == 0)
+    assert np.allclose(res["floor.gap"], height, atol=1e-15)
+
+
+@pytest.mark.parametrize("dimensions", [2, 3])
+def test_the_bouncing_ball_comes_to_rest_and_stays_with_its_weight_on_the_floor(dimensions):
+    res = vn.simulate(ball(dimensions, 0.2), (0, 2), t_eval=[1.5, 2.0], **TIGHT)
+    closing = [event for event in res.events if event.kind == "mode"]
+    assert [(event.before, event.after) for event in closing] == [("open", "closed")]
+    # the bounces take 2 v1 / g * e / (1 - e) after the first strike, which is at
+    # sqrt(2 h0 / g): the Zeno time, which the contact closes just before
+    v1 = np.sqrt(2 * G * 0.2)
+    assert abs(closing[0].t - (v1 / G + 2 * v1 / G)) < 1e-6
+    assert np.allclose(res["floor.normal"], 2.0 * G, rtol=1e-12)
+    assert np.all(res["floor.mode"] == 1)
+    assert np.max(np.abs(res["floor.gap"])) < 1e-12
+
+
+@pytest.mark.parametrize("dimensions", [2, 3])
+def test_a_ball_resting_on_the_floor_stays(dimensions):
+    res = vn.simulate(ball(dimensions, 0.0), (0, 5), t_eval=np.linspace(0, 5, 11))
+    assert res.events == ()
+    assert np.max(np.abs(res["floor.gap"])) < 1e-15
+    assert np.allclose(res["floor.normal"], 2.0 * G, rtol=1e-13)
+    force = res["floor.force"]
+    up = np.zeros(dimensions)
+    up[-1] = 2.0 * G
+    assert np.allclose(force, up, rtol=1e-13, atol=1e-12)
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"restitution": 1.5}, "restitution"),
+    ({"restitution": -0.1}, "restitution"),
+    ({"mu_kinetic": -0.2}, "mu_kinetic"),
+    ({"mu_kinetic": 0.5, "mu_static": 0.4}, "below mu_kinetic"),
+    ({"mu_static": 0.4}, "needs mu_kinetic"),
+    ({"radius": -0.1}, "radius"),
+    ({"shape": "cube"}, "shape"),
+    ({"plane": "wall"}, "plane"),
+])
+def test_bad_contacts_are_refused_in_words(change, words):
+    mech = vn.planar.Mechanism("m", gravity=(0, -G))
+    body = mech.body("ball", mass=1.0, inertia=0.01, position=(0, 1))
+    with pytest.raises(ModelError, match=words):
+        mech.contact("floor", body, **{"radius": 0.1, **change})
+
+
+def test_a_contact_on_a_massless_body_is_refused():
+    mech = vn.spatial.Mechanism("m")
+    body = mech.body("ghost", 0, (0, 0, 0), position=(0, 0, 1))
+    with pytest.raises(ModelError, match="no mass"):
+        mech.contact("floor", body, radius=0.1)
+
+
+def test_contacts_strike_only_through_the_partitioned_integrator():
+    with pytest.raises(FormulationError, match="method='partition'"):
+        vn.simulate(ball(2, 0.5), (0, 1), method="dae")
