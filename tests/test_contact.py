@@ -100,3 +100,65 @@ def test_a_contact_on_a_massless_body_is_refused():
 def test_contacts_strike_only_through_the_partitioned_integrator():
     with pytest.raises(FormulationError, match="method='partition'"):
         vn.simulate(ball(2, 0.5), (0, 1), method="dae")
+
+
+@pytest.mark.parametrize("dimensions", [2, 3])
+def test_a_ball_launched_sliding_rolls_at_the_closed_form_time_and_speed(dimensions):
+    """A disc (I = m r^2 / 2) in the plane, a sphere (2/5 m r^2) in space, launched
+    along the floor at v0 without spin: friction mu_k m g slows the centre and spins the
+    ball up until the contact point stops slipping, at t = v0 / ((1 + m r^2 / I) mu_k g),
+    with speed v0 / (1 + I / (m r^2)); then it rolls, the contact sticking."""
+    v0, mu, radius = 3.0, 0.2, 0.1
+    ratio = 2.0 if dimensions == 2 else 2.5             # m r^2 / I
+    roll = v0 / ((1 + ratio) * mu * G)
+    final = v0 / (1 + 1 / ratio)
+    mech = ball(dimensions, 0.0, radius, mu_kinetic=mu, mu_static=mu)
+    push = (v0, 0.0) if dimensions == 2 else (v0, 0.0, 0.0)
+    res = vn.simulate(mech, (0, 2 * roll), t_eval=[0.5 * roll, 1.5 * roll, 2 * roll],
+                      velocities={"ball.velocity": push}, **TIGHT)
+    (event,) = res.events
+    assert (event.name, event.kind, event.before, event.after) == ("floor", "mode", "slip",
+                                                                   "stick")
+    assert abs(event.t / roll - 1) < 1e-9
+    vx = res["ball.vx"]
+    assert abs(vx[0] - (v0 - mu * G * 0.5 * roll)) < 1e-9 * v0
+    assert np.max(np.abs(vx[1:] / final - 1)) < 1e-9
+    assert list(res["floor.mode"]) == [2, 1, 1]
+    assert np.allclose(res["floor.normal"], 2.0 * G, rtol=1e-12)
+    # sliding: the friction force mu N against the slip; rolling on a level floor: none
+    assert abs(res["floor.force"][0, 0] + mu * 2.0 * G) < 1e-9
+    assert np.max(np.abs(res["floor.force"][1:, 0])) < 1e-9
+    assert np.max(np.abs(res["floor.slip"][1:])) < 1e-9
+
+
+def ladder(theta0, length=2.0, mass=3.0):
+    """A rod of ``length`` leaning at ``theta0`` from the floor, its upper end on a wall
+    (the line x = 0), its lower end on the floor, both frictionless points."""
+    mech = vn.planar.Mechanism("ladder", gravity=(0, -G))
+    half = 0.5 * length
+    rod = mech.body("rod", mass=mass, inertia=mass * length ** 2 / 12,
+                    position=(half * np.cos(theta0), half * np.sin(theta0)),
+                    angle=np.pi - theta0)        # body x from the lower end to the upper
+    mech.contact("wall", rod.point(half, 0), plane=(mech.ground.point(0, 0), (1, 0)),
+                 restitution=0.0)
+    mech.contact("floor", rod.point(-half, 0), restitution=0.0)
+    return mech
+
+
+@pytest.mark.parametrize("theta0", [np.radians(60), np.radians(75)])
+def test_a_ladder_leaves_the_wall_at_two_thirds_of_its_starting_sine(theta0):
+    """While both ends touch, the centre moves on a circle of radius L/2 about the
+    corner; the wall's push, m x'', vanishes when sin theta = 2/3 sin theta0."""
+    res = vn.simulate(ladder(theta0), (0, 3), t_eval=[3.0], **TIGHT)
+    leaves = [event for event in res.events if event.name == "wall"]
+    assert [(event.before, event.after) for event in leaves][:1] == [("closed", "open")]
+    assert all(event.name != "floor" for event in res.events[:1])
+    when = leaves[0].t
+    at = vn.simulate(ladder(theta0), (0, when), t_eval=[0.5 * when, when], **TIGHT)
+    sine = np.sin(at["rod.angle"][-1])
+    assert abs(sine - 2 / 3 * np.sin(theta0)) < 1e-8
+    assert at["wall.normal"][0] > 0 and abs(at["wall.normal"][-1]) < 1e-6
+    # the floor carries the weight less the centre's downward acceleration, and energy
+    # is kept (no friction, no impact)
+    assert np.allclose(at["energy"], at["energy"][0], rtol=1e-9)
+    assert at["floor.normal"][0] < 3.0 * G

@@ -601,7 +601,8 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                         after_step=back if constrained else None,
                         rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
-                        first_step=settle if last is not None and last[1] == time else None)
+                        first_step=min(settle, 0.5 * (pending[-1] - time)) if last is not None
+                        and last[1] == time and pending[-1] > time else None)
         sampled = len(out_t)
         try:
             for tt, y in zip(sol.t, sol.y.T):
