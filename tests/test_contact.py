@@ -139,7 +139,7 @@ def ladder(theta0, length=2.0, mass=3.0):
     rod = mech.body("rod", mass=mass, inertia=mass * length ** 2 / 12,
                     position=(half * np.cos(theta0), half * np.sin(theta0)),
                     angle=np.pi - theta0)        # body x from the lower end to the upper
-    mech.contact("wall", rod.point(half, 0), plane=(mech.ground.point(0, 0), (1, 0)),
+    mech.contact("wall", rod.point(half, 0), plane=mech.ground.point(0, 0), normal=(1, 0),
                  restitution=0.0)
     mech.contact("floor", rod.point(-half, 0), restitution=0.0)
     return mech
@@ -162,3 +162,45 @@ def test_a_ladder_leaves_the_wall_at_two_thirds_of_its_starting_sine(theta0):
     # is kept (no friction, no impact)
     assert np.allclose(at["energy"], at["energy"][0], rtol=1e-9)
     assert at["floor.normal"][0] < 3.0 * G
+
+
+def rod_on_a_pin_and_the_floor(mass=3.0, length=2.0):
+    """A horizontal rod pinned at its left end, its right end resting on the floor."""
+    mech = vn.planar.Mechanism("rest", gravity=(0, -G))
+    rod = mech.body("rod", mass=mass, inertia=mass * length ** 2 / 12,
+                    position=(0.5 * length, 0.0))
+    mech.revolute("pin", mech.ground.point(0, 0), rod.point(-0.5 * length, 0))
+    mech.contact("floor", rod.point(0.5 * length, 0), restitution=0.0)
+    return mech
+
+
+def test_the_contact_force_is_a_reaction_that_the_cutsets_share_with_the_joints():
+    res = vn.simulate(rod_on_a_pin_and_the_floor(), (0, 1), t_eval=[0.0, 1.0])
+    assert res.events == ()
+    assert np.allclose(res["floor.normal"], 3.0 * G / 2, rtol=1e-12)
+    # the pin carries the other half of the weight (its reaction on the rod, upward)
+    assert np.allclose(res["pin.reaction"], [[0.0, 3.0 * G / 2]] * 2, rtol=1e-12, atol=1e-12)
+
+
+def test_contacts_are_saved_and_read_back(tmp_path):
+    path = tmp_path / "ladder.json"
+    vn.save_model(ladder(np.radians(60)), path)
+    again = vn.load_model(path)
+    res = vn.simulate(again, (0, 1), t_eval=[1.0], **TIGHT)
+    expected = vn.simulate(ladder(np.radians(60)), (0, 1), t_eval=[1.0], **TIGHT)
+    assert [event[:3] for event in res.events] == [event[:3] for event in expected.events]
+    assert np.allclose(res["rod.angle"], expected["rod.angle"], rtol=1e-12)
+
+
+def test_a_model_file_with_a_bad_contact_is_refused_at_its_entry(tmp_path):
+    import json
+
+    path = tmp_path / "ball.json"
+    vn.save_model(ball(3, 0.5), path)
+    doc = json.loads(path.read_text())
+    k = next(i for i, e in enumerate(doc["forces"]) if e["name"] == "floor")
+    doc["forces"][k]["restitution"] = 2.0
+    path.write_text(json.dumps(doc))
+    with pytest.raises(vn.VecnetError, match="restitution") as info:
+        vn.load_model(path)
+    assert f"forces/{k}" in str(info.value)

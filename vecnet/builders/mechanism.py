@@ -527,13 +527,13 @@ class MechanismBuilder:
                                            restitution, quantity=quantity))
 
     @recorded("forces")
-    def contact(self, name: str, at, radius=0.0, plane="ground", restitution=0.5,
-                mu_kinetic=None, mu_static=None, shape: str = "sphere"):
+    def contact(self, name: str, at, radius=0.0, plane="ground", normal=None,
+                restitution=0.5, mu_kinetic=None, mu_static=None, shape: str = "sphere"):
         """A unilateral contact of a sphere of ``radius`` (``shape="point"``, or radius 0:
         a point; in the plane a sphere is a disc) centred at ``at`` (a point of a body, or a
         body: its mass centre) against a plane of the ground: ``plane="ground"`` (through
-        the origin, its normal against gravity) or ``(point, normal)`` (a point of the
-        ground and the normal pointing to the free side). The contact is an edge from the
+        the origin, its ``normal`` by default against gravity) or a point of the ground
+        the plane passes through, with its ``normal`` (pointing to the free side). The contact is an edge from the
         plane to the sphere's centre, present only while it is closed:
 
         * open (gap ``> 0``): no force;
@@ -597,29 +597,31 @@ class MechanismBuilder:
             if float(mu_static) < float(mu_kinetic):
                 raise ModelError(f"contact {name!r}: mu_static = {mu_static!r} is below "
                                  f"mu_kinetic = {mu_kinetic!r}")
-        if isinstance(plane, str):
-            if plane != "ground":
-                raise ModelError(f"contact {name!r}: plane = {plane!r}; give 'ground' or "
-                                 "(point, normal)")
-            up = [-float(g) for g in self.gravity]
-            if not any(up):
-                raise ModelError(f"contact {name!r}: without gravity the ground has no "
-                                 "'up'; give plane=(point, normal)")
-            origin, normal = self.ground.centre, up
-        else:
-            try:
-                origin, normal = plane
-                normal = [float(x) for x in normal]
-            except (TypeError, ValueError):
-                raise ModelError(f"contact {name!r}: plane = {plane!r}; give 'ground' or "
-                                 "(point, normal)") from None
-            self._check_point(name, origin)
-            if origin.body is not self.ground:
+        if isinstance(plane, str) and plane == "ground":
+            origin = self.ground.centre
+            if normal is None:
+                normal = [-float(g) for g in self.gravity]
+                if not any(normal):
+                    raise ModelError(f"contact {name!r}: without gravity the ground has no "
+                                     "'up'; give the plane's normal=")
+        elif isinstance(plane, Point):
+            self._check_point(name, plane)
+            if plane.body is not self.ground:
                 raise ModelError(f"contact {name!r}: the plane is the ground's; "
-                                 f"{origin.node!r} is a point of body {origin.body.name!r}")
-            if len(normal) != self.dimensions or not any(normal):
-                raise ModelError(f"contact {name!r}: the normal needs {self.dimensions} "
-                                 f"components, not all zero; got {normal!r}")
+                                 f"{plane.node!r} is a point of body {plane.body.name!r}")
+            if normal is None:
+                raise ModelError(f"contact {name!r}: give the plane's normal= with its point")
+            origin = plane
+        else:
+            raise ModelError(f"contact {name!r}: plane = {plane!r}; give 'ground' or a point "
+                             "of the ground (with normal=)")
+        try:
+            normal = [float(x) for x in normal]
+        except (TypeError, ValueError):
+            normal = []
+        if len(normal) != self.dimensions or not any(normal):
+            raise ModelError(f"contact {name!r}: the normal needs {self.dimensions} "
+                             f"components, not all zero; got {normal!r}")
         return self._add(self.contact_element(
             name, origin.node, centre.node, body.name, centre.local, radius,
             tuple(float(x) for x in origin.position), normal, restitution, mu_kinetic,

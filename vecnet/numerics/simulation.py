@@ -293,6 +293,9 @@ def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = N
                                + ", ".join(repr(joint.name) for joint in model.friction)
                                + " is simulated in a mechanism alone, not yet in a system; "
                                "give it law='smooth' there")
+    if model.contacts:
+        raise FormulationError("contact " + ", ".join(repr(c.name) for c in model.contacts)
+                               + " is simulated in a mechanism alone, not yet in a system")
     q0 = eom.assemble(coordinates, t0)
     u0 = eom.initial_speeds(q0, velocities, t0)
     motion = integrators[method](model, t0, q0, u0, times, rtol, atol, extra=system.extra,
