@@ -204,3 +204,10 @@ def test_a_model_file_with_a_bad_contact_is_refused_at_its_entry(tmp_path):
     with pytest.raises(vn.VecnetError, match="restitution") as info:
         vn.load_model(path)
     assert f"forces/{k}" in str(info.value)
+
+
+def test_the_report_draws_the_contacts_and_plots_their_modes(tmp_path):
+    page = vn.report(ladder(np.radians(60)), tmp_path / "ladder.html")
+    assert "Modes of the contacts" in page
+    assert "1 mode change(s)" in page            # the wall opens at 0.46 s
+    assert "wall" in page and "floor" in page

@@ -600,7 +600,7 @@ class MechanismBuilder:
         if isinstance(plane, str) and plane == "ground":
             origin = self.ground.centre
             if normal is None:
-                normal = [-float(g) for g in self.gravity]
+                normal = [0.0 - float(g) for g in self.gravity]   # no -0.0 components
                 if not any(normal):
                     raise ModelError(f"contact {name!r}: without gravity the ground has no "
                                      "'up'; give the plane's normal=")
