@@ -382,6 +382,7 @@ class MechanismBuilder:
     # -- elements that act in a joint: friction, limits, gears and racks ------------------
     #: the joint stop element class of the dimension
     stop_element: type
+    contact_element: type
 
     def _axial_joint(self, joint: str, what: str, quantity: str | None):
         """``(element, quantity)`` of a joint with a coordinate about or along its axis
@@ -524,6 +525,107 @@ class MechanismBuilder:
         edge = element.edges[0]
         return self._add(self.stop_element(name, edge.tail, edge.head, joint, lower, upper,
                                            restitution, quantity=quantity))
+
+    @recorded("forces")
+    def contact(self, name: str, at, radius=0.0, plane="ground", normal=None,
+                restitution=0.5, mu_kinetic=None, mu_static=None, shape: str = "sphere"):
+        """A unilateral contact of a sphere of ``radius`` (``shape="point"``, or radius 0:
+        a point; in the plane a sphere is a disc) centred at ``at`` (a point of a body, or a
+        body: its mass centre) against a plane of the ground: ``plane="ground"`` (through
+        the origin, its ``normal`` by default against gravity) or a point of the ground
+        the plane passes through, with its ``normal`` (pointing to the free side). The contact is an edge from the
+        plane to the sphere's centre, present only while it is closed:
+
+        * open (gap ``> 0``): no force;
+        * striking (the gap closing through zero): the normal speed turns to
+          ``-restitution`` times itself (an impulse along the normal), an event
+          ``"impact"``; when little speed is left the contact closes (an event
+          ``"mode"``, ``open`` -> ``closed``, ``stick`` or ``slip``);
+        * closed: the gap held at zero by a constraint whose multiplier is the normal
+          force ``N``, which is a reaction of the cutsets as a joint's is; it opens when
+          ``N`` would become negative.
+
+        With ``mu_kinetic`` the closed contact has Coulomb friction: sticking (no slip at
+        the contact point, a velocity constraint) while its tangential force stays within
+        ``mu_static N`` (default ``mu_kinetic``), else slipping with ``mu_kinetic N``
+        against the slip velocity; the switches are events. The result has
+        ``"<name>.gap"``, ``"<name>.normal"`` (``N``), ``"<name>.mode"`` (0 open,
+        1 closed and sticking, 2 slipping), ``"<name>.force"`` (on the body, at the
+        contact point) and ``"<name>.slip"`` (the contact point's tangential speed).
+        Simulated with ``method="partition"``.
+
+        Raises
+        ------
+        ModelError
+            When ``at`` is not a point of a massive body of this mechanism, ``radius``,
+            ``mu_kinetic`` or ``mu_static`` is negative, ``mu_static < mu_kinetic``,
+            ``restitution`` lies outside ``[0, 1]``, the plane is not the ground's or its
+            normal is zero, or ``shape`` is unknown.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("bounce", gravity=(0, -9.81))
+        >>> ball = mech.body("ball", mass=1.0, inertia=0.004, position=(0, 1))
+        >>> mech.contact("floor", ball, radius=0.1, restitution=0.8).normal
+        (0.0, 1.0, 0.0)
+        """
+        self._check_name(name)
+        centre = at.centre if isinstance(at, Body) else at
+        self._check_point(name, centre)
+        body = centre.body
+        if body is self.ground:
+            raise ModelError(f"contact {name!r}: the sphere is on a moving body, not on the "
+                             "ground")
+        if sympy.sympify(body.mass).is_zero:
+            raise ModelError(f"contact {name!r}: body {body.name!r} has no mass; a contact "
+                             "needs a body that an impulse can move (give it a mass)")
+        if shape not in ("sphere", "point", "disc"):
+            raise ModelError(f"contact {name!r}: shape = {shape!r} is not one of 'sphere', "
+                             "'point', 'disc'")
+        if shape == "disc" and self.dimensions == 3:
+            raise ModelError(f"contact {name!r}: a disc's rim against a plane is a planar "
+                             "contact; in space give shape='sphere'")
+        if shape == "point" and float(radius) != 0:
+            raise ModelError(f"contact {name!r}: a point has no radius; got {radius!r}")
+        not_negative(name, radius=radius, mu_kinetic=mu_kinetic, mu_static=mu_static)
+        if not 0 <= float(restitution) <= 1:
+            raise ModelError(f"contact {name!r}: restitution = {restitution!r} must lie "
+                             "in [0, 1] (0: no rebound, 1: elastic)")
+        if mu_static is not None and mu_kinetic is None:
+            raise ModelError(f"contact {name!r}: mu_static needs mu_kinetic")
+        if mu_kinetic is not None:
+            mu_static = mu_kinetic if mu_static is None else mu_static
+            if float(mu_static) < float(mu_kinetic):
+                raise ModelError(f"contact {name!r}: mu_static = {mu_static!r} is below "
+                                 f"mu_kinetic = {mu_kinetic!r}")
+        if isinstance(plane, str) and plane == "ground":
+            origin = self.ground.centre
+            if normal is None:
+                normal = [0.0 - float(g) for g in self.gravity]   # no -0.0 components
+                if not any(normal):
+                    raise ModelError(f"contact {name!r}: without gravity the ground has no "
+                                     "'up'; give the plane's normal=")
+        elif isinstance(plane, Point):
+            self._check_point(name, plane)
+            if plane.body is not self.ground:
+                raise ModelError(f"contact {name!r}: the plane is the ground's; "
+                                 f"{plane.node!r} is a point of body {plane.body.name!r}")
+            if normal is None:
+                raise ModelError(f"contact {name!r}: give the plane's normal= with its point")
+            origin = plane
+        else:
+            raise ModelError(f"contact {name!r}: plane = {plane!r}; give 'ground' or a point "
+                             "of the ground (with normal=)")
+        try:
+            normal = [float(x) for x in normal]
+        except (TypeError, ValueError):
+            normal = []
+        if len(normal) != self.dimensions or not any(normal):
+            raise ModelError(f"contact {name!r}: the normal needs {self.dimensions} "
+                             f"components, not all zero; got {normal!r}")
+        return self._add(self.contact_element(
+            name, origin.node, centre.node, body.name, centre.local, radius,
+            tuple(float(x) for x in origin.position), normal, restitution, mu_kinetic,
+            mu_static))
 
     def _coupled_bodies(self, name: str, a: Body, b: Body) -> None:
         """Refuse a gear or rack between anything but two different bodies of this

@@ -87,6 +87,7 @@ class Mechanism(MechanismBuilder):
                     pe.Prismatic: ("prismatic", ("distance",))}
     frame_quantities = ("angle", "omega")
     stop_element = pe.JointStop
+    contact_element = pe.Contact
 
     def __init__(self, name: str = "mechanism", gravity: tuple[float, float] = (0.0, -9.81)) -> None:
         super().__init__(name, gravity)

@@ -91,6 +91,7 @@ class Mechanism(MechanismBuilder):
     #: the angular velocity of the body frame, world axes
     frame_quantities = ("wx", "wy", "wz")
     stop_element = se.SpatialJointStop
+    contact_element = se.SpatialContact
 
     def __init__(self, name: str = "mechanism", gravity=(0.0, 0.0, -9.81)) -> None:
         super().__init__(name, gravity)

@@ -20,6 +20,8 @@ the points' offset, comes from in their frame algebra.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy
 
 from ..errors import FormulationError, UnknownNameError
@@ -257,3 +259,47 @@ class MeshLaw:
         multiplier ``multiplier`` of the mesh constraint carries, ``values`` giving the
         parameters of a symbolic coefficient."""
         return float(self.coefficient.xreplace(values or {})) * multiplier, multiplier
+
+
+class ContactLaw:
+    """What unilateral contacts of both dimensions share: a sphere of ``radius`` (0: a
+    point; in the plane a disc) centred at ``local`` (body axes, from the mass centre) on
+    ``body``, against the plane through ``origin`` with unit ``normal`` (world axes, fixed
+    in the ground). The gap is the height of the sphere's lowest point above the plane,
+
+        g(q) = normal . (centre - origin) - radius,
+
+    free while positive. Striking the plane reverses the normal speed times
+    ``-restitution``; while closed the contact holds ``g = 0`` with a multiplier, the
+    normal force ``N >= 0``, and its friction sticks (``mu_static``) or slips
+    (``mu_kinetic``); ``mu_kinetic`` ``None`` is frictionless. No force while open, no
+    coordinates and no equality constraint in the compiled model: it acts through the
+    integration's modes (:mod:`vecnet.numerics.contact`), so it is always a chord.
+
+    >>> class Demo(ContactLaw):
+    ...     pass
+    >>> ball = Demo()
+    >>> ball._contact("ball", (0.0, 0.0, 0.0), 0.1, (0, 0, 0), (0, 0, 2), 0.5, None, None)
+    >>> ball.normal
+    (0.0, 0.0, 1.0)
+    """
+
+    cotree_only = True
+    name: str
+    body: str
+    local: tuple
+    radius: Any
+    origin: tuple
+    normal: tuple
+    restitution: Any
+    mu_kinetic: Any
+    mu_static: Any
+
+    def _contact(self, body: str, local, radius, origin, normal, restitution, mu_kinetic,
+                 mu_static) -> None:
+        self.body, self.local, self.radius = body, tuple(float(x) for x in local), radius
+        n = [float(x) for x in normal]
+        size = sum(x * x for x in n) ** 0.5
+        self.origin = tuple(float(x) for x in origin)
+        self.normal = tuple(x / size for x in n)
+        self.restitution, self.mu_kinetic, self.mu_static = restitution, mu_kinetic, mu_static

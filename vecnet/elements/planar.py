@@ -26,12 +26,12 @@ import sympy
 
 from ..errors import ModelError
 from .base import Kind, MechanismElement, number_problem
-from .joint_laws import FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
+from .joint_laws import ContactLaw, FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
            "PointOnLine", "TranslationalSpringDamper", "RotarySpringDamper", "ForceDriver",
            "TorqueDriver", "MotionDriver", "Coupling", "GearMesh", "RackAndPinion",
-           "JointFriction", "JointStop", "RollingContact"]
+           "JointFriction", "JointStop", "RollingContact", "Contact"]
 
 
 def rotation(angle: sympy.Expr) -> sympy.Matrix:
@@ -337,6 +337,20 @@ class JointStop(StopLaw, PlanarElement):
                  quantity: str = "angle") -> None:
         super().__init__(name, tail, head)
         self._limits(joint, quantity, lower, upper, restitution)
+
+
+class Contact(ContactLaw, PlanarElement):
+    """A unilateral contact of a disc (or a point) on a body against a line of the ground,
+    an edge from a point of that line to the disc's centre
+    (:class:`~vecnet.elements.joint_laws.ContactLaw`)."""
+
+    kind = Kind.CONSTRAINT
+
+    def __init__(self, name, tail, head, body: str, local, radius, origin, normal,
+                 restitution, mu_kinetic=None, mu_static=None) -> None:
+        super().__init__(name, tail, head)
+        self._contact(body, (*local, 0.0), radius, (*origin, 0.0), (*normal, 0.0),
+                      restitution, mu_kinetic, mu_static)
 
 
 class ForceDriver(_Free):

@@ -42,13 +42,14 @@ from ..core.rotations import (
 )
 from ..errors import UnknownNameError
 from .base import Kind, MechanismElement
-from .joint_laws import FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
+from .joint_laws import ContactLaw, FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 
 __all__ = ["SPEED_AXES", "SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute",
            "SpatialPrismatic", "SpatialCylindrical", "SpatialScrew", "SpatialSpherical", "SpatialUniversal",
            "SpatialPlanarJoint", "SpatialWeld", "SpatialPointOnLine", "SpatialPointOnPlane",
            "SpatialSpringDamper", "SpatialRotarySpringDamper", "SpatialForce", "SpatialTorque",
-           "SpatialMotionDriver", "SpatialJointFriction", "SpatialJointStop", "SpatialMesh",
+           "SpatialMotionDriver", "SpatialJointFriction", "SpatialJointStop", "SpatialContact",
+           "SpatialMesh",
            "SpatialGear", "SpatialRackAndPinion", "SpatialRollingContact",
            "perpendiculars", "tangents", "revolute_angle"]
 
@@ -720,6 +721,20 @@ class SpatialJointStop(StopLaw, SpatialElement):
                  quantity: str = "angle") -> None:
         super().__init__(name, tail, head)
         self._limits(joint, quantity, lower, upper, restitution)
+
+
+class SpatialContact(ContactLaw, SpatialElement):
+    """A unilateral contact of a sphere (or a point) on a body against a plane of the
+    ground, an edge from a point of that plane to the sphere's centre
+    (:class:`~vecnet.elements.joint_laws.ContactLaw`)."""
+
+    kind = Kind.CONSTRAINT
+
+    def __init__(self, name, tail, head, body: str, local, radius, origin, normal,
+                 restitution, mu_kinetic=None, mu_static=None) -> None:
+        super().__init__(name, tail, head)
+        self._contact(body, local, radius, origin, normal, restitution, mu_kinetic,
+                      mu_static)
 
 
 class SpatialMesh(MeshLaw, SpatialElement):

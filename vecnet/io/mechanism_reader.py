@@ -201,6 +201,7 @@ class MechanismReader:
         """An entry of ``forces``: the elements that act in joints (friction, limits,
         gears, rack and pinion), read alike in both dimensions, or the others."""
         read = {"joint_friction": self.joint_friction, "joint_limit": self.joint_limit,
+                "contact": self.contact,
                 "gear": self.gear, "rack_and_pinion": self.rack_and_pinion}.get(entry["type"])
         if read is None:
             self.other_force(entry, loc)
@@ -239,6 +240,25 @@ class MechanismReader:
         if "quantity" in entry:
             stops["quantity"] = entry["quantity"]
         self.call(loc, self.mech.joint_limit, entry["name"], joint, **stops)
+
+    def contact(self, entry: Mapping, loc: str) -> None:
+        name, scope = entry["name"], self.scope
+        at = self.point(entry["at"], f"{loc}/at")
+        plane = entry.get("plane", "ground")
+        if plane != "ground":
+            plane = self.point(plane, f"{loc}/plane")
+        # numbers: the simulation's events compare the gap and the forces with them
+        law: dict[str, Any] = {key: scope.number(entry[key], f"{loc}/{key}")
+                               for key in ("radius", "restitution") if key in entry}
+        for key in ("mu_kinetic", "mu_static"):
+            if key in entry:
+                law[key] = self.not_negative(scope.expr(entry[key], f"{loc}/{key}"),
+                                             f"{loc}/{key}", f"the {key} coefficient", name)
+        if "normal" in entry:
+            law["normal"] = scope.vector(entry["normal"], f"{loc}/normal")
+        if "shape" in entry:
+            law["shape"] = entry["shape"]
+        self.call(loc, self.mech.contact, name, at, plane=plane, **law)
 
     def mesh_joints(self, entry: Mapping, loc: str) -> dict:
         """The ``joints`` a spatial gear or rack names (none in the plane, whose gears turn

@@ -25,6 +25,7 @@ from ..elements.base import t
 from ..errors import ModelError
 from . import recursive
 from .bodyspace import BodyPartition, BodySpace
+from .contact import unilateral_contacts
 from .friction import coulomb_joints
 from .multibody import solve
 
@@ -282,6 +283,8 @@ class CompiledModel(ABC):
                                  self.axis_vector(axis, "angle")), self.number(inertia, joint)))
         # set-valued joint friction: its Coulomb forces are loads after the network's
         self.friction = coulomb_joints(self)
+        # unilateral contacts: their forces are loads too, set by their modes
+        self.contacts = unilateral_contacts(self)
         self._no_inputs = np.zeros(len(self.loads))
 
     def _act_on(self, nodes) -> None:

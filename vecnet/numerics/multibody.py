@@ -541,13 +541,15 @@ class Stop:
     restitution: float
 
 
-def impact(model, time: float, q: np.ndarray, u: np.ndarray, stop: Stop) -> np.ndarray:
+def impact(model, time: float, q: np.ndarray, u: np.ndarray, stop: Stop,
+           held: np.ndarray | None = None) -> np.ndarray:
     """The speeds just after striking ``stop`` at ``(time, q)`` with speeds ``u``: an impulse
     ``P`` along the gap's gradient ``g`` and impulsive multipliers ``L`` of the constraints,
 
         M du = Phi_u^T L + g^T P,   Phi_u du = 0,   g . du = -(1 + e) g . u,
 
     so the gap's speed turns from ``g . u`` to ``-e g . u`` and the constraints still hold.
+    The rows ``held`` (k x speeds; closed contacts) keep their speeds too.
 
     >>> class Block:  # one free coordinate of mass 2
     ...     def evaluate(self, time, q, u):
@@ -559,6 +561,8 @@ def impact(model, time: float, q: np.ndarray, u: np.ndarray, stop: Stop) -> np.n
     snap = model.evaluate(time, q, u)
     n = len(u)
     A = snap.phi_q[independent_rows(snap.phi_q)] if len(snap.phi_q) else np.zeros((0, n))
+    if held is not None and len(held):
+        A = np.vstack([A, held])
     k = len(A)
     g = np.asarray(stop.gradient(q), dtype=float)
     K = np.zeros((n + k + 1, n + k + 1))
@@ -686,7 +690,8 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                         land=not constrained,
                         rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
-                        first_step=settle if last is not None and last[1] == time else None)
+                        first_step=min(settle, 0.5 * (pending[-1] - time)) if last is not None
+                        and last[1] == time and pending[-1] > time else None)
         sampled = len(out_t)
         try:
             for tt, y in zip(sol.t, sol.y.T):

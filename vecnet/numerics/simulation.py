@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core.bounds import Watch, time_grid, untrusted
 from ..errors import FormulationError, ModelError, UnsupportedNetwork
+from .contact import ContactModes, refuse_contacts_without_events
 from .friction import CoulombModes, refuse_without_events
 from .integrators import one_blas_thread
 from .result import Outcome, Result
@@ -243,6 +244,7 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     u0 = eom.initial_speeds(q0, velocities, t0, parameters)
     stops = eom.stops(model)
     refuse_without_events(model, method)
+    refuse_contacts_without_events(model, method)
     if stops and method != "partition":   # events need the adaptive integrator
         raise FormulationError("joint limits strike their stops through the events of "
                                "method='partition'; simulate with that method")
@@ -256,6 +258,8 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     events = {"stops": stops} if stops else {}
     if model.friction:   # set-valued joint friction: its modes, switched by events
         events["modes"] = CoulombModes(model, t0, q0, tol=atol)
+    if model.contacts:   # unilateral contacts: open, closed, sticking, slipping by events
+        events["modes"] = ContactModes(model, t0, q0, tol=atol, span=t1 - t0)
     motion = integrators[method](model, t0, q0, u0, times, rtol, atol, progress=watch,
                                  **events)
     outcome = motion.outcome
@@ -292,6 +296,9 @@ def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = N
                                + ", ".join(repr(joint.name) for joint in model.friction)
                                + " is simulated in a mechanism alone, not yet in a system; "
                                "give it law='smooth' there")
+    if model.contacts:
+        raise FormulationError("contact " + ", ".join(repr(c.name) for c in model.contacts)
+                               + " is simulated in a mechanism alone, not yet in a system")
     q0 = eom.assemble(coordinates, t0)
     u0 = eom.initial_speeds(q0, velocities, t0)
     motion = integrators[method](model, t0, q0, u0, times, rtol, atol, extra=system.extra,

@@ -527,6 +527,28 @@ def friction_figure(mech: Any, res: Any) -> str:
                   f"slipping with that sign of the joint's speed); {switches} switch(es).")
 
 
+def contact_figure(mech: Any, res: Any) -> str:
+    """The modes and normal forces of the mechanism's unilateral contacts over the
+    simulation (0 open, 1 closed or sticking, 2 slipping), with the number of impacts and
+    mode changes; empty without contacts."""
+    from ..elements.joint_laws import ContactLaw
+
+    names = [e.name for e in mech.network.elements if isinstance(e, ContactLaw)]
+    if not names or not len(res.t):
+        return ""
+    impacts = sum(1 for event in res.events if event.kind == "impact" and event.name in names)
+    changes = sum(1 for event in res.events if event.kind == "mode" and event.name in names)
+    modes = [f"{name}.mode" for name in names]
+    normals = [f"{name}.normal" for name in names]
+    return (figure(plot_svg(res, modes, units={name: ("mode", "") for name in modes}),
+                   "Modes of the contacts (0: open, 1: closed, sticking if it has friction, "
+                   f"2: slipping); {impacts} impact(s), {changes} mode change(s).")
+            + figure(plot_svg(res, normals, units={name: ("normal force", "N")
+                                                   for name in normals}),
+                     "Normal forces of the contacts (the multipliers of their constraints "
+                     "while closed, zero while open)."))
+
+
 def energy_figure(res) -> str:
     """The total energy against time; when it changes by less than a millionth of its
     size (a conservative motion), its change from the initial value, the base stated."""

@@ -55,6 +55,7 @@ from .html_pieces import FORMULA_WIDTH, LATEX_LIMIT, figure, math_block, plot_sv
 from .mechanism_report import (
     VECTOR_NETWORK_WORDS,
     MechanismListing,
+    contact_figure,
     energy_figure,
     friction_figure,
     motion_figure,
@@ -420,6 +421,7 @@ def _mechanism(model, tree, simulate: bool) -> str:
         caption = "Body angles." if planar else "Heights of the mass centres."
         parts.append(section("Simulation", figure(plot_svg(res, names), caption)
                               + energy_figure(res) + friction_figure(mech, res)
+                              + contact_figure(mech, res)
                               + motion_figure(mech, res)))
     return "".join(parts)
 

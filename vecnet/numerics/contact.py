@@ -1,0 +1,542 @@
+"""Unilateral contacts between a body and the ground: open, struck, closed; sticking or
+slipping while closed. Written once for the plane and for space.
+
+A contact (:meth:`~vecnet.builders.mechanism.MechanismBuilder.contact`,
+:class:`~vecnet.elements.joint_laws.ContactLaw`) is a sphere of radius ``r`` centred at a
+point ``p`` of a body against a plane of the ground (origin ``o``, unit normal ``n``). Its
+gap is the height of the sphere's lowest point, ``g(q) = n . (p - o) - r``, and its contact
+point ``C = p - r n``. With ``Jc`` the Jacobian of the velocity of the body's material
+point at ``C`` (``v_C = Jc u``) and ``T`` a basis of the plane's tangents (one in the
+plane of a planar mechanism, two in space), the contact in each mode is:
+
+* **open**: absent, no force; its event is ``g`` falling through zero, an impact:
+  Newton's law turns the normal speed ``n . v_C`` into ``-e`` times itself by an impulse
+  along ``Jc^T n`` that keeps the mechanism's constraints and the other closed contacts
+  (:func:`~vecnet.numerics.multibody.impact`). When the speed left would lift the sphere
+  for less than a negligible time (or is below the speed tolerance) the contact closes
+  instead, its normal speed brought exactly to zero.
+* **closed**: an edge of the network with the constraint ``n . a_C = -n . bias`` (the
+  gap's second derivative held at zero) and its multiplier ``N``, the normal force; it
+  opens when ``N`` falls through zero.
+* **closed, sticking** (with friction): also ``T^T a_C = -T^T bias`` (no slip at the
+  contact point, a velocity constraint), the tangential force ``lambda_t`` its
+  multipliers; it slips when ``|lambda_t|`` reaches ``mu_s N``, against that force.
+* **closed, slipping**: the force ``N (n - mu_k T s)`` with ``s`` the unit slip velocity
+  in tangent coordinates (its direction at the start of the slip while the slip speed is
+  below the speed tolerance); it sticks when the slip velocity along the direction it
+  started in falls through zero and the holding force fits the cone, else slips on.
+
+At every evaluation the accelerations and all multipliers come from one saddle-point
+solve (``M`` and the mechanism's own constraints from
+:meth:`~vecnet.numerics.mechanism.CompiledModel.evaluate`, the contact rows appended; a
+slipping contact's force column is not its row, so the system is solved by LU). The
+contact forces are then loads of the compiled model (a force along each world axis at the
+body's mass centre and a torque about each, from the ground to the body), so that the
+integrator's accelerations and the joints' reactions from the cutset equations include
+them like any element's through variable.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from ..elements.joint_laws import ContactLaw
+from ..errors import FormulationError, SimulationError
+from .result import Event
+
+__all__ = ["UnilateralContact", "unilateral_contacts", "ContactModes", "OPEN", "STICK", "SLIP"]
+
+#: a contact's mode: open, closed (sticking, or frictionless), closed and slipping
+OPEN, STICK, SLIP = 0, 1, 2
+
+#: the time (relative to the simulated span) below which a rebound's flight counts as
+#: none: the contact closes instead of bouncing on in ever shorter hops
+SHORTEST_FLIGHT = 1e-7
+
+
+class UnilateralContact(NamedTuple):
+    """One contact as numbers: its ``name``, the ``node`` of its body's mass centre, the
+    sphere centre's offset ``local`` (body axes), ``radius``, the plane's ``origin`` and
+    unit ``normal`` (world), the tangents ``T`` (3 x 1 in the plane, 3 x 2 in space), the
+    ``restitution``, the friction coefficients ``kinetic`` and ``static`` (``None``:
+    frictionless), the ground node ``ground`` and the index ``load`` of the first of its
+    six loads (force along x, y, z; torque about x, y, z)."""
+
+    name: str
+    node: int
+    local: np.ndarray
+    radius: float
+    origin: np.ndarray
+    normal: np.ndarray
+    T: np.ndarray
+    restitution: float
+    kinetic: float | None
+    static: float | None
+    ground: int
+    load: int
+
+
+def _tangents(normal: np.ndarray, planar: bool) -> np.ndarray:
+    """An orthonormal basis (columns) of the plane normal to ``normal``; in a planar
+    mechanism its one tangent in the x-y plane."""
+    if planar:
+        return np.array([[-normal[1]], [normal[0]], [0.0]])
+    other = np.eye(3)[int(np.argmin(np.abs(normal)))]
+    t1 = np.cross(normal, other)
+    t1 /= np.linalg.norm(t1)
+    return np.column_stack([t1, np.cross(normal, t1)])
+
+
+def unilateral_contacts(model) -> list[UnilateralContact]:
+    """The contacts of the compiled ``model``, their six loads each appended to
+    ``model.loads`` (called where the model sets its loads up).
+
+    Raises
+    ------
+    FormulationError
+        For a coefficient or restitution whose value (a parameter's) is out of range.
+    """
+    eom = model.eom
+    mech = eom.mechanism
+    planar = mech.dimensions == 2 if hasattr(mech, "dimensions") else False
+    nodes = {name: node for name, node, *_ in model.bodies}
+    out = []
+    for element in mech.network.elements:
+        if not isinstance(element, ContactLaw):
+            continue
+        name = element.name
+        restitution = model.number(element.restitution, name)
+        radius = model.number(element.radius, name)
+        kinetic = static = None
+        if element.mu_kinetic is not None:
+            kinetic = model.number(element.mu_kinetic, name)
+            static = model.number(element.mu_static, name)
+            if not 0 <= kinetic <= static and not np.isnan(kinetic + static):
+                raise FormulationError(f"contact {name!r}: needs 0 <= mu_kinetic <= mu_static;"
+                                       f" got {kinetic:g}, {static:g}")
+        if not 0 <= restitution <= 1 and not np.isnan(restitution):
+            raise FormulationError(f"contact {name!r}: restitution = {restitution:g} must lie "
+                                   "in [0, 1]")
+        if radius < 0:
+            raise FormulationError(f"contact {name!r}: radius = {radius:g} is negative")
+        ground = model.node[model.eom.mechanism.network.graph.ends(name)[0]]
+        normal = np.array(element.normal, dtype=float)
+        contact = UnilateralContact(name, nodes[element.body], np.array(element.local, float),
+                                    radius, np.array(element.origin, float), normal,
+                                    _tangents(normal, planar), restitution, kinetic, static,
+                                    ground, len(model.loads))
+        for coordinate in ("distance", "angle"):
+            for axis in np.eye(3):
+                model.loads.append((coordinate, ground, contact.node, axis))
+        out.append(contact)
+    return out
+
+
+class _Geometry(NamedTuple):
+    """A contact at one state: the gap ``g``, the contact point's velocity Jacobian ``Jc``
+    (3 x nu), its velocity ``v`` and the bias ``b`` of its acceleration (``a_C = Jc u' +
+    b`` for the material point that stays under the sphere), and the lever ``d`` from the
+    mass centre to the contact point."""
+
+    g: float
+    Jc: np.ndarray
+    v: np.ndarray
+    b: np.ndarray
+    d: np.ndarray
+
+
+def _cross_columns(d: np.ndarray, J: np.ndarray) -> np.ndarray:
+    """``d x J[:, k]`` for every column of ``J`` (3 x n)."""
+    return np.array([d[1] * J[2] - d[2] * J[1], d[2] * J[0] - d[0] * J[2],
+                     d[0] * J[1] - d[1] * J[0]])
+
+
+def geometry(model, contact: UnilateralContact, kin: dict, u: np.ndarray) -> _Geometry:
+    """The :class:`_Geometry` of ``contact`` from the model's kinematics ``kin``."""
+    node, k = contact.node, model.row[contact.node]
+    d_p = kin["R"][node] @ contact.local           # mass centre to sphere centre
+    n = contact.normal
+    g = float(n @ (kin["r"][node] + d_p - contact.origin) - contact.radius)
+    d = d_p - contact.radius * n                   # mass centre to contact point
+    Jc = kin["Jv"][k] - _cross_columns(d, kin["Jw"][k])
+    w = kin["w"][k]
+    # the contact point slides over the body with the sphere centre (n fixed): d' = w x d_p
+    b = kin["gv"][k] + np.cross(kin["gw"][k], d) + np.cross(w, np.cross(w, d_p))
+    return _Geometry(g, Jc, Jc @ u, b, d)
+
+
+class _Solution(NamedTuple):
+    """Accelerations ``a``, and per contact its normal force ``N``, tangential force
+    ``lt`` (tangent coordinates) and force ``f`` on the body (world)."""
+
+    a: np.ndarray
+    N: np.ndarray
+    lt: list
+    f: np.ndarray
+
+
+class ContactModes:
+    """The modes of a mechanism's unilateral contacts over one simulation, and what the
+    integrator asks of them (:func:`vecnet.numerics.multibody.integrate_partitioned`, the
+    same calls as :class:`~vecnet.numerics.friction.CoulombModes`): the loads at a state
+    (:meth:`loads`), the events that end the present modes (:meth:`events`), the switch
+    when one fires (:meth:`switch`), the modes at start and after impacts (:meth:`start`)
+    and those of each output sample (:meth:`record`, :meth:`series`).
+
+    ``tol`` is the speed below which a contact counts as at rest (normally) or sticking
+    (tangentially) when modes are decided from the state; ``span`` the simulated time.
+    """
+
+    def __init__(self, model, time: float, q: np.ndarray, tol: float, span: float) -> None:
+        from .multibody import independent_rows, velocity_constraints
+
+        self.model, self.contacts, self.tol = model, list(model.contacts), tol
+        self.span = span
+        self.rows = independent_rows(velocity_constraints(model, time, q)[0])
+        k = len(self.contacts)
+        self.mode = np.zeros(k, dtype=int)
+        #: each slipping contact's slip direction (tangent coordinates) when it started
+        self.direction: list[Any] = [None] * k
+        self.sampled: list[tuple] = []
+        self._memo: tuple[Any, Any] = (None, None)
+        self._fired: list[tuple[int, str]] = []
+
+    # -- forces -------------------------------------------------------------------------
+    def _geometries(self, q, u):
+        kin = self.model.kinematics(q, u)
+        return [geometry(self.model, c, kin, u) for c in self.contacts]
+
+    def _slip_direction(self, i: int, geo: _Geometry) -> np.ndarray:
+        """Unit slip velocity of contact ``i`` in tangent coordinates (the direction it
+        started in while slower than the tolerance)."""
+        vt = self.contacts[i].T.T @ geo.v
+        size = np.linalg.norm(vt)
+        if size > self.tol or self.direction[i] is None:
+            return vt / size if size > 0 else np.eye(len(vt))[0]
+        return self.direction[i]
+
+    def _solve(self, time, q, u, mode, w_other=None) -> _Solution:
+        """Accelerations and contact forces at a state in the modes ``mode``."""
+        from .multibody import solve
+
+        model = self.model
+        w = np.zeros(len(model.loads))
+        if w_other is not None:
+            w[:len(w_other)] = w_other
+        snap = model.evaluate(time, q, u, w=w)
+        nu = len(u)
+        A = snap.phi_q[self.rows] if len(self.rows) else np.zeros((0, nu))
+        rows, cols, rhs = [A], [A], [snap.c[self.rows] if len(self.rows) else np.zeros(0)]
+        geos = self._geometries(q, u)
+        where = []   # per contact: its first multiplier's index and how many
+        count = len(A)
+        for i, (contact, geo) in enumerate(zip(self.contacts, geos)):
+            if mode[i] == OPEN:
+                where.append(None)
+                continue
+            n, T = contact.normal, contact.T
+            if mode[i] == STICK and contact.kinetic is not None:
+                D = np.column_stack([n, T])
+                rows.append(D.T @ geo.Jc)
+                cols.append(D.T @ geo.Jc)
+                rhs.append(-D.T @ geo.b)
+            else:
+                force = n.copy()
+                if mode[i] == SLIP:
+                    force = n - contact.kinetic * T @ self._slip_direction(i, geo)
+                rows.append((n @ geo.Jc)[None])
+                cols.append((force @ geo.Jc)[None])
+                rhs.append(np.array([-(n @ geo.b)]))
+            where.append((count, len(rows[-1])))
+            count += len(rows[-1])
+        G, F = np.vstack(rows), np.vstack(cols)
+        K = np.zeros((nu + count, nu + count))
+        K[:nu, :nu], K[:nu, nu:], K[nu:, :nu] = snap.M, -F.T, G
+        try:
+            x = solve(K, np.concatenate([snap.Q, *rhs]))
+        except np.linalg.LinAlgError:
+            names = ", ".join(repr(c.name) for c, m in zip(self.contacts, mode) if m != OPEN)
+            raise SimulationError(
+                f"at t = {time:.6g} the forces of contact {names} have no unique value (the "
+                "contacts hold the body more ways than it can move, or friction makes the "
+                "normal force undetermined: Painlevé's paradox)") from None
+        a, lam = x[:nu], x[nu:]
+        N = np.zeros(len(self.contacts))
+        lt: list = [None] * len(self.contacts)
+        f = np.zeros((len(self.contacts), 3))
+        for i, (contact, spot) in enumerate(zip(self.contacts, where)):
+            if spot is None:
+                continue
+            first, size = spot
+            N[i] = lam[first]
+            if size > 1:
+                lt[i] = lam[first + 1:first + size]
+                f[i] = N[i] * contact.normal + contact.T @ lt[i]
+            elif mode[i] == SLIP:
+                f[i] = N[i] * (contact.normal - contact.kinetic * contact.T
+                               @ self._slip_direction(i, geos[i]))
+            else:
+                f[i] = N[i] * contact.normal
+        return _Solution(a, N, lt, f)
+
+    def _at(self, time, q, u, mode, w_other=None) -> _Solution:
+        key = (time, q.tobytes(), u.tobytes(), mode.tobytes(),
+               None if w_other is None else np.asarray(w_other).tobytes())
+        if self._memo[0] == key:
+            return self._memo[1]
+        out = self._solve(time, q, u, mode, w_other)
+        self._memo = (key, out)
+        return out
+
+    def _wrenches(self, q, u, f: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """``w`` with the contact forces ``f`` as loads: force and torque about the mass
+        centre."""
+        geos = self._geometries(q, u)
+        for contact, geo, force in zip(self.contacts, geos, f):
+            w[contact.load:contact.load + 3] = force
+            w[contact.load + 3:contact.load + 6] = np.cross(geo.d, force)
+        return w
+
+    def loads(self, time: float, q: np.ndarray, u: np.ndarray, w_other=None) -> np.ndarray:
+        """Every load of the model at ``(t, q, u)`` in the present modes: ``w_other`` (the
+        loads of anything coupled, default none) and then the contact forces."""
+        sol = self._at(time, q, u, self.mode, w_other)
+        w = np.zeros(len(self.model.loads))
+        if w_other is not None:
+            w[:len(w_other)] = w_other
+        return self._wrenches(q, u, sol.f, w)
+
+    # -- events ---------------------------------------------------------------------------
+    def events(self, n: int) -> list[Callable[[float, np.ndarray], float]]:
+        """The terminal events that end the present modes, functions of the integrator's
+        state ``y`` (``n`` coordinates first), each falling through zero: an open
+        contact's gap; a closed one's normal force; a sticking one's margin ``mu_s N -
+        |lambda_t|``; a slipping one's slip speed along the direction it started in."""
+        from .multibody import normalize
+
+        nu = len(self.model.zero_speeds)
+        model = self.model
+        out: list[Any] = []
+        self._fired = []
+        mode = self.mode.copy()
+
+        def state(y):
+            return normalize(model, y[:n]), y[n:n + nu]
+
+        for i, contact in enumerate(self.contacts):
+            kinds = ["gap"] if mode[i] == OPEN else ["normal"]
+            if mode[i] == STICK and contact.kinetic is not None:
+                kinds.append("cone")
+            if mode[i] == SLIP:
+                kinds.append("slip")
+            for kind in kinds:
+                if kind == "gap":
+                    def event(tt, y, i=i):
+                        q, u = state(y)
+                        return self._geometries(q, u)[i].g
+                elif kind == "normal":
+                    def event(tt, y, i=i):
+                        return self._at(tt, *state(y), mode).N[i]
+                elif kind == "cone":
+                    def event(tt, y, i=i):
+                        sol = self._at(tt, *state(y), mode)
+                        return contact_static(self.contacts[i]) * sol.N[i] - np.linalg.norm(
+                            sol.lt[i])
+                else:
+                    s0 = self.direction[i]
+
+                    def event(tt, y, i=i, s0=s0):
+                        q, u = state(y)
+                        return float(s0 @ (self.contacts[i].T.T @ self._geometries(q, u)[i].v))
+                event.terminal, event.direction = True, -1
+                out.append(event)
+                self._fired.append((i, kind))
+        return out
+
+    def _jump(self, time, q, u, i: int, restitution: float | None) -> np.ndarray:
+        """The speeds after an impulse at contact ``i``: along its normal with Newton's
+        ``restitution``, or (``None``) one that brings its contact point to rest; the
+        mechanism's constraints and the other closed contacts' normal speeds kept
+        (:func:`~vecnet.numerics.multibody.impact`)."""
+        from .multibody import Stop, impact
+
+        geos = self._geometries(q, u)
+        contact = self.contacts[i]
+        held = [c.normal @ geo.Jc for j, (c, geo) in enumerate(zip(self.contacts, geos))
+                if j != i and self.mode[j] != OPEN]
+        if restitution is not None:
+            row = contact.normal @ geos[i].Jc
+            return impact(self.model, time, q, u, Stop(contact.name, lambda q: 0.0,
+                                                       lambda q: row, restitution),
+                          held=np.array(held).reshape(len(held), len(u)))
+        # to rest: each direction of the contact point in turn, the ones done held
+        for k, e in enumerate(np.column_stack([contact.normal, contact.T]).T):
+            row = e @ self._geometries(q, u)[i].Jc
+            u = impact(self.model, time, q, u, Stop(contact.name, lambda q: 0.0,
+                                                    lambda q, row=row: row, 0.0),
+                       held=np.array(held).reshape(len(held), len(u)))
+            held.append(row)
+        return u
+
+    def _name(self, i: int) -> str:
+        contact, mode = self.contacts[i], self.mode[i]
+        if mode == OPEN:
+            return "open"
+        if contact.kinetic is None:
+            return "closed"
+        return "stick" if mode == STICK else "slip"
+
+    def _friction_mode(self, i: int, time, q, u) -> np.ndarray:
+        """Contact ``i`` just closed (or stopped slipping): slip on if its contact point
+        moves faster than the tolerance, else brought to rest and sticking where the
+        holding force fits, slipping against it where it does not."""
+        contact = self.contacts[i]
+        if contact.kinetic is None:
+            self.mode[i] = STICK
+            return u
+        vt = contact.T.T @ self._geometries(q, u)[i].v
+        if np.linalg.norm(vt) > self.tol:
+            self.mode[i], self.direction[i] = SLIP, vt / np.linalg.norm(vt)
+            return u
+        u = self._jump(time, q, u, i, None)
+        self.mode[i] = STICK
+        sol = self._at(time, q, u, self.mode)
+        size = np.linalg.norm(sol.lt[i])
+        if size > contact.static * sol.N[i] * (1 + 1e-12) and size > 0:
+            self.mode[i], self.direction[i] = SLIP, -sol.lt[i] / size
+        return u
+
+    def _settle(self, time, q, u) -> np.ndarray:
+        """Open the closed contacts that pull (the most negative normal force first)."""
+        while True:
+            closed = np.flatnonzero(self.mode != OPEN)
+            if not len(closed):
+                return u
+            sol = self._at(time, q, u, self.mode)
+            worst = closed[np.argmin(sol.N[closed])]
+            if sol.N[worst] >= 0:
+                return u
+            self.mode[worst] = OPEN
+
+    def start(self, time: float, q: np.ndarray, u: np.ndarray, first: bool = False):
+        """Decide every mode from the state: a contact whose gap is within the tolerance
+        and whose normal speed is not opening faster than it closes (brought exactly to
+        rest normally) and stays pressed; its friction from its slip speed. Returns the
+        speeds and the :class:`Event` of each mode changed (none when ``first``).
+
+        Raises
+        ------
+        SimulationError
+            When a sphere starts inside its plane (a negative gap beyond the tolerance).
+        """
+        before = [self._name(i) for i in range(len(self.contacts))]
+        for i, (contact, geo) in enumerate(zip(self.contacts, self._geometries(q, u))):
+            if geo.g < -max(self.tol, 1e-12):
+                raise SimulationError(f"contact {contact.name!r} starts inside its plane (gap "
+                                      f"{geo.g:.6g}); place the body on or above it")
+            vn = contact.normal @ geo.v
+            if geo.g <= max(self.tol, 1e-12) and vn <= self.tol:
+                self.mode[i] = STICK
+                if vn != 0:
+                    u = self._jump(time, q, u, i, 0.0)
+                u = self._friction_mode(i, time, q, u)
+            else:
+                self.mode[i] = OPEN
+        u = self._settle(time, q, u)
+        changed = [Event(time, c.name, "mode", a, self._name(i))
+                   for i, (c, a) in enumerate(zip(self.contacts, before))
+                   if a != self._name(i) and not first]
+        return u, changed
+
+    def switch(self, j: int, time: float, q: np.ndarray, u: np.ndarray):
+        """Event ``j`` of :meth:`events` fired at ``(t, q, u)``: the new modes, the speeds
+        after (an impact's jump, a contact brought to rest) and the :class:`Event` s."""
+        i, kind = self._fired[j]
+        contact = self.contacts[i]
+        before = self._name(i)
+        happened = []
+        if kind == "gap":   # struck: Newton's impact, then closed if it barely rebounds
+            u = self._jump(time, q, u, i, contact.restitution)
+            happened.append(Event(time, contact.name, "impact"))
+            geo = self._geometries(q, u)[i]
+            vn = float(contact.normal @ geo.v)
+            pull = -float(contact.normal @ (geo.Jc @ self._at(time, q, u, self.mode).a
+                                            + geo.b))
+            if vn <= self.tol or (pull > 0 and 2 * vn / pull < SHORTEST_FLIGHT * self.span):
+                u = self._jump(time, q, u, i, 0.0)
+                self.mode[i] = STICK
+                u = self._friction_mode(i, time, q, u)
+                u = self._settle(time, q, u)
+        elif kind == "normal":
+            self.mode[i] = OPEN
+        elif kind == "cone":
+            sol = self._at(time, q, u, self.mode)
+            self.mode[i], self.direction[i] = SLIP, -sol.lt[i] / np.linalg.norm(sol.lt[i])
+        else:   # the slip speed reached zero
+            self.mode[i] = STICK
+            u = self._friction_mode(i, time, q, u)
+        after = self._name(i)
+        if after != before:
+            happened.append(Event(time, contact.name, "mode", before, after))
+        return u, happened
+
+    # -- outputs --------------------------------------------------------------------------
+    def record(self, count: int) -> None:
+        """The present modes for ``count`` more output samples."""
+        state = (tuple(int(m) for m in self.mode), tuple(self.direction))
+        self.sampled.extend([state] * count)
+
+    def series(self, times, qs, us, w_other=None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The loads at each output sample (a column a sample) in the modes recorded for
+        it, and the series ``"<name>.gap"``, ``"<name>.normal"`` (``N``), ``"<name>.mode"``
+        (0 open, 1 closed or sticking, 2 slipping), ``"<name>.force"`` (on the body, at
+        the contact point) and ``"<name>.slip"`` (the contact point's tangential
+        speed)."""
+        k = len(self.contacts)
+        ws = np.zeros((len(self.model.loads), len(times)))
+        if w_other is not None:
+            ws[:len(w_other)] = w_other
+        gap, normal, mode, slip = (np.zeros((k, len(times))) for _ in range(4))
+        force = np.zeros((k, len(times), 3))
+        keep = (self.mode.copy(), list(self.direction))
+        for s, (time, q, u) in enumerate(zip(times, qs.T, us.T)):
+            if s < len(self.sampled):
+                self.mode[:], self.direction = np.array(self.sampled[s][0]), \
+                    list(self.sampled[s][1])
+            sol = self._at(time, q, u, self.mode, ws[:, s] if w_other is not None else None)
+            ws[:, s] = self._wrenches(q, u, sol.f, ws[:, s].copy())
+            for i, (contact, geo) in enumerate(zip(self.contacts, self._geometries(q, u))):
+                gap[i, s], normal[i, s], mode[i, s] = geo.g, sol.N[i], self.mode[i]
+                force[i, s] = sol.f[i]
+                slip[i, s] = np.linalg.norm(contact.T.T @ geo.v)
+        self.mode[:], self.direction = keep
+        planar = self.contacts and self.contacts[0].T.shape[1] == 1
+        out = {}
+        for i, contact in enumerate(self.contacts):
+            out[f"{contact.name}.gap"] = gap[i]
+            out[f"{contact.name}.normal"] = normal[i]
+            out[f"{contact.name}.mode"] = mode[i]
+            out[f"{contact.name}.force"] = force[i][:, :2] if planar else force[i]
+            out[f"{contact.name}.slip"] = slip[i]
+        return ws, out
+
+
+def contact_static(contact: UnilateralContact) -> float:
+    """The static coefficient of a contact with friction."""
+    assert contact.static is not None
+    return contact.static
+
+
+def refuse_contacts_without_events(model, method: str) -> None:
+    """Refuse a method other than ``"partition"`` for a model with contacts (they open,
+    close and strike through that integrator's events), and contacts together with
+    set-valued joint friction (not yet simulated together)."""
+    names = ", ".join(repr(c.name) for c in getattr(model, "contacts", ()))
+    if names and method != "partition":
+        raise FormulationError(f"contact {names} opens, closes and strikes through the events "
+                               "of method='partition'; simulate with that method")
+    if names and getattr(model, "friction", None):
+        raise FormulationError(f"contact {names} and set-valued joint friction are not yet "
+                               "simulated together; give the joint friction law='smooth'")
