@@ -105,3 +105,18 @@ def test_bode_phase_ticks_fall_on_multiples_of_45_degrees():
         assert low <= phase.min() and phase.max() <= high        # every curve on the axes
     assert top.get_ylabel() == "magnitude [dB]" and bottom.get_ylabel() == "phase [deg]"
 
+
+
+def test_a_curve_constant_to_roundoff_is_drawn_flat():
+    # a weight's reaction: m g, give or take its last digits; the panel must not spread
+    # those digits over its height as if the force moved
+    t = np.linspace(0.0, 2.0, 101)
+    res = Result(t, {"tip.force": 14.7194704219 + 1e-11 * np.sin(20 * t),
+                     "arm.angle": np.sin(t)})
+    flat = res.plot(["tip.force"])
+    low, high = flat.get_ylim()
+    assert high - low > 0.01 * 14.7194704219
+    moving = res.plot(["arm.angle"])
+    low, high = moving.get_ylim()
+    assert high - low < 2.5     # autoscaled to sin(t) over [0, 2]: about 0.9 and margins
+    plt.close("all")

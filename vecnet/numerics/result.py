@@ -259,6 +259,7 @@ class Result:
             # 2.5e-4 m^3/s reads better as 2.5 under a "1e-4" than as 0.00025; no offset
             # ("1e-6+1.81e1"): the ticks show the values themselves
             panel.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4), useOffset=False)
+            _span_beyond_roundoff(panel)
             panel.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
                          fontsize="small", frameon=False)
         axes[-1].set_xlabel("time [s]")
@@ -351,3 +352,19 @@ def _panels(names: list[str], quantity_of: Callable[[str], tuple[str, str] | Non
 
 def _axis_label(quantity: str, unit: str) -> str:
     return f"{quantity} [{unit_text(unit.replace('*', ' '))}]"
+
+
+def _span_beyond_roundoff(ax) -> None:
+    """Widen the y range of a panel whose curves are constant to within roundoff (a
+    reaction that only gravity sets): autoscaling would spread their last digits over
+    the whole panel, as if they moved."""
+    values = [np.asarray(line.get_ydata(), dtype=float) for line in ax.get_lines()]
+    values = [v[np.isfinite(v)] for v in values if v.size]
+    if not values or not any(v.size for v in values):
+        return
+    every = np.concatenate(values)
+    low, high = float(every.min()), float(every.max())
+    scale = max(abs(low), abs(high))
+    if scale > 0 and high - low <= 1e-9 * scale:
+        middle = (low + high) / 2
+        ax.set_ylim(middle - 0.05 * scale, middle + 0.05 * scale)
