@@ -163,7 +163,7 @@ def integrate_sparse(model: SparseStateSpace, t_span: Sequence[float],
     >>> [round(float(v), 6) + 0.0 for v in res["C.across"]]   # 1 - exp(-(t - 1))
     [0.0, 0.632121]
     >>> res.events
-    (Event(t=1.0, name='V.across', kind='switch'),)
+    (Event(t=1.0, name='V.across', kind='switch', before='', after=''),)
     """
     linear = _Linear(model.A, model.B, model.E, model.variable_map, model.states, model.inputs,
                      model.variable_names, model.signals, model.outputs, model.variable_rows,
