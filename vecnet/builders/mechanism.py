@@ -538,7 +538,9 @@ class MechanismBuilder:
 
         * open (gap ``> 0``): no force;
         * striking (the gap closing through zero): the normal speed turns to
-          ``-restitution`` times itself (an impulse along the normal), an event
+          ``-restitution`` times itself (an impulse along the normal, with friction
+          also a tangential one: ``mu_kinetic`` times it against the slip, or what stops
+          the slip if that is less and fits within ``mu_static``), an event
           ``"impact"``; when little speed is left the contact closes (an event
           ``"mode"``, ``open`` -> ``closed``, ``stick`` or ``slip``);
         * closed: the gap held at zero by a constraint whose multiplier is the normal

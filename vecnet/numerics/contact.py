@@ -12,9 +12,13 @@ plane of a planar mechanism, two in space), the contact in each mode is:
 * **open**: absent, no force; its event is ``g`` falling through zero, an impact:
   Newton's law turns the normal speed ``n . v_C`` into ``-e`` times itself by an impulse
   along ``Jc^T n`` that keeps the mechanism's constraints and the other closed contacts
-  (:func:`~vecnet.numerics.multibody.impact`). When the speed left would lift the sphere
-  for less than a negligible time (or is below the speed tolerance) the contact closes
-  instead, its normal speed brought exactly to zero.
+  (the impulses of :func:`~vecnet.numerics.multibody.impact`). With friction the impulse
+  has a tangential part at the contact point too: the one that stops the slip if it fits
+  within ``mu`` times the normal impulse (a sticking impact), else ``mu_k`` times it
+  against the slip (a sliding impact), which for a sphere is Routh's impact exactly
+  (:meth:`ContactModes._strike`). When the speed left would lift the sphere for less than
+  a negligible time (or is below the speed tolerance) the contact closes instead, its
+  normal speed brought exactly to zero by the same kind of impulse.
 * **closed**: an edge of the network with the constraint ``n . a_C = -n . bias`` (the
   gap's second derivative held at zero) and its multiplier ``N``, the normal force; it
   opens when ``N`` falls through zero.
@@ -355,30 +359,88 @@ class ContactModes:
                 self._fired.append((i, kind))
         return out
 
+    def _held(self, q, u, i: int) -> list:
+        """The rows whose speeds an impulse at contact ``i`` keeps: the other closed
+        contacts' normal speeds."""
+        geos = self._geometries(q, u)
+        return [c.normal @ geo.Jc for j, (c, geo) in enumerate(zip(self.contacts, geos))
+                if j != i and self.mode[j] != OPEN]
+
+    def _impulse(self, time, q, u, held: list, R: np.ndarray, F: np.ndarray,
+                 change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The speeds after impulses ``P`` along the columns ``F^T`` that change the speeds
+        ``R u`` by ``change``, the mechanism's constraints and the rows ``held`` kept:
+
+            M du = Phi_u^T L + H^T L_h + F^T P,   Phi_u du = 0,   H du = 0,   R du = change.
+
+        Returns the new speeds and ``P``."""
+        snap = self.model.evaluate(time, q, u)
+        nu = len(u)
+        A = snap.phi_q[self.rows] if len(self.rows) else np.zeros((0, nu))
+        A = np.vstack([A, np.array(held).reshape(len(held), nu)])
+        k, r = len(A), len(R)
+        K = np.zeros((nu + k + r, nu + k + r))
+        K[:nu, :nu] = snap.M
+        K[:nu, nu:nu + k], K[nu:nu + k, :nu] = -A.T, A
+        K[:nu, nu + k:], K[nu + k:, :nu] = -F.T, R
+        rhs = np.zeros(nu + k + r)
+        rhs[nu + k:] = change
+        x = np.linalg.solve(K, rhs)
+        return u + x[:nu], x[nu + k:]
+
     def _jump(self, time, q, u, i: int, restitution: float | None) -> np.ndarray:
         """The speeds after an impulse at contact ``i``: along its normal with Newton's
-        ``restitution``, or (``None``) one that brings its contact point to rest; the
-        mechanism's constraints and the other closed contacts' normal speeds kept
-        (:func:`~vecnet.numerics.multibody.impact`)."""
-        from .multibody import Stop, impact
+        ``restitution`` (with Coulomb friction, :meth:`_strike`), or (``None``) one that
+        brings its contact point to rest; the mechanism's constraints and the other closed
+        contacts' normal speeds kept."""
+        contact, geo = self.contacts[i], self._geometries(q, u)[i]
+        held = self._held(q, u, i)
+        if restitution is None:
+            D = np.column_stack([contact.normal, contact.T]).T @ geo.Jc
+            return self._impulse(time, q, u, held, D, D, -D @ u)[0]
+        if contact.kinetic is not None:
+            return self._strike(time, q, u, i, restitution, held)
+        row = (contact.normal @ geo.Jc)[None]
+        return self._impulse(time, q, u, held, row, row,
+                             np.array([-(1 + restitution) * float(row[0] @ u)]))[0]
 
-        geos = self._geometries(q, u)
-        contact = self.contacts[i]
-        held = [c.normal @ geo.Jc for j, (c, geo) in enumerate(zip(self.contacts, geos))
-                if j != i and self.mode[j] != OPEN]
-        if restitution is not None:
-            row = contact.normal @ geos[i].Jc
-            return impact(self.model, time, q, u, Stop(contact.name, lambda q: 0.0,
-                                                       lambda q: row, restitution),
-                          held=np.array(held).reshape(len(held), len(u)))
-        # to rest: each direction of the contact point in turn, the ones done held
-        for k, e in enumerate(np.column_stack([contact.normal, contact.T]).T):
-            row = e @ self._geometries(q, u)[i].Jc
-            u = impact(self.model, time, q, u, Stop(contact.name, lambda q: 0.0,
-                                                    lambda q, row=row: row, 0.0),
-                       held=np.array(held).reshape(len(held), len(u)))
-            held.append(row)
-        return u
+    def _strike(self, time, q, u, i: int, restitution: float, held: list) -> np.ndarray:
+        """An impact with Coulomb friction at contact ``i``: a normal impulse ``P_n`` that
+        turns the normal speed ``v_n`` into ``-e v_n`` (Newton), with a tangential
+        impulse ``P_t`` at the contact point.
+
+        * **sticking impact**: the impulse that also brings the slip to zero, kept when
+          ``|P_t| <= mu P_n`` (``mu_kinetic`` when the contact point arrives slipping:
+          the slip then stops during the impact; ``mu_static`` when it arrives at rest);
+        * **sliding impact** otherwise: ``P_t = mu_kinetic P_n`` against the slip it
+          arrives with (or against the sticking ``P_t`` when it arrives at rest).
+
+        When the normal and tangential impulses are uncoupled at the contact (a sphere of
+        a free body, whose contact point lies under its centre), this is Routh's
+        incremental impact exactly, and Newton's, Poisson's and Stronge's restitution agree:
+        the slip falls linearly with the normal impulse and stops, or not, within it. For a
+        coupled contact (the end of a rod) it is the algebraic Newton-Coulomb model, which
+        keeps the slip direction through the impact rather than following a slip that
+        would stop or reverse partway."""
+        contact, geo = self.contacts[i], self._geometries(q, u)[i]
+        n, T = contact.normal, contact.T
+        vn, vt = float(n @ geo.v), T.T @ geo.v
+        D = np.column_stack([n, T]).T @ geo.Jc
+        target = np.concatenate([[-(1 + restitution) * vn], -vt])
+        stuck, P = self._impulse(time, q, u, held, D, D, target)
+        slipping = np.linalg.norm(vt) > self.tol
+        mu = contact.kinetic if slipping else contact.static
+        assert mu is not None and contact.kinetic is not None
+        if np.linalg.norm(P[1:]) <= mu * P[0] * (1 + 1e-12):
+            return stuck
+        row = (n @ geo.Jc)[None]
+        if P[0] <= 0:    # closing on a speed that barely lifts: a pull, which has no friction
+            return self._impulse(time, q, u, held, row, row,
+                                 np.array([-(1 + restitution) * vn]))[0]
+        s = vt / np.linalg.norm(vt) if slipping else -P[1:] / np.linalg.norm(P[1:])
+        column = ((n - contact.kinetic * T @ s) @ geo.Jc)[None]
+        return self._impulse(time, q, u, held, row, column,
+                             np.array([-(1 + restitution) * vn]))[0]
 
     def _name(self, i: int) -> str:
         contact, mode = self.contacts[i], self.mode[i]
