@@ -293,3 +293,64 @@ def test_a_ball_thrown_spinning_onto_the_floor_bounces_slides_and_rolls(dimensio
     else:          # closed after the bounces, it slides until the slip stops
         assert [m[1:] for m in modes] == [("open", "slip"), ("slip", "stick")]
         assert abs(modes[1][0] - when) < 1e-6
+
+
+def two_spheres(dimensions, offset, e, ma=1.0, mb=3.0, ra=0.1, rb=0.15, **friction):
+    """Sphere ``a`` (a disc in the plane) at the origin and sphere ``b`` at ``(1, offset)``,
+    without gravity, on the contact ``hit``."""
+    if dimensions == 3:
+        mech = vn.spatial.Mechanism("pair", gravity=(0, 0, 0))
+        a = mech.body("a", ma, (0.4 * ma * ra ** 2,) * 3, position=(0, 0, 0))
+        b = mech.body("b", mb, (0.4 * mb * rb ** 2,) * 3, position=(1, offset, 0))
+    else:
+        mech = vn.planar.Mechanism("pair", gravity=(0, 0))
+        a = mech.body("a", mass=ma, inertia=0.5 * ma * ra ** 2, position=(0, 0))
+        b = mech.body("b", mass=mb, inertia=0.5 * mb * rb ** 2, position=(1, offset))
+    mech.contact("hit", b, radius=rb, sphere=a, sphere_radius=ra, restitution=e, **friction)
+    return mech
+
+
+@pytest.mark.parametrize("dimensions, offset, e", [
+    (3, 0.0, 0.5),        # head-on
+    (3, 0.125, 0.5),      # oblique: the line of centres at 30 degrees
+    (3, 0.2, 1.0),        # oblique and elastic
+    (2, -0.125, 0.8),     # discs in the plane
+])
+def test_two_spheres_strike_with_momentum_kept_and_the_normal_speed_reversed(dimensions,
+                                                                           offset, e):
+    """``a`` moves at ``v`` along x towards ``b`` at rest. They touch when the centres are
+    ``ra + rb`` apart, at ``x = 1 - sqrt((ra + rb)^2 - offset^2)``, along the unit line of
+    centres ``n`` (from ``a`` to ``b``). A frictionless impulse ``P n`` through both
+    centres keeps the momentum and turns the approach speed ``v . n`` into ``-e`` times
+    itself: ``P = (1 + e) m (v . n)`` with ``m = ma mb / (ma + mb)``; ``a`` leaves with
+    ``v - P n / ma``, ``b`` with ``P n / mb``, neither turning. Afterwards the contact
+    opens: the gap grows at ``e v . n``."""
+    v, ma, mb, ra, rb = 2.0, 1.0, 3.0, 0.1, 0.15
+    reach = np.sqrt((ra + rb) ** 2 - offset ** 2)
+    when = (1 - reach) / v
+    n = np.array([reach, offset, 0.0]) / (ra + rb)
+    P = (1 + e) * ma * mb / (ma + mb) * v * n[0]
+    va = np.array([v, 0.0, 0.0]) - P * n / ma
+    vb = P * n / mb
+    mech = two_spheres(dimensions, offset, e)
+    end = when + 0.5
+    push = (v, 0.0, 0.0)[:dimensions]
+    res = vn.simulate(mech, (0, end), t_eval=[0.5 * when, when + 0.25, end],
+                      velocities={"a.velocity": push}, **TIGHT)
+    (strike,) = res.events
+    assert (strike.name, strike.kind) == ("hit", "impact")
+    assert abs(strike.t - when) < 1e-10
+    assert np.max(np.abs(res["a.velocity"][1:] - va[:dimensions])) < 1e-10 * v
+    assert np.max(np.abs(res["b.velocity"][1:] - vb[:dimensions])) < 1e-10 * v
+    momentum = ma * res["a.velocity"] + mb * res["b.velocity"]
+    assert np.allclose(momentum, ma * np.array(push), rtol=0, atol=1e-12)
+    assert np.max(np.abs(res["a.omega"])) < 1e-13 and np.max(np.abs(res["b.omega"])) < 1e-13
+    # the gap: closing at v . n before, opening at e v . n after (to first order)
+    assert abs(res["hit.gap"][0] - (np.hypot(1 - 0.5 * when * v, offset) - ra - rb)) < 1e-12
+    assert np.all(res["hit.mode"][1:] == 0) and res["hit.gap"][2] > res["hit.gap"][1] > 0
+    gap_rate = (res["hit.gap"][2] - res["hit.gap"][1]) / 0.25
+    if offset == 0:
+        assert abs(gap_rate - e * v) < 1e-10
+    energy = 0.5 * (ma * v ** 2 - ma * va @ va - mb * vb @ vb)
+    loss = 0.5 * (1 - e ** 2) * ma * mb / (ma + mb) * (v * n[0]) ** 2
+    assert abs(energy - loss) < 1e-12
