@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/multibody.py
 	$(PY) benchmarks/loops.py
 	$(PY) benchmarks/animation.py
+	$(PY) benchmarks/contact.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

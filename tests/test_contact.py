@@ -211,3 +211,146 @@ def test_the_report_draws_the_contacts_and_plots_their_modes(tmp_path):
     assert "Modes of the contacts" in page
     assert "1 mode change(s)" in page            # the wall opens at 0.46 s
     assert "wall" in page and "floor" in page
+
+
+def thrown_ball_closed_form(dimensions, v0, spin, h0, e, mu, radius=0.1):
+    """A ball (``m r^2 / I = k``: 5/2 a sphere, 2 a disc) thrown level at ``v0`` with
+    forward spin ``spin`` (the sense in which it would roll forward) from ``h0`` onto a
+    floor with restitution ``e`` and friction ``mu``, as vecnet models it: each impact
+    carries a Coulomb friction impulse (Routh's, the sphere's impulses being uncoupled).
+
+    Per unit mass, impact j gives the normal impulse ``p_j = (1 + e) e^(j-1) v1`` with
+    ``v1 = sqrt(2 g h0)``, the bounce heights ``e^(2j) h0`` as without friction. The slip
+    ``s = v - r spin`` (the contact point's speed) is the only tangential speed friction
+    sees: a tangential impulse ``p_t`` changes ``v`` by ``-p_t`` and ``r spin`` by ``k
+    p_t``, so ``s`` by ``-(1 + k) p_t``. Friction gives ``p_t = mu p_j`` against the slip
+    until the slip would reverse, when the impact sticks instead: the slip stops once the
+    normal impulse summed from the first strike reaches ``|s0| / ((1 + k) mu)``. The
+    impacts sum to ``v1 (1 + e) / (1 - e)`` at the Zeno time ``t1 + 2 e v1 / (g (1 -
+    e))``; beyond it the ball lies on the floor and the impulse grows as ``g t``. Either
+    way the angular momentum about the contact point is kept (every force acts there or,
+    gravity, on the vertical through it), so the ball rolls at ``(k v0 + r spin) / (k +
+    1)``: ``(5 v0 + 2 r spin) / 7`` for a sphere.
+
+    Returns the apex times and the ``(v, spin)`` of the first flights, the time the slip
+    stops and the impact it stops at (0: after the bounces, on the floor), the rolling
+    speed."""
+    k = 2.5 if dimensions == 3 else 2.0
+    v1, t1 = np.sqrt(2 * G * h0), np.sqrt(2 * h0 / G)
+    s0 = v0 - radius * spin
+    needed = abs(s0) / ((1 + k) * mu)          # normal impulse (per mass) to stop the slip
+    flights, v, w, total, stops, when = [], v0, spin, 0.0, 0, None
+    for j in range(1, 6):
+        p = (1 + e) * e ** (j - 1) * v1
+        strike = t1 + 2 * e * v1 * (1 - e ** (j - 1)) / (G * (1 - e))
+        pt = min(mu * p, max(needed - total, 0.0) * mu)   # what is left of the slip's need
+        v, w = v - np.sign(s0) * pt, w + np.sign(s0) * k * pt / radius
+        if stops == 0 and total + p >= needed:
+            stops, when = j, strike
+        total += p
+        flights.append((strike + e ** j * v1 / G, v, w))
+    zeno = t1 + 2 * e * v1 / (G * (1 - e))
+    if when is None:
+        when = zeno + (needed - v1 * (1 + e) / (1 - e)) / G
+    return flights, when, stops, (k * v0 + radius * spin) / (k + 1)
+
+
+@pytest.mark.parametrize("dimensions, v0, spin, h0, e, mu, stops", [
+    (3, 3.0, 0.0, 0.05, 0.5, 0.1, 0),        # no spin: slides on after the bounces
+    (3, 3.0, -20.0, 0.2, 0.5, 0.2, 0),       # backspin
+    (3, 3.0, 50.0, 0.2, 0.5, 0.15, 2),       # topspin, the slip stopped by the 2nd impact
+    (3, 3.0, 0.0, 0.2, 0.5, 0.3, 1),         # no spin, rolling from the first impact
+    (2, 3.0, -20.0, 0.05, 0.5, 0.1, 0),      # a disc with backspin
+])
+def test_a_ball_thrown_spinning_onto_the_floor_bounces_slides_and_rolls(dimensions, v0, spin,
+                                                                       h0, e, mu, stops):
+    radius, mass = 0.1, 2.0
+    flights, when, stop_at, final = thrown_ball_closed_form(dimensions, v0, spin, h0, e, mu)
+    assert stop_at == stops
+    apex = [t for t, _, _ in flights[:3]]
+    end = max(when, apex[-1]) + 0.3
+    mech = ball(dimensions, h0, radius, e, mass, mu_kinetic=mu, mu_static=mu)
+    if dimensions == 3:
+        start = {"ball.velocity": (v0, 0.0, 0.0), "ball.omega": (0.0, spin, 0.0)}
+    else:                            # forward (+x) rolling turns the disc clockwise
+        start = {"ball.velocity": (v0, 0.0), "ball.omega": -spin}
+    res = vn.simulate(mech, (0, end), t_eval=[*apex, end], velocities=start, **TIGHT)
+    height = res["ball.z" if dimensions == 3 else "ball.y"] - radius
+    assert np.max(np.abs(height[:3] / [e ** (2 * j) * h0 for j in (1, 2, 3)] - 1)) < 1e-9
+    spins = res["ball.omega"][:, 1] if dimensions == 3 else -res["ball.omega"]
+    for s, (_, v, w) in enumerate(flights[:3]):
+        assert abs(res["ball.vx"][s] - v) < 1e-9 * v0
+        assert abs(spins[s] - w) * radius < 1e-9 * v0
+    assert abs(res["ball.vx"][-1] - final) < 1e-9 * v0
+    assert abs(spins[-1] * radius - final) < 1e-9 * v0
+    assert abs(res["floor.slip"][-1]) < 1e-9 and res["floor.mode"][-1] == 1
+    modes = [(event.t, event.before, event.after) for event in res.events
+             if event.kind == "mode"]
+    if stops:      # the slip stopped in a sticking impact, and the bounces roll on
+        assert res["floor.slip"][stops - 1] < 1e-9      # in the flight after that impact
+        assert stops == 1 or res["floor.slip"][stops - 2] > 0.1
+        assert modes[0][1:] == ("open", "stick")
+    else:          # closed after the bounces, it slides until the slip stops
+        assert [m[1:] for m in modes] == [("open", "slip"), ("slip", "stick")]
+        assert abs(modes[1][0] - when) < 1e-6
+
+
+def two_spheres(dimensions, offset, e, ma=1.0, mb=3.0, ra=0.1, rb=0.15, **friction):
+    """Sphere ``a`` (a disc in the plane) at the origin and sphere ``b`` at ``(1, offset)``,
+    without gravity, on the contact ``hit``."""
+    if dimensions == 3:
+        mech = vn.spatial.Mechanism("pair", gravity=(0, 0, 0))
+        a = mech.body("a", ma, (0.4 * ma * ra ** 2,) * 3, position=(0, 0, 0))
+        b = mech.body("b", mb, (0.4 * mb * rb ** 2,) * 3, position=(1, offset, 0))
+    else:
+        mech = vn.planar.Mechanism("pair", gravity=(0, 0))
+        a = mech.body("a", mass=ma, inertia=0.5 * ma * ra ** 2, position=(0, 0))
+        b = mech.body("b", mass=mb, inertia=0.5 * mb * rb ** 2, position=(1, offset))
+    mech.contact("hit", b, radius=rb, sphere=a, sphere_radius=ra, restitution=e, **friction)
+    return mech
+
+
+@pytest.mark.parametrize("dimensions, offset, e", [
+    (3, 0.0, 0.5),        # head-on
+    (3, 0.125, 0.5),      # oblique: the line of centres at 30 degrees
+    (3, 0.2, 1.0),        # oblique and elastic
+    (2, -0.125, 0.8),     # discs in the plane
+])
+def test_two_spheres_strike_with_momentum_kept_and_the_normal_speed_reversed(dimensions,
+                                                                           offset, e):
+    """``a`` moves at ``v`` along x towards ``b`` at rest. They touch when the centres are
+    ``ra + rb`` apart, at ``x = 1 - sqrt((ra + rb)^2 - offset^2)``, along the unit line of
+    centres ``n`` (from ``a`` to ``b``). A frictionless impulse ``P n`` through both
+    centres keeps the momentum and turns the approach speed ``v . n`` into ``-e`` times
+    itself: ``P = (1 + e) m (v . n)`` with ``m = ma mb / (ma + mb)``; ``a`` leaves with
+    ``v - P n / ma``, ``b`` with ``P n / mb``, neither turning. Afterwards the contact
+    opens: the gap grows at ``e v . n``."""
+    v, ma, mb, ra, rb = 2.0, 1.0, 3.0, 0.1, 0.15
+    reach = np.sqrt((ra + rb) ** 2 - offset ** 2)
+    when = (1 - reach) / v
+    n = np.array([reach, offset, 0.0]) / (ra + rb)
+    P = (1 + e) * ma * mb / (ma + mb) * v * n[0]
+    va = np.array([v, 0.0, 0.0]) - P * n / ma
+    vb = P * n / mb
+    mech = two_spheres(dimensions, offset, e)
+    end = when + 0.5
+    push = (v, 0.0, 0.0)[:dimensions]
+    res = vn.simulate(mech, (0, end), t_eval=[0.5 * when, when + 0.25, end],
+                      velocities={"a.velocity": push}, **TIGHT)
+    (strike,) = res.events
+    assert (strike.name, strike.kind) == ("hit", "impact")
+    assert abs(strike.t - when) < 1e-10
+    assert np.max(np.abs(res["a.velocity"][1:] - va[:dimensions])) < 1e-10 * v
+    assert np.max(np.abs(res["b.velocity"][1:] - vb[:dimensions])) < 1e-10 * v
+    momentum = ma * res["a.velocity"] + mb * res["b.velocity"]
+    assert np.allclose(momentum, ma * np.array(push), rtol=0, atol=1e-12)
+    assert np.max(np.abs(res["a.omega"])) < 1e-13 and np.max(np.abs(res["b.omega"])) < 1e-13
+    # the gap: closing at v . n before, opening at e v . n after (to first order)
+    assert abs(res["hit.gap"][0] - (np.hypot(1 - 0.5 * when * v, offset) - ra - rb)) < 1e-12
+    assert np.all(res["hit.mode"][1:] == 0) and res["hit.gap"][2] > res["hit.gap"][1] > 0
+    gap_rate = (res["hit.gap"][2] - res["hit.gap"][1]) / 0.25
+    if offset == 0:
+        assert abs(gap_rate - e * v) < 1e-10
+    energy = 0.5 * (ma * v ** 2 - ma * va @ va - mb * vb @ vb)
+    loss = 0.5 * (1 - e ** 2) * ma * mb / (ma + mb) * (v * n[0]) ** 2
+    assert abs(energy - loss) < 1e-12

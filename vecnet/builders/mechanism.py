@@ -528,17 +528,25 @@ class MechanismBuilder:
 
     @recorded("forces")
     def contact(self, name: str, at, radius=0.0, plane="ground", normal=None,
-                restitution=0.5, mu_kinetic=None, mu_static=None, shape: str = "sphere"):
+                restitution=0.5, mu_kinetic=None, mu_static=None, shape: str = "sphere",
+                sphere=None, sphere_radius=None):
         """A unilateral contact of a sphere of ``radius`` (``shape="point"``, or radius 0:
         a point; in the plane a sphere is a disc) centred at ``at`` (a point of a body, or a
         body: its mass centre) against a plane of the ground: ``plane="ground"`` (through
         the origin, its ``normal`` by default against gravity) or a point of the ground
-        the plane passes through, with its ``normal`` (pointing to the free side). The contact is an edge from the
-        plane to the sphere's centre, present only while it is closed:
+        the plane passes through, with its ``normal`` (pointing to the free side). Or,
+        with ``sphere``, against another body's sphere (a disc in the plane) of
+        ``sphere_radius`` (default ``radius``) centred at ``sphere`` (a point of that body,
+        or the body): the gap is the distance between the centres less both radii, the
+        normal the line of centres, and the contact force acts on both bodies. The
+        contact is an edge from the plane (the other sphere's centre) to the sphere's
+        centre, present only while it is closed:
 
         * open (gap ``> 0``): no force;
         * striking (the gap closing through zero): the normal speed turns to
-          ``-restitution`` times itself (an impulse along the normal), an event
+          ``-restitution`` times itself (an impulse along the normal, with friction
+          also a tangential one: ``mu_kinetic`` times it against the slip, or what stops
+          the slip if that is less and fits within ``mu_static``), an event
           ``"impact"``; when little speed is left the contact closes (an event
           ``"mode"``, ``open`` -> ``closed``, ``stick`` or ``slip``);
         * closed: the gap held at zero by a constraint whose multiplier is the normal
@@ -597,6 +605,9 @@ class MechanismBuilder:
             if float(mu_static) < float(mu_kinetic):
                 raise ModelError(f"contact {name!r}: mu_static = {mu_static!r} is below "
                                  f"mu_kinetic = {mu_kinetic!r}")
+        if sphere is not None:
+            return self._sphere_pair(name, centre, radius, sphere, sphere_radius,
+                                     restitution, mu_kinetic, mu_static, plane, normal)
         if isinstance(plane, str) and plane == "ground":
             origin = self.ground.centre
             if normal is None:
@@ -626,6 +637,38 @@ class MechanismBuilder:
             name, origin.node, centre.node, body.name, centre.local, radius,
             tuple(float(x) for x in origin.position), normal, restitution, mu_kinetic,
             mu_static))
+
+    def _sphere_pair(self, name, centre, radius, sphere, sphere_radius, restitution,
+                     mu_kinetic, mu_static, plane, normal):
+        """A contact between the spheres centred at ``centre`` and ``sphere``, points of
+        two massive bodies (:meth:`contact`)."""
+        other = sphere.centre if isinstance(sphere, Body) else sphere
+        self._check_point(name, other)
+        if other.body is self.ground:
+            raise ModelError(f"contact {name!r}: the sphere= is a moving body's; against the "
+                             "ground give plane=")
+        if other.body is centre.body:
+            raise ModelError(f"contact {name!r}: both spheres are on body "
+                             f"{centre.body.name!r}; a contact joins two bodies")
+        if sympy.sympify(other.body.mass).is_zero:
+            raise ModelError(f"contact {name!r}: body {other.body.name!r} has no mass; a "
+                             "contact needs a body that an impulse can move (give it a mass)")
+        if not (isinstance(plane, str) and plane == "ground") or normal is not None:
+            raise ModelError(f"contact {name!r}: give a plane or a sphere=, not both (the "
+                             "normal of two spheres is the line of their centres)")
+        sphere_radius = radius if sphere_radius is None else sphere_radius
+        not_negative(name, sphere_radius=sphere_radius)
+        a = np.asarray(centre.position, float)
+        b = np.asarray(other.position, float)
+        if not np.linalg.norm(a - b) > 0:
+            raise ModelError(f"contact {name!r}: the spheres' centres start at the same "
+                             "place, where the line of centres has no direction")
+        return self._add(self.contact_element(
+            name, other.node, centre.node, centre.body.name, centre.local, radius,
+            tuple(float(x) for x in b), tuple(a - b), restitution, mu_kinetic, mu_static,
+            other=other.body.name,
+            other_local=(*(float(x) for x in other.local), 0.0, 0.0, 0.0)[:3],
+            other_radius=sphere_radius))
 
     def _coupled_bodies(self, name: str, a: Body, b: Body) -> None:
         """Refuse a gear or rack between anything but two different bodies of this

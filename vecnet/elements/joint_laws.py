@@ -272,7 +272,11 @@ class ContactLaw:
     free while positive. Striking the plane reverses the normal speed times
     ``-restitution``; while closed the contact holds ``g = 0`` with a multiplier, the
     normal force ``N >= 0``, and its friction sticks (``mu_static``) or slips
-    (``mu_kinetic``); ``mu_kinetic`` ``None`` is frictionless. No force while open, no
+    (``mu_kinetic``); ``mu_kinetic`` ``None`` is frictionless. Against another body's
+    sphere (``other`` that body's name, ``other_local`` the centre in its axes,
+    ``other_radius``) the gap is the distance between the centres less both radii and the
+    normal is the line of centres (``origin`` and ``normal`` then only those at the
+    start). No force while open, no
     coordinates and no equality constraint in the compiled model: it acts through the
     integration's modes (:mod:`vecnet.numerics.contact`), so it is always a chord.
 
@@ -294,9 +298,15 @@ class ContactLaw:
     restitution: Any
     mu_kinetic: Any
     mu_static: Any
+    other: str | None
+    other_local: tuple
+    other_radius: Any
 
     def _contact(self, body: str, local, radius, origin, normal, restitution, mu_kinetic,
-                 mu_static) -> None:
+                 mu_static, other=None, other_local=(0.0, 0.0, 0.0),
+                 other_radius=0.0) -> None:
+        self.other, self.other_radius = other, other_radius
+        self.other_local = tuple(float(x) for x in other_local)
         self.body, self.local, self.radius = body, tuple(float(x) for x in local), radius
         n = [float(x) for x in normal]
         size = sum(x * x for x in n) ** 0.5

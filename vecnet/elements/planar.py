@@ -341,16 +341,17 @@ class JointStop(StopLaw, PlanarElement):
 
 class Contact(ContactLaw, PlanarElement):
     """A unilateral contact of a disc (or a point) on a body against a line of the ground,
-    an edge from a point of that line to the disc's centre
-    (:class:`~vecnet.elements.joint_laws.ContactLaw`)."""
+    (or another body's disc), an edge from a point of that line (the other disc's centre)
+    to the disc's centre (:class:`~vecnet.elements.joint_laws.ContactLaw`)."""
 
     kind = Kind.CONSTRAINT
 
     def __init__(self, name, tail, head, body: str, local, radius, origin, normal,
-                 restitution, mu_kinetic=None, mu_static=None) -> None:
+                 restitution, mu_kinetic=None, mu_static=None,
+                 **other) -> None:
         super().__init__(name, tail, head)
         self._contact(body, (*local, 0.0), radius, (*origin, 0.0), (*normal, 0.0),
-                      restitution, mu_kinetic, mu_static)
+                      restitution, mu_kinetic, mu_static, **other)
 
 
 class ForceDriver(_Free):

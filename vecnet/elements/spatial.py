@@ -725,16 +725,17 @@ class SpatialJointStop(StopLaw, SpatialElement):
 
 class SpatialContact(ContactLaw, SpatialElement):
     """A unilateral contact of a sphere (or a point) on a body against a plane of the
-    ground, an edge from a point of that plane to the sphere's centre
-    (:class:`~vecnet.elements.joint_laws.ContactLaw`)."""
+    ground (or another body's sphere), an edge from a point of that plane (the other
+    sphere's centre) to the sphere's centre (:class:`~vecnet.elements.joint_laws.ContactLaw`)."""
 
     kind = Kind.CONSTRAINT
 
     def __init__(self, name, tail, head, body: str, local, radius, origin, normal,
-                 restitution, mu_kinetic=None, mu_static=None) -> None:
+                 restitution, mu_kinetic=None, mu_static=None,
+                 **other) -> None:
         super().__init__(name, tail, head)
         self._contact(body, local, radius, origin, normal, restitution, mu_kinetic,
-                      mu_static)
+                      mu_static, **other)
 
 
 class SpatialMesh(MeshLaw, SpatialElement):

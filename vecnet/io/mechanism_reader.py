@@ -258,6 +258,10 @@ class MechanismReader:
             law["normal"] = scope.vector(entry["normal"], f"{loc}/normal")
         if "shape" in entry:
             law["shape"] = entry["shape"]
+        if entry.get("sphere") is not None:    # against another body's sphere
+            law["sphere"] = self.point(entry["sphere"], f"{loc}/sphere")
+        if entry.get("sphere_radius") is not None:
+            law["sphere_radius"] = scope.number(entry["sphere_radius"], f"{loc}/sphere_radius")
         self.call(loc, self.mech.contact, name, at, plane=plane, **law)
 
     def mesh_joints(self, entry: Mapping, loc: str) -> dict:

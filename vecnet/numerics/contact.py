@@ -12,9 +12,13 @@ plane of a planar mechanism, two in space), the contact in each mode is:
 * **open**: absent, no force; its event is ``g`` falling through zero, an impact:
   Newton's law turns the normal speed ``n . v_C`` into ``-e`` times itself by an impulse
   along ``Jc^T n`` that keeps the mechanism's constraints and the other closed contacts
-  (:func:`~vecnet.numerics.multibody.impact`). When the speed left would lift the sphere
-  for less than a negligible time (or is below the speed tolerance) the contact closes
-  instead, its normal speed brought exactly to zero.
+  (the impulses of :func:`~vecnet.numerics.multibody.impact`). With friction the impulse
+  has a tangential part at the contact point too: the one that stops the slip if it fits
+  within ``mu`` times the normal impulse (a sticking impact), else ``mu_k`` times it
+  against the slip (a sliding impact), which for a sphere is Routh's impact exactly
+  (:meth:`ContactModes._strike`). When the speed left would lift the sphere for less than
+  a negligible time (or is below the speed tolerance) the contact closes instead, its
+  normal speed brought exactly to zero by the same kind of impulse.
 * **closed**: an edge of the network with the constraint ``n . a_C = -n . bias`` (the
   gap's second derivative held at zero) and its multiplier ``N``, the normal force; it
   opens when ``N`` falls through zero.
@@ -62,7 +66,11 @@ class UnilateralContact(NamedTuple):
     unit ``normal`` (world), the tangents ``T`` (3 x 1 in the plane, 3 x 2 in space), the
     ``restitution``, the friction coefficients ``kinetic`` and ``static`` (``None``:
     frictionless), the ground node ``ground`` and the index ``load`` of the first of its
-    six loads (force along x, y, z; torque about x, y, z)."""
+    six loads (force along x, y, z; torque about x, y, z). Against another body's sphere
+    (``other`` its mass centre's node, else -1) the sphere's centre ``other_local`` (its
+    body axes) and ``other_radius`` replace the plane, whose ``normal`` and ``T`` are then
+    those at the start, and the loads ``other_load`` on and on take the force on that
+    body."""
 
     name: str
     node: int
@@ -76,6 +84,10 @@ class UnilateralContact(NamedTuple):
     static: float | None
     ground: int
     load: int
+    other: int = -1
+    other_local: np.ndarray = np.zeros(3)
+    other_radius: float = 0.0
+    other_load: int = -1
 
 
 def _tangents(normal: np.ndarray, planar: bool) -> np.ndarray:
@@ -98,6 +110,8 @@ def unilateral_contacts(model) -> list[UnilateralContact]:
     FormulationError
         For a coefficient or restitution whose value (a parameter's) is out of range.
     """
+    from ..builders.mechanism import DATUM
+
     eom = model.eom
     mech = eom.mechanism
     planar = mech.dimensions == 2 if hasattr(mech, "dimensions") else False
@@ -121,30 +135,46 @@ def unilateral_contacts(model) -> list[UnilateralContact]:
                                    "in [0, 1]")
         if radius < 0:
             raise FormulationError(f"contact {name!r}: radius = {radius:g} is negative")
-        ground = model.node[model.eom.mechanism.network.graph.ends(name)[0]]
         normal = np.array(element.normal, dtype=float)
+        other: dict[str, Any] = {}
+        if element.other is None:
+            ground = model.node[model.eom.mechanism.network.graph.ends(name)[0]]
+        else:
+            # each body takes the contact force through loads from the ground, which
+            # balance there: a force and a torque about each body's own mass centre
+            ground = model.node[DATUM]
+            other = {"other": nodes[element.other], "other_radius":
+                     model.number(element.other_radius, name), "other_local":
+                     np.array(element.other_local, float), "other_load": len(model.loads) + 6}
         contact = UnilateralContact(name, nodes[element.body], np.array(element.local, float),
                                     radius, np.array(element.origin, float), normal,
                                     _tangents(normal, planar), restitution, kinetic, static,
-                                    ground, len(model.loads))
-        for coordinate in ("distance", "angle"):
-            for axis in np.eye(3):
-                model.loads.append((coordinate, ground, contact.node, axis))
+                                    ground, len(model.loads), **other)
+        for node in (contact.node, contact.other)[:2 if other else 1]:
+            for coordinate in ("distance", "angle"):
+                for axis in np.eye(3):
+                    model.loads.append((coordinate, ground, node, axis))
         out.append(contact)
     return out
 
 
 class _Geometry(NamedTuple):
-    """A contact at one state: the gap ``g``, the contact point's velocity Jacobian ``Jc``
-    (3 x nu), its velocity ``v`` and the bias ``b`` of its acceleration (``a_C = Jc u' +
-    b`` for the material point that stays under the sphere), and the lever ``d`` from the
-    mass centre to the contact point."""
+    """A contact at one state: the gap ``g``, the Jacobian ``Jc`` (3 x nu) of the contact
+    point's velocity (relative to the other body's, against a sphere), its velocity ``v``
+    and the bias ``b`` of its acceleration (``a_C = Jc u' + b`` for the material points
+    that stay under the spheres, with the turning of the normal ``n`` folded into ``b``'s
+    normal part so that ``n . (Jc u' + b)`` is the gap's second derivative), the lever
+    ``d`` from the mass centre to the contact point and ``e`` from the other body's, the
+    normal ``n`` (towards the sphere) and the tangents ``T`` at this state."""
 
     g: float
     Jc: np.ndarray
     v: np.ndarray
     b: np.ndarray
     d: np.ndarray
+    e: np.ndarray
+    n: np.ndarray
+    T: np.ndarray
 
 
 def _cross_columns(d: np.ndarray, J: np.ndarray) -> np.ndarray:
@@ -153,18 +183,49 @@ def _cross_columns(d: np.ndarray, J: np.ndarray) -> np.ndarray:
                      d[0] * J[1] - d[1] * J[0]])
 
 
+def _surface_point(model, kin, node, local, radius, n, n_rate, u):
+    """For a sphere of ``radius`` centred at ``local`` (body axes) on the body of mass
+    centre ``node``, its point ``radius`` along ``-n``: the lever from the mass centre, the
+    velocity Jacobian of the material point there, the bias of its acceleration, and the
+    sphere centre's position and velocity."""
+    k = model.row[node]
+    d_p = kin["R"][node] @ local                   # mass centre to sphere centre
+    d = d_p - radius * n
+    J_p = kin["Jv"][k] - _cross_columns(d_p, kin["Jw"][k])
+    J = kin["Jv"][k] - _cross_columns(d, kin["Jw"][k])
+    w = kin["w"][k]
+    # the point slides over the body as n turns: d' = w x d_p - radius n'
+    b = (kin["gv"][k] + np.cross(kin["gw"][k], d) + np.cross(w, np.cross(w, d_p))
+         - radius * np.cross(w, n_rate))
+    return d, J, b, kin["r"][node] + d_p, J_p @ u
+
+
 def geometry(model, contact: UnilateralContact, kin: dict, u: np.ndarray) -> _Geometry:
     """The :class:`_Geometry` of ``contact`` from the model's kinematics ``kin``."""
-    node, k = contact.node, model.row[contact.node]
-    d_p = kin["R"][node] @ contact.local           # mass centre to sphere centre
-    n = contact.normal
-    g = float(n @ (kin["r"][node] + d_p - contact.origin) - contact.radius)
-    d = d_p - contact.radius * n                   # mass centre to contact point
-    Jc = kin["Jv"][k] - _cross_columns(d, kin["Jw"][k])
-    w = kin["w"][k]
-    # the contact point slides over the body with the sphere centre (n fixed): d' = w x d_p
-    b = kin["gv"][k] + np.cross(kin["gw"][k], d) + np.cross(w, np.cross(w, d_p))
-    return _Geometry(g, Jc, Jc @ u, b, d)
+    if contact.other < 0:
+        n, T, none = contact.normal, contact.T, np.zeros(3)
+        d, Jc, b, p, _ = _surface_point(model, kin, contact.node, contact.local,
+                                        contact.radius, n, none, u)
+        g = float(n @ (p - contact.origin) - contact.radius)
+        return _Geometry(g, Jc, Jc @ u, b, d, none, n, T)
+    k, j = contact.node, contact.other
+    pa = kin["r"][k] + kin["R"][k] @ contact.local
+    pb = kin["r"][j] + kin["R"][j] @ contact.other_local
+    distance = float(np.linalg.norm(pa - pb))
+    n = (pa - pb) / distance                       # from the other sphere towards this one
+    T = _tangents(n, contact.T.shape[1] == 1)
+    zero = np.zeros(3)
+    _, _, _, _, va = _surface_point(model, kin, k, contact.local, 0.0, n, zero, u)
+    _, _, _, _, vb = _surface_point(model, kin, j, contact.other_local, 0.0, n, zero, u)
+    n_rate = (va - vb - n * (n @ (va - vb))) / distance
+    d, Ja, ba, _, _ = _surface_point(model, kin, k, contact.local, contact.radius, n, n_rate, u)
+    e, Jb, bb, _, _ = _surface_point(model, kin, j, contact.other_local, -contact.other_radius,
+                                     n, n_rate, u)
+    Jc = Ja - Jb
+    v = Jc @ u
+    # g = |pa - pb| - ra - rb: g'' = n . (a_a - a_b) + n' . (v_a - v_b)
+    b = ba - bb + n * float(n_rate @ v)
+    return _Geometry(distance - contact.radius - contact.other_radius, Jc, v, b, d, e, n, T)
 
 
 class _Solution(NamedTuple):
@@ -197,8 +258,11 @@ class ContactModes:
         self.rows = independent_rows(velocity_constraints(model, time, q)[0])
         k = len(self.contacts)
         self.mode = np.zeros(k, dtype=int)
-        #: each slipping contact's slip direction (tangent coordinates) when it started
+        #: each slipping contact's slip direction (world axes) when it started
         self.direction: list[Any] = [None] * k
+        #: each pair of spheres: whether their centres approach (the sign of ``(pa - pb) .
+        #: (va - vb)``), switched by events at their nearest and farthest
+        self.approach = [True] * k
         self.sampled: list[tuple] = []
         self._memo: tuple[Any, Any] = (None, None)
         self._fired: list[tuple[int, str]] = []
@@ -211,11 +275,12 @@ class ContactModes:
     def _slip_direction(self, i: int, geo: _Geometry) -> np.ndarray:
         """Unit slip velocity of contact ``i`` in tangent coordinates (the direction it
         started in while slower than the tolerance)."""
-        vt = self.contacts[i].T.T @ geo.v
+        vt = geo.T.T @ geo.v
         size = np.linalg.norm(vt)
         if size > self.tol or self.direction[i] is None:
             return vt / size if size > 0 else np.eye(len(vt))[0]
-        return self.direction[i]
+        s = geo.T.T @ self.direction[i]
+        return s / np.linalg.norm(s)
 
     def _solve(self, time, q, u, mode, w_other=None) -> _Solution:
         """Accelerations and contact forces at a state in the modes ``mode``."""
@@ -236,7 +301,7 @@ class ContactModes:
             if mode[i] == OPEN:
                 where.append(None)
                 continue
-            n, T = contact.normal, contact.T
+            n, T = geo.n, geo.T
             if mode[i] == STICK and contact.kinetic is not None:
                 D = np.column_stack([n, T])
                 rows.append(D.T @ geo.Jc)
@@ -266,19 +331,18 @@ class ContactModes:
         N = np.zeros(len(self.contacts))
         lt: list = [None] * len(self.contacts)
         f = np.zeros((len(self.contacts), 3))
-        for i, (contact, spot) in enumerate(zip(self.contacts, where)):
+        for i, (contact, spot, geo) in enumerate(zip(self.contacts, where, geos)):
             if spot is None:
                 continue
             first, size = spot
             N[i] = lam[first]
             if size > 1:
                 lt[i] = lam[first + 1:first + size]
-                f[i] = N[i] * contact.normal + contact.T @ lt[i]
+                f[i] = N[i] * geo.n + geo.T @ lt[i]
             elif mode[i] == SLIP:
-                f[i] = N[i] * (contact.normal - contact.kinetic * contact.T
-                               @ self._slip_direction(i, geos[i]))
+                f[i] = N[i] * (geo.n - contact.kinetic * geo.T @ self._slip_direction(i, geo))
             else:
-                f[i] = N[i] * contact.normal
+                f[i] = N[i] * geo.n
         return _Solution(a, N, lt, f)
 
     def _at(self, time, q, u, mode, w_other=None) -> _Solution:
@@ -292,11 +356,14 @@ class ContactModes:
 
     def _wrenches(self, q, u, f: np.ndarray, w: np.ndarray) -> np.ndarray:
         """``w`` with the contact forces ``f`` as loads: force and torque about the mass
-        centre."""
+        centre (and against another body's sphere, the opposite force on that body)."""
         geos = self._geometries(q, u)
         for contact, geo, force in zip(self.contacts, geos, f):
             w[contact.load:contact.load + 3] = force
             w[contact.load + 3:contact.load + 6] = np.cross(geo.d, force)
+            if contact.other >= 0:
+                w[contact.other_load:contact.other_load + 3] = -force
+                w[contact.other_load + 3:contact.other_load + 6] = np.cross(geo.e, -force)
         return w
 
     def loads(self, time: float, q: np.ndarray, u: np.ndarray, w_other=None) -> np.ndarray:
@@ -327,12 +394,21 @@ class ContactModes:
 
         for i, contact in enumerate(self.contacts):
             kinds = ["gap"] if mode[i] == OPEN else ["normal"]
+            if mode[i] == OPEN and contact.other >= 0:
+                # the distance of two spheres folds where they would pass through each
+                # other, so a long step could cross the whole overlap unseen: steps end
+                # where the centres are nearest and farthest, and the gap is monotonic
+                # within each
+                kinds.append("nearest" if self.approach[i] else "farthest")
             if mode[i] == STICK and contact.kinetic is not None:
                 kinds.append("cone")
             if mode[i] == SLIP:
                 kinds.append("slip")
             for kind in kinds:
-                if kind == "gap":
+                if kind == "gap" and contact.other >= 0 and self.approach[i]:
+                    def event(tt, y, i=i):
+                        return self._swept_gap(i, *state(y))
+                elif kind == "gap":
                     def event(tt, y, i=i):
                         q, u = state(y)
                         return self._geometries(q, u)[i].g
@@ -344,41 +420,142 @@ class ContactModes:
                         sol = self._at(tt, *state(y), mode)
                         return contact_static(self.contacts[i]) * sol.N[i] - np.linalg.norm(
                             sol.lt[i])
+                elif kind in ("nearest", "farthest"):
+                    def event(tt, y, i=i, sign=1.0 if kind == "nearest" else -1.0):
+                        return sign * self._centres(i, *state(y))
                 else:
                     s0 = self.direction[i]
 
                     def event(tt, y, i=i, s0=s0):
                         q, u = state(y)
-                        return float(s0 @ (self.contacts[i].T.T @ self._geometries(q, u)[i].v))
-                event.terminal, event.direction = True, -1
+                        return float(s0 @ self._geometries(q, u)[i].v)
+                event.terminal = True
+                event.direction = 1 if kind == "nearest" else -1
                 out.append(event)
                 self._fired.append((i, kind))
         return out
 
+    def _swept_gap(self, i: int, q, u) -> float:
+        """The gap of approaching spheres ``i``, unfolded past their nearest point: there
+        ``2 d - |pa - pb| - ra - rb`` with ``d`` the distance of the relative line of
+        motion from the other centre, which goes on falling, so that a step that carried
+        the spheres through each other ends with it negative and the strike is found
+        before the nearest point (a root beyond it, where they miss, comes after the
+        event of the nearest point, which ends the step first)."""
+        geo = self._geometries(q, u)[i]
+        closing = self._centres(i, q, u)
+        if closing <= 0:
+            return geo.g
+        contact = self.contacts[i]
+        distance = geo.g + contact.radius + contact.other_radius
+        speed = self._relative_speed(i, q, u)
+        along = closing / speed
+        side = np.sqrt(max(distance ** 2 - along ** 2, 0.0))
+        return 2 * side - distance - contact.radius - contact.other_radius
+
+    def _relative_speed(self, i: int, q, u) -> float:
+        return float(np.linalg.norm(self._pair(i, q, u)[1]))
+
+    def _pair(self, i: int, q, u):
+        """The position and velocity of sphere centre ``a`` relative to ``b``'s."""
+        contact = self.contacts[i]
+        kin = self.model.kinematics(q, u)
+        out = []
+        for node, local in ((contact.node, contact.local),
+                            (contact.other, contact.other_local)):
+            k, arm = self.model.row[node], kin["R"][node] @ local
+            out.append((kin["r"][node] + arm,
+                        (kin["Jv"][k] - _cross_columns(arm, kin["Jw"][k])) @ u))
+        return out[0][0] - out[1][0], out[0][1] - out[1][1]
+
+    def _centres(self, i: int, q, u) -> float:
+        """``(pa - pb) . (va - vb)`` of the sphere centres of pair ``i``: negative while they
+        approach."""
+        position, velocity = self._pair(i, q, u)
+        return float(position @ velocity)
+
+    def _held(self, q, u, i: int) -> list:
+        """The rows whose speeds an impulse at contact ``i`` keeps: the other closed
+        contacts' normal speeds."""
+        geos = self._geometries(q, u)
+        return [geo.n @ geo.Jc for j, geo in enumerate(geos)
+                if j != i and self.mode[j] != OPEN]
+
+    def _impulse(self, time, q, u, held: list, R: np.ndarray, F: np.ndarray,
+                 change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The speeds after impulses ``P`` along the columns ``F^T`` that change the speeds
+        ``R u`` by ``change``, the mechanism's constraints and the rows ``held`` kept:
+
+            M du = Phi_u^T L + H^T L_h + F^T P,   Phi_u du = 0,   H du = 0,   R du = change.
+
+        Returns the new speeds and ``P``."""
+        snap = self.model.evaluate(time, q, u)
+        nu = len(u)
+        A = snap.phi_q[self.rows] if len(self.rows) else np.zeros((0, nu))
+        A = np.vstack([A, np.array(held).reshape(len(held), nu)])
+        k, r = len(A), len(R)
+        K = np.zeros((nu + k + r, nu + k + r))
+        K[:nu, :nu] = snap.M
+        K[:nu, nu:nu + k], K[nu:nu + k, :nu] = -A.T, A
+        K[:nu, nu + k:], K[nu + k:, :nu] = -F.T, R
+        rhs = np.zeros(nu + k + r)
+        rhs[nu + k:] = change
+        x = np.linalg.solve(K, rhs)
+        return u + x[:nu], x[nu + k:]
+
     def _jump(self, time, q, u, i: int, restitution: float | None) -> np.ndarray:
         """The speeds after an impulse at contact ``i``: along its normal with Newton's
-        ``restitution``, or (``None``) one that brings its contact point to rest; the
-        mechanism's constraints and the other closed contacts' normal speeds kept
-        (:func:`~vecnet.numerics.multibody.impact`)."""
-        from .multibody import Stop, impact
+        ``restitution`` (with Coulomb friction, :meth:`_strike`), or (``None``) one that
+        brings its contact point to rest; the mechanism's constraints and the other closed
+        contacts' normal speeds kept."""
+        contact, geo = self.contacts[i], self._geometries(q, u)[i]
+        held = self._held(q, u, i)
+        if restitution is None:
+            D = np.column_stack([geo.n, geo.T]).T @ geo.Jc
+            return self._impulse(time, q, u, held, D, D, -D @ u)[0]
+        if contact.kinetic is not None:
+            return self._strike(time, q, u, i, restitution, held)
+        row = (geo.n @ geo.Jc)[None]
+        return self._impulse(time, q, u, held, row, row,
+                             np.array([-(1 + restitution) * float(row[0] @ u)]))[0]
 
-        geos = self._geometries(q, u)
-        contact = self.contacts[i]
-        held = [c.normal @ geo.Jc for j, (c, geo) in enumerate(zip(self.contacts, geos))
-                if j != i and self.mode[j] != OPEN]
-        if restitution is not None:
-            row = contact.normal @ geos[i].Jc
-            return impact(self.model, time, q, u, Stop(contact.name, lambda q: 0.0,
-                                                       lambda q: row, restitution),
-                          held=np.array(held).reshape(len(held), len(u)))
-        # to rest: each direction of the contact point in turn, the ones done held
-        for k, e in enumerate(np.column_stack([contact.normal, contact.T]).T):
-            row = e @ self._geometries(q, u)[i].Jc
-            u = impact(self.model, time, q, u, Stop(contact.name, lambda q: 0.0,
-                                                    lambda q, row=row: row, 0.0),
-                       held=np.array(held).reshape(len(held), len(u)))
-            held.append(row)
-        return u
+    def _strike(self, time, q, u, i: int, restitution: float, held: list) -> np.ndarray:
+        """An impact with Coulomb friction at contact ``i``: a normal impulse ``P_n`` that
+        turns the normal speed ``v_n`` into ``-e v_n`` (Newton), with a tangential
+        impulse ``P_t`` at the contact point.
+
+        * **sticking impact**: the impulse that also brings the slip to zero, kept when
+          ``|P_t| <= mu P_n`` (``mu_kinetic`` when the contact point arrives slipping:
+          the slip then stops during the impact; ``mu_static`` when it arrives at rest);
+        * **sliding impact** otherwise: ``P_t = mu_kinetic P_n`` against the slip it
+          arrives with (or against the sticking ``P_t`` when it arrives at rest).
+
+        When the normal and tangential impulses are uncoupled at the contact (a sphere of
+        a free body, whose contact point lies under its centre), this is Routh's
+        incremental impact exactly, and Newton's, Poisson's and Stronge's restitution agree:
+        the slip falls linearly with the normal impulse and stops, or not, within it. For a
+        coupled contact (the end of a rod) it is the algebraic Newton-Coulomb model, which
+        keeps the slip direction through the impact rather than following a slip that
+        would stop or reverse partway."""
+        contact, geo = self.contacts[i], self._geometries(q, u)[i]
+        n, T = geo.n, geo.T
+        vn, vt = float(n @ geo.v), T.T @ geo.v
+        D = np.column_stack([n, T]).T @ geo.Jc
+        target = np.concatenate([[-(1 + restitution) * vn], -vt])
+        stuck, P = self._impulse(time, q, u, held, D, D, target)
+        slipping = np.linalg.norm(vt) > self.tol
+        mu = contact.kinetic if slipping else contact.static
+        assert mu is not None and contact.kinetic is not None
+        if np.linalg.norm(P[1:]) <= mu * P[0] * (1 + 1e-12):
+            return stuck
+        row = (n @ geo.Jc)[None]
+        if P[0] <= 0:    # closing on a speed that barely lifts: a pull, which has no friction
+            return self._impulse(time, q, u, held, row, row,
+                                 np.array([-(1 + restitution) * vn]))[0]
+        s = vt / np.linalg.norm(vt) if slipping else -P[1:] / np.linalg.norm(P[1:])
+        column = ((n - contact.kinetic * T @ s) @ geo.Jc)[None]
+        return self._impulse(time, q, u, held, row, column,
+                             np.array([-(1 + restitution) * vn]))[0]
 
     def _name(self, i: int) -> str:
         contact, mode = self.contacts[i], self.mode[i]
@@ -396,16 +573,18 @@ class ContactModes:
         if contact.kinetic is None:
             self.mode[i] = STICK
             return u
-        vt = contact.T.T @ self._geometries(q, u)[i].v
+        geo = self._geometries(q, u)[i]
+        vt = geo.T.T @ geo.v
         if np.linalg.norm(vt) > self.tol:
-            self.mode[i], self.direction[i] = SLIP, vt / np.linalg.norm(vt)
+            self.mode[i], self.direction[i] = SLIP, geo.T @ vt / np.linalg.norm(vt)
             return u
         u = self._jump(time, q, u, i, None)
         self.mode[i] = STICK
         sol = self._at(time, q, u, self.mode)
         size = np.linalg.norm(sol.lt[i])
         if size > contact.static * sol.N[i] * (1 + 1e-12) and size > 0:
-            self.mode[i], self.direction[i] = SLIP, -sol.lt[i] / size
+            T = self._geometries(q, u)[i].T
+            self.mode[i], self.direction[i] = SLIP, -T @ sol.lt[i] / size
         return u
 
     def _settle(self, time, q, u) -> np.ndarray:
@@ -436,7 +615,7 @@ class ContactModes:
             if geo.g < -max(self.tol, 1e-12):
                 raise SimulationError(f"contact {contact.name!r} starts inside its plane (gap "
                                       f"{geo.g:.6g}); place the body on or above it")
-            vn = contact.normal @ geo.v
+            vn = geo.n @ geo.v
             if geo.g <= max(self.tol, 1e-12) and vn <= self.tol:
                 self.mode[i] = STICK
                 if vn != 0:
@@ -444,6 +623,8 @@ class ContactModes:
                 u = self._friction_mode(i, time, q, u)
             else:
                 self.mode[i] = OPEN
+            if contact.other >= 0:
+                self.approach[i] = self._centres(i, q, u) < 0
         u = self._settle(time, q, u)
         changed = [Event(time, c.name, "mode", a, self._name(i))
                    for i, (c, a) in enumerate(zip(self.contacts, before))
@@ -459,21 +640,26 @@ class ContactModes:
         happened = []
         if kind == "gap":   # struck: Newton's impact, then closed if it barely rebounds
             u = self._jump(time, q, u, i, contact.restitution)
+            self.approach[i] = False
             happened.append(Event(time, contact.name, "impact"))
             geo = self._geometries(q, u)[i]
-            vn = float(contact.normal @ geo.v)
-            pull = -float(contact.normal @ (geo.Jc @ self._at(time, q, u, self.mode).a
+            vn = float(geo.n @ geo.v)
+            pull = -float(geo.n @ (geo.Jc @ self._at(time, q, u, self.mode).a
                                             + geo.b))
             if vn <= self.tol or (pull > 0 and 2 * vn / pull < SHORTEST_FLIGHT * self.span):
                 u = self._jump(time, q, u, i, 0.0)
                 self.mode[i] = STICK
                 u = self._friction_mode(i, time, q, u)
                 u = self._settle(time, q, u)
+        elif kind in ("nearest", "farthest"):
+            self.approach[i] = kind == "farthest"
         elif kind == "normal":
             self.mode[i] = OPEN
+            self.approach[i] = False
         elif kind == "cone":
             sol = self._at(time, q, u, self.mode)
-            self.mode[i], self.direction[i] = SLIP, -sol.lt[i] / np.linalg.norm(sol.lt[i])
+            T = self._geometries(q, u)[i].T
+            self.mode[i], self.direction[i] = SLIP, -T @ sol.lt[i] / np.linalg.norm(sol.lt[i])
         else:   # the slip speed reached zero
             self.mode[i] = STICK
             u = self._friction_mode(i, time, q, u)
@@ -510,7 +696,7 @@ class ContactModes:
             for i, (contact, geo) in enumerate(zip(self.contacts, self._geometries(q, u))):
                 gap[i, s], normal[i, s], mode[i, s] = geo.g, sol.N[i], self.mode[i]
                 force[i, s] = sol.f[i]
-                slip[i, s] = np.linalg.norm(contact.T.T @ geo.v)
+                slip[i, s] = np.linalg.norm(geo.T.T @ geo.v)
         self.mode[:], self.direction = keep
         planar = self.contacts and self.contacts[0].T.shape[1] == 1
         out = {}

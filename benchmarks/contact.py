@@ -1,0 +1,264 @@
+"""Friction that sticks and unilateral contact against MuJoCo, in one run: each case's
+error against its closed form and its CPU time, vecnet (events and impacts, exact modes)
+and MuJoCo (soft contacts stepped at a fixed timestep) at a few timesteps.
+
+Cases (closed forms in tests/test_coulomb_friction.py and tests/test_contact.py):
+
+* incline, sliding: a block released on a 30 degree slope with mu = 0.3 slides with
+  a = g (sin a - mu cos a); error of the distance after 1 s.
+* incline, sticking: on a 10 degree slope (tan 10 deg < mu) it stays; drift over 10 s.
+* bounce: a ball dropped from 1 m with restitution e = 0.5; the apexes of its first three
+  bounces, e^(2k) h0; largest relative error.
+* slide-to-roll: a sphere launched at 3 m/s without spin on a floor with mu = 0.2 rolls at
+  5/7 of it from t = 2 v0 / (7 mu g); relative errors of the final speed and of the time.
+* ladder: a rod on a frictionless wall and floor, released at 60 degrees, leaves the wall
+  at sin theta = 2/3 sin theta0; error of that sine.
+
+MuJoCo's settings are its defaults (solver Newton, solref 0.02 1, solimp 0.9 0.95 0.001
+0.5 2, pyramidal cone, RK-free semi-implicit Euler) except: condim 3 (sliding friction,
+no torsional or rolling) where there is friction and condim 1 on the ladder; restitution
+through a negative solref "-stiffness -damping" (a damped spring whose rebound is e:
+damping = 2 zeta sqrt(stiffness) with e = exp(-zeta pi / sqrt(1 - zeta^2))). MuJoCo has
+one friction coefficient: static = kinetic.
+
+Run: python benchmarks/contact.py
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+import vecnet as vn
+
+G = 9.81
+TIGHT = {"rtol": 1e-10, "atol": 1e-12}
+STEPS = (1e-3, 1e-4)
+
+
+def cpu(call):
+    """``call()``'s result and CPU seconds, after a warm-up call (compiled kernels)."""
+    call()
+    start = time.process_time()
+    out = call()
+    return out, time.process_time() - start
+
+
+# -- vecnet ---------------------------------------------------------------------------
+def v_incline(alpha, end, mu=0.3):
+    mech = vn.planar.Mechanism("slope", gravity=(0, -G))
+    block = mech.body("block", mass=2.0, inertia=0.1)
+    mech.prismatic("slide", mech.ground.point(0, 0), block.centre,
+                   axis=(math.cos(alpha), -math.sin(alpha)))
+    mech.joint_friction("rub", "slide", mu_kinetic=mu, mu_static=mu)
+    return vn.simulate(mech, (0, end), t_eval=[end], **TIGHT)["slide.distance"][-1]
+
+
+def v_ball(height, e, end, t_eval, mu=None, v0=0.0):
+    mech = vn.spatial.Mechanism("ball", gravity=(0, 0, -G))
+    body = mech.body("ball", 2.0, (0.4 * 2.0 * 0.01,) * 3, position=(0, 0, height + 0.1))
+    friction = {} if mu is None else {"mu_kinetic": mu, "mu_static": mu}
+    mech.contact("floor", body, radius=0.1, restitution=e, **friction)
+    return vn.simulate(mech, (0, end), t_eval=t_eval,
+                       velocities={"ball.velocity": (v0, 0.0, 0.0)}, **TIGHT)
+
+
+def v_ladder(theta0, end=None, length=2.0, mass=3.0):
+    mech = vn.planar.Mechanism("ladder", gravity=(0, -G))
+    half = 0.5 * length
+    rod = mech.body("rod", mass=mass, inertia=mass * length ** 2 / 12,
+                    position=(half * math.cos(theta0), half * math.sin(theta0)),
+                    angle=math.pi - theta0)
+    mech.contact("wall", rod.point(half, 0), plane=mech.ground.point(0, 0), normal=(1, 0),
+                 restitution=0.0)
+    mech.contact("floor", rod.point(-half, 0), restitution=0.0)
+    if end is None:
+        res = vn.simulate(mech, (0, 3), t_eval=[3.0], **TIGHT)
+        return next(ev.t for ev in res.events if ev.name == "wall")
+    return vn.simulate(mech, (0, end), t_eval=[end], **TIGHT)["rod.angle"][-1]
+
+
+# -- MuJoCo ---------------------------------------------------------------------------
+def solref(e, stiffness=1e4):
+    """MuJoCo's direct ``"-stiffness -damping"`` whose damped rebound has restitution e."""
+    if e <= 0:
+        return "0.02 1"
+    zeta = -math.log(e) / math.sqrt(math.pi ** 2 + math.log(e) ** 2)
+    return f"-{stiffness:g} -{2 * zeta * math.sqrt(stiffness):.6g}"
+
+
+def mj_model(body: str, floor: str, dt: float, extra: str = ""):
+    import mujoco
+
+    xml = f"""<mujoco><option timestep="{dt}" gravity="0 0 -{G}"/>
+    <worldbody>{floor}{extra}{body}</worldbody></mujoco>"""
+    model = mujoco.MjModel.from_xml_string(xml)
+    return model, mujoco.MjData(model)
+
+
+def mj_run(model, data, end, watch=None):
+    import mujoco
+
+    steps = int(round(end / model.opt.timestep))
+    for _ in range(steps):
+        mujoco.mj_step(model, data)
+        if watch is not None and watch(data):
+            break
+    return data
+
+
+def m_incline(alpha, end, dt, mu=0.3):
+    """A 0.1 m cube on a plane tilted by ``alpha`` about y; distance down the slope."""
+    floor = (f'<geom type="plane" size="5 5 0.1" euler="0 {math.degrees(alpha)} 0" '
+             f'friction="{mu} 0 0" condim="3"/>')
+    n = np.array([math.sin(alpha), 0, math.cos(alpha)])
+    start = 0.05 * n
+    body = (f'<body pos="{start[0]} 0 {start[2]}" euler="0 {math.degrees(alpha)} 0">'
+            f'<freejoint/><geom type="box" size="0.05 0.05 0.05" mass="2" friction="{mu} 0 0" '
+            'condim="3"/></body>')
+    model, data = mj_model(body, floor, dt)
+    down = np.array([math.cos(alpha), 0, -math.sin(alpha)])
+    mj_run(model, data, 0.2)          # settle into the plane at rest, then measure from there
+    origin = data.qpos[:3].copy()
+    data.time = 0.0
+    if alpha > math.atan(mu):         # released afresh from the settled pose
+        data.qvel[:] = 0
+    mj_run(model, data, end)
+    return float(down @ (data.qpos[:3] - origin))
+
+
+def m_ball(height, e, end, dt, mu=None, v0=0.0, apexes=0):
+    friction = f'friction="{mu} 0 0" condim="3"' if mu else 'condim="1"'
+    floor = f'<geom type="plane" size="50 50 0.1" {friction} solref="{solref(e)}"/>'
+    body = (f'<body pos="0 0 {height + 0.1}"><freejoint/><geom type="sphere" size="0.1" '
+            f'mass="2" {friction} solref="{solref(e)}"/></body>')
+    model, data = mj_model(body, floor, dt)
+    data.qvel[0] = v0
+    if not apexes:
+        roll = None
+
+        def watch(d):
+            nonlocal roll
+            if roll is None and abs(d.qvel[0] - 0.1 * d.qvel[4]) < 1e-3 * v0:
+                roll = d.time
+            return False
+        mj_run(model, data, end, watch)
+        return data.qvel[0], roll
+    found, last_vz = [], None
+
+    def watch(d):
+        nonlocal last_vz
+        vz = d.qvel[2]
+        if last_vz is not None and last_vz > 0 >= vz and d.time > 0.1:
+            found.append(d.qpos[2] - 0.1)
+        last_vz = vz
+        return len(found) >= apexes
+    mj_run(model, data, end, watch)
+    return found
+
+
+def m_ladder(theta0, dt, length=2.0, mass=3.0, radius=0.01):
+    import mujoco
+
+    half = 0.5 * length
+    centre = (radius + half * math.cos(theta0), radius + half * math.sin(theta0))
+    inertia = mass * length ** 2 / 12
+    floor = '<geom type="plane" size="5 5 0.1" condim="1"/>'
+    wall = '<geom type="plane" size="5 5 0.1" condim="1" zaxis="1 0 0"/>'
+    body = (f'<body pos="{centre[0]} 0 {centre[1]}" euler="0 {math.degrees(theta0)} 0">'
+            f'<freejoint/><inertial pos="0 0 0" mass="{mass}" diaginertia="1e-6 {inertia} '
+            f'{inertia}"/><geom type="capsule" fromto="{-half} 0 0 {half} 0 0" '
+            f'size="{radius}" condim="1" contype="1" conaffinity="1" mass="0"/></body>')
+    model, data = mj_model(body, floor, dt, wall)
+    wall_id = 1
+    left = {"sine": None}
+    force = np.zeros(6)
+
+    def watch(d):
+        touching = False
+        for k in range(d.ncon):
+            c = d.contact[k]
+            if wall_id in (c.geom1, c.geom2):
+                mujoco.mj_contactForce(model, d, k, force)
+                touching = touching or force[0] > 0
+        if not touching and d.time > 0.01:
+            w, x, y, z = d.qpos[3:7]
+            # the body's x axis (along the rod) in world: its z component is the sine
+            left["sine"] = abs(2 * (x * z - w * y))
+            return True
+        return False
+    mj_run(model, data, 5.0, watch)
+    return left["sine"]
+
+
+# -- the table --------------------------------------------------------------------------
+def main() -> None:
+    rows = []
+    slide_a = G * (math.sin(math.radians(30)) - 0.3 * math.cos(math.radians(30)))
+    exact = 0.5 * slide_a
+    got, t = cpu(lambda: v_incline(math.radians(30), 1.0))
+    rows.append(["incline slide: distance at 1 s", abs(got / exact - 1), t,
+                 [cpu(lambda dt=dt: m_incline(math.radians(30), 1.0, dt)) for dt in STEPS],
+                 lambda m: abs(m / exact - 1)])
+    got, t = cpu(lambda: v_incline(math.radians(10), 10.0))
+    rows.append(["incline stick: drift over 10 s (m)", abs(got), t,
+                 [cpu(lambda dt=dt: m_incline(math.radians(10), 10.0, dt)) for dt in STEPS],
+                 abs])
+    e, h0 = 0.5, 1.0
+    v1 = math.sqrt(2 * G * h0)
+    strikes = [math.sqrt(2 * h0 / G)]
+    for k in range(1, 3):
+        strikes.append(strikes[-1] + 2 * e ** k * v1 / G)
+    apex = [strikes[k] + e ** (k + 1) * v1 / G for k in range(3)]
+    heights = np.array([e ** (2 * (k + 1)) * h0 for k in range(3)])
+    res, t = cpu(lambda: v_ball(h0, e, apex[-1], apex))
+    rows.append(["bounce: apex heights (rel.)", np.max(np.abs((res["ball.z"] - 0.1) / heights
+                                                                - 1)), t,
+                 [cpu(lambda dt=dt: m_ball(h0, e, 3.0, dt, apexes=3)) for dt in STEPS],
+                 lambda m: np.max(np.abs(np.array(m) / heights - 1)) if len(m) == 3
+                 else float("nan")])
+    v0, mu = 3.0, 0.2
+    roll = 2 * v0 / (7 * mu * G)
+    res, t = cpu(lambda: v_ball(0.0, 0.0, 2 * roll, [2 * roll], mu=mu, v0=v0))
+    when = next(ev.t for ev in res.events if ev.after == "stick")
+    mj = [cpu(lambda dt=dt: m_ball(0.0, 0.0, 2 * roll, dt, mu=mu, v0=v0)) for dt in STEPS]
+    rows.append(["slide-to-roll: final speed (rel.)", abs(res["ball.vx"][-1] / (5 / 7 * v0)
+                                                          - 1), t, mj,
+                 lambda m: abs(m[0] / (5 / 7 * v0) - 1)])
+    rows.append(["slide-to-roll: time (rel.)", abs(when / roll - 1), None, mj,
+                 lambda m: abs(m[1] / roll - 1) if m[1] is not None else float("nan")])
+    theta0 = math.radians(60)
+
+    def ladder():
+        return math.sin(v_ladder(theta0, v_ladder(theta0)))
+    sine, t = cpu(ladder)
+    target = 2 / 3 * math.sin(theta0)
+    rows.append(["ladder: sine leaving the wall", abs(sine - target), t,
+                 [cpu(lambda dt=dt: m_ladder(theta0, dt)) for dt in STEPS],
+                 lambda m: abs(m - target) if m is not None else float("nan")])
+
+    head = (f"{'case':36s} {'vecnet err':>10s} {'CPU':>8s}   "
+            + "   ".join(f"{'MuJoCo dt=' + format(dt, 'g'):>16s} {'CPU':>8s} {'err ratio':>9s}"
+                         " " + f"{'time ratio':>10s}" for dt in STEPS))
+    print("Friction and contact: error against the closed form and CPU time "
+          "(ratios: MuJoCo / vecnet)")
+    print(head)
+    print("-" * len(head))
+    for name, err, t, runs, measure in rows:
+        cells = [f"{name:36s} {err:10.2e} {t * 1e3 if t else float('nan'):6.1f}ms"]
+        for value, mt in runs:
+            m_err = measure(value)
+            ratio = m_err / err if err > 0 else float("inf")
+            time_ratio = mt / t if t else float("nan")
+            cells.append(f"{m_err:16.2e} {mt * 1e3:6.1f}ms {ratio:9.2g} {time_ratio:10.2g}")
+        print("   ".join(cells))
+    print("\nvecnet: exact modes and impacts (events), rtol 1e-10. MuJoCo: soft contacts "
+          "(defaults, pyramidal cone, condim 3 with friction, 1 without; restitution by "
+          "solref -1e4 -damping), one friction coefficient (static = kinetic). The slide-"
+          "to-roll time in MuJoCo is the first step with slip below 1e-3 v0.")
+
+
+if __name__ == "__main__":
+    main()
