@@ -354,3 +354,16 @@ def test_two_spheres_strike_with_momentum_kept_and_the_normal_speed_reversed(dim
     energy = 0.5 * (ma * v ** 2 - ma * va @ va - mb * vb @ vb)
     loss = 0.5 * (1 - e ** 2) * ma * mb / (ma + mb) * (v * n[0]) ** 2
     assert abs(energy - loss) < 1e-12
+
+
+@pytest.mark.parametrize("dimensions", [2, 3])
+def test_a_sphere_pair_is_saved_and_read_back(tmp_path, dimensions):
+    path = tmp_path / "pair.json"
+    vn.save_model(two_spheres(dimensions, 0.125, 0.5), path)
+    again = vn.load_model(path)
+    push = (2.0, 0.0, 0.0)[:dimensions]
+    runs = [vn.simulate(m, (0, 0.6), t_eval=[0.6], velocities={"a.velocity": push}, **TIGHT)
+            for m in (again, two_spheres(dimensions, 0.125, 0.5))]
+    assert [e[:3] for e in runs[0].events] == [e[:3] for e in runs[1].events]
+    assert len(runs[0].events) == 1
+    assert np.allclose(runs[0]["b.velocity"], runs[1]["b.velocity"], rtol=1e-12, atol=1e-14)
