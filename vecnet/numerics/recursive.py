@@ -784,6 +784,45 @@ def inverse_spd_into(A, k, out, L, Li):
 
 
 @njit(cache=True)
+def _inverse_spd3(D, k, out, b):
+    """``out[b, :k, :k] = D[:k, :k]^-1`` for ``k`` = 1, 2, 3 by cofactors, NaN where the
+    block is not positive definite (a leading minor not positive), as
+    :func:`inverse_spd_into` gives it."""
+    a = D[0, 0]
+    if k == 1:
+        out[b, 0, 0] = 1.0 / a if a > 0 else np.nan
+        return
+    bb, d = D[0, 1], D[1, 1]
+    minor = a * d - bb * bb
+    if k == 2:
+        if a > 0 and minor > 0:
+            out[b, 0, 0] = d / minor
+            out[b, 0, 1] = out[b, 1, 0] = -bb / minor
+            out[b, 1, 1] = a / minor
+        else:
+            for i in range(2):
+                for j in range(2):
+                    out[b, i, j] = np.nan
+        return
+    c, e, f = D[0, 2], D[1, 2], D[2, 2]
+    c00 = d * f - e * e
+    c01 = c * e - bb * f
+    c02 = bb * e - c * d
+    det = a * c00 + bb * c01 + c * c02
+    if a > 0 and minor > 0 and det > 0:
+        out[b, 0, 0] = c00 / det
+        out[b, 0, 1] = out[b, 1, 0] = c01 / det
+        out[b, 0, 2] = out[b, 2, 0] = c02 / det
+        out[b, 1, 1] = (a * f - c * c) / det
+        out[b, 1, 2] = out[b, 2, 1] = (bb * c - a * e) / det
+        out[b, 2, 2] = minor / det
+    else:
+        for i in range(3):
+            for j in range(3):
+                out[b, i, j] = np.nan
+
+
+@njit(cache=True)
 def _articulate(parent, child, nk, S, I):
     """The backward pass of the inertias: ``U = I^A S`` and ``D^-1 = (S^T U)^-1`` of every
     branch, each child's articulated inertia ``I^A - U D^-1 U^T`` folded into its parent's.
@@ -826,12 +865,14 @@ def _articulate_into(parent, child, nk, S, I, U, Dinv, scratch):
                      + S[b, 4, m] * U[b, 4, n] + S[b, 5, m] * U[b, 5, n])
                 D[m, n] = t
                 D[n, m] = t
+        if k <= 3:
+            _inverse_spd3(D, k, Dinv, b)
+        else:
+            inverse_spd_into(D, k, Dinv[b], L, Li)
         if k == 1:
-            Dinv[b, 0, 0] = 1.0 / D[0, 0] if D[0, 0] > 0 else np.nan
             for x in range(6):
                 UD[x, 0] = U[b, x, 0] * Dinv[b, 0, 0]
         else:
-            inverse_spd_into(D, k, Dinv[b], L, Li)
             for x in range(6):
                 for n in range(k):
                     t = 0.0
@@ -967,7 +1008,8 @@ def open_chain_rates(itab, ftab, work, y):
     the quaternions of ``q`` normalized, :func:`walk`, the articulated-body recursion and
     ``q' = N(q) u`` in one call on a packed tree (:func:`pack`: two arrays of numbers and
     one of work space, so that a call unboxes four arrays and allocates only ``y'``).
-    ``ok`` is false where ``y'`` is not finite (a branch without inertia beyond it)."""
+    ``ok`` is false where ``y`` or ``y'`` is not finite (a branch without inertia beyond
+    it)."""
     nb, nn, datum, nbod, n, nu = itab[0], itab[1], itab[2], itab[3], itab[4], itab[5]
     ng, nm, gdatum = itab[6], itab[7], itab[8]
     at = _HEADER
@@ -1071,8 +1113,8 @@ def open_chain_rates(itab, ftab, work, y):
     coordinate_rates_into(kind, qo, uo, nk, q, u, out[:n])
     total = 0.0
     for i in range(n + nu):
-        total += out[i]
-    return out, np.isfinite(total) or np.isfinite(out).all()
+        total += out[i] + y[i]
+    return out, np.isfinite(total) or (np.isfinite(out).all() and np.isfinite(y).all())
 
 
 def pack(tree: Tree, n: int, nu: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
