@@ -60,8 +60,9 @@ BODY_AXES = {FREE: FREE_BODY, SPHERICAL: SPHERICAL_BODY, LINE: LINE_BODY, PLANE:
 #: An AFFINE branch keeps its offset rho0 in rho, its angle theta0 in pitch and, for each of
 #: its (at most three) coordinates m, the offset's and the angle's rates at 3m, 3m+1, 3m+2.
 PARAMETERS = 26
-#: the entries of the scratch space the walk and the recursion's passes take
-SCRATCH = 144
+#: the 6 x 6 blocks of scratch space the walk and the recursion's passes take (an array
+#: SCRATCH x 6 x 6: its blocks are views without the cost of a reshape)
+SCRATCH = 6
 _AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S, _START = 0, 3, 12, 15, 18, 19, 22, 25
 
 
@@ -270,7 +271,7 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     c = np.empty((nb, 6))
     theta = np.empty(n_nodes)
     walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R, r, w, v,
-              S, c, A0, theta, np.empty(SCRATCH))
+              S, c, A0, theta, np.empty((SCRATCH, 6, 6)))
     return R, r, w, v, S, c, A0, theta
 
 
@@ -278,7 +279,7 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
 def walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R, r, w, v, S,
               c, A0, theta, scratch):
     """:func:`walk` into the arrays given (any contents: every entry read is written
-    first; ``scratch`` has :data:`SCRATCH` entries), so that a caller that keeps them
+    first; ``scratch``: :data:`SCRATCH` x 6 x 6), so that a caller that keeps them
     allocates nothing. Its 3-vectors are
     scalars, and a branch that does not translate (a ball, a hinge, an arm) skips the
     terms of ``V``."""
@@ -292,13 +293,13 @@ def walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R
     for j in range(6):
         A0[datum, j] = 0.0
     theta[datum] = 0.0
-    Rrel = scratch[0:9].reshape((3, 3))
-    rho = scratch[9:12]
-    W = scratch[12:30].reshape((3, 6))
-    V = scratch[30:48].reshape((3, 6))
-    Wd = scratch[48:51]
-    turn = scratch[51:60].reshape((3, 3))
-    middle = scratch[60:69].reshape((3, 3))
+    Rrel = scratch[0]       # the 3 x 3 and 3 x 6 matrices at the top left of their blocks
+    W = scratch[1]
+    V = scratch[2]
+    turn = scratch[3]
+    middle = scratch[4]
+    rho = scratch[5, 0]
+    Wd = scratch[5, 1]
     for b in range(nb):
         p, i, s, k, kb = parent[b], child[b], sign[b], nk[b], kind[b]
         # arms and planar motions, most of the branches, inline
@@ -831,20 +832,20 @@ def _articulate(parent, child, nk, S, I):
     nb = len(parent)
     U = np.zeros((nb, 6, 6))
     Dinv = np.zeros((nb, 6, 6))
-    _articulate_into(parent, child, nk, S, I, U, Dinv, np.empty(SCRATCH))
+    _articulate_into(parent, child, nk, S, I, U, Dinv, np.empty((SCRATCH, 6, 6)))
     return U, Dinv
 
 
 @njit(cache=True)
 def _articulate_into(parent, child, nk, S, I, U, Dinv, scratch):
     """:func:`_articulate` into ``U`` and ``Dinv`` (only the first ``k`` columns of a
-    branch are written and read; ``scratch``: :data:`SCRATCH` entries). The inertias are symmetric: a fold works out the upper
-    triangle and mirrors it."""
+    branch are written and read; ``scratch``: :data:`SCRATCH` x 6 x 6). The inertias are
+    symmetric: a fold works out the upper triangle and mirrors it."""
     nb = len(parent)
-    D = scratch[0:36].reshape((6, 6))
-    UD = scratch[36:72].reshape((6, 6))
-    L = scratch[72:108].reshape((6, 6))
-    Li = scratch[108:144].reshape((6, 6))
+    D = scratch[0]
+    UD = scratch[1]
+    L = scratch[2]
+    Li = scratch[3]
     for b in range(nb - 1, -1, -1):
         p, i, k = parent[b], child[b], nk[b]
         if k == 0:
@@ -902,7 +903,7 @@ def _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, t
     a = np.zeros((n_nodes, 6))
     ud = np.zeros(nu)
     _accelerate_into(parent, child, uo, nk, datum, S, c, I, U, Dinv, pA, tau, a_datum, uu, a,
-                     ud, np.empty(SCRATCH))
+                     ud, np.empty((SCRATCH, 6, 6)))
     return ud
 
 
@@ -910,12 +911,12 @@ def _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, t
 def _accelerate_into(parent, child, uo, nk, datum, S, c, I, U, Dinv, pA, tau, a_datum, uu, a,
                      ud, scratch):
     """:func:`_accelerate` with the bias forces ``pA`` (overwritten: they are folded leaf
-    to root) and the scratch ``uu`` (B x 6), ``a`` (V x 6) and ``scratch`` (:data:`SCRATCH`)
+    to root) and the scratch ``uu`` (B x 6), ``a`` (V x 6) and ``scratch`` (:data:`SCRATCH` x 6 x 6)
     given; ``u'`` into ``ud``."""
     nb = len(parent)
-    pa = scratch[0:6]
-    x = scratch[6:12]
-    z = scratch[12:18]
+    pa = scratch[0, 0]
+    x = scratch[0, 1]
+    z = scratch[0, 2]
     for b in range(nb - 1, -1, -1):
         p, i, k = parent[b], child[b], nk[b]
         if not k:   # an arm or a weld: no bias c, the child's forces go to its parent
@@ -1036,46 +1037,38 @@ def open_chain_rates(itab, ftab, work, y):
     body_J = ftab[at:at + 9 * nbod].reshape((nbod, 3, 3))
     at += 9 * nbod
     prm = ftab[at:at + PARAMETERS * nb].reshape((nb, PARAMETERS))
+    # the work space in blocks of one shape each, one reshape a block (a reshape costs
+    # far more than a view)
     at = 0
     q = work[at:at + n]
     at += n
-    R = work[at:at + 9 * nn].reshape((nn, 3, 3))
-    at += 9 * nn
-    r = work[at:at + 3 * nn].reshape((nn, 3))
-    at += 3 * nn
-    w = work[at:at + 3 * nn].reshape((nn, 3))
-    at += 3 * nn
-    v = work[at:at + 3 * nn].reshape((nn, 3))
-    at += 3 * nn
-    A0 = work[at:at + 6 * nn].reshape((nn, 6))
-    at += 6 * nn
     theta = work[at:at + nn]
     at += nn
-    I = work[at:at + 36 * ng].reshape((ng, 6, 6))
-    at += 36 * ng
-    bias = work[at:at + 6 * ng].reshape((ng, 6))
-    at += 6 * ng
-    acc = work[at:at + 6 * ng].reshape((ng, 6))
-    at += 6 * ng
-    S = work[at:at + 36 * nb].reshape((nb, 6, 6))
-    at += 36 * nb
-    c = work[at:at + 6 * nb].reshape((nb, 6))
-    at += 6 * nb
-    Sm = work[at:at + 36 * nm].reshape((nm, 6, 6))
-    at += 36 * nm
-    cm = work[at:at + 6 * nm].reshape((nm, 6))
-    at += 6 * nm
-    U = work[at:at + 36 * nm].reshape((nm, 6, 6))
-    at += 36 * nm
-    Dinv = work[at:at + 36 * nm].reshape((nm, 6, 6))
-    at += 36 * nm
-    uu = work[at:at + 6 * nm].reshape((nm, 6))
-    at += 6 * nm
     tau = work[at:at + nu]
     at += nu
-    a_datum = work[at:at + 6]
-    at += 6
-    scratch = work[at:at + SCRATCH]
+    R = work[at:at + 9 * nn].reshape((nn, 3, 3))
+    at += 9 * nn
+    vectors = work[at:at + 9 * nn].reshape((3 * nn, 3))
+    at += 9 * nn
+    r, w, v = vectors[:nn], vectors[nn:2 * nn], vectors[2 * nn:]
+    rows = nn + 2 * ng + nb + 2 * nm + 1
+    spatial = work[at:at + 6 * rows].reshape((rows, 6))
+    at += 6 * rows
+    A0 = spatial[:nn]
+    bias = spatial[nn:nn + ng]
+    acc = spatial[nn + ng:nn + 2 * ng]
+    c = spatial[nn + 2 * ng:nn + 2 * ng + nb]
+    cm = spatial[nn + 2 * ng + nb:nn + 2 * ng + nb + nm]
+    uu = spatial[nn + 2 * ng + nb + nm:rows - 1]
+    a_datum = spatial[rows - 1]
+    blocks = ng + nb + 3 * nm + SCRATCH
+    matrices = work[at:at + 36 * blocks].reshape((blocks, 6, 6))
+    I = matrices[:ng]
+    S = matrices[ng:ng + nb]
+    Sm = matrices[ng + nb:ng + nb + nm]
+    U = matrices[ng + nb + nm:ng + nb + 2 * nm]
+    Dinv = matrices[ng + nb + 2 * nm:ng + nb + 3 * nm]
+    scratch = matrices[ng + nb + 3 * nm:]
     for i in range(n):
         q[i] = y[i]
     for b in range(nb):     # unit quaternions, as the coordinates mean them
@@ -1140,7 +1133,7 @@ def pack(tree: Tree, n: int, nu: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     ftab = np.concatenate([tree.gravity, tree.body_mass, np.ravel(tree.body_J),
                            np.ravel(tree.prm)]).astype(float)
     work = np.zeros(n + nn * (9 + 3 * 3 + 6 + 1) + ng * (36 + 6 + 6) + nb * (36 + 6)
-                    + nm * (36 + 6 + 36 + 36 + 6) + nu + 6 + SCRATCH)
+                    + nm * (36 + 6 + 36 + 36 + 6) + nu + 6 + 36 * SCRATCH)
     return itab, ftab, work
 
 
