@@ -22,7 +22,8 @@ downwards. Each chain starts hanging straight and moves for ``--time`` seconds (
 
 Before the end-to-end table: a fresh process's CPU time for importing vecnet and for its
 first model (formulate, compile, the first right-hand side and ``eom.forward_dynamics``;
-numba's cache warm, best of 3 processes), and one forward-dynamics call of each chain
+numba's cache and Python's bytecode warm, best of 3 processes; numba's own import and
+set-up shown apart), and one forward-dynamics call of each chain
 (``--percall-sizes``, default N = 2, 8, 24, 96): vecnet's right-hand side as its integrator
 calls it, its compiled kernel alone and the public ``eom.forward_dynamics(q, u)`` against
 Pinocchio's ``aba`` (the ``pin`` package, optional) and MuJoCo's ``mj_forward``, at a
@@ -617,39 +618,53 @@ sys.path.insert(0, sys_path)
 import multibody as bench
 mech = bench.vecnet_chain({system!r}, 2)
 built = time.process_time()
+import numba
+from numba.core.registry import cpu_target
+cpu_target.target_context.refresh()    # what numba's first call of any kernel does first
+numba_ready = time.process_time()
 eom = mech.formulate()
+formulated = time.process_time()
 model = eom.compile()
+compiled = time.process_time()
 q, u = bench.random_state({system!r}, model, np.random.default_rng(0))
 model.open_chain_rates()(np.concatenate([q, u]))
 eom.forward_dynamics(q, u)
 done = time.process_time()
-print(imported - start, done - built)
+print(imported - start, done - built, numba_ready - built, formulated - numba_ready,
+      compiled - formulated, done - compiled)
 """
 
 
 def fresh_process(systems: list[str]) -> None:
-    """CPU time of a fresh process (numba's cache warm, as after installing): importing
-    vecnet, then formulating and compiling its first model (N = 2) and the first call of
-    its right-hand side and of ``eom.forward_dynamics`` (best of 3 processes)."""
+    """CPU time of a fresh process (numba's cache and Python's bytecode warm, as after
+    installing): importing vecnet, then formulating and compiling its first model (N = 2)
+    and the first call of its right-hand side and of ``eom.forward_dynamics`` (best of 3
+    processes, after one that writes the bytecode), in parts: numba's own import and set-up
+    (what its first call of any kernel costs), formulate, compile, the first calls (numba
+    loading the kernel from its cache)."""
     import subprocess
 
-    print("\nA fresh process's first model (N = 2; CPU time, numba's cache warm; best of 3):")
+    print("\nA fresh process's first model (N = 2; CPU time, numba's cache and the bytecode "
+          "warm; best of 3):")
     here = str(Path(__file__).parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(Path(vn.__file__).parent.parent), os.environ.get("PYTHONPATH", "")])}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)   # an installed package has its bytecode
     for system in [s for s in systems if s != "bent"]:
         runs = []
-        for _ in range(3):
+        for _ in range(4):
             out = subprocess.run([sys.executable, "-c", FRESH.format(path=here, system=system)],
                                  capture_output=True, text=True, env=env, check=False)
             if out.returncode:
                 print(f"  {system:<9} failed: {out.stderr.strip().splitlines()[-1:]}")
                 break
             runs.append(tuple(float(x) for x in out.stdout.split()))
+        runs = runs[1:]     # the first wrote the bytecode
         if runs:
-            imports, first = min(runs, key=lambda r: r[1])
+            imports, first, numba_setup, formulate, compile_, call = min(runs, key=lambda r: r[1])
             print(f"  {system:<9} imports {imports:.2f} s; formulate + compile + first call "
-                  f"{first:.3f} s")
+                  f"{first:.3f} s: numba's import and set-up {numba_setup:.3f} s, formulate "
+                  f"{formulate:.3f} s, compile {compile_:.3f} s, first calls {call:.3f} s")
 
 
 def bench(systems: list[str], sizes: list[int], t_end: float, shorten, budget: float,

@@ -426,12 +426,14 @@ class Watch:
         share = (time - self.t0) / (self.t1 - self.t0) if self.t1 > self.t0 else 1.0
         return f"t = {time:.6g} ({100 * share:.3g}% of the span)"
 
-    def __call__(self, time: float, state: Any = None) -> None:
+    def __call__(self, time: float, state: Any = None, finite: bool = False) -> None:
+        """Count an evaluation at ``time`` of ``state`` (``finite``: known to be finite,
+        as a compiled right-hand side tells, so not checked again)."""
         if _interrupted.get():
             raise KeyboardInterrupt
         self.evaluations += 1
-        self.work += 1 if state is None else np.size(state)
-        if state is not None:
+        self.work += 1 if state is None else len(state) if finite else np.size(state)
+        if state is not None and not finite:
             values = np.asarray(state, dtype=float)
             if not math.isfinite(values.sum()) and not np.isfinite(values).all():
                 bad = [n for n, v in zip(self.names, values) if not math.isfinite(v)]

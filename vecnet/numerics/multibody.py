@@ -591,13 +591,14 @@ class Motion(NamedTuple):
     outcome: Outcome
 
 
-def _counted(outcome: Outcome, progress) -> Callable[[float, np.ndarray], None]:
-    """A function of ``(t, y)`` that counts each evaluation in ``outcome.nfev`` and passes
-    it on to ``progress`` (a :class:`~vecnet.core.bounds.Watch`), if any."""
-    def evaluation(time: float, y: np.ndarray) -> None:
+def _counted(outcome: Outcome, progress) -> Callable[..., None]:
+    """A function of ``(t, y, finite=False)`` that counts each evaluation in
+    ``outcome.nfev`` and passes it on to ``progress`` (a :class:`~vecnet.core.bounds.Watch`),
+    if any; ``finite``: ``y`` is known to be finite (not checked again)."""
+    def evaluation(time: float, y: np.ndarray, finite: bool = False) -> None:
         outcome.nfev += 1
         if progress is not None:
-            progress(time, y)
+            progress(time, y, finite)
 
     return evaluation
 
@@ -660,11 +661,12 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         compiled = getattr(model, "open_chain_rates", lambda: None)() if plain else None
 
         def open_chain(tt, y, compiled=compiled):  # M u' = Q alone: nothing to project
-            evaluation(tt, y)
             if compiled is not None:
                 out = compiled(y)
-                if out is not None:
+                if out is not None:   # y and y' finite
+                    evaluation(tt, y, True)
                     return out
+            evaluation(tt, y)
             qf, uf = normalize(model, y[:n]), y[n:]
             a = recursive(tt, qf, uf) if recursive is not None else None
             if a is None:

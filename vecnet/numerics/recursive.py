@@ -60,6 +60,9 @@ BODY_AXES = {FREE: FREE_BODY, SPHERICAL: SPHERICAL_BODY, LINE: LINE_BODY, PLANE:
 #: An AFFINE branch keeps its offset rho0 in rho, its angle theta0 in pitch and, for each of
 #: its (at most three) coordinates m, the offset's and the angle's rates at 3m, 3m+1, 3m+2.
 PARAMETERS = 26
+#: the 6 x 6 blocks of scratch space the walk and the recursion's passes take (an array
+#: SCRATCH x 6 x 6: its blocks are views without the cost of a reshape)
+SCRATCH = 6
 _AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S, _START = 0, 3, 12, 15, 18, 19, 22, 25
 
 
@@ -136,13 +139,15 @@ def _copy3(A, out):
 
 
 @njit(cache=True)
-def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, turn, middle, g):
-    """The relative motion of one branch in its coordinates (see the module docstring);
-    ``W`` and ``V`` receive ``k`` columns. The last six arrays are scratch space. Arms and
-    planar (``AFFINE``) motions are worked out by :func:`walk` itself. A kind in body axes
-    (``FREE_BODY`` ...) moves as its kind in tail axes with the angular speeds' columns of
-    ``W`` turned by ``R_rel``; their rate ``Wd`` stays zero (``R_rel' omega_b =
-    R_rel (omega_b x omega_b)``)."""
+def _motion(kind, prm, b, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, turn, middle):
+    """The relative motion of branch ``b`` (parameter row ``prm[b]``) in its coordinates
+    (see the module docstring); ``W`` and ``V`` receive ``k`` columns, ``turn`` and
+    ``middle`` are scratch. Arms and planar (``AFFINE``) motions are worked out by
+    :func:`walk` itself. A kind in body axes (``FREE_BODY`` ...) moves as its kind in tail
+    axes with the angular speeds' columns of ``W`` turned by ``R_rel``; their rate ``Wd``
+    stays zero (``R_rel' omega_b = R_rel (omega_b x omega_b)``). ``Vd`` is zero for every
+    kind. Returns whether the branch translates (``rho``, ``V`` not zero) and whether
+    ``Wd`` is not zero."""
     body = kind >= FREE_BODY and kind <= PLANE_BODY
     if kind == FREE_BODY:
         kind = FREE
@@ -153,19 +158,12 @@ def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, t
     elif kind == PLANE_BODY:
         kind = PLANE
     for i in range(3):
-        axis[i] = prm[_AXIS + i]
-        f[i] = prm[_AXIS2 + i]
-        for j in range(3):
-            R0[i, j] = prm[_R0 + 3 * i + j]
-    for i in range(3):
         rho[i] = 0.0
         Wd[i] = 0.0
-        Vd[i] = 0.0
-        for j in range(6):
+        for j in range(nk):
             W[i, j] = 0.0
             V[i, j] = 0.0
-        for j in range(3):
-            Rrel[i, j] = 1.0 if i == j else 0.0
+    translates, spins = True, False
     if kind == FREE:
         _quaternion_matrix(q, qo + 3, Rrel)
         for i in range(3):
@@ -174,65 +172,85 @@ def _motion(kind, prm, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, Vd, axis, f, R0, t
             W[i, 3 + i] = 1.0
     elif kind == REVOLUTE or kind == SCREW or kind == CYLINDRICAL or kind == PLANAR:
         angle = q[qo + 2] if kind == PLANAR else q[qo]
-        _axis_rotation(axis, angle, turn)
-        _mat3(turn, R0, Rrel)
+        _axis_rotation(prm[b, _AXIS:_AXIS + 3], angle, turn)
+        for i in range(3):
+            for j in range(3):
+                Rrel[i, j] = (turn[i, 0] * prm[b, _R0 + j] + turn[i, 1] * prm[b, _R0 + 3 + j]
+                              + turn[i, 2] * prm[b, _R0 + 6 + j])
         col = 2 if kind == PLANAR else 0
         for i in range(3):
-            W[i, col] = axis[i]
+            W[i, col] = prm[b, _AXIS + i]
         if kind == SCREW:
-            pitch = prm[_PITCH]
+            pitch = prm[b, _PITCH]
             for i in range(3):
-                rho[i] = axis[i] * pitch * (q[qo] - prm[_START])
-                V[i, 0] = axis[i] * pitch
+                rho[i] = prm[b, _AXIS + i] * pitch * (q[qo] - prm[b, _START])
+                V[i, 0] = prm[b, _AXIS + i] * pitch
         elif kind == CYLINDRICAL:
             for i in range(3):
-                rho[i] = axis[i] * q[qo + 1]
-                V[i, 1] = axis[i]
+                rho[i] = prm[b, _AXIS + i] * q[qo + 1]
+                V[i, 1] = prm[b, _AXIS + i]
         elif kind == PLANAR:
             for i in range(3):
-                rho[i] = prm[_P + i] * q[qo] + prm[_S + i] * q[qo + 1]
-                V[i, 0] = prm[_P + i]
-                V[i, 1] = prm[_S + i]
+                rho[i] = prm[b, _P + i] * q[qo] + prm[b, _S + i] * q[qo + 1]
+                V[i, 0] = prm[b, _P + i]
+                V[i, 1] = prm[b, _S + i]
+        else:
+            translates = False
     elif kind == PRISMATIC:
-        _copy3(R0, Rrel)
         for i in range(3):
-            rho[i] = axis[i] * q[qo]
-            V[i, 0] = axis[i]
+            for j in range(3):
+                Rrel[i, j] = prm[b, _R0 + 3 * i + j]
+            rho[i] = prm[b, _AXIS + i] * q[qo]
+            V[i, 0] = prm[b, _AXIS + i]
     elif kind == SPHERICAL:
         _quaternion_matrix(q, qo, Rrel)
         for i in range(3):
             W[i, i] = 1.0
+        translates = False
     elif kind == UNIVERSAL:
-        _axis_rotation(axis, q[qo], turn)
-        _mat3(turn, R0, middle)
-        _axis_rotation(f, q[qo + 1], turn)
-        _mat3(middle, turn, Rrel)
-        _vec3(middle, f, g)
-        # the second axis turns with the first: (a x g) angle1' angle2'
-        _cross(axis, g, turn[0])
+        _axis_rotation(prm[b, _AXIS:_AXIS + 3], q[qo], turn)
         for i in range(3):
-            W[i, 0] = axis[i]
-            W[i, 1] = g[i]
-            Wd[i] = turn[0, i] * u[uo] * u[uo + 1]
+            for j in range(3):
+                middle[i, j] = (turn[i, 0] * prm[b, _R0 + j] + turn[i, 1] * prm[b, _R0 + 3 + j]
+                                + turn[i, 2] * prm[b, _R0 + 6 + j])
+        _axis_rotation(prm[b, _AXIS2:_AXIS2 + 3], q[qo + 1], turn)
+        _mat3(middle, turn, Rrel)
+        f0, f1, f2 = prm[b, _AXIS2], prm[b, _AXIS2 + 1], prm[b, _AXIS2 + 2]
+        g0 = middle[0, 0] * f0 + middle[0, 1] * f1 + middle[0, 2] * f2
+        g1 = middle[1, 0] * f0 + middle[1, 1] * f1 + middle[1, 2] * f2
+        g2 = middle[2, 0] * f0 + middle[2, 1] * f1 + middle[2, 2] * f2
+        a0, a1, a2 = prm[b, _AXIS], prm[b, _AXIS + 1], prm[b, _AXIS + 2]
+        W[0, 0], W[1, 0], W[2, 0] = a0, a1, a2
+        W[0, 1], W[1, 1], W[2, 1] = g0, g1, g2
+        # the second axis turns with the first: (a x g) angle1' angle2'
+        rate = u[uo] * u[uo + 1]
+        Wd[0] = (a1 * g2 - a2 * g1) * rate
+        Wd[1] = (a2 * g0 - a0 * g2) * rate
+        Wd[2] = (a0 * g1 - a1 * g0) * rate
+        translates, spins = False, True
     elif kind == WELD:
-        _copy3(R0, Rrel)
+        for i in range(3):
+            for j in range(3):
+                Rrel[i, j] = prm[b, _R0 + 3 * i + j]
+        translates = False
     elif kind == LINE:
         _quaternion_matrix(q, qo + 1, Rrel)
         for i in range(3):
-            rho[i] = axis[i] * q[qo]
-            V[i, 0] = axis[i]
+            rho[i] = prm[b, _AXIS + i] * q[qo]
+            V[i, 0] = prm[b, _AXIS + i]
             W[i, 1 + i] = 1.0
     elif kind == PLANE:
         _quaternion_matrix(q, qo + 2, Rrel)
         for i in range(3):
-            rho[i] = prm[_P + i] * q[qo] + prm[_S + i] * q[qo + 1]
-            V[i, 0] = prm[_P + i]
-            V[i, 1] = prm[_S + i]
+            rho[i] = prm[b, _P + i] * q[qo] + prm[b, _S + i] * q[qo + 1]
+            V[i, 0] = prm[b, _P + i]
+            V[i, 1] = prm[b, _S + i]
             W[i, 2 + i] = 1.0
     if body:
         for i in range(3):
             for j in range(3):
                 W[i, nk - 3 + j] = Rrel[i, j]
+    return translates, spins
 
 
 @njit(cache=True)
@@ -253,15 +271,18 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     c = np.empty((nb, 6))
     theta = np.empty(n_nodes)
     walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R, r, w, v,
-              S, c, A0, theta)
+              S, c, A0, theta, np.empty((SCRATCH, 6, 6)))
     return R, r, w, v, S, c, A0, theta
 
 
 @njit(cache=True)
 def walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R, r, w, v, S,
-              c, A0, theta):
+              c, A0, theta, scratch):
     """:func:`walk` into the arrays given (any contents: every entry read is written
-    first), so that a caller that keeps them allocates nothing."""
+    first; ``scratch``: :data:`SCRATCH` x 6 x 6), so that a caller that keeps them
+    allocates nothing. Its 3-vectors are
+    scalars, and a branch that does not translate (a ball, a hinge, an arm) skips the
+    terms of ``V``."""
     nb = len(parent)
     for i in range(3):
         for j in range(3):
@@ -272,134 +293,142 @@ def walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R
     for j in range(6):
         A0[datum, j] = 0.0
     theta[datum] = 0.0
-    Rrel = np.empty((3, 3))
-    rho = np.empty(3)
-    W = np.empty((3, 6))
-    V = np.empty((3, 6))
-    Wd = np.empty(3)
-    Vd = np.empty(3)
-    axis = np.empty(3)
-    f = np.empty(3)
-    R0 = np.empty((3, 3))
-    turn = np.empty((3, 3))
-    middle = np.empty((3, 3))
-    g = np.empty(3)
-    RW = np.empty((3, 6))
-    Vw = np.empty((3, 6))
-    d = np.empty(3)
-    wr = np.empty(3)
-    vr = np.empty(3)
-    tmp = np.empty(3)
-    tmp2 = np.empty(3)
-    dRW = np.empty(3)
-    dVw = np.empty(3)
+    Rrel = scratch[0]       # the 3 x 3 and 3 x 6 matrices at the top left of their blocks
+    W = scratch[1]
+    V = scratch[2]
+    turn = scratch[3]
+    middle = scratch[4]
+    rho = scratch[5, 0]
+    Wd = scratch[5, 1]
     for b in range(nb):
-        p, i, s, k = parent[b], child[b], sign[b], nk[b]
-        # arms and planar motions, most of the branches, inline: a call that passes this
-        # many arrays costs more than their arithmetic
+        p, i, s, k, kb = parent[b], child[b], sign[b], nk[b], kind[b]
+        # arms and planar motions, most of the branches, inline
         turns = True    # whether the branch turns its head frame against its tail frame
-        if kind[b] == ARM or kind[b] == AFFINE:
+        translates, spins = True, False
+        if kb == ARM:
+            turns, spins = False, False
             for x in range(3):
-                rho[x] = prm[b, _RHO + x] if kind[b] == ARM else 0.0
-                Wd[x] = 0.0
-                Vd[x] = 0.0
-                for y in range(3):
-                    Rrel[x, y] = 1.0 if x == y else 0.0
-            if kind[b] == AFFINE:
-                angle = prm[b, _PITCH]
-                rho[0], rho[1] = prm[b, _RHO], prm[b, _RHO + 1]
-                for m in range(k):
-                    value = q[qo[b] + m]
-                    rho[0] += prm[b, 3 * m] * value
-                    rho[1] += prm[b, 3 * m + 1] * value
-                    angle += prm[b, 3 * m + 2] * value
-                    V[0, m], V[1, m], V[2, m] = prm[b, 3 * m], prm[b, 3 * m + 1], 0.0
-                    W[0, m], W[1, m], W[2, m] = 0.0, 0.0, prm[b, 3 * m + 2]
-                cos, sin = np.cos(angle), np.sin(angle)
-                Rrel[0, 0], Rrel[0, 1], Rrel[1, 0], Rrel[1, 1] = cos, -sin, sin, cos
-                turns = k > 0 or angle != 0.0
-            else:
-                turns = False
+                rho[x] = prm[b, _RHO + x]
+        elif kb == AFFINE:
+            angle = prm[b, _PITCH]
+            rho[0], rho[1], rho[2] = prm[b, _RHO], prm[b, _RHO + 1], 0.0
+            for m in range(k):
+                value = q[qo[b] + m]
+                rho[0] += prm[b, 3 * m] * value
+                rho[1] += prm[b, 3 * m + 1] * value
+                angle += prm[b, 3 * m + 2] * value
+                V[0, m], V[1, m], V[2, m] = prm[b, 3 * m], prm[b, 3 * m + 1], 0.0
+                W[0, m], W[1, m], W[2, m] = 0.0, 0.0, prm[b, 3 * m + 2]
+            cos, sin = np.cos(angle), np.sin(angle)
+            Rrel[0, 0], Rrel[0, 1], Rrel[0, 2] = cos, -sin, 0.0
+            Rrel[1, 0], Rrel[1, 1], Rrel[1, 2] = sin, cos, 0.0
+            Rrel[2, 0], Rrel[2, 1], Rrel[2, 2] = 0.0, 0.0, 1.0
+            turns = k > 0 or angle != 0.0
         else:
-            _motion(kind[b], prm[b], q, qo[b], u, uo[b], k, Rrel, rho, W, V, Wd, Vd,
-                    axis, f, R0, turn, middle, g)
+            translates, spins = _motion(kb, prm, b, q, qo[b], u, uo[b], k, Rrel, rho, W, V, Wd,
+                                        turn, middle)
         if not turns:
             for x in range(3):
                 for y in range(3):
                     R[i, x, y] = R[p, x, y]
-            Rt = R[p]
         elif s > 0:
-            _mat3(R[p], Rrel, R[i])
-            Rt = R[p]
+            for x in range(3):
+                for y in range(3):
+                    R[i, x, y] = (R[p, x, 0] * Rrel[0, y] + R[p, x, 1] * Rrel[1, y]
+                                  + R[p, x, 2] * Rrel[2, y])
         else:
-            _mat3t(R[p], Rrel, R[i])
-            Rt = R[i]
-        if ground[b]:
-            for j in range(3):
-                d[j] = rho[j]
-        else:
-            _vec3(Rt, rho, d)
-        for j in range(3):
-            wr[j] = 0.0
-            vr[j] = 0.0
-            for m in range(k):
-                RW[j, m] = Rt[j, 0] * W[0, m] + Rt[j, 1] * W[1, m] + Rt[j, 2] * W[2, m]
+            for x in range(3):
+                for y in range(3):
+                    R[i, x, y] = (R[p, x, 0] * Rrel[y, 0] + R[p, x, 1] * Rrel[y, 1]
+                                  + R[p, x, 2] * Rrel[y, 2])
+        t = p if s > 0 else i       # the tail frame's node: its rotation R_t
+        a00, a01, a02 = R[t, 0, 0], R[t, 0, 1], R[t, 0, 2]
+        a10, a11, a12 = R[t, 1, 0], R[t, 1, 1], R[t, 1, 2]
+        a20, a21, a22 = R[t, 2, 0], R[t, 2, 1], R[t, 2, 2]
+        d0 = d1 = d2 = 0.0          # the offset in world axes
+        if translates:
+            if ground[b]:
+                d0, d1, d2 = rho[0], rho[1], rho[2]
+            else:
+                d0 = a00 * rho[0] + a01 * rho[1] + a02 * rho[2]
+                d1 = a10 * rho[0] + a11 * rho[1] + a12 * rho[2]
+                d2 = a20 * rho[0] + a21 * rho[1] + a22 * rho[2]
+        r[i, 0] = r[p, 0] + s * d0
+        r[i, 1] = r[p, 1] + s * d1
+        r[i, 2] = r[p, 2] + s * d2
+        # the head point (the child when walked along, else the parent)
+        h = i if s > 0 else p
+        x0, x1, x2 = r[h, 0], r[h, 1], r[h, 2]
+        # R_t W u_b and the offset's rate R_t V u_b, column by column into S
+        wr0 = wr1 = wr2 = vr0 = vr1 = vr2 = 0.0
+        for m in range(k):
+            e0 = a00 * W[0, m] + a01 * W[1, m] + a02 * W[2, m]
+            e1 = a10 * W[0, m] + a11 * W[1, m] + a12 * W[2, m]
+            e2 = a20 * W[0, m] + a21 * W[1, m] + a22 * W[2, m]
+            f0 = f1 = f2 = 0.0
+            if translates:
                 if ground[b]:
-                    Vw[j, m] = V[j, m]
+                    f0, f1, f2 = V[0, m], V[1, m], V[2, m]
                 else:
-                    Vw[j, m] = Rt[j, 0] * V[0, m] + Rt[j, 1] * V[1, m] + Rt[j, 2] * V[2, m]
-                wr[j] += RW[j, m] * u[uo[b] + m]
-                vr[j] += Vw[j, m] * u[uo[b] + m]
-        for j in range(3):
-            r[i, j] = r[p, j] + s * d[j]
-            w[i, j] = w[p, j] + s * wr[j]
-        wt = w[p] if s > 0 else w[i]      # the tail frame's angular velocity
+                    f0 = a00 * V[0, m] + a01 * V[1, m] + a02 * V[2, m]
+                    f1 = a10 * V[0, m] + a11 * V[1, m] + a12 * V[2, m]
+                    f2 = a20 * V[0, m] + a21 * V[1, m] + a22 * V[2, m]
+            speed = u[uo[b] + m]
+            wr0 += e0 * speed
+            wr1 += e1 * speed
+            wr2 += e2 * speed
+            vr0 += f0 * speed
+            vr1 += f1 * speed
+            vr2 += f2 * speed
+            S[b, 0, m] = s * e0
+            S[b, 1, m] = s * e1
+            S[b, 2, m] = s * e2
+            S[b, 3, m] = s * (f0 + x1 * e2 - x2 * e1)
+            S[b, 4, m] = s * (f1 + x2 * e0 - x0 * e2)
+            S[b, 5, m] = s * (f2 + x0 * e1 - x1 * e0)
+        w[i, 0] = w[p, 0] + s * wr0
+        w[i, 1] = w[p, 1] + s * wr1
+        w[i, 2] = w[p, 2] + s * wr2
+        wt0, wt1, wt2 = w[t, 0], w[t, 1], w[t, 2]    # the tail frame's angular velocity
         if ground[b]:
-            for j in range(3):
-                v[i, j] = v[p, j] + s * vr[j]
+            v[i, 0] = v[p, 0] + s * vr0
+            v[i, 1] = v[p, 1] + s * vr1
+            v[i, 2] = v[p, 2] + s * vr2
         else:
-            _cross(wt, d, tmp)
-            for j in range(3):
-                v[i, j] = v[p, j] + s * (tmp[j] + vr[j])
+            v[i, 0] = v[p, 0] + s * (wt1 * d2 - wt2 * d1 + vr0)
+            v[i, 1] = v[p, 1] + s * (wt2 * d0 - wt0 * d2 + vr1)
+            v[i, 2] = v[p, 2] + s * (wt0 * d1 - wt1 * d0 + vr2)
         if k == 0:   # an arm or a weld: no motion subspace, no bias
             for j in range(6):
                 c[b, j] = 0.0
                 A0[i, j] = A0[p, j]
-            theta[i] = theta[p] + (s * prm[b, _PITCH] if kind[b] == AFFINE else 0.0)
+            theta[i] = theta[p] + (s * prm[b, _PITCH] if kb == AFFINE else 0.0)
             continue
-        # the element's head point: the child when walked along, else the parent
-        rref = r[i] if s > 0 else r[p]
-        vref = v[i] if s > 0 else v[p]
-        for m in range(k):
-            for j in range(3):
-                tmp[j] = RW[j, m]
-            _cross(rref, tmp, tmp2)
-            for j in range(3):
-                S[b, j, m] = s * RW[j, m]
-                S[b, 3 + j, m] = s * (Vw[j, m] + tmp2[j])
         # c = S' u_b: the rates of R_t W u_b, of the offset rate and of r_ref x R_t W u_b
-        _cross(wt, wr, dRW)
-        _vec3(Rt, Wd, tmp)
-        for j in range(3):
-            dRW[j] += tmp[j]
-        if ground[b]:
-            for j in range(3):
-                dVw[j] = Vd[j]
-        else:
-            _cross(wt, vr, dVw)
-            _vec3(Rt, Vd, tmp)
-            for j in range(3):
-                dVw[j] += tmp[j]
-        _cross(vref, wr, tmp)
-        _cross(rref, dRW, tmp2)
-        for j in range(3):
-            c[b, j] = s * dRW[j]
-            c[b, 3 + j] = s * (dVw[j] + tmp[j] + tmp2[j])
+        g0 = wt1 * wr2 - wt2 * wr1
+        g1 = wt2 * wr0 - wt0 * wr2
+        g2 = wt0 * wr1 - wt1 * wr0
+        if spins:
+            g0 += a00 * Wd[0] + a01 * Wd[1] + a02 * Wd[2]
+            g1 += a10 * Wd[0] + a11 * Wd[1] + a12 * Wd[2]
+            g2 += a20 * Wd[0] + a21 * Wd[1] + a22 * Wd[2]
+        n0 = n1 = n2 = 0.0         # the offset rate's rate (Vd is zero for every kind)
+        if translates and not ground[b]:
+            n0 = wt1 * vr2 - wt2 * vr1
+            n1 = wt2 * vr0 - wt0 * vr2
+            n2 = wt0 * vr1 - wt1 * vr0
+        y0, y1, y2 = v[h, 0], v[h, 1], v[h, 2]
+        c[b, 0] = s * g0
+        c[b, 1] = s * g1
+        c[b, 2] = s * g2
+        c[b, 3] = s * (n0 + y1 * wr2 - y2 * wr1 + x1 * g2 - x2 * g1)
+        c[b, 4] = s * (n1 + y2 * wr0 - y0 * wr2 + x2 * g0 - x0 * g2)
+        c[b, 5] = s * (n2 + y0 * wr1 - y1 * wr0 + x0 * g1 - x1 * g0)
         for j in range(6):
             A0[i, j] = A0[p, j] + c[b, j]
         # the angle in the plane, counted on (not wrapped), as planar constraints read it
         turned = 0.0
-        if kind[b] == AFFINE:
+        if kb == AFFINE:
             turned = prm[b, _PITCH]
             for m in range(k):
                 turned += prm[b, 3 * m + 2] * q[qo[b] + m]
@@ -645,35 +674,79 @@ def body_inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
 @njit(cache=True)
 def body_inertias_into(body_node, target, body_mass, body_J, R, r, w, v, with_bias, I, bias):
     """:func:`body_inertias` into ``I`` and ``bias`` (any contents), body ``k`` into row
-    ``target[k]`` (its node, or the rigid body its node belongs to: one body a row)."""
+    ``target[k]`` (its node, or the rigid body its node belongs to: one body a row).
+
+    Written out in scalars: ``J_w = R J R^T`` (symmetric), the momentum ``h = (J_w omega +
+    x x m v, m v)`` (``v`` the mass centre's velocity) and the bias ``t x* h`` with the twist
+    ``t = (omega, v - omega x x)``."""
     for n in range(len(I)):
         for i in range(6):
             bias[n, i] = 0.0
             for j in range(6):
                 I[n, i, j] = 0.0
-    twist = np.empty(6)
-    h = np.empty(6)
-    tmp = np.empty(6)
-    RJ = np.empty((3, 3))
-    Jw = np.empty((3, 3))
     for k in range(len(body_node)):
-        n, row = body_node[k], target[k]
-        spatial_inertia_into(body_mass[k], body_J[k], R[n], r[n], I[row], RJ, Jw)
+        n, row, m = body_node[k], target[k], body_mass[k]
+        R00, R01, R02 = R[n, 0, 0], R[n, 0, 1], R[n, 0, 2]
+        R10, R11, R12 = R[n, 1, 0], R[n, 1, 1], R[n, 1, 2]
+        R20, R21, R22 = R[n, 2, 0], R[n, 2, 1], R[n, 2, 2]
+        J00, J01, J02 = body_J[k, 0, 0], body_J[k, 0, 1], body_J[k, 0, 2]
+        J10, J11, J12 = body_J[k, 1, 0], body_J[k, 1, 1], body_J[k, 1, 2]
+        J20, J21, J22 = body_J[k, 2, 0], body_J[k, 2, 1], body_J[k, 2, 2]
+        # R J
+        A00 = R00 * J00 + R01 * J10 + R02 * J20
+        A01 = R00 * J01 + R01 * J11 + R02 * J21
+        A02 = R00 * J02 + R01 * J12 + R02 * J22
+        A10 = R10 * J00 + R11 * J10 + R12 * J20
+        A11 = R10 * J01 + R11 * J11 + R12 * J21
+        A12 = R10 * J02 + R11 * J12 + R12 * J22
+        A20 = R20 * J00 + R21 * J10 + R22 * J20
+        A21 = R20 * J01 + R21 * J11 + R22 * J21
+        A22 = R20 * J02 + R21 * J12 + R22 * J22
+        # J_w = (R J) R^T, symmetric
+        K00 = A00 * R00 + A01 * R01 + A02 * R02
+        K01 = A00 * R10 + A01 * R11 + A02 * R12
+        K02 = A00 * R20 + A01 * R21 + A02 * R22
+        K11 = A10 * R10 + A11 * R11 + A12 * R12
+        K12 = A10 * R20 + A11 * R21 + A12 * R22
+        K22 = A20 * R20 + A21 * R21 + A22 * R22
+        x0, x1, x2 = r[n, 0], r[n, 1], r[n, 2]
+        mx0, mx1, mx2 = m * x0, m * x1, m * x2
+        xx = x0 * x0 + x1 * x1 + x2 * x2
+        # [[J_w - m S(x)^2, m S(x)], [-m S(x), m 1]]; -S(x)^2 = |x|^2 1 - x x^T
+        I[row, 0, 0] = K00 + m * xx - mx0 * x0
+        I[row, 1, 1] = K11 + m * xx - mx1 * x1
+        I[row, 2, 2] = K22 + m * xx - mx2 * x2
+        I[row, 0, 1] = I[row, 1, 0] = K01 - mx0 * x1
+        I[row, 0, 2] = I[row, 2, 0] = K02 - mx0 * x2
+        I[row, 1, 2] = I[row, 2, 1] = K12 - mx1 * x2
+        I[row, 0, 3] = I[row, 3, 0] = 0.0
+        I[row, 1, 4] = I[row, 4, 1] = 0.0
+        I[row, 2, 5] = I[row, 5, 2] = 0.0
+        I[row, 0, 4] = I[row, 4, 0] = -mx2
+        I[row, 0, 5] = I[row, 5, 0] = mx1
+        I[row, 1, 3] = I[row, 3, 1] = mx2
+        I[row, 1, 5] = I[row, 5, 1] = -mx0
+        I[row, 2, 3] = I[row, 3, 2] = -mx1
+        I[row, 2, 4] = I[row, 4, 2] = mx0
+        I[row, 3, 3] = I[row, 4, 4] = I[row, 5, 5] = m
         if with_bias:
-            for j in range(3):
-                twist[j] = w[n, j]
-            # v_O = v - omega x r
-            twist[3] = v[n, 0] - (w[n, 1] * r[n, 2] - w[n, 2] * r[n, 1])
-            twist[4] = v[n, 1] - (w[n, 2] * r[n, 0] - w[n, 0] * r[n, 2])
-            twist[5] = v[n, 2] - (w[n, 0] * r[n, 1] - w[n, 1] * r[n, 0])
-            for i in range(6):
-                x = 0.0
-                for j in range(6):
-                    x += I[row, i, j] * twist[j]
-                h[i] = x
-            force_cross(twist, h, tmp)
-            for j in range(6):
-                bias[row, j] = tmp[j]
+            o0, o1, o2 = w[n, 0], w[n, 1], w[n, 2]
+            v0, v1, v2 = v[n, 0], v[n, 1], v[n, 2]
+            # v_O = v - omega x x
+            t3 = v0 - (o1 * x2 - o2 * x1)
+            t4 = v1 - (o2 * x0 - o0 * x2)
+            t5 = v2 - (o0 * x1 - o1 * x0)
+            p0, p1, p2 = m * v0, m * v1, m * v2
+            h0 = K00 * o0 + K01 * o1 + K02 * o2 + x1 * p2 - x2 * p1
+            h1 = K01 * o0 + K11 * o1 + K12 * o2 + x2 * p0 - x0 * p2
+            h2 = K02 * o0 + K12 * o1 + K22 * o2 + x0 * p1 - x1 * p0
+            # t x* h = (omega x h_n + v_O x h_f, omega x h_f)
+            bias[row, 0] = o1 * h2 - o2 * h1 + t4 * p2 - t5 * p1
+            bias[row, 1] = o2 * h0 - o0 * h2 + t5 * p0 - t3 * p2
+            bias[row, 2] = o0 * h1 - o1 * h0 + t3 * p1 - t4 * p0
+            bias[row, 3] = o1 * p2 - o2 * p1
+            bias[row, 4] = o2 * p0 - o0 * p2
+            bias[row, 5] = o0 * p1 - o1 * p0
 
 
 @njit(cache=True)
@@ -712,6 +785,45 @@ def inverse_spd_into(A, k, out, L, Li):
 
 
 @njit(cache=True)
+def _inverse_spd3(D, k, out, b):
+    """``out[b, :k, :k] = D[:k, :k]^-1`` for ``k`` = 1, 2, 3 by cofactors, NaN where the
+    block is not positive definite (a leading minor not positive), as
+    :func:`inverse_spd_into` gives it."""
+    a = D[0, 0]
+    if k == 1:
+        out[b, 0, 0] = 1.0 / a if a > 0 else np.nan
+        return
+    bb, d = D[0, 1], D[1, 1]
+    minor = a * d - bb * bb
+    if k == 2:
+        if a > 0 and minor > 0:
+            out[b, 0, 0] = d / minor
+            out[b, 0, 1] = out[b, 1, 0] = -bb / minor
+            out[b, 1, 1] = a / minor
+        else:
+            for i in range(2):
+                for j in range(2):
+                    out[b, i, j] = np.nan
+        return
+    c, e, f = D[0, 2], D[1, 2], D[2, 2]
+    c00 = d * f - e * e
+    c01 = c * e - bb * f
+    c02 = bb * e - c * d
+    det = a * c00 + bb * c01 + c * c02
+    if a > 0 and minor > 0 and det > 0:
+        out[b, 0, 0] = c00 / det
+        out[b, 0, 1] = out[b, 1, 0] = c01 / det
+        out[b, 0, 2] = out[b, 2, 0] = c02 / det
+        out[b, 1, 1] = (a * f - c * c) / det
+        out[b, 1, 2] = out[b, 2, 1] = (bb * c - a * e) / det
+        out[b, 2, 2] = minor / det
+    else:
+        for i in range(3):
+            for j in range(3):
+                out[b, i, j] = np.nan
+
+
+@njit(cache=True)
 def _articulate(parent, child, nk, S, I):
     """The backward pass of the inertias: ``U = I^A S`` and ``D^-1 = (S^T U)^-1`` of every
     branch, each child's articulated inertia ``I^A - U D^-1 U^T`` folded into its parent's.
@@ -720,54 +832,62 @@ def _articulate(parent, child, nk, S, I):
     nb = len(parent)
     U = np.zeros((nb, 6, 6))
     Dinv = np.zeros((nb, 6, 6))
-    _articulate_into(parent, child, nk, S, I, U, Dinv)
+    _articulate_into(parent, child, nk, S, I, U, Dinv, np.empty((SCRATCH, 6, 6)))
     return U, Dinv
 
 
 @njit(cache=True)
-def _articulate_into(parent, child, nk, S, I, U, Dinv):
+def _articulate_into(parent, child, nk, S, I, U, Dinv, scratch):
     """:func:`_articulate` into ``U`` and ``Dinv`` (only the first ``k`` columns of a
-    branch are written and read)."""
+    branch are written and read; ``scratch``: :data:`SCRATCH` x 6 x 6). The inertias are
+    symmetric: a fold works out the upper triangle and mirrors it."""
     nb = len(parent)
-    D = np.empty((6, 6))
-    UD = np.empty((6, 6))
-    L = np.empty((6, 6))
-    Li = np.empty((6, 6))
+    D = scratch[0]
+    UD = scratch[1]
+    L = scratch[2]
+    Li = scratch[3]
     for b in range(nb - 1, -1, -1):
         p, i, k = parent[b], child[b], nk[b]
-        Ia = I[i]
-        Ip = I[p]
         if k == 0:
             for x in range(6):
                 for y in range(6):
-                    Ip[x, y] += Ia[x, y]
+                    I[p, x, y] += I[i, x, y]
             continue
-        Ub = U[b]
-        for x in range(6):
-            for m in range(k):
-                t = 0.0
-                for y in range(6):
-                    t += Ia[x, y] * S[b, y, m]
-                Ub[x, m] = t
         for m in range(k):
-            for n in range(k):
-                t = 0.0
-                for y in range(6):
-                    t += S[b, y, m] * Ub[y, n]
+            s0, s1, s2 = S[b, 0, m], S[b, 1, m], S[b, 2, m]
+            s3, s4, s5 = S[b, 3, m], S[b, 4, m], S[b, 5, m]
+            for x in range(6):
+                U[b, x, m] = (I[i, x, 0] * s0 + I[i, x, 1] * s1 + I[i, x, 2] * s2
+                              + I[i, x, 3] * s3 + I[i, x, 4] * s4 + I[i, x, 5] * s5)
+        for m in range(k):
+            for n in range(m, k):
+                t = (S[b, 0, m] * U[b, 0, n] + S[b, 1, m] * U[b, 1, n]
+                     + S[b, 2, m] * U[b, 2, n] + S[b, 3, m] * U[b, 3, n]
+                     + S[b, 4, m] * U[b, 4, n] + S[b, 5, m] * U[b, 5, n])
                 D[m, n] = t
-        inverse_spd_into(D, k, Dinv[b], L, Li)
-        for x in range(6):
-            for n in range(k):
-                t = 0.0
-                for m in range(k):
-                    t += Ub[x, m] * Dinv[b, m, n]
-                UD[x, n] = t
-        for x in range(6):
-            for y in range(6):
-                t = Ia[x, y]
+                D[n, m] = t
+        if k <= 3:
+            _inverse_spd3(D, k, Dinv, b)
+        else:
+            inverse_spd_into(D, k, Dinv[b], L, Li)
+        if k == 1:
+            for x in range(6):
+                UD[x, 0] = U[b, x, 0] * Dinv[b, 0, 0]
+        else:
+            for x in range(6):
                 for n in range(k):
-                    t -= UD[x, n] * Ub[y, n]
-                Ip[x, y] += t
+                    t = 0.0
+                    for m in range(k):
+                        t += U[b, x, m] * Dinv[b, m, n]
+                    UD[x, n] = t
+        for x in range(6):
+            for y in range(x, 6):
+                t = I[i, x, y]
+                for n in range(k):
+                    t -= UD[x, n] * U[b, y, n]
+                I[p, x, y] += t
+                if y != x:
+                    I[p, y, x] += t
 
 
 @njit(cache=True)
@@ -783,70 +903,70 @@ def _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, t
     a = np.zeros((n_nodes, 6))
     ud = np.zeros(nu)
     _accelerate_into(parent, child, uo, nk, datum, S, c, I, U, Dinv, pA, tau, a_datum, uu, a,
-                     ud)
+                     ud, np.empty((SCRATCH, 6, 6)))
     return ud
 
 
 @njit(cache=True)
 def _accelerate_into(parent, child, uo, nk, datum, S, c, I, U, Dinv, pA, tau, a_datum, uu, a,
-                     ud):
+                     ud, scratch):
     """:func:`_accelerate` with the bias forces ``pA`` (overwritten: they are folded leaf
-    to root) and the scratch ``uu`` (B x 6) and ``a`` (V x 6) given; ``u'`` into ``ud``."""
+    to root) and the scratch ``uu`` (B x 6), ``a`` (V x 6) and ``scratch`` (:data:`SCRATCH` x 6 x 6)
+    given; ``u'`` into ``ud``."""
     nb = len(parent)
-    pa = np.empty(6)
-    x = np.empty(6)
+    pa = scratch[0, 0]
+    x = scratch[0, 1]
+    z = scratch[0, 2]
     for b in range(nb - 1, -1, -1):
         p, i, k = parent[b], child[b], nk[b]
         if not k:   # an arm or a weld: no bias c, the child's forces go to its parent
             for j in range(6):
                 pA[p, j] += pA[i, j]
             continue
+        c0, c1, c2, c3, c4, c5 = c[b, 0], c[b, 1], c[b, 2], c[b, 3], c[b, 4], c[b, 5]
         for j in range(6):
-            t = pA[i, j]
-            for y in range(6):
-                t += I[i, j, y] * c[b, y]
-            pa[j] = t
-        if k:
-            for m in range(k):
-                t = tau[uo[b] + m]
-                uc = 0.0
-                for j in range(6):
-                    t -= S[b, j, m] * pA[i, j]
-                    uc += U[b, j, m] * c[b, j]
-                uu[b, m] = t
-                x[m] = t - uc
+            pa[j] = pA[i, j] + (I[i, j, 0] * c0 + I[i, j, 1] * c1 + I[i, j, 2] * c2
+                                + I[i, j, 3] * c3 + I[i, j, 4] * c4 + I[i, j, 5] * c5)
+        for m in range(k):
+            t = tau[uo[b] + m]
             for j in range(6):
-                t = 0.0
-                for m in range(k):
-                    z = 0.0
-                    for n in range(k):
-                        z += Dinv[b, m, n] * x[n]
-                    t += U[b, j, m] * z
-                pa[j] += t
+                t -= S[b, j, m] * pA[i, j]
+            uu[b, m] = t
+            x[m] = t - (U[b, 0, m] * c0 + U[b, 1, m] * c1 + U[b, 2, m] * c2
+                        + U[b, 3, m] * c3 + U[b, 4, m] * c4 + U[b, 5, m] * c5)
+        for m in range(k):
+            t = 0.0
+            for n in range(k):
+                t += Dinv[b, m, n] * x[n]
+            z[m] = t
         for j in range(6):
-            pA[p, j] += pa[j]
+            t = pa[j]
+            for m in range(k):
+                t += U[b, j, m] * z[m]
+            pA[p, j] += t
     for j in range(6):
         a[datum, j] = a_datum[j]
-    ap = np.empty(6)
     for b in range(nb):
         p, i, k = parent[b], child[b], nk[b]
         for j in range(6):
-            ap[j] = a[p, j] + c[b, j]
+            a[i, j] = a[p, j] + c[b, j]
         if k:
             for m in range(k):
                 t = uu[b, m]
                 for j in range(6):
-                    t -= U[b, j, m] * ap[j]
+                    t -= U[b, j, m] * a[i, j]
                 x[m] = t
             for m in range(k):
                 t = 0.0
                 for n in range(k):
                     t += Dinv[b, m, n] * x[n]
                 ud[uo[b] + m] = t
-                for j in range(6):
-                    ap[j] += S[b, j, m] * t
-        for j in range(6):
-            a[i, j] = ap[j]
+                z[m] = t
+            for j in range(6):
+                t = a[i, j]
+                for m in range(k):
+                    t += S[b, j, m] * z[m]
+                a[i, j] = t
 
 
 @njit(cache=True)
@@ -889,7 +1009,8 @@ def open_chain_rates(itab, ftab, work, y):
     the quaternions of ``q`` normalized, :func:`walk`, the articulated-body recursion and
     ``q' = N(q) u`` in one call on a packed tree (:func:`pack`: two arrays of numbers and
     one of work space, so that a call unboxes four arrays and allocates only ``y'``).
-    ``ok`` is false where ``y'`` is not finite (a branch without inertia beyond it)."""
+    ``ok`` is false where ``y`` or ``y'`` is not finite (a branch without inertia beyond
+    it)."""
     nb, nn, datum, nbod, n, nu = itab[0], itab[1], itab[2], itab[3], itab[4], itab[5]
     ng, nm, gdatum = itab[6], itab[7], itab[8]
     at = _HEADER
@@ -916,47 +1037,45 @@ def open_chain_rates(itab, ftab, work, y):
     body_J = ftab[at:at + 9 * nbod].reshape((nbod, 3, 3))
     at += 9 * nbod
     prm = ftab[at:at + PARAMETERS * nb].reshape((nb, PARAMETERS))
+    # the work space in blocks of one shape each, one reshape a block (a reshape costs
+    # far more than a view)
     at = 0
     q = work[at:at + n]
     at += n
-    R = work[at:at + 9 * nn].reshape((nn, 3, 3))
-    at += 9 * nn
-    r = work[at:at + 3 * nn].reshape((nn, 3))
-    at += 3 * nn
-    w = work[at:at + 3 * nn].reshape((nn, 3))
-    at += 3 * nn
-    v = work[at:at + 3 * nn].reshape((nn, 3))
-    at += 3 * nn
-    A0 = work[at:at + 6 * nn].reshape((nn, 6))
-    at += 6 * nn
     theta = work[at:at + nn]
     at += nn
-    I = work[at:at + 36 * ng].reshape((ng, 6, 6))
-    at += 36 * ng
-    bias = work[at:at + 6 * ng].reshape((ng, 6))
-    at += 6 * ng
-    acc = work[at:at + 6 * ng].reshape((ng, 6))
-    at += 6 * ng
-    S = work[at:at + 36 * nb].reshape((nb, 6, 6))
-    at += 36 * nb
-    c = work[at:at + 6 * nb].reshape((nb, 6))
-    at += 6 * nb
-    Sm = work[at:at + 36 * nm].reshape((nm, 6, 6))
-    at += 36 * nm
-    cm = work[at:at + 6 * nm].reshape((nm, 6))
-    at += 6 * nm
-    U = work[at:at + 36 * nm].reshape((nm, 6, 6))
-    at += 36 * nm
-    Dinv = work[at:at + 36 * nm].reshape((nm, 6, 6))
-    at += 36 * nm
-    uu = work[at:at + 6 * nm].reshape((nm, 6))
-    at += 6 * nm
     tau = work[at:at + nu]
+    at += nu
+    R = work[at:at + 9 * nn].reshape((nn, 3, 3))
+    at += 9 * nn
+    vectors = work[at:at + 9 * nn].reshape((3 * nn, 3))
+    at += 9 * nn
+    r, w, v = vectors[:nn], vectors[nn:2 * nn], vectors[2 * nn:]
+    rows = nn + 2 * ng + nb + 2 * nm + 1
+    spatial = work[at:at + 6 * rows].reshape((rows, 6))
+    at += 6 * rows
+    A0 = spatial[:nn]
+    bias = spatial[nn:nn + ng]
+    acc = spatial[nn + ng:nn + 2 * ng]
+    c = spatial[nn + 2 * ng:nn + 2 * ng + nb]
+    cm = spatial[nn + 2 * ng + nb:nn + 2 * ng + nb + nm]
+    uu = spatial[nn + 2 * ng + nb + nm:rows - 1]
+    a_datum = spatial[rows - 1]
+    blocks = ng + nb + 3 * nm + SCRATCH
+    matrices = work[at:at + 36 * blocks].reshape((blocks, 6, 6))
+    I = matrices[:ng]
+    S = matrices[ng:ng + nb]
+    Sm = matrices[ng + nb:ng + nb + nm]
+    U = matrices[ng + nb + nm:ng + nb + 2 * nm]
+    Dinv = matrices[ng + nb + 2 * nm:ng + nb + 3 * nm]
+    scratch = matrices[ng + nb + 3 * nm:]
     for i in range(n):
         q[i] = y[i]
     for b in range(nb):     # unit quaternions, as the coordinates mean them
-        first = 3 if kind[b] == FREE else 0 if kind[b] == SPHERICAL else \
-            1 if kind[b] == LINE else 2 if kind[b] == PLANE else -1
+        kb = kind[b]
+        first = 3 if kb == FREE or kb == FREE_BODY else 0 if kb == SPHERICAL or \
+            kb == SPHERICAL_BODY else 1 if kb == LINE or kb == LINE_BODY else \
+            2 if kb == PLANE or kb == PLANE_BODY else -1
         if first >= 0:
             i = qo[b] + first
             norm = np.sqrt(q[i] * q[i] + q[i + 1] * q[i + 1] + q[i + 2] * q[i + 2]
@@ -965,7 +1084,7 @@ def open_chain_rates(itab, ftab, work, y):
                 q[i + j] /= norm
     u = y[n:n + nu]
     walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R, r, w, v, S,
-              c, A0, theta)
+              c, A0, theta, scratch)
     # the recursion over the rigid bodies (nodes that arms and welds join share one
     # twist about the world origin) and the branches that move them
     for m in range(nm):
@@ -975,20 +1094,20 @@ def open_chain_rates(itab, ftab, work, y):
             for x in range(mnk[m]):
                 Sm[m, j, x] = S[b, j, x]
     body_inertias_into(body_node, body_group, body_mass, body_J, R, r, w, v, True, I, bias)
-    _articulate_into(mparent, mchild, mnk, Sm, I, U, Dinv)
-    a_datum = np.zeros(6)
+    _articulate_into(mparent, mchild, mnk, Sm, I, U, Dinv, scratch)
     for j in range(3):
+        a_datum[j] = 0.0
         a_datum[3 + j] = -gravity[j]
     out = np.zeros(n + nu)
     for i in range(nu):
         tau[i] = 0.0
     _accelerate_into(mparent, mchild, muo, mnk, gdatum, Sm, cm, I, U, Dinv, bias, tau, a_datum,
-                     uu, acc, out[n:])
+                     uu, acc, out[n:], scratch)
     coordinate_rates_into(kind, qo, uo, nk, q, u, out[:n])
     total = 0.0
     for i in range(n + nu):
-        total += out[i]
-    return out, np.isfinite(total) or np.isfinite(out).all()
+        total += out[i] + y[i]
+    return out, np.isfinite(total) or (np.isfinite(out).all() and np.isfinite(y).all())
 
 
 def pack(tree: Tree, n: int, nu: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1014,7 +1133,7 @@ def pack(tree: Tree, n: int, nu: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     ftab = np.concatenate([tree.gravity, tree.body_mass, np.ravel(tree.body_J),
                            np.ravel(tree.prm)]).astype(float)
     work = np.zeros(n + nn * (9 + 3 * 3 + 6 + 1) + ng * (36 + 6 + 6) + nb * (36 + 6)
-                    + nm * (36 + 6 + 36 + 36 + 6) + nu)
+                    + nm * (36 + 6 + 36 + 36 + 6) + nu + 6 + 36 * SCRATCH)
     return itab, ftab, work
 
 
