@@ -112,6 +112,16 @@ def signal(value: Any, what: str) -> sympy.Expr:
 FRICTION_LAWS = ("smooth", "set-valued")
 
 
+def _static_not_below(what: str, static: tuple[str, Any], kinetic: tuple[str, Any],
+                      word: str) -> None:
+    """Refuse a static friction coefficient or force below the kinetic one (numbers only:
+    symbols are checked once their values are known)."""
+    high, low = _number(static[1]), _number(kinetic[1])
+    if high is not None and low is not None and high < low:
+        raise ModelError(f"{what}: {static[0]} = {high:g} is below {kinetic[0]} = {low:g}; "
+                         f"the static {word} is the larger one")
+
+
 def _number(value) -> float | None:
     """``value`` as a float, ``None`` for a symbol or expression (checked with values)."""
     try:
@@ -149,10 +159,8 @@ def _coulomb_law(name: str, quantity: str, coulomb, law, mu_kinetic, mu_static,
                              "that follows the joint's normal reaction) or a fixed coulomb "
                              "force, not both")
         mu_static = mu_kinetic if mu_static is None else mu_static
-        kinetic, static = _number(mu_kinetic), _number(mu_static)
-        if kinetic is not None and static is not None and static < kinetic:
-            raise ModelError(f"{what}: mu_static = {static:g} is below mu_kinetic = "
-                             f"{kinetic:g}; the static coefficient is the larger one")
+        _static_not_below(what, ("mu_static", mu_static), ("mu_kinetic", mu_kinetic),
+                          "coefficient")
         if quantity == "angle" and (radius is None or _number(radius) == 0):
             raise ModelError(f"{what}: a turning joint's friction torque is radius * mu |N|; "
                              "give its friction radius, radius= (m, more than zero)")
@@ -161,10 +169,8 @@ def _coulomb_law(name: str, quantity: str, coulomb, law, mu_kinetic, mu_static,
             raise ModelError(f"{what}: the set-valued law needs mu_kinetic (and mu_static) "
                              "or a fixed force coulomb= (and coulomb_static=)")
         coulomb_static = coulomb if coulomb_static is None else coulomb_static
-        kinetic, static = _number(coulomb), _number(coulomb_static)
-        if kinetic is not None and static is not None and static < kinetic:
-            raise ModelError(f"{what}: coulomb_static = {static:g} is below coulomb = "
-                             f"{kinetic:g}; the static limit is the larger one")
+        _static_not_below(what, ("coulomb_static", coulomb_static), ("coulomb", coulomb),
+                          "limit")
     if radius is not None and quantity == "distance":
         raise ModelError(f"{what}: radius is a turning joint's friction radius; the slider's "
                          "friction is a force, mu |N|")
