@@ -411,3 +411,18 @@ def test_a_wrong_element_parameter_is_refused_with_those_there_are():
         assert name in str(info.value)
     with pytest.raises(vn.UnknownNameError, match="no element parameter"):
         mech.with_symbols(["slide.k"])
+
+
+def test_studies_keep_a_files_body_axis_speeds():
+    # the top's file takes its angular speeds in body axes (Euler's equations); a study
+    # that formulates anew, for an element's mass or for a case's geometry, keeps them
+    model = vn.load_model(Path(__file__).parent.parent / "examples" / "models" / "top.json")
+    assert model.formulate().speed_names == ("tip.w1", "tip.w2", "tip.w3")
+    by_element = compile_study(model, ["top.mass"], "simulate", t_end=0.05)
+    assert by_element.eom.speed_names == ("tip.w1", "tip.w2", "tip.w3")
+    by_geometry = compile_study(model, ["s"], "simulate", t_end=0.05)
+    assert by_geometry._equations({"s": 0.25}).speed_names == ("tip.w1", "tip.w2", "tip.w3")
+    values = {str(k): v for k, v in model.element_values.items() if str(k) != "m"}
+    again = compile_study(model.formulate(), ["top.mass"], "simulate", t_end=0.05,
+                          parameters=values)
+    assert again.eom.speed_names == ("tip.w1", "tip.w2", "tip.w3")

@@ -156,7 +156,8 @@ class Model:
         self._need("mechanism")
         return self.system.formulate(**self.formulation(self.coordinates, self.tree or None))
 
-    def formulation(self, coordinates: str = "joint", tree: list[str] | None = None) -> dict:
+    def formulation(self, coordinates: str = "joint",
+                    tree: str | list[str] | None = None) -> dict:
         """The arguments of a mechanism's ``formulate`` for ``coordinates`` or ``tree``, with
         the file's :attr:`speeds` where they are not the default (which a planar mechanism
         refuses)."""

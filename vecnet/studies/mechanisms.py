@@ -192,14 +192,14 @@ class MechanismStudy(_Locked):
             return self.eom
         from ..io import load_model
 
-        document, coordinates, tree = self._source
+        document, formulation = self._source
         declared = document.get("parameters", {})
         given = {**{k: v for k, v in (self.fixed or {}).items() if k in declared},
                  **{n: values[n] for n in self.geometry}}
         mech = load_model(document, parameters=given).system
         if self.elements:
             mech = mech.with_symbols(self.elements)
-        return mech.formulate(coordinates, tree=tree)
+        return mech.formulate(**formulation)
 
     @property
     def outputs(self) -> tuple[str, ...]:
@@ -387,8 +387,8 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
     elements: list[str] = []
     if isinstance(model, Model) and model.kind == "mechanism":
         elements = _element_names(model.system, [*names, *fixed])
-        eom = model.system.with_symbols(elements).formulate(
-            coordinates=model.coordinates, tree=model.tree or None) if elements \
+        formulation = model.formulation(model.coordinates, model.tree or None)
+        eom = model.system.with_symbols(elements).formulate(**formulation) if elements \
             else model.formulate()
         # declared values the equations do not hold (they served the file's own
         # expressions) are put in harmlessly
@@ -397,7 +397,7 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
         held = {str(s) for s in eom.parametric(names, {**declared, **fixed} or None,
                                                strict=False).used}
         geometry = [n for n in names if n not in held and n in model.parameters]
-        source = (model.document, model.coordinates, model.tree or None)
+        source = (model.document, formulation)
         settings = {"outputs": list(model.outputs), "initial": dict(model.initial),
                     "velocities": dict(model.velocities)}
         if model.t_span:
@@ -419,9 +419,11 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
         eom = model
         elements = _element_names(eom.mechanism, [*names, *fixed])
         if elements:   # the same tree, loads and rotors, the parameters made symbols
+            speeds = getattr(eom, "speeds", "tail")   # spatial equations: the speeds' axes
+            axes = {"speeds": speeds} if speeds != "tail" else {}
             eom = eom.mechanism.with_symbols(elements).formulate(
                 tree=list(eom.topology.branches), joint_loads=eom.joint_loads or None,
-                rotors=eom.rotors or None)
+                rotors=eom.rotors or None, **axes)
         declared, geometry, source = {}, [], None
     else:
         raise ModelError("a study takes a Network, a planar or spatial Mechanism or its "
