@@ -20,7 +20,7 @@ demo: $(STAMP) graphviz
 	$(PY) -m vecnet.cli simulate examples/models/rssr.json --output out/rssr.png
 
 test:
-	@echo "make test: sets up .venv, installs Graphviz, headless Chromium and pdflatex through the system package manager when they are missing, checks lint (ruff) and types (mypy), then runs the suite (about 4 minutes on 2 cores)"
+	@echo "make test: sets up .venv, installs Graphviz, headless Chromium and pdflatex through the system package manager when they are missing, checks lint (ruff) and types (mypy), then runs the suite (about 6 minutes on 2 cores)"
 	@$(MAKE) --no-print-directory $(STAMP) graphviz chromium latex
 	$(PY) -m ruff check vecnet tests benchmarks
 	$(PY) -m mypy

@@ -367,3 +367,19 @@ def test_a_sphere_pair_is_saved_and_read_back(tmp_path, dimensions):
     assert [e[:3] for e in runs[0].events] == [e[:3] for e in runs[1].events]
     assert len(runs[0].events) == 1
     assert np.allclose(runs[0]["b.velocity"], runs[1]["b.velocity"], rtol=1e-12, atol=1e-14)
+
+
+def test_a_study_varies_a_contacts_restitution_by_name():
+    # after the first strike at t1 the disc rises at e v1: its centre at T (before the
+    # second strike for both values) is r + e v1 (T - t1) - g (T - t1)^2 / 2
+    mech = vn.planar.Mechanism("ball", gravity=(0, -G))
+    disc = mech.body("ball", mass=1.0, inertia=0.005, position=(0, 1.1))
+    mech.contact("floor", disc, radius=0.1, restitution=0.5, shape="disc")
+    assert set(mech.element_parameters()) == {"ball.mass", "ball.inertia", "floor.restitution"}
+    T, h0 = 0.8, 1.0
+    t1, v1 = np.sqrt(2 * h0 / G), np.sqrt(2 * G * h0)
+    table = vn.sweep(mech, {"floor.restitution": [0.5, 0.8]}, "simulate", t_end=T,
+                     outputs=["ball.y"], **TIGHT)
+    for e, y in zip(table["floor.restitution"], table["ball.y.final"]):
+        expected = 0.1 + e * v1 * (T - t1) - 0.5 * G * (T - t1) ** 2
+        assert abs(y - expected) < 1e-8

@@ -793,7 +793,8 @@ class MechanismBuilder:
         (:func:`vecnet.sweep`) may vary by name, as a network's ``"R1.R"``: a body's ``mass``
         and ``inertia`` (in space the entries ``inertia.xx`` ... ``inertia.yz``), a
         spring's ``k``, free ``length`` and ``c``, a damper's ``c``, a rotary spring's
-        ``k``, ``c`` and free ``angle``
+        ``k``, ``c`` and free ``angle``, a contact's ``restitution`` (and its ``mu_kinetic``
+        and ``mu_static`` when it has friction)
         (:meth:`~vecnet.elements.base.MechanismElement.study_parameters`).
 
         >>> import vecnet as vn

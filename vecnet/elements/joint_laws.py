@@ -289,6 +289,10 @@ class ContactLaw:
     """
 
     cotree_only = True
+    #: what a study may vary by ``"<contact>.<name>"``: the restitution, and the friction
+    #: coefficients of a contact that has friction
+    study_attributes = {"restitution": "restitution", "mu_kinetic": "mu_kinetic",
+                        "mu_static": "mu_static"}
     name: str
     body: str
     local: tuple
@@ -301,6 +305,13 @@ class ContactLaw:
     other: str | None
     other_local: tuple
     other_radius: Any
+
+    def study_parameters(self) -> dict[str, Any]:
+        """The restitution, and ``mu_kinetic`` and ``mu_static`` when the contact has
+        friction (a frictionless contact does not become a rough one in a study)."""
+        return {name: getattr(self, attribute)
+                for name, attribute in self.study_attributes.items()
+                if getattr(self, attribute) is not None}
 
     def _contact(self, body: str, local, radius, origin, normal, restitution, mu_kinetic,
                  mu_static, other=None, other_local=(0.0, 0.0, 0.0),
