@@ -714,15 +714,3 @@ def contact_static(contact: UnilateralContact) -> float:
     assert contact.static is not None
     return contact.static
 
-
-def refuse_contacts_without_events(model, method: str) -> None:
-    """Refuse a method other than ``"partition"`` for a model with contacts (they open,
-    close and strike through that integrator's events), and contacts together with
-    set-valued joint friction (not yet simulated together)."""
-    names = ", ".join(repr(c.name) for c in getattr(model, "contacts", ()))
-    if names and method != "partition":
-        raise FormulationError(f"contact {names} opens, closes and strikes through the events "
-                               "of method='partition'; simulate with that method")
-    if names and getattr(model, "friction", None):
-        raise FormulationError(f"contact {names} and set-valued joint friction are not yet "
-                               "simulated together; give the joint friction law='smooth'")

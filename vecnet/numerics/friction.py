@@ -48,7 +48,7 @@ from ..elements.joint_laws import MeshLaw
 from ..errors import FormulationError, SimulationError
 from .result import Event
 
-__all__ = ["CoulombJoint", "coulomb_joints", "CoulombModes", "MODE_NAMES", "refuse_without_events"]
+__all__ = ["CoulombJoint", "coulomb_joints", "CoulombModes", "MODE_NAMES"]
 
 #: a mode's name by its number: 0 sticking, +1 / -1 slipping with that sign of the speed
 MODE_NAMES = {0: "stick", 1: "slip+", -1: "slip-"}
@@ -367,11 +367,3 @@ class CoulombModes:
             out[f"{joint.name}.normal"] = normal[j]
         return ws, out
 
-
-def refuse_without_events(model, method: str) -> None:
-    """Refuse a method other than ``"partition"`` for a model with set-valued friction
-    (its modes switch through that integrator's events)."""
-    if getattr(model, "friction", None) and method != "partition":
-        names = ", ".join(repr(joint.name) for joint in model.friction)
-        raise FormulationError(f"set-valued joint friction {names} sticks and slips through "
-                               "the events of method='partition'; simulate with that method")

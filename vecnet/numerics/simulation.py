@@ -20,8 +20,8 @@ import numpy as np
 
 from ..core.bounds import Watch, time_grid, untrusted
 from ..errors import FormulationError, ModelError, UnsupportedNetwork
-from .contact import ContactModes, refuse_contacts_without_events
-from .friction import CoulombModes, refuse_without_events
+from .contact import ContactModes
+from .friction import CoulombModes
 from .integrators import one_blas_thread
 from .result import Outcome, Result
 
@@ -243,11 +243,7 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
             "kinematics", message="the drivers fix every degree of freedom: solved by kinematics"))
     u0 = eom.initial_speeds(q0, velocities, t0, parameters)
     stops = eom.stops(model)
-    refuse_without_events(model, method)
-    refuse_contacts_without_events(model, method)
-    if stops and method != "partition":   # events need the adaptive integrator
-        raise FormulationError("joint limits strike their stops through the events of "
-                               "method='partition'; simulate with that method")
+    _refuse_without_events(model, stops, method)
     for stop in stops:
         if stop.gap(q0) < 0:
             raise FormulationError(f"the initial pose is beyond stop {stop.name!r} (by "
@@ -272,6 +268,26 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     return eom.result(model, motion.t, motion.q, motion.u, outcome)
 
 
+def _moded(model) -> str:
+    """The set-valued joint frictions and contacts of ``model``, named, or ``""``: what
+    switches between modes by events (:class:`CoulombModes`, :class:`ContactModes`)."""
+    return "; ".join(f"{what} {', '.join(repr(x.name) for x in those)}" for what, those in (
+        ("set-valued joint friction", model.friction), ("contact", model.contacts)) if those)
+
+
+def _refuse_without_events(model, stops: list, method: str) -> None:
+    """Joint stops, set-valued friction and contacts change the motion at events, which only
+    ``method="partition"`` locates; friction and contacts do not yet run together."""
+    moded = _moded(model)
+    if (stops or moded) and method != "partition":
+        what = "; ".join(filter(None, ["joint limits" if stops else "", moded]))
+        raise FormulationError(f"{what} strike, stick, slip, open or close through the events "
+                               "of method='partition'; simulate with that method")
+    if model.friction and model.contacts:
+        raise FormulationError(f"{moded} are not yet simulated together; give the joint "
+                               "friction law='smooth'")
+
+
 def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = None,
              method: str = "partition", rtol: float = 1e-8, atol: float = 1e-10,
              initial: Mapping[str, float] | None = None,
@@ -291,14 +307,10 @@ def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = N
     with untrusted(eom.mechanism.untrusted):
         watch = Watch(t0, t1)
     model = eom.compile()
-    if model.friction:
-        raise FormulationError("set-valued joint friction "
-                               + ", ".join(repr(joint.name) for joint in model.friction)
-                               + " is simulated in a mechanism alone, not yet in a system; "
-                               "give it law='smooth' there")
-    if model.contacts:
-        raise FormulationError("contact " + ", ".join(repr(c.name) for c in model.contacts)
-                               + " is simulated in a mechanism alone, not yet in a system")
+    moded = _moded(model)
+    if moded:
+        raise FormulationError(f"{moded} is simulated in a mechanism alone, not yet in a "
+                               "system (joint friction: give it law='smooth' there)")
     q0 = eom.assemble(coordinates, t0)
     u0 = eom.initial_speeds(q0, velocities, t0)
     motion = integrators[method](model, t0, q0, u0, times, rtol, atol, extra=system.extra,
