@@ -266,8 +266,6 @@ def schur_system(comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenc
     M = np.zeros((n_groups, d, d))
     f = np.zeros((n_groups, d))
     I = np.empty((6, 6))
-    RJ = np.empty((3, 3))
-    Jw = np.empty((3, 3))
     x = np.empty(3)
     twist = np.empty(6)
     h = np.empty(6)
@@ -280,7 +278,7 @@ def schur_system(comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenc
             continue
         for y in range(3):
             x[y] = r[n, y] - ref[g, y]
-        spatial_inertia_into(body_mass[k], body_J[k], R[n], x, I, RJ, Jw)
+        spatial_inertia_into(body_mass[k], body_J[k], R[n], x, I)
         # the twist about the reference: (omega, v_n - omega x x)
         for y in range(3):
             twist[y] = w[n, y]

@@ -82,21 +82,6 @@ def _mat3(A, B, out):
 
 
 @njit(cache=True)
-def _mat3t(A, B, out):
-    """``out = A B^T`` for 3 x 3 matrices."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = A[i, 0] * B[j, 0] + A[i, 1] * B[j, 1] + A[i, 2] * B[j, 2]
-
-
-@njit(cache=True)
-def _vec3(A, x, out):
-    """``out = A x`` for a 3 x 3 matrix."""
-    for i in range(3):
-        out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]
-
-
-@njit(cache=True)
 def _axis_rotation(axis, angle, out):
     """Rodrigues: ``cos I + sin S(a) + (1 - cos) a a^T``."""
     c, s = np.cos(angle), np.sin(angle)
@@ -127,15 +112,6 @@ def _quaternion_matrix(q, at, out):
     out[2, 0] = 2 * (x * z - w * y)
     out[2, 1] = 2 * (y * z + w * x)
     out[2, 2] = w * w - x * x - y * y + z * z
-
-
-@njit(cache=True)
-def _copy3(A, out):
-    """``out[:] = A`` of 3 x 3 matrices, element by element: a slice assignment would
-    compile numba's shape checks and their formatted messages on a first run."""
-    for i in range(3):
-        for j in range(3):
-            out[i, j] = A[i, j]
 
 
 @njit(cache=True)
@@ -624,30 +600,58 @@ def wrench_rows(W, head, tail, nodes, r, Jw, Jv):
     return out
 
 
-@njit(cache=True)
-def _spatial_inertia(m, J, R, x, out):
+@njit(cache=True, inline="always")   # on the hot path of every body
+def spatial_inertia_into(m, J, R, x, out):
     """The spatial inertia about the world origin of a body with mass ``m``, inertia ``J``
-    (body axes, about its mass centre at ``x``) and rotation ``R``:
-    ``[[R J R^T - m S(x)^2, m S(x)], [-m S(x), m I]]``."""
-    spatial_inertia_into(m, J, R, x, out, np.empty((3, 3)), np.empty((3, 3)))
-
-
-@njit(cache=True)
-def spatial_inertia_into(m, J, R, x, out, RJ, Jw):
-    """:func:`_spatial_inertia` with the scratch arrays ``RJ`` and ``Jw`` (3 x 3)."""
-    _mat3(R, J, RJ)
-    _mat3t(RJ, R, Jw)
-    xx = x[0] * x[0] + x[1] * x[1] + x[2] * x[2]
-    for i in range(3):
-        for j in range(3):
-            # -S(x)^2 = |x|^2 I - x x^T
-            out[i, j] = Jw[i, j] + m * ((xx if i == j else 0.0) - x[i] * x[j])
-            out[3 + i, 3 + j] = m if i == j else 0.0
-    Sx = ((0.0, -x[2], x[1]), (x[2], 0.0, -x[0]), (-x[1], x[0], 0.0))
-    for i in range(3):
-        for j in range(3):
-            out[i, 3 + j] = m * Sx[i][j]
-            out[3 + i, j] = -m * Sx[i][j]
+    (body axes, about its mass centre at ``x``) and rotation ``R``, into ``out`` (6 x 6):
+    ``[[J_w - m S(x)^2, m S(x)], [-m S(x), m 1]]`` with ``J_w = R J R^T`` (symmetric),
+    written out in scalars. Returns ``J_w``'s upper triangle, ``(K00, K01, K02, K11, K12,
+    K22)``, for the momentum of :func:`body_inertias_into`."""
+    R00, R01, R02 = R[0, 0], R[0, 1], R[0, 2]
+    R10, R11, R12 = R[1, 0], R[1, 1], R[1, 2]
+    R20, R21, R22 = R[2, 0], R[2, 1], R[2, 2]
+    J00, J01, J02 = J[0, 0], J[0, 1], J[0, 2]
+    J10, J11, J12 = J[1, 0], J[1, 1], J[1, 2]
+    J20, J21, J22 = J[2, 0], J[2, 1], J[2, 2]
+    # R J
+    A00 = R00 * J00 + R01 * J10 + R02 * J20
+    A01 = R00 * J01 + R01 * J11 + R02 * J21
+    A02 = R00 * J02 + R01 * J12 + R02 * J22
+    A10 = R10 * J00 + R11 * J10 + R12 * J20
+    A11 = R10 * J01 + R11 * J11 + R12 * J21
+    A12 = R10 * J02 + R11 * J12 + R12 * J22
+    A20 = R20 * J00 + R21 * J10 + R22 * J20
+    A21 = R20 * J01 + R21 * J11 + R22 * J21
+    A22 = R20 * J02 + R21 * J12 + R22 * J22
+    # J_w = (R J) R^T
+    K00 = A00 * R00 + A01 * R01 + A02 * R02
+    K01 = A00 * R10 + A01 * R11 + A02 * R12
+    K02 = A00 * R20 + A01 * R21 + A02 * R22
+    K11 = A10 * R10 + A11 * R11 + A12 * R12
+    K12 = A10 * R20 + A11 * R21 + A12 * R22
+    K22 = A20 * R20 + A21 * R21 + A22 * R22
+    x0, x1, x2 = x[0], x[1], x[2]
+    mx0, mx1, mx2 = m * x0, m * x1, m * x2
+    xx = x0 * x0 + x1 * x1 + x2 * x2
+    # -S(x)^2 = |x|^2 1 - x x^T
+    out[0, 0] = K00 + m * xx - mx0 * x0
+    out[1, 1] = K11 + m * xx - mx1 * x1
+    out[2, 2] = K22 + m * xx - mx2 * x2
+    out[0, 1] = out[1, 0] = K01 - mx0 * x1
+    out[0, 2] = out[2, 0] = K02 - mx0 * x2
+    out[1, 2] = out[2, 1] = K12 - mx1 * x2
+    out[0, 3] = out[3, 0] = 0.0
+    out[1, 4] = out[4, 1] = 0.0
+    out[2, 5] = out[5, 2] = 0.0
+    out[0, 4] = out[4, 0] = -mx2
+    out[0, 5] = out[5, 0] = mx1
+    out[1, 3] = out[3, 1] = mx2
+    out[1, 5] = out[5, 1] = -mx0
+    out[2, 3] = out[3, 2] = -mx1
+    out[2, 4] = out[4, 2] = mx0
+    out[3, 3] = out[4, 4] = out[5, 5] = m
+    out[3, 4] = out[4, 3] = out[3, 5] = out[5, 3] = out[4, 5] = out[5, 4] = 0.0
+    return K00, K01, K02, K11, K12, K22
 
 
 @njit(cache=True)
@@ -676,9 +680,9 @@ def body_inertias_into(body_node, target, body_mass, body_J, R, r, w, v, with_bi
     """:func:`body_inertias` into ``I`` and ``bias`` (any contents), body ``k`` into row
     ``target[k]`` (its node, or the rigid body its node belongs to: one body a row).
 
-    Written out in scalars: ``J_w = R J R^T`` (symmetric), the momentum ``h = (J_w omega +
-    x x m v, m v)`` (``v`` the mass centre's velocity) and the bias ``t x* h`` with the twist
-    ``t = (omega, v - omega x x)``."""
+    Each inertia by :func:`spatial_inertia_into`; the bias ``t x* h`` of the momentum
+    ``h = I t`` (from ``J_w``, ``x`` and ``m v``) with the twist ``t = (omega, v - omega x x)`` (``v`` the mass centre's
+    velocity), written out in scalars."""
     for n in range(len(I)):
         for i in range(6):
             bias[n, i] = 0.0
@@ -686,56 +690,16 @@ def body_inertias_into(body_node, target, body_mass, body_J, R, r, w, v, with_bi
                 I[n, i, j] = 0.0
     for k in range(len(body_node)):
         n, row, m = body_node[k], target[k], body_mass[k]
-        R00, R01, R02 = R[n, 0, 0], R[n, 0, 1], R[n, 0, 2]
-        R10, R11, R12 = R[n, 1, 0], R[n, 1, 1], R[n, 1, 2]
-        R20, R21, R22 = R[n, 2, 0], R[n, 2, 1], R[n, 2, 2]
-        J00, J01, J02 = body_J[k, 0, 0], body_J[k, 0, 1], body_J[k, 0, 2]
-        J10, J11, J12 = body_J[k, 1, 0], body_J[k, 1, 1], body_J[k, 1, 2]
-        J20, J21, J22 = body_J[k, 2, 0], body_J[k, 2, 1], body_J[k, 2, 2]
-        # R J
-        A00 = R00 * J00 + R01 * J10 + R02 * J20
-        A01 = R00 * J01 + R01 * J11 + R02 * J21
-        A02 = R00 * J02 + R01 * J12 + R02 * J22
-        A10 = R10 * J00 + R11 * J10 + R12 * J20
-        A11 = R10 * J01 + R11 * J11 + R12 * J21
-        A12 = R10 * J02 + R11 * J12 + R12 * J22
-        A20 = R20 * J00 + R21 * J10 + R22 * J20
-        A21 = R20 * J01 + R21 * J11 + R22 * J21
-        A22 = R20 * J02 + R21 * J12 + R22 * J22
-        # J_w = (R J) R^T, symmetric
-        K00 = A00 * R00 + A01 * R01 + A02 * R02
-        K01 = A00 * R10 + A01 * R11 + A02 * R12
-        K02 = A00 * R20 + A01 * R21 + A02 * R22
-        K11 = A10 * R10 + A11 * R11 + A12 * R12
-        K12 = A10 * R20 + A11 * R21 + A12 * R22
-        K22 = A20 * R20 + A21 * R21 + A22 * R22
-        x0, x1, x2 = r[n, 0], r[n, 1], r[n, 2]
-        mx0, mx1, mx2 = m * x0, m * x1, m * x2
-        xx = x0 * x0 + x1 * x1 + x2 * x2
-        # [[J_w - m S(x)^2, m S(x)], [-m S(x), m 1]]; -S(x)^2 = |x|^2 1 - x x^T
-        I[row, 0, 0] = K00 + m * xx - mx0 * x0
-        I[row, 1, 1] = K11 + m * xx - mx1 * x1
-        I[row, 2, 2] = K22 + m * xx - mx2 * x2
-        I[row, 0, 1] = I[row, 1, 0] = K01 - mx0 * x1
-        I[row, 0, 2] = I[row, 2, 0] = K02 - mx0 * x2
-        I[row, 1, 2] = I[row, 2, 1] = K12 - mx1 * x2
-        I[row, 0, 3] = I[row, 3, 0] = 0.0
-        I[row, 1, 4] = I[row, 4, 1] = 0.0
-        I[row, 2, 5] = I[row, 5, 2] = 0.0
-        I[row, 0, 4] = I[row, 4, 0] = -mx2
-        I[row, 0, 5] = I[row, 5, 0] = mx1
-        I[row, 1, 3] = I[row, 3, 1] = mx2
-        I[row, 1, 5] = I[row, 5, 1] = -mx0
-        I[row, 2, 3] = I[row, 3, 2] = -mx1
-        I[row, 2, 4] = I[row, 4, 2] = mx0
-        I[row, 3, 3] = I[row, 4, 4] = I[row, 5, 5] = m
+        K00, K01, K02, K11, K12, K22 = spatial_inertia_into(m, body_J[k], R[n], r[n], I[row])
         if with_bias:
+            x0, x1, x2 = r[n, 0], r[n, 1], r[n, 2]
             o0, o1, o2 = w[n, 0], w[n, 1], w[n, 2]
             v0, v1, v2 = v[n, 0], v[n, 1], v[n, 2]
             # v_O = v - omega x x
             t3 = v0 - (o1 * x2 - o2 * x1)
             t4 = v1 - (o2 * x0 - o0 * x2)
             t5 = v2 - (o0 * x1 - o1 * x0)
+            # the momentum about the origin, I t = (J_w omega + x x m v, m v)
             p0, p1, p2 = m * v0, m * v1, m * v2
             h0 = K00 * o0 + K01 * o1 + K02 * o2 + x1 * p2 - x2 * p1
             h1 = K01 * o0 + K11 * o1 + K12 * o2 + x2 * p0 - x0 * p2
