@@ -514,10 +514,12 @@ def random_state(system: str, model, rng) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pinocchio_state(system: str, q: np.ndarray, u: np.ndarray):
-    """Pinocchio's ``(q, v)`` of a vecnet state and the map of its ``a`` back to vecnet's
-    ``u'`` (a ball joint's velocity is in the child's axes there, the parent's here)."""
+    """Pinocchio's ``(q, v)`` of a vecnet state, the map of its ``a`` back to vecnet's
+    ``u'`` and the map of vecnet's ``u'`` to Pinocchio's ``a`` (a ball joint's velocity is
+    in the child's axes there, the parent's here; as the relative angular velocity
+    ``R v`` has the rate ``R a + (R v) x (R v) = R a``, the map of rates is the same)."""
     if system not in ("spherical", "bent"):
-        return q, u, lambda a: a
+        return q, u, lambda a: a, lambda a: a
     n = len(u) // 3
     qp, vp, turns = np.empty(4 * n), np.empty(3 * n), []
     for k in range(n):
@@ -526,7 +528,21 @@ def pinocchio_state(system: str, q: np.ndarray, u: np.ndarray):
         R = pin.Quaternion(w, x, y, z).toRotationMatrix()
         vp[3 * k:3 * k + 3] = R.T @ u[3 * k:3 * k + 3]
         turns.append(R)
-    return qp, vp, lambda a: np.concatenate([turns[k] @ a[3 * k:3 * k + 3] for k in range(n)])
+    return (qp, vp, lambda a: np.concatenate([turns[k] @ a[3 * k:3 * k + 3] for k in range(n)]),
+            lambda a: np.concatenate([turns[k].T @ a[3 * k:3 * k + 3] for k in range(n)]))
+
+
+def backward_error(model, q: np.ndarray, v: np.ndarray, a: np.ndarray) -> float:
+    """How far ``a`` is from solving Pinocchio's equations ``M(q) a + b(q, v) = 0`` (its
+    ``crba`` and ``rnea``), relative: ``|M a + b| / (|M| |a| + |b|)`` in the infinity norm.
+    Roundoff gives about 1e-16 to an exact solver at any conditioning; a long chain with
+    cond(M) of 1e8 or more may put two such answers far apart."""
+    data = model.createData()
+    M = pin.crba(model, data, q)
+    M = np.triu(M) + np.triu(M, 1).T
+    b = pin.rnea(model, data, q, v, np.zeros(model.nv))
+    return float(np.abs(M @ a + b).max()
+                 / (np.abs(M).sum(axis=1).max() * np.abs(a).max() + np.abs(b).max()))
 
 
 def per_call(fn: Callable[[], Any], runs: int = 5) -> float:
@@ -546,7 +562,8 @@ def per_call(fn: Callable[[], Any], runs: int = 5) -> float:
 PERCALL_COLUMNS = [("system", 9, "<"), ("N", 3, ">"), ("vn integrator", 13, ">"),
                    ("vn kernel", 9, ">"), ("vn public", 9, ">"), ("pin aba", 8, ">"),
                    ("MJ forward", 10, ">"), ("vn/pin", 6, ">"), ("kernel/pin", 10, ">"),
-                   ("vn/MJ", 6, ">"), ("agree", 7, ">")]
+                   ("vn/MJ", 6, ">"), ("agree", 7, ">"), ("vn bwd", 7, ">"),
+                   ("pin bwd", 7, ">")]
 
 
 def per_call_table(systems: list[str], sizes: list[int], checks: Checks) -> None:
@@ -555,7 +572,9 @@ def per_call_table(systems: list[str], sizes: list[int], checks: Checks) -> None
     (``model.open_chain_rates()``: normalized quaternions, u' and q'), its compiled kernel
     alone, the public ``eom.forward_dynamics(q, u)``, Pinocchio's ``aba`` (model and data
     made once) and MuJoCo's ``mj_forward``. The calls are interleaved (each timing the best
-    of 5), in this one process; ``agree`` is vecnet's u' against Pinocchio's, relative."""
+    of 5), in this one process; ``agree`` is vecnet's u' against Pinocchio's, relative, and
+    ``vn bwd``, ``pin bwd`` each tool's backward error in Pinocchio's own equations
+    (:func:`backward_error`), which decides where the two disagree."""
     from vecnet.numerics import recursive
 
     print_header("One forward-dynamics call (us): vecnet against Pinocchio's aba and "
@@ -573,16 +592,20 @@ def per_call_table(systems: list[str], sizes: list[int], checks: Checks) -> None
                 "integrator": lambda: rhs(y),
                 "kernel": lambda: recursive.open_chain_rates(*packed, y),
                 "public": lambda: eom.forward_dynamics(q, u)}
-            agree = ""
+            agree = vn_bwd = pin_bwd = failed = ""
             pm = pinocchio_chain(system, n)
             if pm is not None:
-                pdata, qp, vp, back = pm.createData(), *pinocchio_state(system, q, u)
+                pdata, qp, vp, back, there = pm.createData(), *pinocchio_state(system, q, u)
                 tau = np.zeros(pm.nv)
                 calls["pin"] = lambda: pin.aba(pm, pdata, qp, vp, tau)
-                a = back(pin.aba(pm, pdata, qp, vp, tau))
-                error = np.abs(rhs(y)[model.n:] - a).max() / np.abs(a).max()
-                agree = f"{error:.0e}"
-                checks.note(error < 1e-9, "", "")
+                a_pin = pin.aba(pm, pdata, qp, vp, tau).copy()
+                a_vn = rhs(y)[model.n:]
+                error = np.abs(a_vn - back(a_pin)).max() / np.abs(a_pin).max()
+                ours = backward_error(pm, qp, vp, there(a_vn))
+                agree, vn_bwd = f"{error:.0e}", f"{ours:.0e}"
+                pin_bwd = f"{backward_error(pm, qp, vp, a_pin):.0e}"
+                failed = checks.note(ours < 1e-14, "", f"  FAILED: vecnet's u' has backward "
+                                     f"error {ours:.1e} in Pinocchio's equations")
             if mujoco is not None:
                 mm = mujoco.MjModel.from_xml_string(mujoco_xml(system, n))
                 md = mujoco.MjData(mm)
@@ -597,12 +620,17 @@ def per_call_table(systems: list[str], sizes: list[int], checks: Checks) -> None
                      us.get("pin", ""), us.get("mj", ""),
                      f"{best['integrator'] / pin_t:.2f}" if pin_t else "",
                      f"{best['kernel'] / pin_t:.2f}" if pin_t else "",
-                     f"{best['integrator'] / mj_t:.2f}" if mj_t else "", agree]
+                     f"{best['integrator'] / mj_t:.2f}" if mj_t else "", agree, vn_bwd,
+                     pin_bwd]
             print(format_row(cells, PERCALL_COLUMNS), flush=True)
+            if failed:
+                print(failed)
     print("vn integrator = the right-hand side the integrator calls; vn kernel = the compiled "
           "call alone; vn public = eom.forward_dynamics(q, u) (checks and all); vn/pin and "
           "kernel/pin against Pinocchio's aba; vn/MJ against mj_forward (which also does "
-          "MuJoCo's collision and sensor stages, disabled here)"
+          "MuJoCo's collision and sensor stages, disabled here); agree = |u'_vn - u'_pin| / "
+          "|u'_pin|; vn bwd, pin bwd = |M a + b| / (|M| |a| + |b|) in Pinocchio's crba and "
+          "rnea"
           + ("" if pin is not None else "; pin (Pinocchio) not installed: its columns empty"))
 
 

@@ -65,15 +65,21 @@ PARAMETERS = 26
 SCRATCH = 6
 _AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S, _START = 0, 3, 12, 15, 18, 19, 22, 25
 
+#: the decorator of the kernels that allocate nothing and return no array: compiled
+#: without numba's reference counting, which otherwise spends an atomic increment and
+#: decrement on every array view such a kernel makes or passes on (about a third of a
+#: small chain's call). Their callers own every array they are given for the whole call.
+in_place = njit(cache=True, _nrt=False)
 
-@njit(cache=True)
+
+@in_place
 def _cross(a, b, out):
     out[0] = a[1] * b[2] - a[2] * b[1]
     out[1] = a[2] * b[0] - a[0] * b[2]
     out[2] = a[0] * b[1] - a[1] * b[0]
 
 
-@njit(cache=True)
+@in_place
 def _mat3(A, B, out):
     """``out = A B`` for 3 x 3 matrices (loops beat a BLAS call at this size)."""
     for i in range(3):
@@ -81,7 +87,7 @@ def _mat3(A, B, out):
             out[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
 
 
-@njit(cache=True)
+@in_place
 def _axis_rotation(axis, angle, out):
     """Rodrigues: ``cos I + sin S(a) + (1 - cos) a a^T``."""
     c, s = np.cos(angle), np.sin(angle)
@@ -98,7 +104,7 @@ def _axis_rotation(axis, angle, out):
     out[2, 2] = c + t * z * z
 
 
-@njit(cache=True)
+@in_place
 def _quaternion_matrix(q, at, out):
     """``A(p)`` of the quaternion at ``q[at:at + 4]`` (the formula of
     :func:`vecnet.core.rotations.quaternion_matrix`)."""
@@ -114,7 +120,7 @@ def _quaternion_matrix(q, at, out):
     out[2, 2] = w * w - x * x - y * y + z * z
 
 
-@njit(cache=True)
+@in_place
 def _motion(kind, prm, b, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, turn, middle):
     """The relative motion of branch ``b`` (parameter row ``prm[b]``) in its coordinates
     (see the module docstring); ``W`` and ``V`` receive ``k`` columns, ``turn`` and
@@ -251,7 +257,7 @@ def walk(parent, child, sign, kind, ground, qo, uo, nk, prm, n_nodes, datum, q, 
     return R, r, w, v, S, c, A0, theta
 
 
-@njit(cache=True)
+@in_place
 def walk_into(parent, child, sign, kind, ground, qo, uo, nk, prm, datum, q, u, R, r, w, v, S,
               c, A0, theta, scratch):
     """:func:`walk` into the arrays given (any contents: every entry read is written
@@ -600,7 +606,7 @@ def wrench_rows(W, head, tail, nodes, r, Jw, Jv):
     return out
 
 
-@njit(cache=True, inline="always")   # on the hot path of every body
+@njit(cache=True, _nrt=False, inline="always")   # in place, on the hot path of every body
 def spatial_inertia_into(m, J, R, x, out):
     """The spatial inertia about the world origin of a body with mass ``m``, inertia ``J``
     (body axes, about its mass centre at ``x``) and rotation ``R``, into ``out`` (6 x 6):
@@ -675,7 +681,7 @@ def body_inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
     return I, bias
 
 
-@njit(cache=True)
+@in_place
 def body_inertias_into(body_node, target, body_mass, body_J, R, r, w, v, with_bias, I, bias):
     """:func:`body_inertias` into ``I`` and ``bias`` (any contents), body ``k`` into row
     ``target[k]`` (its node, or the rigid body its node belongs to: one body a row).
@@ -720,7 +726,7 @@ def inverse_spd(A, k, out):
     inverse_spd_into(A, k, out, np.empty((6, 6)), np.empty((6, 6)))
 
 
-@njit(cache=True)
+@in_place
 def inverse_spd_into(A, k, out, L, Li):
     """:func:`inverse_spd` with the scratch ``L`` and ``Li`` (6 x 6, any contents)."""
     for i in range(k):
@@ -748,7 +754,7 @@ def inverse_spd_into(A, k, out, L, Li):
             out[i, j] = s
 
 
-@njit(cache=True)
+@in_place
 def _inverse_spd3(D, k, out, b):
     """``out[b, :k, :k] = D[:k, :k]^-1`` for ``k`` = 1, 2, 3 by cofactors, NaN where the
     block is not positive definite (a leading minor not positive), as
@@ -800,7 +806,7 @@ def _articulate(parent, child, nk, S, I):
     return U, Dinv
 
 
-@njit(cache=True)
+@in_place
 def _articulate_into(parent, child, nk, S, I, U, Dinv, scratch):
     """:func:`_articulate` into ``U`` and ``Dinv`` (only the first ``k`` columns of a
     branch are written and read; ``scratch``: :data:`SCRATCH` x 6 x 6). The inertias are
@@ -871,7 +877,7 @@ def _accelerate(parent, child, uo, nk, n_nodes, datum, S, c, I, U, Dinv, bias, t
     return ud
 
 
-@njit(cache=True)
+@in_place
 def _accelerate_into(parent, child, uo, nk, datum, S, c, I, U, Dinv, pA, tau, a_datum, uu, a,
                      ud, scratch):
     """:func:`_accelerate` with the bias forces ``pA`` (overwritten: they are folded leaf
@@ -975,6 +981,14 @@ def open_chain_rates(itab, ftab, work, y):
     one of work space, so that a call unboxes four arrays and allocates only ``y'``).
     ``ok`` is false where ``y`` or ``y'`` is not finite (a branch without inertia beyond
     it)."""
+    out = np.empty(len(y))
+    ok = open_chain_rates_into(itab, ftab, work, y, out)
+    return out, ok
+
+
+@in_place
+def open_chain_rates_into(itab, ftab, work, y, out):
+    """:func:`open_chain_rates` into ``out`` (``n + nu``), returning ``ok``."""
     nb, nn, datum, nbod, n, nu = itab[0], itab[1], itab[2], itab[3], itab[4], itab[5]
     ng, nm, gdatum = itab[6], itab[7], itab[8]
     at = _HEADER
@@ -1062,7 +1076,6 @@ def open_chain_rates(itab, ftab, work, y):
     for j in range(3):
         a_datum[j] = 0.0
         a_datum[3 + j] = -gravity[j]
-    out = np.zeros(n + nu)
     for i in range(nu):
         tau[i] = 0.0
     _accelerate_into(mparent, mchild, muo, mnk, gdatum, Sm, cm, I, U, Dinv, bias, tau, a_datum,
@@ -1071,7 +1084,12 @@ def open_chain_rates(itab, ftab, work, y):
     total = 0.0
     for i in range(n + nu):
         total += out[i] + y[i]
-    return out, np.isfinite(total) or (np.isfinite(out).all() and np.isfinite(y).all())
+    if np.isfinite(total):
+        return True
+    for i in range(n + nu):     # a sum of finite entries may still overflow
+        if not (np.isfinite(out[i]) and np.isfinite(y[i])):
+            return False
+    return True
 
 
 def pack(tree: Tree, n: int, nu: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1187,7 +1205,7 @@ def coordinate_rates(kind, qo, uo, nk, q, u):
     return qd
 
 
-@njit(cache=True)
+@in_place
 def coordinate_rates_into(kind, qo, uo, nk, q, u, qd):
     """:func:`coordinate_rates` into ``qd`` (every entry of a coordinate is written)."""
     for b in range(len(kind)):
