@@ -164,23 +164,24 @@ def solve_accelerations(model, time: float, q: np.ndarray, u: np.ndarray, rows: 
     return accelerations(model.evaluate(time, q, u, w=w), rows)
 
 
-def _vector(value, size: int, name: str, owner: str, what: str,
+def _vector(value, size: int, name: str, owner: str, what: Callable[[], str],
             labels: tuple[str, ...] = ()) -> np.ndarray:
     """``value`` as a finite float vector of ``size`` entries, or a ModelError saying why
-    not (``what`` tells which entries ``owner`` expects, ``labels`` names each)."""
+    not (``what()`` tells which entries ``owner`` expects, ``labels`` names each)."""
     try:
         out = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {name} must be numbers ({what}); got "
+        raise ModelError(f"{owner}: {name} must be numbers ({what()}); got "
                          f"{type(value).__name__}") from None
     if out.shape != (size,):
-        raise ModelError(f"{owner}: {name} must be a vector of {size} entries ({what}); got "
+        raise ModelError(f"{owner}: {name} must be a vector of {size} entries ({what()}); got "
                          f"shape {out.shape}")
-    bad = np.flatnonzero(~np.isfinite(out))
-    if len(bad):
-        label = f" ({labels[bad[0]]})" if len(labels) == size else ""
-        raise ModelError(f"{owner}: {name}[{bad[0]}]{label} is {out[bad[0]]}: every entry "
-                         "must be finite")
+    if not np.isfinite(out @ out):      # one reduction when all is well
+        bad = np.flatnonzero(~np.isfinite(out))
+        if len(bad):
+            label = f" ({labels[bad[0]]})" if len(labels) == size else ""
+            raise ModelError(f"{owner}: {name}[{bad[0]}]{label} is {out[bad[0]]}: every "
+                             "entry must be finite")
     return out
 
 
@@ -189,8 +190,9 @@ def forward_dynamics(model, q, u, tau=None, time: float = 0.0,
                      owner: str = "forward_dynamics") -> np.ndarray:
     """``u'`` of a compiled mechanism at ``(time, q, u)`` under the generalized forces
     ``tau`` (in the speeds, added to gravity, springs, drivers and the velocity terms): by
-    the articulated-body recursion for a tree, in time linear in its size; with loops (cut
-    joints, drivers, velocity constraints) by the same recursion and the loops' multipliers
+    the articulated-body recursion for a tree, in time linear in its size (one compiled
+    call for a tree that gravity alone moves); with loops (cut joints, drivers, velocity
+    constraints) by the same recursion and the loops' multipliers
     (:meth:`~vecnet.numerics.mechanism.CompiledModel.accelerations`), the explicit
     saddle-point system where the recursion has no answer. Unit quaternions in ``q`` are
     normalized. ``names`` (coordinates, speeds) name the entries in messages.
@@ -209,11 +211,20 @@ def forward_dynamics(model, q, u, tau=None, time: float = 0.0,
     def listed(labels):
         return ", ".join(labels) if 0 < len(labels) <= 12 else "in the model's order"
 
-    q = _vector(q, n, "q", owner, f"the coordinates {listed(coordinates)}", coordinates)
-    u = _vector(u, nu, "u", owner, f"the speeds {listed(speed_names)}", speed_names)
-    if tau is not None:
+    q = _vector(q, n, "q", owner, lambda: f"the coordinates {listed(coordinates)}",
+                coordinates)
+    u = _vector(u, nu, "u", owner, lambda: f"the speeds {listed(speed_names)}", speed_names)
+    if tau is None:
+        fast = getattr(model, "open_chain_rates", None)
+        fast = fast() if fast is not None else None
+        if fast is not None:    # it normalizes; a zero quaternion fails it, and is told below
+            out = fast(np.concatenate([q, u]))
+            if out is not None:
+                return out[n:]
+    else:
         tau = _vector(tau, nu, "tau", owner,
-                      f"a generalized force per speed {listed(speed_names)}", speed_names)
+                      lambda: f"a generalized force per speed {listed(speed_names)}",
+                      speed_names)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         q = normalize(model, q)
     if not np.isfinite(q).all():

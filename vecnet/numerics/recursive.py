@@ -69,7 +69,8 @@ _AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S, _START = 0, 3, 12, 15, 18, 19, 22, 25
 #: without numba's reference counting, which otherwise spends an atomic increment and
 #: decrement on every array view such a kernel makes or passes on (about a third of a
 #: small chain's call). Their callers own every array they are given for the whole call.
-in_place = njit(cache=True, _nrt=False)
+#: A division by zero gives inf or NaN, as in numpy, for the caller's finiteness check.
+in_place = njit(cache=True, _nrt=False, error_model="numpy")
 
 
 @in_place
@@ -606,7 +607,8 @@ def wrench_rows(W, head, tail, nodes, r, Jw, Jv):
     return out
 
 
-@njit(cache=True, _nrt=False, inline="always")   # in place, on the hot path of every body
+# in place, and inlined: it is on the hot path of every body
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def spatial_inertia_into(m, J, R, x, out):
     """The spatial inertia about the world origin of a body with mass ``m``, inertia ``J``
     (body axes, about its mass centre at ``x``) and rotation ``R``, into ``out`` (6 x 6):
