@@ -228,13 +228,14 @@ def test_a_system_from_t0_follows_a_torque_that_grows_with_time():
 @pytest.fixture
 def evaluations(monkeypatch):
     """Counts every evaluation of a simulation's right-hand side or residual (each goes
-    through the simulation's Watch), apart from the code under test."""
+    through the simulation's Watch, one at a time or, for a compiled step, ``count`` at
+    once), apart from the code under test."""
     calls = []
     watch = bounds.Watch.__call__
 
-    def counted(self, *args):
-        calls.append(args[0])
-        return watch(self, *args)
+    def counted(self, time, state=None, finite=False, count=1):
+        calls.extend([time] * count)
+        return watch(self, time, state, finite, count)
 
     monkeypatch.setattr(bounds.Watch, "__call__", counted)
     return calls

@@ -426,13 +426,22 @@ class Watch:
         share = (time - self.t0) / (self.t1 - self.t0) if self.t1 > self.t0 else 1.0
         return f"t = {time:.6g} ({100 * share:.3g}% of the span)"
 
-    def __call__(self, time: float, state: Any = None, finite: bool = False) -> None:
-        """Count an evaluation at ``time`` of ``state`` (``finite``: known to be finite,
-        as a compiled right-hand side tells, so not checked again)."""
+    def room(self, count: int, size: int) -> bool:
+        """Whether ``count`` more evaluations of ``size`` states each stay within the
+        bounds (a compiled step that takes them at once asks first, so that a run stops
+        at the bound exactly, one evaluation at a time)."""
+        return (self.evaluations + count <= self.max_evaluations
+                and self.work + count * size <= self.max_work)
+
+    def __call__(self, time: float, state: Any = None, finite: bool = False,
+                 count: int = 1) -> None:
+        """Count ``count`` evaluations, the last at ``time`` of ``state`` (``finite``: known
+        to be finite, as a compiled right-hand side tells, so not checked again)."""
         if _interrupted.get():
             raise KeyboardInterrupt
-        self.evaluations += 1
-        self.work += 1 if state is None else len(state) if finite else np.size(state)
+        before = self.evaluations
+        self.evaluations += count
+        self.work += count * (1 if state is None else len(state) if finite else np.size(state))
         if state is not None and not finite:
             values = np.asarray(state, dtype=float)
             if not math.isfinite(values.sum()) and not np.isfinite(values).all():
@@ -454,7 +463,7 @@ class Watch:
                 "state evaluations for a model file or netlist): shorten t_span, loosen the "
                 "tolerances or raise the limit with vn.limits(file_work=...) (--limit "
                 "file_work=... on the command line)")
-        if self.max_seconds < math.inf and self.evaluations % 64 == 0 \
+        if self.max_seconds < math.inf and self.evaluations // 64 > before // 64 \
                 and self.seconds() > self.max_seconds:
             raise SimulationError(
                 f"the simulation stopped at {self.where(time)} after {self.max_seconds:g} s "

@@ -20,6 +20,8 @@ __all__ = ["ARITHMETIC", "solve_ivp", "solve_ida", "evaluation_failure", "one_bl
 ARITHMETIC = (OverflowError, ZeroDivisionError, FloatingPointError)
 #: how many times a step is shortened before its state cannot be moved is an error
 MOVE_TRIES = 8
+#: the step-size control of scipy's explicit Runge-Kutta methods (``scipy.integrate._ivp.rk``)
+SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 
 
 @contextlib.contextmanager
@@ -60,7 +62,7 @@ EXPLICIT = ("RK23", "RK45", "DOP853")
 def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
               method: str | type, outcome: Outcome,
               after_step: Callable[[float, np.ndarray], np.ndarray] | None = None,
-              land: bool = False, **options: Any):
+              land: bool = False, stages: Callable | None = None, **options: Any):
     """:func:`scipy.integrate.solve_ivp`, except that a run that fails ends with the samples
     it reached: a :class:`~vecnet.errors.SimulationError` (or an arithmetic error) raised
     by ``fun``, or a step the solver cannot take, gives ``status`` -1 and the samples of
@@ -78,6 +80,13 @@ def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
     mode sits near the edge of the stability region as the steps grow, the interpolant
     amplifies what is left of it — a motor's current read between steps at rtol 1e-11 was
     4600 times the tolerance off). A step cut short to land keeps the size allowed before.
+
+    ``stages(t, y, f, h, K, A, B, C, E3, E5, rtol, atol)``, for DOP853 without
+    ``after_step``, takes each attempted step in one call: it fills the stages ``K`` and
+    returns ``(y_new, f_new, error_norm)`` as scipy's ``rk_step`` and error estimate do
+    (``fun`` compiled into it), or ``None`` where it cannot (a state not finite), and
+    scipy's own step is then taken. Where ``fun`` is one compiled call, the Python
+    between the stages costs more than the stages.
 
     >>> out = Outcome("RK45")
     >>> def decay(t, y):
@@ -100,6 +109,8 @@ def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
 
     land = land and getattr(base, "__name__", base) in EXPLICIT \
         and options.get("t_eval") is not None
+    if after_step is not None or getattr(base, "__name__", base) != "DOP853":
+        stages = None
     targets = np.unique(np.asarray(options["t_eval"], dtype=float)) if land else np.zeros(0)
 
     class Guarded(base):
@@ -114,6 +125,7 @@ def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
                 self.t_bound = target
             try:
                 ok, message = (self._moved_step() if after_step is not None
+                               else self._compiled_step() if stages is not None
                                else super()._step_impl())
             except (SimulationError, *ARITHMETIC) as exc:
                 caught.append(evaluation_failure(exc))
@@ -134,6 +146,45 @@ def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
                 return targets[k] if k < len(targets) and targets[k] < self.t_bound else None
             k = int(np.searchsorted(targets, self.t - slack, side="left")) - 1
             return targets[k] if k >= 0 and targets[k] > self.t_bound else None
+
+        def _compiled_step(self):
+            """scipy's ``RungeKutta._step_impl``, each attempt one call of ``stages``."""
+            t, y, direction = self.t, self.y, self.direction
+            fixed = self.__dict__.get("_stage_tables")
+            if fixed is None:   # contiguous, as the compiled call was compiled for them
+                fixed = self._stage_tables = (
+                    *(np.ascontiguousarray(x, dtype=float)
+                      for x in (self.A, self.B, self.C, self.E3, self.E5)),
+                    np.broadcast_to(np.asarray(self.atol, dtype=float), y.shape).copy())
+            *tables, atol = fixed
+            min_step = 10 * np.abs(np.nextafter(t, direction * np.inf) - t)
+            h_abs = self.max_step if self.h_abs > self.max_step \
+                else min_step if self.h_abs < min_step else self.h_abs
+            rejected = False
+            while True:
+                if h_abs < min_step:
+                    return False, self.TOO_SMALL_STEP
+                t_new = t + h_abs * direction
+                if direction * (t_new - self.t_bound) > 0:
+                    t_new = self.t_bound
+                h = t_new - t
+                h_abs = abs(h)
+                taken = stages(t, y, self.f, h, self.K, *tables, self.rtol, atol)
+                if taken is None:    # scipy's own step, whose evaluations tell what failed
+                    self.h_abs = h_abs
+                    return super()._step_impl()
+                self.nfev += self.n_stages
+                y_new, f_new, error = taken
+                if error < 1:
+                    factor = MAX_FACTOR if error == 0 \
+                        else min(MAX_FACTOR, SAFETY * error ** self.error_exponent)
+                    h_abs *= min(1.0, factor) if rejected else factor
+                    break
+                h_abs *= max(MIN_FACTOR, SAFETY * error ** self.error_exponent)
+                rejected = True
+            self.h_previous, self.y_old, self.t, self.y = h, y, t_new, y_new
+            self.h_abs, self.f = h_abs, f_new
+            return True, None
 
         def _moved_step(self):
             for _ in range(MOVE_TRIES):

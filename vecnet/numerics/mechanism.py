@@ -696,14 +696,10 @@ class CompiledModel(ABC):
         (:func:`~.recursive.open_chain_rates`) on the tree packed once, with work space kept
         here; ``None`` for any other mechanism. A simulation's right-hand side: nothing in
         Python stands between the integrator and the kernel but this closure."""
-        if self.m or self.force_elements or self.rotors or self.loads:
+        packed = self._open_chain()
+        if packed is None:
             return None
-        packed = self.__dict__.get("_packed")
-        if packed is None or packed[0] is not self.kernel_tree:
-            # packed again when bind() made a new tree
-            packed = (self.kernel_tree, *recursive.pack(self.kernel_tree, self.n, self.nu))
-            self.__dict__["_packed"] = packed
-        _, itab, ftab, work = packed
+        itab, ftab, work = packed
         kernel = recursive.open_chain_rates
 
         def rates(y: np.ndarray) -> np.ndarray | None:
@@ -711,6 +707,38 @@ class CompiledModel(ABC):
             return out if ok else None
 
         return rates
+
+    def open_chain_stages(self):
+        """For the mechanisms of :meth:`open_chain_rates`, one attempted step of DOP853 in
+        one compiled call (:func:`~.recursive.open_chain_rk_step`): a function of
+        ``(y, f, h, K, A, B, C, E3, E5, rtol, atol)`` giving ``(y_new, f_new, error_norm)``,
+        or ``None`` where a stage is not finite (the ``stages`` of
+        :func:`~.integrators.solve_ivp` but for the time, as gravity alone moves the tree);
+        ``None`` for any other mechanism."""
+        packed = self._open_chain()
+        if packed is None:
+            return None
+        itab, ftab, work = packed
+        kernel = recursive.open_chain_rk_step
+
+        def stages(y, f, h, K, A, B, C, E3, E5, rtol, atol):
+            y_new, f_new, error = kernel(itab, ftab, work, y, f, h, A, B, C, E3, E5, K, rtol,
+                                         atol)
+            return None if error < 0 else (y_new, f_new, error)
+
+        return stages
+
+    def _open_chain(self):
+        """The tree packed for the open-chain kernels (:func:`~.recursive.pack`), once for
+        each tree (:meth:`bind` makes a new one); ``None`` for a mechanism that loops,
+        force elements, rotors or loads take off that path."""
+        if self.m or self.force_elements or self.rotors or self.loads:
+            return None
+        packed = self.__dict__.get("_packed")
+        if packed is None or packed[0] is not self.kernel_tree:
+            packed = (self.kernel_tree, *recursive.pack(self.kernel_tree, self.n, self.nu))
+            self.__dict__["_packed"] = packed
+        return packed[1:]
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
         """``M(q)`` by the composite-rigid-body recursion."""

@@ -603,13 +603,14 @@ class Motion(NamedTuple):
 
 
 def _counted(outcome: Outcome, progress) -> Callable[..., None]:
-    """A function of ``(t, y, finite=False)`` that counts each evaluation in
-    ``outcome.nfev`` and passes it on to ``progress`` (a :class:`~vecnet.core.bounds.Watch`),
-    if any; ``finite``: ``y`` is known to be finite (not checked again)."""
-    def evaluation(time: float, y: np.ndarray, finite: bool = False) -> None:
-        outcome.nfev += 1
+    """A function of ``(t, y, finite=False, count=1)`` that counts ``count`` evaluations
+    in ``outcome.nfev`` and passes them on to ``progress`` (a
+    :class:`~vecnet.core.bounds.Watch`), if any; ``finite``: ``y`` is known to be finite
+    (not checked again)."""
+    def evaluation(time: float, y: np.ndarray, finite: bool = False, count: int = 1) -> None:
+        outcome.nfev += count
         if progress is not None:
-            progress(time, y, finite)
+            progress(time, y, finite, count)
 
     return evaluation
 
@@ -647,6 +648,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     pending = np.asarray(times, dtype=float)
     n, nu = model.n, speeds(model)
     recursive = getattr(model, "forward_dynamics", None)
+    room = getattr(progress, "room", None)
     quick = 0   # mode switches in a row, each within `settle` of the one before
     if modes is not None:
         u, _ = modes.start(time, q, u, first=True)
@@ -689,6 +691,18 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             return np.concatenate([*consistent(tt, y), y[n + nu:]])
 
         rhs = open_chain if plain else constrained_rates
+        # and each attempted step of DOP853 one compiled call, its evaluations counted
+        stages = getattr(model, "open_chain_stages", lambda: None)() \
+            if compiled is not None else None
+
+        def counted_stages(tt, y, f, h, K, *tables, stages=stages):
+            count = len(tables[1])
+            if room is not None and not room(count, len(y)):
+                return None     # scipy's step, one evaluation at a time, stops at the bound
+            taken = stages(y, f, h, K, *tables)
+            if taken is not None:
+                evaluation(tt + h, taken[0], True, count)
+            return taken
 
         def singular(tt, y, part=part):
             return part.conditioning(tt, y[:n]) - 1e-3
@@ -701,6 +715,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                         # with loops the steps are projected, and landing on the output
                         # times failed an RSSR's projection near t = 0.94: not yet
                         land=not constrained,
+                        stages=counted_stages if stages is not None else None,
                         rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
                         first_step=min(settle, 0.5 * (pending[-1] - time)) if last is not None

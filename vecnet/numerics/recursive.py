@@ -42,7 +42,7 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
            "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
            "inverse_mass_times", "node_bias", "wrench_rows", "primitive_rows",
-           "row_rates", "inverse_spd", "open_chain_rates", "pack",
+           "row_rates", "inverse_spd", "open_chain_rates", "open_chain_rk_step", "pack",
            "BODY_FORM"]
 
 #: branch kinds (the joint motions this module knows); AFFINE is a planar branch, a turn
@@ -1094,6 +1094,52 @@ def open_chain_rates_into(itab, ftab, work, y, out):
     return True
 
 
+@njit(cache=True)
+def open_chain_rk_step(itab, ftab, work, y, f, h, A, B, C, E3, E5, K, rtol, atol):
+    """One attempted step of an explicit Runge-Kutta pair with DOP853's error estimate
+    (scipy's ``rk_step`` and ``DOP853._estimate_error_norm``, the same sums) on the tree
+    of :func:`open_chain_rates`: from ``y`` with the rate ``f``, of size ``h``, with the
+    method's tables ``A``, ``B``, ``C`` (unused: the tree under gravity is autonomous),
+    ``E3``, ``E5``; the stages into ``K`` (stages + 1 rows, the last ``f(y_new)``), scaled
+    by ``atol + rtol max(|y|, |y_new|)`` (``atol`` one per entry). Returns
+    ``(y_new, f_new, error_norm)``, the error norm -1 where a stage's state or rate is not
+    finite."""
+    ns, n = len(B), len(y)
+    z = np.empty(n)
+    y_new = np.empty(n)
+    for i in range(n):
+        K[0, i] = f[i]
+    for s in range(1, ns):
+        for i in range(n):
+            acc = 0.0
+            for j in range(s):
+                acc += K[j, i] * A[s, j]
+            z[i] = y[i] + h * acc
+        if not open_chain_rates_into(itab, ftab, work, z, K[s]):
+            return y_new, z, -1.0
+    for i in range(n):
+        acc = 0.0
+        for j in range(ns):
+            acc += K[j, i] * B[j]
+        y_new[i] = y[i] + h * acc
+    f_new = np.empty(n)
+    if not open_chain_rates_into(itab, ftab, work, y_new, f_new):
+        return y_new, f_new, -1.0
+    e5 = e3 = 0.0
+    for i in range(n):
+        K[ns, i] = f_new[i]
+        scale = atol[i] + max(abs(y[i]), abs(y_new[i])) * rtol
+        a5 = a3 = 0.0
+        for j in range(ns + 1):
+            a5 += K[j, i] * E5[j]
+            a3 += K[j, i] * E3[j]
+        e5 += (a5 / scale) ** 2
+        e3 += (a3 / scale) ** 2
+    if e5 == 0.0 and e3 == 0.0:
+        return y_new, f_new, 0.0
+    return y_new, f_new, abs(h) * e5 / np.sqrt((e5 + 0.01 * e3) * n)
+
+
 def pack(tree: Tree, n: int, nu: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(itab, ftab, work)`` of :func:`open_chain_rates` for ``tree`` with ``n`` coordinates
     and ``nu`` speeds: its integers, its numbers and the work space, each one flat array."""
@@ -1388,7 +1434,12 @@ def compile_kernels() -> None:
     wrenches = np.zeros((3, 6))
     forward_dynamics(tree, st, u, wrenches, 7)
     free_motion(tree, q, u, 7)
-    open_chain_rates(*pack(tree, 8, 7), np.concatenate([q, u]))
+    y = np.concatenate([q, u])
+    open_chain_rates(*pack(tree, 8, 7), y)
+    stages = 12     # DOP853's tables, contiguous as the integrator passes them
+    open_chain_rk_step(*pack(tree, 8, 7), y, y, 1e-3, np.zeros((stages, stages)),
+                       np.zeros(stages), np.zeros(stages), np.zeros(stages + 1),
+                       np.zeros(stages + 1), np.zeros((stages + 1, 15)), 1e-8, np.ones(15))
     generalized_forces(tree, st, wrenches, 7)
     inverse_mass(tree, st, np.eye(7)[:, :2], 7)
     mass(tree, st, 7)
