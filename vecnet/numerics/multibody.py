@@ -695,11 +695,11 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         stages = getattr(model, "open_chain_stages", lambda: None)() \
             if compiled is not None else None
 
-        def counted_stages(tt, y, f, h, K, *tables, stages=stages):
-            count = len(tables[1])
+        def counted_stages(tt, y, f, h, K, A, B, *tables, stages=stages):
+            count = len(B)      # the evaluations of a step: one a stage but the first
             if room is not None and not room(count, len(y)):
                 return None     # scipy's step, one evaluation at a time, stops at the bound
-            taken = stages(y, f, h, K, *tables)
+            taken = stages(y, f, h, K, A, B, *tables)
             if taken is not None:
                 evaluation(tt + h, taken[0], True, count)
             return taken
