@@ -310,7 +310,7 @@ def reference(eom, system: str, t_end: float, atol: float, budget: float) -> dic
 
 
 def measure_vecnet(system: str, n: int, t_end: float, ref_atol: float,
-                   rtols: list[float]) -> dict[str, Any]:
+                   rtols: list[float], atol_ratio: float = ATOL_RATIO) -> dict[str, Any]:
     """Formulate + compile, then a simulation at each of ``rtols`` (``out["runs"][rtol]``:
     its time, tip, success and error) and the reference; ``out["sim"]`` is the longest
     simulation, which sets the reference's budget."""
@@ -329,7 +329,7 @@ def measure_vecnet(system: str, n: int, t_end: float, ref_atol: float,
         out["runs"][rtol] = run
         try:
             run["sim"], res = timed(lambda: simulate(eom, system, t_end, rtol,
-                                                     ATOL_RATIO * rtol))
+                                                     atol_ratio * rtol))
             start = time.perf_counter()
             run["tip"] = vecnet_tip(system, res, n)
             run["outputs"] = time.perf_counter() - start
@@ -731,9 +731,9 @@ def fresh_process(systems: list[str]) -> None:
 
 def bench(systems: list[str], sizes: list[int], t_end: float, shorten, budget: float,
           ref_atol: float, checks: Checks, bent_sizes: list[int] = BENT_SIZES,
-          rtols: list[float] = RTOLS, bent_shorten=(16, 2.0)
+          rtols: list[float] = RTOLS, bent_shorten=(16, 2.0), atol_ratio: float = ATOL_RATIO
           ) -> dict[tuple[str, int], dict[str, Any]]:
-    print_header(f"Tip error and wall time; vecnet DOP853 at each rtol, atol {ATOL_RATIO:g} x "
+    print_header(f"Tip error and wall time; vecnet DOP853 at each rtol, atol {atol_ratio:g} x "
                  f"rtol; reference vecnet rtol {REF_RTOL:g}, atol {ref_atol:g}; MuJoCo RK4 at "
                  f"the first halved step as accurate as vecnet (or within {ERROR_FLOOR:g} m)",
                  COLUMNS)
@@ -742,7 +742,7 @@ def bench(systems: list[str], sizes: list[int], t_end: float, shorten, budget: f
     for system in systems:
         for n in (bent_sizes if system == "bent" else sizes):
             T = sim_time(n, t_end, bent_shorten if system == "bent" else shorten)
-            v = measure_vecnet(system, n, T, ref_atol, rtols)
+            v = measure_vecnet(system, n, T, ref_atol, rtols, atol_ratio)
             common = []
             if any(r.get("success") for r in v["runs"].values()) and \
                     not v.get("ref success", False):
@@ -906,8 +906,6 @@ def main() -> int:
     shorten = size_seconds(args.shorten, "shorten")
     bent_shorten = size_seconds(args.bent_shorten, "bent-shorten")
     rtols = parse_list(args.rtols, float, "rtols")
-    global ATOL_RATIO
-    ATOL_RATIO = args.atol_ratio
     if mujoco is not None:  # warnings are counted per run (data.warning), not printed or logged
         mujoco.set_mju_user_warning(lambda message: None)
     start = time.perf_counter()
@@ -919,7 +917,8 @@ def main() -> int:
         per_call_table(systems, parse_list(args.percall_sizes, int, "percall-sizes"), checks)
     if not args.no_end_to_end:
         rows = bench(systems, sizes, t_end, shorten, args.mj_budget, args.ref_atol, checks,
-                     parse_list(args.bent_sizes, int, "bent-sizes"), rtols, bent_shorten)
+                     parse_list(args.bent_sizes, int, "bent-sizes"), rtols, bent_shorten,
+                     args.atol_ratio)
         report_growth([s for s in systems if s != "bent"], rows)
     print(f"\ntotal run time {time.perf_counter() - start:.1f} s; "
           f"{checks.failures or 'no'} failed check(s)")

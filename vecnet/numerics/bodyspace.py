@@ -45,13 +45,21 @@ from numba import njit
 
 from ..errors import SimulationError
 from . import recursive
-from .recursive import Tree, body_inertias, force_cross, inverse_spd, spatial_inertia_into, state
+from .recursive import (
+    Tree,
+    body_inertias,
+    force_cross,
+    in_place,
+    inverse_spd,
+    spatial_inertia_into,
+    state,
+)
 
 __all__ = ["BodySpace", "Layout", "BodyProjection", "BodyPartition", "band_cholesky",
            "band_solve", "band_lu", "band_lu_solve", "norm_estimate", "compile_kernels"]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _move_motion(x, a, b, out):
     """A motion vector (twist, spatial acceleration) about the point ``a`` taken about
     ``b``: ``(omega, v + omega x (b - a))``."""
@@ -62,7 +70,7 @@ def _move_motion(x, a, b, out):
     out[5] = x[5] + x[0] * d1 - x[1] * d0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 def _move_wrench(x, a, b, out):
     """A wrench about the point ``a`` taken about ``b``: ``(n + (a - b) x f, f)``."""
     d0, d1, d2 = a[0] - b[0], a[1] - b[1], a[2] - b[2]
@@ -72,7 +80,7 @@ def _move_wrench(x, a, b, out):
     out[2] = x[2] + d0 * x[4] - d1 * x[3]
 
 
-@njit(cache=True)
+@in_place
 def _joint_frame(A, k, d, T, Sp, j, Q, v):
     """Of a motion subspace ``A`` (d x k): an orthonormal basis ``T[j]`` (d x (d - k)) of
     the wrenches that do no work on it and its pseudo-inverse ``Sp[j]`` (k x d), by
@@ -350,7 +358,7 @@ def schur_system(comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenc
     return True, ab, rhs, ref, free, Y, Sp, cj, G, gam
 
 
-@njit(cache=True)
+@in_place
 def band_cholesky(B, kd):
     """``U^T U = S`` in place, for ``S`` symmetric positive definite in band storage by
     columns, ``B[j, kd + i - j] = S[i, j]`` for ``j - kd <= i <= j`` (LAPACK's upper band
@@ -476,7 +484,7 @@ def _relative(comps, jparent, jchild, jk, juo, ref, A, Sp, cj, nu):
     return out
 
 
-@njit(cache=True)
+@in_place
 def band_lu(B, kl, ku, piv):
     """LU with partial pivoting, in place, of a band matrix stored by columns:
     ``B[j, kl + ku + i - j] = A[i, j]`` for ``j - ku <= i <= j + kl``, with ``kl`` more

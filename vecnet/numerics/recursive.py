@@ -68,7 +68,8 @@ _AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S, _START = 0, 3, 12, 15, 18, 19, 22, 25
 #: the decorator of the kernels that allocate nothing and return no array: compiled
 #: without numba's reference counting, which otherwise spends an atomic increment and
 #: decrement on every array view such a kernel makes or passes on (about a third of a
-#: small chain's call). Their callers own every array they are given for the whole call.
+#: small chain's call). Their callers own every array they are given for the whole call;
+#: an array they returned would be freed twice (tests/test_in_place_kernels.py).
 #: A division by zero gives inf or NaN, as in numpy, for the caller's finiteness check.
 in_place = njit(cache=True, _nrt=False, error_model="numpy")
 
