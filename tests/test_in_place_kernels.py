@@ -23,7 +23,7 @@ def without_reference_counting(module):
             continue
         for decorator in node.decorator_list:
             text = ast.unparse(decorator)
-            if text == "in_place" or "_nrt=False" in text:
+            if text in ("in_place", "in_place_inline") or "_nrt=False" in text:
                 yield f"{module.__name__}.{node.name}", node
 
 

@@ -50,6 +50,7 @@ from .recursive import (
     body_inertias,
     force_cross,
     in_place,
+    in_place_inline,
     inverse_spd,
     spatial_inertia_into,
     state,
@@ -59,7 +60,7 @@ __all__ = ["BodySpace", "Layout", "BodyProjection", "BodyPartition", "band_chole
            "band_solve", "band_lu", "band_lu_solve", "norm_estimate", "compile_kernels"]
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@in_place_inline
 def _move_motion(x, a, b, out):
     """A motion vector (twist, spatial acceleration) about the point ``a`` taken about
     ``b``: ``(omega, v + omega x (b - a))``."""
@@ -70,7 +71,7 @@ def _move_motion(x, a, b, out):
     out[5] = x[5] + x[0] * d1 - x[1] * d0
 
 
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@in_place_inline
 def _move_wrench(x, a, b, out):
     """A wrench about the point ``a`` taken about ``b``: ``(n + (a - b) x f, f)``."""
     d0, d1, d2 = a[0] - b[0], a[1] - b[1], a[2] - b[2]

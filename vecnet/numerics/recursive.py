@@ -72,6 +72,8 @@ _AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S, _START = 0, 3, 12, 15, 18, 19, 22, 25
 #: an array they returned would be freed twice (tests/test_in_place_kernels.py).
 #: A division by zero gives inf or NaN, as in numpy, for the caller's finiteness check.
 in_place = njit(cache=True, _nrt=False, error_model="numpy")
+#: :data:`in_place`, and inlined into its callers (a kernel of a few lines on a hot path)
+in_place_inline = njit(cache=True, _nrt=False, error_model="numpy", inline="always")
 
 
 @in_place
@@ -608,8 +610,7 @@ def wrench_rows(W, head, tail, nodes, r, Jw, Jv):
     return out
 
 
-# in place, and inlined: it is on the hot path of every body
-@njit(cache=True, _nrt=False, error_model="numpy", inline="always")
+@in_place_inline   # on the hot path of every body
 def spatial_inertia_into(m, J, R, x, out):
     """The spatial inertia about the world origin of a body with mass ``m``, inertia ``J``
     (body axes, about its mass centre at ``x``) and rotation ``R``, into ``out`` (6 x 6):
