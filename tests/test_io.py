@@ -717,7 +717,7 @@ def test_a_system_saves_and_loads_to_the_same_equations_and_motion(tmp_path):
 @pytest.mark.parametrize("change, location, says", [
     (lambda d: d["network"]["elements"][1].update(joint="Q"), "/network",
      "names joint 'Q'"),
-    (lambda d: d["connect"].update({"T.through": "pd.integral + nowhere.x"}),
+    (lambda d: d["connect"].update({"T.through": "pd.filter + nowhere.x"}),
      "/connect/T.through", "nowhere"),
     (lambda d: d["mechanism"].update(simulation={"t_span": [0, 1]}), "/mechanism/simulation",
      "setting of the whole system"),

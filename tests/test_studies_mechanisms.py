@@ -227,11 +227,11 @@ def test_pd_gain_sweep_of_a_coupled_system_matches_the_characteristic_polynomial
     assert frame["error"].isna().all()
     for k, kp in enumerate(gains):
         row = frame.iloc[k]
-        found = np.array([row[f"eig{j}.real"] + 1j * row[f"eig{j}.imag"] for j in range(5)])
-        # the PID keeps an integral state though ki = 0: one eigenvalue at 0
-        assert np.sum(np.abs(found) < 1e-6) == 1
-        found = found[np.abs(found) >= 1e-6]
+        # a PD (ki = 0) has no integral state: the four roots of the closed loop, no more
+        found = np.array([row[f"eig{j}.real"] + 1j * row[f"eig{j}.imag"] for j in range(4)])
+        assert "eig4.real" not in frame.columns
         expected = characteristic_roots(kp)
+        assert len(expected) == 4
         for root in expected:
             assert np.min(np.abs(found - root)) < 1e-6 * max(1.0, abs(root))
 

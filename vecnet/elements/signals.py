@@ -86,8 +86,9 @@ def Integrator(name: str, signal, initial: float = 0.0) -> Block:
 def PID(name: str, error, kp=0.0, ki=0.0, kd=0.0, tf=0.01) -> Block:
     """A PID controller with a first-order filter on the derivative:
     ``output = kp e + ki \\int e + kd (e - f)/tf`` with ``f' = (e - f)/tf``, the filtered
-    derivative being ``kd s/(tf s + 1)``. Its states are the integral (when ``ki != 0``) and
-    the filter (when ``kd != 0``).
+    derivative being ``kd s/(tf s + 1)``. Its states are the integral (unless ``ki`` is zero)
+    and the filter (unless ``kd`` is zero); a gain given as a symbol keeps its state.
+    A PD controller (``ki = 0``, or ``0.0``) has no integral state.
 
     >>> import sympy
     >>> pid = PID("pid", sympy.Symbol("e"), kp=2, ki=1, kd=0.1, tf=0.01)
@@ -95,18 +96,21 @@ def PID(name: str, error, kp=0.0, ki=0.0, kd=0.0, tf=0.01) -> Block:
     12.0*e - 10.0*pid.filter + pid.integral
     >>> pid.states
     (pid.integral, pid.filter)
+    >>> PID("pd", sympy.Symbol("e"), kp=2, ki=0.0, kd=0.1).states
+    (pd.filter,)
     """
     if float(tf) <= 0:
         raise ModelError(f"PID {name!r}: the derivative filter needs tf > 0")
     e = _expr(error, name)
     kp, ki, kd, tf = (_expr(v, name) for v in (kp, ki, kd, tf))
     output, states, rates = kp * e, [], []
-    if ki != 0:  # a PD controller has no integral state (it would never settle under load)
+    # zero as sympy sees it: a float gain 0.0 is not equal to the integer 0 there
+    if not ki.is_zero:  # a PD controller has no integral state (it would never settle under load)
         integral = sympy.Symbol(f"{name}.integral", real=True)
         output += ki * integral
         states.append(integral)
         rates.append(e)
-    if kd != 0:
+    if not kd.is_zero:
         filtered = sympy.Symbol(f"{name}.filter", real=True)
         derivative = (e - filtered) / tf
         output += kd * derivative
