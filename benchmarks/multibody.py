@@ -40,11 +40,10 @@ Protocol, per system and N. The tip is the last body's mass centre (vecnet:
   ``eom.simulate(T, t_eval=..., rtol=rtol, atol=rtol / 100, velocities=...)`` (DOP853)
   within ``vn.limits(max_seconds=3600, max_evaluations=10**8)``, for each rtol of
   ``--rtols`` (default 1e-8; a sweep: ``--rtols 1e-6,1e-8,1e-11``), a row each; atol is
-  ``--atol-ratio`` (default 1e-2) times rtol. An atol far below what double precision
-  resolves stalls the steps: at rtol 1e-11 and atol 1e-13 the spherical chain of 24 links,
-  where it whips near t = 6.3 s, asks its spins about the links, whose rates there are
-  roundoff of about 1e-8 rad/s^2, to be held to 1e-13 rad/s, and takes 3.4 million
-  evaluations (55 s); at atol 1e-11, 22,000 (0.4 s).
+  ``--atol-ratio`` (default 1e-2) times rtol. A tiny atol can stall the steps: at rtol
+  1e-11 and atol 1e-13 the spherical chain of 24 links takes 3.4 million evaluations (55 s;
+  at atol 1e-11, 22,000 and 0.4 s), its error estimate led by joint speeds about the
+  slender links' axes (inertia m l^2/200) of 1e-11 to 1e-9 rad/s, each held to 1e-13.
   Its error is the largest distance, over the output times, between its tip and the
   reference tip. Its steps land on the output times, so that its error is often far below
   what rtol asks (DOP853 is of order 8 and takes steps of at most T/500).
