@@ -47,12 +47,11 @@ from ..errors import SimulationError
 from . import recursive
 from .recursive import (
     Tree,
+    body_inertia_into,
     body_inertias,
-    force_cross,
     in_place,
     in_place_inline,
     inverse_spd,
-    spatial_inertia_into,
     state,
 )
 
@@ -276,8 +275,6 @@ def schur_system(comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenc
     f = np.zeros((n_groups, d))
     I = np.empty((6, 6))
     x = np.empty(3)
-    twist = np.empty(6)
-    h = np.empty(6)
     tmp = np.empty(6)
     moved = np.empty(6)
     for k in range(len(body_node)):
@@ -287,19 +284,8 @@ def schur_system(comps, body_node, body_mass, body_J, R, r, w, v, gravity, wrenc
             continue
         for y in range(3):
             x[y] = r[n, y] - ref[g, y]
-        spatial_inertia_into(body_mass[k], body_J[k], R[n], x, I)
-        # the twist about the reference: (omega, v_n - omega x x)
-        for y in range(3):
-            twist[y] = w[n, y]
-        twist[3] = v[n, 0] - (w[n, 1] * x[2] - w[n, 2] * x[1])
-        twist[4] = v[n, 1] - (w[n, 2] * x[0] - w[n, 0] * x[2])
-        twist[5] = v[n, 2] - (w[n, 0] * x[1] - w[n, 1] * x[0])
-        for a in range(6):
-            t = 0.0
-            for b in range(6):
-                t += I[a, b] * twist[b]
-            h[a] = t
-        force_cross(twist, h, tmp)
+        # the inertia and the velocity bias wrench about the group's reference
+        body_inertia_into(body_mass[k], body_J[k], R[n], x, w[n], v[n], I, tmp, True)
         for a in range(d):
             # gravity: I (0, g) is the body's weight as a wrench about the reference
             t = -tmp[comps[a]]

@@ -124,6 +124,31 @@ def _quaternion_matrix(q, at, out):
     out[2, 2] = w * w - x * x - y * y + z * z
 
 
+@in_place_inline
+def _turned_r0(turn, prm, b, out):
+    """``out = turn R0`` with ``R0`` the initial relative rotation of parameter row
+    ``prm[b]``."""
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = (turn[i, 0] * prm[b, _R0 + j] + turn[i, 1] * prm[b, _R0 + 3 + j]
+                         + turn[i, 2] * prm[b, _R0 + 6 + j])
+
+
+@in_place_inline
+def _quaternion_at(kind):
+    """Where the unit quaternion sits among a branch's coordinates (after its
+    translations, as many as there are), or -1 for a kind without one."""
+    if kind == FREE or kind == FREE_BODY:
+        return 3
+    if kind == SPHERICAL or kind == SPHERICAL_BODY:
+        return 0
+    if kind == LINE or kind == LINE_BODY:
+        return 1
+    if kind == PLANE or kind == PLANE_BODY:
+        return 2
+    return -1
+
+
 @in_place
 def _motion(kind, prm, b, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, turn, middle):
     """The relative motion of branch ``b`` (parameter row ``prm[b]``) in its coordinates
@@ -159,10 +184,7 @@ def _motion(kind, prm, b, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, turn, middle):
     elif kind == REVOLUTE or kind == SCREW or kind == CYLINDRICAL or kind == PLANAR:
         angle = q[qo + 2] if kind == PLANAR else q[qo]
         _axis_rotation(prm[b, _AXIS:_AXIS + 3], angle, turn)
-        for i in range(3):
-            for j in range(3):
-                Rrel[i, j] = (turn[i, 0] * prm[b, _R0 + j] + turn[i, 1] * prm[b, _R0 + 3 + j]
-                              + turn[i, 2] * prm[b, _R0 + 6 + j])
+        _turned_r0(turn, prm, b, Rrel)
         col = 2 if kind == PLANAR else 0
         for i in range(3):
             W[i, col] = prm[b, _AXIS + i]
@@ -195,10 +217,7 @@ def _motion(kind, prm, b, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, turn, middle):
         translates = False
     elif kind == UNIVERSAL:
         _axis_rotation(prm[b, _AXIS:_AXIS + 3], q[qo], turn)
-        for i in range(3):
-            for j in range(3):
-                middle[i, j] = (turn[i, 0] * prm[b, _R0 + j] + turn[i, 1] * prm[b, _R0 + 3 + j]
-                                + turn[i, 2] * prm[b, _R0 + 6 + j])
+        _turned_r0(turn, prm, b, middle)
         _axis_rotation(prm[b, _AXIS2:_AXIS2 + 3], q[qo + 1], turn)
         _mat3(middle, turn, Rrel)
         f0, f1, f2 = prm[b, _AXIS2], prm[b, _AXIS2 + 1], prm[b, _AXIS2 + 2]
@@ -664,16 +683,34 @@ def spatial_inertia_into(m, J, R, x, out):
     return K00, K01, K02, K11, K12, K22
 
 
-@njit(cache=True)
-def force_cross(t, f, out):
-    """``t x* f`` of a twist ``t = (omega, v)`` and a wrench ``f = (n, F)``:
-    ``(omega x n + v x F, omega x F)``."""
-    out[0] = t[1] * f[2] - t[2] * f[1] + t[4] * f[5] - t[5] * f[4]
-    out[1] = t[2] * f[0] - t[0] * f[2] + t[5] * f[3] - t[3] * f[5]
-    out[2] = t[0] * f[1] - t[1] * f[0] + t[3] * f[4] - t[4] * f[3]
-    out[3] = t[1] * f[5] - t[2] * f[4]
-    out[4] = t[2] * f[3] - t[0] * f[5]
-    out[5] = t[0] * f[4] - t[1] * f[3]
+@in_place_inline   # on the hot path of every body
+def body_inertia_into(m, J, R, x, omega, vel, out, bias, with_bias):
+    """The spatial inertia ``out`` (:func:`spatial_inertia_into`) of a body whose mass
+    centre sits at ``x`` from the reference point, and, ``with_bias``, its velocity bias
+    wrench ``t x* (I t)`` about that point into ``bias`` (6), for the angular velocity
+    ``omega`` and the mass centre's velocity ``vel``: the twist about the reference is
+    ``t = (omega, vel - omega x x)``, the momentum ``I t = (J_w omega + x x m vel, m vel)``,
+    written out in scalars."""
+    K00, K01, K02, K11, K12, K22 = spatial_inertia_into(m, J, R, x, out)
+    if not with_bias:
+        return
+    x0, x1, x2 = x[0], x[1], x[2]
+    o0, o1, o2 = omega[0], omega[1], omega[2]
+    v0, v1, v2 = vel[0], vel[1], vel[2]
+    t3 = v0 - (o1 * x2 - o2 * x1)
+    t4 = v1 - (o2 * x0 - o0 * x2)
+    t5 = v2 - (o0 * x1 - o1 * x0)
+    p0, p1, p2 = m * v0, m * v1, m * v2
+    h0 = K00 * o0 + K01 * o1 + K02 * o2 + x1 * p2 - x2 * p1
+    h1 = K01 * o0 + K11 * o1 + K12 * o2 + x2 * p0 - x0 * p2
+    h2 = K02 * o0 + K12 * o1 + K22 * o2 + x0 * p1 - x1 * p0
+    # t x* h = (omega x h_n + v_O x h_f, omega x h_f)
+    bias[0] = o1 * h2 - o2 * h1 + t4 * p2 - t5 * p1
+    bias[1] = o2 * h0 - o0 * h2 + t5 * p0 - t3 * p2
+    bias[2] = o0 * h1 - o1 * h0 + t3 * p1 - t4 * p0
+    bias[3] = o1 * p2 - o2 * p1
+    bias[4] = o2 * p0 - o0 * p2
+    bias[5] = o0 * p1 - o1 * p0
 
 
 @njit(cache=True)
@@ -688,39 +725,17 @@ def body_inertias(body_node, body_mass, body_J, n_nodes, R, r, w, v, with_bias):
 @in_place
 def body_inertias_into(body_node, target, body_mass, body_J, R, r, w, v, with_bias, I, bias):
     """:func:`body_inertias` into ``I`` and ``bias`` (any contents), body ``k`` into row
-    ``target[k]`` (its node, or the rigid body its node belongs to: one body a row).
-
-    Each inertia by :func:`spatial_inertia_into`; the bias ``t x* h`` of the momentum
-    ``h = I t`` (from ``J_w``, ``x`` and ``m v``) with the twist ``t = (omega, v - omega x x)`` (``v`` the mass centre's
-    velocity), written out in scalars."""
+    ``target[k]`` (its node, or the rigid body its node belongs to: one body a row), each
+    about the world origin by :func:`body_inertia_into`."""
     for n in range(len(I)):
         for i in range(6):
             bias[n, i] = 0.0
             for j in range(6):
                 I[n, i, j] = 0.0
     for k in range(len(body_node)):
-        n, row, m = body_node[k], target[k], body_mass[k]
-        K00, K01, K02, K11, K12, K22 = spatial_inertia_into(m, body_J[k], R[n], r[n], I[row])
-        if with_bias:
-            x0, x1, x2 = r[n, 0], r[n, 1], r[n, 2]
-            o0, o1, o2 = w[n, 0], w[n, 1], w[n, 2]
-            v0, v1, v2 = v[n, 0], v[n, 1], v[n, 2]
-            # v_O = v - omega x x
-            t3 = v0 - (o1 * x2 - o2 * x1)
-            t4 = v1 - (o2 * x0 - o0 * x2)
-            t5 = v2 - (o0 * x1 - o1 * x0)
-            # the momentum about the origin, I t = (J_w omega + x x m v, m v)
-            p0, p1, p2 = m * v0, m * v1, m * v2
-            h0 = K00 * o0 + K01 * o1 + K02 * o2 + x1 * p2 - x2 * p1
-            h1 = K01 * o0 + K11 * o1 + K12 * o2 + x2 * p0 - x0 * p2
-            h2 = K02 * o0 + K12 * o1 + K22 * o2 + x0 * p1 - x1 * p0
-            # t x* h = (omega x h_n + v_O x h_f, omega x h_f)
-            bias[row, 0] = o1 * h2 - o2 * h1 + t4 * p2 - t5 * p1
-            bias[row, 1] = o2 * h0 - o0 * h2 + t5 * p0 - t3 * p2
-            bias[row, 2] = o0 * h1 - o1 * h0 + t3 * p1 - t4 * p0
-            bias[row, 3] = o1 * p2 - o2 * p1
-            bias[row, 4] = o2 * p0 - o0 * p2
-            bias[row, 5] = o0 * p1 - o1 * p0
+        n, row = body_node[k], target[k]
+        body_inertia_into(body_mass[k], body_J[k], R[n], r[n], w[n], v[n], I[row], bias[row],
+                          with_bias)
 
 
 @njit(cache=True)
@@ -1054,10 +1069,7 @@ def open_chain_rates_into(itab, ftab, work, y, out):
     for i in range(n):
         q[i] = y[i]
     for b in range(nb):     # unit quaternions, as the coordinates mean them
-        kb = kind[b]
-        first = 3 if kb == FREE or kb == FREE_BODY else 0 if kb == SPHERICAL or \
-            kb == SPHERICAL_BODY else 1 if kb == LINE or kb == LINE_BODY else \
-            2 if kb == PLANE or kb == PLANE_BODY else -1
+        first = _quaternion_at(kind[b])
         if first >= 0:
             i = qo[b] + first
             norm = np.sqrt(q[i] * q[i] + q[i + 1] * q[i + 1] + q[i + 2] * q[i + 2]
@@ -1261,18 +1273,12 @@ def coordinate_rates_into(kind, qo, uo, nk, q, u, qd):
     for b in range(len(kind)):
         k, i, j = kind[b], qo[b], uo[b]
         body = k >= FREE_BODY and k <= PLANE_BODY
-        if k == FREE or k == FREE_BODY:
-            scalars, at = 3, 3
-        elif k == SPHERICAL or k == SPHERICAL_BODY:
-            scalars, at = 0, 0
-        elif k == LINE or k == LINE_BODY:
-            scalars, at = 1, 1
-        elif k == PLANE or k == PLANE_BODY:
-            scalars, at = 2, 2
-        else:
+        at = _quaternion_at(k)
+        if at < 0:
             for m in range(nk[b]):
                 qd[i + m] = u[j + m]
             continue
+        scalars = at    # the translations' coordinates and speeds come first, one for one
         for m in range(scalars):
             qd[i + m] = u[j + m]
         w, x, y, z = q[i + at], q[i + at + 1], q[i + at + 2], q[i + at + 3]
