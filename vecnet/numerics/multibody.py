@@ -633,8 +633,9 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     ``progress(t, y)``, if given, sees every evaluation (a :class:`~vecnet.core.bounds.Watch`
     bounds the work). Each of the ``stops`` (:class:`Stop`) ends a stretch of integration
     when it is struck; the speeds jump (:func:`impact`) and the integration starts again.
-    ``modes`` (a :class:`~vecnet.numerics.friction.CoulombModes`), if given, sets the
-    set-valued joint frictions' forces among the loads at every evaluation, and its events
+    ``modes`` (a :class:`~vecnet.numerics.friction.CoulombModes` or a
+    :class:`~vecnet.numerics.contact.ContactModes`), if given, sets the set-valued joint
+    frictions' or the contacts' forces among the loads at every evaluation, and its events
     end a stretch too: the modes switch and the integration starts again.
     Returns the :class:`Motion` at ``times``, each strike and mode switch an event."""
     outcome = Outcome("partition")
@@ -746,9 +747,9 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             quick = quick + 1 if last is not None and time - last[1] < settle else 0
             if quick > MAX_SWITCHES:
                 outcome.fail(SimulationError(
-                    f"joint friction switched mode {quick} times in a row within "
-                    f"{settle:.3g} s by t = {time:.6g}: the modes chatter; the friction "
-                    "problem has no consistent mode there"))
+                    f"joint friction or contacts switched mode {quick} times in a row "
+                    f"within {settle:.3g} s by t = {time:.6g}: the modes chatter; the "
+                    "friction or contact problem has no consistent mode there"))
                 break
             try:
                 u, happened = modes.switch(switch, time, q, u)
