@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from vecnet.errors import SimulationError
-from vecnet.numerics.integrators import solve_ivp
+from vecnet.numerics.integrators import IDLE_TRIES, solve_ivp
 from vecnet.numerics.result import Outcome
 
 
@@ -54,7 +54,25 @@ def test_a_move_larger_than_the_tolerance_shortens_the_step():
     sol = solve_ivp(rotation, (0.0, 1.0), np.array([1.0, 0.0]), "DOP853", out,
                     after_step=biased, rtol=1e-12, atol=1e-14)
     assert sol.status == -1
-    assert "no step, however short" in str(out.error)
+    assert "however short" in str(out.error)
+
+
+def test_a_move_that_shorter_steps_do_not_shrink_ends_the_run_in_words():
+    """A move that is the projection's own (here a fixed bias) is not the step's error: the
+    run ends after a few shortened tries, the message told by ``after_step.explain``."""
+    tried = []
+
+    def biased(t, y):
+        tried.append(t)
+        return onto_circle(t, y) * (1.0 + 1e-7)
+
+    biased.explain = lambda t, y: f"the radius there is {np.hypot(*y):.3f}"
+    out = Outcome("DOP853")
+    sol = solve_ivp(rotation, (0.0, 1.0), np.array([1.0, 0.0]), "DOP853", out,
+                    after_step=biased, rtol=1e-12, atol=1e-14)
+    assert sol.status == -1 and len(tried) == 1 + IDLE_TRIES
+    assert "every step, however short" in str(out.error)
+    assert "the radius there is 1.000" in str(out.error)
 
 
 def test_after_step_needs_an_explicit_method():

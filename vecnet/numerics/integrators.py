@@ -20,6 +20,8 @@ __all__ = ["ARITHMETIC", "solve_ivp", "solve_ida", "evaluation_failure", "one_bl
 ARITHMETIC = (OverflowError, ZeroDivisionError, FloatingPointError)
 #: how many times a step is shortened before its state cannot be moved is an error
 MOVE_TRIES = 8
+#: how many shortened tries in a row may move a step as far as the best try before it
+IDLE_TRIES = 3
 #: the step-size control of scipy's explicit Runge-Kutta methods (``scipy.integrate._ivp.rk``)
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 
@@ -72,7 +74,9 @@ def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
     ``after_step(t, y)``, for the explicit methods (:data:`EXPLICIT`), moves the state of
     every accepted step (a projection onto constraints), the rate there evaluated anew; a
     step it cannot move (a :class:`~vecnet.errors.SimulationError` or a singular system),
-    or moves by more than the tolerances allow a step's error, is taken again, shorter.
+    or moves by more than the tolerances allow a step's error, is taken again, shorter,
+    while shorter steps move less; where they do not, the run ends, the message told by
+    ``after_step.explain(t, y)`` if the function has that attribute.
 
     With ``land``, the explicit methods step onto every output time (``t_eval``), so that
     the values there are the steps' own: an interpolant between steps is less accurate
@@ -187,6 +191,9 @@ def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
             return True, None
 
         def _moved_step(self):
+            best, idle = np.inf, 0   # the smallest move yet (in tolerances); tries since
+            size = np.inf
+            explain = getattr(after_step, "explain", None)
             for _ in range(MOVE_TRIES):
                 t, y, f, h_abs = self.t, self.y, self.f, self.h_abs
                 ok, message = super()._step_impl()
@@ -203,14 +210,27 @@ def solve_ivp(fun: Callable, t_span: tuple[float, float], y0: np.ndarray,
                 scale = self.atol + self.rtol * np.maximum(np.abs(self.y), np.abs(moved))
                 size = float(np.sqrt(np.mean(((moved - self.y) / scale) ** 2)))
                 if size > 1.0:
+                    # shorter steps that move as far do not help: the move is then not the
+                    # step's error (at least fourth order in its length) but the
+                    # projection's own
+                    idle = idle + 1 if size > 0.9 * best else 0
+                    best = min(best, size)
+                    if idle == IDLE_TRIES:
+                        break
                     shrink = max(0.2, 0.9 * size ** self.error_exponent)
                     self.t, self.y, self.f, self.h_abs = t, y, f, h_abs * shrink
                     continue
                 self.y = moved
                 self.f = self.K[-1] = self.fun(self.t, self.y)
                 return ok, message
-            raise SimulationError(f"at t = {self.t:.6g} no step, however short, could be "
-                                  "brought back onto the constraints")
+            if not np.isfinite(size):
+                raise SimulationError(f"at t = {self.t:.6g} no step, however short, could "
+                                      "be brought back onto the constraints")
+            raise SimulationError(
+                f"at t = {t:.6g} every step, however short, is moved onto the constraints "
+                f"by {size:.3g} times the tolerances"
+                + (f"; {explain(t, y)}" if explain is not None else "")
+                + "; loosen rtol and atol, or try method='dae'")
 
         def _dense_output_impl(self):
             if land:   # the outputs are step ends: the interpolant only where asked between
@@ -288,14 +308,16 @@ class _Chord:
 
 
 def solve_ida(solver, times: np.ndarray, y0: np.ndarray, yp0: np.ndarray,
-              outcome: Outcome) -> tuple[np.ndarray, np.ndarray]:
+              outcome: Outcome) -> tuple[np.ndarray, np.ndarray, tuple | None]:
     """Step IDA (a scikit-sundae ``IDA``, set up) from ``(times[0], y0, yp0)`` through the
-    output ``times``: ``(t, y)``, a row of ``y`` for each time reached. A
-    :class:`~vecnet.errors.SimulationError` in the residual, or a step IDA cannot take,
-    ends the run with the samples before it, the error recorded in ``outcome``;
-    ``outcome.njev`` and ``outcome.message`` are IDA's."""
+    output ``times``: ``(t, y, stopped)``, a row of ``y`` for each time reached, and
+    ``(t, y, yp)`` where one of the solver's events (its ``eventsfn``) ended the run
+    before the last time, else ``None``. A :class:`~vecnet.errors.SimulationError` in the
+    residual, or a step IDA cannot take, ends the run with the samples before it, the
+    error recorded in ``outcome``; ``outcome.njev`` and ``outcome.message`` are IDA's."""
     ts: list[float] = []
     ys: list[np.ndarray] = []
+    stopped = None
     try:
         try:
             reached = solver.init_step(times[0], y0, yp0)
@@ -309,6 +331,9 @@ def solve_ida(solver, times: np.ndarray, y0: np.ndarray, yp0: np.ndarray,
             reached = solver.step(tout, tstop=times[-1])
             if not reached.success:
                 raise SimulationError(f"IDA stopped at t = {reached.t:.6g}: {reached.message}")
+            if reached.status == 2 and reached.t < tout:   # an event, before this output
+                stopped = (float(reached.t), reached.y.copy(), reached.yp.copy())
+                break
             ts.append(float(reached.t))
             ys.append(reached.y)
         outcome.message = str(reached.message)
@@ -316,4 +341,4 @@ def solve_ida(solver, times: np.ndarray, y0: np.ndarray, yp0: np.ndarray,
         outcome.fail(evaluation_failure(exc))
     else:
         outcome.njev += int(reached.njev)
-    return np.array(ts), np.array(ys).reshape(len(ts), len(y0))
+    return np.array(ts), np.array(ys).reshape(len(ts), len(y0)), stopped

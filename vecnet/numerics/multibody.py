@@ -459,6 +459,17 @@ def position_constraints(model, time: float, q: np.ndarray):
     return f(time, q)
 
 
+#: the largest loop residual a projection leaves (metres and radians), and with redundant
+#: rows, where least squares spreads it over rows the partition does not hold, a smaller
+#: one: the dependent coordinates' error is this amplified by the partition's conditioning,
+#: and the Bricard linkage at rtol 1e-12 needs the smaller
+CLOSED, CLOSED_REDUNDANT = 1e-12, 1e-14
+#: a partition (or a DAE's rows) is chosen anew when its conditioning falls below this: a
+#: projection amplifies its residual by up to the inverse, and at 1e-3 that already cost
+#: the Bricard linkage every step near t = 3.8 (the move larger than rtol 1e-8 allows)
+NEAR_SINGULAR = 1e-2
+
+
 class Partition:
     """Coordinate partitioning: the independent coordinates are kept as integrated, the
     dependent ones ``dep_q`` found from the position equations (Newton, starting from the
@@ -470,11 +481,19 @@ class Partition:
 
     def __init__(self, model, time: float, q: np.ndarray) -> None:
         self.model = model
-        self.rows, self.dep, self.ind = _split(velocity_constraints(model, time, q)[0])
+        A = velocity_constraints(model, time, q)[0]
+        self.rows, self.dep, self.ind = _split(A)
         if getattr(model, "position_constraints", None) is None and not velocity_rows(model):
             self.rows_q, self.dep_q = self.rows, self.dep
+            rows_q = len(A)
         else:
-            self.rows_q, self.dep_q, _ = _split(position_constraints(model, time, q)[1])
+            phi_q = position_constraints(model, time, q)[1]
+            self.rows_q, self.dep_q, _ = _split(phi_q)
+            rows_q = len(phi_q)
+        #: redundant loops (more constraint rows than their rank: a Bennett linkage): the
+        #: independent rows chosen here need not hold the others away from this pose,
+        #: so the projections solve every row, by least squares (exact on the manifold)
+        self.redundant = len(self.rows) < len(A) or len(self.rows_q) < rows_q
         #: the projections in body space (a model's ``body_partition``), where the model
         #: solves its constraints there and both splits are one
         self.body = None
@@ -502,10 +521,13 @@ class Partition:
                     res, jac = position[0], position[1]
                 else:
                     res, jac = model.position_constraints(time, q)
-                res = res[self.rows_q]
-                if np.max(np.abs(res)) < 1e-12:
+                if not self.redundant:
+                    res, jac = res[self.rows_q], jac[self.rows_q]
+                if np.max(np.abs(res)) < (CLOSED_REDUNDANT if self.redundant else CLOSED):
                     break
-                step = solve(jac[np.ix_(self.rows_q, self.dep_q)], res)
+                # redundant rows: every row, by least squares (see __init__)
+                step = scipy.linalg.lstsq(jac[:, self.dep_q], res, lapack_driver="gelsy")[0] \
+                    if self.redundant else solve(jac[:, self.dep_q], res)
                 q[self.dep_q] -= step
                 position = None
                 if np.max(np.abs(step)) < 1e-14 * (1.0 + np.max(np.abs(q))):  # at roundoff
@@ -515,8 +537,12 @@ class Partition:
                                       "mechanism left its assembly (a singular configuration?)")
         if len(self.dep):
             A, phi_t = velocity_constraints(model, time, q, position)
-            A = A[self.rows]
-            u[self.dep] = solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
+            if self.redundant:
+                u[self.dep] = scipy.linalg.lstsq(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t),
+                                                 lapack_driver="gelsy")[0]
+            else:
+                A = A[self.rows]
+                u[self.dep] = solve(A[:, self.dep], -(A[:, self.ind] @ uw + phi_t[self.rows]))
         return q, u
 
     def conditioning(self, time: float, q: np.ndarray) -> float:
@@ -656,8 +682,16 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         extra = _with_friction(extra, modes)
     while True:
         part = Partition(model, time, q)
-        y0 = np.concatenate([q, u, s])
         constrained = bool(len(part.dep) or len(part.dep_q))
+        if constrained:
+            # the state came from the last partition, whose rows may no longer hold the
+            # others (redundant loops): start on this partition's constraints
+            try:
+                q, u = part.project(time, q, u[part.ind])
+            except (SimulationError, np.linalg.LinAlgError) as exc:
+                outcome.fail(exc)
+                break
+        y0 = np.concatenate([q, u, s])
 
         def consistent(tt, y, part=part):
             """``(q, u)`` on the constraints from the integrator's state ``y``."""
@@ -691,6 +725,19 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         def back(tt, y):
             return np.concatenate([*consistent(tt, y), y[n + nu:]])
 
+        def explain(tt, y, part=part):
+            A = velocity_constraints(model, tt, normalize(model, y[:n]))[0]
+            rank = len(independent_rows(A))
+            names = getattr(getattr(model, "eom", None), "q", None)
+            names = [str(c) for c in names] if names is not None and len(names) == n \
+                else [f"q[{i}]" for i in range(n)]
+            pose = ", ".join(f"{name} = {value:.6g}" for name, value in zip(names, y[:n]))
+            return (f"the {len(A)} constraint rows have rank {rank} there, the "
+                    f"partition's dependent block a conditioning of "
+                    f"{part.conditioning(tt, y[:n]):.3g}; the pose: {pose}")
+
+        back.explain = explain  # type: ignore[attr-defined]
+
         rhs = open_chain if plain else constrained_rates
         # and each attempted step of DOP853 one compiled call, its evaluations counted
         stages = getattr(model, "open_chain_stages", lambda: None)() \
@@ -706,7 +753,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             return taken
 
         def singular(tt, y, part=part):
-            return part.conditioning(tt, y[:n]) - 1e-3
+            return part.conditioning(tt, y[:n]) - NEAR_SINGULAR
 
         singular.terminal, singular.direction = True, -1
         events = (([singular] if constrained else []) + [_strike(stop, n) for stop in stops]
@@ -911,6 +958,11 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
     (nonholonomic) constraints among them, whose multipliers are in ``lambda``; ``Phi`` and
     the stabilizing ``mu`` are the position constraints' alone. The multipliers are left
     out of the error test (a very large absolute tolerance), as index-2 problems need.
+    Redundant loops (a Bennett linkage: more constraint rows than their rank) keep a
+    maximal set of independent rows (:func:`ordered_rows`); which rows are independent
+    changes with the pose, so an event ends a stretch where the kept rows come near
+    dependence (:func:`row_conditioning` below :data:`NEAR_SINGULAR`) and the next
+    starts with rows chosen anew.
     States ``s`` coupled to the mechanism follow ``s' = sdot`` from
     ``extra(t, q, u, s) -> (sdot, inputs)``; ``progress(t, y)`` sees every evaluation.
     Returns the :class:`Motion` at ``times``."""
@@ -921,41 +973,83 @@ def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), 
 
     n, nu = model.n, speeds(model)
     held = model.m - velocity_rows(model)   # the position constraints' rows
-    rows = ordered_rows(velocity_constraints(model, t0, q0)[0], held)
-    rows_q = rows[rows < held]
-    k, kq = len(rows), len(rows_q)
-    s0 = np.asarray(s0, dtype=float)
-    e = len(s0)
+    e = len(np.asarray(s0, dtype=float))
     lo = n + nu + e  # the multipliers follow the states
+    times = np.asarray(times, dtype=float)
+    time, q, u, s = t0, np.asarray(q0, dtype=float), np.asarray(u0, dtype=float), \
+        np.asarray(s0, dtype=float)
+    out_t: list[np.ndarray] = []
+    out_y: list[np.ndarray] = []
+    while True:
+        rows = ordered_rows(velocity_constraints(model, time, q)[0], held)
+        rows_q = rows[rows < held]
+        k, kq = len(rows), len(rows_q)
 
-    def residual(tt, y, yp, res):
-        evaluation(tt, y)
-        q, u, s, lam, mu = y[:n], y[n:n + nu], y[n + nu:lo], y[lo:lo + k], y[lo + k:]
-        q = normalize(model, q)
-        sdot, w = extra(tt, q, u, s)
-        snap = model.evaluate(tt, q, u, w=w)
-        A = snap.phi_q[rows]
-        res[:n] = yp[:n] - rates(model, q, u + snap.phi_q[rows_q].T @ mu)
-        res[n:n + nu] = snap.M @ yp[n:n + nu] - snap.Q - A.T @ lam
-        res[n + nu:lo] = yp[n + nu:lo] - sdot
-        res[lo:lo + kq] = snap.phi[rows_q]
-        res[lo + kq:] = A @ u + snap.phi_t[rows]
+        # IDA calls these only within this stretch, while rows, rows_q, k and kq are its own
+        def residual(tt, y, yp, res):
+            evaluation(tt, y)
+            q, u, s, lam, mu = y[:n], y[n:n + nu], y[n + nu:lo], y[lo:lo + k], y[lo + k:]
+            q = normalize(model, q)
+            sdot, w = extra(tt, q, u, s)
+            snap = model.evaluate(tt, q, u, w=w)
+            A = snap.phi_q[rows]
+            res[:n] = yp[:n] - rates(model, q, u + snap.phi_q[rows_q].T @ mu)
+            res[n:n + nu] = snap.M @ yp[n:n + nu] - snap.Q - A.T @ lam
+            res[n + nu:lo] = yp[n + nu:lo] - sdot
+            res[lo:lo + kq] = snap.phi[rows_q]
+            res[lo + kq:] = A @ u + snap.phi_t[rows]
 
-    sdot0, w0 = extra(t0, q0, u0, s0)
-    a0, lam0 = accelerations(model.evaluate(t0, q0, u0, w=w0), rows)
-    y0 = np.concatenate([q0, u0, s0, lam0[rows], np.zeros(kq)])
-    yp0 = np.concatenate([rates(model, q0, u0), a0, sdot0, np.zeros(k + kq)])
-    tolerances = np.concatenate([np.full(lo, atol), np.full(k + kq, 1e12)])
-    # BDF of order 5 is erratic on this index-2 form: on a spatial four-bar its energy drift
-    # jumped 50-fold between neighbouring tolerances and with roundoff-level changes in the
-    # residual; up to order 4 the drift falls steadily with rtol
-    solver = IDA(residual, algebraic_idx=list(range(lo, lo + k + kq)) or None, rtol=rtol,
-                 atol=tolerances, max_num_steps=100_000, max_order=4)
-    ts, ys = solve_ida(solver, np.unique(np.concatenate([[t0], np.asarray(times, dtype=float)])),
-                       y0, yp0, outcome)
-    keep = np.isin(ts, times)
-    qs = np.array([normalize(model, q) for q in ys[keep, :n]]).reshape(-1, n)
-    return Motion(ts[keep], qs.T, ys[keep, n:n + nu].T, ys[keep, n + nu:lo].T, outcome)
+        options = {}
+        if k < model.m:   # redundant rows: which are independent changes with the pose
+            def dependence(tt, y, yp, events):
+                A = velocity_constraints(model, tt, normalize(model, y[:n]))[0]
+                events[0] = row_conditioning(A, rows) - NEAR_SINGULAR
+
+            dependence.terminal, dependence.direction = [True], [-1]
+            options = {"eventsfn": dependence, "num_events": 1}
+
+        sdot0, w0 = extra(time, q, u, s)
+        a0, lam0 = accelerations(model.evaluate(time, q, u, w=w0), rows)
+        y0 = np.concatenate([q, u, s, lam0[rows], np.zeros(kq)])
+        yp0 = np.concatenate([rates(model, q, u), a0, sdot0, np.zeros(k + kq)])
+        tolerances = np.concatenate([np.full(lo, atol), np.full(k + kq, 1e12)])
+        # BDF of order 5 is erratic on this index-2 form: on a spatial four-bar its energy
+        # drift jumped 50-fold between neighbouring tolerances and with roundoff-level
+        # changes in the residual; up to order 4 the drift falls steadily with rtol
+        solver = IDA(residual, algebraic_idx=list(range(lo, lo + k + kq)) or None, rtol=rtol,
+                     atol=tolerances, max_num_steps=100_000, max_order=4, **options)
+        ts, ys, stopped = solve_ida(
+            solver, np.unique(np.concatenate([[time], times[times > time]])), y0, yp0, outcome)
+        reached = max((float(x[-1]) for x in out_t if len(x)), default=-np.inf)
+        keep = np.isin(ts, times) & (ts > reached)
+        out_t.append(ts[keep])
+        out_y.append(ys[keep, :lo])
+        if stopped is None or outcome.error is not None:
+            break
+        time, y = stopped[0], stopped[1]
+        part = Partition(model, time, normalize(model, y[:n]))
+        q, u = part.project(time, y[:n], y[n:n + nu][part.ind])
+        s = y[n + nu:lo]
+    ts = np.concatenate(out_t)
+    ys = np.concatenate(out_y).reshape(len(ts), lo)
+    qs = np.array([normalize(model, q) for q in ys[:, :n]]).reshape(-1, n)
+    return Motion(ts, qs.T, ys[:, n:n + nu].T, ys[:, n + nu:lo].T, outcome)
+
+
+def row_conditioning(A: np.ndarray, rows: np.ndarray) -> float:
+    """How far the rows ``rows`` of ``A`` are from dependence: the smallest singular value
+    of ``A[rows]`` relative to the largest of ``A`` (1 for a single row of the largest
+    size, 0 for dependent rows).
+
+    >>> A = np.array([[1.0, 0.0], [1.0, 1e-6], [0.0, 1.0]])
+    >>> round(row_conditioning(A, np.array([0, 2])), 3), row_conditioning(A, np.array([0, 1])) < 1e-6
+    (0.707, True)
+    """
+    if not len(rows):
+        return 1.0
+    whole = np.linalg.svd(A, compute_uv=False)[0]
+    return float(np.linalg.svd(A[rows], compute_uv=False)[-1] / max(whole, 1e-300))
+
 
 # -- statics and linear models ---------------------------------------------------------
 

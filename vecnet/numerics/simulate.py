@@ -576,7 +576,7 @@ def _integrate_dae(f, g, model, u_fn, du_fn, x0, t0, times, rtol, atol, guesses,
     solver = IDA(residual, algebraic_idx=list(range(n, n + m)), rtol=rtol, atol=atol,
                  calc_initcond="yp0", calc_init_dt=(times[-1] - t0) * 1e-3 or 1e-6,
                  max_num_steps=max_steps)
-    ts, ys = solve_ida(solver, np.unique(np.concatenate([[t0], times])), y0, yp0, outcome)
+    ts, ys, _ = solve_ida(solver, np.unique(np.concatenate([[t0], times])), y0, yp0, outcome)
     keep = np.isin(ts, times)
     return ts[keep], ys[keep, :n].T, ys[keep, n:].T
 
