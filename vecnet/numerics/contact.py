@@ -420,9 +420,12 @@ class ContactModes:
                         sol = self._at(tt, *state(y), mode)
                         return contact_static(self.contacts[i]) * sol.N[i] - np.linalg.norm(
                             sol.lt[i])
-                elif kind in ("nearest", "farthest"):
-                    def event(tt, y, i=i, sign=1.0 if kind == "nearest" else -1.0):
-                        return sign * self._centres(i, *state(y))
+                elif kind == "nearest":   # the approach ends: the gap's rate turns positive
+                    def event(tt, y, i=i):
+                        return self._centres(i, *state(y))
+                elif kind == "farthest":  # an approach begins, the gap's rate negative
+                    def event(tt, y, i=i):
+                        return self._closing(i, *state(y))
                 else:
                     s0 = self.direction[i]
 
@@ -456,8 +459,9 @@ class ContactModes:
     def _relative_speed(self, i: int, q, u) -> float:
         return float(np.linalg.norm(self._pair(i, q, u)[1]))
 
-    def _pair(self, i: int, q, u):
-        """The position and velocity of sphere centre ``a`` relative to ``b``'s."""
+    def _pair(self, i: int, q, u, speed: bool = False):
+        """The position and velocity of sphere centre ``a`` relative to ``b``'s (and, with
+        ``speed``, the sum of the centres' own speeds)."""
         contact = self.contacts[i]
         kin = self.model.kinematics(q, u)
         out = []
@@ -466,13 +470,27 @@ class ContactModes:
             k, arm = self.model.row[node], kin["R"][node] @ local
             out.append((kin["r"][node] + arm,
                         (kin["Jv"][k] - _cross_columns(arm, kin["Jw"][k])) @ u))
-        return out[0][0] - out[1][0], out[0][1] - out[1][1]
+        relative = out[0][0] - out[1][0], out[0][1] - out[1][1]
+        if speed:
+            return (*relative, float(np.linalg.norm(out[0][1]) + np.linalg.norm(out[1][1])))
+        return relative
 
     def _centres(self, i: int, q, u) -> float:
         """``(pa - pb) . (va - vb)`` of the sphere centres of pair ``i``: negative while they
         approach."""
         position, velocity = self._pair(i, q, u)
         return float(position @ velocity)
+
+    def _closing(self, i: int, q, u) -> float:
+        """``(pa - pb) . (va - vb)`` of pair ``i`` plus a margin far above its roundoff
+        (``1e-10`` of its size were the centres moving at their own speeds, or the distance
+        crossed over the whole span): it falls through zero where the spheres begin to
+        approach, and stays positive while they rest, or move together, side by side,
+        whose product is roundoff of either sign."""
+        position, velocity, speed = self._pair(i, q, u, speed=True)
+        distance = float(np.linalg.norm(position))
+        margin = 1e-10 * distance * (speed + distance / self.span)
+        return float(position @ velocity) + margin
 
     def _held(self, q, u, i: int) -> list:
         """The rows whose speeds an impulse at contact ``i`` keeps: the other closed
@@ -624,7 +642,7 @@ class ContactModes:
             else:
                 self.mode[i] = OPEN
             if contact.other >= 0:
-                self.approach[i] = self._centres(i, q, u) < 0
+                self.approach[i] = self._closing(i, q, u) < 0
         u = self._settle(time, q, u)
         changed = [Event(time, c.name, "mode", a, self._name(i))
                    for i, (c, a) in enumerate(zip(self.contacts, before))
