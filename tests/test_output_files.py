@@ -122,3 +122,91 @@ def test_an_ordinary_file_is_replaced_whole(tmp_path):
     check_output(target, sources=[MODELS / "rlc.json"])   # a regular file that is no input
     vn.draw(vn.LinearGraph([("a", 1, 2)]), path=target, format="dot")
     assert target.read_text().startswith("digraph")
+
+
+# -- the one atomic writer, for every file vecnet writes ---------------------------------------
+@pytest.fixture(scope="module")
+def movie():
+    """A five-frame animation of a swinging pendulum (small frames)."""
+    import matplotlib.pyplot as plt
+
+    mech = vn.planar.Mechanism("swing", gravity=(0, -9.81))
+    bob = mech.body("bob", mass=1.0, inertia=0.01, position=(1, 0))
+    mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+    res = mech.formulate().simulate(0.2, t_eval=[0.0, 0.05, 0.1, 0.15, 0.2])
+    ax = plt.figure(figsize=(2, 2)).add_subplot()
+    return vn.animate(mech, res, frames=5, interval=100, ax=ax)
+
+
+def _others(folder: Path, *keep: str) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name not in keep)
+
+
+def test_a_gif_saved_over_a_symlink_replaces_the_link_not_its_target(movie, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    link = tmp_path / "a.gif"
+    link.symlink_to(victim)
+    movie.save(link, writer="pillow", dpi=30)
+    assert victim.read_text() == "keep me"
+    assert not link.is_symlink() and link.read_bytes().startswith(b"GIF89a")
+    assert _others(tmp_path, "a.gif", "victim.txt") == []
+
+
+@pytest.mark.parametrize("where", ["fifo", "device", "missing folder"])
+def test_a_gif_to_a_path_that_cannot_be_written_is_refused_before_any_frame(movie, tmp_path,
+                                                                             where):
+    drawn = []
+    if where == "fifo":
+        path = tmp_path / "pipe.gif"
+        os.mkfifo(path)
+    elif where == "device":
+        path = Path("/dev/full")
+    else:
+        path = tmp_path / "nowhere" / "a.gif"
+    with pytest.raises(OutputError):
+        movie.save(path, writer="pillow", dpi=30,
+                   progress_callback=lambda k, n: drawn.append(k))
+    assert drawn == []
+
+
+def test_an_interrupted_gif_keeps_the_old_file_and_leaves_no_temporary_one(movie, tmp_path):
+    path = tmp_path / "a.gif"
+    path.write_bytes(b"old movie")
+
+    def interrupt(k, n):
+        if k == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        movie.save(path, writer="pillow", dpi=30, progress_callback=interrupt)
+    assert path.read_bytes() == b"old movie"
+    assert _others(tmp_path, "a.gif") == []
+
+
+@pytest.mark.parametrize("kind", ["fifo", "newline"])
+def test_save_model_refuses_a_fifo_and_a_control_character_in_words(tmp_path, kind):
+    path = tmp_path / ("m.json" if kind == "fifo" else "m\n.json")
+    if kind == "fifo":
+        os.mkfifo(path)
+    model = vn.load_model(MODELS / "rlc.json")
+    with pytest.raises(vn.VecnetError, match="FIFO" if kind == "fifo" else "control"):
+        vn.save_model(model, path)
+    assert stat.S_ISFIFO(os.stat(path).st_mode) if kind == "fifo" else not path.exists()
+
+
+def test_a_killed_writer_s_temporary_file_is_removed_at_the_next_write(tmp_path):
+    """A process killed while writing leaves its temporary file (nothing of it can run);
+    the next write in that folder removes it, and leaves a live process's alone."""
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    stale = tmp_path / f".vecnet-{dead}-abc.json"
+    stale.write_text("half")
+    live = tmp_path / f".vecnet-{os.getppid()}-def.json"
+    live.write_text("being written")
+    vn.save_model(vn.load_model(MODELS / "rlc.json"), tmp_path / "m.json")
+    assert not stale.exists() and live.exists()
+    assert vn.load_model(tmp_path / "m.json").system.name == "series RLC"

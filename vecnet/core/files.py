@@ -10,14 +10,15 @@ checks the same and never leaves a partial file behind.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from ..errors import OutputError
 
-__all__ = ["check_output", "write_atomically"]
+__all__ = ["check_output", "replacing", "write_atomically"]
 
 #: the longest path vecnet writes (Linux's PATH_MAX), in bytes of the file system encoding
 MAX_PATH_BYTES = 4096
@@ -101,31 +102,113 @@ def check_output(path: str | os.PathLike, sources: Iterable[str | os.PathLike] =
                               "destroy the model: give another output file")
 
 
-def write_atomically(path: str | os.PathLike, data: str | bytes,
-                     sources: Iterable[str | os.PathLike] = ()) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, so that a
-    failure never leaves a partial file behind. ``path`` is checked first
-    (:func:`check_output`, with the input files ``sources``). A new file gets the
-    permissions of the user's umask (0644 under umask 022); a replaced file keeps its own.
-    The folder must exist: a mistyped path is refused, never created."""
+#: the temporary files vecnet writes beside an output: ``.vecnet-<pid>-<random><suffix>``
+TEMPORARY_PREFIX = ".vecnet-"
+
+
+def _remove_stale(folder: str) -> None:
+    """Remove the temporary files that a vecnet process no longer running left in
+    ``folder`` (killed while writing, where no clean-up could run)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(TEMPORARY_PREFIX):
+            continue
+        pid = name[len(TEMPORARY_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:    # that process is gone: its file is nobody's
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(folder, name))
+        except (PermissionError, OverflowError, OSError):
+            continue                  # alive (someone else's), or no such number
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike, sources: Iterable[str | os.PathLike] = ()
+              ) -> Iterator[str]:
+    """The one way vecnet writes a file: ``path`` is checked first (:func:`check_output`,
+    with the input files ``sources``), then the body of the ``with`` writes a temporary
+    file in the same folder, whose name it is given (ending as ``path`` does, so that a
+    writer that reads the format off the name finds it), and only when the body ends
+    without an exception is that file renamed onto ``path``. A failure, an interrupt or a
+    full disk leaves the old file as it was and removes the temporary one; one left by a
+    killed process is removed at the next write in that folder. A symbolic link at
+    ``path`` is replaced, never followed into its target. A new file gets the permissions
+    of the user's umask (0644 under umask 022), a replaced file its own, less set-user and
+    set-group ID. The folder must exist: a mistyped path is refused, never created.
+
+    Raises
+    ------
+    OutputError
+        Where ``path`` is refused, or the temporary file cannot be made there.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = tempfile.mkdtemp()
+    >>> target = pathlib.Path(folder, "a.txt")
+    >>> with replacing(target) as name:
+    ...     _ = pathlib.Path(name).write_text("new")
+    >>> target.read_text(), sorted(p.name for p in pathlib.Path(folder).iterdir())
+    ('new', ['a.txt'])
+    """
     check_output(path, sources)
-    folder = os.path.dirname(os.path.abspath(path))
-    mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".vecnet-", suffix=".tmp")
+    full = os.path.abspath(os.fspath(path))
+    folder = os.path.dirname(full)
+    _remove_stale(folder)
+    suffix = os.path.splitext(full)[1]
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-",
+                                   suffix=suffix if len(suffix) < 16 else ".tmp")
+    except OSError as exc:
+        raise OutputError(f"{os.fspath(path)}: cannot write it: {exc.strerror or exc}") \
+            from None
     try:
         # mkstemp makes the file private (0600); the result gets the mode of the file it
         # replaces, or of a new file under the user's umask, as open() would give
         try:
-            permissions = os.stat(path).st_mode & 0o7777
+            permissions = os.stat(full).st_mode & 0o777
         except OSError:
             mask = os.umask(0o022)
             os.umask(mask)
             permissions = 0o666 & ~mask
         os.chmod(fd, permissions)
-        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
-            f.write(data)
-        os.replace(tmp, path)
+        os.close(fd)
+        yield tmp
+        os.replace(tmp, full)
     except BaseException:
-        if os.path.exists(tmp):
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_atomically(path: str | os.PathLike, data: str | bytes,
+                     sources: Iterable[str | os.PathLike] = ()) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` through :func:`replacing`: checked first,
+    never a partial file.
+
+    Raises
+    ------
+    OutputError
+        Where ``path`` is refused or the data cannot be written (a full disk).
+
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp(), "b.txt")
+    >>> write_atomically(target, "text"); target.read_text()
+    'text'
+    """
+    mode = "wb" if isinstance(data, bytes) else "w"
+    try:
+        with replacing(path, sources) as tmp, \
+                open(tmp, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        raise OutputError(f"{os.fspath(path)}: cannot write it: {exc.strerror or exc}") \
+            from None

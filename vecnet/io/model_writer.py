@@ -8,10 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Callable
-from contextlib import suppress
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,11 +18,12 @@ from ..builders.model import Model
 from ..builders.network import Network
 from ..builders.planar import Mechanism
 from ..builders.spatial import Mechanism as SpatialMechanism
+from ..core.files import write_atomically
 from ..elements import controlled, lumped
 from ..elements.base import EdgeVariables, Element, Symbol, t
 from ..elements.coupled_inductors import CoupledInductors
 from ..elements.coupling import Port
-from ..errors import ModelError, ModelFileError
+from ..errors import ModelError, ModelFileError, OutputError
 from ..formulation.coupled import System
 from .expressions import format_expression
 from .json_document import FORMAT_VERSION, validate
@@ -405,26 +403,7 @@ def save_model(model: Model | Network | Mechanism | SpatialMechanism | System,
         text = _dumps(doc) + "\n"
     except (TypeError, ValueError) as exc:
         raise _error("/", f"the model cannot be written as JSON: {exc}") from None
-    path = Path(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp",
-                                   dir=path.parent if str(path.parent) else ".")
-    except OSError as exc:
-        raise _error(str(path), f"cannot write the model file: {exc.strerror or exc}") from None
-    try:
-        mode = path.stat().st_mode & 0o777
-    except OSError:
-        mode = 0o644  # mkstemp makes the file private; a model file is an ordinary document
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise _error(str(path), f"cannot write the model file: {exc.strerror or exc}") from None
-        raise
+        write_atomically(path, text)
+    except OutputError as exc:
+        raise _error(os.fspath(path), f"cannot write the model file: {exc}") from None

@@ -7,9 +7,9 @@ import cmath
 import math
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from ..builders.network import Network
+from ..core.files import write_atomically
 from ..elements import controlled, lumped
 from ..elements.coupled_inductors import CoupledInductors
 from ..errors import ModelError
@@ -64,7 +64,7 @@ def write_netlist(net: Network, path: str | os.PathLike | None = None) -> str:
     lines.append(".end")
     text = "\n".join(lines) + "\n"
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        write_atomically(path, text)
     return text
 
 

@@ -28,6 +28,7 @@ from matplotlib.text import Text
 from PIL import Image
 
 from ..core.bounds import progress_bar
+from ..core.files import replacing
 from ..errors import OutputError
 
 __all__ = ["MechanismAnimation", "PALETTE_SAMPLES", "COLOURS", "PALETTE_PIXELS"]
@@ -93,13 +94,20 @@ class MechanismAnimation(FuncAnimation):
         rate = self._gif_rate(filename, writer, fps, codec, bitrate, extra_args, metadata,
                               extra_anim, savefig_kwargs)
         self._draw_was_started = True     # no "deleted without rendering" warning
-        if rate is None or not _write_gif(self._mechanism, filename, rate, dpi, report):
-            self._saving = True
+        # checked before any frame is drawn, written beside it and renamed into place
+        with replacing(filename) as written:
             try:
-                super().save(filename, writer, fps, dpi, codec, bitrate, extra_args, metadata,
-                             extra_anim, savefig_kwargs, progress_callback=report.frame)
-            finally:
-                self._saving = False
+                if rate is None or not _write_gif(self._mechanism, written, rate, dpi, report):
+                    self._saving = True
+                    try:
+                        super().save(written, writer, fps, dpi, codec, bitrate, extra_args,
+                                     metadata, extra_anim, savefig_kwargs,
+                                     progress_callback=report.frame)
+                    finally:
+                        self._saving = False
+            except OSError as exc:
+                raise OutputError(f"{os.fspath(filename)}: cannot write it: "
+                                  f"{exc.strerror or exc}") from None
         report.done()
 
     def _post_draw(self, framedata: Any, blit: bool) -> None:
