@@ -211,6 +211,38 @@ def test_a_model_file_with_a_bad_contact_is_refused_at_its_entry(tmp_path):
     assert f"forces/{k}" in str(info.value)
 
 
+@pytest.mark.parametrize("key", ["mu_kinetic", "restitution"])
+def test_a_contact_coefficient_may_be_a_declared_parameter_of_a_file(tmp_path, key):
+    """In a model file a contact's coefficient may name a declared parameter, which takes
+    its value (the run is the one with the number); in Python a symbol is refused by name,
+    pointing at the study that varies the coefficient, since the contact's event-driven
+    numerics take numbers."""
+    import json
+
+    mech = vn.planar.Mechanism("bounce", gravity=(0, -G))
+    body = mech.body("ball", mass=1.0, inertia=0.004, position=(0, 1))
+    with pytest.raises(ModelError, match=rf"{key} = mu must be a number.*'floor.{key}'"):
+        mech.contact("floor", body, radius=0.1, **{key: vn.Symbol("mu")})
+    path = tmp_path / "ball.json"
+    vn.save_model(ball(2, 0.0, mu_kinetic=0.4, restitution=0.4), path)
+    doc = json.loads(path.read_text())
+    k = next(i for i, e in enumerate(doc["forces"]) if e["name"] == "floor")
+    doc["forces"][k][key] = "mu"
+    doc["parameters"] = {"mu": 0.4}
+    path.write_text(json.dumps(doc))
+    push = {"ball.velocity": (3.0, -1.0)}
+    res = vn.simulate(vn.load_model(path), (0, 1), t_eval=[0.5, 1.0], velocities=push, **TIGHT)
+    expected = vn.simulate(ball(2, 0.0, mu_kinetic=0.4, restitution=0.4), (0, 1),
+                           t_eval=[0.5, 1.0], velocities=push, **TIGHT)
+    assert [event[:3] for event in res.events] == [event[:3] for event in expected.events]
+    assert np.array_equal(res["ball.vx"], expected["ball.vx"])
+    doc["parameters"] = {"mu": -1.0}
+    path.write_text(json.dumps(doc))
+    with pytest.raises(vn.VecnetError, match=key) as info:
+        vn.load_model(path)
+    assert f"forces/{k}" in str(info.value)
+
+
 def test_the_report_draws_the_contacts_and_plots_their_modes(tmp_path):
     page = vn.report(ladder(np.radians(60)), tmp_path / "ladder.html")
     assert "Modes of the contacts" in page

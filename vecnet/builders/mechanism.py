@@ -178,6 +178,20 @@ def _coulomb_law(name: str, quantity: str, coulomb, law, mu_kinetic, mu_static,
             "coulomb_static": coulomb_static, "radius": radius}
 
 
+def _contact_number(name: str, key: str, value: Any) -> float | None:
+    """A contact's ``key`` as a float (``None`` stays ``None``), or a ModelError in words:
+    the event-driven contact numerics take numbers; a study varies them by name."""
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ModelError(
+            f"contact {name!r}: {key} = {value} must be a number; a contact's {key} cannot "
+            f"be a parameter or an expression (vary it in a study by name, as "
+            f"'{name}.{key}')") from None
+
+
 def not_negative(name: str, **values: Any) -> None:
     """Refuse stiffness and damping given as numbers that are negative or not finite
     (symbols and expressions are checked when they get values)."""
@@ -598,7 +612,11 @@ class MechanismBuilder:
         if shape == "disc" and self.dimensions == 3:
             raise ModelError(f"contact {name!r}: a disc's rim against a plane is a planar "
                              "contact; in space give shape='sphere'")
-        if shape == "point" and float(radius) != 0:
+        radius, restitution, mu_kinetic, mu_static, sphere_radius = (
+            _contact_number(name, key, value) for key, value in (
+                ("radius", radius), ("restitution", restitution), ("mu_kinetic", mu_kinetic),
+                ("mu_static", mu_static), ("sphere_radius", sphere_radius)))
+        if shape == "point" and radius != 0:
             raise ModelError(f"contact {name!r}: a point has no radius; got {radius!r}")
         not_negative(name, radius=radius, mu_kinetic=mu_kinetic, mu_static=mu_static)
         if not 0 <= float(restitution) <= 1:

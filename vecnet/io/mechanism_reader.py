@@ -247,13 +247,11 @@ class MechanismReader:
         plane = entry.get("plane", "ground")
         if plane != "ground":
             plane = self.point(plane, f"{loc}/plane")
-        # numbers: the simulation's events compare the gap and the forces with them
+        # numbers (declared parameters take their values): the simulation's events compare
+        # the gap and the forces with them
         law: dict[str, Any] = {key: scope.number(entry[key], f"{loc}/{key}")
-                               for key in ("radius", "restitution") if key in entry}
-        for key in ("mu_kinetic", "mu_static"):
-            if key in entry:
-                law[key] = self.not_negative(scope.expr(entry[key], f"{loc}/{key}"),
-                                             f"{loc}/{key}", f"the {key} coefficient", name)
+                               for key in ("radius", "restitution", "mu_kinetic", "mu_static")
+                               if key in entry}
         if "normal" in entry:
             law["normal"] = scope.vector(entry["normal"], f"{loc}/normal")
         if "shape" in entry:
