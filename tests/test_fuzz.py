@@ -30,7 +30,7 @@ multibody equations, ``vn.text``, ``vn.latex``, ``vn.to_dot``, a save/load round
 trip of model files, a short simulation under small :func:`vecnet.limits`) and must
 end in success or in one :class:`vecnet.VecnetError` (one line; a
 ``ModelFileError`` with its location first) within :data:`SECONDS` of processor
-time (the wall clock, which a busy machine stretches, within :data:`WALL_SECONDS`).
+time (never the wall clock, which a busy machine stretches without bound).
 Any other exception, a hang or a markup leak in a report is a defect of vecnet,
 not of the test. About half the generated cases are *mild* (names the policy
 accepts, plausible values), so that the later stages are reached too; the
@@ -81,10 +81,11 @@ MECHANISMS = sorted(k for k, d in BUNDLED.items() if d["kind"] == "mechanism"
                     and d.get("dimensions", 2) == 2)
 SPATIAL = sorted(k for k, d in BUNDLED.items() if d.get("dimensions") == 3)
 
-#: the most processor time one generated case may take, load to simulation (seconds); the
-#: wall-clock time, which a busy machine stretches, only has to stay below WALL_SECONDS
-SECONDS = 5.0
-WALL_SECONDS = 30.0
+#: the most processor time one generated case may take, load to simulation (seconds): the
+#: slowest seen is about 1.5 s on a quiet machine and 6.8 s on one at load 20-30 (processor
+#: time grows too when the caches are shared), so a case four times slower than that
+#: still passes; only a hang or runaway work fails
+SECONDS = 30.0
 #: the bounds every pipeline runs under: small, so that a hostile case ends quickly
 LIMITS = {"max_seconds": 1.0, "max_evaluations": 20_000, "max_points": 2_000}
 
@@ -670,8 +671,7 @@ def outcome(load, span=None, points=None) -> str:
         where = getattr(exc, "location", "").split("/")[1:2] or ["-"]
         result = f"{type(exc).__name__} at {where[0]}"
     cpu = time.process_time() - cpu
-    elapsed = time.perf_counter() - stages[0][1]
-    assert cpu < SECONDS and elapsed < WALL_SECONDS, (f"{cpu:.1f} s, {elapsed:.1f} s wall: " + ", ".join(
+    assert cpu < SECONDS, (f"{cpu:.1f} s of processor time: " + ", ".join(
         f"{name} {end - before:.2f} s" for (_, before), (name, end) in zip(stages, stages[1:]))
         + f"; then {result}")
     event(result.split(" at ")[0] if "line" in result else result)
