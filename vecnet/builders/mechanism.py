@@ -552,9 +552,12 @@ class MechanismBuilder:
                 sphere=None, sphere_radius=None):
         """A unilateral contact of a sphere of ``radius`` (``shape="point"``, or radius 0:
         a point; in the plane a sphere is a disc) centred at ``at`` (a point of a body, or a
-        body: its mass centre) against a plane of the ground: ``plane="ground"`` (through
-        the origin, its ``normal`` by default against gravity) or a point of the ground
-        the plane passes through, with its ``normal`` (pointing to the free side). Or,
+        body: its mass centre) against a plane: ``plane="ground"`` (through the origin,
+        its ``normal`` by default against gravity) or a point the plane passes through,
+        with its ``normal`` (world axes at the initial pose, pointing to the free side): a
+        point of the ground, or of another body, whose plane then turns and moves with it
+        (a turntable, a cart, a tilting table: the contact force acts on both bodies, the
+        restitution and friction act on the relative motion). Or,
         with ``sphere``, against another body's sphere (a disc in the plane) of
         ``sphere_radius`` (default ``radius``) centred at ``sphere`` (a point of that body,
         or the body): the gap is the distance between the centres less both radii, the
@@ -587,8 +590,8 @@ class MechanismBuilder:
         ModelError
             When ``at`` is not a point of a massive body of this mechanism, ``radius``,
             ``mu_kinetic`` or ``mu_static`` is negative, ``mu_static < mu_kinetic``,
-            ``restitution`` lies outside ``[0, 1]``, the plane is not the ground's or its
-            normal is zero, or ``shape`` is unknown.
+            ``restitution`` lies outside ``[0, 1]``, the plane's point is on the sphere's
+            own body or its normal is zero, or ``shape`` is unknown.
 
         >>> import vecnet as vn
         >>> mech = vn.planar.Mechanism("bounce", gravity=(0, -9.81))
@@ -641,15 +644,15 @@ class MechanismBuilder:
                                      "'up'; give the plane's normal=")
         elif isinstance(plane, Point):
             self._check_point(name, plane)
-            if plane.body is not self.ground:
-                raise ModelError(f"contact {name!r}: the plane is the ground's; "
-                                 f"{plane.node!r} is a point of body {plane.body.name!r}")
+            if plane.body is body:
+                raise ModelError(f"contact {name!r}: the plane and the sphere are both on "
+                                 f"body {body.name!r}; a contact joins two bodies")
             if normal is None:
                 raise ModelError(f"contact {name!r}: give the plane's normal= with its point")
             origin = plane
         else:
             raise ModelError(f"contact {name!r}: plane = {plane!r}; give 'ground' or a point "
-                             "of the ground (with normal=)")
+                             "of a body (with normal=)")
         try:
             normal = [float(x) for x in normal]
         except (TypeError, ValueError):
@@ -657,10 +660,24 @@ class MechanismBuilder:
         if len(normal) != self.dimensions or not any(normal):
             raise ModelError(f"contact {name!r}: the normal needs {self.dimensions} "
                              f"components, not all zero; got {normal!r}")
+        carrier = {}
+        if origin.body is not self.ground:
+            # the plane moves with its body: its point and normal in that body's axes
+            carrier = {"other": origin.body.name, "other_local": tuple(origin.local),
+                       "other_normal": tuple(self._body_axes(origin.body, normal))}
         return self._add(self.contact_element(
             name, origin.node, centre.node, body.name, centre.local, radius,
             tuple(float(x) for x in origin.position), normal, restitution, mu_kinetic,
-            mu_static))
+            mu_static, **carrier))
+
+    @staticmethod
+    def _body_axes(body: Body, vector) -> np.ndarray:
+        """``vector`` (world axes at the initial pose) in ``body``'s axes: the inverse of
+        its initial rotation, whose columns are where ``place`` takes the unit vectors."""
+        origin = np.asarray(body.place([0.0] * len(vector)), float)
+        R = np.column_stack([np.asarray(body.place(e), float) - origin
+                             for e in np.eye(len(vector))])
+        return R.T @ np.asarray(vector, float)
 
     def _sphere_pair(self, name, centre, radius, sphere, sphere_radius, restitution,
                      mu_kinetic, mu_static, plane, normal):

@@ -276,7 +276,9 @@ class ContactLaw:
     sphere (``other`` that body's name, ``other_local`` the centre in its axes,
     ``other_radius``) the gap is the distance between the centres less both radii and the
     normal is the line of centres (``origin`` and ``normal`` then only those at the
-    start). No force while open, no
+    start); against a plane of another body (``other``, the plane through ``other_local``
+    with normal ``other_normal`` in its axes) the plane turns and moves with that body.
+    No force while open, no
     coordinates and no equality constraint in the compiled model: it acts through the
     integration's modes (:mod:`vecnet.numerics.contact`), so it is always a chord.
 
@@ -305,6 +307,9 @@ class ContactLaw:
     other: str | None
     other_local: tuple
     other_radius: Any
+    #: against a plane of another body (``other``): its normal in that body's axes, the
+    #: plane through ``other_local``; ``None`` against the ground or a sphere
+    other_normal: tuple | None
 
     def study_parameters(self) -> dict[str, Any]:
         """The restitution, and ``mu_kinetic`` and ``mu_static`` when the contact has
@@ -315,9 +320,11 @@ class ContactLaw:
 
     def _contact(self, body: str, local, radius, origin, normal, restitution, mu_kinetic,
                  mu_static, other=None, other_local=(0.0, 0.0, 0.0),
-                 other_radius=0.0) -> None:
+                 other_radius=0.0, other_normal=None) -> None:
         self.other, self.other_radius = other, other_radius
         self.other_local = tuple(float(x) for x in other_local)
+        self.other_normal = None if other_normal is None else \
+            tuple(float(x) for x in other_normal)
         self.body, self.local, self.radius = body, tuple(float(x) for x in local), radius
         n = [float(x) for x in normal]
         size = sum(x * x for x in n) ** 0.5

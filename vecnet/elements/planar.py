@@ -350,6 +350,10 @@ class Contact(ContactLaw, PlanarElement):
                  restitution, mu_kinetic=None, mu_static=None,
                  **other) -> None:
         super().__init__(name, tail, head)
+        if other.get("other_normal") is not None:
+            other["other_normal"] = (*other["other_normal"][:2], 0.0)
+        if "other_local" in other:
+            other["other_local"] = (*other["other_local"][:2], 0.0)
         self._contact(body, (*local, 0.0), radius, (*origin, 0.0), (*normal, 0.0),
                       restitution, mu_kinetic, mu_static, **other)
 

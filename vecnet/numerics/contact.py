@@ -70,7 +70,8 @@ class UnilateralContact(NamedTuple):
     (``other`` its mass centre's node, else -1) the sphere's centre ``other_local`` (its
     body axes) and ``other_radius`` replace the plane, whose ``normal`` and ``T`` are then
     those at the start, and the loads ``other_load`` on and on take the force on that
-    body."""
+    body; against a plane of another body, ``other_local`` is the plane's point and
+    ``other_normal`` its normal, both in that body's axes."""
 
     name: str
     node: int
@@ -88,6 +89,15 @@ class UnilateralContact(NamedTuple):
     other_local: np.ndarray = np.zeros(3)
     other_radius: float = 0.0
     other_load: int = -1
+    #: against a plane of that other body: its normal in the body's axes (the plane
+    #: through ``other_local``); ``None`` against its sphere
+    other_normal: np.ndarray | None = None
+
+    @property
+    def pair(self) -> bool:
+        """Whether the contact is between two spheres (whose gap folds, see
+        :meth:`ContactModes.events`)."""
+        return self.other >= 0 and self.other_normal is None
 
 
 def _tangents(normal: np.ndarray, planar: bool) -> np.ndarray:
@@ -145,7 +155,9 @@ def unilateral_contacts(model) -> list[UnilateralContact]:
             ground = model.node[DATUM]
             other = {"other": nodes[element.other], "other_radius":
                      model.number(element.other_radius, name), "other_local":
-                     np.array(element.other_local, float), "other_load": len(model.loads) + 6}
+                     np.array(element.other_local, float), "other_load": len(model.loads) + 6,
+                     "other_normal": None if element.other_normal is None
+                     else np.array(element.other_normal, float)}
         contact = UnilateralContact(name, nodes[element.body], np.array(element.local, float),
                                     radius, np.array(element.origin, float), normal,
                                     _tangents(normal, planar), restitution, kinetic, static,
@@ -209,6 +221,8 @@ def geometry(model, contact: UnilateralContact, kin: dict, u: np.ndarray) -> _Ge
         g = float(n @ (p - contact.origin) - contact.radius)
         return _Geometry(g, Jc, Jc @ u, b, d, none, n, T)
     k, j = contact.node, contact.other
+    if contact.other_normal is not None:
+        return _on_moving_plane(model, contact, kin, u)
     pa = kin["r"][k] + kin["R"][k] @ contact.local
     pb = kin["r"][j] + kin["R"][j] @ contact.other_local
     distance = float(np.linalg.norm(pa - pb))
@@ -226,6 +240,36 @@ def geometry(model, contact: UnilateralContact, kin: dict, u: np.ndarray) -> _Ge
     # g = |pa - pb| - ra - rb: g'' = n . (a_a - a_b) + n' . (v_a - v_b)
     b = ba - bb + n * float(n_rate @ v)
     return _Geometry(distance - contact.radius - contact.other_radius, Jc, v, b, d, e, n, T)
+
+
+def _on_moving_plane(model, contact: UnilateralContact, kin: dict, u: np.ndarray) -> _Geometry:
+    """The :class:`_Geometry` of a sphere against a plane of another body ``j``: the
+    normal ``n = R_j n_j`` turns with it, the gap is ``n . (p - P) - r`` (``p`` the sphere's
+    centre, ``P`` the plane's point). The gap's rate is ``n . v`` with ``v`` the velocity of
+    the sphere's material point under the contact relative to the plane's, and ``b`` holds
+    both material points' accelerations as the contact point slides over each body, with
+    ``n' . v`` folded into its normal part, as for two spheres."""
+    k, j = contact.node, contact.other
+    n = kin["R"][j] @ contact.other_normal
+    n = n / np.linalg.norm(n)
+    T = _tangents(n, contact.T.shape[1] == 1)
+    w_j = kin["w"][model.row[j]]
+    n_rate = np.cross(w_j, n)
+    d, Ja, ba, pa, va = _surface_point(model, kin, k, contact.local, contact.radius, n, n_rate,
+                                       u)
+    plane = kin["r"][j] + kin["R"][j] @ contact.other_local
+    g = float(n @ (pa - plane) - contact.radius)
+    # the plane's material point under the contact: lever e from j's mass centre; as the
+    # contact point slides over j (at v_C = v_p - r n') it meets points of other speeds
+    row = model.row[j]
+    e = pa - contact.radius * n - kin["r"][j]
+    Jb = kin["Jv"][row] - _cross_columns(e, kin["Jw"][row])
+    v_j = kin["Jv"][row] @ u
+    bb = kin["gv"][row] + np.cross(kin["gw"][row], e) \
+        + np.cross(w_j, va - contact.radius * n_rate - v_j)
+    Jc = Ja - Jb
+    v = Jc @ u
+    return _Geometry(g, Jc, v, ba - bb + n * float(n_rate @ v), d, e, n, T)
 
 
 class _Solution(NamedTuple):
@@ -394,7 +438,7 @@ class ContactModes:
 
         for i, contact in enumerate(self.contacts):
             kinds = ["gap"] if mode[i] == OPEN else ["normal"]
-            if mode[i] == OPEN and contact.other >= 0:
+            if mode[i] == OPEN and contact.pair:
                 # the distance of two spheres folds where they would pass through each
                 # other, so a long step could cross the whole overlap unseen: steps end
                 # where the centres are nearest and farthest, and the gap is monotonic
@@ -405,7 +449,7 @@ class ContactModes:
             if mode[i] == SLIP:
                 kinds.append("slip")
             for kind in kinds:
-                if kind == "gap" and contact.other >= 0 and self.approach[i]:
+                if kind == "gap" and contact.pair and self.approach[i]:
                     def event(tt, y, i=i):
                         return self._swept_gap(i, *state(y))
                 elif kind == "gap":
@@ -641,7 +685,7 @@ class ContactModes:
                 u = self._friction_mode(i, time, q, u)
             else:
                 self.mode[i] = OPEN
-            if contact.other >= 0:
+            if contact.pair:
                 self.approach[i] = self._closing(i, q, u) < 0
         u = self._settle(time, q, u)
         changed = [Event(time, c.name, "mode", a, self._name(i))
