@@ -382,7 +382,11 @@ def pendulum(mass=1.0):
     (([0.0], [0.0], [1.0, 2.0]), "tau must be a vector of 1 entries"),
     (([np.nan], [0.0]), "q[0] (pin.angle) is nan"),
     (([0.0], [np.inf]), "u[0] (pin.angle') is inf"),
-    ((["a"], [0.0]), "q must be numbers"),
+    ((["a"], [0.0]), "q must be real numbers"),
+    (([1j], [0.0]), "q must be real numbers (the coordinates pin.angle); got complex"),
+    (([0.0], np.array([True])), "u must be real numbers (the speeds pin.angle'); got booleans"),
+    ((np.array([object()]), [0.0]), "q must be real numbers (the coordinates pin.angle); got "
+                                     "objects"),
 ])
 def test_bad_input_is_refused_in_words(args, words):
     with pytest.raises(ModelError) as info:
@@ -395,6 +399,29 @@ def test_a_parameter_without_value_is_refused_and_can_be_given():
     with pytest.raises(ModelError, match="no value for parameter"):
         eom.forward_dynamics([0.0], [0.0])
     assert np.allclose(eom.forward_dynamics([0.0], [0.0], parameters={"m": 2.0}), [-9.81])
+
+
+@pytest.mark.parametrize("options, error, words", [
+    ({"parameters": {"m": 1.0, "k": 2.0}}, vn.UnknownNameError, "no parameter(s) 'k'"),
+    ({"parameters": {"m": "heavy"}}, ModelError, "parameter 'm' = 'heavy'"),
+    ({"parameters": {"m": float("nan")}}, ModelError, "parameter 'm' = nan"),
+    ({"parameters": {"m": 1.0}, "time": float("nan")}, ModelError, "time = nan"),
+    ({"parameters": {"m": 1.0}, "time": "now"}, ModelError, "time = 'now'"),
+])
+def test_bad_parameters_and_times_are_refused_by_name(options, error, words):
+    eom = pendulum(mass=vn.Symbol("m")).formulate()
+    with pytest.raises(error) as info:
+        eom.forward_dynamics([0.0], [0.0], **options)
+    assert words in str(info.value)
+
+
+def test_speeds_that_overflow_are_told_apart_from_a_missing_inertia():
+    """The bob's centripetal term at 1e200 rad/s leaves double precision; a bob of zero
+    mass has no inertia at all: two different messages."""
+    with pytest.raises(vn.SimulationError, match="speeds this large"):
+        pendulum().formulate().forward_dynamics([0.0], [1e200])
+    with pytest.raises(vn.SimulationError, match="no inertia"):
+        pendulum(mass=0.0).formulate().forward_dynamics([0.0], [0.0])
 
 
 def test_a_zero_quaternion_is_refused():

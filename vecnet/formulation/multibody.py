@@ -11,6 +11,7 @@ the circuit constraints of the cut joints) and its compiled model.
 from __future__ import annotations
 
 import contextlib
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
@@ -210,6 +211,16 @@ def _first(f: Callable) -> Callable[[np.ndarray], float]:
     """``f(q)[0]`` as a float: the value of a compiled one-entry function."""
     return lambda q: float(f(q)[0])
 
+
+
+def _finite_real(value) -> bool:
+    """Whether ``value`` is a finite real number (a Python, numpy or sympy one; not a
+    boolean, a string or a complex number)."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, sympy.Basic):
+        return bool(value.is_number and value.is_real and value.is_finite)
+    return isinstance(value, numbers.Real) and bool(np.isfinite(float(value)))
 
 class OperatingPoint:
     """A static equilibrium or a nominal motion: coordinates ``q``, multipliers ``lam`` and,
@@ -1170,10 +1181,15 @@ class MechanismEquations(ABC):
         Raises
         ------
         ModelError
-            ``q``, ``u`` or ``tau`` of the wrong length or not finite, a quaternion of zero
-            norm, a parameter without a value (pass ``parameters={...}``).
+            ``q``, ``u`` or ``tau`` of the wrong length, not real numbers (complex, boolean
+            or other objects) or not finite, a quaternion of zero norm, a parameter without
+            a value (pass ``parameters={...}``) or with one that is not a finite real
+            number, a ``time`` that is not.
+        UnknownNameError
+            ``parameters`` names a parameter the mechanism's equations do not hold.
         SimulationError
-            Where the accelerations are not determined (a motion without inertia).
+            Where the accelerations are not determined (a motion without inertia) or not
+            finite (speeds so large that the velocity terms overflow).
 
         Examples
         --------
@@ -1191,8 +1207,15 @@ class MechanismEquations(ABC):
         [0.0]
         """
         mb = later("vecnet.numerics.multibody")
-
-        return mb.forward_dynamics(self.compile(parameters), q, u, tau, time,
+        owner = f"mechanism {self.mechanism.name!r}"
+        for key, value in (parameters or {}).items():
+            if not _finite_real(value):
+                raise ModelError(f"{owner}: parameter {str(key)!r} = {value!r}: "
+                                 "forward_dynamics takes a finite real number")
+        if not _finite_real(time):
+            raise ModelError(f"{owner}: time = {time!r} must be a finite real number")
+        self.check_parameters(parameters)
+        return mb.forward_dynamics(self.compile(parameters), q, u, tau, float(time),
                                    (self.coordinates, self.speed_names),
                                    f"mechanism {self.mechanism.name!r}")
 

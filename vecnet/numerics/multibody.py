@@ -168,15 +168,18 @@ def _vector(value, size: int, name: str, owner: str, what: Callable[[], str],
             labels: tuple[str, ...] = ()) -> np.ndarray:
     """``value`` as a finite float vector of ``size`` entries, or a ModelError saying why
     not (``what()`` tells which entries ``owner`` expects, ``labels`` names each)."""
-    try:
-        out = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(f"{owner}: {name} must be numbers ({what()}); got "
-                         f"{type(value).__name__}") from None
+    kind = np.asarray(value).dtype.kind
+    if kind not in "iuf":   # complex would lose its imaginary part, booleans are no numbers
+        raise ModelError(f"{owner}: {name} must be real numbers ({what()}); got "
+                         + {"c": "complex", "b": "booleans"}.get(kind, type(value).__name__
+                                                                  if kind != "O" else "objects"))
+    out = np.asarray(value, dtype=float)
     if out.shape != (size,):
         raise ModelError(f"{owner}: {name} must be a vector of {size} entries ({what()}); got "
                          f"shape {out.shape}")
-    if not np.isfinite(out @ out):      # one reduction when all is well
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite = np.isfinite(out @ out)      # one reduction when all is well
+    if not finite:
         bad = np.flatnonzero(~np.isfinite(out))
         if len(bad):
             label = f" ({labels[bad[0]]})" if len(labels) == size else ""
@@ -247,6 +250,11 @@ def forward_dynamics(model, q, u, tau=None, time: float = 0.0,
             except np.linalg.LinAlgError:
                 out = None
     if out is None or not np.isfinite(out[0]).all():
+        if np.any(u) and np.all(np.isfinite(forward_dynamics(
+                model, q, np.zeros(nu), tau, time, names, owner))):
+            raise SimulationError(f"{owner}: the accelerations are not finite at this state: "
+                                  "the velocity terms of speeds this large (up to "
+                                  f"{np.max(np.abs(u)):.3g}) leave double precision")
         raise SimulationError(f"{owner}: the accelerations are not determined at this state: "
                               "a motion has no inertia (a body without mass or inertia) or "
                               "the loop constraints are dependent here")
