@@ -175,3 +175,19 @@ def test_written_files_follow_the_umask(capsys, tmp_path):
             assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644, name
     finally:
         os.umask(previous)
+
+
+def test_a_sweep_grid_is_bounded_by_its_total_count_before_any_case_runs(capsys):
+    """Each parameter's count is bounded, and so is their product: 1000 x 1000 cases
+    (hours of work) are refused at once, naming the limit and how to raise it."""
+    code, _, err = run(capsys, "sweep", MODELS / "rlc.json", "--param", "R=1:10:1000",
+                       "--param", "C=1e-6:1e-5:1000")
+    assert code == 2
+    assert "1000000 cases (1000 R x 1000 C)" in err and "--limit max_cases=" in err
+
+
+def test_a_parameter_given_twice_is_refused_in_words(capsys):
+    for command in (["sweep", MODELS / "rlc.json", "--param", "R=1,2"],
+                    ["equations", MODELS / "rlc.json", "--param", "R=1"]):
+        code, _, err = run(capsys, *command, "--param", "R=2")
+        assert code == 2 and "--param R is given 2 times" in err

@@ -297,3 +297,15 @@ def test_the_command_line_writes_the_finished_rows_of_an_interrupted_sweep(
     assert list(rows["R1"]) == [1.0, 2.0, 3.0]
     # the eigenvalue of an RC charge is -1/(R C)
     assert np.allclose(rows["eig0.real"], [-1 / (R * C) for R in (1.0, 2.0, 3.0)], rtol=1e-12)
+
+
+def test_a_study_s_cases_are_bounded_before_any_is_made():
+    from vecnet.studies.study import cases_of
+
+    grid = {"a": range(1000), "b": range(1000), "c": range(1000)}   # 10^9 cases
+    with pytest.raises(vn.ModelError, match=r"1000000000 cases .* max_cases"):
+        cases_of(grid)
+    with vn.limits(max_cases=10):
+        assert len(cases_of({"a": range(2), "b": range(5)})) == 10
+        with pytest.raises(vn.ModelError, match="11 cases"):
+            cases_of({"a": range(11)})

@@ -617,6 +617,11 @@ def _report(model, args) -> str | None:
 
 def _fixed(args) -> dict[str, float]:
     """The ``--param`` values that replace declared ones (all but ``sweep``'s, which vary)."""
+    names = [name for name, _ in args.param]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ModelError(f"--param {repeated[0]} is given {names.count(repeated[0])} times: "
+                         "give each parameter once (its values in one --param)")
     if args.command == "sweep":
         if not args.param:
             raise ModelError("sweep needs at least one --param NAME=START:STOP:COUNT or "

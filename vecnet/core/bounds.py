@@ -75,6 +75,9 @@ class Limits:
     max_windings : int
         Windings of one set of coupled inductors (each pair has a mutual inductance, and
         the formulations' work grows with their number).
+    max_cases : int
+        Cases of one study (a grid's are the product of its parameters' counts: three
+        parameters of 100 values are 10^6 cases, hours of work).
 
     >>> import vecnet as vn
     >>> vn.get_limits().max_points
@@ -94,6 +97,7 @@ class Limits:
     max_outputs: int = 1_000
     max_parameters: int = 10_000
     max_windings: int = 24
+    max_cases: int = 100_000
 
     def __post_init__(self) -> None:
         for field in fields(self):

@@ -8,12 +8,14 @@ vecnet imports neither.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..core.bounds import check_count
 from ..errors import ModelError
 
 if TYPE_CHECKING:
@@ -182,17 +184,32 @@ def check_analysis(analysis: str | Callable, options: Mapping,
                          f"{', '.join(sorted(table[analysis] | {'parameters'}))}")
 
 
+def _refuse_cases(count: int, made_of: str) -> None:
+    problem = check_count(count, "max_cases", "cases")
+    if problem:
+        raise ModelError(f"the study has {count} cases ({made_of}): {problem}")
+
+
 def cases_of(samples: Mapping[str, Sequence[float]] | pandas.DataFrame) -> list[dict[str, float]]:
     """The cases of ``samples``: the cartesian product of a dict's sequences, or a
     DataFrame's rows.
 
     >>> cases_of({"R": [1, 2], "C": [3]})
     [{'R': 1, 'C': 3}, {'R': 2, 'C': 3}]
+
+    Raises
+    ------
+    ModelError
+        For more cases than the limit ``max_cases`` (:func:`vecnet.limits`), counted before
+        any is made, or samples of another kind.
     """
     if isinstance(samples, Mapping):
         names = list(samples)
+        count = math.prod(len(values) for values in samples.values())
+        _refuse_cases(count, " x ".join(f"{len(v)} {name}" for name, v in samples.items()))
         return [dict(zip(names, combo)) for combo in itertools.product(*samples.values())]
     if hasattr(samples, "to_dict"):
+        _refuse_cases(len(samples), "rows")
         return samples.to_dict(orient="records")
     raise ModelError("samples are a dict name -> sequence of values (every combination is a "
                      f"case) or a pandas DataFrame with one row per case, not {type(samples).__name__}")
