@@ -309,3 +309,34 @@ def test_a_study_s_cases_are_bounded_before_any_is_made():
         assert len(cases_of({"a": range(2), "b": range(5)})) == 10
         with pytest.raises(vn.ModelError, match="11 cases"):
             cases_of({"a": range(11)})
+
+
+def _dies_at_two(model, values):
+    """An analysis whose process dies (as a crash in compiled code or the kernel's
+    out-of-memory killer would end it) for R1 = 2."""
+    import signal
+
+    if values["R1"] == 2.0:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return {"R1 twice": 2 * values["R1"]}
+
+
+@pytest.mark.parametrize("on_dask", [False, True])
+def test_a_case_that_kills_its_worker_fails_alone_and_the_good_rows_are_kept(on_dask,
+                                                                             request):
+    if on_dask:
+        # a nested copy, which Dask's pickling ships by value to its spawned workers
+        def dies(model, values):
+            return _dies_at_two(model, values)
+
+        execution = {"client": request.getfixturevalue("client"), "batch_size": 4}
+    else:
+        dies, execution = _dies_at_two, {"workers": 2, "batch_size": 4}
+    values = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0]
+    frame = vn.sweep(rc_network(), {"R1": values}, dies, **execution)
+    assert list(frame["R1"]) == values
+    for R, twice, error in zip(frame["R1"], frame["R1 twice"], frame["error"]):
+        if R == 2.0:
+            assert "the process running this case died" in error
+        else:
+            assert error is None and twice == 2 * R

@@ -18,7 +18,8 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -278,8 +279,40 @@ def _run_dask(client: Any, study: BaseStudy, batches: list[list[dict]],
     futures = [client.submit(_run_shipped, shipped, batch, pure=False) for batch in batches]
     index = {future.key: k for k, future in enumerate(futures)}
     for future in as_completed(futures):
-        done[index[future.key]] = future.result()
-        advance(len(batches[index[future.key]]))
+        k = index[future.key]
+        try:
+            done[k] = future.result()
+        except Exception as exc:  # noqa: BLE001 - its workers died (KilledWorker): alone
+            done[k] = _one_by_one(client, shipped, batches[k], exc)
+        advance(len(batches[k]))
+
+
+def _one_by_one(client: Any, shipped: Any, batch: list[dict], lost: Exception) -> list[dict]:
+    """The rows of a batch whose workers died: each case a task of its own, so that the
+    good ones are kept and the one that kills its worker is told by name."""
+    if len(batch) == 1:
+        return [_lost_row(batch[0], lost)]
+    futures = [client.submit(_run_shipped, shipped, [case], pure=False) for case in batch]
+    rows = []
+    for case, future in zip(batch, futures):
+        try:
+            rows.extend(future.result())
+        except Exception as exc:  # noqa: BLE001 - this case's worker died
+            rows.append(_lost_row(case, exc))
+    return rows
+
+
+def _lost_row(case: dict, lost: BaseException) -> dict:
+    """The row of a case whose process died while running it (a crash in compiled code,
+    the memory exhausted): no results, the error saying so."""
+    why = f"{type(lost).__name__}: {lost}".strip().rstrip(":")
+    return {**case, "error": f"the process running this case died ({_first_line(why)}); "
+            "the case crashes or exhausts memory where it runs", "time": float("nan")}
+
+
+def _first_line(text: str, size: int = 200) -> str:
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= size else line[:size] + "..."
 
 
 def _shipped(study: BaseStudy) -> BaseStudy:
@@ -306,8 +339,40 @@ def _run_installed(batch: list[dict]) -> list[dict]:
 
 def _run_processes(study: BaseStudy, batches: list[list[dict]], count: int,
                    advance: Callable[[int], None], done: dict[int, list[dict]]) -> None:
+    broken = None
     with ProcessPoolExecutor(max_workers=count, initializer=_install,
                              initargs=(study,)) as pool:
-        for k, batch_rows in enumerate(pool.map(_run_installed, batches)):
-            done[k] = batch_rows
-            advance(len(batch_rows))
+        futures = {pool.submit(_run_installed, batch): k for k, batch in enumerate(batches)}
+        try:
+            for future in as_completed(futures):
+                done[futures[future]] = future.result()
+                advance(len(batches[futures[future]]))
+        except BrokenProcessPool as exc:   # a case killed its process: the pool is gone
+            broken = exc
+            for future, k in futures.items():
+                if k not in done and future.done() and future.exception() is None:
+                    done[k] = future.result()
+                    advance(len(batches[k]))
+    if broken is not None:
+        for k, batch in enumerate(batches):
+            if k not in done:
+                done[k] = _isolated(study, batch, advance)
+
+
+def _isolated(study: BaseStudy, batch: list[dict], advance: Callable[[int], None]
+              ) -> list[dict]:
+    """The rows of a batch whose process died, run again in a process of its own; where
+    that dies too, each half again, down to the case that kills its process, whose row
+    tells so (the good cases are kept)."""
+    try:
+        with ProcessPoolExecutor(max_workers=1, initializer=_install,
+                                 initargs=(study,)) as pool:
+            rows = pool.submit(_run_installed, batch).result()
+    except BrokenProcessPool as exc:
+        if len(batch) == 1:
+            advance(1)
+            return [_lost_row(batch[0], exc)]
+        half = len(batch) // 2
+        return _isolated(study, batch[:half], advance) + _isolated(study, batch[half:], advance)
+    advance(len(rows))
+    return rows
