@@ -46,6 +46,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from ..core.rotations import cross
 from ..elements.joint_laws import ContactLaw
 from ..errors import FormulationError, SimulationError
 from .result import Event
@@ -106,9 +107,9 @@ def _tangents(normal: np.ndarray, planar: bool) -> np.ndarray:
     if planar:
         return np.array([[-normal[1]], [normal[0]], [0.0]])
     other = np.eye(3)[int(np.argmin(np.abs(normal)))]
-    t1 = np.cross(normal, other)
+    t1 = cross(normal, other)
     t1 /= np.linalg.norm(t1)
-    return np.column_stack([t1, np.cross(normal, t1)])
+    return np.column_stack([t1, cross(normal, t1)])
 
 
 def unilateral_contacts(model) -> list[UnilateralContact]:
@@ -207,8 +208,8 @@ def _surface_point(model, kin, node, local, radius, n, n_rate, u):
     J = kin["Jv"][k] - _cross_columns(d, kin["Jw"][k])
     w = kin["w"][k]
     # the point slides over the body as n turns: d' = w x d_p - radius n'
-    b = (kin["gv"][k] + np.cross(kin["gw"][k], d) + np.cross(w, np.cross(w, d_p))
-         - radius * np.cross(w, n_rate))
+    b = (kin["gv"][k] + cross(kin["gw"][k], d) + cross(w, cross(w, d_p))
+         - radius * cross(w, n_rate))
     return d, J, b, kin["r"][node] + d_p, J_p @ u
 
 
@@ -254,7 +255,7 @@ def _on_moving_plane(model, contact: UnilateralContact, kin: dict, u: np.ndarray
     n = n / np.linalg.norm(n)
     T = _tangents(n, contact.T.shape[1] == 1)
     w_j = kin["w"][model.row[j]]
-    n_rate = np.cross(w_j, n)
+    n_rate = cross(w_j, n)
     d, Ja, ba, pa, va = _surface_point(model, kin, k, contact.local, contact.radius, n, n_rate,
                                        u)
     plane = kin["r"][j] + kin["R"][j] @ contact.other_local
@@ -265,8 +266,8 @@ def _on_moving_plane(model, contact: UnilateralContact, kin: dict, u: np.ndarray
     e = pa - contact.radius * n - kin["r"][j]
     Jb = kin["Jv"][row] - _cross_columns(e, kin["Jw"][row])
     v_j = kin["Jv"][row] @ u
-    bb = kin["gv"][row] + np.cross(kin["gw"][row], e) \
-        + np.cross(w_j, va - contact.radius * n_rate - v_j)
+    bb = kin["gv"][row] + cross(kin["gw"][row], e) \
+        + cross(w_j, va - contact.radius * n_rate - v_j)
     Jc = Ja - Jb
     v = Jc @ u
     return _Geometry(g, Jc, v, ba - bb + n * float(n_rate @ v), d, e, n, T)
@@ -404,10 +405,10 @@ class ContactModes:
         geos = self._geometries(q, u)
         for contact, geo, force in zip(self.contacts, geos, f):
             w[contact.load:contact.load + 3] = force
-            w[contact.load + 3:contact.load + 6] = np.cross(geo.d, force)
+            w[contact.load + 3:contact.load + 6] = cross(geo.d, force)
             if contact.other >= 0:
                 w[contact.other_load:contact.other_load + 3] = -force
-                w[contact.other_load + 3:contact.other_load + 6] = np.cross(geo.e, -force)
+                w[contact.other_load + 3:contact.other_load + 6] = cross(geo.e, -force)
         return w
 
     def loads(self, time: float, q: np.ndarray, u: np.ndarray, w_other=None) -> np.ndarray:
