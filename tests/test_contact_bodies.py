@@ -101,3 +101,33 @@ def test_a_plane_on_the_sphere_s_own_body_is_refused():
     ball = mech.body("ball", 1.0, 0.01, position=(0, 1))
     with pytest.raises(vn.ModelError, match="both on body 'ball'"):
         mech.contact("self", ball, radius=0.1, plane=ball.point(0, -0.1), normal=(0, 1))
+
+
+def test_a_wheel_rolling_on_a_sprung_cart_follows_the_hand_lagrangian():
+    """A cart of mass M on a rail, tied to the ground by a spring k, and a disc wheel
+    (m, I = m r^2 / 2) rolling without slip on its deck. With x the cart's place and s the
+    wheel's along the deck, T = M x'^2 / 2 + m (x' + s')^2 / 2 + I (s' / r)^2 / 2 and
+    V = k x^2 / 2, so (m + I / r^2) s'' = -m x'' and (M + m - m^2 / (m + I / r^2)) x'' = -k x:
+    from rest at x0 the cart swings as x0 cos(w t), w^2 = k / (M + m / 3), and the wheel's
+    centre moves by a third of the cart's displacement."""
+    M, m, r, k, x0 = 3.0, 1.0, 0.1, 40.0, 0.05
+    mech = vn.planar.Mechanism("sprung cart", gravity=(0, -G))
+    body = mech.body("cart", M, 0.5, position=(x0, 0))
+    mech.prismatic("rail", mech.ground.point(0, 0), body.point(-x0, 0), axis=(1, 0))
+    mech.spring("tie", mech.ground.point(-1, 0), body.point(0, 0), k=k, length=1.0)
+    wheel = mech.body("wheel", m, 0.5 * m * r * r, position=(0.3, 0.1 + r))
+    mech.rolling_wheel("roll", wheel, radius=r, point=body.point(0, 0.1))
+    eom = mech.formulate()
+    assert eom.degrees_of_freedom() == 2
+    w = np.sqrt(k / (M + m / 3))
+    t = np.linspace(0, 2 * np.pi / w, 9)
+    res = eom.simulate(t[-1], t_eval=t, **TIGHT)
+    x = x0 * np.cos(w * t)
+    assert np.allclose(res["cart.x"], x, rtol=0, atol=1e-8)
+    assert np.allclose(res["wheel.x"], 0.3 + (x - x0) / 3, rtol=0, atol=1e-8)
+    # rolling: the wheel turns by what its centre moves relative to the deck
+    assert np.allclose(res["wheel.angle"], -(res["wheel.x"] - 0.3 - (x - x0)) / r, rtol=0,
+                       atol=1e-7)
+    # the deck carries the wheel's weight; the rail, both
+    assert np.allclose(res["roll.normal_force"], m * G, rtol=1e-8)
+    assert np.allclose(res["rail.reaction"][:, 1], (M + m) * G, rtol=1e-8)

@@ -117,8 +117,8 @@ def test_wheel_builder_refusals():
     other = mech.body("other", 1.0, 0.1, position=(1.0, 1.0))
     with pytest.raises(vn.ModelError, match="starts on the line"):
         mech.rolling_wheel("c", wheel, radius=0.5)
-    with pytest.raises(vn.ModelError, match="rolls on the ground"):
-        mech.rolling_wheel("c", wheel, radius=0.5, point=other.point(0.5, 0.0))
+    with pytest.raises(vn.ModelError, match="same body 'wheel'"):
+        mech.rolling_wheel("c", wheel, radius=0.5, point=wheel.point(0.5, -0.5))
     with pytest.raises(vn.ModelError, match="radius"):
         mech.rolling_wheel("c", other, radius=-1.0)
     space = vn.spatial.Mechanism("s")

@@ -723,14 +723,11 @@ class MechanismBuilder:
 
     def _wheel_ends(self, name: str, wheel, point, radius) -> tuple[Point, Point]:
         """The ends of a rolling wheel's contact edge, ``(point, centre)``: ``point`` on the
-        ground's line or plane (default the ground's origin) and the wheel's centre
+        line or plane it rolls on (default the ground's origin) and the wheel's centre
         (``wheel``, a point of its body or the body, meaning its mass centre)."""
         centre = wheel.centre if isinstance(wheel, Body) else wheel
         ground = self.ground.centre if point is None else point
-        self._points(name, ground, centre)
-        if ground.body is not self.ground:
-            raise ModelError(f"rolling wheel {name!r}: the wheel rolls on the ground; "
-                             f"{ground.node!r} is a point of body {ground.body.name!r}")
+        self._points(name, ground, centre)   # two points of two bodies of this mechanism
         if centre.body is self.ground:
             raise ModelError(f"rolling wheel {name!r}: the wheel's centre is a point of the "
                              "wheel's body, not of the ground")

@@ -233,10 +233,12 @@ class Mechanism(MechanismBuilder):
     def rolling_wheel(self, name: str, wheel: Body | Point, radius, direction=(1.0, 0.0),
                       point: Point | None = None):
         """A wheel (a disc of ``radius``) centred at ``wheel`` (a point of the wheel's body,
-        or the body: its mass centre) rolling without slip on the ground's straight line
-        through ``point`` (a ground point, default the origin) along ``direction`` (an
-        incline: ``(cos a, -sin a)`` runs down at angle ``a``), on the side of the line
-        where the centre starts. The contact edge runs from ``point`` to the centre
+        or the body: its mass centre) rolling without slip on a straight line through
+        ``point`` (default the ground's origin) along ``direction`` (world axes at the
+        initial pose; an incline: ``(cos a, -sin a)`` runs down at angle ``a``), on the
+        side of the line where the centre starts. A ``point`` of another body puts the
+        line on that body (a cart's deck), where it moves and turns with it and the
+        contact force acts on both. The contact edge runs from ``point`` to the centre
         (:class:`~vecnet.elements.planar.RollingContact`): the centre stays at height
         ``radius`` above the line (a position constraint, ``"<name>.normal"``) and the
         contact point does not slide (a velocity constraint, ``"<name>.tangent"``).
@@ -248,7 +250,7 @@ class Mechanism(MechanismBuilder):
         Raises
         ------
         ModelError
-            For a radius that is not positive, a point that is not the ground's, a wheel
+            For a radius that is not positive, a point of the wheel's own body, a wheel
             of another mechanism or a centre that starts on the line.
 
         >>> import vecnet as vn
@@ -272,7 +274,8 @@ class Mechanism(MechanismBuilder):
         if abs(side) < 1e-12 * max(1.0, abs(x1), abs(y1)):
             raise ModelError(f"rolling wheel {name!r}: the centre starts on the line it rolls "
                              "on; place it on the side the wheel stands on")
-        return self._add(pe.RollingContact(name, ground.node, centre.node, radius, e,
+        return self._add(pe.RollingContact(name, ground.node, centre.node, radius,
+                                           tuple(self._body_axes(ground.body, e)),
                                            side=1 if side > 0 else -1))
 
     def quantity(self, name: str) -> sympy.Symbol:

@@ -206,8 +206,9 @@ class Mechanism(MechanismBuilder):
         Raises
         ------
         ModelError
-            For a radius that is not positive, a point that is not the ground's, a wheel
-            of another mechanism, or an axle along the normal (a wheel lying flat).
+            For a radius that is not positive, a point that is not the ground's (a wheel
+            in space rolls on the ground), a wheel of another mechanism, or an axle along
+            the normal (a wheel lying flat).
 
         >>> import vecnet as vn
         >>> mech = vn.spatial.Mechanism("coin", gravity=(0, 0, -9.81))
@@ -218,6 +219,13 @@ class Mechanism(MechanismBuilder):
         (('contact.normal',), ('contact.tangent1', 'contact.tangent2'))
         """
         ground, centre = self._wheel_ends(name, wheel, point, radius)
+        if ground.body is not self.ground:
+            # the spatial rolling rows read the plane as fixed; a sphere's contact with
+            # friction (contact(..., plane=<the body's point>)) rolls on a moving body
+            raise ModelError(f"rolling wheel {name!r}: in space a wheel rolls on the ground's "
+                             f"plane; {ground.node!r} is a point of body {ground.body.name!r} "
+                             "(a sphere rolls on a moving body through contact(..., plane=, "
+                             "mu_kinetic=))")
         if normal is None:
             try:
                 g = np.array([float(x) for x in self.gravity])

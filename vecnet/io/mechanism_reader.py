@@ -165,9 +165,10 @@ class MechanismReader:
         raise NotImplementedError
 
     def rolling_wheel(self, entry: Mapping, loc: str) -> None:
-        """A wheel rolling without slip on the ground (``Mechanism.rolling_wheel``): its
-        centre ``wheel`` (a point reference), ``radius`` (a positive number), the optional
-        ground ``point`` its line or plane passes through and the directions of
+        """A wheel rolling without slip (``Mechanism.rolling_wheel``): its centre ``wheel``
+        (a point reference), ``radius`` (a positive number), the optional ``point`` its
+        line or plane passes through (of the ground, or in the plane of another body) and
+        the directions of
         :meth:`wheel_directions`."""
         wheel = self.point(entry["wheel"], f"{loc}/wheel")
         point = self.point(entry["point"], f"{loc}/point") if "point" in entry else None
