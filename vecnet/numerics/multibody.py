@@ -769,8 +769,9 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         sol = solve_ivp(rhs, (time, pending[-1]), y0, method, outcome,
                         after_step=back if constrained else None,
                         # with loops the steps are projected, and landing on the output
-                        # times failed an RSSR's projection near t = 0.94: not yet
-                        land=not constrained,
+                        # times failed an RSSR's projection near t = 0.94: not yet; nor on
+                        # more outputs than LAND_OUTPUTS, where the interpolant serves
+                        land=not constrained and len(pending) <= LAND_OUTPUTS,
                         stages=counted_stages if stages is not None else None,
                         rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
@@ -835,6 +836,11 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                   np.array(out_u).T.reshape(nu, len(out_t)),
                   np.array(out_s).T.reshape(len(s), len(out_t)), outcome)
 
+
+#: the most output times the steps land on: each costs a step (twelve evaluations for
+#: DOP853), so that 100,000 outputs, within max_points, would cost more than the 500,000
+#: evaluations of max_evaluations; beyond it the method's interpolant gives the outputs
+LAND_OUTPUTS = 10_000
 
 #: more mode switches than this in a row, each close on the last, are refused (chatter)
 MAX_SWITCHES = 50
