@@ -179,15 +179,45 @@ def test_no_simulation_reads_a_clock_unless_asked(monkeypatch):
 
 
 def test_model_files_and_netlists_are_bounded_by_state_evaluations():
-    # the pendulum file has 2 states and its simulation takes a few hundred evaluations
-    with vn.limits(file_work=100), pytest.raises(vn.SimulationError, match="file_work") as err:
-        vn.load_model(EXAMPLES / "pendulum.json").simulate()
+    # the pendulum file has 2 states and its simulation takes a few hundred evaluations;
+    # its outputs at two samples cost less than 100 evaluations of its states do
+    with vn.limits(file_work=1000), pytest.raises(vn.SimulationError, match="file_work") as err:
+        vn.load_model(EXAMPLES / "pendulum.json").simulate(points=2)
     assert "of 2 states each" in str(err.value)
     net = vn.load_netlist(EXAMPLES / "rc_filter.cir")
     with vn.limits(file_work=100), pytest.raises(vn.SimulationError, match="file_work"):
         net.simulate((0, 0.01))
     with vn.limits(file_work=100):                     # code written in Python: not bounded
         pendulum().simulate(2.0, velocities={"pin.angle": 2.0})
+
+
+def test_output_samples_and_contacts_count_as_work_before_it_is_done():
+    """A file's outputs cost work at every sample (reactions, energies, the contacts'
+    forces): far more samples than the work bound allows are refused before the
+    simulation starts; an evaluation with a contact counts its geometry's work too, so
+    the bound stops a contact's run after fewer evaluations than a plain model's."""
+    import tempfile
+
+    ball = vn.planar.Mechanism("bounce", gravity=(0, -9.81))
+    body = ball.body("ball", mass=1.0, inertia=0.004, position=(0, 0.2))
+    ball.contact("floor", body, radius=0.1, restitution=1.0)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "ball.json")
+        vn.save_model(ball, path)
+        doc = json.loads(path.read_text())
+        doc["simulation"] = {"t_span": [0, 3], "points": 100_000}
+        path.write_text(json.dumps(doc))
+        model = vn.load_model(path)
+        with pytest.raises(vn.SimulationError, match="the outputs at 100000 samples") as err:
+            model.simulate()
+        assert "file_work" in str(err.value)
+        # at two samples: stopped by the evaluations, each counting the contact's work
+        with vn.limits(file_work=10 ** 6), pytest.raises(vn.SimulationError) as err:
+            model.simulate(t_span=(0, 1e5), points=2)
+        message = str(err.value)
+        evaluations = int(message.split(" after ")[1].split()[0])
+        assert "contacts' or friction modes' work" in message
+        assert evaluations < 10 ** 6 / 6 / 100   # each far more than its 6 states' work
 
 
 def test_the_command_line_runs_a_file_to_its_end_on_a_slow_clock(monkeypatch, capsys, tmp_path):

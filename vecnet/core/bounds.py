@@ -419,6 +419,8 @@ class Watch:
         self.max_work = bounds.file_work if _untrusted.get() else math.inf
         self.max_seconds = math.inf if bounds.max_seconds is None else bounds.max_seconds
         self.evaluations = self.work = 0
+        #: work each evaluation costs beyond its states (:meth:`weigh`)
+        self.weight = 0
         self.started = _clock.monotonic() if self.max_seconds < math.inf else 0.0
         self.compiled = compile_time()
 
@@ -430,12 +432,38 @@ class Watch:
         share = (time - self.t0) / (self.t1 - self.t0) if self.t1 > self.t0 else 1.0
         return f"t = {time:.6g} ({100 * share:.3g}% of the span)"
 
+    def weigh(self, extra: int) -> None:
+        """Count ``extra`` state evaluations' work more for every evaluation: what the
+        evaluations cost beyond their states (the geometry of contacts, the modes of
+        set-valued friction), so that ``file_work`` bounds the time whatever the model."""
+        self.weight = int(extra)
+
+    def spend(self, work: float, what: str) -> None:
+        """Count ``work`` (state evaluations' worth) of something done besides the
+        evaluations, before it is done: ``what`` names it in the refusal.
+
+        >>> import vecnet as vn
+        >>> with vn.limits(file_work=1000), untrusted(True):
+        ...     watch = Watch(0.0, 1.0)
+        >>> watch.spend(2000, "the outputs at 100 samples")
+        Traceback (most recent call last):
+        ...
+        vecnet.errors.SimulationError: the outputs at 100 samples take 2000 state evaluations' work, more than file_work (1000 for a model file or netlist): ask for fewer output points, or raise the limit with vn.limits(file_work=...) (--limit file_work=... on the command line)
+        """
+        if self.work + work > self.max_work:
+            raise SimulationError(
+                f"{what} take {work:.6g} state evaluations' work, more than file_work "
+                f"({self.max_work:g} for a model file or netlist): ask for fewer output "
+                "points, or raise the limit with vn.limits(file_work=...) (--limit "
+                "file_work=... on the command line)")
+        self.work += work
+
     def room(self, count: int, size: int) -> bool:
         """Whether ``count`` more evaluations of ``size`` states each stay within the
         bounds (a compiled step that takes them at once asks first, so that a run stops
         at the bound exactly, one evaluation at a time)."""
         return (self.evaluations + count <= self.max_evaluations
-                and self.work + count * size <= self.max_work)
+                and self.work + count * (size + self.weight) <= self.max_work)
 
     def __call__(self, time: float, state: Any = None, finite: bool = False,
                  count: int = 1) -> None:
@@ -445,7 +473,8 @@ class Watch:
             raise KeyboardInterrupt
         before = self.evaluations
         self.evaluations += count
-        self.work += count * (1 if state is None else len(state) if finite else np.size(state))
+        self.work += count * (self.weight + (1 if state is None else len(state) if finite
+                                             else np.size(state)))
         if state is not None and not finite:
             values = np.asarray(state, dtype=float)
             if not math.isfinite(values.sum()) and not np.isfinite(values).all():
@@ -463,7 +492,10 @@ class Watch:
         if self.work > self.max_work:
             raise SimulationError(
                 f"the simulation stopped at {self.where(time)} after {self.evaluations} "
-                f"evaluations of {np.size(state)} states each (file_work: {self.max_work:g} "
+                f"evaluations of {np.size(state)} states each"
+                + (f" and its contacts' or friction modes' work, {self.weight} more"
+                   if self.weight else "")
+                + f" (file_work: {self.max_work:g} "
                 "state evaluations for a model file or netlist): shorten t_span, loosen the "
                 "tolerances or raise the limit with vn.limits(file_work=...) (--limit "
                 "file_work=... on the command line)")

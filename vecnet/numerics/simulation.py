@@ -251,6 +251,11 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     eom.check_mass_matrix(model, q0, t0)
     eom.check_time_scale(model, q0, (t0, t1), method)
     model.path_counts = {"sparse": 0, "dense": 0}
+    moded = len(model.friction) + len(model.contacts)
+    watch.weigh(MODE_WORK * moded)
+    # the outputs (reactions, energies, the modes' forces) at every sample, counted first
+    watch.spend(len(times) * (OUTPUT_WORK * (model.n + mb.speeds(model) + model.m + 2)
+                              + MODE_WORK * moded), f"the outputs at {len(times)} samples")
     events = {"stops": stops} if stops else {}
     if model.friction:   # set-valued joint friction: its modes, switched by events
         events["modes"] = CoulombModes(model, t0, q0, tol=atol)
@@ -266,6 +271,12 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
         ws, series = events["modes"].series(motion.t, motion.q, motion.u)
         return eom.result(model, motion.t, motion.q, motion.u, outcome, ws=ws, series=series)
     return eom.result(model, motion.t, motion.q, motion.u, outcome)
+
+
+#: the work (in state evaluations: 10^8 of them about half a minute on one core) of an
+#: evaluation's contact geometry or set-valued friction mode, each, beyond its states;
+#: and of one output sample per state and constraint row (its reactions and energies)
+MODE_WORK, OUTPUT_WORK = 1500, 100
 
 
 def _moded(model) -> str:
