@@ -281,11 +281,17 @@ def frequency_response(model: ModelLike, frequencies: Sequence[float] | np.ndarr
     return FrequencyResponse(f, H, tuple(out), names)
 
 
+#: models up to this many states take LAPACK's dense LU at every ``s``, many at once; and
+#: the entries of the systems solved at once
+DENSE_STATES, DENSE_BLOCK = 32, 1 << 20
+
+
 def response_at(ss: SparseStateSpace, s_values: np.ndarray, outputs: Sequence[str],
                 columns: sp.spmatrix | None = None) -> np.ndarray:
     """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` of a linear sparse model at each
-    complex ``s``: one sparse LU per value, an array (values x outputs x inputs); ``columns``
-    combines the inputs (default: each its own column).
+    complex ``s``: for a small model LAPACK's inverse of ``sI - A``, many values at once,
+    else (and where that is ill-conditioned) one sparse LU per value: an array (values x outputs x inputs); ``columns`` combines the inputs
+    (default: each its own column).
 
     Raises
     ------
@@ -302,7 +308,40 @@ def response_at(ss: SparseStateSpace, s_values: np.ndarray, outputs: Sequence[st
     identity = sp.identity(n, format="csc", dtype=complex)
     A = ss.A.tocsc().astype(complex)
     H = np.empty((len(s_values), len(outputs), B.shape[1]), dtype=complex)
-    for k, s_value in enumerate(s_values):
+    s_values = np.asarray(s_values, dtype=complex)
+    sparse = np.ones(len(s_values), dtype=bool)
+    if 0 < n <= DENSE_STATES:
+        # a small model: LAPACK's inverse of every sI - A at once, a block of values at a
+        # time (the sparse path below, with its diagnosis, takes s = 0 and any value whose
+        # system is singular or ill-conditioned here)
+        sparse = s_values == 0
+        Ad, Bd, Ed = A.toarray(), B.toarray(), E.toarray()
+        Cd, Dd, Fd = C.toarray(), D.toarray(), F.toarray()
+        block = max(1, DENSE_BLOCK // (n * n))
+        for start in range(0, len(s_values), block):
+            chunk = np.flatnonzero(~sparse[start:start + block]) + start
+            if not len(chunk):
+                continue
+            s_chunk = s_values[chunk]
+            M = s_chunk[:, None, None] * np.eye(n) - Ad
+            rhs = Bd + s_chunk[:, None, None] * Ed
+            with np.errstate(all="ignore"):
+                try:
+                    inverse = np.linalg.inv(M)
+                except np.linalg.LinAlgError:
+                    sparse[chunk] = True
+                    continue
+                # a condition number (infinity norm) beyond what the sparse path's pivots
+                # allow marks a (nearly) singular value for that path, which equilibrates
+                # first and says what is singular
+                condition = (np.abs(M).sum(axis=2).max(axis=1)
+                             * np.abs(inverse).sum(axis=2).max(axis=1))
+                bad = ~np.isfinite(condition) | (_PIVOT * condition > 1)
+                X = inverse @ rhs
+                H[chunk] = np.einsum("ij,kjl->kil", Cd, X) + Dd + s_chunk[:, None, None] * Fd
+            sparse[chunk[bad]] = True
+    for k in np.flatnonzero(sparse):
+        s_value = s_values[k]
         rhs = (B + s_value * E).toarray()
         if n:
             where = "the state matrix A" if s_value == 0 else \
