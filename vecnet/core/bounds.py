@@ -418,7 +418,8 @@ class Watch:
         self.max_evaluations = bounds.max_evaluations
         self.max_work = bounds.file_work if _untrusted.get() else math.inf
         self.max_seconds = math.inf if bounds.max_seconds is None else bounds.max_seconds
-        self.evaluations = self.work = 0
+        self.evaluations = 0
+        self.work = 0.0
         #: work each evaluation costs beyond its states (:meth:`weigh`)
         self.weight = 0
         self.started = _clock.monotonic() if self.max_seconds < math.inf else 0.0
