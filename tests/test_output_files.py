@@ -97,6 +97,7 @@ def test_the_python_api_refuses_them_too(tmp_path):
     ("", "the output file name is empty"),
     ("two\nlines.html", "control characters (U+000A)"),
     ("tab\there.csv", "control characters (U+0009)"),
+    ("report\u202elmth.csv", "control characters (U+202E; a direction control"),
     ("x" * 300 + ".html", "bytes long, more than the"),
 ])
 def test_bad_output_names_are_refused_before_any_work(model, capsys, tmp_path, monkeypatch,

@@ -20,6 +20,12 @@ from ..errors import OutputError
 
 __all__ = ["check_output", "replacing", "write_atomically"]
 
+#: Unicode's bidirectional controls (marks, embeddings, overrides, isolates): in a file
+#: name they make it read otherwise than it is ("report\u202elmth.exe" shows as
+#: "reportexe.html")
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                          "\u2066\u2067\u2068\u2069")
+
 #: the longest path vecnet writes (Linux's PATH_MAX), in bytes of the file system encoding
 MAX_PATH_BYTES = 4096
 
@@ -57,10 +63,11 @@ def check_output(path: str | os.PathLike, sources: Iterable[str | os.PathLike] =
     if not name:
         raise OutputError("the output file name is empty")
     bad = sorted({f"U+{ord(c):04X}" for c in name if ord(c) < 32 or 127 <= ord(c) < 160
-                  or c in "\u2028\u2029"})
+                  or c in "\u2028\u2029" or c in BIDI_CONTROLS})
     if bad:
         raise OutputError(f"{name!r}: the output file name holds control characters "
-                          f"({', '.join(bad)})")
+                          f"({', '.join(bad)}; a direction control shows a name that is not "
+                          "the one written)")
     full = os.path.abspath(name)
     folder = os.path.dirname(full)
     if len(os.fsencode(full)) > MAX_PATH_BYTES:
