@@ -65,9 +65,10 @@ def check_output(path: str | os.PathLike, sources: Iterable[str | os.PathLike] =
     bad = sorted({f"U+{ord(c):04X}" for c in name if ord(c) < 32 or 127 <= ord(c) < 160
                   or c in "\u2028\u2029" or c in BIDI_CONTROLS})
     if bad:
+        why = ("; a direction control shows a name that is not the one written"
+               if any(c in BIDI_CONTROLS for c in name) else "")
         raise OutputError(f"{name!r}: the output file name holds control characters "
-                          f"({', '.join(bad)}; a direction control shows a name that is not "
-                          "the one written)")
+                          f"({', '.join(bad)}{why})")
     full = os.path.abspath(name)
     folder = os.path.dirname(full)
     if len(os.fsencode(full)) > MAX_PATH_BYTES:
