@@ -620,18 +620,17 @@ class MechanismBuilder:
                 ("radius", radius), ("restitution", restitution), ("mu_kinetic", mu_kinetic),
                 ("mu_static", mu_static), ("sphere_radius", sphere_radius)))
         if shape == "point" and radius != 0:
-            raise ModelError(f"contact {name!r}: a point has no radius; got {radius!r}")
+            raise ModelError(f"contact {name!r}: a point has no radius; got {radius:g}")
         not_negative(name, radius=radius, mu_kinetic=mu_kinetic, mu_static=mu_static)
         if not 0 <= float(restitution) <= 1:
-            raise ModelError(f"contact {name!r}: restitution = {restitution!r} must lie "
+            raise ModelError(f"contact {name!r}: restitution = {restitution:g} must lie "
                              "in [0, 1] (0: no rebound, 1: elastic)")
         if mu_static is not None and mu_kinetic is None:
             raise ModelError(f"contact {name!r}: mu_static needs mu_kinetic")
         if mu_kinetic is not None:
             mu_static = mu_kinetic if mu_static is None else mu_static
-            if float(mu_static) < float(mu_kinetic):
-                raise ModelError(f"contact {name!r}: mu_static = {mu_static!r} is below "
-                                 f"mu_kinetic = {mu_kinetic!r}")
+            _static_not_below(f"contact {name!r}", ("mu_static", mu_static),
+                              ("mu_kinetic", mu_kinetic), "coefficient")
         if sphere is not None:
             return self._sphere_pair(name, centre, radius, sphere, sphere_radius,
                                      restitution, mu_kinetic, mu_static, plane, normal)
