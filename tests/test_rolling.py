@@ -119,8 +119,10 @@ def test_wheel_builder_refusals():
         mech.rolling_wheel("c", wheel, radius=0.5)
     with pytest.raises(vn.ModelError, match="same body 'wheel'"):
         mech.rolling_wheel("c", wheel, radius=0.5, point=wheel.point(0.5, -0.5))
-    with pytest.raises(vn.ModelError, match="radius"):
+    with pytest.raises(vn.ModelError, match="radius must be positive, got -1$"):
         mech.rolling_wheel("c", other, radius=-1.0)
+    with pytest.raises(vn.ModelError, match="a positive number, not the expression r"):
+        mech.rolling_wheel("c", other, radius=vn.Symbol("r"))
     space = vn.spatial.Mechanism("s")
     coin = space.body("coin", 1.0, (1.0, 2.0, 1.0), position=(0, 0, 1))
     with pytest.raises(vn.ModelError, match="lies flat"):

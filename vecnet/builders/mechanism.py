@@ -730,14 +730,20 @@ class MechanismBuilder:
         if centre.body is self.ground:
             raise ModelError(f"rolling wheel {name!r}: the wheel's centre is a point of the "
                              "wheel's body, not of the ground")
+        if not sympy.sympify(radius).is_number:   # the rolling rows take its value
+            raise ModelError(f"rolling wheel {name!r}: radius must be a positive number, not "
+                             f"the expression {radius}; give its value")
         self._positive(f"rolling wheel {name!r}: radius", radius)
         return ground, centre
 
     @staticmethod
     def _positive(what: str, value) -> None:
-        """Refuse a gear ratio or pinion radius that is not a positive number."""
-        if not sympy.sympify(value).is_positive:
-            raise ModelError(f"{what} must be positive, got {value!r}")
+        """Refuse a gear ratio or pinion radius that is not positive (a symbol declared
+        positive passes)."""
+        value = sympy.sympify(value)
+        if not value.is_positive:
+            shown = f"{float(value):g}" if value.is_number and value.is_real else str(value)
+            raise ModelError(f"{what} must be positive, got {shown}")
 
     # -- springs and dampers along the line between two points ---------------------
     @staticmethod
