@@ -257,3 +257,28 @@ def test_an_unreachable_scheduler_is_named_as_such_not_the_output(capsys, tmp_pa
     err = capsys.readouterr().err
     assert status == 2 and "cannot reach the Dask scheduler" in err
     assert "cannot write" not in err and not out.exists()
+
+
+def test_a_ctrl_c_while_the_command_starts_or_ends_prints_no_traceback(monkeypatch, capsys):
+    """Before main's own handling (parsing the arguments, the first imports) a Ctrl-C is
+    one line and status 130, as later; once the command is done it is ignored, so that the
+    interpreter's shutdown prints nothing either."""
+    import gc
+
+    import vecnet.cli as cli
+
+    def interrupted(argv=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_FREEZE", False)    # as it was, once run() has set it
+    monkeypatch.setattr(cli, "main", interrupted)
+    assert cli.run() == 130
+    assert capsys.readouterr().err == "vecnet: interrupted\n"
+    monkeypatch.setattr(cli, "main", lambda argv=None: 0)
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        assert cli.run() == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+        gc.unfreeze()
