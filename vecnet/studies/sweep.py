@@ -289,17 +289,26 @@ def _run_dask(client: Any, study: BaseStudy, batches: list[list[dict]],
 
 def _one_by_one(client: Any, shipped: Any, batch: list[dict], lost: Exception) -> list[dict]:
     """The rows of a batch whose workers died: each case a task of its own, so that the
-    good ones are kept and the one that kills its worker is told by name."""
+    good ones are kept; a case whose task fails too (its worker died, or one beside it did
+    while it was assigned there) runs once more, alone, and where that fails, its row
+    tells the case killed its worker."""
     if len(batch) == 1:
         return [_lost_row(batch[0], lost)]
     futures = [client.submit(_run_shipped, shipped, [case], pure=False) for case in batch]
-    rows = []
-    for case, future in zip(batch, futures):
+    rows: list[dict | None] = []
+    for future in futures:
         try:
             rows.extend(future.result())
-        except Exception as exc:  # noqa: BLE001 - this case's worker died
-            rows.append(_lost_row(case, exc))
-    return rows
+        except Exception:  # noqa: BLE001 - this case's worker died: run it alone below
+            rows.append(None)
+    for k, row in enumerate(rows):
+        if row is None:
+            try:   # alone: nothing else is running that could take its worker down
+                rows[k] = client.submit(_run_shipped, shipped, [batch[k]], pure=False
+                                        ).result()[0]
+            except Exception as exc:  # noqa: BLE001 - it kills its worker
+                rows[k] = _lost_row(batch[k], exc)
+    return [row for row in rows if row is not None]
 
 
 def _lost_row(case: dict, lost: BaseException) -> dict:
