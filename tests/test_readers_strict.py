@@ -356,3 +356,18 @@ def test_mechanism_files_check_stiffness_bound_to_parameters():
     with pytest.raises(vn.ModelFileError, match="zero or more") as info:
         vn.load_model(doc)
     assert info.value.location == "/forces/0/k"
+
+
+@pytest.mark.parametrize("example, output", [("rlc.json", "C1.across"),
+                                             ("pendulum.json", "pin.angle")])
+def test_an_output_listed_twice_is_refused_at_its_second_entry(tmp_path, example, output):
+    """Each listed output is computed, drawn and written: a list repeating one name a
+    thousand times cost a report a minute; the second mention is refused where it is."""
+    doc = json.loads((Path(__file__).parent.parent / "examples" / "models" / example)
+                     .read_text())
+    doc["outputs"] = [output, output]
+    path = tmp_path / example
+    path.write_text(json.dumps(doc))
+    with pytest.raises(vn.ModelFileError, match=r"/outputs/1: output .* is listed already "
+                                                r"\(at /outputs/0\)"):
+        vn.load_model(path)

@@ -23,7 +23,16 @@ from ..core.rotations import inertia_matrix, orientation_matrix, unit_axis
 from ..elements.base import Symbol
 from ..elements.spatial import SpatialMotionDriver
 from ..errors import ModelFileError, VecnetError
-from .reading import FileLaw, Scope, as_number, read_simulation, read_tree, suggestion, unique_name
+from .reading import (
+    FileLaw,
+    Scope,
+    as_number,
+    read_simulation,
+    read_tree,
+    suggestion,
+    unique_name,
+    unique_outputs,
+)
 from .source import located, pointer
 
 __all__ = ["MechanismReader", "PlanarReader", "SpatialReader", "read_mechanism"]
@@ -554,6 +563,7 @@ def read_mechanism(doc: Mapping, scope: Scope) -> Model:
         for key, value in doc.get(section, {}).items():
             target[key] = read(key, value, pointer(section, key))
     known = set(mech.bodies) | {e.name for e in mech.network.elements}
+    unique_outputs(doc)
     for k, name in enumerate(doc.get("outputs", [])):
         head = name.split(".")[0].rstrip("'")
         if name not in _MECHANISM_RESULTS and head not in known:

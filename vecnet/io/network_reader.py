@@ -17,7 +17,16 @@ from ..elements.base import Element, Kind, Symbol, t
 from ..elements.coupled_inductors import CoupledInductors
 from ..elements.coupling import LinearPort, RotaryPort
 from ..errors import ModelFileError, VecnetError
-from .reading import FileLaw, Scope, as_number, read_simulation, read_tree, suggestion, unique_name
+from .reading import (
+    FileLaw,
+    Scope,
+    as_number,
+    read_simulation,
+    read_tree,
+    suggestion,
+    unique_name,
+    unique_outputs,
+)
 from .source import located, pointer
 
 __all__ = ["ELEMENT_TYPES", "OWN_ENTRY_TYPES", "GENERIC_TWO_PORTS", "PORT_TYPES", "read_network",
@@ -306,6 +315,7 @@ def read_network(doc: Mapping, scope: Scope) -> Model:
         loc = pointer("initial", key)
         _edge_variable(key, loc, net)
         model.initial[key] = scope.number(value, loc)
+    unique_outputs(doc)
     for k, name in enumerate(doc.get("outputs", [])):
         _edge_variable(name, f"/outputs/{k}", net)
         model.outputs.append(name)

@@ -96,6 +96,17 @@ def read_simulation(doc: Mapping, model: Model) -> None:
     model.t_span, model.points = (t0, t1), sim.get("points")
 
 
+def unique_outputs(doc: Mapping) -> None:
+    """Refuse an output the file's ``outputs`` list twice: each would be computed, drawn and
+    written again (a thousand repeats cost a report a minute)."""
+    first: dict[str, int] = {}
+    for k, name in enumerate(doc.get("outputs", [])):
+        if name in first:
+            raise _error(f"/outputs/{k}", f"output {name!r} is listed already (at "
+                                          f"/outputs/{first[name]}); list each output once")
+        first[name] = k
+
+
 def unique_name(names: dict[str, str], name: str, loc: str) -> None:
     """Check a name of the file (element, body, joint, force, drive) against the name
     policy of :mod:`vecnet.core.names` and against the names already used."""

@@ -20,7 +20,7 @@ from ..elements.signals import Block
 from ..errors import ModelFileError, VecnetError
 from .mechanism_reader import PlanarReader, SpatialReader
 from .network_reader import build_network, source_input
-from .reading import Scope, read_simulation, unique_name
+from .reading import Scope, read_simulation, unique_name, unique_outputs
 from .source import located, pointer
 
 __all__ = ["read_system", "sensor_names"]
@@ -130,6 +130,7 @@ def read_system(doc: Mapping, scope: Scope) -> Model:
     for section, target in (("initial", model.initial), ("velocities", model.velocities)):
         for key, value in doc.get(section, {}).items():
             target[key] = scope.number(value, pointer(section, key))
+    unique_outputs(doc)
     model.outputs.extend(doc.get("outputs", []))
     read_simulation(doc, model)
     return model
