@@ -216,7 +216,7 @@ def test_output_samples_and_contacts_count_as_work_before_it_is_done():
             model.simulate(t_span=(0, 1e5), points=2)
         message = str(err.value)
         evaluations = int(message.split(" after ")[1].split()[0])
-        assert "contacts' or friction modes' work" in message
+        assert "the work of its constraints, contacts or friction modes" in message
         assert evaluations < 10 ** 6 / 6 / 100   # each far more than its 6 states' work
 
 
@@ -317,3 +317,25 @@ def test_an_error_raised_after_an_interrupt_is_the_interrupt():
     with pytest.raises(ValueError):             # without an interrupt, errors stay errors
         with bounds.interruptible():
             raise ValueError("not an interrupt")
+
+
+def test_a_wheel_driven_for_a_billion_seconds_stops_by_its_constrained_work(tmp_path):
+    """A wheel under a constant torque never oscillates (the span's check of periods lets
+    it through); each evaluation solves its rolling rows, so it counts as far more than its
+    states: the work bound stops it well before max_evaluations would."""
+    import json
+
+    mech = vn.planar.Mechanism("roll", gravity=(0, -9.81))
+    disc = mech.body("disc", mass=2.0, inertia=0.25, position=(0, 0.5))
+    mech.rolling_wheel("contact", disc, radius=0.5)
+    mech.torque("drive", disc, -0.5)
+    path = tmp_path / "wheel.json"
+    vn.save_model(mech, path)
+    doc = json.loads(path.read_text())
+    doc["simulation"] = {"t_span": [0, 1e9], "points": 2}
+    path.write_text(json.dumps(doc))
+    with vn.limits(file_work=10 ** 6), pytest.raises(vn.SimulationError, match="file_work") \
+            as err:
+        vn.load_model(path).simulate()
+    evaluations = int(str(err.value).split(" after ")[1].split()[0])
+    assert evaluations < 10 ** 4      # its 4 states alone would allow 250,000

@@ -435,8 +435,9 @@ class Watch:
 
     def weigh(self, extra: int) -> None:
         """Count ``extra`` state evaluations' work more for every evaluation: what the
-        evaluations cost beyond their states (the geometry of contacts, the modes of
-        set-valued friction), so that ``file_work`` bounds the time whatever the model."""
+        evaluations cost beyond their states (constraint rows, the geometry of contacts,
+        the modes of set-valued friction), so that ``file_work`` bounds the time whatever
+        the model."""
         self.weight = int(extra)
 
     def spend(self, work: float, what: str) -> None:
@@ -494,8 +495,8 @@ class Watch:
             raise SimulationError(
                 f"the simulation stopped at {self.where(time)} after {self.evaluations} "
                 f"evaluations of {np.size(state)} states each"
-                + (f" and its contacts' or friction modes' work, {self.weight} more"
-                   if self.weight else "")
+                + (f" and the work of its constraints, contacts or friction modes, "
+                   f"{self.weight} more" if self.weight else "")
                 + f" (file_work: {self.max_work:g} "
                 "state evaluations for a model file or netlist): shorten t_span, loosen the "
                 "tolerances or raise the limit with vn.limits(file_work=...) (--limit "

@@ -252,7 +252,7 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     eom.check_time_scale(model, q0, (t0, t1), method)
     model.path_counts = {"sparse": 0, "dense": 0}
     moded = len(model.friction) + len(model.contacts)
-    watch.weigh(MODE_WORK * moded)
+    watch.weigh(MODE_WORK * moded + (CONSTRAINED_WORK if model.m else 0))
     # the outputs (reactions, energies, the modes' forces) at every sample, counted first
     watch.spend(len(times) * (OUTPUT_WORK * (model.n + mb.speeds(model) + model.m + 2)
                               + MODE_WORK * moded), f"the outputs at {len(times)} samples")
@@ -274,9 +274,11 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
 
 
 #: the work (in state evaluations: 10^8 of them about half a minute on one core) of an
-#: evaluation's contact geometry or set-valued friction mode, each, beyond its states;
-#: and of one output sample per state and constraint row (its reactions and energies)
-MODE_WORK, OUTPUT_WORK = 1500, 100
+#: evaluation's contact geometry or set-valued friction mode, each, beyond its states; of
+#: an evaluation with constraint rows (the saddle-point system, the rows' terms: a rolling
+#: wheel's costs as much as 600 states'); and of one output sample per state and
+#: constraint row (its reactions and energies)
+MODE_WORK, CONSTRAINED_WORK, OUTPUT_WORK = 1500, 600, 100
 
 
 def _moded(model) -> str:
