@@ -37,8 +37,11 @@ def test_outputs_beyond_max_outputs_are_refused_before_anything_is_read(capsys, 
     doc["outputs"] = ["R1.through"] * 1001
     err = refused(capsys, write(tmp_path, "m.json", doc), "max_outputs")
     assert "/outputs" in err
-    doc["outputs"] = doc["outputs"][:1000]                      # at the limit: read
-    assert main(["equations", str(write(tmp_path, "ok.json", doc))]) == 0
+    # at the limit the count passes and the file is read: refused then, at the second
+    # entry, only for repeating one output
+    doc["outputs"] = doc["outputs"][:1000]
+    assert main(["equations", str(write(tmp_path, "ok.json", doc))]) == 2
+    assert "/outputs/1: output 'R1.through' is listed already" in capsys.readouterr().err
 
 
 def test_parameters_beyond_max_parameters_are_refused(capsys, tmp_path):
