@@ -205,9 +205,10 @@ def cases_of(samples: Mapping[str, Sequence[float]] | pandas.DataFrame) -> list[
     """
     if isinstance(samples, Mapping):
         names = list(samples)
-        count = math.prod(len(values) for values in samples.values())
-        _refuse_cases(count, " x ".join(f"{len(v)} {name}" for name, v in samples.items()))
-        return [dict(zip(names, combo)) for combo in itertools.product(*samples.values())]
+        columns = [v if hasattr(v, "__len__") else list(v) for v in samples.values()]
+        _refuse_cases(math.prod(len(v) for v in columns),
+                      " x ".join(f"{len(v)} {name}" for name, v in zip(names, columns)))
+        return [dict(zip(names, combo)) for combo in itertools.product(*columns)]
     if hasattr(samples, "to_dict"):
         _refuse_cases(len(samples), "rows")
         return samples.to_dict(orient="records")

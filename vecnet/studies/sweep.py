@@ -303,7 +303,7 @@ def _one_by_one(client: Any, shipped: Any, batch: list[dict], lost: Exception) -
             rows.append(None)
     for k, row in enumerate(rows):
         if row is None:
-            try:   # alone: nothing else is running that could take its worker down
+            try:   # alone: no other case of its batch beside it to take its worker down
                 rows[k] = client.submit(_run_shipped, shipped, [batch[k]], pure=False
                                         ).result()[0]
             except Exception as exc:  # noqa: BLE001 - it kills its worker
@@ -348,7 +348,7 @@ def _run_installed(batch: list[dict]) -> list[dict]:
 
 def _run_processes(study: BaseStudy, batches: list[list[dict]], count: int,
                    advance: Callable[[int], None], done: dict[int, list[dict]]) -> None:
-    broken = None
+    broken = False
     with ProcessPoolExecutor(max_workers=count, initializer=_install,
                              initargs=(study,)) as pool:
         futures = {pool.submit(_run_installed, batch): k for k, batch in enumerate(batches)}
@@ -356,13 +356,13 @@ def _run_processes(study: BaseStudy, batches: list[list[dict]], count: int,
             for future in as_completed(futures):
                 done[futures[future]] = future.result()
                 advance(len(batches[futures[future]]))
-        except BrokenProcessPool as exc:   # a case killed its process: the pool is gone
-            broken = exc
+        except BrokenProcessPool:   # a case killed its process: the pool is gone
+            broken = True
             for future, k in futures.items():
                 if k not in done and future.done() and future.exception() is None:
                     done[k] = future.result()
                     advance(len(batches[k]))
-    if broken is not None:
+    if broken:
         for k, batch in enumerate(batches):
             if k not in done:
                 done[k] = _isolated(study, batch, advance)
