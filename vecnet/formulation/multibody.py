@@ -11,6 +11,7 @@ the circuit constraints of the cut joints) and its compiled model.
 from __future__ import annotations
 
 import contextlib
+import math
 import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
@@ -1208,13 +1209,14 @@ class MechanismEquations(ABC):
         """
         mb = later("vecnet.numerics.multibody")
         owner = f"mechanism {self.mechanism.name!r}"
-        for key, value in (parameters or {}).items():
-            if not _finite_real(value):
-                raise ModelError(f"{owner}: parameter {str(key)!r} = {value!r}: "
-                                 "forward_dynamics takes a finite real number")
-        if not _finite_real(time):
+        if parameters:
+            for key, value in parameters.items():
+                if not _finite_real(value):
+                    raise ModelError(f"{owner}: parameter {str(key)!r} = {value!r}: "
+                                     "forward_dynamics takes a finite real number")
+            self.check_parameters(parameters)
+        if not (type(time) is float and math.isfinite(time)) and not _finite_real(time):
             raise ModelError(f"{owner}: time = {time!r} must be a finite real number")
-        self.check_parameters(parameters)
         return mb.forward_dynamics(self.compile(parameters), q, u, tau, float(time),
                                    (self.coordinates, self.speed_names),
                                    f"mechanism {self.mechanism.name!r}")

@@ -27,6 +27,7 @@ without extra equations.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
@@ -168,18 +169,18 @@ def _vector(value, size: int, name: str, owner: str, what: Callable[[], str],
             labels: tuple[str, ...] = ()) -> np.ndarray:
     """``value`` as a finite float vector of ``size`` entries, or a ModelError saying why
     not (``what()`` tells which entries ``owner`` expects, ``labels`` names each)."""
-    kind = np.asarray(value).dtype.kind
+    given = np.asarray(value)
+    kind = given.dtype.kind
     if kind not in "iuf":   # complex would lose its imaginary part, booleans are no numbers
         raise ModelError(f"{owner}: {name} must be real numbers ({what()}); got "
                          + {"c": "complex", "b": "booleans"}.get(kind, type(value).__name__
                                                                   if kind != "O" else "objects"))
-    out = np.asarray(value, dtype=float)
+    out = given if kind == "f" and given.dtype == np.float64 else given.astype(float)
     if out.shape != (size,):
         raise ModelError(f"{owner}: {name} must be a vector of {size} entries ({what()}); got "
                          f"shape {out.shape}")
-    with np.errstate(over="ignore", invalid="ignore"):
-        finite = np.isfinite(out @ out)      # one reduction when all is well
-    if not finite:
+    if not math.isfinite(out.sum()):      # one reduction when all is well (a sum of
+        # finite entries overflows only beyond 1e308, where the entries are checked anyway)
         bad = np.flatnonzero(~np.isfinite(out))
         if len(bad):
             label = f" ({labels[bad[0]]})" if len(labels) == size else ""
