@@ -1174,6 +1174,14 @@ class MechanismEquations(ABC):
         take. Unit quaternions in ``q`` are normalized. The model compiled for the
         ``parameters`` (:meth:`compile`) is kept, so repeated calls compile nothing.
 
+        Compared with ``aba``: a body moving freely (absolute coordinates) has as speeds
+        its mass centre's velocity and its angular velocity, both in world axes (with
+        ``formulate(speeds="body")`` the angular velocity in body axes), and its entries of
+        ``tau`` are the force at the mass centre and the torque about it in the same axes;
+        Pinocchio's free flyer takes the velocity of the body frame's origin and the
+        angular velocity, both in body axes, so its ``q``, ``v`` and ``tau`` are those
+        quantities after the change of frame and of reference point.
+
         Returns
         -------
         numpy.ndarray
