@@ -371,3 +371,18 @@ def test_an_output_listed_twice_is_refused_at_its_second_entry(tmp_path, example
     with pytest.raises(vn.ModelFileError, match=r"/outputs/1: output .* is listed already "
                                                 r"\(at /outputs/0\)"):
         vn.load_model(path)
+
+
+def test_an_unknown_output_is_told_with_examples_of_the_model_s_own_names(tmp_path):
+    """The examples of valid names are the model's (never the name refused), and a near
+    miss is suggested."""
+    doc = json.loads((Path(__file__).parent.parent / "examples" / "models" / "pendulum.json")
+                     .read_text())
+    for output, words in (("P1.reaction", "('bob.x', 'pin.reaction')"),
+                          ("pni.angle", "did you mean 'pin'?")):
+        doc["outputs"] = [output]
+        path = tmp_path / "pendulum.json"
+        path.write_text(json.dumps(doc))
+        with pytest.raises(vn.ModelFileError) as info:
+            vn.load_model(path)
+        assert words in str(info.value) and "'P1.reaction')" not in str(info.value)

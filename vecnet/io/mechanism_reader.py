@@ -567,10 +567,15 @@ def read_mechanism(doc: Mapping, scope: Scope) -> Model:
     for k, name in enumerate(doc.get("outputs", [])):
         head = name.split(".")[0].rstrip("'")
         if name not in _MECHANISM_RESULTS and head not in known:
-            raise _error(f"/outputs/{k}", f"unknown output {name!r}: results are named after "
-                                          "bodies, joints, force elements and coordinates "
-                                          f"('crank.angle', 'P1.reaction'), or are "
-                                          f"{', '.join(_MECHANISM_RESULTS)}")
+            # examples of this model's own names, never the one refused
+            examples = [f"{body}.x" for body in list(mech.bodies)[:1]] + [
+                f"{e.name}.reaction" for e in mech.network.elements if e.is_joint][:1]
+            shown = f" ({', '.join(map(repr, examples))})" if examples else ""
+            raise _error(f"/outputs/{k}", f"unknown output {name!r}: results are named "
+                                          "after bodies, joints, force elements and "
+                                          f"coordinates{shown}, or are "
+                                          f"{', '.join(_MECHANISM_RESULTS)}"
+                                          f"{suggestion(head, sorted(known))}")
         model.outputs.append(name)
     read_simulation(doc, model)
     reader.check(model)
