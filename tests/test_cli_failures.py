@@ -282,3 +282,29 @@ def test_a_ctrl_c_while_the_command_starts_or_ends_prints_no_traceback(monkeypat
     finally:
         signal.signal(signal.SIGINT, before)
         gc.unfreeze()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["simulat", "MODEL"], "did you mean 'simulate'?"),
+    (["simulate", "MODEL", "--pionts", "5"], "did you mean '--points'?"),
+    (["ac", "MODEL", "--format", "pgn"], "did you mean 'png'?"),
+])
+def test_a_misspelt_command_option_or_choice_gets_the_closest_one(capsys, argv, words):
+    path = str(Path(__file__).resolve().parents[1] / "examples" / "models" / "fourbar.json")
+    status = main([path if a == "MODEL" else a for a in argv])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and words in err
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("joint", "revolut", "did you mean 'revolute'?"),
+    ("element", "Resistr", "did you mean 'Resistor'?"),
+])
+def test_a_misspelt_type_in_a_model_file_gets_the_closest_one(tmp_path, field, value, words):
+    models = Path(__file__).resolve().parents[1] / "examples" / "models"
+    doc = json.loads((models / ("fourbar.json" if field == "joint" else "rlc.json")).read_text())
+    (doc["joints"] if field == "joint" else doc["elements"])[0]["type"] = value
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(vn.ModelFileError, match=words.replace("?", r"\?")):
+        vn.load_model(path)

@@ -747,7 +747,36 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line with exit status 2 like every other error."""
 
     def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"vecnet: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"vecnet: error: {message}{self._closest(message)} "
+                     f"(see {self.prog} --help)\n")
+
+    def _closest(self, message: str) -> str:
+        """``"; did you mean ...?"`` for a misspelt command, choice or option, or nothing."""
+        import difflib
+        import re
+
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if choice:
+            word, choices = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
+        else:
+            unknown = re.match(r"unrecognized arguments: (-\S+)", message)
+            if not unknown:
+                return ""
+            word, choices = unknown.group(1).split("=")[0], self._option_strings()
+        close = difflib.get_close_matches(word, choices, n=1)
+        return f"; did you mean {close[0]!r}?" if close else ""
+
+    def _option_strings(self) -> list[str]:
+        """The options of this parser and of its commands."""
+        found: set[str] = set()
+        for action in self._actions:
+            found.update(action.option_strings)
+            for command in getattr(action, "choices", None) or {}:
+                sub = action.choices[command]  # type: ignore[index]
+                if isinstance(sub, argparse.ArgumentParser):
+                    for inner in sub._actions:
+                        found.update(inner.option_strings)
+        return sorted(found)
 
 
 def _positive(kind: type, what: str):

@@ -9,6 +9,7 @@ The meaning of the document (element types, references, expressions) is the read
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import math
 import os
@@ -210,12 +211,20 @@ def validate(doc: Any) -> None:
 
 
 def _hint(doc: dict, error: jsonschema.ValidationError) -> str:
-    """For a planar mechanism refused for what a spatial one holds (a 3-vector, a spatial
-    joint): how to make it spatial."""
+    """The closest allowed word for a misspelt one (a joint's or element's type, a flag);
+    and for a planar mechanism refused for what a spatial one holds (a 3-vector, a
+    spatial joint): how to make it spatial."""
+    hint = ""
+    if error.validator == "enum" and isinstance(error.instance, str):
+        choices = [str(v) for v in error.validator_value]
+        close = difflib.get_close_matches(error.instance, choices, n=1)
+        if close and error.instance not in _SPATIAL_JOINTS:
+            hint = f"; did you mean {close[0]!r}?"
     if doc.get("kind") != "mechanism" or doc.get("dimensions", 2) != 2:
-        return ""
+        return hint
     spatial_joint = error.validator == "enum" and isinstance(error.instance, str) \
         and error.instance in _SPATIAL_JOINTS
     vector = error.validator == "maxItems" and isinstance(error.instance, list) \
         and len(error.instance) == 3
-    return "; a spatial mechanism needs \"dimensions\": 3" if spatial_joint or vector else ""
+    return hint + ("; a spatial mechanism needs \"dimensions\": 3" if spatial_joint or vector
+                   else "")
