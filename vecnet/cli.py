@@ -768,15 +768,17 @@ class _Parser(argparse.ArgumentParser):
 
     def _option_strings(self) -> list[str]:
         """The options of this parser and of its commands."""
-        found: set[str] = set()
+        found = set(self.option_strings())
         for action in self._actions:
-            found.update(action.option_strings)
-            for command in getattr(action, "choices", None) or {}:
-                sub = action.choices[command]  # type: ignore[index]
-                if isinstance(sub, argparse.ArgumentParser):
-                    for inner in sub._actions:
-                        found.update(inner.option_strings)
+            for sub in (action.choices or {}).values() if isinstance(action.choices, dict) \
+                    else ():
+                if isinstance(sub, _Parser):
+                    found.update(sub.option_strings())
         return sorted(found)
+
+    def option_strings(self) -> list[str]:
+        """This parser's own options (``--output``, ``-o``, ...)."""
+        return sorted(self._option_string_actions)
 
 
 def _positive(kind: type, what: str):
