@@ -153,7 +153,8 @@ def replacing(path: str | os.PathLike, sources: Iterable[str | os.PathLike] = ()
     Raises
     ------
     OutputError
-        Where ``path`` is refused, or the temporary file cannot be made there.
+        Where ``path`` is refused, or the file cannot be written there (the temporary
+        file cannot be made, the writer or the rename fails with an ``OSError``).
 
     Examples
     --------
@@ -174,8 +175,7 @@ def replacing(path: str | os.PathLike, sources: Iterable[str | os.PathLike] = ()
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-",
                                    suffix=suffix if len(suffix) < 16 else ".tmp")
     except OSError as exc:
-        raise OutputError(f"{os.fspath(path)}: cannot write it: {exc.strerror or exc}") \
-            from None
+        raise _cannot_write(path, exc) from None
     try:
         # mkstemp makes the file private (0600); the result gets the mode of the file it
         # replaces, or of a new file under the user's umask, as open() would give
@@ -189,10 +189,16 @@ def replacing(path: str | os.PathLike, sources: Iterable[str | os.PathLike] = ()
         os.close(fd)
         yield tmp
         os.replace(tmp, full)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):   # the writer's or the rename's: a full disk, say
+            raise _cannot_write(path, exc) from None
         raise
+
+
+def _cannot_write(path: str | os.PathLike, exc: OSError) -> OutputError:
+    return OutputError(f"{os.fspath(path)}: cannot write it: {exc.strerror or exc}")
 
 
 def write_atomically(path: str | os.PathLike, data: str | bytes,
@@ -211,12 +217,8 @@ def write_atomically(path: str | os.PathLike, data: str | bytes,
     'text'
     """
     mode = "wb" if isinstance(data, bytes) else "w"
-    try:
-        with replacing(path, sources) as tmp, \
-                open(tmp, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    except OSError as exc:
-        raise OutputError(f"{os.fspath(path)}: cannot write it: {exc.strerror or exc}") \
-            from None
+    with replacing(path, sources) as tmp, \
+            open(tmp, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())

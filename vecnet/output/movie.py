@@ -96,18 +96,14 @@ class MechanismAnimation(FuncAnimation):
         self._draw_was_started = True     # no "deleted without rendering" warning
         # checked before any frame is drawn, written beside it and renamed into place
         with replacing(filename) as written:
-            try:
-                if rate is None or not _write_gif(self._mechanism, written, rate, dpi, report):
-                    self._saving = True
-                    try:
-                        super().save(written, writer, fps, dpi, codec, bitrate, extra_args,
-                                     metadata, extra_anim, savefig_kwargs,
-                                     progress_callback=report.frame)
-                    finally:
-                        self._saving = False
-            except OSError as exc:
-                raise OutputError(f"{os.fspath(filename)}: cannot write it: "
-                                  f"{exc.strerror or exc}") from None
+            if rate is None or not _write_gif(self._mechanism, written, rate, dpi, report):
+                self._saving = True
+                try:
+                    super().save(written, writer, fps, dpi, codec, bitrate, extra_args,
+                                 metadata, extra_anim, savefig_kwargs,
+                                 progress_callback=report.frame)
+                finally:
+                    self._saving = False
         report.done()
 
     def _post_draw(self, framedata: Any, blit: bool) -> None:
