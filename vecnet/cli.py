@@ -770,9 +770,8 @@ class _Parser(argparse.ArgumentParser):
         """The options of this parser and of its commands."""
         found = set(self.option_strings())
         for action in self._actions:
-            for sub in (action.choices or {}).values() if isinstance(action.choices, dict) \
-                    else ():
-                if isinstance(sub, _Parser):
+            if isinstance(action.choices, dict):   # the commands' parsers
+                for sub in action.choices.values():
                     found.update(sub.option_strings())
         return sorted(found)
 

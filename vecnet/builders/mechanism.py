@@ -539,7 +539,7 @@ class MechanismBuilder:
         if lower is not None and upper is not None and float(lower) > float(upper):
             raise ModelError(f"joint limit {name!r}: lower = {lower:g} is above "
                              f"upper = {upper:g}")
-        if not 0 <= float(restitution) <= 1:
+        if not 0 <= restitution <= 1:
             raise ModelError(f"joint limit {name!r}: restitution = {restitution!r} must lie "
                              "in [0, 1] (0: stops dead, 1: elastic)")
         edge = element.edges[0]
@@ -707,7 +707,7 @@ class MechanismBuilder:
             name, other.node, centre.node, centre.body.name, centre.local, radius,
             tuple(float(x) for x in b), tuple(a - b), restitution, mu_kinetic, mu_static,
             other=other.body.name,
-            other_local=(*(float(x) for x in other.local), 0.0, 0.0, 0.0)[:3],
+            other_local=tuple(other.local),
             other_radius=sphere_radius))
 
     def _coupled_bodies(self, name: str, a: Body, b: Body) -> None:

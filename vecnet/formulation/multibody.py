@@ -213,7 +213,6 @@ def _first(f: Callable) -> Callable[[np.ndarray], float]:
     return lambda q: float(f(q)[0])
 
 
-
 def _finite_real(value) -> bool:
     """Whether ``value`` is a finite real number (a Python, numpy or sympy one; not a
     boolean, a string or a complex number)."""
@@ -222,6 +221,7 @@ def _finite_real(value) -> bool:
     if isinstance(value, sympy.Basic):
         return bool(value.is_number and value.is_real and value.is_finite)
     return isinstance(value, numbers.Real) and bool(np.isfinite(float(value)))
+
 
 class OperatingPoint:
     """A static equilibrium or a nominal motion: coordinates ``q``, multipliers ``lam`` and,
@@ -1226,8 +1226,7 @@ class MechanismEquations(ABC):
         if not (type(time) is float and math.isfinite(time)) and not _finite_real(time):
             raise ModelError(f"{owner}: time = {time!r} must be a finite real number")
         return mb.forward_dynamics(self.compile(parameters), q, u, tau, float(time),
-                                   (self.coordinates, self.speed_names),
-                                   f"mechanism {self.mechanism.name!r}")
+                                   (self.coordinates, self.speed_names), owner)
 
     def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
                     iterations: int = 100) -> OperatingPoint:

@@ -177,8 +177,7 @@ class MechanismReader:
         """A wheel rolling without slip (``Mechanism.rolling_wheel``): its centre ``wheel``
         (a point reference), ``radius`` (a positive number), the optional ``point`` its
         line or plane passes through (of the ground, or in the plane of another body) and
-        the directions of
-        :meth:`wheel_directions`."""
+        the directions of :meth:`wheel_directions`."""
         wheel = self.point(entry["wheel"], f"{loc}/wheel")
         point = self.point(entry["point"], f"{loc}/point") if "point" in entry else None
         radius = self.scope.number(entry["radius"], f"{loc}/radius", exact=True)

@@ -281,8 +281,8 @@ def frequency_response(model: ModelLike, frequencies: Sequence[float] | np.ndarr
     return FrequencyResponse(f, H, tuple(out), names)
 
 
-#: models up to this many states take LAPACK's dense LU at every ``s``, many at once; and
-#: the entries of the systems solved at once
+#: models up to this many states take LAPACK's inverse at every ``s``, many at once; and
+#: the entries of the systems inverted at once
 DENSE_STATES, DENSE_BLOCK = 32, 1 << 20
 
 
@@ -290,8 +290,8 @@ def response_at(ss: SparseStateSpace, s_values: np.ndarray, outputs: Sequence[st
                 columns: sp.spmatrix | None = None) -> np.ndarray:
     """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` of a linear sparse model at each
     complex ``s``: for a small model LAPACK's inverse of ``sI - A``, many values at once,
-    else (and where that is ill-conditioned) one sparse LU per value: an array (values x outputs x inputs); ``columns`` combines the inputs
-    (default: each its own column).
+    else (and where that is ill-conditioned) one sparse LU per value: an array (values x
+    outputs x inputs); ``columns`` combines the inputs (default: each its own column).
 
     Raises
     ------

@@ -221,9 +221,9 @@ def geometry(model, contact: UnilateralContact, kin: dict, u: np.ndarray) -> _Ge
                                         contact.radius, n, none, u)
         g = float(n @ (p - contact.origin) - contact.radius)
         return _Geometry(g, Jc, Jc @ u, b, d, none, n, T)
-    k, j = contact.node, contact.other
     if contact.other_normal is not None:
         return _on_moving_plane(model, contact, kin, u)
+    k, j = contact.node, contact.other
     pa = kin["r"][k] + kin["R"][k] @ contact.local
     pb = kin["r"][j] + kin["R"][j] @ contact.other_local
     distance = float(np.linalg.norm(pa - pb))
@@ -254,7 +254,8 @@ def _on_moving_plane(model, contact: UnilateralContact, kin: dict, u: np.ndarray
     n = kin["R"][j] @ contact.other_normal
     n = n / np.linalg.norm(n)
     T = _tangents(n, contact.T.shape[1] == 1)
-    w_j = kin["w"][model.row[j]]
+    row = model.row[j]
+    w_j = kin["w"][row]
     n_rate = cross(w_j, n)
     d, Ja, ba, pa, va = _surface_point(model, kin, k, contact.local, contact.radius, n, n_rate,
                                        u)
@@ -262,7 +263,6 @@ def _on_moving_plane(model, contact: UnilateralContact, kin: dict, u: np.ndarray
     g = float(n @ (pa - plane) - contact.radius)
     # the plane's material point under the contact: lever e from j's mass centre; as the
     # contact point slides over j (at v_C = v_p - r n') it meets points of other speeds
-    row = model.row[j]
     e = pa - contact.radius * n - kin["r"][j]
     Jb = kin["Jv"][row] - _cross_columns(e, kin["Jw"][row])
     v_j = kin["Jv"][row] @ u

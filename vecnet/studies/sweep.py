@@ -348,7 +348,6 @@ def _run_installed(batch: list[dict]) -> list[dict]:
 
 def _run_processes(study: BaseStudy, batches: list[list[dict]], count: int,
                    advance: Callable[[int], None], done: dict[int, list[dict]]) -> None:
-    broken = False
     with ProcessPoolExecutor(max_workers=count, initializer=_install,
                              initargs=(study,)) as pool:
         futures = {pool.submit(_run_installed, batch): k for k, batch in enumerate(batches)}
@@ -357,15 +356,13 @@ def _run_processes(study: BaseStudy, batches: list[list[dict]], count: int,
                 done[futures[future]] = future.result()
                 advance(len(batches[futures[future]]))
         except BrokenProcessPool:   # a case killed its process: the pool is gone
-            broken = True
             for future, k in futures.items():
                 if k not in done and future.done() and future.exception() is None:
                     done[k] = future.result()
                     advance(len(batches[k]))
-    if broken:
-        for k, batch in enumerate(batches):
-            if k not in done:
-                done[k] = _isolated(study, batch, advance)
+    for k, batch in enumerate(batches):   # the batches lost with a broken pool
+        if k not in done:
+            done[k] = _isolated(study, batch, advance)
 
 
 def _isolated(study: BaseStudy, batch: list[dict], advance: Callable[[int], None]
