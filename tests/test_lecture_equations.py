@@ -110,10 +110,10 @@ def test_the_world_axis_top_says_why_m_and_q_are_left_out():
 
 
 def test_m_and_q_are_built_only_within_the_bounds(monkeypatch):
-    monkeypatch.setattr(teaching, "PAGE_SPEEDS", 2)
+    monkeypatch.setattr(teaching, "PAGE_MASS_ENTRIES", 5)
     eom = vn.load_model(MODELS / "fourbar.json").formulate()
     listing = vn.text(eom)
-    assert "3 speeds, more than 2 for a page" in listing
+    assert "3 speeds whose mass matrix has more than 5 entries that can be nonzero" in listing
     assert "M" not in eom.__dict__ and "Q" not in eom.__dict__      # never built
 
 
@@ -199,3 +199,90 @@ def test_one_typeface_for_names_in_the_motor_pump_report(reports):
     assert r"Q_{\mathrm{pump.f}}" in tex
     italic = re.findall(r"_\{([A-Za-z][A-Za-z0-9.]+)\}", tex)
     assert italic == [], italic
+
+
+# -- absolute coordinates: M is diagonal, and shown -----------------------------------------
+def listed_matrices(listing: str) -> tuple[dict, dict]:
+    """``M`` and ``Q`` as ``vn.text`` lists them entry by entry: {(row, column): text} and
+    {row: text}."""
+    M = {(a, b): v for a, b, v in
+         re.findall(r"^\s*M\[([\w.]+), ([\w.]+)\] = (.+)$", listing, re.M)}
+    Q = dict(re.findall(r"^\s*Q\[([\w.]+)\] = (.+)$", listing, re.M))
+    return M, Q
+
+
+def test_mcphees_four_bar_in_absolute_coordinates_shows_its_diagonal_m_and_its_weights(tmp_path):
+    """In absolute coordinates every body's pose is its own: M = diag(m, m, J) body by body
+    and Q holds the weights (0, -m g) and the crank's torque, read here from the model file
+    itself; the nine speeds no longer hide them, in text, LaTeX, the report and the CLI."""
+    import json
+
+    from vecnet.cli import main
+
+    document = json.loads((MODELS / "fourbar.json").read_text())
+    g = -document["gravity"][1]
+    expected_M, expected_Q = {}, {}
+    for body in document["bodies"]:
+        name, m, J = body["name"], body["mass"], sympy.Rational(str(body["inertia"]))
+        for axis, entry in (("x", m), ("y", m), ("angle", J)):
+            expected_M[f"{name}.{axis}", f"{name}.{axis}"] = entry
+        expected_Q.update({f"{name}.x": 0, f"{name}.y": -m * g, f"{name}.angle": 0})
+    t, T0 = sympy.symbols("t T0")
+    expected_Q["crank.angle"] = T0 * sympy.sin(2 * sympy.pi * t)
+
+    eom = vn.load_model(MODELS / "fourbar.json").system.formulate(coordinates="absolute")
+    assert len(teaching.mass_matrix_pattern(eom)) == 3 * 6      # a 3 x 3 block per body
+    listing = vn.text(eom, digits=None)
+    assert "left out" not in listing
+    M, Q = listed_matrices(listing)
+    assert M.keys() == expected_M.keys()                     # nothing off the diagonal
+    for key, value in expected_M.items():
+        assert float(sympy.sympify(M[key])) == pytest.approx(float(value), rel=1e-15)
+    at = {"t": 0.3, "T0": 20.0}                               # Q's symbols, by name
+    assert Q.keys() == expected_Q.keys()
+    for key, value in expected_Q.items():
+        value, shown = (sympy.sympify(v).subs({x: at[x.name] for x in sympy.sympify(v).free_symbols})
+                        for v in (value, Q[key]))
+        assert float(shown) == pytest.approx(float(value), rel=1e-12, abs=1e-12), key
+    assert r"\mathbf{M}_{9,9} &= 0.2562" in vn.latex(eom)
+
+    out = tmp_path / "absolute.html"
+    assert main(["report", str(MODELS / "fourbar.json"), "--tree", "absolute", "-o", str(out)]) == 0
+    page = out.read_text()
+    assert r"\mathbf{M}_{9,9} &amp;= 0.2562" in page and "are left out" not in page
+    printed = tmp_path / "equations.txt"
+    assert main(["equations", str(MODELS / "fourbar.json"), "--tree", "absolute",
+                 "-o", str(printed)]) == 0
+    assert listed_matrices(printed.read_text())[0].keys() == expected_M.keys()
+
+
+def hanging_chain(n: int):
+    mech = vn.planar.Mechanism(f"{n}-link chain", gravity=(0, -9.81))
+    end = mech.ground.point(0, 0)
+    for i in range(1, n + 1):
+        link = mech.body(f"link{i}", mass=1.0, inertia=0.02, position=(0, -0.5 * (i - 0.5)),
+                         angle=-np.pi / 2)
+        mech.revolute(f"J{i}", end, link.point(-0.25, 0))
+        end = link.point(0.25, 0)
+    return mech
+
+
+def test_a_long_chain_in_joint_coordinates_is_dense_and_listed_in_full_on_request(tmp_path):
+    """A chain's joint coordinates couple every body to every joint above it: its M is
+    dense, n (n + 1) / 2 entries on and above the diagonal; ten links are more than a page,
+    and matrix_form=True (the CLI's --matrix-form) lists every entry anyway."""
+    from vecnet.cli import main
+
+    eom = hanging_chain(10).formulate()
+    assert len(teaching.mass_matrix_pattern(eom)) == 55
+    assert "more than 45 entries that can be nonzero" in vn.text(eom)
+    assert "M" not in eom.__dict__                                   # never built
+    M, Q = listed_matrices(vn.text(eom, matrix_form=True))
+    assert len(M) == 55 and len(Q) == 10       # every entry couples: none is zero
+    model = tmp_path / "chain.json"
+    vn.save_model(hanging_chain(10), model)
+    out = tmp_path / "chain.txt"
+    assert main(["equations", str(model), "--matrix-form", "-o", str(out)]) == 0
+    assert len(listed_matrices(out.read_text())[0]) == 55
+    assert main(["equations", str(model), "--no-matrix-form", "-o", str(out)]) == 0
+    assert "matrix_form=False" in out.read_text()

@@ -4,10 +4,10 @@ Usage::
 
     vecnet matrices MODEL [--tree TREE] [--format text|latex] [--output FILE]
     vecnet equations MODEL [--tree TREE] [--format text|latex] [--output FILE]
-                           [--outputs NAMES] [--transfer-function]
+                           [--outputs NAMES] [--transfer-function] [--matrix-form]
     vecnet draw MODEL [--tree TREE] [--format svg|png|pdf|dot|tikz] [--output FILE]
     vecnet simulate MODEL [--format csv|png|svg|pdf] [--output FILE] [--t-end T] [--points N]
-    vecnet report MODEL [--tree TREE] [--output FILE]
+    vecnet report MODEL [--tree TREE] [--matrix-form] [--output FILE]
     vecnet op MODEL [--output FILE]
     vecnet ac MODEL [--start F] [--stop F] [--points N] [--outputs NAMES]
                     [--format csv|png|svg] [--output FILE]
@@ -31,7 +31,9 @@ ends in ``.csv``); ``ac`` its frequency response in dB and degrees. A netlist's
 excitation, its ``.tran`` card the span and spacing of ``simulate``; options
 given on the command line win. ``equations`` lists ``y = C x + D u`` after
 ``x' = A x + B u`` for the declared outputs (a model file's ``"outputs"`` or
-``--outputs``) and with ``--transfer-function`` each ``H(s)``, output over input.
+``--outputs``) and with ``--transfer-function`` each ``H(s)``, output over input;
+for a mechanism, ``M`` and ``Q`` when they fit on a page (``--matrix-form`` lists them
+however large, ``--no-matrix-form`` the recursive form alone; ``report`` too).
 ``bode`` and ``step`` give the frequency response over the frequencies of the
 model's poles and the response to a unit step of each input from rest (a table,
 or a plot when the output file ends in ``.png``, ``.svg`` or ``.pdf``); a
@@ -134,6 +136,7 @@ def _equations(model, args) -> str | None:
     show = latex if args.format == "latex" else text
     tree = _tree(model, args.tree)
     if model.kind == "network":
+        _refuse_matrix_form(model, args)
         eqs = model.system.equations(tree=tree)
         # in the same symbols as the cutset, circuit and terminal equations above it (with
         # the parameters' values when the network is large: a summary, see vecnet.output.teaching);
@@ -151,8 +154,16 @@ def _equations(model, args) -> str | None:
                              "equilibrium)")
         coordinates = tree if isinstance(tree, str) else "joint"
         body = show(model.system.formulate(**model.formulation(
-            coordinates, None if isinstance(tree, str) else tree))) + "\n"
+            coordinates, None if isinstance(tree, str) else tree)),
+            matrix_form=args.matrix_form) + "\n"
     return _emit(body, args.output)
+
+
+def _refuse_matrix_form(model, args) -> None:
+    """``--matrix-form`` is about a mechanism's ``M`` and ``Q``: refused for a network."""
+    if args.matrix_form is not None and model.kind == "network":
+        raise ModelError(f"--matrix-form lists a mechanism's M and Q; {model.name!r} is a "
+                         "network (its state equations are always listed)")
 
 
 def _declared_outputs(model, args) -> list[str]:
@@ -610,9 +621,11 @@ def _output(args) -> str:
 def _report(model, args) -> str | None:
     from .output.report import report
 
+    _refuse_matrix_form(model, args)
     output = _output(args)
     report(model, output, tree=args.tree if args.tree in ("normal", "auto", "joint", "absolute")
-           else (_tree(model, args.tree) if args.tree else None))
+           else (_tree(model, args.tree) if args.tree else None),
+           matrix_form=args.matrix_form)
     return output
 
 
@@ -905,6 +918,11 @@ def parser() -> argparse.ArgumentParser:
     sub["equations"].add_argument("--transfer-function", action="store_true",
                                   help="also list H(s) from each input to each output "
                                   "(networks; the outputs are the model's or --outputs)")
+    for name in ("equations", "report"):
+        sub[name].add_argument("--matrix-form", action=argparse.BooleanOptionalAction,
+                               help="mechanisms: list M and Q in full however many speeds "
+                               "there are (--no-matrix-form: the recursive form alone; "
+                               "default: M and Q when they fit on a page)")
     for name in ("equations", "bode", "step"):
         sub[name].add_argument("--outputs", metavar="NAMES",
                                help="network variables separated by commas, "

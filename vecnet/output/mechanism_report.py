@@ -54,8 +54,10 @@ class MechanismListing:
     circuit and terminal equations of the vector network, the equations of motion, the
     diagnosis by rank and the joint reactions, and the explorer's details of each edge."""
 
-    def __init__(self, eom, planar: bool, values: dict, res) -> None:
+    def __init__(self, eom, planar: bool, values: dict, res,
+                 matrix_form: bool | None = None) -> None:
         self.eom, self.planar, self.values, self.res = eom, planar, values, res
+        self.matrix_form = matrix_form   # as vecnet.latex's option of that name
         self.net = eom.mechanism.network
         self.topo = eom.topology
         from .teaching import summary_reason
@@ -151,7 +153,7 @@ class MechanismListing:
                 "that meet the circuit equations) turns the cutset equations into these "
                 "equations, in which the workless joints and arms do not appear; "
                 "λ are the reactions of the cut joints.</p>")
-        tex = latex(eom)
+        tex = latex(eom, matrix_form=self.matrix_form)
         if len(tex) <= LATEX_LIMIT:
             return head + math_block(break_rows(tex, FORMULA_WIDTH), "")
         # too long to typeset quickly: the summary, and the constraints on their own

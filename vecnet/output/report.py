@@ -226,7 +226,8 @@ _FONT_FILE = re.compile(r"url\(fonts/(KaTeX_[A-Za-z0-9-]+)\.woff2\)")
 
 
 def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
-           simulate: bool = True, title: str | None = None) -> str:
+           simulate: bool = True, title: str | None = None,
+           matrix_form: bool | None = None) -> str:
     """The HTML report of a model: diagram, a tree explorer (networks), incidence and reduced
     incidence matrices, tree, cutset and circuit matrices, the three equation sets, the
     state or multibody equations and simulation plots. Large systems get summaries (see
@@ -245,6 +246,12 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
         ``"joint"`` (default) or ``"absolute"``.
     simulate : bool
         Include simulation plots (model files give the time span; otherwise 1 s).
+    title : str, optional
+        The page's title (default: the model's name).
+    matrix_form : bool, optional
+        Mechanisms: ``True`` lists ``M`` and ``Q`` in full however many speeds there are,
+        ``False`` the recursive form alone; by default ``M`` and ``Q`` when they fit on a
+        page (as :func:`vecnet.latex` of the equations of motion).
 
     Returns
     -------
@@ -276,7 +283,7 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     if path is not None:
         check_output(path)   # before the work, not after it
     body = _network(model, tree, simulate) if model.kind == "network" else \
-        _mechanism(model, tree, simulate)
+        _mechanism(model, tree, simulate, matrix_form)
     name = html.escape(title or model.name)
     katex_script, katex_style = _katex()
     scripts = [katex_script, _RENDER_SCRIPT]
@@ -395,7 +402,7 @@ def shown_state_space(net: Network, tree: Any, order: int, outputs: Sequence[str
     return net.state_space(outputs=outputs, tree=tree, symbolic=True)
 
 
-def _mechanism(model, tree, simulate: bool) -> str:
+def _mechanism(model, tree, simulate: bool, matrix_form: bool | None) -> str:
     mech = model.system
     coordinates = tree if tree in ("joint", "absolute") else model.coordinates
     eom = mech.formulate(**model.formulation(coordinates))
@@ -405,7 +412,7 @@ def _mechanism(model, tree, simulate: bool) -> str:
         res = model.simulate(t_span=(0.0, t_end)) if model.t_span else eom.simulate(t_end)
     topo = eom.topology
     planar = not isinstance(mech, SpatialMechanism)
-    shown = MechanismListing(eom, planar, model.values, res)
+    shown = MechanismListing(eom, planar, model.values, res, matrix_form)
     diagram, drawn = _diagram(mech, topo)
     parts = [section("Vector network", f"<p>{html.escape(VECTOR_NETWORK_WORDS)}</p>" + diagram)]
     if drawn:

@@ -1178,9 +1178,11 @@ def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
     return _finish(rows, show)
 
 
-#: Mechanisms with at most this many speeds have their ``M`` and ``Q`` built and shown when
-#: they fit on a page (a 6 x 6 mass matrix: a free body's, a double pendulum's).
-PAGE_SPEEDS = 6
+#: Mechanisms whose mass matrix can have at most this many nonzero entries on and above its
+#: diagonal (:func:`mass_matrix_pattern`) have their ``M`` and ``Q`` built and shown when they
+#: fit on a page: a dense 9 x 9 (a chain of nine pins), or the diagonal of 45 absolute
+#: coordinates, whose ``M`` holds the constant masses and inertias alone.
+PAGE_MASS_ENTRIES = 45
 #: ... and, in space, at most this many terms in the Jacobians of the nodes' velocities, which
 #: are built before ``M`` and ``Q`` and whose products fill them: counting them first keeps a
 #: mechanism whose ``M`` could never fit a page from building it.
@@ -1229,19 +1231,48 @@ def _kinematics_terms(eom: Any, cap: int) -> int:
     return _terms([x for J in matrices for x in J], cap)
 
 
+def mass_matrix_pattern(eom: Any) -> set[tuple[int, int]]:
+    """The entries ``(i, j)``, ``i <= j``, of a mechanism's mass matrix that can be nonzero,
+    read off the tree alone (nothing symbolic is built): speeds ``i`` and ``j`` both on the
+    tree path from the datum to a body's mass centre, or to either end of a joint with a
+    rotor. In absolute coordinates every body's path is its own branch, so ``M`` is block
+    diagonal; in joint coordinates a chain's ``M`` is dense.
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+    >>> link = mech.body("link", mass=1.0, inertia=0.1, position=(0.5, 0))
+    >>> _ = mech.revolute("pin", mech.ground.point(0, 0), link.point(-0.5, 0))
+    >>> sorted(mass_matrix_pattern(mech.formulate(coordinates="absolute")))
+    [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    """
+    from ..builders.mechanism import DATUM
+
+    speeds_of = getattr(eom, "speed_index", None)  # in space; in the plane speeds are rates
+    path: dict = {DATUM: frozenset()}
+    for here, there, branch, _, positions in eom.walk:
+        path[there] = path[here] | frozenset(
+            speeds_of[branch] if speeds_of is not None else positions)
+    ends = eom.mechanism.network.graph.ends
+    groups = [path.get(body, frozenset()) for body in eom.mechanism.bodies] + [
+        path.get(a, frozenset()) | path.get(b, frozenset())
+        for a, b in map(ends, eom.rotors)]
+    return {(i, j) for group in groups for i in group for j in group if i <= j}
+
+
 def _page_matrices(eom: Any, show: _Printer, simplify: bool | None,
                    matrix_form: bool | None) -> tuple:
     """``(M, Q, constraints, why)``: the tidied ``M``, ``Q`` and constraints when they fit
     on a page (``why`` is ``None``), else the constraints alone (tidied when short) and
     why ``M`` and ``Q`` are left out. ``M`` and ``Q`` are built only below the bounds
-    :data:`PAGE_SPEEDS` and :data:`PAGE_KINEMATICS_TERMS`."""
+    :data:`PAGE_MASS_ENTRIES` and :data:`PAGE_KINEMATICS_TERMS`."""
     n = len(eom.u)
     constraints = list(eom.constraints) if eom.constraint_names else []
     why: tuple | None = None
     if matrix_form is False:
         why = (_code("matrix_form=False"),)
-    elif n > PAGE_SPEEDS:
-        why = (f"{n} speeds, more than {PAGE_SPEEDS} for a page",)
+    elif len(mass_matrix_pattern(eom)) > PAGE_MASS_ENTRIES:
+        why = (f"{n} speeds whose mass matrix has more than {PAGE_MASS_ENTRIES} entries that "
+               "can be nonzero: more than a page",)
     elif _kinematics_terms(eom, PAGE_KINEMATICS_TERMS) > PAGE_KINEMATICS_TERMS:
         why = (f"the velocities of the bodies alone hold more than {PAGE_KINEMATICS_TERMS:,} "
                "terms: more than a page",)
