@@ -3,6 +3,7 @@ every public name with an example, and Sphinx builds the whole site without a wa
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
 import subprocess
@@ -47,12 +48,49 @@ def test_notebook_runs_and_shows_its_objects(path):
         f"{path.name} is stored with outputs: clear them before committing"
     nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}}).execute()
+    for number, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code" and _shows_a_value(cell.source):
+            assert cell.outputs, f"{path.name}, cell {number}: shows nothing"
+            for output in cell.outputs:
+                assert not _empty(output), f"{path.name}, cell {number}: an empty {output}"
     shown = {kind for cell in notebook.cells if cell.cell_type == "code"
              for output in cell.outputs for kind in output.get("data", {})}
     # graphs draw themselves as SVG, equations and matrices typeset as LaTeX, results as
     # tables or plots: the objects' own _repr_*_ methods
     assert shown & {"image/svg+xml", "image/png"}, shown
     assert shown & {"text/latex", "text/html"}, shown
+
+
+def _shows_a_value(source: str) -> bool:
+    """Whether a cell ends with an expression whose value Jupyter shows (no ``;``)."""
+    body = ast.parse(source).body
+    return bool(body) and isinstance(body[-1], ast.Expr) and not source.rstrip().endswith(";")
+
+
+#: what an output that shows nothing looks like once its ``$`` and ``\displaystyle`` are
+#: gone: an empty matrix (as text or typeset), no text, nothing
+EMPTY = re.compile(r"|Matrix\((0,\d+|\d+,0),\[\]\)|\\left\[\\begin\{matrix\}\\end\{matrix\}"
+                   r"\\right\]|\[\]|None")
+
+
+def _empty(output: dict) -> bool:
+    """Whether an output cell shows nothing (its text, formula or picture empty)."""
+    if output.get("output_type") == "stream":
+        return not output.get("text", "").strip()
+    data = output.get("data", {})
+    if not data:
+        return output.get("output_type") != "error"
+    shown = ("".join(v) if isinstance(v, list) else str(v) for v in data.values())
+    return all(EMPTY.fullmatch(re.sub(r"\$|\\displaystyle|\s", "", v)) for v in shown)
+
+
+def test_an_empty_output_is_caught():
+    assert _empty({"output_type": "execute_result",
+                   "data": {"text/plain": "Matrix(0, 1, [])",
+                            "text/latex": "$\\displaystyle \\left[\\begin{matrix}\\end{matrix}\\right]$"}})
+    assert not _empty({"output_type": "execute_result", "data": {"text/plain": "1/(2*s + 1)"}})
+    assert _shows_a_value("x = 1\nx") and not _shows_a_value("x = 1") \
+        and not _shows_a_value("plot(x);")
 
 
 def test_every_public_name_is_in_the_reference():

@@ -55,7 +55,6 @@ import signal
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import Any
 
 from .errors import ModelError, StudyInterrupted, VecnetError
 
@@ -468,27 +467,10 @@ def _need_inputs(inputs, model, command: str) -> None:
                          "input to respond to")
 
 
-def _pole_grid(linear: _Linear, points: int | None) -> Any:
-    """Frequencies (Hz) from a decade below the slowest pole to a decade above the fastest,
-    ``points`` a decade (default 50); 1 Hz to 1 MHz when the poles are all zero or too many
-    to compute densely."""
-    import numpy as np
-
-    lo, hi = 1.0, 1e6
-    if linear.A is not None and linear.A.size:
-        magnitudes = np.abs(np.linalg.eigvals(linear.A)) / (2 * np.pi)
-        magnitudes = magnitudes[magnitudes > 1e-12 * max(1.0, magnitudes.max())]
-        if magnitudes.size:
-            lo = 10.0 ** (np.floor(np.log10(magnitudes.min())) - 1)
-            hi = 10.0 ** (np.ceil(np.log10(magnitudes.max())) + 1)
-    decades = int(round(np.log10(hi / lo)))
-    return np.logspace(np.log10(lo), np.log10(hi), decades * (points or 50) + 1)
-
-
 def _bode_command(model, args) -> str | None:
     import numpy as np
 
-    from .numerics.analysis import FrequencyResponse, frequency_response
+    from .numerics.analysis import FrequencyResponse, frequency_response, pole_frequencies
 
     linear = _linear(model, args, "bode")
     if (args.start is None) != (args.stop is None):
@@ -502,7 +484,7 @@ def _bode_command(model, args) -> str | None:
         count = max(2, int(np.ceil(decades * (args.points or 50))) + 1)
         frequencies = np.logspace(np.log10(args.start), np.log10(args.stop), count)
     else:
-        frequencies = _pole_grid(linear, args.points)
+        frequencies = pole_frequencies(linear.A, args.points or 50)
     if linear.sparse is not None:
         res = frequency_response(linear.sparse, frequencies, outputs=linear.outputs)
     else:

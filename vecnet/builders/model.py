@@ -133,11 +133,15 @@ class Model:
         if isinstance(self.system, Network):
             held = {str(s) for s in self.system.parameter_symbols()}
         elif values and self.kind == "mechanism":
-            exact = {k: sympy.Float(v) for k, v in values.items()}
-            held = {str(s) for s in self.formulate().compile_model(exact).used}
+            held = self._held(self._equations())
         else:
             held = set()
         return {k: v for k, v in values.items() if str(k) in held}
+
+    def _held(self, eom: Any) -> set[str]:
+        """The names of the declared parameters the mechanism's equations hold."""
+        exact = {k: sympy.Float(v) for k, v in self.values.items()}
+        return {str(s) for s in eom.compile_model(exact).used} if exact else set()
 
     def state_space(self):
         """The network's :class:`~vecnet.formulation.lumped.StateSpace` for the file's tree
@@ -150,10 +154,21 @@ class Model:
     def formulate(self):
         """The mechanism's :class:`~vecnet.formulation.planar.MultibodyEquations` (or, in
         space, :class:`~vecnet.formulation.spatial.SpatialEquations`) for the file's
-        coordinates (or tree); a system's :class:`~vecnet.formulation.coupled.CoupledModel`."""
+        coordinates (or tree), which take the file's declared values for the parameters a
+        call gives none for (``parameter_values``: ``eom.equilibrium()``, ``linearize``,
+        ``steady_motion`` and ``simulate`` need no ``parameters=``); a system's
+        :class:`~vecnet.formulation.coupled.CoupledModel`."""
         if self.kind == "system":
             return self.system.formulate(self.coordinates)
         self._need("mechanism")
+        eom = self._equations()
+        held = self._held(eom)
+        # sympy numbers: the planar compiler substitutes them with xreplace
+        eom.parameter_values = {k: sympy.Float(v) for k, v in self.values.items()
+                                if str(k) in held}
+        return eom
+
+    def _equations(self) -> Any:
         return self.system.formulate(**self.formulation(self.coordinates, self.tree or None))
 
     def formulation(self, coordinates: str = "joint",

@@ -26,53 +26,13 @@ from ..elements.base import EdgeVariables, Kind, t
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..graph.topology import Topology
 from .blt import solve_blocks
+from .transfer import TransferMatrix, collected_in_s, s
 
 if TYPE_CHECKING:
     from ..builders.network import Network
 
 __all__ = ["NetworkEquations", "Input", "StateSpace", "network_equations", "network_inputs",
            "state_space", "collected_in_s"]
-
-s = sympy.Symbol("s")
-
-
-def collected_in_s(expr: Any) -> Any:
-    """A rational function of ``s`` as ``N(s) / D(s)``, numerator and denominator each a
-    sum of one term per power of ``s`` (``s*(C*R1*R2 + L)``, not ``C*R1*R2*s + L*s``): the
-    form a transfer function is read in, its coefficients in the parameters left as the
-    cancelled fraction has them. An expression that is no ratio of polynomials in ``s``
-    comes back as it is.
-
-    Parameters
-    ----------
-    expr : sympy.Expr
-        Usually one cancelled entry of ``H(s)``.
-
-    Returns
-    -------
-    sympy.Expr
-
-    Examples
-    --------
-    >>> C, L, R1, R2 = sympy.symbols("C L R1 R2")
-    >>> H = collected_in_s(R2 / (C*L*R2*s**2 + C*R1*R2*s + L*s + R1 + R2))
-    >>> sympy.fraction(H)[1].coeff(s, 1)
-    C*R1*R2 + L
-    """
-    expr = sympy.sympify(expr)
-    if not expr.has(s):
-        return expr
-    top, bottom = sympy.fraction(expr)
-
-    def powers(p: sympy.Expr) -> sympy.Expr:
-        poly = sympy.Poly(p, s)
-        # an Add whose coefficient of each power is one factor: sympy keeps c*s**k apart
-        return sympy.Add(*(coefficient * s**k for (k,), coefficient in poly.terms()))
-
-    try:
-        return powers(top) / powers(bottom)
-    except sympy.PolynomialError:   # s inside a function or a fractional power
-        return expr
 
 
 @dataclass(frozen=True)
@@ -367,9 +327,11 @@ class StateSpace:
         Parameters
         ----------
         control : {None, "sympy", "python-control"}
-            ``None`` (default): a sympy matrix of rational functions in ``s``, each
-            numerator and denominator collected in powers of ``s`` (:func:`collected_in_s`,
-            the form ``vecnet equations --transfer-function`` prints).
+            ``None`` (default): a :class:`~vecnet.formulation.transfer.TransferMatrix` of
+            rational functions in ``s`` named by the outputs and inputs, each numerator
+            and denominator collected in powers of ``s`` (:func:`collected_in_s`, printed
+            in descending powers as ``vecnet equations --transfer-function`` prints
+            them), with its zeros, poles and gain, partial fractions and responses in time.
             ``"sympy"``: :class:`sympy.physics.control.TransferFunction` for one input and
             one output, else a :class:`~sympy.physics.control.TransferFunctionMatrix` (for
             block-diagram algebra and plots). ``"python-control"``: a
@@ -379,15 +341,16 @@ class StateSpace:
 
         Returns
         -------
-        sympy.Matrix, sympy.physics.control.TransferFunction or TransferFunctionMatrix, or
-        control.TransferFunction
+        TransferMatrix, sympy.physics.control.TransferFunction or TransferFunctionMatrix,
+        or control.TransferFunction
 
         Raises
         ------
         FormulationError
-            ``control`` is none of these; the network is nonlinear; for ``"sympy"`` and
-            ``"python-control"``, the model has no input or no output; for
-            ``"python-control"``, a parameter without a value or python-control missing.
+            ``control`` is none of these; the network is nonlinear; the model has no
+            output (choose some: ``with_outputs(["C1.across"])``) or no input (no source);
+            for ``"python-control"``, a parameter without a value or python-control
+            missing.
 
         Examples
         --------
@@ -396,8 +359,8 @@ class StateSpace:
         >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=0.5),
         ...             vn.Capacitor("C", "g", "b", C=4.0))
         >>> ss = net.state_space(outputs=["C.across"], symbolic=True)
-        >>> ss.transfer_function(), ss.subs().transfer_function()
-        (Matrix([[1/(C*R*s + 1)]]), Matrix([[1/(2*s + 1)]]))
+        >>> ss.transfer_function()["C.across", "V.across"], ss.subs().transfer_function()[0, 0]
+        (1/(C*R*s + 1), 1/(2*s + 1))
         >>> ss.subs().transfer_function(control="sympy")
         TransferFunction(1, 2*s + 1, s)
         >>> H = ss.subs().transfer_function(control="python-control")
@@ -408,13 +371,18 @@ class StateSpace:
         if control is not True and control not in choices:
             raise FormulationError(f"control is None (a sympy matrix), 'sympy' or "
                                    f"'python-control'; got {control!r}")
+        if not self.outputs:
+            example = f'["{self.states[0]}"]' if self.states else '["R1.across"]'
+            raise FormulationError(
+                "the state space has no outputs, and a transfer function is output over "
+                f"input: choose them, e.g. ss.with_outputs({example}) or "
+                f"state_space(outputs={example})")
+        if not self.inputs:
+            raise FormulationError("the network has no sources: it has no input, and so no "
+                                   "transfer function")
         H = self._transfer_matrix()
         if control is None or control is False:
-            return H
-        if not H.rows or not H.cols:
-            raise FormulationError(
-                f"the model has {len(self.inputs)} input(s) and {len(self.outputs)} output(s): "
-                "a transfer function needs one of each (choose outputs with with_outputs())")
+            return TransferMatrix(H, self.outputs, self.inputs)
         if control == "python-control":
             return _control_transfer_function(H, self.inputs, self.outputs)
         from sympy.physics.control import TransferFunction, TransferFunctionMatrix
@@ -688,7 +656,8 @@ def state_space(net: Network, outputs: Iterable[str] = (), tree: Sequence[str] |
     >>> ss.A, ss.B
     (Matrix([[-1/(C*R)]]), Matrix([[1/(C*R)]]))
     >>> ss.transfer_function()
-    Matrix([[1/(C*R*s + 1)]])
+    <TransferMatrix: 1 output(s) x 1 input(s)>
+    C.across/V.across = 1/(C*R*s + 1)
 
     Numbers given to the elements are put in, unless ``symbolic=True``:
 

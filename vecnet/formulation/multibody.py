@@ -16,6 +16,7 @@ import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, Callable
 
 import networkx as nx
@@ -446,6 +447,10 @@ class MechanismEquations(ABC):
     #: the tree in breadth-first order (:func:`tree_walk`)
     walk: list[tuple]
     gravity: sympy.Matrix
+    #: values (by symbol) for parameters a call gives none for: a model file's declared
+    #: values (:meth:`vecnet.Model.formulate`), so that ``eom.equilibrium()``,
+    #: ``linearize``, ``steady_motion`` and ``simulate`` of a loaded model take its numbers
+    parameter_values: Mapping = MappingProxyType({})
 
     # -- what each dimension provides -----------------------------------------------
     @property
@@ -503,6 +508,7 @@ class MechanismEquations(ABC):
         True
         """
         names = tuple(str(name) for name in names)
+        parameters = self._with_values(parameters, names)
         key = (names, frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items()))
         store = self.__dict__.setdefault("_parametric", {})
         if key not in store:
@@ -862,12 +868,15 @@ class MechanismEquations(ABC):
         active = self.__dict__.get("_active")
         if active is not None:
             given = {str(k): v for k, v in (parameters or {}).items()}
+            given.update({str(k): v for k, v in self.parameter_values.items()
+                          if str(k) not in given and str(k) not in active.runtime_names})
             runtime = {k: v for k, v in given.items() if k in active.runtime_names}
             compiled_in = {str(k): v for k, v in active.values.items()}
             if all(k in compiled_in and sympy.sympify(v) == compiled_in[k]
                    for k, v in given.items() if k not in runtime):
                 active.use_linear_algebra(linear_algebra)
                 return active.bind(runtime) if runtime else active
+        parameters = self._with_values(parameters)
         key = (frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items()),
                linear_algebra)
         cache = self.__dict__.setdefault("_compiled", {})
@@ -876,6 +885,16 @@ class MechanismEquations(ABC):
                 cache.pop(next(iter(cache)))
             cache[key] = self.compile_model(parameters or None, linear_algebra=linear_algebra)
         return cache[key]
+
+    def _with_values(self, parameters: dict | None, runtime: Sequence[str] = ()) -> dict | None:
+        """``parameters`` with :attr:`parameter_values` for those it does not name (nor
+        ``runtime``, whose values are bound later)."""
+        if not self.parameter_values:
+            return parameters
+        named = {str(k) for k in (parameters or {})} | set(runtime)
+        merged = {k: v for k, v in self.parameter_values.items() if str(k) not in named}
+        merged.update(parameters or {})
+        return merged or None
 
     def check_parameters(self, parameters: dict | None) -> None:
         """Refuse a name in ``parameters`` that no expression of the mechanism holds.

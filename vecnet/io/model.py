@@ -62,7 +62,8 @@ def load_model(source: str | os.PathLike | Mapping[str, Any],
     ...         {"type": "Capacitor", "name": "C1", "nodes": ["g", "b"], "parameters": {"C": "C"}}],
     ...     "outputs": ["C1.across"]})
     >>> model.state_space().transfer_function()
-    Matrix([[1/(C*R*s + 1)]])
+    <TransferMatrix: 1 output(s) x 1 input(s)>
+    C1.across/Vs.across = 1/(C*R*s + 1)
     >>> load_model({"vecnet": "2", "kind": "network"})
     Traceback (most recent call last):
     ...

@@ -77,9 +77,10 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
     ... C1 out 0 1u
     ... .end''')
     >>> net.state_space(outputs=["C1.across"], symbolic=True).transfer_function()
-    Matrix([[1/(C1*R1*s + 1)]])
-    >>> net.state_space(outputs=["C1.across"]).transfer_function()
-    Matrix([[1000/(s + 1000)]])
+    <TransferMatrix: 1 output(s) x 1 input(s)>
+    C1.across/V1.across = 1/(C1*R1*s + 1)
+    >>> net.state_space(outputs=["C1.across"]).transfer_function()[0, 0]
+    1000/(s + 1000)
     """
     text = _read(source, _encoding(encoding))
     lines = text.splitlines()

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..formulation.numeric import SparseStateSpace
 
 __all__ = ["operating_point", "frequency_response", "response_at", "step_response",
-           "phase_ticks", "OperatingPoint", "FrequencyResponse", "NoOperatingPoint"]
+           "phase_ticks", "pole_frequencies", "OperatingPoint", "FrequencyResponse", "NoOperatingPoint"]
 
 ModelLike = Union["Network", "SparseStateSpace"]
 
@@ -164,6 +164,27 @@ class FrequencyResponse:
         if keys:
             top.legend(fontsize="small")
         return top, bottom
+
+
+def pole_frequencies(A: np.ndarray | None, per_decade: int = 50) -> np.ndarray:
+    """Frequencies (Hz) for a Bode plot of a model with state matrix ``A``: from a decade
+    below its slowest nonzero pole to a decade above its fastest, ``per_decade`` points a
+    decade; 1 Hz to 1 MHz when every pole is zero or ``A`` is ``None`` (too large to
+    compute its poles densely).
+
+    >>> f = pole_frequencies(np.array([[-2 * np.pi * 10.0]]), per_decade=2)
+    >>> float(f[0]), float(f[-1]), len(f)
+    (1.0, 100.0, 5)
+    """
+    lo, hi = 1.0, 1e6
+    if A is not None and A.size:
+        magnitudes = np.abs(np.linalg.eigvals(A)) / (2 * np.pi)
+        magnitudes = magnitudes[magnitudes > 1e-12 * max(1.0, magnitudes.max())]
+        if magnitudes.size:
+            lo = 10.0 ** (np.floor(np.log10(magnitudes.min())) - 1)
+            hi = 10.0 ** (np.ceil(np.log10(magnitudes.max())) + 1)
+    decades = int(round(np.log10(hi / lo)))
+    return np.logspace(np.log10(lo), np.log10(hi), decades * per_decade + 1)
 
 
 def operating_point(model: ModelLike, inputs: Mapping[str, Any] | None = None,

@@ -103,12 +103,28 @@ def figure(svg_text: str, caption: str) -> str:
 
 def plot_svg(res: Any, names: Any, units: Any = None) -> str:
     """The plot of :meth:`~vecnet.numerics.result.Result.plot` as SVG text."""
+    _agg()
+    return _svg(res.plot(names, units=units).figure)
+
+
+def bode_svg(response: Any, title: str = "") -> str:
+    """The Bode plot of :meth:`~vecnet.numerics.analysis.FrequencyResponse.plot` as SVG
+    text."""
+    _agg()
+    return _svg(response.plot(title=title)[0].figure)
+
+
+def _agg() -> None:
+    """matplotlib drawing into files, whatever backend a session has chosen."""
     import matplotlib
 
     matplotlib.use("Agg")
+
+
+def _svg(fig: Any) -> str:
+    """A matplotlib figure as SVG text, the figure closed."""
     import matplotlib.pyplot as plt
 
-    fig = res.plot(names, units=units).figure
     try:
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", bbox_inches="tight")

@@ -34,7 +34,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -227,7 +227,8 @@ _FONT_FILE = re.compile(r"url\(fonts/(KaTeX_[A-Za-z0-9-]+)\.woff2\)")
 
 def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
            simulate: bool = True, title: str | None = None,
-           matrix_form: bool | None = None) -> str:
+           matrix_form: bool | None = None,
+           parameters: Mapping[Any, float] | None = None) -> str:
     """The HTML report of a model: diagram, a tree explorer (networks), incidence and reduced
     incidence matrices, tree, cutset and circuit matrices, the three equation sets, the
     state or multibody equations and simulation plots. Large systems get summaries (see
@@ -252,6 +253,11 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
         Mechanisms: ``True`` lists ``M`` and ``Q`` in full however many speeds there are,
         ``False`` the recursive form alone; by default ``M`` and ``Q`` when they fit on a
         page (as :func:`vecnet.latex` of the equations of motion).
+    parameters : mapping, optional
+        Numbers for parameters, by name or symbol (``{"R": 1e3}``): a symbolic network's
+        element values, or a model file's declared parameters (the file read again with
+        them). The equations stay in the symbols; the simulation, the transfer functions
+        with values and the Bode plot use the numbers.
 
     Returns
     -------
@@ -261,7 +267,10 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     Raises
     ------
     ModelError
-        ``model`` is not a model, network or mechanism.
+        ``model`` is not a model, network or mechanism; a parameter's value is no finite
+        real number.
+    UnknownNameError
+        ``parameters`` names a parameter the model does not have (the known ones listed).
 
     Examples
     --------
@@ -282,6 +291,7 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
                          f"got {type(model).__name__}")
     if path is not None:
         check_output(path)   # before the work, not after it
+    model = with_parameters(model, parameters)
     body = _network(model, tree, simulate) if model.kind == "network" else \
         _mechanism(model, tree, simulate, matrix_form)
     name = html.escape(title or model.name)
@@ -301,6 +311,59 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     if path is not None:
         write_atomically(path, page)
     return page
+
+
+def with_parameters(model: Any, parameters: Mapping[Any, float] | None) -> Any:
+    """``model`` with numbers for some of its parameters (by name or symbol): a model file
+    read again with them (:func:`vecnet.load_model` checks them against its declared
+    parameters), a network's or mechanism's values put over its declared ones.
+
+    Raises
+    ------
+    ModelError
+        A value that is no finite real number.
+    UnknownNameError
+        A name that is no parameter of the model.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("r")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0),
+    ...             vn.Resistor("R", "a", "g", R=vn.Symbol("R")))
+    >>> with_parameters(vn.Model("network", net), {"R": 2.0}).element_values
+    {R: 2.0}
+    """
+    from dataclasses import replace
+
+    from ..errors import UnknownNameError
+    from ..io.model import load_model
+
+    if not parameters:
+        return model
+    given = {}
+    for name, value in parameters.items():
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = float("nan")
+        if not np.isfinite(number) or isinstance(value, (bool, complex)):
+            raise ModelError(f"parameter {str(name)!r} needs a finite real number; got {value!r}")
+        given[str(name)] = number
+    if model.document is not None:
+        return load_model(model.document, parameters=given)
+    known = set(model.parameters)
+    if model.kind == "network":   # the elements' symbols, less the sources' values
+        from ..formulation.lumped import network_inputs
+
+        sources = {str(i.symbol) for i in network_inputs(model.system)}
+        known |= {str(x) for x in model.system.parameter_symbols()} - sources
+    changed = replace(model, parameters={**model.parameters, **given})
+    if model.kind != "network":
+        known |= {str(x) for x in changed.element_values}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise UnknownNameError(f"no parameter {unknown[0]!r} in {model.name!r}; its parameters "
+                               f"are {', '.join(sorted(known)) or 'none'}")
+    return changed
 
 
 def content_security_policy(scripts: list[str]) -> str:
@@ -362,12 +425,60 @@ def _network(model, tree, simulate: bool) -> str:
     diagnosis = ss.diagnosis() if isinstance(ss, StateSpace) else eqs.diagnosis()
     state = f'<pre class="diagnosis">{html.escape(diagnosis)}</pre>' + _equations(ss)
     parts.append(section("State equations", state))
+    parts.append(section("Transfer functions and frequency response",
+                         _transfer(model, tree, eqs.order)))
     if res is not None:
-        names = model.outputs or list(ss.states)[:4]
+        names = model.outputs or list(ss.states)[:SHOWN_STATES]
         parts.append(section("Simulation", figure(plot_svg(res, names), "Simulated response.")
                              if names else "<p>Nothing to plot: the network stores no energy "
                              "(it has no states) and the model names no outputs.</p>"))
     return "".join(parts)
+
+
+def _transfer(model, tree, order: int) -> str:
+    """``H(s)`` from every source to the model's outputs (to every state when it names
+    none), in the symbols and with the values, and the Bode plot over the poles'
+    frequencies; or why they are left out (a nonlinear network, no source, no state)."""
+    from ..numerics.analysis import frequency_response, pole_frequencies
+    from .html_pieces import bode_svg
+    from .teaching import transfer_functions
+
+    net = model.system
+    ss = shown_state_space(net, tree, order, model.outputs, model.element_values or None)
+    outputs = list(model.outputs) or list(ss.states)[:SHOWN_STATES]
+    why = ("the network has no source" if not ss.inputs else
+           "the network has no output and stores no energy" if not outputs else
+           "the network is nonlinear (linearize it: StateSpace.linearize)"
+           if isinstance(ss, StateSpace) and (not ss.is_linear or ss.z) else None)
+    if why:
+        return f'<p class="note">No transfer function: {html.escape(why)}.</p>'
+    which = ("the model's outputs" if model.outputs else
+             ("every state" if len(ss.states) <= SHOWN_STATES else
+              f"the first {SHOWN_STATES} states") + " (the model names no outputs)")
+    out = (f"<p>H(s) = Y(s)/U(s) from each source to {which}, zero initial state; numerator "
+           "and denominator in descending powers of s.</p>")
+    if isinstance(ss, StateSpace):
+        out += math_block(break_rows(transfer_functions(ss.with_outputs(outputs), "latex",
+                                                        values=model.values), FORMULA_WIDTH), "")
+    else:
+        out += (f'<p class="note">{len(ss.states):,} states: H(s) is not listed symbolically; '
+                "its frequency response follows.</p>")
+    try:
+        sparse = net.sparse_state_space(tree=tree, outputs=outputs,
+                                        parameters=model.element_values or None)
+        A = sparse.shifted()[0] if len(sparse.states) <= BODE_DENSE_STATES else None
+        response = frequency_response(sparse, pole_frequencies(A), outputs=outputs)
+    except (UnsupportedNetwork, VecnetError) as exc:
+        return out + f'<p class="note">(No Bode plot: {html.escape(str(exc))})</p>'
+    return out + figure(bode_svg(response), "Bode plot over the frequencies of the poles "
+                        "(a decade either side).")
+
+
+#: the most states whose poles the Bode plot's grid is read from (dense eigenvalues); a
+#: larger network's plot spans 1 Hz to 1 MHz
+BODE_DENSE_STATES = 200
+#: the states plotted and given transfer functions when a network names no outputs
+SHOWN_STATES = 4
 
 
 #: the most controlled sources, and coupled windings in one set, of a network whose state

@@ -228,6 +228,7 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
     from ..formulation.numeric import SparseStateSpace
     from ..formulation.planar import MultibodyEquations
     from ..formulation.spatial import SpatialEquations
+    from ..formulation.transfer import TransferMatrix
     from ..numerics.analysis import OperatingPoint as NetworkPoint
 
     if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool)
@@ -248,6 +249,8 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
         handler, allowed = _operating_point, ()
     elif isinstance(obj, Linearization):
         handler, allowed = _linearization, ()
+    elif isinstance(obj, TransferMatrix):
+        handler, allowed = _transfer_matrix, ()
     elif isinstance(obj, Element) and not isinstance(obj, MechanismElement):
         handler, allowed = _element, ()
     elif isinstance(obj, sympy.Eq) or (
@@ -314,9 +317,38 @@ class _Printer:
 
     def __call__(self, expr: Any) -> str:
         expr = self.tidy(self.prepare(expr))
+        terms = _powers_of_s(expr)
+        if terms is not None:   # a transfer function, as a textbook writes it
+            return self._fraction(*terms)
         if self.is_latex:
             return self._latex(expr)
         return sympy.sstr(expr)
+
+    def _fraction(self, top: list, bottom: list) -> str:
+        """Numerator over denominator, each the sum of its ``terms`` in their order."""
+        def total(terms: list) -> str:
+            out = ""
+            for term in terms:
+                shown = self._latex(term) if self.is_latex else sympy.sstr(term)
+                if out:
+                    negative = shown.startswith("-")
+                    out += (" - " if negative else " + ") + \
+                        (shown[1:].lstrip() if negative else shown)
+                else:
+                    out = shown
+            return out
+
+        numerator, denominator = total(top), total(bottom)
+        if bottom == [1]:
+            return numerator
+        if self.is_latex:
+            return rf"\frac{{{numerator}}}{{{denominator}}}"
+        # a sum in parentheses, and a denominator that is no single symbol or number
+        if len(top) > 1:
+            numerator = f"({numerator})"
+        if len(bottom) > 1 or not bottom[0].is_Atom:
+            denominator = f"({denominator})"
+        return f"{numerator}/{denominator}"
 
     def tidy(self, expr: Any) -> Any:
         """A nested fraction (a fraction within a denominator) as one fraction, cancelled
@@ -365,6 +397,30 @@ class _Printer:
         """Show ``rate`` (a symbol standing for the derivative of ``symbol``) as ``symbol'``
         (``\\dot{symbol}`` in LaTeX)."""
         self.swap[rate] = self._stand_in(symbol.name, 1)
+
+
+def _powers_of_s(expr: Any) -> tuple[list, list] | None:
+    """The terms of a rational function of ``s``, numerator and denominator each in
+    descending powers of ``s`` (the constant's terms apart), or ``None`` for anything else.
+
+    >>> from vecnet.formulation.transfer import s
+    >>> R, L = sympy.symbols("R L")
+    >>> _powers_of_s(R / (R + L * s**2 + s))
+    ([R], [L*s**2, s, R])
+    """
+    from ..formulation.transfer import s
+
+    if not isinstance(expr, sympy.Expr) or not expr.has(s) or (   # partial fractions stay
+            isinstance(expr, sympy.Add) and any(sympy.fraction(a)[1].has(s) for a in expr.args)):
+        return None
+    top, bottom = sympy.fraction(expr)
+    try:
+        polys = sympy.Poly(top, s), sympy.Poly(bottom, s)
+    except sympy.PolynomialError:   # s inside a function, or a fractional power
+        return None
+    return tuple([term for (k,), c in p.terms()   # type: ignore[return-value]
+                  for term in (sympy.Add.make_args(c) if k == 0 else (c * s**k,))]
+                 for p in polys)
 
 
 def _nested_fraction(expr: sympy.Expr) -> bool:
@@ -799,16 +855,10 @@ def transfer_functions(ss: Any, style: str = "text", values: dict | None = None,
     show = _Printer(style, digits)
     for u, du in zip(ss.u, ss.du):
         show.rate_of(u, du)
-    pairs = [(o, i) for o in ss.outputs for i in ss.inputs]
     rows: list = []
 
-    def listing(H: sympy.MatrixBase) -> None:
-        for k, (o, i) in enumerate(pairs):
-            entry = H[k // len(ss.inputs), k % len(ss.inputs)]
-            if show.is_latex:
-                rows.append((rf"\frac{{{name_tex(o)}}}{{{name_tex(i)}}}(s)", show(entry)))
-            else:
-                rows.append((f"{o}/{i}", show(entry)))
+    def listing(H: Any) -> None:
+        rows.extend(_transfer_rows(H, show))
 
     heading = "Transfer functions H(s) = output(s)/input(s), zero initial state"
     law = (r"H(s) = \frac{Y(s)}{U(s)}", "H(s) = output(s)/input(s)")
@@ -849,6 +899,28 @@ def transfer_functions(ss: Any, style: str = "text", values: dict | None = None,
                                f"not listed ({len(ss.x)} states and parameters without "
                                "values)"))
     return _finish(rows, show)
+
+
+def _transfer_rows(H: Any, show: _Printer) -> list:
+    """One row per output and input of a :class:`~vecnet.formulation.transfer.TransferMatrix`:
+    ``output/input = H(s)``."""
+    rows: list = []
+    for i, o in enumerate(H.outputs):
+        for j, u in enumerate(H.inputs):
+            entry = show(H[i, j])
+            if H.response is None:
+                rows.append((rf"\frac{{{name_tex(o)}}}{{{name_tex(u)}}}(s)", entry)
+                            if show.is_latex else (f"{o}/{u}", entry))
+            else:   # y(t) for the input u
+                rows.append((rf"{name_tex(o)}(t)\ [\text{{{text_tex(H.response)} in }}"
+                             rf"{name_tex(u)}]", entry) if show.is_latex
+                            else (f"{o}(t) [{H.response} in {u}]", entry))
+    return rows
+
+
+def _transfer_matrix(H: Any, show: _Printer) -> str:
+    """Every entry of a transfer matrix (or of its responses in time), output over input."""
+    return _finish(_transfer_rows(H, show), show)
 
 
 def _untidy_note(show: _Printer) -> str:
