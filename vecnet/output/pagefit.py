@@ -39,6 +39,9 @@ _TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}]|[^\\{}]")
 _HIDDEN = {"hphantom", "vphantom", "begin", "end", "kern"}
 #: commands that set their argument smaller (sub- and superscripts, fractions' parts)
 _SMALL = 0.7
+#: text in a formula, by face: how much wider than upright letters; and a word space
+_TEXT_FACES = {"text": 1.0, "textbf": 1.12, "texttt": 1.0, "textit": 1.0}
+_SPACE = 0.33
 
 
 def _tokens(tex: str) -> list[str]:
@@ -85,6 +88,9 @@ def _width(tokens: list[str]) -> float:
             total += 0.45
         elif token.startswith("\\") and token[1:] in _HIDDEN:
             _, i = _group(tokens, i)
+        elif token[1:] in _TEXT_FACES:   # words: their spaces count, bold is wider
+            part, i = _group(tokens, i)
+            total += _TEXT_FACES[token[1:]] * (_width(part) + _SPACE * part.count(" "))
         elif token == "\\\\":
             continue
         elif token.startswith("\\"):
@@ -245,16 +251,30 @@ def _atoms(tex: str, width: float) -> list[str]:
     return out
 
 
-#: A row of words: ``&\text{...}``, perhaps after a bold heading and a ``\quad``.
-_TEXT_ROW = re.compile(r"(\s*&\s*(?:\\textbf\{[^{}]*\}\\quad\s*)?)\\text\{(.*)\}\s*", re.S)
+#: A row of words: ``&\text{...}`` (or ``\textbf``, ``\texttt``), perhaps after a
+#: continuation row's ``\quad``, then words and formulas mixed
+_TEXT_ROW = re.compile(r"(\s*&\s*(?:\\quad\s*)?)(\\text(?:bf|tt)?\{.*)", re.S)
 
 
-def _wrap_words(lead: str, words: str, width: float) -> str | None:
-    """A row of words wider than ``width`` as several rows of them, filled greedily and
-    split at spaces outside braces; ``None`` if it cannot be split so, or if ``words`` is
-    not the inside of one ``\\text{...}`` group (a brace closes it before its end: math
-    follows the words). Escaped characters (``\\{``, ``\\ ``) are characters, never braces or
-    spaces to split at."""
+def _closing(tex: str, start: int) -> int:
+    """The index of the brace that closes the group opened at ``tex[start]`` (``-1`` if
+    none); escaped characters (``\\{``) are no braces."""
+    depth, i = 0, start
+    while i < len(tex):
+        c = tex[i]
+        if c == "\\":
+            i += 2
+            continue
+        depth += (c == "{") - (c == "}")
+        if depth == 0:
+            return i
+        i += 1
+    return -1
+
+
+def _split_spaces(words: str) -> list[str] | None:
+    """``words`` split at its spaces outside braces (``None`` if its braces do not
+    balance); escaped characters (``\\ ``) are characters."""
     pieces: list[str] = []
     depth, start, i = 0, 0, 0
     while i < len(words):
@@ -272,32 +292,65 @@ def _wrap_words(lead: str, words: str, width: float) -> str | None:
     if depth:
         return None
     pieces.append(words[start:])
-    if len(pieces) < 2:
+    return pieces
+
+
+#: the groups of words a row may break in (a ``\texttt`` name is never split)
+_WORD_FACES = (r"\text{", r"\textbf{")
+
+
+def _word_pieces(body: str) -> list[str] | None:
+    """A row's words and formulas as the pieces it may break between: each word of a
+    ``\\text{...}`` group as a group of its own (its space kept), each formula between
+    the groups whole; ``None`` if a group does not close."""
+    pieces: list[str] = []
+    i = 0
+    while i < len(body):
+        face = next((f for f in _WORD_FACES if body.startswith(f, i)), None)
+        if face is not None:
+            end = _closing(body, i + len(face) - 1)
+            words = _split_spaces(body[i + len(face):end]) if end > 0 else None
+            if words is None:
+                return None
+            for k, word in enumerate(words):
+                if word or k < len(words) - 1:
+                    pieces.append(face + word + (" " if k < len(words) - 1 else "") + "}")
+            i = end + 1
+        else:
+            j = min([k for k in (body.find(f, i) for f in _WORD_FACES) if k >= 0],
+                    default=len(body))
+            pieces.append(body[i:j])
+            i = j
+    return pieces
+
+
+def _wrap_words(lead: str, body: str, width: float) -> str | None:
+    """A row of words (and formulas among them) wider than ``width`` as several rows,
+    filled greedily and split at the words' spaces (a formula is never split); ``None``
+    if it cannot be split so."""
+    pieces = _word_pieces(body)
+    if pieces is None or len(pieces) < 2:
         return None
     lines: list[list[str]] = [[]]
     for piece in pieces:
-        candidate = " ".join(lines[-1] + [piece])
         prefix = lead if len(lines) == 1 else r"&\quad "
-        if lines[-1] and tex_width(prefix + r"\text{" + candidate + "}") > width:
+        if lines[-1] and tex_width(prefix + "".join(lines[-1] + [piece])) > width:
             lines.append([])
         lines[-1].append(piece)
-    rows = [(lead if k == 0 else r"&\quad ") + r"\text{" + " ".join(line) + "}"
-            for k, line in enumerate(lines)]
-    return " \\\\\n".join(rows)
+    return " \\\\\n".join((lead if k == 0 else r"&\quad ") + "".join(line).rstrip()
+                            for k, line in enumerate(lines))
 
 
 def _break_row(row: str, width: float) -> str:
-    """One row ``lhs &= rhs`` of an ``aligned`` environment as several, none (where the
-    terms allow) wider than ``width``: continuation rows start at the alignment point,
-    indented, with the sign of their first term."""
-    if tex_width(row) <= width or "&" not in row:
+    """One row ``lhs &= rhs`` of an ``aligned`` environment as several whose right sides
+    are (where the terms allow) at most ``width`` wide: continuation rows start at the
+    alignment point, indented, with the sign of their first term."""
+    cells = split_top_level(row, "&")
+    if len(cells) != 2 or tex_width(cells[1]) <= width:
         return row
     words = _TEXT_ROW.fullmatch(row)
     if words:
         return _wrap_words(*words.groups(), width) or row
-    cells = split_top_level(row, "&")
-    if len(cells) != 2:
-        return row
     lhs, rhs = cells
     operator = ""
     stripped = rhs.lstrip()
@@ -308,7 +361,7 @@ def _break_row(row: str, width: float) -> str:
     terms = _atoms(rhs, width)
     if len(terms) < 2:
         return row
-    head = tex_width(lhs + operator) + 1.0
+    head = tex_width(operator) + 1.0
     lines: list[list[str]] = [[]]
     used = head
     for term in terms:
@@ -325,11 +378,13 @@ def _break_row(row: str, width: float) -> str:
 
 
 def break_rows(tex: str, width: float) -> str:
-    """``tex`` with every row of its ``aligned`` environments that :func:`tex_width`
-    finds wider than ``width`` (em) broken at its outermost ``+`` and ``-`` signs into
-    rows that fit, continuation rows indented at the alignment point. Rows of other
-    environments (matrices, arrays) are left as they are, and so is a term wider than
-    ``width`` by itself.
+    """``tex`` with every row of its ``aligned`` environments broken at its outermost
+    ``+`` and ``-`` signs (a row of words at its spaces) into rows that fit in ``width``
+    (em, by :func:`tex_width`), continuation rows indented at the alignment point. An
+    environment is as wide as its widest left side and its widest right side together:
+    right sides are broken to fit beside the widest left one. Rows of other environments
+    (matrices, arrays) are left as they are, and so is a term wider than the page by
+    itself.
 
     >>> tex = r"\\begin{aligned}" + "\\n" + "Q &= " + " + ".join("x_{%d}" % i for i in range(30)) \\
     ...       + "\\n" + r"\\end{aligned}"
@@ -358,7 +413,9 @@ def break_rows(tex: str, width: float) -> str:
         rows = split_top_level(tex[body_start:body_end], r"\\")
         out.append(tex[position:body_start])
         # a row's trailing spaces go: the joint adds its own before the break
-        out.append(" \\\\".join((_break_row(r, width) if r.strip() else r).rstrip(" ")
+        left = max((tex_width(cells[0]) for cells in (split_top_level(r, "&") for r in rows)
+                    if len(cells) == 2), default=0.0)
+        out.append(" \\\\".join((_break_row(r, width - left) if r.strip() else r).rstrip(" ")
                                  for r in rows))
         out.append(end)
         position = i

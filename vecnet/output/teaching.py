@@ -87,9 +87,11 @@ SUMMARY_ROWS = 5
 TIDY_TERMS = 400
 
 
-def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
+def latex(obj: Any, digits: int | None = DIGITS, width: float | None = None,
+          display: bool = False, **options: Any) -> str:
     """LaTeX for a labelled matrix, equations, network equations, a state-space model or
-    multibody equations (math mode, without the surrounding ``$``).
+    multibody equations (math mode, without the surrounding ``$``; or with ``display``,
+    a display of its own for a document).
 
     Parameters
     ----------
@@ -98,6 +100,18 @@ def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
           matrix
     digits : int or None
         Significant digits of floating-point numbers; ``None`` shows them all.
+    width : float, optional
+        The page's column in em: rows of a listing wider than it are broken (LaTeX does
+        not wrap a row; default :data:`vecnet.output.html_pieces.FORMULA_WIDTH`, a
+        report's; a width given is filled to nine tenths, the widths being estimates),
+        and a labelled matrix wider than it is cut into blocks of whole columns, one
+        below the other (default: never cut). An article's text at 10 pt is 34.5 em
+        wide.
+    display : bool
+        ``True``: for a document, not math mode. A listing becomes an ``align*`` (a
+        ``gather*`` for a state space) whose rows break across pages under
+        ``\\allowdisplaybreaks``, in place of the unbreakable ``aligned`` (``gathered``);
+        anything else is wrapped in ``\\[ ... \\]``. The preamble needs ``amsmath``.
     options
         For a LabeledMatrix, ``labels=False`` drops the labels and brackets the
         entries; ``brackets=True`` keeps the labels outside stretching brackets. For
@@ -126,8 +140,25 @@ def latex(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
     \\mathrm{R} & 1 & 0 & -1 \\\\
     \\mathrm{C} & 0 & 1 & -1
     \\end{array}
+    >>> print(latex(sympy.Eq(sympy.Symbol("x"), 2), display=True))
+    \\begin{align*}
+    x &= 2
+    \\end{align*}
     """
-    return _dispatch(obj, "latex", digits, options)
+    if width is not None and not (isinstance(width, (int, float)) and width > 0):
+        raise OutputError(f"width is a positive number of em; got {width!r}")
+    body = _dispatch(obj, "latex", digits, options, width)
+    return _as_display(body) if display else body
+
+
+def _as_display(tex: str) -> str:
+    """A listing's outer ``aligned`` (``gathered``) as an ``align*`` (``gather*``), which
+    breaks across pages; anything else in ``\\[ ... \\]``."""
+    for inner, outer in (("aligned", "align*"), ("gathered", "gather*")):
+        head, tail = f"\\begin{{{inner}}}", f"\\end{{{inner}}}"
+        if tex.startswith(head) and tex.endswith(tail):
+            return f"\\begin{{{outer}}}" + tex[len(head):-len(tail)] + f"\\end{{{outer}}}"
+    return "\\[\n" + tex + "\n\\]"
 
 
 def text(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
@@ -220,7 +251,8 @@ def _why(obj: Any, summary: bool | None) -> str | None:
     return "asked for" if summary else None
 
 
-def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any]) -> str:
+def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any],
+              width: float | None = None) -> str:
     from ..elements.base import Element, MechanismElement
     from ..formulation.lumped import NetworkEquations, StateSpace
     from ..formulation.multibody import Linearization
@@ -234,7 +266,7 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
     if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool)
                                or digits < 1):
         raise OutputError(f"digits must be a positive integer or None; got {digits!r}")
-    show = _Printer(style, digits)
+    show = _Printer(style, digits, width)
     if isinstance(obj, LabeledMatrix):
         handler, allowed = _matrix, ("labels", "brackets")
     elif isinstance(obj, NetworkEquations):
@@ -274,8 +306,9 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any])
 class _Printer:
     """Prints sympy objects in one style, with functions of t shown as plain symbols."""
 
-    def __init__(self, style: str, digits: int | None) -> None:
+    def __init__(self, style: str, digits: int | None, width: float | None = None) -> None:
         self.style, self.digits = style, digits
+        self.width = width   # the page's column in em (None: a report's, for rows)
         self.names: dict[sympy.Symbol, str] = {}  # LaTeX of the stand-in symbols
         self.swap: dict[sympy.Basic, sympy.Basic] = {}  # symbols shown under another name
         self.untidy = 0   # nested fractions too large to simplify, left as they are
@@ -554,7 +587,8 @@ def _finish(rows: list, show: _Printer) -> str:
         from .html_pieces import FORMULA_WIDTH
         from .pagefit import break_rows
 
-        return break_rows(_aligned_latex(rows), FORMULA_WIDTH)
+        # a page's column given: rows to nine tenths of it, since widths are estimates
+        return break_rows(_aligned_latex(rows), 0.9 * show.width if show.width else FORMULA_WIDTH)
     headed = any(isinstance(r, str) for r in rows)
     return "\n".join(_aligned_text(rows, indent="  " if headed else ""))
 
@@ -585,8 +619,41 @@ def _entry_tex(x: Any, show: _Printer) -> str:
     return show(x)
 
 
+#: a labelled matrix printed as text is cut into blocks of whole columns at this many
+#: characters (a terminal's or a page's width)
+TEXT_WIDTH = 100
+
+
 def _matrix(m: LabeledMatrix, show: _Printer, labels: bool = True,
             brackets: bool = False) -> str:
+    """A labelled matrix; wider than the page (:data:`TEXT_WIDTH` characters in text, the
+    printer's ``width`` in LaTeX when given), cut into blocks of whole columns."""
+    from .pagefit import column_blocks, tex_width
+
+    limit = None if show.is_latex and show.width is None else \
+        (show.width if show.is_latex else TEXT_WIDTH / 2)   # em, half an em a character
+    if limit is not None and m.shape[1] > 1:
+        if show.is_latex:
+            def measure(x: Any) -> float:
+                return tex_width(_entry_tex(x, show))
+        else:
+            chars = max([len(str(c)) for c in m.columns] + [
+                len(_entry_tex(x, show)) for line in m.toarray() for x in line] + [1])
+
+            def measure(x: Any) -> float:   # every column as wide as the widest, a space apart
+                return 0.5 * (chars + 1) - 1.0     # (column_blocks adds an em a column)
+        blocks = column_blocks(m, limit, measure)
+        if len(blocks) > 1:
+            pieces = [_matrix_block(b, show, labels, brackets) for b in blocks]
+            if show.is_latex:
+                return "\\begin{gathered}\n" + " \\\\[1ex]\n".join(pieces) + "\n\\end{gathered}"
+            return "\n\n".join(f"columns {b.columns[0]} to {b.columns[-1]}:\n{piece}"
+                                 for b, piece in zip(blocks, pieces))
+    return _matrix_block(m, show, labels, brackets)
+
+
+def _matrix_block(m: LabeledMatrix, show: _Printer, labels: bool = True,
+                  brackets: bool = False) -> str:
     cells = m.toarray()
     split = m.split if m.split is not None and 0 < m.split < m.shape[1] else None
     if show.is_latex and labels and brackets and 0 not in m.shape:
@@ -1459,9 +1526,17 @@ def _recursive_rows(eom: Any, ne: Any, show: _Printer) -> list:
     if ne.quaternion_rotation:
         w, x, y, z = sympy.symbols("w x y z", real=True)
         from ..core.rotations import quaternion_matrix
+        from .html_pieces import FORMULA_WIDTH
+        from .pagefit import tex_width
 
-        rows.append((r"R_q(w, x, y, z)" if show.is_latex else "Rq(w, x, y, z)",
-                     _small_matrix(quaternion_matrix((w, x, y, z)), show)))
+        R = quaternion_matrix((w, x, y, z))
+        name = r"R_q(w, x, y, z)" if show.is_latex else "Rq(w, x, y, z)"
+        whole = _small_matrix(R, show)
+        if not show.is_latex or tex_width(whole) <= (show.width or FORMULA_WIDTH) - 8:
+            rows.append((name, whole))
+        else:   # wider than the page: column by column
+            rows.append((name, r"\begin{bmatrix}c_1 & c_2 & c_3\end{bmatrix}"))
+            rows += [(f"c_{j + 1}", _small_matrix(R[:, j], show)) for j in range(3)]
     section = None
     for d in ne.definitions:
         if d.section != section:
