@@ -74,7 +74,7 @@ def test_the_four_bar_is_drawn_where_its_joint_angles_put_it(fourbar):
     at = fourbar_points(*(float(res[f"P{j}.angle"][k]) for j in (1, 2, 3)))
     assert np.allclose(at["D"], [2.0, 0.0], atol=1e-6)         # the loop closes on the ground pin
     ax = vn.picture(model, res, time=0.5)
-    assert ax.name == "rectilinear" and ax.get_title() == "fourbar at t = 0.5"
+    assert ax.name == "rectilinear" and ax.get_title() == "fourbar at t = 0.5 s"
     for body, (a, b) in {"crank": "AB", "coupler": "BC", "rocker": "CD"}.items():
         # the segments from the mass centre to the two named points: end, centre, end
         assert np.allclose(drawn(ax, f"body:{body}"), [at[a], at[body], at[b]], atol=1e-6)
@@ -102,7 +102,7 @@ def test_the_four_bar_animates_into_a_gif_of_the_frames_asked_for(fourbar, tmp_p
     assert first.shape == last.shape == (150, 150, 3)
     assert np.abs(first - last).sum(axis=2).astype(bool).sum() > 100   # the links moved
     # writing ends on the last frame: the end of the simulation
-    assert ax.get_title() == "fourbar at t = 1"
+    assert ax.get_title() == "fourbar at t = 1.0 s"
     crank = float(res["P1.angle"][-1])
     assert np.allclose(drawn(ax, "body:crank")[-1], [math.cos(crank), math.sin(crank)])
 
@@ -260,7 +260,7 @@ def test_a_gif_shows_what_matplotlibs_own_writer_shows(case, fourbar, tmp_path):
         assert (difference.max(axis=2) > 60).mean() < 1e-3
     # the figure is left on the last frame, with every artist shown
     assert all(line.get_visible() for line in ax.lines)
-    assert ax.get_title() == f"{model.name} at t = {res.t[-1]:g}"
+    assert ax.get_title() == f"{model.name} at t = {res.t[-1]:.1f} s"
 
 
 def test_a_gif_matplotlib_must_write_still_comes_out(swing, tmp_path):
@@ -346,7 +346,7 @@ def test_spatial_bodies_are_drawn_at_their_poses(rod_b):
     mech = double_pendulum(rod_b)
     res = mech.formulate().simulate(0.6, t_eval=np.linspace(0, 0.6, 7))
     ax = vn.picture(mech, res, time=0.4)
-    assert ax.name == "3d" and ax.get_title() == "double pendulum at t = 0.4"
+    assert ax.name == "3d" and ax.get_title() == "double pendulum at t = 0.4 s"
     k = 4
     pose = {name: (np.asarray(res[f"{name}.position"])[k],
                    np.asarray(res[f"{name}.orientation"])[k]) for name in ("a", "b")}

@@ -59,6 +59,11 @@ def test_notebook_runs_and_shows_its_objects(path):
     # tables or plots: the objects' own _repr_*_ methods
     assert shown & {"image/svg+xml", "image/png"}, shown
     assert shown & {"text/latex", "text/html"}, shown
+    if path.stem == "04-planar-fourbar":   # the animation plays inline, as its GIF
+        pages = [output["data"]["text/html"] for cell in notebook.cells
+                 if cell.cell_type == "code" for output in cell.outputs
+                 if "text/html" in output.get("data", {})]
+        assert any('<img src="data:image/gif;base64,' in "".join(p) for p in pages)
 
 
 def _shows_a_value(source: str) -> bool:

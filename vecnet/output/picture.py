@@ -22,7 +22,7 @@ z = 0 (every planar mechanism, and a spatial one that moves in that plane) is dr
 
 :func:`picture` draws one instant, :func:`animate` gives a matplotlib animation (a GIF,
 drawn once a frame over one drawing of the axes by :mod:`vecnet.output.movie`; MP4 when
-ffmpeg is installed; ``to_jshtml()`` in Jupyter), and :func:`animation_svg` an SVG
+ffmpeg is installed; shown in a notebook as that GIF, inline), and :func:`animation_svg` an SVG
 document that moves by itself, with no script.
 """
 
@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -504,8 +505,14 @@ class _Artists:
         scene = self.scene
         # the text only: set_title of 3-D axes also lowers the title, each time it is called
         self.ax.title.set_text(scene.name if scene.times is None
-                               else f"{scene.name} at t = {scene.times[k]:g}")
+                               else f"{scene.name} at t = {self.clock[k]}")
         return self.moving()
+
+    @cached_property
+    def clock(self) -> list[str]:
+        """Each frame's time as its title reads it: ``0.251 s``, to the digits the frames'
+        spacing tells apart (not ``0.251256``)."""
+        return time_labels(self.scene.times)
 
     def moving(self) -> list[Any]:
         """The artists :meth:`show` changes (the title aside)."""
@@ -553,7 +560,7 @@ def picture(mechanism: Any, result: Any = None, time: float | None = None, ax: A
     >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
     >>> ax = picture(mech, mech.formulate().simulate(0.5), time=0.5)
     >>> ax.get_title(), ax.name
-    ('pendulum at t = 0.5', 'rectilinear')
+    ('pendulum at t = 0.5 s', 'rectilinear')
     """
     mech = mechanism_of(mechanism)
     scene = _scene_at(mech, result, time)
@@ -568,6 +575,24 @@ def picture(mechanism: Any, result: Any = None, time: float | None = None, ax: A
             plt.close(ax.figure)
         raise
     return ax
+
+
+def time_labels(times: Sequence[float]) -> list[str]:
+    """Times in seconds written to the decimals their spacing needs, no more: a frame a
+    millisecond reads ``0.251 s``, a frame a tenth ``0.3 s``.
+
+    >>> time_labels([0.0, 0.2512562814, 0.5025125628])
+    ['0.0 s', '0.3 s', '0.5 s']
+    >>> time_labels([0.5])
+    ['0.5 s']
+    """
+    values = np.asarray(times, dtype=float).ravel()
+    steps = np.diff(values)
+    steps = steps[steps > 0]
+    if not steps.size:
+        return [f"{t:g} s" for t in values]
+    decimals = max(1, int(math.ceil(-math.log10(float(np.min(steps))) - 1e-9)))
+    return [f"{t:.{decimals}f} s" for t in values]
 
 
 def animate(mechanism: Any, result: Any, frames: int | Sequence[float] | None = None,
@@ -601,9 +626,9 @@ def animate(mechanism: Any, result: Any, frames: int | Sequence[float] | None = 
         ``.save("m.gif")`` (or ``writer="pillow"``) writes a GIF, each frame drawn once
         over one drawing of the axes (the pixels of a full drawing, one palette for all
         frames: a 200-frame GIF of a simple mechanism takes a few seconds);
-        ``.save("m.mp4")`` an MP4 (needs ffmpeg), ``.to_jshtml()`` an HTML player for
-        Jupyter, both through matplotlib's writers. Saving leaves the figure on the last
-        frame.
+        ``.save("m.mp4")`` an MP4 (needs ffmpeg), ``.to_jshtml()`` an HTML player with
+        controls, both through matplotlib's writers; a notebook shows it as its GIF,
+        inline (``_repr_html_``). Saving leaves the figure on the last frame.
 
     Raises
     ------

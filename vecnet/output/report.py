@@ -426,7 +426,7 @@ def _network(model, tree, simulate: bool) -> str:
     state = f'<pre class="diagnosis">{html.escape(diagnosis)}</pre>' + _equations(ss)
     parts.append(section("State equations", state))
     parts.append(section("Transfer functions and frequency response",
-                         _transfer(model, tree, eqs.order)))
+                         _transfer(model, ss)))
     if res is not None:
         names = model.outputs or list(ss.states)[:SHOWN_STATES]
         parts.append(section("Simulation", figure(plot_svg(res, names), "Simulated response.")
@@ -435,16 +435,16 @@ def _network(model, tree, simulate: bool) -> str:
     return "".join(parts)
 
 
-def _transfer(model, tree, order: int) -> str:
-    """``H(s)`` from every source to the model's outputs (to every state when it names
-    none), in the symbols and with the values, and the Bode plot over the poles'
-    frequencies; or why they are left out (a nonlinear network, no source, no state)."""
+def _transfer(model, ss: StateSpace | SparseStateSpace) -> str:
+    """``H(s)`` from every source of the state space ``ss`` to the model's outputs (to its
+    first states when it names none), in the symbols and with the values, and the Bode plot
+    over the poles' frequencies; or why they are left out (a nonlinear network, no source,
+    no state)."""
     from ..numerics.analysis import frequency_response, pole_frequencies
     from .html_pieces import bode_svg
     from .teaching import transfer_functions
 
-    net = model.system
-    ss = shown_state_space(net, tree, order, model.outputs, model.element_values or None)
+    net, tree = model.system, model.tree or "normal"
     outputs = list(model.outputs) or list(ss.states)[:SHOWN_STATES]
     why = ("the network has no source" if not ss.inputs else
            "the network has no output and stores no energy" if not outputs else
