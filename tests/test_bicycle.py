@@ -187,3 +187,31 @@ def test_the_report_shows_the_two_wheel_contacts_in_the_vector_network(tmp_path)
     assert "The velocity constraints A(q) u + b = 0 of the rolling contacts" in page
     for row in ("rear_contact.tangent1", "front_contact.tangent2"):
         assert r"(A u + b)_{\mathrm{" + row.replace("_", r"\_") in page
+
+
+@pytest.mark.parametrize("v", [1.0, 4.29238, 5.0, 6.02426, 9.0])
+def test_the_lean_steer_model_is_the_published_one(bicycle, v):
+    """Reduced to lean and steer (angles and rates), the model is the benchmark's
+    ``M q'' + v C1 q' + (g K0 + v^2 K2) q = 0`` to 1e-8, its four eigenvalues alone (no
+    spurious roots from the other states' round-off couplings near the capsize speed),
+    with vecnet's steer the benchmark's mirrored (``T = diag(1, -1)`` on angles and rates)."""
+    lean_steer = linear_model(bicycle, v).reduce(LEAN_STEER)
+    assert lean_steer.states == LEAN_STEER and lean_steer.A.shape == (4, 4)
+    T = np.diag([1.0, -1.0, 1.0, -1.0])
+    published = np.block([[np.zeros((2, 2)), np.eye(2)],
+                          [-np.linalg.solve(M, G * K0 + v**2 * K2), -np.linalg.solve(M, v * C1)]])
+    assert np.max(np.abs(T @ lean_steer.A @ T - published)) < 1e-8 * np.max(np.abs(published))
+    got = np.sort_complex(np.linalg.eigvals(lean_steer.A))
+    expected = np.sort_complex(benchmark_eigenvalues(v))
+    assert np.all(np.abs(got - expected) < 1e-8 * np.maximum(1.0, np.abs(expected)))
+    # the outputs that read the states dropped went with them
+    assert {"lean.angle", "steer.angle"} <= set(lean_steer.outputs)
+    assert not {"place.x", "place.y", "rear_axle.angle"} & set(lean_steer.outputs)
+
+
+def test_reducing_to_states_that_others_act_on_is_refused(bicycle):
+    lin = linear_model(bicycle, 5.0)
+    with pytest.raises(vn.FormulationError, match="acts on"):   # heading follows the steer
+        lin.reduce(["place.angle"])
+    with pytest.raises(vn.UnknownNameError, match="no state 'lean'"):
+        lin.reduce(["lean"])

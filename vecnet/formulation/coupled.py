@@ -34,7 +34,7 @@ from ..elements.coupling import Port, RotaryPort
 from ..elements.signals import Block
 from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
 from .lumped import control_state_space
-from .multibody import check_point_pair, sensor_reading
+from .multibody import check_point_pair, kept_states, sensor_reading
 
 __all__ = ["System", "CoupledModel", "LinearModel"]
 
@@ -552,6 +552,23 @@ class LinearModel:
         """Eigenvalues sorted by real then imaginary part."""
         ev = scipy.linalg.eigvals(self.A)
         return ev[np.lexsort((ev.imag, ev.real))]
+
+    def reduce(self, states: Sequence[str], tolerance: float = 1e-9) -> LinearModel:
+        """The model of the ``states`` alone, when nothing dropped acts on them, with the
+        outputs that read only them (as
+        :meth:`vecnet.formulation.multibody.StateLinearization.reduce`).
+
+        >>> lin = LinearModel(np.array([[-1.0, 0.0], [1.0, -2.0]]), np.ones((2, 1)),
+        ...                   np.eye(2), np.zeros((2, 1)), ("a", "b"), ("u",), ("a", "b"))
+        >>> lin.reduce(["a"]).A.tolist(), lin.reduce(["a"]).outputs
+        ([[-1.0]], ('a',))
+        """
+        kept, readable = kept_states(self.A, self.C, self.states, self.outputs, states,
+                                     tolerance)
+        return LinearModel(self.A[np.ix_(kept, kept)], self.B[kept],
+                           self.C[np.ix_(readable, kept)], self.D[readable],
+                           tuple(self.states[k] for k in kept), self.inputs,
+                           tuple(self.outputs[k] for k in readable))
 
     def to_control(self):
         """A python-control ``StateSpace`` (``pip install vecnet[control]``), its signals

@@ -384,6 +384,44 @@ class Linearization:
         return repr_latex(self)
 
 
+def kept_states(A: np.ndarray, C: np.ndarray, states: Sequence[str], outputs: Sequence[str],
+                keep: Sequence[str], tolerance: float) -> tuple[list[int], list[int]]:
+    """The indices of the states ``keep`` and of the outputs they alone give, for a
+    first-order model ``x' = A x + ...``, ``y = C x + ...`` reduced to them: the states
+    dropped must not act on those kept (their columns of ``A`` in the kept rows zero, to
+    ``tolerance`` relative to the largest entry of the kept block: what a linearization's
+    differences leave of a structural zero), and an output that reads a dropped state goes
+    with it.
+
+    Raises
+    ------
+    UnknownNameError
+        A name that is no state.
+    FormulationError
+        A dropped state that acts on a kept one (naming both and the entry), or no state
+        kept.
+    """
+    unknown = [name for name in keep if name not in states]
+    if unknown:
+        raise UnknownNameError(f"no state {unknown[0]!r}; the states are {', '.join(states)}")
+    if not keep:
+        raise FormulationError("reduce needs at least one state to keep")
+    kept = [states.index(name) for name in dict.fromkeys(keep)]
+    dropped = [k for k in range(len(states)) if k not in kept]
+    A, C = np.asarray(A, dtype=float), np.asarray(C, dtype=float)
+    scale = max(float(np.max(np.abs(A[np.ix_(kept, kept)]), initial=0.0)), 1e-300)
+    coupling = np.abs(A[np.ix_(kept, dropped)])
+    if coupling.size and coupling.max() > tolerance * scale:
+        i, j = np.unravel_index(np.argmax(coupling), coupling.shape)
+        raise FormulationError(
+            f"{states[dropped[j]]} acts on {states[kept[i]]} (A = {A[kept[i], dropped[j]]:.3g}, "
+            f"more than {tolerance:g} of the kept block's largest entry): keep it too")
+    reads = np.abs(C[:, dropped]).max(axis=1, initial=0.0) if C.size else np.zeros(0)
+    readable = [k for k in range(len(outputs))
+                if reads[k] <= tolerance * max(float(np.abs(C[k]).max(initial=0.0)), 1e-300)]
+    return kept, readable
+
+
 class StateLinearization:
     """``x' = A x + B w``, ``q - q* = C x``: the first-order linear model of a mechanism
     with velocity (nonholonomic) constraints
@@ -404,6 +442,27 @@ class StateLinearization:
     def state_space(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(A, B, C, D)``: ``x' = A x + B w``, ``y = C x`` (``D`` zero)."""
         return self.A, self.B, self.C, np.zeros((self.C.shape[0], self.B.shape[1]))
+
+    def reduce(self, states: Sequence[str], tolerance: float = 1e-9) -> StateLinearization:
+        """The model of the ``states`` alone, in their order, when nothing dropped acts on
+        them (:func:`kept_states`: a structural zero that the linearization's differences
+        left at round-off is taken as the zero it is; a real coupling is refused); the
+        outputs that read only them stay. The bicycle's lean and steer:
+        ``lin.reduce(["lean.angle", "steer.angle", "lean.angle'", "steer.angle'"])``.
+
+        >>> lin = StateLinearization(np.array([[0.0, 1.0, 0.0], [-4.0, 0.0, 1e-17],
+        ...                                    [0.0, 0.0, 0.0]]), np.zeros((3, 0)),
+        ...                          np.eye(1, 3), ["a", "a'", "drift"], (), ["a"])
+        >>> small = lin.reduce(["a", "a'"])
+        >>> small.states, small.A.tolist(), small.outputs
+        (('a', "a'"), [[0.0, 1.0], [-4.0, 0.0]], ('a',))
+        """
+        kept, readable = kept_states(self.A, self.C, self.states, self.outputs, states,
+                                     tolerance)
+        return StateLinearization(self.A[np.ix_(kept, kept)], self.B[kept],
+                                  self.C[np.ix_(readable, kept)],
+                                  [self.states[k] for k in kept], self.inputs,
+                                  [self.outputs[k] for k in readable])
 
     def eigenvalues(self) -> np.ndarray:
         """Eigenvalues of ``A``, sorted by imaginary part."""
