@@ -31,7 +31,7 @@ def fourbar():
 def test_the_notebook_player_is_the_gif_inline(fourbar):
     model, res = fourbar
     movie = vn.animate(model, res, frames=20)
-    figure = movie._fig
+    figure = plt.gcf()
     page = movie._repr_html_()
     assert "<script" not in page
     data = re.fullmatch(r'<img src="data:image/gif;base64,([A-Za-z0-9+/=]+)" alt="fourbar, '

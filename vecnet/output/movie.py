@@ -126,7 +126,7 @@ class MechanismAnimation(FuncAnimation):
             self.save(path, dpi=INLINE_DPI)
             with open(path, "rb") as gif:
                 data = base64.b64encode(gif.read()).decode("ascii")
-        plt.close(self._fig)
+        plt.close(self._mechanism.ax.figure)
         title = html.escape(self._mechanism.scene.name)
         return f'<img src="data:image/gif;base64,{data}" alt="{title}, animated">'
 

@@ -577,7 +577,7 @@ def picture(mechanism: Any, result: Any = None, time: float | None = None, ax: A
     return ax
 
 
-def time_labels(times: Sequence[float]) -> list[str]:
+def time_labels(times: Sequence[float] | np.ndarray | None) -> list[str]:
     """Times in seconds written to the decimals their spacing needs, no more: a frame a
     millisecond reads ``0.251 s``, a frame a tenth ``0.3 s``.
 
@@ -586,7 +586,7 @@ def time_labels(times: Sequence[float]) -> list[str]:
     >>> time_labels([0.5])
     ['0.5 s']
     """
-    values = np.asarray(times, dtype=float).ravel()
+    values = np.asarray(() if times is None else times, dtype=float).ravel()
     steps = np.diff(values)
     steps = steps[steps > 0]
     if not steps.size:
