@@ -339,3 +339,16 @@ def test_a_wheel_driven_for_a_billion_seconds_stops_by_its_constrained_work(tmp_
         vn.load_model(path).simulate()
     evaluations = int(str(err.value).split(" after ")[1].split()[0])
     assert evaluations < 10 ** 4      # its 4 states alone would allow 250,000
+
+
+@pytest.mark.parametrize("name", ["fourbar", "rlc", "pendulum"])
+def test_progress_never_goes_back_and_ends_at_the_span(name):
+    """A step's evaluations go back and forth within it (Runge-Kutta stages, steps retried
+    shorter): the progress told is the latest time reached, rising to the span's end."""
+    from pathlib import Path
+
+    model = vn.load_model(Path(__file__).parent.parent / "examples" / "models" / f"{name}.json")
+    told: list[float] = []
+    result = model.simulate(progress=told.append)
+    assert len(told) > 10 and all(b > a for a, b in zip(told, told[1:]))
+    assert told[-1] == float(result.t[-1]) == model.t_span[1]

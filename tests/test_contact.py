@@ -496,3 +496,22 @@ def test_two_spheres_drifting_side_by_side_keep_their_gap(dimensions, gravity, g
                       velocities={"b0.velocity": drift, "b1.velocity": drift}, **TIGHT)
     assert res.events == () or list(res.events) == []
     assert np.abs(res["c0.gap"] - gap).max() < 1e-12
+
+
+def test_contact_plots_say_their_quantities_and_units():
+    """A resting ball's normal force is its weight, m g, in newtons: the plot's panel says
+    so, and its gap (metres) and mode (a number) each get their own panel."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    res = vn.simulate(ball(2, 0.0), (0, 1), t_eval=np.linspace(0, 1, 11))
+    ax = res.plot(["floor.normal"])
+    assert ax.get_ylabel() == "normal force [N]"
+    assert np.allclose(ax.lines[0].get_ydata(), 2.0 * G, rtol=1e-13)
+    plt.close(ax.figure)
+    labels = {a.get_ylabel() for a in res.plot(["floor.normal", "floor.gap", "floor.mode",
+                                                 "ball.y"]).figure.axes}
+    assert {"normal force [N]", "gap [m]", "position [m]"} <= labels
+    plt.close("all")

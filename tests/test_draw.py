@@ -570,3 +570,26 @@ def test_every_joint_type_of_the_catalogues_has_a_style_of_its_own():
     assert (gear["color"], gear["arrowhead"]) not in looks.values()
     assert 'id="legend-joint-gear"' in planar_dot
     assert planar_dot.count('id="legend-joint-') == 5       # revolute, prismatic, weld, slot, gear
+
+
+@needs_dot
+def test_a_loaded_model_is_drawn_with_the_tree_it_chooses(tmp_path):
+    """vn.draw and vn.to_tikz take a loaded model as vn.simulate and vn.report do: the
+    four-bar's joint-coordinate tree (its chords: the one pin that closes the loop, the
+    masses and the torque), the RLC's normal tree."""
+    from pathlib import Path
+
+    models = Path(__file__).parent.parent / "examples" / "models"
+    fourbar = vn.load_model(models / "fourbar.json")
+    chords = set(fourbar.formulate().topology.chords)
+    def dashed(model) -> int:
+        return len([line for line in vn.draw(model).source.splitlines()
+                    if "style=dashed" in line and "legend" not in line])
+
+    assert dashed(fourbar) == len(chords)
+    tex = vn.to_tikz(fourbar)
+    assert "\\begin{tikzpicture}" in tex
+    vn.draw(fourbar, path=tmp_path / "fourbar.tex")
+    assert (tmp_path / "fourbar.tex").read_text() == tex
+    rlc = vn.load_model(models / "rlc.json")
+    assert dashed(rlc) == len(rlc.system.topology(tree="normal").chords)

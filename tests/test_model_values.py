@@ -51,3 +51,15 @@ def test_the_loaded_bicycle_finds_its_steady_motion_without_parameters():
     # upright and straight: no lean, no steer
     assert motion["lean.angle"] == pytest.approx(0.0, abs=1e-9)
     assert motion["steer.angle"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_model_names_what_it_holds_by_its_kind():
+    network = vn.load_model(MODELS / "rlc.json")
+    mechanism = vn.load_model(MODELS / "fourbar.json")
+    assert network.network is network.system and isinstance(network.network, vn.Network)
+    assert mechanism.mechanism is mechanism.system
+    with pytest.raises(vn.ModelError, match="is a mechanism, not a network: its mechanism "
+                                            "is model.mechanism"):
+        mechanism.network
+    with pytest.raises(vn.ModelError, match="is a network, not a mechanism"):
+        network.mechanism

@@ -107,6 +107,31 @@ def test_bode_phase_ticks_fall_on_multiples_of_45_degrees():
 
 
 
+def test_an_undamped_resonance_lags_by_half_a_turn_and_shows_on_the_axes():
+    """Through an undamped resonance H changes sign: its phase is the limit of light
+    damping's, a lag of 180 degrees (not a lead); the curves along the first and last
+    ticks stay inside the frame (the four-bar's Bode plot)."""
+    from vecnet.numerics.analysis import FrequencyResponse
+
+    f = np.logspace(-1, 1, 200)                 # not at the resonance itself
+    w, wn = 2 * np.pi * f, 2 * np.pi * 1.0
+
+    def oscillator(zeta):
+        return (wn**2 / (wn**2 - w**2 + 2j * zeta * wn * w))[:, None, None]
+
+    undamped = FrequencyResponse(f, oscillator(0.0) + 0j, ("x",), ("F",))
+    damped = FrequencyResponse(f, oscillator(1e-9), ("x",), ("F",))
+    away = np.abs(f - 1.0) > 0.02
+    assert np.allclose(undamped.phase_deg("x")[away], damped.phase_deg("x")[away], atol=1e-3)
+    assert undamped.phase_deg("x")[-1] == pytest.approx(-180.0)
+    flipped = FrequencyResponse(f, -oscillator(0.0) + 0j, ("x",), ("F",))   # from 180
+    assert flipped.phase_deg("x")[0] == pytest.approx(180.0)
+    assert flipped.phase_deg("x")[-1] == pytest.approx(0.0, abs=1e-9)
+    _, bottom = flipped.plot()
+    low, high = bottom.get_ylim()
+    assert low < 0.0 and high > 180.0                     # both flat parts inside the frame
+
+
 def test_a_curve_constant_to_roundoff_is_drawn_flat():
     # a weight's reaction: m g, give or take its last digits; the panel must not spread
     # those digits over its height as if the force moved

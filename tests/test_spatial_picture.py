@@ -36,7 +36,7 @@ def test_picture_and_vector_plots(tmp_path):
     mech = double_pendulum()
     res = mech.formulate().simulate(0.5)
     ax = vn.spatial.picture(mech, res, time=0.25)
-    assert ax.get_title() == "double pendulum at t = 0.25"
+    assert ax.get_title() == "double pendulum at t = 0.25 s"
     ax.figure.savefig(tmp_path / "pose.png")
     assert (tmp_path / "pose.png").stat().st_size > 10_000
     figure = res.plot(["a.omega", "b.orientation", "energy"]).figure

@@ -34,9 +34,11 @@ class Model:
     kind : str
         ``"network"``, ``"mechanism"`` or ``"system"``.
     system : Network, Mechanism or System
-        The built :class:`~vecnet.Network`, :class:`~vecnet.planar.Mechanism`, (a file with
-        ``"dimensions": 3``) :class:`~vecnet.spatial.Mechanism`, or :class:`~vecnet.System`
-        (its parameters' values put in when it was read).
+        The system the file describes, built: a :class:`~vecnet.Network`, a
+        :class:`~vecnet.planar.Mechanism`, (a file with ``"dimensions": 3``) a
+        :class:`~vecnet.spatial.Mechanism`, or a :class:`~vecnet.System` of both (its
+        parameters' values put in when it was read). :attr:`network` and
+        :attr:`mechanism` name it by its kind (and refuse the other kind in words).
     parameters : dict
         Declared parameter name -> numeric value, or ``None`` for a symbol without one.
     inputs : dict
@@ -97,6 +99,33 @@ class Model:
         if not isinstance(self.system, expected):
             raise ModelError(f"a {self.kind} model holds a {holds[self.kind]}, "
                              f"got {type(self.system).__name__}")
+
+    @property
+    def network(self) -> Network:
+        """The network of a network model (:attr:`system`, named for what it holds).
+
+        Raises
+        ------
+        ModelError
+            The model is a mechanism or a system.
+        """
+        self._need("network")
+        return self.system
+
+    @property
+    def mechanism(self) -> Any:
+        """The planar or spatial mechanism of a mechanism model, or of a system's
+        (``model.mechanism.formulate()``).
+
+        Raises
+        ------
+        ModelError
+            The model is a network.
+        """
+        if self.kind == "system":
+            return self.system.mechanism
+        self._need("mechanism")
+        return self.system
 
     @property
     def name(self) -> str:
@@ -280,7 +309,8 @@ class Model:
 
     def _need(self, kind: str) -> None:
         if self.kind != kind:
-            raise ModelError(f"model {self.name!r} is a {self.kind}, not a {kind}")
+            raise ModelError(f"model {self.name!r} is a {self.kind}, not a {kind}: its "
+                             f"{self.kind} is model.{'system' if self.kind == 'system' else self.kind}")
 
 
 def time_function(expr: sympy.Expr, name: str) -> float | Callable[[float], float]:

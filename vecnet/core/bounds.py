@@ -396,7 +396,8 @@ class Watch:
     Call it with the model time (and, where at hand, the state) at every evaluation of
     the right-hand side. It raises :class:`~vecnet.errors.SimulationError` saying how far
     the integration got when ``max_evaluations`` (or, on untrusted input, ``file_work``)
-    is exceeded or the state stops being finite, and passes the time on to ``progress``.
+    is exceeded or the state stops being finite, and passes the time on to ``progress``
+    (never a time before one passed already: :meth:`reach`).
     Only when asked (``max_seconds``) does it read a clock, which leaves out the time spent
     compiling kernels meanwhile (:func:`add_compile_time`).
 
@@ -419,6 +420,7 @@ class Watch:
         self.max_work = bounds.file_work if _untrusted.get() else math.inf
         self.max_seconds = math.inf if bounds.max_seconds is None else bounds.max_seconds
         self.evaluations = 0
+        self.reached = -math.inf   # the latest time told to progress
         self.work = 0.0
         #: work each evaluation costs beyond its states (:meth:`weigh`)
         self.weight = 0
@@ -507,5 +509,13 @@ class Watch:
                 f"the simulation stopped at {self.where(time)} after {self.max_seconds:g} s "
                 "(max_seconds): shorten t_span or raise the limit with "
                 "vn.limits(max_seconds=...) (--limit max_seconds=... on the command line)")
-        if self.progress is not None:
-            self.progress(time)
+        self.reach(time)
+
+    def reach(self, time: float) -> None:
+        """Tell ``progress`` the model time reached, if later than any told before: the
+        evaluations of a step go back and forth within it (a Runge-Kutta method's stages,
+        a step retried shorter), the progress never goes back. A run calls it with its
+        last time once it is done, so that a bar ends at 100 %."""
+        if self.progress is not None and time > self.reached:
+            self.reached = float(time)
+            self.progress(self.reached)

@@ -118,9 +118,23 @@ class FrequencyResponse:
             return 20 * np.log10(np.abs(self[key]))
 
     def phase_deg(self, key: str | tuple[str, str], unwrap: bool = True) -> np.ndarray:
-        """The phase of ``H`` in degrees, unwrapped along the frequencies unless told."""
+        """The phase of ``H`` in degrees, unwrapped along the frequencies unless told. A
+        jump of half a turn (an undamped resonance, where ``H`` passes through infinity
+        and changes sign) is taken as the lag of 180 degrees that any damping makes it,
+        not as a lead.
+
+        >>> f = np.array([0.5, 0.9, 1.1, 2.0])
+        >>> H = (1 / (1 - f**2) + 0j)[:, None, None]     # undamped, resonant at 1 Hz
+        >>> FrequencyResponse(f, H, ("y",), ("u",)).phase_deg("y").tolist()
+        [0.0, 0.0, -180.0, -180.0]
+        """
         phase = np.angle(self[key])
-        return np.degrees(np.unwrap(phase) if unwrap else phase)
+        if not unwrap:
+            return np.degrees(phase)
+        phase = np.unwrap(phase)
+        jumps = np.diff(phase)
+        turned = np.isclose(np.abs(jumps), np.pi, rtol=0.0, atol=1e-6) & (jumps > 0)
+        return np.degrees(phase - 2 * np.pi * np.concatenate([[0], np.cumsum(turned)]))
 
     def plot(self, keys: Sequence[str | tuple[str, str]] | None = None, title: str = ""):
         """A Bode plot: magnitude (dB) above phase (degrees) against frequency (Hz, log
@@ -156,7 +170,10 @@ class FrequencyResponse:
         if np.isfinite(low):
             ticks = phase_ticks(low, high)
             bottom.set_yticks(ticks)
-            bottom.set_ylim(min(ticks[0], low), max(ticks[-1], high))
+            # a margin, so that a curve along the first or last tick is not hidden by
+            # the frame
+            margin = 0.05 * max(ticks[-1] - ticks[0], 1.0)
+            bottom.set_ylim(min(ticks[0], low) - margin, max(ticks[-1], high) + margin)
         for ax in (top, bottom):
             ax.grid(True, which="both", alpha=0.3)
         if title:

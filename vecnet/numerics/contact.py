@@ -771,6 +771,13 @@ class ContactModes:
             out[f"{contact.name}.slip"] = slip[i]
         return ws, out
 
+    def units(self) -> dict[str, tuple[str, str]]:
+        """Name -> (quantity, unit) of the series of :meth:`series`, for plots."""
+        return {f"{contact.name}.{what}": quantity for contact in self.contacts
+                for what, quantity in (("gap", ("gap", "m")), ("normal", ("normal force", "N")),
+                                       ("mode", ("mode", "1")), ("force", ("contact force", "N")),
+                                       ("slip", ("slip speed", "m/s")))}
+
 
 def contact_static(contact: UnilateralContact) -> float:
     """The static coefficient of a contact with friction."""

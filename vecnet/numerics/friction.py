@@ -62,7 +62,8 @@ class CoulombJoint(NamedTuple):
     the index ``load`` of its Coulomb force among the model's loads, their ``target``
     ``(coordinate, tail node, head node, unit axis in the tail's axes)``, the ``kinetic``
     and ``static`` coefficients (or fixed forces, when not ``scaled`` by the normal
-    reaction) and the friction ``radius`` (1 for a slider)."""
+    reaction), the friction ``radius`` (1 for a slider) and whether the joint ``turns``
+    (its friction a torque) or slides (a force)."""
 
     name: str
     joint: str
@@ -72,6 +73,7 @@ class CoulombJoint(NamedTuple):
     static: float
     radius: float
     scaled: bool
+    turns: bool
 
 
 def coulomb_joints(model) -> list[CoulombJoint]:
@@ -118,7 +120,8 @@ def coulomb_joints(model) -> list[CoulombJoint]:
                                    "be more than zero")
         out.append(CoulombJoint(element.name, element.joint, len(model.loads),
                                 (coordinate, model.node[tail], model.node[head], unit),
-                                kinetic, static, radius if scaled else 1.0, scaled))
+                                kinetic, static, radius if scaled else 1.0, scaled,
+                                element.quantity == "angle"))
         model.loads.append(out[-1].target)
     return out
 
@@ -366,4 +369,15 @@ class CoulombModes:
             out[f"{joint.name}.coulomb"] = ws[joint.load]
             out[f"{joint.name}.normal"] = normal[j]
         return ws, out
+
+    def units(self) -> dict[str, tuple[str, str]]:
+        """Name -> (quantity, unit) of the series of :meth:`series`, for plots."""
+        out = {}
+        for joint in self.joints:
+            force = ("friction torque", "N m") if joint.turns else ("friction force", "N")
+            normal = ("normal force x radius", "N m") if joint.turns and joint.scaled \
+                else ("normal force", "N") if joint.scaled else ("fixed force", "1")
+            out.update({f"{joint.name}.mode": ("mode", "1"), f"{joint.name}.coulomb": force,
+                        f"{joint.name}.normal": normal})
+        return out
 

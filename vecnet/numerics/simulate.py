@@ -125,6 +125,8 @@ def integrate(model: StateSpace, t_span: Sequence[float],
                 ts, xs, zs = sol.t, sol.y, np.zeros((0, len(sol.t)))
         except ARITHMETIC as exc:   # in finding consistent initial values
             raise evaluation_failure(exc) from None
+    if len(ts):
+        watch.reach(float(ts[-1]))
     outcome.nfev = watch.evaluations
     outcome.events = _reached(_switches(signals, t0, t1), ts, t1, outcome)
     return _result(model, args, ts, xs, zs, u_fn, du_fn, outcome)
@@ -395,6 +397,8 @@ def _integrate_linear(model: _Linear, t_span, inputs, initial, t_eval, method, r
             w = sol.y[:, -1]
     ts = np.concatenate([piece[0] for piece in pieces])
     ws = np.concatenate([piece[1] for piece in pieces], axis=1).reshape(n, len(ts))
+    if len(ts):
+        watch.reach(float(ts[-1]))
     outcome.nfev = watch.evaluations
     outcome.events = _reached(switches, ts, t1, outcome)
     us = np.array([u_fn(time) for time in ts.tolist()]).T.reshape(len(input_names), len(ts))

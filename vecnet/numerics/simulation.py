@@ -263,13 +263,17 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
         events["modes"] = ContactModes(model, t0, q0, tol=atol, span=t1 - t0)
     motion = integrators[method](model, t0, q0, u0, times, rtol, atol, progress=watch,
                                  **events)
+    if len(motion.t):
+        watch.reach(float(motion.t[-1]))
     outcome = motion.outcome
     outcome.linear_algebra, note = model.linear_algebra_report()
     if note:
         outcome.message = f"{outcome.message}; {note}" if outcome.message else note
     if "modes" in events:   # the Coulomb forces are loads: the outputs need them
         ws, series = events["modes"].series(motion.t, motion.q, motion.u)
-        return eom.result(model, motion.t, motion.q, motion.u, outcome, ws=ws, series=series)
+        result = eom.result(model, motion.t, motion.q, motion.u, outcome, ws=ws, series=series)
+        result.units.update(events["modes"].units())
+        return result
     return eom.result(model, motion.t, motion.q, motion.u, outcome)
 
 

@@ -93,12 +93,22 @@ class _Model:
 
 
 def _model(obj: Any) -> _Model:
+    from ..builders.model import Model
     from ..builders.planar import Mechanism
     from ..builders.spatial import Mechanism as SpatialMechanism
     from ..formulation.lumped import NetworkEquations
     from ..formulation.planar import MultibodyEquations
     from ..formulation.spatial import SpatialEquations
 
+    if isinstance(obj, Model):   # a model file's: with the tree it chooses
+        if obj.kind == "network":
+            net = obj.system
+            return _Model(net.graph, net.name, net, topology=net.topology(tree=obj.tree or "normal"))
+        if obj.kind == "mechanism":
+            return _model(obj.formulate())
+        raise OutputError(f"model {obj.name!r} is a system, a mechanism joined to networks: "
+                          "draw its parts, vn.draw(model.system.mechanism) or "
+                          "vn.draw(model.system.network)")
     if isinstance(obj, (Mechanism, SpatialMechanism)):
         return _Model(obj.network.graph, obj.name, obj.network, obj)
     if isinstance(obj, Network):
@@ -113,8 +123,8 @@ def _model(obj: Any) -> _Model:
     if isinstance(obj, (MultibodyEquations, SpatialEquations)):
         mech = obj.mechanism
         return _Model(mech.network.graph, mech.name, mech.network, mech, topology=obj.topology)
-    raise OutputError(f"cannot draw a {type(obj).__name__}; draw a LinearGraph, Network, "
-                      "planar or spatial Mechanism, Topology, NetworkEquations or "
+    raise OutputError(f"cannot draw a {type(obj).__name__}; draw a Model, LinearGraph, "
+                      "Network, planar or spatial Mechanism, Topology, NetworkEquations or "
                       "MultibodyEquations")
 
 
@@ -225,9 +235,11 @@ def draw(obj: Any, tree: Sequence[str] | str | Callable[[str], Any] | None = Non
 
     Parameters
     ----------
-    obj : LinearGraph, Network, planar or spatial Mechanism, Topology, or their equations
-        A mechanism is drawn as its vector network. A Topology (and the
-        equation objects that hold one) bring their own tree and datum.
+    obj : Model, LinearGraph, Network, planar or spatial Mechanism, Topology, or their
+          equations
+        A mechanism is drawn as its vector network. A Topology (and the equation objects
+        that hold one) bring their own tree and datum, and so does a loaded model file
+        (:func:`vecnet.load_model`: its tree, or its coordinates' tree).
     tree : list of str, "normal", "auto", "joint", "absolute", callable or None
         Tree branches are drawn solid and bold, chords dashed. A list names the
         branches; ``"normal"`` is the normal tree of a network, ``"auto"`` the

@@ -336,9 +336,25 @@ def _wrap_words(lead: str, body: str, width: float) -> str | None:
         prefix = lead if len(lines) == 1 else r"&\quad "
         if lines[-1] and tex_width(prefix + "".join(lines[-1] + [piece])) > width:
             lines.append([])
+            piece = re.sub(r"^(\\quad\s*)+", "", piece)   # the continuation's own indent
         lines[-1].append(piece)
-    return " \\\\\n".join((lead if k == 0 else r"&\quad ") + "".join(line).rstrip()
+    return " \\\\\n".join((lead if k == 0 else r"&\quad ") + _merged(line).rstrip()
                             for k, line in enumerate(lines))
+
+
+def _merged(pieces: list[str]) -> str:
+    """A line's pieces, the words of one face next to each other in one group again
+    (``\\text{a }\\text{b}`` as ``\\text{a b}``)."""
+    out: list[str] = []
+    for piece in pieces:
+        face = next((f for f in _WORD_FACES if piece.startswith(f)), None)
+        if face is not None and out and out[-1].startswith(face) and out[-1].endswith("}"):
+            out[-1] = out[-1][:-1] + piece[len(face):]
+        else:
+            out.append(piece)
+    if out and out[-1].endswith(" }") and not out[-1].endswith("\\ }"):
+        out[-1] = out[-1][:-2] + "}"   # the line's last space goes with the break
+    return "".join(out)
 
 
 def _break_row(row: str, width: float) -> str:

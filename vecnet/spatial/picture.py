@@ -64,7 +64,7 @@ def picture(mechanism: Mechanism, result: Any = None, time: float | None = None,
     >>> _ = mech.spherical("tip", mech.ground.point(0, 0, 0), bob.point(-0.3, 0, 1))
     >>> ax = picture(mech, mech.formulate().simulate(0.5), time=0.5)
     >>> ax.get_title()
-    'pendulum at t = 0.5'
+    'pendulum at t = 0.5 s'
     """
     _check(mechanism)
     module = importlib.import_module("vecnet.output.picture")
