@@ -256,9 +256,9 @@ def _atoms(tex: str, width: float) -> list[str]:
 _TEXT_ROW = re.compile(r"(\s*&\s*(?:\\quad\s*)?)(\\text(?:bf|tt)?\{.*)", re.S)
 
 
-def _closing(tex: str, start: int) -> int:
-    """The index of the brace that closes the group opened at ``tex[start]`` (``-1`` if
-    none); escaped characters (``\\{``) are no braces."""
+def _scan(tex: str, start: int = 0):
+    """``(index, character, brace depth after it)`` of the characters of ``tex`` from
+    ``start``; escaped characters (``\\{``, ``\\ ``) are skipped: no braces, no spaces."""
     depth, i = 0, start
     while i < len(tex):
         c = tex[i]
@@ -266,29 +266,27 @@ def _closing(tex: str, start: int) -> int:
             i += 2
             continue
         depth += (c == "{") - (c == "}")
-        if depth == 0:
-            return i
+        yield i, c, depth
         i += 1
-    return -1
+
+
+def _closing(tex: str, start: int) -> int:
+    """The index of the brace that closes the group opened at ``tex[start]`` (``-1`` if
+    none)."""
+    return next((i for i, _, depth in _scan(tex, start) if depth == 0), -1)
 
 
 def _split_spaces(words: str) -> list[str] | None:
     """``words`` split at its spaces outside braces (``None`` if its braces do not
-    balance); escaped characters (``\\ ``) are characters."""
+    balance)."""
     pieces: list[str] = []
-    depth, start, i = 0, 0, 0
-    while i < len(words):
-        c = words[i]
-        if c == "\\":
-            i += 2
-            continue
-        depth += (c == "{") - (c == "}")
+    start, depth = 0, 0
+    for i, c, depth in _scan(words):
         if depth < 0:
             return None
         if c == " " and depth == 0:
             pieces.append(words[start:i])
             start = i + 1
-        i += 1
     if depth:
         return None
     pieces.append(words[start:])

@@ -447,6 +447,9 @@ def _powers_of_s(expr: Any) -> tuple[list, list] | None:
             isinstance(expr, sympy.Add) and any(sympy.fraction(a)[1].has(s) for a in expr.args)):
         return None
     top, bottom = sympy.fraction(expr)
+    if any(isinstance(part, sympy.Pow) or (isinstance(part, sympy.Mul) and any(
+            isinstance(f, sympy.Add) and f.has(s) for f in part.args)) for part in (top, bottom)):
+        return None   # factored, as partial fractions and zeros-poles forms are: kept so
     try:
         polys = sympy.Poly(top, s), sympy.Poly(bottom, s)
     except sympy.PolynomialError:   # s inside a function, or a fractional power
