@@ -251,9 +251,9 @@ def _atoms(tex: str, width: float) -> list[str]:
     return out
 
 
-#: A row of words: ``&\text{...}`` (or ``\textbf``, ``\texttt``), perhaps after a
-#: continuation row's ``\quad``, then words and formulas mixed
-_TEXT_ROW = re.compile(r"(\s*&\s*(?:\\quad\s*)?)(\\text(?:bf|tt)?\{.*)", re.S)
+#: A row of words: nothing left of the ``&`` (perhaps a continuation row's ``\quad``),
+#: then words (``\text{...}``, ``\textbf{...}``) and formulas mixed
+_TEXT_ROW = re.compile(r"(\s*&\s*(?:\\quad\s*)?)(.*\\text(?:bf)?\{.*)", re.S)
 
 
 def _scan(tex: str, start: int = 0):
@@ -314,9 +314,15 @@ def _word_pieces(body: str) -> list[str] | None:
                 if word or k < len(words) - 1:
                     pieces.append(face + word + (" " if k < len(words) - 1 else "") + "}")
             i = end + 1
-        else:
-            j = min([k for k in (body.find(f, i) for f in _WORD_FACES) if k >= 0],
-                    default=len(body))
+        else:   # a formula, up to the next group of words outside its braces
+            depth, j = 0, i
+            while j < len(body) and not (depth == 0 and j > i and any(
+                    body.startswith(f, j) for f in _WORD_FACES)):
+                if body[j] == "\\":
+                    j += 2
+                    continue
+                depth += (body[j] == "{") - (body[j] == "}")
+                j += 1
             pieces.append(body[i:j])
             i = j
     return pieces

@@ -1570,45 +1570,14 @@ def _recursive_rows(eom: Any, ne: Any, show: _Printer) -> list:
 
 def _say(show: _Printer, *pieces: str | _Math) -> str:
     """A line of words with formulas in it: the words as ``\\text``, the formulas typeset
-    (LaTeX), or all as plain text. A long line is broken between formulas and at spaces
-    into rows at most :data:`SAY_WIDTH` em wide (:func:`vecnet.output.pagefit.tex_width`;
+    (LaTeX), or all as plain text. One row: the listing's rows are broken to the page's
+    width where they are gathered (:func:`_finish`, by
+    :func:`vecnet.output.pagefit.break_rows`, at the words' spaces and between formulas;
     a LaTeX row cannot wrap)."""
-    from .pagefit import tex_width
-
     if not show.is_latex:
         return "".join(p[1] if isinstance(p, _Math) else p for p in pieces)
-    rows: list[list[str]] = [[]]     # each row: LaTeX pieces
-    words: list[str] = []            # the words not yet set, of the last row
-    used = 0.0
-
-    def flush() -> None:
-        if words:
-            rows[-1].append(rf"\text{{{text_tex(''.join(words))}}}")
-            words.clear()
-
-    def fits(width: float) -> bool:
-        nonlocal used
-        if used and used + width > SAY_WIDTH:
-            flush()
-            rows.append([])
-            used = 2.0     # the indent of a continuation row
-        used += width
-        return True
-
-    for piece in pieces:
-        if isinstance(piece, _Math):
-            fits(tex_width(piece[0]))
-            flush()
-            rows[-1].append(piece[0])
-            continue
-        parts = piece.split(" ")
-        for k, word in enumerate(parts):
-            gap = " " if k < len(parts) - 1 else ""
-            if word or gap:
-                fits(tex_width(rf"\text{{{text_tex(word + gap)}}}"))
-                words.append(word + gap)
-    flush()
-    return " \\\\\n&\\quad ".join("".join(r) for r in rows if r)
+    return "".join(p[0] if isinstance(p, _Math) else rf"\text{{{text_tex(p)}}}"
+                   for p in pieces if p)
 
 
 class _Math(tuple):
@@ -1623,10 +1592,6 @@ def _code(words: str) -> _Math:
     """An option as a reader types it (``matrix_form=True``), in a typewriter face: code,
     not a formula."""
     return _Math((rf"\texttt{{{text_tex(words)}}}", words))
-
-
-#: Width (em) of one row of a LaTeX line of words (:func:`_say`), within a page's column.
-SAY_WIDTH = 38.0
 
 
 def _velocity_constraint_rows(eom: Any, show: _Printer, tidy: Any) -> list:
