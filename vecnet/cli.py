@@ -947,7 +947,39 @@ def parser() -> argparse.ArgumentParser:
                        help="local processes (default 1)")
     study.add_argument("--scheduler", metavar="ADDRESS",
                        help="run on this Dask scheduler, e.g. tcp://10.0.0.1:8786")
+    words = ("a page in the browser where a graph is drawn, its tree picked and every "
+             "matrix and equation follows (a local server until Ctrl-C)")
+    studio = commands.add_parser("studio", help=words, description=words)
+    studio.add_argument("model", nargs="?", help="JSON model file to open (default: an "
+                        "empty network)")
+    studio.add_argument("--no-browser", action="store_true",
+                        help="print the page's address only (so does BROWSER=true)")
     return p
+
+
+def _studio(args) -> int:
+    """``vecnet studio``: serve the page until Ctrl-C, its address on standard output."""
+    import webbrowser
+
+    from .io.json_document import read_document
+    from .web.server import start
+
+    try:
+        document = read_document(args.model) if args.model else None
+        studio = start(document, background=False)
+    except VecnetError as exc:
+        sys.stderr.write(f"vecnet: error: {args.model}: {_one_line(exc)}\n")
+        return 2
+    print(studio.url, flush=True)
+    if not args.no_browser:
+        webbrowser.open(studio.url)
+    try:
+        studio.serve()
+    except KeyboardInterrupt:
+        sys.stderr.write("vecnet: studio stopped\n")
+    finally:
+        studio.stop()
+    return 0
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -969,6 +1001,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser().parse_args(argv)
     except SystemExit as stop:  # --help, or a usage error already reported in one line
         return int(stop.code or 0)
+    if args.command == "studio":
+        return _studio(args)
     from .core.bounds import interruptible, limits, untrusted  # numpy: not for --help
     from .core.files import check_output
 

@@ -62,7 +62,8 @@ from .mechanism_report import (
 )
 from .pagefit import break_rows, column_blocks, tex_width
 
-__all__ = ["report", "CONTENT_SECURITY_POLICY", "content_security_policy"]
+__all__ = ["report", "CONTENT_SECURITY_POLICY", "content_security_policy", "katex_assets",
+           "with_parameters"]
 
 #: Labelled matrices with more cells than this are HTML tables rather than LaTeX.
 MATRIX_CELL_LIMIT = 600
@@ -295,7 +296,7 @@ def report(model: Any, path: str | os.PathLike | None = None, tree: Any = None,
     body = _network(model, tree, simulate) if model.kind == "network" else \
         _mechanism(model, tree, simulate, matrix_form)
     name = html.escape(title or model.name)
-    katex_script, katex_style = _katex()
+    katex_script, katex_style = katex_assets()
     scripts = [katex_script, _RENDER_SCRIPT]
     policy = content_security_policy(scripts)
     page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -382,7 +383,7 @@ def content_security_policy(scripts: list[str]) -> str:
 
 
 @lru_cache(maxsize=1)
-def _katex() -> tuple[str, str]:
+def katex_assets() -> tuple[str, str]:
     """KaTeX's script and its style sheet with the packaged fonts as data: URLs."""
     folder = resources.files("vecnet.output") / "static" / "katex"
     script = _packaged_script("katex/katex.min.js")

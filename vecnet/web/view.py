@@ -1,0 +1,221 @@
+"""What the studio page shows of a model document and a choice of tree: every matrix, the
+equations and the diagnosis, computed here by vecnet (the page only draws and sends edits).
+
+:func:`studio_view` reads a document of vecnet's model format (a network, or a planar or
+spatial mechanism) as :func:`vecnet.load_model` reads a file (checked against the schema
+and the bounds of :func:`vecnet.limits`, no text evaluated), takes the tree the page
+chose (branch names, or ``"normal"``), and returns plain JSON data: the graph's nodes and
+edges with the tree marked, the labelled matrices as numbers, and the steps from the graph
+to the state equations (or the equations of motion) as LaTeX, in the order a course
+takes them. :func:`steps_latex` writes those steps as a LaTeX document.
+
+>>> view = studio_view({"vecnet": "1", "kind": "network", "name": "rc", "elements": [
+...     {"type": "VoltageSource", "name": "V", "nodes": ["g", "a"], "parameters": {"V": 1}},
+...     {"type": "Resistor", "name": "R", "nodes": ["a", "b"], "parameters": {"R": 2}},
+...     {"type": "Capacitor", "name": "C", "nodes": ["g", "b"], "parameters": {"C": 3}}]})
+>>> view["branches"], view["chords"], view["states"]
+(['V', 'C'], ['R'], ['C.across'])
+>>> view["matrices"]["cutset"]["rows"], view["matrices"]["cutset"]["values"]
+(['V', 'C'], [[1, 0, -1], [0, 1, 1]])
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import ModelError, TreeError, VecnetError
+from ..graph.matrix import LabeledMatrix
+from ..io.model import load_model
+from ..output.teaching import latex, transfer_functions
+
+__all__ = ["studio_view", "steps_latex", "element_catalogue"]
+
+#: The matrices the page shows, in the order it lists them: key -> (title, topology attribute)
+MATRICES = {
+    "incidence": ("Incidence matrix [IN]", "incidence"),
+    "reduced": ("Reduced incidence matrix", "reduced_incidence"),
+    "chord_part": ("[A]: the chord part of the cutset matrix", "chord_part"),
+    "cutset": ("Fundamental cutset matrix [CU] = [1 | A]", "cutset"),
+    "circuit": ("Fundamental circuit matrix [CI] = [B | 1]", "circuit"),
+    "path": ("Path matrix P (node to datum)", "path"),
+}
+
+
+def element_catalogue() -> list[dict[str, Any]]:
+    """Every element type a network document takes, with its parameters (and their
+    defaults) and its number of nodes (2 a port), for the page's menu.
+
+    >>> [e for e in element_catalogue() if e["type"] == "Resistor"][0]["parameters"]
+    ['R']
+    """
+    from ..io.network_reader import ELEMENT_TYPES
+
+    out = []
+    for name, cls in ELEMENT_TYPES.items():
+        out.append({"type": name, "parameters": list(cls.parameter_names),
+                    "defaults": {k: v for k, v in cls.defaults.items()
+                                 if isinstance(v, (int, float)) and not isinstance(v, bool)},
+                    "nodes": 2 * len(cls.ports)})
+    return out
+
+
+def _matrix(m: LabeledMatrix) -> dict[str, Any]:
+    """A labelled matrix as JSON: row and column names, integer (or float) entries, and the
+    column before which ``[1 | A]``'s bar falls."""
+    values = np.asarray(m.toarray())
+    rows = [[int(x) if float(x).is_integer() else float(x) for x in line] for line in values]
+    return {"rows": [str(r) for r in m.rows], "columns": [str(c) for c in m.columns],
+            "values": rows, "split": m.split}
+
+
+def _graph(graph, kinds: dict[str, str]) -> tuple[list[str], list[dict[str, Any]]]:
+    nodes = [str(n) for n in graph.nodes]
+    edges = [{"name": str(e), "tail": str(graph.ends(e)[0]), "head": str(graph.ends(e)[1]),
+              "type": kinds.get(str(e), "")} for e in graph.edges]
+    return nodes, edges
+
+
+def studio_view(document: dict[str, Any], tree: Sequence[str] | str | None = None,
+                outputs: Sequence[str] | None = None) -> dict[str, Any]:
+    """The studio's view of ``document`` with the tree ``tree``.
+
+    Parameters
+    ----------
+    document : dict
+        A model document (vecnet's JSON model format, as parsed).
+    tree : list of str, "normal" or None
+        Networks: branch names, ``"normal"`` (default: the document's tree, else normal);
+        mechanisms: branch names, or ``None`` for the document's coordinates.
+    outputs : list of str, optional
+        Network variables for ``H(s)`` (default: the document's outputs).
+
+    Returns
+    -------
+    dict
+        ``kind``, ``name``, ``nodes``, ``edges`` (name, tail, head, type), ``branches``,
+        ``chords``, ``datum``, ``matrices`` (key -> rows, columns, values, split), ``titles``
+        (key -> title), ``diagnosis`` (words), ``states`` (networks) or ``coordinates``
+        and ``constraints`` (mechanisms), ``steps`` (title, LaTeX), and ``error`` (why the
+        tree was refused; ``None`` when it was taken).
+
+    Raises
+    ------
+    ModelFileError
+        The document is no valid model (its location said).
+    ModelError
+        A model of a kind the studio does not show (a system).
+    """
+    model = load_model(document)
+    if model.kind == "network":
+        return _network_view(model, tree, outputs)
+    if model.kind == "mechanism":
+        return _mechanism_view(model, tree)
+    raise ModelError(f"the studio shows networks and mechanisms; {model.name!r} is a "
+                     f"{model.kind}: open its network or its mechanism on its own")
+
+
+def _base(model, graph, kinds: dict[str, str]) -> dict[str, Any]:
+    nodes, edges = _graph(graph, kinds)
+    return {"kind": model.kind, "name": model.name, "nodes": nodes, "edges": edges,
+            "branches": [], "chords": [], "datum": [], "matrices": {},
+            "titles": {k: title for k, (title, _) in MATRICES.items()}, "diagnosis": "",
+            "steps": [], "error": None}
+
+
+def _topology_part(view: dict[str, Any], topo) -> None:
+    view["branches"], view["chords"] = list(topo.branches), list(topo.chords)
+    view["datum"] = [str(d) for d in topo.datum]
+    view["matrices"] = {key: _matrix(getattr(topo, attribute))
+                        for key, (_, attribute) in MATRICES.items()}
+    view["steps"] += [{"title": MATRICES[key][0], "latex": latex(getattr(topo, attribute))}
+                      for key, (_, attribute) in MATRICES.items()]
+
+
+def _network_view(model, tree, outputs) -> dict[str, Any]:
+    net = model.network
+    view = _base(model, net.graph, _edge_kinds(net))
+    choice = tree if tree else (model.tree or "normal")
+    try:
+        topo = net.topology(tree=choice)
+    except TreeError as exc:
+        view["error"] = str(exc)
+        choice, topo = "normal", net.topology(tree="normal")
+    _topology_part(view, topo)
+    view["steps"].insert(0, {"title": "Tree and cotree", "latex": _tree_latex(topo)})
+    eqs = net.equations(tree=list(topo.branches))
+    view["steps"].append({"title": "Cutset, circuit and terminal equations",
+                          "latex": latex(eqs)})
+    try:
+        ss = net.state_space(outputs=list(outputs or model.outputs), tree=list(topo.branches),
+                             symbolic=True)
+    except VecnetError as exc:   # a higher-index tree, a dependent store ...
+        view["diagnosis"] = f"No state equations for this tree: {exc}"
+        view["states"] = []
+        return view
+    view["diagnosis"] = ss.diagnosis()
+    view["states"] = list(ss.states)
+    view["steps"].append({"title": "State equations", "latex": latex(ss)})
+    if ss.outputs and ss.inputs and ss.is_linear and not ss.z:
+        view["steps"].append({"title": "Transfer functions H(s)",
+                              "latex": transfer_functions(ss, "latex", values=model.values)})
+    return view
+
+
+def _edge_kinds(net) -> dict[str, str]:
+    """Edge name -> its element's type (a two-port's two edges both name it)."""
+    return {str(edge): type(net.owner(edge)).__name__ for edge in net.graph.edges}
+
+
+def _tree_latex(topo) -> str:
+    from ..output.teaching import name_tex
+
+    def names(items) -> str:
+        return r",\ ".join(name_tex(str(x)) for x in items) or r"\varnothing"
+
+    return (r"\begin{aligned}\text{branches: }&" + names(topo.branches) + r"\\"
+            r"\text{chords: }&" + names(topo.chords) + r"\\"
+            r"\text{datum: }&" + names(topo.datum) + r"\end{aligned}")
+
+
+def _mechanism_view(model, tree) -> dict[str, Any]:
+    mech = model.mechanism
+    net = mech.network
+    view = _base(model, net.graph, _edge_kinds(net))
+    try:
+        eom = mech.formulate(**model.formulation(model.coordinates, list(tree) if tree
+                                                 and tree != "normal" else None))
+    except VecnetError as exc:
+        view["error"] = str(exc)
+        eom = model.formulate()
+    topo = eom.topology
+    _topology_part(view, topo)
+    view["steps"].insert(0, {"title": "Tree and cotree", "latex": _tree_latex(topo)})
+    view["coordinates"] = list(eom.coordinates)
+    view["constraints"] = list(eom.constraint_names)
+    view["diagnosis"] = (f"{len(eom.coordinates)} coordinates from the tree's branches "
+                         f"({', '.join(eom.coordinates) or 'none'}); {len(eom.constraint_names)}"
+                         f" constraint rows from the cut joints among the chords "
+                         f"({', '.join(eom.constraint_names) or 'none'}).")
+    view["steps"].append({"title": "Equations of motion", "latex": latex(eom)})
+    return view
+
+
+def steps_latex(view: dict[str, Any]) -> str:
+    """The view's steps as a LaTeX document (article, ``amsmath``): a section a step, each
+    display breaking across pages.
+
+    >>> doc = steps_latex({"name": "rc", "steps": [{"title": "Tree", "latex": "x = 1"}]})
+    >>> "\\\\section*{Tree}" in doc and doc.rstrip().endswith("\\\\end{document}")
+    True
+    """
+    from ..output.teaching import text_tex
+
+    body = "\n".join(f"\\section*{{{text_tex(step['title'])}}}\n\\[\n{step['latex']}\n\\]"
+                     .replace("\\[\n\\begin{aligned}", "\\begin{align*}")
+                     .replace("\\end{aligned}\n\\]", "\\end{align*}")
+                     for step in view["steps"])
+    return ("\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\allowdisplaybreaks\n"
+            f"\\title{{{text_tex(view['name'])}: from the graph to the equations}}\n"
+            "\\date{}\n\\begin{document}\n\\maketitle\n" + body + "\n\\end{document}\n")
