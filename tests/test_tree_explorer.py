@@ -44,6 +44,8 @@ from vecnet.output.report import CONTENT_SECURITY_POLICY, report
 ROOT = Path(__file__).parent.parent
 OFFLINE = ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=socks5://127.0.0.1:9",
            "--proxy-bypass-list=<-loopback>"]
+#: The loopback alone: every other name resolves to nothing, and no proxy is asked
+LOOPBACK = ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--no-proxy-server"]
 #: A guard against a browser that hangs, per command (not a bound on speed: a loaded
 #: machine answers slowly, and only a browser that stops answering fails)
 SECONDS = 300
@@ -56,7 +58,9 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not instal
 class Browser:
     """One headless Chromium page driven over the DevTools protocol on a pipe."""
 
-    def __init__(self, profile: str) -> None:
+    def __init__(self, profile: str, offline: bool = True) -> None:
+        """``offline``: no network at all; else the loopback alone (a local server's page:
+        IP literals need no name resolution, and every name resolves to nothing)."""
         to_browser, self._writer = os.pipe()
         self._reader, from_browser = os.pipe()
 
@@ -66,7 +70,7 @@ class Browser:
             os.dup2(high_out, 4)
 
         self.process = subprocess.Popen(
-            [CHROMIUM, *FLAGS, *OFFLINE, f"--user-data-dir={profile}",
+            [CHROMIUM, *FLAGS, *(OFFLINE if offline else LOOPBACK), f"--user-data-dir={profile}",
              "--remote-debugging-pipe", "--window-size=1000,900", "about:blank"],
             preexec_fn=descriptors, close_fds=False, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
@@ -83,8 +87,9 @@ class Browser:
         for domain in ("Page", "Runtime", "Log"):
             self.command(f"{domain}.enable", session=True)
         self.command("Network.enable", session=True)
-        self.command("Network.emulateNetworkConditions", session=True, offline=True,
-                     latency=0, downloadThroughput=-1, uploadThroughput=-1)
+        if offline:
+            self.command("Network.emulateNetworkConditions", session=True, offline=True,
+                         latency=0, downloadThroughput=-1, uploadThroughput=-1)
 
     def _message(self) -> dict:
         while b"\0" not in self._buffer:

@@ -48,6 +48,7 @@ main { display: grid; grid-template-columns: minmax(420px, 1fr) minmax(420px, 1f
 #panels { padding: 0.5rem 1rem; overflow: auto; max-height: calc(100vh - 3rem); }
 #panels h2 { font-size: 1rem; color: #345; margin: 1rem 0 0.3rem; }
 #diagnosis { white-space: pre-wrap; font-family: monospace; font-size: 0.85rem; }
+#notes { color: #8a5a00; font-size: 0.85rem; }
 table.matrix { border-collapse: collapse; font-family: monospace; font-size: 0.8rem; }
 table.matrix th, table.matrix td { padding: 0.1rem 0.35rem; text-align: right; }
 table.matrix th { color: #555; font-weight: normal; }
@@ -65,6 +66,7 @@ _BODY = """
   <button class="mode" data-mode="tree" aria-pressed="false">Pick tree</button>
   <button class="mode" data-mode="delete" aria-pressed="false">Delete</button>
   <button id="normal">Normal tree</button>
+  <label>H(s) of <input id="outputs" size="14" placeholder="C1.across, ..."></label>
   <button id="undo">Undo</button><button id="redo">Redo</button>
   <label>Open <input id="open" type="file" accept=".json"></label>
   <button id="save">Save model</button>
@@ -86,7 +88,7 @@ _BODY = """
     <div id="plot"></div>
   </section>
   <section id="panels">
-    <h2>Diagnosis</h2><div id="diagnosis"></div>
+    <h2>Diagnosis</h2><div id="diagnosis"></div><ul id="notes"></ul>
     <h2>Matrices</h2><div id="matrices"></div>
     <h2>Steps from the graph to the equations</h2><div id="steps"></div>
   </section>

@@ -5,7 +5,7 @@ requests that carry the run's token (a random 128-bit word in the page's URL, se
 by the page in the ``X-Vecnet-Token`` header), that name this server as their ``Host``
 (no DNS rebinding) and, when they say an ``Origin``, come from the page itself. A body
 is at most :data:`MAX_BODY` bytes; a model is read as a model file is, under the bounds
-of :func:`vecnet.limits` (no text evaluated). A bad request gets an error in words and
+of :func:`vecnet.limits` in force where the studio was started (no text evaluated). A bad request gets an error in words and
 the server goes on. It is Python's own ``http.server`` (threads, one a request): nothing
 to install, and a page's edits are small and few.
 
@@ -20,12 +20,13 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+from dataclasses import fields
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from ..core.bounds import untrusted
+from ..core.bounds import Limits, get_limits, limits, untrusted
 from ..errors import VecnetError
 
 __all__ = ["Studio", "studio", "start", "MAX_BODY", "EMPTY_NETWORK"]
@@ -124,11 +125,12 @@ def start(document: dict[str, Any] | None = None, background: bool = True) -> St
     from .view import studio_view
 
     token = secrets.token_urlsafe(16)
+    bounds = get_limits()          # the requests' threads work under the caller's bounds
     initial = dict(document or EMPTY_NETWORK)
     if document is not None:
         with untrusted():
             studio_view(initial)           # a bad model is refused before serving it
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(token, initial))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(token, initial, bounds))
     server.daemon_threads = True
     thread = None
     if background:
@@ -140,7 +142,8 @@ def start(document: dict[str, Any] | None = None, background: bool = True) -> St
     return studio
 
 
-def _handler(token: str, initial: dict[str, Any]) -> type[BaseHTTPRequestHandler]:
+def _handler(token: str, initial: dict[str, Any],
+             bounds: Limits) -> type[BaseHTTPRequestHandler]:
     from .page import studio_page
 
     class Handler(BaseHTTPRequestHandler):
@@ -200,6 +203,7 @@ def _handler(token: str, initial: dict[str, Any]) -> type[BaseHTTPRequestHandler
             except ValueError:
                 return self._refuse(HTTPStatus.LENGTH_REQUIRED, "a body needs its length")
             if not 0 <= length <= MAX_BODY:
+                self.close_connection = True    # the body is not read
                 return self._refuse(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
                                     f"a request is at most {MAX_BODY:,} bytes")
             try:
@@ -209,7 +213,8 @@ def _handler(token: str, initial: dict[str, Any]) -> type[BaseHTTPRequestHandler
             except (ValueError, UnicodeDecodeError) as exc:
                 return self._refuse(HTTPStatus.BAD_REQUEST, f"the body is no JSON object: {exc}")
             try:
-                with untrusted():
+                with untrusted(), limits(**{f.name: getattr(bounds, f.name)
+                                            for f in fields(bounds)}):
                     answer = _answer(urlparse(self.path).path, request, initial)
             except KeyError as exc:
                 return self._refuse(HTTPStatus.NOT_FOUND, str(exc.args[0]))

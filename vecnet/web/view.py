@@ -21,11 +21,12 @@ takes them. :func:`steps_latex` writes those steps as a LaTeX document.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import ModelError, TreeError, VecnetError
+from ..errors import ModelError, TreeError, VecnetError, VecnetWarning
 from ..graph.matrix import LabeledMatrix
 from ..io.model import load_model
 from ..output.teaching import latex, transfer_functions
@@ -97,8 +98,9 @@ def studio_view(document: dict[str, Any], tree: Sequence[str] | str | None = Non
         ``kind``, ``name``, ``nodes``, ``edges`` (name, tail, head, type), ``branches``,
         ``chords``, ``datum``, ``matrices`` (key -> rows, columns, values, split), ``titles``
         (key -> title), ``diagnosis`` (words), ``states`` (networks) or ``coordinates``
-        and ``constraints`` (mechanisms), ``steps`` (title, LaTeX), and ``error`` (why the
-        tree was refused; ``None`` when it was taken).
+        and ``constraints`` (mechanisms), ``steps`` (title, LaTeX), ``warnings`` (what
+        vecnet noticed: a dangling node, a loose part) and ``error`` (why the tree was
+        refused; ``None`` when it was taken).
 
     Raises
     ------
@@ -107,11 +109,15 @@ def studio_view(document: dict[str, Any], tree: Sequence[str] | str | None = Non
     ModelError
         A model of a kind the studio does not show (a system).
     """
-    model = load_model(document)
-    if model.kind == "network":
-        return _network_view(model, tree, outputs)
-    if model.kind == "mechanism":
-        return _mechanism_view(model, tree)
+    with warnings.catch_warnings(record=True) as said:   # a dangling node, a loose part
+        warnings.simplefilter("always", VecnetWarning)
+        model = load_model(document)
+        if model.kind in ("network", "mechanism"):
+            view = (_network_view(model, tree, outputs) if model.kind == "network"
+                    else _mechanism_view(model, tree))
+            view["warnings"] = list(dict.fromkeys(str(w.message) for w in said
+                                                  if issubclass(w.category, VecnetWarning)))
+            return view
     raise ModelError(f"the studio shows networks and mechanisms; {model.name!r} is a "
                      f"{model.kind}: open its network or its mechanism on its own")
 
@@ -148,8 +154,8 @@ def _network_view(model, tree, outputs) -> dict[str, Any]:
     view["steps"].append({"title": "Cutset, circuit and terminal equations",
                           "latex": latex(eqs)})
     try:
-        ss = net.state_space(outputs=list(outputs or model.outputs), tree=list(topo.branches),
-                             symbolic=True)
+        # the values as the page gave them: numbers where numbers, symbols where names
+        ss = net.state_space(outputs=list(outputs or model.outputs), tree=list(topo.branches))
     except VecnetError as exc:   # a higher-index tree, a dependent store ...
         view["diagnosis"] = f"No state equations for this tree: {exc}"
         view["states"] = []

@@ -70,11 +70,15 @@
   // -- asking vecnet --------------------------------------------------------------------------
   function refresh() {
     $("title").textContent = state.document.name || "";
+    var outputs = $("outputs").value.split(",").map(function (o) { return o.trim(); })
+      .filter(function (o) { return o; });
     var request = {document: state.document, tree: state.tree};
+    if (outputs.length) request.outputs = outputs;
     if (state.document.kind === "network" && !(state.document.elements || []).length) {
       state.view = null;
       draw();
       show();
+      document.body.setAttribute("data-ready", String(past.length));
       return Promise.resolve();
     }
     return post("/api/view", request).then(function (view) {
@@ -97,7 +101,8 @@
     var names = (view ? view.nodes : []).concat(Object.keys(state.positions).filter(function (n) {
       return !view || view.nodes.indexOf(n) < 0;   // placed, not yet on an edge
     }));
-    var branches = view ? view.branches : [];
+    // a tree being picked (refused so far: not yet spanning) is drawn as picked
+    var branches = view ? (view.error && Array.isArray(state.tree) ? state.tree : view.branches) : [];
     var edges = view ? view.edges : [];
     var counts = {};
     edges.forEach(function (e) {
@@ -139,6 +144,9 @@
   function show() {
     var view = state.view;
     $("diagnosis").textContent = view ? view.diagnosis : "Draw a graph: nodes, then edges.";
+    var notes = $("notes");
+    while (notes.firstChild) notes.removeChild(notes.firstChild);
+    ((view && view.warnings) || []).forEach(function (w) { notes.appendChild(element("li", {}, w)); });
     var box = $("matrices");
     while (box.firstChild) box.removeChild(box.firstChild);
     var steps = $("steps");
@@ -227,13 +235,22 @@
     edit(function () {
       var entry = {type: kind.type, name: name, nodes: nodes};
       if (Object.keys(parameters).length) entry.parameters = parameters;
+      // a value that is a name is a symbol: declared, without a number
+      Object.keys(parameters).forEach(function (p) {
+        var value = parameters[p];
+        if (typeof value === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
+          state.document.parameters = state.document.parameters || {};
+          if (!(value in state.document.parameters)) state.document.parameters[value] = null;
+        }
+      });
       state.document.elements.push(entry);
       if (Array.isArray(state.tree)) state.tree = null;   // a new edge: the tree anew
     });
   }
   function clickEdge(name) {
     if (state.mode === "tree") {
-      var branches = state.view ? state.view.branches.slice() : [];
+      var branches = Array.isArray(state.tree) ? state.tree.slice()
+        : state.view ? state.view.branches.slice() : [];
       var k = branches.indexOf(name);
       if (k >= 0) branches.splice(k, 1); else branches.push(name);
       edit(function () { state.tree = branches; });
@@ -283,6 +300,7 @@
     });
   });
   $("type").addEventListener("change", fillParameters);
+  $("outputs").addEventListener("change", function () { edit(function () {}); });
   $("normal").addEventListener("click", function () { edit(function () { state.tree = "normal"; }); });
   $("undo").addEventListener("click", function () {
     if (!past.length) return;
