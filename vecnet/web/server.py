@@ -234,7 +234,7 @@ def _answer(path: str, request: dict[str, Any], initial: dict[str, Any]) -> Any:
     catalogue, ``/api/view`` the view of a document and tree, ``/api/steps.tex`` the
     steps as LaTeX, ``/api/tikz`` the diagram as TikZ, ``/api/report`` the full report,
     ``/api/simulate`` a plot of a simulation (SVG)."""
-    from .view import element_catalogue, steps_latex, studio_view
+    from .view import element_catalogue, layout, steps_latex, studio_view
 
     if path == "/api/start":
         return {"document": initial, "catalogue": element_catalogue()}
@@ -250,7 +250,10 @@ def _answer(path: str, request: dict[str, Any], initial: dict[str, Any]) -> Any:
                                     and all(isinstance(o, str) for o in outputs)):
         raise VecnetError("outputs are a list of variable names")
     if path == "/api/view":
-        return studio_view(document, tree, outputs)
+        view = studio_view(document, tree, outputs)
+        if request.get("layout"):
+            view["layout"] = layout(view)
+        return view
     if path == "/api/steps.tex":
         return {"latex": steps_latex(studio_view(document, tree, outputs))}
     if path in ("/api/tikz", "/api/report", "/api/simulate"):

@@ -31,7 +31,7 @@ from ..graph.matrix import LabeledMatrix
 from ..io.model import load_model
 from ..output.teaching import latex, transfer_functions
 
-__all__ = ["studio_view", "steps_latex", "element_catalogue"]
+__all__ = ["studio_view", "steps_latex", "element_catalogue", "layout"]
 
 #: The matrices the page shows, in the order it lists them: key -> (title, topology attribute)
 MATRICES = {
@@ -206,6 +206,50 @@ def _mechanism_view(model, tree) -> dict[str, Any]:
                          f"({', '.join(eom.constraint_names) or 'none'}).")
     view["steps"].append({"title": "Equations of motion", "latex": latex(eom)})
     return view
+
+
+#: The drawing area a layout fills (the page's canvas, in its pixels) and its margin.
+CANVAS = (600.0, 520.0)
+MARGIN = 40.0
+
+
+def layout(view: dict[str, Any]) -> dict[str, list[float]]:
+    """Places for the view's nodes (canvas pixels, y down), laid out by Graphviz ``dot``
+    with the datum on top, for a model opened without places; ``{}`` when ``dot`` is not
+    installed (the page then places them on a circle).
+
+    >>> view = {"nodes": ["g", "a"], "datum": ["g"],
+    ...         "edges": [{"name": "R", "tail": "a", "head": "g"}]}
+    >>> places = layout(view)
+    >>> places == {} or places["g"][1] < places["a"][1]      # the datum above
+    True
+    """
+    import graphviz
+
+    index = {node: k for k, node in enumerate(view["nodes"])}
+    graph = graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr={"shape": "circle"})
+    with graph.subgraph() as top:   # the datum on the first rank
+        top.attr(rank="source")
+        for node in view["datum"]:
+            top.node(f"n{index[node]}", label="")
+    for node, k in index.items():
+        graph.node(f"n{k}", label="")
+    for edge in view["edges"]:
+        graph.edge(f"n{index[edge['tail']]}", f"n{index[edge['head']]}")
+    try:
+        plain = graph.pipe(format="plain", engine="dot").decode("ascii")
+    except (graphviz.ExecutableNotFound, graphviz.CalledProcessError):
+        return {}
+    found = {int(parts[1][1:]): (float(parts[2]), float(parts[3]))
+             for parts in (line.split() for line in plain.splitlines()) if parts[0] == "node"}
+    if not found:
+        return {}
+    xs, ys = zip(*found.values())
+    width, height = max(max(xs) - min(xs), 1e-9), max(max(ys) - min(ys), 1e-9)
+    scale = min((CANVAS[0] - 2 * MARGIN) / width, (CANVAS[1] - 2 * MARGIN) / height)
+    nodes = view["nodes"]
+    return {nodes[k]: [MARGIN + (x - min(xs)) * scale, MARGIN + (max(ys) - y) * scale]
+            for k, (x, y) in found.items()}
 
 
 def steps_latex(view: dict[str, Any]) -> str:

@@ -74,6 +74,9 @@
       .filter(function (o) { return o; });
     var request = {document: state.document, tree: state.tree};
     if (outputs.length) request.outputs = outputs;
+    // a model opened without places: laid out by vecnet (Graphviz), once
+    if (!Object.keys(state.positions).length || nodesOf(state.document).some(function (n) {
+      return !state.positions[n]; })) request.layout = true;
     if (state.document.kind === "network" && !(state.document.elements || []).length) {
       state.view = null;
       draw();
@@ -84,6 +87,9 @@
     return post("/api/view", request).then(function (view) {
       state.view = view;
       say(view.error ? "Tree refused: " + view.error : "");
+      Object.keys(view.layout || {}).forEach(function (n) {
+        if (!state.positions[n]) state.positions[n] = view.layout[n];
+      });
       place(view.nodes);
       draw();
       show();
