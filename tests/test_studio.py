@@ -366,3 +366,15 @@ def test_the_command_line_prints_the_address_and_stops_on_ctrl_c():
             process.wait()
         process.stdout.close()
         process.stderr.close()
+
+
+def test_the_steps_of_e1_and_the_four_bar_compile_with_pdflatex(tmp_path):
+    from test_tikz import LATEX_MISSING, compile_tex
+    from vecnet.web.view import steps_latex, studio_view
+
+    if LATEX_MISSING:
+        pytest.skip(LATEX_MISSING)
+    for name in ("e1", "fourbar"):
+        view = studio_view(json.loads((MODELS / f"{name}.json").read_text()))
+        log = compile_tex(steps_latex(view), tmp_path)
+        assert "Output written on d.pdf" in log, name
