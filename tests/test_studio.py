@@ -325,6 +325,13 @@ def test_the_four_bars_coordinates_follow_the_tree_clicked():
         assert f"({', '.join(expected)})" in shown["diagnosis"]
         assert "P4.angle" in expected and "P3.angle" not in expected
         assert "P3.x" in shown["diagnosis"]           # its constraint rows
+        # the cut joint's loop closes through the tree; its reaction enters the balances
+        loops = shown["steps"][shown["titles"].index(
+            "Circuit equations: each chord's loop through the tree")]
+        assert r"\delta\mathbf{r}_{\mathrm{P3}}" in loops
+        balances = shown["steps"][shown["titles"].index(
+            "Cutset equations: the reactions, force and moment balances of each branch")]
+        assert r"\mathbf{F}_{\mathrm{P3}}" in balances
         assert browser.problems() == []
 
 

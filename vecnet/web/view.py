@@ -29,6 +29,7 @@ import numpy as np
 from ..errors import ModelError, TreeError, VecnetError, VecnetWarning
 from ..graph.matrix import LabeledMatrix
 from ..io.model import load_model
+from ..output.mechanism_report import MechanismListing
 from ..output.teaching import latex, transfer_functions
 
 __all__ = ["studio_view", "steps_latex", "element_catalogue", "layout"]
@@ -204,8 +205,18 @@ def _mechanism_view(model, tree) -> dict[str, Any]:
                          f"({', '.join(eom.coordinates) or 'none'}); {len(eom.constraint_names)}"
                          f" constraint rows from the cut joints among the chords "
                          f"({', '.join(eom.constraint_names) or 'none'}).")
-    view["steps"].append({"title": "Equations of motion", "latex": latex(eom)})
+    shown = MechanismListing(eom, mech.dimensions == 2, model.values, None)
+    view["steps"] += [
+        {"title": "Cutset equations: the reactions, force and moment balances of each branch",
+         "latex": _aligned([row for b in topo.branches for row in shown.cutset_rows(b)])},
+        {"title": "Circuit equations: each chord's loop through the tree",
+         "latex": _aligned([row for c in topo.chords for row in shown.circuit_rows(c)])},
+        {"title": "Equations of motion", "latex": latex(eom)}]
     return view
+
+
+def _aligned(rows: list[str]) -> str:
+    return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}" if rows else ""
 
 
 #: The drawing area a layout fills (the page's canvas, in its pixels) and its margin.
