@@ -385,3 +385,44 @@ def test_the_steps_of_e1_and_the_four_bar_compile_with_pdflatex(tmp_path):
         view = studio_view(json.loads((MODELS / f"{name}.json").read_text()))
         log = compile_tex(steps_latex(view), tmp_path)
         assert "Output written on d.pdf" in log, name
+
+
+@pytestmark_browser
+def test_undo_redo_the_clicked_edges_row_and_column_and_opening_a_file():
+    with page() as browser:
+        names = draw(browser, {"g": (100, 400), "a": (100, 120), "b": (350, 260)})
+        mode(browser, "edge")
+        add_element(browser, "VoltageSource", "Vs", [names["g"], names["a"]], V=1)
+        add_element(browser, "Resistor", "R1", [names["a"], names["b"]], R=1)
+        add_element(browser, "Capacitor", "C1", [names["g"], names["b"]], C=1)
+        assert sorted(settle(browser)["edges"]) == ["C1", "R1", "Vs"]
+        # the clicked edge lights its row and its column, and nothing else
+        mode(browser, "node")
+        browser.click('#canvas .edge[data-edge="R1"] .hit')
+        lit = browser.evaluate("""Array.prototype.map.call(document.querySelectorAll(
+            'table[data-matrix="cutset"] td.hot'), function (td) {
+            return [td.parentNode.getAttribute("data-row"), td.getAttribute("data-column")]; })""")
+        cutset = settle(browser)["cutset"]
+        expected = {(r, c) for r in cutset["rows"] for c in cutset["columns"]
+                    if "R1" in (r, c)}
+        assert {tuple(x) for x in lit} == expected and expected
+        # undo twice: C1 and R1 gone; redo twice: back
+        for _ in range(2):
+            browser.click("#undo")
+            browser.edits -= 1
+        assert sorted(settle(browser)["edges"]) == ["Vs"]
+        for _ in range(2):
+            browser.click("#redo")
+            browser.edits += 1
+        assert sorted(settle(browser)["edges"]) == ["C1", "R1", "Vs"]
+        # a model file opened: the four-bar's vector network, its coordinates
+        document = browser.command("DOM.getDocument", session=True)["root"]["nodeId"]
+        node = browser.command("DOM.querySelector", session=True, nodeId=document,
+                               selector="#open")["nodeId"]
+        browser.command("DOM.setFileInputFiles", session=True, nodeId=node,
+                        files=[str(MODELS / "fourbar.json")])
+        browser.edits += 1
+        shown = settle(browser)
+        assert "(P1.angle, P2.angle, P3.angle)" in shown["diagnosis"]
+        assert "P4" in shown["edges"] and "crank" in shown["nodes"]
+        assert browser.problems() == []

@@ -56,10 +56,15 @@ def element_catalogue() -> list[dict[str, Any]]:
 
     out = []
     for name, cls in ELEMENT_TYPES.items():
+        two = len(cls.ports) == 1
         out.append({"type": name, "parameters": list(cls.parameter_names),
                     "defaults": {k: v for k, v in cls.defaults.items()
                                  if isinstance(v, (int, float)) and not isinstance(v, bool)},
-                    "nodes": 2 * len(cls.ports)})
+                    "nodes": 2 * len(cls.ports),
+                    "ends": "tail, head" if two else "port 1's tail and head, then port 2's"})
+    # the ideal op-amp (no gain): its own entry in a file, four nodes in this order
+    out.append({"type": "OpAmp", "parameters": [], "defaults": {}, "nodes": 4,
+                "ends": "in_minus, in_plus, out, ground"})
     return out
 
 

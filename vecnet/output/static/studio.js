@@ -77,6 +77,7 @@
     // a model opened without places: laid out by vecnet (Graphviz), once
     if (!Object.keys(state.positions).length || nodesOf(state.document).some(function (n) {
       return !state.positions[n]; })) request.layout = true;
+    var asked = ++requests;   // the answer to show is the last one asked for
     if (state.document.kind === "network" && !(state.document.elements || []).length) {
       state.view = null;
       draw();
@@ -85,6 +86,7 @@
       return Promise.resolve();
     }
     return post("/api/view", request).then(function (view) {
+      if (asked !== requests) return;   // a later edit's answer is on its way: this one is stale
       state.view = view;
       say(view.error ? "Tree refused: " + view.error : "");
       Object.keys(view.layout || {}).forEach(function (n) {
@@ -95,10 +97,12 @@
       show();
       document.body.setAttribute("data-ready", String(past.length));
     }).catch(function (error) {
+      if (asked !== requests) return;
       say(error.message);
       document.body.setAttribute("data-ready", String(past.length));
     });
   }
+  var requests = 0;
 
   // -- drawing --------------------------------------------------------------------------------
   function draw() {
@@ -280,6 +284,7 @@
     while (box.firstChild) box.removeChild(box.firstChild);
     var kind = selectedType();
     if (!kind) return;
+    if (state.mode === "edge") $("hint").textContent = "Click its nodes: " + kind.ends + ".";
     kind.parameters.forEach(function (p) {
       var label = element("label", {}, p + " ");
       var value = kind.defaults[p];
@@ -302,6 +307,7 @@
         b.setAttribute("aria-pressed", String(b === button));
       });
       $("hint").textContent = hints[state.mode];
+      fillParameters();
       draw();
     });
   });
