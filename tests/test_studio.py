@@ -259,16 +259,22 @@ def test_e1_drawn_by_clicks_shows_mcphees_matrices_and_its_tree_swaps():
         assert browser.problems() == []
 
 
+def source_resistor_capacitor(browser) -> dict[str, str]:
+    """Draw Vs (g to a), R1 (a to b) and C1 (g to b) by clicks; the nodes' names."""
+    names = draw(browser, {"g": (100, 400), "a": (100, 120), "b": (350, 260)})
+    mode(browser, "edge")
+    add_element(browser, "VoltageSource", "Vs", [names["g"], names["a"]], V=1)
+    add_element(browser, "Resistor", "R1", [names["a"], names["b"]], R=1)
+    add_element(browser, "Capacitor", "C1", [names["g"], names["b"]], C=1)
+    return names
+
+
 @pytestmark_browser
 def test_swapping_a_branch_and_a_chord_swaps_the_state_and_the_dependent_store():
     """Two capacitors side by side: the one in the tree stores the state, the other is a
     dependent store; a swap by two clicks swaps them."""
     with page() as browser:
-        names = draw(browser, {"g": (100, 400), "a": (100, 120), "b": (350, 260)})
-        mode(browser, "edge")
-        add_element(browser, "VoltageSource", "Vs", [names["g"], names["a"]], V=1)
-        add_element(browser, "Resistor", "R1", [names["a"], names["b"]], R=1)
-        add_element(browser, "Capacitor", "C1", [names["g"], names["b"]], C=1)
+        names = source_resistor_capacitor(browser)
         add_element(browser, "Capacitor", "C2", [names["g"], names["b"]], C=2)
         net = vn.Network("p")
         net.add(vn.VoltageSource("Vs", "g", "a", V=1.0), vn.Resistor("R1", "a", "b", R=1.0),
@@ -390,11 +396,7 @@ def test_the_steps_of_e1_and_the_four_bar_compile_with_pdflatex(tmp_path):
 @pytestmark_browser
 def test_undo_redo_the_clicked_edges_row_and_column_and_opening_a_file():
     with page() as browser:
-        names = draw(browser, {"g": (100, 400), "a": (100, 120), "b": (350, 260)})
-        mode(browser, "edge")
-        add_element(browser, "VoltageSource", "Vs", [names["g"], names["a"]], V=1)
-        add_element(browser, "Resistor", "R1", [names["a"], names["b"]], R=1)
-        add_element(browser, "Capacitor", "C1", [names["g"], names["b"]], C=1)
+        source_resistor_capacitor(browser)
         assert sorted(settle(browser)["edges"]) == ["C1", "R1", "Vs"]
         # the clicked edge lights its row and its column, and nothing else
         mode(browser, "node")

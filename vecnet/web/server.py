@@ -47,8 +47,8 @@ class Studio:
     def __init__(self, server: ThreadingHTTPServer, thread: threading.Thread | None,
                  token: str) -> None:
         self._server, self._thread, self.token = server, thread, token
-        host, port = server.server_address[:2]
-        self.origin = f"http://{host}:{port}"
+        self.port = int(server.server_address[1])
+        self.origin = f"http://127.0.0.1:{self.port}"   # the server listens there alone
         self.url = f"{self.origin}/?token={token}"
 
     def stop(self) -> None:
@@ -156,7 +156,7 @@ def _handler(token: str, initial: dict[str, Any],
         # -- checks ---------------------------------------------------------------------
         def _ours(self) -> bool:
             """The Host is this server's and an Origin, if any, the page's."""
-            port = self.server.server_address[1]
+            port = self.server.server_address[1]   # type: ignore[index]  # an (host, port)
             own = {f"127.0.0.1:{port}", f"localhost:{port}"}
             origin = self.headers.get("Origin")
             return self.headers.get("Host") in own and (

@@ -148,12 +148,11 @@ def _topology_part(view: dict[str, Any], topo) -> None:
 def _network_view(model, tree, outputs) -> dict[str, Any]:
     net = model.network
     view = _base(model, net.graph, _edge_kinds(net))
-    choice = tree if tree else (model.tree or "normal")
     try:
-        topo = net.topology(tree=choice)
-    except TreeError as exc:
+        topo = net.topology(tree=tree or model.tree or "normal")
+    except TreeError as exc:   # said, and the normal tree shown meanwhile
         view["error"] = str(exc)
-        choice, topo = "normal", net.topology(tree="normal")
+        topo = net.topology(tree="normal")
     _topology_part(view, topo)
     view["steps"].insert(0, {"title": "Tree and cotree", "latex": _tree_latex(topo)})
     eqs = net.equations(tree=list(topo.branches))
