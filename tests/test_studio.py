@@ -428,3 +428,31 @@ def test_undo_redo_the_clicked_edges_row_and_column_and_opening_a_file():
         assert "(P1.angle, P2.angle, P3.angle)" in shown["diagnosis"]
         assert "P4" in shown["edges"] and "crank" in shown["nodes"]
         assert browser.problems() == []
+
+
+def test_every_element_of_the_menu_makes_a_model_the_reader_takes():
+    """The page's menu is every element type a network file takes (the reader's table
+    and the two entries of their own), and an entry filled as the page fills it (its
+    defaults, 1 for the rest, its number of nodes) is a model vecnet reads."""
+    import warnings
+
+    from vecnet.io.network_reader import ELEMENT_TYPES, OWN_ENTRY_TYPES
+    from vecnet.web.view import element_catalogue
+
+    menu = element_catalogue()
+    assert {e["type"] for e in menu} == set(ELEMENT_TYPES) | set(OWN_ENTRY_TYPES)
+    for entry in menu:
+        nodes = ["a", "g", "b", "g"][:entry["nodes"]] if entry["nodes"] == 4 else ["a", "g"]
+        if entry["type"] == "OpAmp":
+            nodes = ["m", "p", "o", "g"]
+        element = {"type": entry["type"], "name": "X", "nodes": nodes}
+        if entry["parameters"]:
+            element["parameters"] = {p: entry["defaults"].get(p, 1) for p in entry["parameters"]}
+        element.update(entry["fields"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", vn.VecnetWarning)
+            try:
+                vn.load_model({"vecnet": "1", "kind": "network", "name": "one",
+                               "elements": [element]})
+            except vn.ModelFileError as exc:
+                pytest.fail(f"{entry['type']}: {exc}")

@@ -47,24 +47,34 @@ MATRICES = {
 
 def element_catalogue() -> list[dict[str, Any]]:
     """Every element type a network document takes, with its parameters (and their
-    defaults) and its number of nodes (2 a port), for the page's menu.
+    defaults), the entry's other keys it needs (``fields``, with example values), its
+    number of nodes (2 a port) and their order, for the page's menu.
 
     >>> [e for e in element_catalogue() if e["type"] == "Resistor"][0]["parameters"]
     ['R']
     """
+    from ..elements.lumped import NonlinearDissipator
     from ..io.network_reader import ELEMENT_TYPES
 
     out = []
     for name, cls in ELEMENT_TYPES.items():
         two = len(cls.ports) == 1
-        out.append({"type": name, "parameters": list(cls.parameter_names),
+        # entry keys of its own: a nonlinear dissipator's law, tau = g(a) in its across a
+        fields = {"through": "a**3", "domain": "electrical"} if cls is NonlinearDissipator \
+            else {}
+        out.append({"type": name, "parameters": [] if fields else list(cls.parameter_names),
+                    "fields": fields,
                     "defaults": {k: v for k, v in cls.defaults.items()
                                  if isinstance(v, (int, float)) and not isinstance(v, bool)},
                     "nodes": 2 * len(cls.ports),
                     "ends": "tail, head" if two else "port 1's tail and head, then port 2's"})
-    # the ideal op-amp (no gain): its own entry in a file, four nodes in this order
-    out.append({"type": "OpAmp", "parameters": [], "defaults": {}, "nodes": 4,
+    # entries of their own in a file: the ideal op-amp (no gain), four nodes in this order;
+    # two coupled windings, their inductance matrix given as [[L1, M], [M, L2]]
+    out.append({"type": "OpAmp", "parameters": [], "fields": {}, "defaults": {}, "nodes": 4,
                 "ends": "in_minus, in_plus, out, ground"})
+    out.append({"type": "CoupledInductors", "parameters": ["L"], "fields": {},
+                "defaults": {"L": [[1.0, 0.5], [0.5, 1.0]]}, "nodes": 4,
+                "ends": "winding 1's tail and head, then winding 2's"})
     return out
 
 
@@ -77,10 +87,13 @@ def _matrix(m: LabeledMatrix) -> dict[str, Any]:
             "values": rows, "split": m.split}
 
 
-def _graph(graph, kinds: dict[str, str]) -> tuple[list[str], list[dict[str, Any]]]:
+def _graph(graph, owners: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The nodes, and the edges with their ends, their element's type and its name (a
+    two-port's two edges, ``K.1`` and ``K.2``, are both ``K``'s)."""
     nodes = [str(n) for n in graph.nodes]
     edges = [{"name": str(e), "tail": str(graph.ends(e)[0]), "head": str(graph.ends(e)[1]),
-              "type": kinds.get(str(e), "")} for e in graph.edges]
+              "type": type(owners[str(e)]).__name__, "element": owners[str(e)].name}
+             for e in graph.edges]
     return nodes, edges
 
 
@@ -101,7 +114,8 @@ def studio_view(document: dict[str, Any], tree: Sequence[str] | str | None = Non
     Returns
     -------
     dict
-        ``kind``, ``name``, ``nodes``, ``edges`` (name, tail, head, type), ``branches``,
+        ``kind``, ``name``, ``nodes``, ``edges`` (name, tail, head, type, element),
+        ``branches``,
         ``chords``, ``datum``, ``matrices`` (key -> rows, columns, values, split), ``titles``
         (key -> title), ``diagnosis`` (words), ``states`` (networks) or ``coordinates``
         and ``constraints`` (mechanisms), ``steps`` (title, LaTeX), ``warnings`` (what
@@ -128,8 +142,8 @@ def studio_view(document: dict[str, Any], tree: Sequence[str] | str | None = Non
                      f"{model.kind}: open its network or its mechanism on its own")
 
 
-def _base(model, graph, kinds: dict[str, str]) -> dict[str, Any]:
-    nodes, edges = _graph(graph, kinds)
+def _base(model, graph, owners: dict[str, Any]) -> dict[str, Any]:
+    nodes, edges = _graph(graph, owners)
     return {"kind": model.kind, "name": model.name, "nodes": nodes, "edges": edges,
             "branches": [], "chords": [], "datum": [], "matrices": {},
             "titles": {k: title for k, (title, _) in MATRICES.items()}, "diagnosis": "",
@@ -147,7 +161,7 @@ def _topology_part(view: dict[str, Any], topo) -> None:
 
 def _network_view(model, tree, outputs) -> dict[str, Any]:
     net = model.network
-    view = _base(model, net.graph, _edge_kinds(net))
+    view = _base(model, net.graph, _owners(net))
     try:
         topo = net.topology(tree=tree or model.tree or "normal")
     except TreeError as exc:   # said, and the normal tree shown meanwhile
@@ -174,9 +188,9 @@ def _network_view(model, tree, outputs) -> dict[str, Any]:
     return view
 
 
-def _edge_kinds(net) -> dict[str, str]:
-    """Edge name -> its element's type (a two-port's two edges both name it)."""
-    return {str(edge): type(net.owner(edge)).__name__ for edge in net.graph.edges}
+def _owners(net) -> dict[str, Any]:
+    """Edge name -> the element it belongs to."""
+    return {str(edge): net.owner(edge) for edge in net.graph.edges}
 
 
 def _tree_latex(topo) -> str:
@@ -193,7 +207,7 @@ def _tree_latex(topo) -> str:
 def _mechanism_view(model, tree) -> dict[str, Any]:
     mech = model.mechanism
     net = mech.network
-    view = _base(model, net.graph, _edge_kinds(net))
+    view = _base(model, net.graph, _owners(net))
     try:
         eom = mech.formulate(**model.formulation(model.coordinates, list(tree) if tree
                                                  and tree != "normal" else None))

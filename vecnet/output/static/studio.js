@@ -239,20 +239,30 @@
       var field = document.querySelector('#parameters input[data-parameter="' + p + '"]');
       var text = field ? field.value.trim() : "";
       if (text === "") return;
-      parameters[p] = isNaN(Number(text)) ? text : Number(text);   // a number, or a symbol
+      if (text.charAt(0) === "[") {   // a matrix (coupled windings): JSON of numbers and names
+        try { parameters[p] = JSON.parse(text); } catch (error) { parameters[p] = text; }
+      } else {
+        parameters[p] = isNaN(Number(text)) ? text : Number(text);   // a number, or a symbol
+      }
+    });
+    var fields = {};
+    Object.keys(kind.fields).forEach(function (f) {
+      var field = document.querySelector('#parameters input[data-field="' + f + '"]');
+      fields[f] = field ? field.value.trim() : kind.fields[f];
     });
     $("name").value = "";
     edit(function () {
       var entry = {type: kind.type, name: name, nodes: nodes};
+      Object.keys(fields).forEach(function (f) { entry[f] = fields[f]; });
       if (Object.keys(parameters).length) entry.parameters = parameters;
       // a value that is a name is a symbol: declared, without a number
-      Object.keys(parameters).forEach(function (p) {
-        var value = parameters[p];
+      (function declare(value) {
+        if (Array.isArray(value)) { value.forEach(declare); return; }
         if (typeof value === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
           state.document.parameters = state.document.parameters || {};
           if (!(value in state.document.parameters)) state.document.parameters[value] = null;
         }
-      });
+      })(Object.keys(parameters).map(function (p) { return parameters[p]; }));
       state.document.elements.push(entry);
       if (Array.isArray(state.tree)) state.tree = null;   // a new edge: the tree anew
     });
@@ -265,8 +275,9 @@
       if (k >= 0) branches.splice(k, 1); else branches.push(name);
       edit(function () { state.tree = branches; });
     } else if (state.mode === "delete" && state.document.kind === "network") {
-      edit(function () {
-        state.document.elements = state.document.elements.filter(function (e) { return e.name !== name; });
+      var owner = state.view.edges.filter(function (e) { return e.name === name; })[0].element;
+      edit(function () {   // the whole element: a two-port's two edges go together
+        state.document.elements = state.document.elements.filter(function (e) { return e.name !== owner; });
         state.tree = null;
       });
     } else {
@@ -288,8 +299,13 @@
     kind.parameters.forEach(function (p) {
       var label = element("label", {}, p + " ");
       var value = kind.defaults[p];
-      label.appendChild(element("input", {size: 6, "data-parameter": p,
-                                          value: value === undefined ? "1" : String(value)}));
+      label.appendChild(element("input", {size: 6, "data-parameter": p, value: value === undefined
+        ? "1" : typeof value === "object" ? JSON.stringify(value) : String(value)}));
+      box.appendChild(label);
+    });
+    Object.keys(kind.fields).forEach(function (f) {
+      var label = element("label", {}, f + " ");
+      label.appendChild(element("input", {size: 10, "data-field": f, value: kind.fields[f]}));
       box.appendChild(label);
     });
   }
