@@ -27,10 +27,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ModelError, TreeError, VecnetError, VecnetWarning
+from ..formulation.lumped import StateSpace
 from ..graph.matrix import LabeledMatrix
 from ..io.model import load_model
 from ..output.mechanism_report import MechanismListing
-from ..output.teaching import latex, transfer_functions
+from ..output.report import shown_state_space
+from ..output.teaching import SUMMARY_STATES, latex, transfer_functions
 
 __all__ = ["studio_view", "steps_latex", "element_catalogue", "layout"]
 
@@ -172,17 +174,21 @@ def _network_view(model, tree, outputs) -> dict[str, Any]:
     eqs = net.equations(tree=list(topo.branches))
     view["steps"].append({"title": "Cutset, circuit and terminal equations",
                           "latex": latex(eqs)})
+    wanted = list(outputs or model.outputs)
     try:
-        # the values as the page gave them: numbers where numbers, symbols where names
-        ss = net.state_space(outputs=list(outputs or model.outputs), tree=list(topo.branches))
+        if eqs.order > SUMMARY_STATES:   # a summary from the sparse model, as reports show it
+            ss = shown_state_space(net, list(topo.branches), eqs.order, wanted,
+                                   model.element_values or None)
+        else:   # the values as the page gave them: numbers where numbers, symbols where names
+            ss = net.state_space(outputs=wanted, tree=list(topo.branches))
     except VecnetError as exc:   # a higher-index tree, a dependent store ...
         view["diagnosis"] = f"No state equations for this tree: {exc}"
         view["states"] = []
         return view
-    view["diagnosis"] = ss.diagnosis()
+    view["diagnosis"] = ss.diagnosis() if isinstance(ss, StateSpace) else eqs.diagnosis()
     view["states"] = list(ss.states)
     view["steps"].append({"title": "State equations", "latex": latex(ss)})
-    if ss.outputs and ss.inputs and ss.is_linear and not ss.z:
+    if isinstance(ss, StateSpace) and ss.outputs and ss.inputs and ss.is_linear and not ss.z:
         view["steps"].append({"title": "Transfer functions H(s)",
                               "latex": transfer_functions(ss, "latex", values=model.values)})
     return view
