@@ -189,8 +189,8 @@ class TransferMatrix:
         Raises
         ------
         FormulationError
-            An entry with symbolic coefficients whose roots sympy cannot write (degree 5
-            or more, or a quartic left unsolved): give the parameters numbers first
+            An entry with symbolic coefficients whose roots need more than square roots
+            (a cubic or higher that does not factor): give the parameters numbers first
             (``H.subs({...})``).
 
         Examples
@@ -220,9 +220,7 @@ class TransferMatrix:
         >>> H.partial_fractions()["y", "u"]
         -1/(s + 2) + 2/(s + 1)
         """
-        return self.applyfunc(lambda e: sympy.Add(*(
-            r / (s - p)**k for r, p, k in _residues(e)[0])) + _residues(e)[1]
-            if _needs_numbers(e) else sympy.apart(e, s))
+        return self.applyfunc(_partial_fractions)
 
     def inverse_laplace(self, input: str | Any = "impulse") -> TransferMatrix:
         """The response ``y(t) = L^-1{H(s) U(s)}`` for ``t >= 0`` from rest, one entry per
@@ -331,6 +329,14 @@ def _root_order(root: sympy.Expr) -> tuple:
     except TypeError:
         return (1, 0.0, 0.0, str(root))
     return (0, value.real, value.imag, "")
+
+
+def _partial_fractions(entry: sympy.Expr) -> sympy.Expr:
+    """One entry's partial fractions: exact, or from its residues in floating point."""
+    if not _needs_numbers(entry):
+        return sympy.apart(entry, s)
+    terms, direct = _residues(entry)
+    return sympy.Add(*(r / (s - p)**k for r, p, k in terms)) + direct
 
 
 def _high_factor(expr: sympy.Expr) -> bool:
