@@ -456,3 +456,27 @@ def test_every_element_of_the_menu_makes_a_model_the_reader_takes():
                                "elements": [element]})
             except vn.ModelFileError as exc:
                 pytest.fail(f"{entry['type']}: {exc}")
+
+
+def test_the_exports_are_vecnets_own(running, tmp_path):
+    """TikZ, the report, the steps and a simulation, as the page's buttons ask for them:
+    each what the same call in Python gives (the TikZ compiles as a document), or for the
+    simulation a plot of the file's outputs."""
+    from test_tikz import LATEX_MISSING, compile_tex
+
+    document = json.loads((MODELS / "rlc.json").read_text())
+    model = vn.load_model(MODELS / "rlc.json")
+    status, answer = request(running, "/api/tikz", json.dumps({"document": document}).encode())
+    assert status == 200 and answer["tikz"] == vn.to_tikz(model)
+    if not LATEX_MISSING:
+        compile_tex(answer["tikz"], tmp_path)
+    status, answer = request(running, "/api/report", json.dumps({"document": document}).encode())
+    assert status == 200 and "<h2>State equations</h2>" in answer["html"]
+    status, answer = request(running, "/api/steps.tex", json.dumps(
+        {"document": document, "tree": "normal"}).encode())
+    assert status == 200 and answer["latex"].count("\\section*{") >= 9
+    status, answer = request(running, "/api/simulate", json.dumps({"document": document}).encode())
+    assert status == 200 and answer["svg"].startswith("<svg") and answer["svg"].count("<path") > 20
+    status, answer = request(running, "/api/view", json.dumps(
+        {"document": document, "tree": 7}).encode())
+    assert status == 422 and "list of branch names" in answer["error"]
