@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import re
 import tempfile
 import time
 import urllib.error
@@ -139,6 +140,12 @@ READ = """(function () {
           steps: steps, titles: titles, title: document.title,
           ready: document.body.getAttribute("data-ready")};
 })()"""
+
+
+def quiet(problems: list[dict]) -> list[dict]:
+    """The page's problems less the browser's note of a refused model (an answer of 422,
+    which the page shows in words: a body not yet joined to anything)."""
+    return [p for p in problems if "status of 422" not in str(p.get("text", ""))]
 
 
 @contextlib.contextmanager
@@ -480,3 +487,31 @@ def test_the_exports_are_vecnets_own(running, tmp_path):
     status, answer = request(running, "/api/view", json.dumps(
         {"document": document, "tree": 7}).encode())
     assert status == 422 and "list of branch names" in answer["error"]
+
+
+@pytestmark_browser
+def test_a_pendulum_drawn_by_clicks_has_the_inertia_about_its_pin():
+    """A body placed at (1, 0) m, pinned to the ground at (0, 0.5) m by clicks: one
+    coordinate, the pin's angle, and the mass matrix J + m d^2 (Steiner) with
+    d^2 = 1^2 + 0.5^2, for the mass and inertia typed."""
+    with page() as browser:
+        browser.click("#new-mechanism")
+        browser.edits += 1
+        settle(browser)
+        browser.evaluate('document.getElementById("mass").value = "2"; '
+                         'document.getElementById("inertia").value = "0.3";')
+        scale, (ox, oy) = 100, (300, 280)          # a new mechanism's canvas: 100 px a metre
+        click_canvas(browser, ox + 1.0 * scale, oy)                    # the body at (1, 0)
+        mode(browser, "edge")
+        browser.click('#canvas .node[data-node="ground"] circle')
+        browser.click('#canvas .node[data-node="body1"] circle')
+        click_canvas(browser, ox, oy - 0.5 * scale)                    # the pin at (0, 0.5)
+        shown = settle(browser)
+        assert "(P1.angle)" in shown["diagnosis"]
+        motion = shown["steps"][shown["titles"].index("Equations of motion")]
+        # M = 0.3 + 2 (1 + 0.25); Q the weight's moment about the pin, m g (d_x cos - d_y sin)
+        # with the centre d = (1, -0.5) from it: -19.62 cos(theta) - 9.81 sin(theta)
+        assert r"\mathbf{M} &= \begin{bmatrix}2.8\end{bmatrix}" in motion
+        assert re.search(r"\\mathbf\{Q\} &= \\begin\{bmatrix\}- 9\.81 \\sin.*?- 19\.62 \\cos",
+                         motion)
+        assert quiet(browser.problems()) == []

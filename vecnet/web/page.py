@@ -61,6 +61,7 @@ table.matrix td.plus { color: #d62728; } table.matrix td.minus { color: #7b3fb0;
 _BODY = """
 <header>
   <h1>vecnet studio: <span id="title"></span></h1>
+  <button id="new-network">New network</button><button id="new-mechanism">New mechanism</button>
   <button class="mode" data-mode="node" aria-pressed="true">Add node</button>
   <button class="mode" data-mode="edge" aria-pressed="false">Add edge</button>
   <button class="mode" data-mode="tree" aria-pressed="false">Pick tree</button>

@@ -120,7 +120,8 @@ def studio_view(document: dict[str, Any], tree: Sequence[str] | str | None = Non
         ``branches``,
         ``chords``, ``datum``, ``matrices`` (key -> rows, columns, values, split), ``titles``
         (key -> title), ``diagnosis`` (words), ``states`` (networks) or ``coordinates``
-        and ``constraints`` (mechanisms), ``steps`` (title, LaTeX), ``warnings`` (what
+        and ``constraints`` (mechanisms; in the plane also ``world``, every node's initial
+        position, and ``angles``, the bodies'), ``steps`` (title, LaTeX), ``warnings`` (what
         vecnet noticed: a dangling node, a loose part) and ``error`` (why the tree was
         refused; ``None`` when it was taken).
 
@@ -223,6 +224,12 @@ def _mechanism_view(model, tree) -> dict[str, Any]:
     topo = eom.topology
     _topology_part(view, topo)
     view["steps"].insert(0, {"title": "Tree and cotree", "latex": _tree_latex(topo)})
+    if mech.dimensions == 2:   # where the nodes are, for a drawing to scale and clicks
+        from ..output.picture import node_positions
+
+        view["world"] = {str(n): [float(c) for c in xy]
+                         for n, xy in node_positions(mech).items()}
+        view["angles"] = {str(name): float(body.angle) for name, body in mech.bodies.items()}
     view["coordinates"] = list(eom.coordinates)
     view["constraints"] = list(eom.constraint_names)
     view["diagnosis"] = (f"{len(eom.coordinates)} coordinates from the tree's branches "

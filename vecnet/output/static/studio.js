@@ -6,7 +6,7 @@
   var SVG = "http://www.w3.org/2000/svg";
   var token = JSON.parse(document.getElementById("studio-data").textContent).token;
   var state = {document: null, tree: null, positions: {}, catalogue: [], view: null,
-               mode: "node", picked: [], selected: null};
+               mode: "node", picked: [], selected: null, transform: null};
   var past = [], future = [];
   var canvas = document.getElementById("canvas");
 
@@ -40,11 +40,13 @@
   // -- the model and its history ----------------------------------------------------------
   function snapshot() {
     return JSON.stringify({document: state.document, tree: state.tree,
-                           positions: state.positions});
+                           positions: state.positions, transform: state.transform});
   }
   function restore(text) {
     var s = JSON.parse(text);
     state.document = s.document; state.tree = s.tree; state.positions = s.positions;
+    state.transform = s.transform;
+    fillMenu();
   }
   function edit(change) {
     past.push(snapshot());
@@ -78,7 +80,8 @@
     if (!Object.keys(state.positions).length || nodesOf(state.document).some(function (n) {
       return !state.positions[n]; })) request.layout = true;
     var asked = ++requests;   // the answer to show is the last one asked for
-    if (state.document.kind === "network" && !(state.document.elements || []).length) {
+    if ((state.document.kind === "network" && !(state.document.elements || []).length) ||
+        (state.document.kind === "mechanism" && !(state.document.bodies || []).length)) {
       state.view = null;
       draw();
       show();
@@ -89,6 +92,14 @@
       if (asked !== requests) return;   // a later edit's answer is on its way: this one is stale
       state.view = view;
       say(view.error ? "Tree refused: " + view.error : "");
+      if (view.world && state.transform) {   // a mechanism drawn here: to scale, where it is
+        Object.keys(view.world).forEach(function (n) {
+          if (state.positions[n]) return;
+          var owner = n.split(".")[0];
+          state.positions[n] = n.indexOf(".") < 0 ? toCanvas(view.world[n])
+            : inward(toCanvas(view.world[n]), toCanvas(view.world[owner] || [0, 0]));
+        });
+      }
       Object.keys(view.layout || {}).forEach(function (n) {
         if (!state.positions[n]) state.positions[n] = view.layout[n];
       });
@@ -103,6 +114,25 @@
     });
   }
   var requests = 0;
+
+  // -- the plane of a mechanism drawn here: metres to the canvas's pixels and back --------------
+  function toCanvas(xy) {
+    var t = state.transform;
+    return [t.origin[0] + t.scale * xy[0], t.origin[1] - t.scale * xy[1]];
+  }
+  function toWorld(p) {
+    var t = state.transform;
+    return [round((p[0] - t.origin[0]) / t.scale), round((t.origin[1] - p[1]) / t.scale)];
+  }
+  function round(x) { return Math.round(x * 1e4) / 1e4; }
+  // a body's point drawn a little towards its centre: a joint's two points are one place,
+  // and its edge would have no length to see or click
+  function inward(point, centre) {
+    var dx = centre[0] - point[0], dy = centre[1] - point[1], length = Math.hypot(dx, dy);
+    if (length < 1) return [point[0] + 12, point[1] - 12];
+    var step = Math.min(22, length / 3) / length;
+    return [point[0] + dx * step, point[1] + dy * step];
+  }
 
   // -- drawing --------------------------------------------------------------------------------
   function draw() {
@@ -208,14 +238,62 @@
     return prefix + k;
   }
   canvas.addEventListener("click", function (event) {
-    if (state.mode !== "node" || state.document.kind !== "network") return;
     var box = canvas.getBoundingClientRect();
+    var here = [event.clientX - box.left, event.clientY - box.top];
+    if (state.document.kind === "mechanism") return mechanismClick(here);
+    if (state.mode !== "node") return;
     var taken = nodesOf(state.document).concat(Object.keys(state.positions));
     var name = taken.indexOf("g") < 0 ? "g" : freshName("n", taken);
-    edit(function () { state.positions[name] = [event.clientX - box.left, event.clientY - box.top]; });
+    edit(function () { state.positions[name] = here; });
   });
+  // a mechanism: a click places a body (Add node), or the joint of the two nodes picked
+  function mechanismClick(here) {
+    var doc = state.document;
+    if (!state.transform) state.transform = {scale: 100, origin: [300, 280]};
+    if (state.mode === "node") {
+      var name = freshName("body", (doc.bodies || []).map(function (b) { return b.name; }));
+      edit(function () {
+        doc.bodies.push({name: name, mass: Number($("mass").value) || 1,
+                         inertia: Number($("inertia").value) || 0.1, position: toWorld(here),
+                         angle: 0, points: {}});
+        state.positions[name] = here;
+        state.tree = null;
+      });
+    } else if (state.mode === "edge" && state.picked.length === 2) {
+      var joint = freshName("P", (doc.joints || []).map(function (j) { return j.name; }));
+      var at = toWorld(here), picked = state.picked;
+      state.picked = [];
+      edit(function () {
+        var ends = picked.map(function (node) {
+          var body = node.split(".")[0];
+          if (body === "ground") {
+            doc.ground = doc.ground || {};
+            doc.ground.points = doc.ground.points || {};
+            doc.ground.points[joint] = at;
+          } else {   // the point in the body's own axes: R(-angle) (at - centre)
+            var entry = doc.bodies.filter(function (b) { return b.name === body; })[0];
+            var centre = state.view && state.view.world && state.view.world[body] || entry.position;
+            var angle = state.view && state.view.angles && state.view.angles[body] || 0;
+            var dx = at[0] - centre[0], dy = at[1] - centre[1], c = Math.cos(angle), s = Math.sin(angle);
+            entry.points = entry.points || {};
+            entry.points[joint] = [round(c * dx + s * dy), round(-s * dx + c * dy)];
+          }
+          state.positions[body + "." + joint] = inward(here, state.positions[body] || toCanvas([0, 0]));
+          return body + "." + joint;
+        });
+        doc.joints = doc.joints || [];
+        doc.joints.push({type: $("type").value, name: joint, between: ends});
+        state.tree = null;
+      });
+    }
+  }
   function clickNode(n) {
-    if (state.mode === "edge" && state.document.kind === "network") {
+    if (state.mode === "edge" && state.document.kind === "mechanism") {
+      state.picked = state.picked.concat([n]).slice(-2);
+      $("hint").textContent = state.picked.length === 2
+        ? "Click where the joint is." : "Click the other node the joint joins.";
+      draw();
+    } else if (state.mode === "edge" && state.document.kind === "network") {
       state.picked.push(n);
       var kind = selectedType();
       if (state.picked.length < kind.nodes) { draw(); return; }
@@ -290,9 +368,27 @@
     var type = $("type").value;
     return state.catalogue.filter(function (e) { return e.type === type; })[0];
   }
+  function fillMenu() {
+    var select = $("type");
+    while (select.firstChild) select.removeChild(select.firstChild);
+    var mechanism = state.document.kind === "mechanism";
+    (mechanism ? [{type: "revolute"}] : state.catalogue).forEach(function (e) {
+      select.appendChild(element("option", {value: e.type}, e.type));
+    });
+    select.value = mechanism ? "revolute" : "Resistor";
+    fillParameters();
+  }
   function fillParameters() {
     var box = $("parameters");
     while (box.firstChild) box.removeChild(box.firstChild);
+    if (state.document.kind === "mechanism") {   // a new body's mass and inertia
+      [["mass", "1"], ["inertia", "0.1"]].forEach(function (pair) {
+        var label = element("label", {}, "body " + pair[0] + " ");
+        label.appendChild(element("input", {size: 5, id: pair[0], value: pair[1]}));
+        box.appendChild(label);
+      });
+      return;
+    }
     var kind = selectedType();
     if (!kind) return;
     if (state.mode === "edge") $("hint").textContent = "Click its nodes: " + kind.ends + ".";
@@ -315,6 +411,9 @@
                edge: "Click the nodes of the new element: tail, then head (a port's two, then the other's).",
                tree: "Click edges to put them in the tree or take them out.",
                "delete": "Click an edge or a node to delete it."};
+  var mechanismHints = {node: "Click to place a body (its mass centre).",
+                        edge: "Click the two nodes a joint joins (a body, one of its points, " +
+                              "the ground), then where the joint is."};
   Array.prototype.forEach.call(document.querySelectorAll("button.mode"), function (button) {
     button.addEventListener("click", function () {
       state.mode = button.getAttribute("data-mode");
@@ -322,7 +421,8 @@
       Array.prototype.forEach.call(document.querySelectorAll("button.mode"), function (b) {
         b.setAttribute("aria-pressed", String(b === button));
       });
-      $("hint").textContent = hints[state.mode];
+      $("hint").textContent = (state.document.kind === "mechanism" && mechanismHints[state.mode])
+        || hints[state.mode];
       fillParameters();
       draw();
     });
@@ -330,6 +430,23 @@
   $("type").addEventListener("change", fillParameters);
   $("outputs").addEventListener("change", function () { edit(function () {}); });
   $("normal").addEventListener("click", function () { edit(function () { state.tree = "normal"; }); });
+  function fresh(doc) {
+    edit(function () {
+      state.document = doc; state.tree = null; state.positions = {}; state.transform = null;
+      if (doc.kind === "mechanism") {
+        state.transform = {scale: 100, origin: [300, 280]};
+        state.positions.ground = toCanvas([0, 0]);
+      }
+    });
+    fillMenu();
+  }
+  $("new-network").addEventListener("click", function () {
+    fresh({vecnet: "1", kind: "network", name: "network", elements: []});
+  });
+  $("new-mechanism").addEventListener("click", function () {
+    fresh({vecnet: "1", kind: "mechanism", name: "mechanism", gravity: [0, -9.81],
+           ground: {points: {}}, bodies: [], joints: []});
+  });
   $("undo").addEventListener("click", function () {
     if (!past.length) return;
     future.push(snapshot()); restore(past.pop()); refresh();
@@ -349,7 +466,10 @@
     file.text().then(function (text) {
       var doc;
       try { doc = JSON.parse(text); } catch (error) { say("not JSON: " + error.message); return; }
-      edit(function () { state.document = doc; state.tree = null; state.positions = {}; });
+      edit(function () {
+        state.document = doc; state.tree = null; state.positions = {}; state.transform = null;
+      });
+      fillMenu();
     });
   });
   $("svg").addEventListener("click", function () {
@@ -392,9 +512,7 @@
   post("/api/start", {}).then(function (start) {
     state.document = start.document;
     state.catalogue = start.catalogue;
-    start.catalogue.forEach(function (e) { $("type").appendChild(element("option", {value: e.type}, e.type)); });
-    $("type").value = "Resistor";
-    fillParameters();
+    fillMenu();
     window.vecnetStudio = {state: state, refresh: refresh};   // for the page's tests
     return refresh();
   }).catch(function (error) { say(error.message); });
