@@ -253,6 +253,8 @@ def _aligned(rows: list[str]) -> str:
 #: The drawing area a layout fills (the page's canvas, in its pixels) and its margin.
 CANVAS = (600.0, 520.0)
 MARGIN = 40.0
+#: how much more a layout may be stretched one way than the other to fill the canvas
+ASPECT = 3.0
 
 
 def layout(view: dict[str, Any]) -> dict[str, list[float]]:
@@ -288,9 +290,11 @@ def layout(view: dict[str, Any]) -> dict[str, list[float]]:
         return {}
     xs, ys = zip(*found.values())
     width, height = max(max(xs) - min(xs), 1e-9), max(max(ys) - min(ys), 1e-9)
-    scale = min((CANVAS[0] - 2 * MARGIN) / width, (CANVAS[1] - 2 * MARGIN) / height)
+    # the canvas filled both ways, stretched by at most ASPECT (a tall tree spreads out)
+    sx, sy = (CANVAS[0] - 2 * MARGIN) / width, (CANVAS[1] - 2 * MARGIN) / height
+    sx, sy = min(sx, ASPECT * sy), min(sy, ASPECT * sx)
     nodes = view["nodes"]
-    return {nodes[k]: [MARGIN + (x - min(xs)) * scale, MARGIN + (max(ys) - y) * scale]
+    return {nodes[k]: [MARGIN + (x - min(xs)) * sx, MARGIN + (max(ys) - y) * sy]
             for k, (x, y) in found.items()}
 
 
