@@ -63,7 +63,7 @@ from .mechanism_report import (
 from .pagefit import break_rows, column_blocks, tex_width
 
 __all__ = ["report", "CONTENT_SECURITY_POLICY", "content_security_policy", "katex_assets",
-           "with_parameters"]
+           "with_parameters", "script_json"]
 
 #: Labelled matrices with more cells than this are HTML tables rather than LaTeX.
 MATRIX_CELL_LIMIT = 600
@@ -596,7 +596,7 @@ def _explorer(net: Network, topo, mechanism: MechanismListing | None = None) -> 
             '<p id="explorer-tree"></p><figure class="fit"><table class="matrix" '
             'id="explorer-row"></table></figure>'
             + ('<section id="explorer-details"></section>' if mechanism is not None else "")
-            + f'<pre id="explorer-data" hidden>{html.escape(_script_json(data), quote=False)}'
+            + f'<pre id="explorer-data" hidden>{html.escape(script_json(data), quote=False)}'
             "</pre>")
 
 
@@ -619,7 +619,7 @@ _MECHANISM_EXPLORER_HELP = (
     "the report's tree only). Click the same edge again to let go.")
 
 
-def _script_json(data: Any) -> str:
+def script_json(data: Any) -> str:
     """``data`` as ASCII JSON with ``<``, ``>`` and ``&`` escaped (``\\u003c`` ...), so that
     no name can end the element that holds it or start markup."""
     text = json.dumps(data, ensure_ascii=True)

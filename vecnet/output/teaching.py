@@ -62,7 +62,7 @@ from ..elements.base import t
 from ..errors import OutputError
 from ..graph.matrix import LabeledMatrix
 
-__all__ = ["latex", "text", "summary_reason", "unit_latex", "unit_text", "name_tex",
+__all__ = ["latex", "text", "display_math", "summary_reason", "unit_latex", "unit_text", "name_tex",
            "text_tex", "transfer_functions", "mechanism_latex", "matrix_tex"]
 
 #: Multibody matrices (``M``, ``Q``) with at most this many rows may be shown as matrices.
@@ -148,12 +148,19 @@ def latex(obj: Any, digits: int | None = DIGITS, width: float | None = None,
     if width is not None and not (isinstance(width, (int, float)) and width > 0):
         raise OutputError(f"width is a positive number of em; got {width!r}")
     body = _dispatch(obj, "latex", digits, options, width)
-    return _as_display(body) if display else body
+    return display_math(body) if display else body
 
 
-def _as_display(tex: str) -> str:
-    """A listing's outer ``aligned`` (``gathered``) as an ``align*`` (``gather*``), which
-    breaks across pages; anything else in ``\\[ ... \\]``."""
+def display_math(tex: str) -> str:
+    """Math-mode LaTeX as a display of its own for a document: a listing's outer
+    ``aligned`` (``gathered``) as an ``align*`` (``gather*``), which breaks across pages;
+    anything else in ``\\[ ... \\]``.
+
+    >>> print(display_math("x = 1"))
+    \\[
+    x = 1
+    \\]
+    """
     for inner, outer in (("aligned", "align*"), ("gathered", "gather*")):
         head, tail = f"\\begin{{{inner}}}", f"\\end{{{inner}}}"
         if tex.startswith(head) and tex.endswith(tail):

@@ -11,10 +11,14 @@ True
 from __future__ import annotations
 
 import html
-import json
 from dataclasses import dataclass
 
-from ..output.report import CONTENT_SECURITY_POLICY, content_security_policy, katex_assets
+from ..output.report import (
+    CONTENT_SECURITY_POLICY,
+    content_security_policy,
+    katex_assets,
+    script_json,
+)
 
 __all__ = ["studio_page", "StudioPage"]
 
@@ -106,8 +110,7 @@ def studio_page(token: str) -> StudioPage:
     script = (resources.files("vecnet.output") / "static" / "studio.js").read_text("utf-8")
     policy = content_security_policy([katex_script, script]).replace(
         CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY + "; connect-src 'self'")
-    data = json.dumps({"token": token}).replace("<", "\\u003c").replace(">", "\\u003e") \
-        .replace("&", "\\u0026")
+    data = script_json({"token": token})
     page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">'
             f"<title>vecnet studio</title><style>{katex_style}</style><style>{_STYLE}</style>"

@@ -306,11 +306,9 @@ def steps_latex(view: dict[str, Any]) -> str:
     >>> "\\\\section*{Tree}" in doc and doc.rstrip().endswith("\\\\end{document}")
     True
     """
-    from ..output.teaching import text_tex
+    from ..output.teaching import display_math, text_tex
 
-    body = "\n".join(f"\\section*{{{text_tex(step['title'])}}}\n\\[\n{step['latex']}\n\\]"
-                     .replace("\\[\n\\begin{aligned}", "\\begin{align*}")
-                     .replace("\\end{aligned}\n\\]", "\\end{align*}")
+    body = "\n".join(f"\\section*{{{text_tex(step['title'])}}}\n{display_math(step['latex'])}"
                      for step in view["steps"])
     return ("\\documentclass{article}\n\\usepackage{amsmath,amssymb}\n\\allowdisplaybreaks\n"
             f"\\title{{{text_tex(view['name'])}: from the graph to the equations}}\n"
