@@ -775,7 +775,7 @@ class ContactModes:
         """Name -> (quantity, unit) of the series of :meth:`series`, for plots."""
         return {f"{contact.name}.{what}": quantity for contact in self.contacts
                 for what, quantity in (("gap", ("gap", "m")), ("normal", ("normal force", "N")),
-                                       ("mode", ("mode", "1")), ("force", ("contact force", "N")),
+                                       ("mode", ("mode", "")), ("force", ("contact force", "N")),
                                        ("slip", ("slip speed", "m/s")))}
 
 

@@ -377,7 +377,7 @@ class CoulombModes:
             force = ("friction torque", "N m") if joint.turns else ("friction force", "N")
             normal = ("normal force x radius", "N m") if joint.turns and joint.scaled \
                 else ("normal force", "N") if joint.scaled else ("fixed force", "1")
-            out.update({f"{joint.name}.mode": ("mode", "1"), f"{joint.name}.coulomb": force,
+            out.update({f"{joint.name}.mode": ("mode", ""), f"{joint.name}.coulomb": force,
                         f"{joint.name}.normal": normal})
         return out
 

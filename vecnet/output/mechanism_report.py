@@ -524,7 +524,7 @@ def friction_figure(mech: Any, res: Any) -> str:
     if not names or not len(res.t):
         return ""
     switches = sum(1 for event in res.events if event.kind == "mode")
-    return figure(plot_svg(res, names, units={name: ("mode", "") for name in names}),
+    return figure(plot_svg(res, names),   # the result knows the modes' quantity
                   "Modes of the joint friction that sticks and slips (0: sticking, +1 or -1: "
                   f"slipping with that sign of the joint's speed); {switches} switch(es).")
 
@@ -542,11 +542,11 @@ def contact_figure(mech: Any, res: Any) -> str:
     changes = sum(1 for event in res.events if event.kind == "mode" and event.name in names)
     modes = [f"{name}.mode" for name in names]
     normals = [f"{name}.normal" for name in names]
-    return (figure(plot_svg(res, modes, units={name: ("mode", "") for name in modes}),
+    # the result knows its series' quantities (ContactModes.units)
+    return (figure(plot_svg(res, modes),
                    "Modes of the contacts (0: open, 1: closed, sticking if it has friction, "
                    f"2: slipping); {impacts} impact(s), {changes} mode change(s).")
-            + figure(plot_svg(res, normals, units={name: ("normal force", "N")
-                                                   for name in normals}),
+            + figure(plot_svg(res, normals),
                      "Normal forces of the contacts (the multipliers of their constraints "
                      "while closed, zero while open)."))
 
