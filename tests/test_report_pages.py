@@ -74,10 +74,12 @@ MEASURE = """(function () {
 
 
 def measured(browser: Browser) -> dict:
-    browser.evaluate("document.fonts.ready.then(function () { window.fontsReady = true; })")
-    for _ in range(100):
-        if browser.evaluate("window.fontsReady === true"):
-            break
+    # the fonts set the widths: wait for them by the promise itself (a loaded machine
+    # may take longer than any number of quick polls)
+    answer = browser.command("Runtime.evaluate", session=True, awaitPromise=True,
+                             expression="document.fonts.ready.then(function () { return true; })",
+                             returnByValue=True)
+    assert answer["result"].get("value") is True, answer
     browser.evaluate("window.vecnetPage.fit()")
     return browser.evaluate(MEASURE)
 
