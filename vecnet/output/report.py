@@ -469,7 +469,7 @@ def _transfer(model, ss: StateSpace | SparseStateSpace) -> str:
                                         parameters=model.element_values or None)
         A = sparse.shifted()[0] if len(sparse.states) <= BODE_DENSE_STATES else None
         response = frequency_response(sparse, pole_frequencies(A), outputs=outputs)
-    except (UnsupportedNetwork, VecnetError) as exc:
+    except VecnetError as exc:   # a nonlinear element, a parameter without a value ...
         return out + f'<p class="note">(No Bode plot: {html.escape(str(exc))})</p>'
     return out + figure(bode_svg(response), "Bode plot over the frequencies of the poles "
                         "(a decade either side).")
