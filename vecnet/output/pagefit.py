@@ -276,23 +276,6 @@ def _closing(tex: str, start: int) -> int:
     return next((i for i, _, depth in _scan(tex, start) if depth == 0), -1)
 
 
-def _split_spaces(words: str) -> list[str] | None:
-    """``words`` split at its spaces outside braces (``None`` if its braces do not
-    balance)."""
-    pieces: list[str] = []
-    start, depth = 0, 0
-    for i, c, depth in _scan(words):
-        if depth < 0:
-            return None
-        if c == " " and depth == 0:
-            pieces.append(words[start:i])
-            start = i + 1
-    if depth:
-        return None
-    pieces.append(words[start:])
-    return pieces
-
-
 #: the groups of words a row may break in (a ``\texttt`` name is never split)
 _WORD_FACES = (r"\text{", r"\textbf{")
 
@@ -307,9 +290,9 @@ def _word_pieces(body: str) -> list[str] | None:
         face = next((f for f in _WORD_FACES if body.startswith(f, i)), None)
         if face is not None:
             end = _closing(body, i + len(face) - 1)
-            words = _split_spaces(body[i + len(face):end]) if end > 0 else None
-            if words is None:
+            if end < 0:
                 return None
+            words = split_top_level(body[i + len(face):end], " ")   # a closed group: balanced
             for k, word in enumerate(words):
                 if word or k < len(words) - 1:
                     pieces.append(face + word + (" " if k < len(words) - 1 else "") + "}")
