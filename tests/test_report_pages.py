@@ -91,9 +91,12 @@ def screen_and_print(page: Path) -> tuple[dict, dict, list]:
         browser.command("Emulation.setDeviceMetricsOverride", session=True, width=WIDTH,
                         height=1000, deviceScaleFactor=1, mobile=False)
         screen = measured(browser)
-        browser.command("Emulation.setEmulatedMedia", session=True, media="print")
+        # the width first, then the medium: the page refits 100 ms after a resize, and a
+        # refit in print media at the screen's width (the resize to 1400 px still pending
+        # on a loaded machine) would measure a page no printer has
         browser.command("Emulation.setDeviceMetricsOverride", session=True, width=A4_TEXT,
                         height=1000, deviceScaleFactor=1, mobile=False)
+        browser.command("Emulation.setEmulatedMedia", session=True, media="print")
         printed = browser.evaluate(MEASURE)   # the style sheet alone: no script runs on print
         return screen, printed, browser.problems()
 
