@@ -29,15 +29,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from functools import partial
+from typing import Callable, NamedTuple
 
 import numpy as np
 import scipy.linalg
 from scipy.linalg import lapack
 
 from ..errors import FormulationError, ModelError, SimulationError
+from .event_sources import (
+    Change,
+    EventSource,
+    JointStops,
+    ModeSwitches,
+    SingularPartition,
+    segment_events,
+)
 from .integrators import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
-from .result import Event, Outcome
+from .result import Outcome
 
 __all__ = ["independent_rows", "ordered_rows", "velocity_rows", "solve", "accelerations", "solve_accelerations",
            "forward_dynamics",
@@ -620,10 +629,6 @@ def impact(model, time: float, q: np.ndarray, u: np.ndarray, stop: Stop,
     return u + np.linalg.solve(K, rhs)[:n]
 
 
-#: more impacts than this in one run are refused (a run that cannot end in time)
-MAX_IMPACTS = 10_000
-
-
 class Motion(NamedTuple):
     """A mechanism's motion as an integrator samples it: the times ``t``, and a column a
     sample of the coordinates ``q``, the speeds ``u`` and the states ``s`` of anything
@@ -672,23 +677,26 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     :class:`~vecnet.numerics.contact.ContactModes`), if given, sets the set-valued joint
     frictions' or the contacts' forces among the loads at every evaluation, and its events
     end a stretch too: the modes switch and the integration starts again.
-    Returns the :class:`Motion` at ``times``, each strike and mode switch an event."""
+    Returns the :class:`Motion` at ``times``, each strike and mode switch an event.
+
+    The run goes from event to event: each stretch gathers the events of its sources
+    (:mod:`~vecnet.numerics.event_sources`: the partition, the stops, the modes),
+    integrates to the first one reached and lets its source fire there."""
     outcome = Outcome("partition")
     evaluation = _counted(outcome, progress)
     out_q, out_u, out_s, out_t = [], [], [], []
-    impacts, last = 0, None   # the number of strikes, and the last (stop, time)
     # after a strike the first step is this short, so that no step leaps a whole bounce
     # (from the stop back through it); bounces shorter still are taken for settling
     settle = 1e-9 * max(float(np.max(times)) - t0, 1e-300)
     time, q, u, s = t0, q0.copy(), u0.copy(), np.asarray(s0, dtype=float)
     pending = np.asarray(times, dtype=float)
     n, nu = model.n, speeds(model)
-    recursive = getattr(model, "forward_dynamics", None)
-    room = getattr(progress, "room", None)
-    quick = 0   # mode switches in a row, each within `settle` of the one before
+    sources: list[EventSource] = [JointStops(stops, partial(impact, model), settle)]
     if modes is not None:
         u, _ = modes.start(time, q, u, first=True)
         extra = _with_friction(extra, modes)
+        sources.append(ModeSwitches(modes, settle))
+    last: Change | None = None   # the last strike or mode switch
     while True:
         part = Partition(model, time, q)
         constrained = bool(len(part.dep) or len(part.dep_q))
@@ -700,96 +708,31 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             except (SimulationError, np.linalg.LinAlgError) as exc:
                 outcome.fail(exc)
                 break
-        y0 = np.concatenate([q, u, s])
-
-        def consistent(tt, y, part=part):
-            """``(q, u)`` on the constraints from the integrator's state ``y``."""
-            return part.project(tt, y[:n], y[n:n + nu][part.ind])
-
-        def constrained_rates(tt, y, part=part):
-            evaluation(tt, y)
-            qf, uf = normalize(model, y[:n]), y[n:n + nu]
-            sdot, w = extra(tt, qf, uf, y[n + nu:])
-            a, _ = solve_accelerations(model, tt, qf, uf, part.rows, w)
-            return np.concatenate([rates(model, qf, uf), a, sdot])
-
-        plain = not constrained and not len(s) and extra is _no_extra
-        # the tree under gravity alone: one compiled call per evaluation
-        compiled = getattr(model, "open_chain_rates", lambda: None)() if plain else None
-
-        def open_chain(tt, y, compiled=compiled):  # M u' = Q alone: nothing to project
-            if compiled is not None:
-                out = compiled(y)
-                if out is not None:   # y and y' finite
-                    evaluation(tt, y, True)
-                    return out
-            evaluation(tt, y)
-            qf, uf = normalize(model, y[:n]), y[n:]
-            a = recursive(tt, qf, uf) if recursive is not None else None
-            if a is None:
-                M, Q = model.mass_and_forces(tt, qf, uf)
-                a = solve(M, Q, positive_definite=True)
-            return np.concatenate([rates(model, qf, uf), a])
-
-        def back(tt, y):
-            return np.concatenate([*consistent(tt, y), y[n + nu:]])
-
-        def explain(tt, y, part=part):
-            A = velocity_constraints(model, tt, normalize(model, y[:n]))[0]
-            rank = len(independent_rows(A))
-            names = getattr(getattr(model, "eom", None), "q", None)
-            names = [str(c) for c in names] if names is not None and len(names) == n \
-                else [f"q[{i}]" for i in range(n)]
-            pose = ", ".join(f"{name} = {value:.6g}" for name, value in zip(names, y[:n]))
-            return (f"the {len(A)} constraint rows have rank {rank} there, the "
-                    f"partition's dependent block a conditioning of "
-                    f"{part.conditioning(tt, y[:n]):.3g}; the pose: {pose}")
-
-        back.explain = explain  # type: ignore[attr-defined]
-
-        rhs = open_chain if plain else constrained_rates
-        # and each attempted step of DOP853 one compiled call, its evaluations counted
-        stages = getattr(model, "open_chain_stages", lambda: None)() \
-            if compiled is not None else None
-
-        def counted_stages(tt, y, f, h, K, A, B, *tables, stages=stages):
-            count = len(B)      # the evaluations of a step: one a stage but the first
-            if room is not None and not room(count, len(y)):
-                return None     # scipy's step, one evaluation at a time, stops at the bound
-            taken = stages(y, f, h, K, A, B, *tables)
-            if taken is not None:
-                evaluation(tt + h, taken[0], True, count)
-            return taken
-
-        def singular(tt, y, part=part):
-            return part.conditioning(tt, y[:n]) - NEAR_SINGULAR
-
-        singular.terminal, singular.direction = True, -1
-        events = (([singular] if constrained else []) + [_strike(stop, n) for stop in stops]
-                  + (modes.events(n) if modes is not None else []))
-        sol = solve_ivp(rhs, (time, pending[-1]), y0, method, outcome,
-                        after_step=back if constrained else None,
+        stretch = _stretch(model, part, constrained, extra, len(s), evaluation, progress)
+        active = ([SingularPartition(part, NEAR_SINGULAR)] if constrained else []) + sources
+        events, owners = segment_events(active, n)
+        sol = solve_ivp(stretch.rates, (time, pending[-1]), np.concatenate([q, u, s]), method,
+                        outcome, after_step=stretch.after_step,
                         # with loops the steps are projected, and landing on the output
                         # times failed an RSSR's projection near t = 0.94: not yet; nor on
                         # more outputs than LAND_OUTPUTS, where the interpolant serves
                         land=not constrained and len(pending) <= LAND_OUTPUTS,
-                        stages=counted_stages if stages is not None else None,
-                        rtol=rtol, atol=atol,
+                        stages=stretch.stages, rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
                         first_step=min(settle, 0.5 * (pending[-1] - time)) if last is not None
-                        and last[1] == time and pending[-1] > time else None)
+                        and last.time == time and pending[-1] > time else None)
         sampled = len(out_t)
         try:
             for tt, y in zip(sol.t, sol.y.T):
-                qf, uf = consistent(tt, y)
+                qf, uf = stretch.consistent(tt, y)
                 out_t.append(tt)
                 out_q.append(qf)
                 out_u.append(uf)
                 out_s.append(y[n + nu:])
         except SimulationError as exc:
             outcome.fail(exc)
-        if modes is not None:
-            modes.record(len(out_t) - sampled)
+        for source in active:
+            source.sampled(len(out_t) - sampled)
         done = sol.t[-1] if len(sol.t) else time
         pending = pending[pending > done]
         if outcome.error is not None or sol.status != 1 or not len(pending):
@@ -797,42 +740,22 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         fired = next(i for i, hit in enumerate(sol.t_events) if len(hit))
         time = float(sol.t_events[fired][0])
         y = sol.y_events[fired][0]
-        q, u = consistent(time, y)
+        q, u = stretch.consistent(time, y)
         s = y[n + nu:]
-        switch = fired - (1 if constrained else 0) - len(stops)
-        if modes is not None and switch >= 0:
-            quick = quick + 1 if last is not None and time - last[1] < settle else 0
-            if quick > MAX_SWITCHES:
-                outcome.fail(SimulationError(
-                    f"joint friction or contacts switched mode {quick} times in a row "
-                    f"within {settle:.3g} s by t = {time:.6g}: the modes chatter; the "
-                    "friction or contact problem has no consistent mode there"))
-                break
-            try:
-                u, happened = modes.switch(switch, time, q, u)
-            except SimulationError as exc:
-                outcome.fail(exc)
-                break
-            outcome.events.extend(happened)
-            last = (None, time)
-        elif events[fired] is not singular:
-            stop = stops[fired - (1 if constrained else 0)]
-            impacts += 1
-            # bounces shrinking geometrically toward rest would never end (Zeno)
-            settling = last is not None and last[0] is stop and time - last[1] < settle
-            if settling or impacts > MAX_IMPACTS:
-                outcome.fail(SimulationError(
-                    f"stop {stop.name!r} was struck {impacts} times by t = {time:.6g}, the "
-                    "last ones ever closer together: the joint is settling on its stop, "
-                    "which an impact law cannot follow to rest; end the simulation before "
-                    "it settles, or model the stop as a stiff spring-damper"))
-                break
-            outcome.events.append(Event(time, stop.name, "impact"))
-            last = (stop, time)
-            u = impact(model, time, q, u, stop)
-            if modes is not None:   # an impact may set a stuck joint moving, or stop one
-                u, happened = modes.start(time, q, u)
-                outcome.events.extend(happened)
+        source, index = owners[fired]
+        firing = source.fire(index, time, q, u, last)
+        if firing.error is not None:
+            outcome.fail(firing.error)
+            break
+        outcome.events.extend(firing.events)
+        u = firing.u
+        if firing.cause is not None:
+            last = Change(firing.cause, time)
+        if firing.impact:   # an impact may set a stuck joint moving, or stop one
+            for other in active:
+                if other is not source:
+                    u, happened = other.struck(time, q, u)
+                    outcome.events.extend(happened)
     return Motion(np.array(out_t), np.array(out_q).T.reshape(n, len(out_t)),
                   np.array(out_u).T.reshape(nu, len(out_t)),
                   np.array(out_s).T.reshape(len(s), len(out_t)), outcome)
@@ -843,8 +766,101 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
 #: evaluations of max_evaluations; beyond it the method's interpolant gives the outputs
 LAND_OUTPUTS = 10_000
 
-#: more mode switches than this in a row, each close on the last, are refused (chatter)
-MAX_SWITCHES = 50
+
+class _Stretch(NamedTuple):
+    """What the integrator is given over one stretch of :func:`integrate_partitioned`, one
+    partition's: the ``rates`` ``y'(t, y)`` of its state ``y = (q, u, s)``, the
+    ``consistent(t, y) -> (q, u)`` on the constraints, the projection ``after_step`` of
+    each accepted step (``None`` without constraints) and the compiled ``stages`` of each
+    DOP853 step (``None`` where there are none; :func:`~.integrators.solve_ivp`)."""
+
+    rates: Callable[[float, np.ndarray], np.ndarray]
+    consistent: Callable[[float, np.ndarray], tuple[np.ndarray, np.ndarray]]
+    after_step: Callable[[float, np.ndarray], np.ndarray] | None
+    stages: Callable | None
+
+
+def _stretch(model, part: Partition, constrained: bool, extra, coupled: int, evaluation,
+             progress) -> _Stretch:
+    """The :class:`_Stretch` of partition ``part`` (``constrained``: it has dependent
+    coordinates or speeds) with ``coupled`` states of ``extra``; ``evaluation`` counts
+    the evaluations (:func:`_counted`), ``progress`` bounds them."""
+    n, nu = model.n, speeds(model)
+    plain = not constrained and not coupled and extra is _no_extra
+
+    def consistent(tt, y):
+        """``(q, u)`` on the constraints from the integrator's state ``y``."""
+        return part.project(tt, y[:n], y[n:n + nu][part.ind])
+
+    def constrained_rates(tt, y):
+        evaluation(tt, y)
+        qf, uf = normalize(model, y[:n]), y[n:n + nu]
+        sdot, w = extra(tt, qf, uf, y[n + nu:])
+        a, _ = solve_accelerations(model, tt, qf, uf, part.rows, w)
+        return np.concatenate([rates(model, qf, uf), a, sdot])
+
+    if not plain:
+        return _Stretch(constrained_rates, consistent,
+                        _projection(model, part, consistent) if constrained else None, None)
+
+    # the tree under gravity alone: one compiled call per evaluation
+    compiled = getattr(model, "open_chain_rates", lambda: None)()
+    recursive = getattr(model, "forward_dynamics", None)
+
+    def open_chain(tt, y):  # M u' = Q alone: nothing to project
+        if compiled is not None:
+            out = compiled(y)
+            if out is not None:   # y and y' finite
+                evaluation(tt, y, True)
+                return out
+        evaluation(tt, y)
+        qf, uf = normalize(model, y[:n]), y[n:]
+        a = recursive(tt, qf, uf) if recursive is not None else None
+        if a is None:
+            M, Q = model.mass_and_forces(tt, qf, uf)
+            a = solve(M, Q, positive_definite=True)
+        return np.concatenate([rates(model, qf, uf), a])
+
+    # and each attempted step of DOP853 one compiled call, its evaluations counted
+    stages = getattr(model, "open_chain_stages", lambda: None)() if compiled is not None \
+        else None
+    room = getattr(progress, "room", None)
+
+    def counted_stages(tt, y, f, h, K, A, B, *tables):
+        count = len(B)      # the evaluations of a step: one a stage but the first
+        if room is not None and not room(count, len(y)):
+            return None     # scipy's step, one evaluation at a time, stops at the bound
+        taken = stages(y, f, h, K, A, B, *tables)
+        if taken is not None:
+            evaluation(tt + h, taken[0], True, count)
+        return taken
+
+    return _Stretch(open_chain, consistent, None,
+                    counted_stages if stages is not None else None)
+
+
+def _projection(model, part: Partition, consistent) -> Callable[[float, np.ndarray], np.ndarray]:
+    """The ``after_step(t, y)`` of :func:`~.integrators.solve_ivp` that moves the state onto
+    the constraints of ``part`` by ``consistent(t, y) -> (q, u)``, the coupled states kept;
+    its ``explain(t, y)`` tells the constraints' rank and the pose where it cannot."""
+    n, nu = model.n, speeds(model)
+
+    def back(tt, y):
+        return np.concatenate([*consistent(tt, y), y[n + nu:]])
+
+    def explain(tt, y):
+        A = velocity_constraints(model, tt, normalize(model, y[:n]))[0]
+        rank = len(independent_rows(A))
+        names = getattr(getattr(model, "eom", None), "q", None)
+        names = [str(c) for c in names] if names is not None and len(names) == n \
+            else [f"q[{i}]" for i in range(n)]
+        pose = ", ".join(f"{name} = {value:.6g}" for name, value in zip(names, y[:n]))
+        return (f"the {len(A)} constraint rows have rank {rank} there, the "
+                f"partition's dependent block a conditioning of "
+                f"{part.conditioning(tt, y[:n]):.3g}; the pose: {pose}")
+
+    back.explain = explain  # type: ignore[attr-defined]
+    return back
 
 
 def _with_friction(extra, modes):
@@ -854,16 +870,6 @@ def _with_friction(extra, modes):
         return sdot, modes.loads(time, q, u, w)
 
     return with_friction
-
-
-def _strike(stop: Stop, n: int):
-    """The terminal event of ``stop`` on the integration state (coordinates first)."""
-    def gap(tt, y):
-        return stop.gap(y[:n])
-
-    event: Any = gap   # solve_ivp reads these attributes of an event function
-    event.terminal, event.direction = True, -1
-    return event
 
 
 #: the fixed-step schemes of :func:`integrate_fixed`
