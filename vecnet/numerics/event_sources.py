@@ -125,8 +125,8 @@ class JointStops(EventSource):
     """Unilateral stops (:class:`~vecnet.numerics.multibody.Stop`): each one's event is its
     gap falling through zero, where the speeds jump by ``impact(time, q, u, stop)``
     (:func:`~vecnet.numerics.multibody.impact`). A stop struck again within ``settle``
-    seconds of its last strike, or more than :data:`MAX_IMPACTS` strikes in all, end the
-    run: the joint is settling on its stop."""
+    seconds of its last strike, with no change between, or more than :data:`MAX_IMPACTS`
+    strikes in all, end the run: the joint is settling on its stop."""
 
     def __init__(self, stops: Sequence[Stop],
                  impact: Callable[[float, np.ndarray, np.ndarray, Stop], np.ndarray],
