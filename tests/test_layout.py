@@ -1,9 +1,11 @@
 """The package is laid out by pipeline stage, and its imports run one way: down the stages.
 
 A module imports only from its own stage or an earlier one, at module level and inside
-functions alike. An earlier stage's convenience methods (``net.state_space()``,
-``eom.simulate()``, ``_repr_svg_``) reach a later stage through
-:func:`vecnet.core.later.later` only, and the imports form no circle.
+functions alike, and the imports form no circle. An earlier stage's convenience methods
+that run an algorithm (``net.state_space()``, ``eom.simulate()``) are forwards to a
+public function of a later stage named by :func:`vecnet.core.forwards.public`; only
+display hooks (``_repr_svg_``, ``_repr_latex_``, ``__str__``) reach a later module by
+:func:`vecnet.core.later.later`, and no more of them than counted here.
 """
 
 import ast
@@ -82,11 +84,34 @@ def _imports(module: str, path: Path) -> list[tuple[str, int, bool]]:
     return found
 
 
+def _calls(path: Path, function: str) -> list[tuple[str, int, str]]:
+    """``function("name")`` calls in ``path`` (``later``, ``public``): the name given, the
+    line and the name of the function the call stands in."""
+    found = []
+
+    def visit(node: ast.AST, inside: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            here = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                else inside
+            if (isinstance(child, ast.Call) and getattr(child.func, "id", None) == function
+                    and child.args and isinstance(child.args[0], ast.Constant)):
+                found.append((child.args[0].value, child.lineno, inside))
+            visit(child, here)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), "")
+    return found
+
+
 def _later_calls(path: Path) -> list[tuple[str, int]]:
     """``later("module")`` calls in ``path``: the module named and the line."""
-    return [(node.args[0].value, node.lineno) for node in ast.walk(ast.parse(path.read_text(
-        encoding="utf-8"))) if isinstance(node, ast.Call) and getattr(node.func, "id", None)
-            == "later" and node.args and isinstance(node.args[0], ast.Constant)]
+    return [(name, line) for name, line, _ in _calls(path, "later")]
+
+
+#: the display hooks a notebook or ``print`` calls, the only places ``later()`` serves
+DISPLAY_HOOKS = {"_repr_latex_", "_repr_svg_", "_repr_html_", "__str__"}
+#: how many ``later()`` calls remain, all in display hooks: a new one is a forward to a
+#: public function (``vecnet.core.forwards.public``), not a reach into a later module
+LATER_CALLS = 14
 
 
 def test_every_module_belongs_to_a_stage_and_every_stage_has_modules():
@@ -126,8 +151,33 @@ def test_later_reaches_only_later_modules_and_each_named_module_is_used():
     assert all(name in MODULES for name in LATER)
 
 
+def test_later_serves_display_hooks_alone_and_no_more_of_them():
+    calls = [(f"{path.relative_to(PACKAGE.parent)}:{line}", inside)
+             for path in MODULES.values() for _, line, inside in _calls(path, "later")]
+    assert [where for where, inside in calls if inside not in DISPLAY_HOOKS] == []
+    assert len(calls) <= LATER_CALLS, calls
+
+
+def test_every_forward_names_a_public_function_of_a_later_stage():
+    seen = set()
+    for module, path in MODULES.items():
+        for name, line, _ in _calls(path, "public"):
+            where = f"{path.relative_to(PACKAGE.parent)}:{line}"
+            assert name in dir(vn), f"{where}: vecnet has no public {name!r}"
+            home = getattr(vn, name).__module__
+            assert stage(home) >= stage(module) and home != module, f"{where}: {name} in {home}"
+            seen.add(name)
+    # the algorithms the records' methods forward to
+    assert {"simulate", "linearize", "equilibrium", "assemble", "forward_dynamics",
+            "compile", "formulate", "state_space"} <= seen
+
+
 def test_the_architecture_page_lists_the_stages_in_their_order():
     page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
-    rows = [line.split("|")[1].strip() for line in page.splitlines()
-            if line.startswith("| ") and not line.startswith("| stage")]
+    lines = page.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| stage"))
+    table = lines[start + 2:]
+    table = table[:next((i for i, line in enumerate(table) if not line.startswith("|")),
+                        len(table))]
+    rows = [line.split("|")[1].strip() for line in table]
     assert rows == [name for name, _ in STAGES]

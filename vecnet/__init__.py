@@ -37,6 +37,14 @@ _NAMES = {
     "s": "formulation.lumped",
     # simulation of every kind of model, and numeric analyses of linear networks
     "simulate": "numerics.simulation", "operating_point": "numerics.analysis", "frequency_response": "numerics.analysis",
+    # the algorithms over formulated equations (each record's methods forward to them)
+    "compile": "numerics.algorithms", "assemble": "numerics.algorithms",
+    "degrees_of_freedom": "numerics.algorithms", "forward_dynamics": "numerics.algorithms",
+    "inverse_dynamics": "numerics.algorithms", "equilibrium": "numerics.algorithms",
+    "steady_motion": "numerics.algorithms", "initial_speeds": "numerics.algorithms", "linearize": "numerics.algorithms",
+    "formulate": "formulation.formulate", "NetworkEquations": "formulation.lumped",
+    "state_space": "formulation.lumped", "sparse_state_space": "formulation.numeric",
+    "response_at": "numerics.analysis",
     # parameter studies (pandas when a study runs, Dask when a client is given)
     "sweep": "studies.sweep",
     # output and files

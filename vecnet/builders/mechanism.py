@@ -25,10 +25,11 @@ import numpy as np
 import sympy
 from sympy.utilities.lambdify import implemented_function
 
+from ..core.forwards import public
 from ..core.later import later
 from ..core.names import check_name
 from ..elements.base import number_problem, t
-from ..errors import FormulationError, ModelError, UnknownNameError
+from ..errors import ModelError, UnknownNameError
 from .network import Network
 
 __all__ = ["DATUM", "Body", "Point", "MechanismBuilder", "signal", "recorded", "pinion_on_its_rack"]
@@ -60,7 +61,10 @@ def recorded(section: str) -> Callable[[_Method], _Method]:
             given = bound.arguments
             entry: dict[str, Any] = {} if section in ("bodies", "drives") else \
                 {"type": method.__name__}
-            for key, value in list(given.items())[1:]:
+            if "kind" in given and section == "joints":   # a catalogued kind (joint())
+                entry["type"] = given.pop("kind")
+            options = given.pop("options", {})
+            for key, value in [*list(given.items())[1:], *options.items()]:
                 if key in _PAIRS:
                     entry.setdefault(_PAIRS[key], []).append(reference(value))
                 elif key in _VALUES and method.__name__ == key:
@@ -798,32 +802,8 @@ class MechanismBuilder:
     def formulate(self, coordinates: str = "joint", tree: list[str] | None = None,
                   joint_loads: dict | None = None, rotors: dict | None = None,
                   speeds: str = "tail"):
-        """The equations of motion: a :class:`vecnet.formulation.planar.MultibodyEquations`
-        or :class:`vecnet.formulation.spatial.SpatialEquations`. ``coordinates`` picks the
-        tree (``"joint"``: joints before bodies, ``"absolute"``: bodies first) unless
-        ``tree`` lists its branches; ``joint_loads`` (target -> symbol) and ``rotors``
-        (joint -> inertia) are what a lumped network coupled by ports adds
-        (:class:`vecnet.System` passes them). In space, ``speeds="body"`` takes the angular
-        speeds of free bodies and ball joints in the head body's own axes (Euler's
-        equations) instead of the tail's (``"tail"``, world axes on the ground); in the
-        plane angular speeds are numbers and ``speeds`` stays ``"tail"``.
-
-        Raises
-        ------
-        FormulationError
-            For ``speeds`` other than ``"tail"`` or ``"body"``, or ``"body"`` in the plane.
-        """
-        if self.dimensions == 2:
-            if speeds != "tail":
-                raise FormulationError(f"speeds={speeds!r}: a planar mechanism's angular "
-                                       "speeds are numbers about z, the same in every axes; "
-                                       "speeds='body' is for spatial mechanisms")
-            return later("vecnet.formulation.planar").MultibodyEquations(
-                self, coordinates=coordinates, tree=tree, joint_loads=joint_loads,
-                rotors=rotors)
-        return later("vecnet.formulation.spatial").SpatialEquations(
-            self, coordinates=coordinates, tree=tree, joint_loads=joint_loads, rotors=rotors,
-            speeds=speeds)
+        """The equations of motion: :func:`vecnet.formulate`."""
+        return public("formulate")(self, coordinates, tree, joint_loads, rotors, speeds)
 
     def element_parameters(self) -> dict[str, Any]:
         """``"<element>.<parameter>"`` -> value of every element parameter a parameter study

@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..core.bounds import check_oscillation, time_grid
-from ..core.later import later
+from ..core.forwards import public
 from ..elements.base import Symbol, t
 from ..errors import ModelError, SimulationError, UnknownNameError
 from .network import Network
@@ -93,7 +92,7 @@ class Model:
             raise ModelError(f"a model's kind is 'network', 'mechanism' or 'system', not "
                              f"{self.kind!r}")
         if self.kind == "system":
-            expected: tuple[type, ...] = (later("vecnet.formulation.coupled").System,)
+            expected: tuple[Any, ...] = (public("System"),)
         else:
             expected = (Network,) if self.kind == "network" else (Mechanism, SpatialMechanism)
         if not isinstance(self.system, expected):
@@ -226,58 +225,9 @@ class Model:
             equations do not hold (a length fixed when the file was read: set it with
             ``load_model(..., parameters=...)``); the message lists the known ones.
         """
-        simulate = later("vecnet.numerics.simulation").simulate
+        return public("simulate")(self, t_span, points=points, progress=progress, **options)
 
-        # only passed on when given, so that the integrators keep their own default
-        extra = {} if progress is None else {"progress": progress}
-        t_span = tuple(t_span or self.t_span or ())
-        if len(t_span) != 2:
-            raise ModelError(f"model {self.name!r} has no simulation t_span; pass t_span=(t0, t1)")
-        t0, t1, times = time_grid(t_span, points=int(points or self.points or 501))
-        given = {str(k): v for k, v in (options.pop("parameters", None) or {}).items()}
-        values = {**self.values, **{Symbol(k): v for k, v in given.items()}}
-        if self.kind == "system":
-            return self._simulate_system((t0, t1), times, given, options)
-        if self.kind == "mechanism":
-            # sympy numbers: the planar compiler substitutes them with xreplace; only the
-            # values the equations hold (others served the file's own expressions)
-            eom = self.formulate()
-            exact = {k: sympy.Float(v) for k, v in values.items()}
-            used = {str(s) for s in eom.compile_model(exact).used} if exact else set()
-            self._check_given(given, used, "its equations hold")
-            exact = {k: v for k, v in exact.items() if str(k) in used}
-            return simulate(eom, (t0, t1), **{"t_eval": times, "initial": self.initial or None,
-                                              "velocities": self.velocities or None,
-                                              "parameters": exact or None, **extra, **options})
-        network_inputs = later("vecnet.formulation.lumped").network_inputs
-
-        net = self.system
-        assert isinstance(net, Network)  # a network model holds one (__post_init__)
-        inputs: dict[str, Any] = {}
-        sources = network_inputs(net)
-        for source in sources:
-            name, u = source.name, source.symbol
-            if name in self.inputs:
-                # sympify: a whole input that is one parameter becomes its (float) value
-                signal = sympy.sympify(self.inputs[name].xreplace(values))
-                check_oscillation(name, signal, (t0, t1))
-                inputs[name] = time_function(signal, name)
-            elif u in values:  # a source whose value is a declared parameter
-                inputs[name] = values[u]
-            elif isinstance(source.signal, sympy.Basic):
-                check_oscillation(name, source.signal, (t0, t1))
-                inputs[name] = time_function(source.signal, name)
-        # the declared values the elements use (others served the file's own expressions)
-        used = {str(s) for s in net.parameter_symbols()}
-        self._check_given(given, used | set(self.parameters), "it declares or its elements hold")
-        parameters = {k: v for k, v in values.items()
-                      if k not in {i.symbol for i in sources} and str(k) in used}
-        # the sparse numeric formulation when it applies, else the symbolic one
-        return simulate(net, (t0, t1), **{
-            "tree": self.tree or "normal", "inputs": inputs, "initial": self.initial or None,
-            "t_eval": times, "parameters": parameters or None, **extra, **options})
-
-    def _check_given(self, given: dict[str, Any], known: set[str], which: str) -> None:
+    def check_given(self, given: dict[str, Any], known: set[str], which: str) -> None:
         """Refuse given parameter names outside ``known``, listing those."""
         unknown = sorted(set(given) - known)
         if unknown:
@@ -289,23 +239,6 @@ class Model:
                 f"{self.kind} {self.name!r} has no parameter(s) "
                 f"{', '.join(map(repr, unknown))} to simulate with; the parameters {which} "
                 f"are {', '.join(sorted(known)) or 'none'}{hint}")
-
-    def _simulate_system(self, t_span: tuple[float, float], times: Any,
-                         given: dict[str, float], options: dict[str, Any]):
-        """A system from its assembled initial pose: the file's ``initial`` values of the
-        mechanism's coordinates are held during assembly, the others start the network's
-        and the blocks' states."""
-        simulate = later("vecnet.numerics.simulation").simulate
-
-        if given:
-            raise ModelError(f"system {self.name!r} has its parameters' values put in when it "
-                             "is read: set them with load_model(path, parameters={...})")
-        model = self.formulate()
-        coordinates = {k: v for k, v in self.initial.items() if k in model.eom.coordinates}
-        states = {k: v for k, v in self.initial.items() if k not in coordinates}
-        return simulate(model, t_span, **{"t_eval": times, "coordinates": coordinates or None,
-                                          "initial": states or None,
-                                          "velocities": self.velocities or None, **options})
 
     def _need(self, kind: str) -> None:
         if self.kind != kind:

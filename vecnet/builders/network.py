@@ -12,6 +12,7 @@ import scipy.sparse
 import scipy.sparse.csgraph
 import sympy
 
+from ..core.forwards import public
 from ..core.later import later
 from ..core.names import shown
 from ..elements.base import EdgeVariables, Element, Kind, t
@@ -121,41 +122,31 @@ class Network:
     def equations(self, tree: Sequence[str] | str = "normal", datum: Hashable | None = None):
         """The cutset, circuit and terminal equations for ``tree``:
         a :class:`~vecnet.formulation.lumped.NetworkEquations`."""
-        NetworkEquations = later("vecnet.formulation.lumped").NetworkEquations
-
-        return NetworkEquations(self, tree=tree, datum=datum)
+        return public("NetworkEquations")(self, tree=tree, datum=datum)
 
     def state_space(self, outputs: Sequence[str] = (), tree: Sequence[str] | str = "normal",
                     symbolic: bool = False):
         """State equations and linear model: see :func:`vecnet.formulation.lumped.state_space`
         (the elements' numbers are put in before the elimination unless ``symbolic=True``)."""
-        state_space = later("vecnet.formulation.lumped").state_space
-
-        return state_space(self, outputs=outputs, tree=tree, symbolic=symbolic)
+        return public("state_space")(self, outputs=outputs, tree=tree, symbolic=symbolic)
 
     def sparse_state_space(self, outputs: Sequence[str] = (), tree: Sequence[str] | str = "normal",
                            parameters: dict | None = None):
         """The linear state equations as sparse numeric matrices: see
         :func:`vecnet.formulation.numeric.sparse_state_space`."""
-        sparse_state_space = later("vecnet.formulation.numeric").sparse_state_space
-
-        return sparse_state_space(self, outputs=outputs, tree=tree, parameters=parameters)
+        return public("sparse_state_space")(self, outputs=outputs, tree=tree, parameters=parameters)
 
     def operating_point(self, inputs: dict | None = None, outputs: Sequence[str] | None = None,
                         parameters: dict | None = None):
         """The DC operating point (sources constant, rates zero): see
         :func:`vecnet.numerics.analysis.operating_point`."""
-        operating_point = later("vecnet.numerics.analysis").operating_point
-
-        return operating_point(self, inputs=inputs, outputs=outputs, parameters=parameters)
+        return public("operating_point")(self, inputs=inputs, outputs=outputs, parameters=parameters)
 
     def frequency_response(self, frequencies: Sequence[float], inputs: Any = None,
                            outputs: Sequence[str] | None = None, parameters: dict | None = None):
         """``H(j 2 pi f)`` on a grid of frequencies (Hz): see
         :func:`vecnet.numerics.analysis.frequency_response`."""
-        frequency_response = later("vecnet.numerics.analysis").frequency_response
-
-        return frequency_response(self, frequencies, inputs=inputs, outputs=outputs,
+        return public("frequency_response")(self, frequencies, inputs=inputs, outputs=outputs,
                                   parameters=parameters)
 
     def parameter_symbols(self) -> set[sympy.Symbol]:
@@ -223,9 +214,7 @@ class Network:
         UnsupportedNetwork
             ``formulation="numeric"`` for a network it does not apply to.
         """
-        simulate = later("vecnet.numerics.simulation").simulate
-
-        return simulate(self, t_span, tree=tree, formulation=formulation, **options)
+        return public("simulate")(self, t_span, tree=tree, formulation=formulation, **options)
 
     def __repr__(self) -> str:
         return (f"<Network {self.name!r}: {len(self._elements)} elements, "

@@ -21,6 +21,7 @@ import sympy
 
 from ..core.rotations import inertia_matrix, orientation_matrix, unit_axis
 from ..elements import spatial as se
+from ..elements.joints import JOINTS
 from ..errors import ModelError
 from . import mechanism as multibody
 from .mechanism import DATUM, MechanismBuilder, Point, pinion_on_its_rack, recorded
@@ -122,6 +123,49 @@ class Mechanism(MechanismBuilder):
         local = None if axis is None else a.body.R.T @ unit_axis(axis, name)
         return self._add(cls(name, a.node, b.node, R0, axis=local, **extra) if axis is not None
                          else cls(name, a.node, b.node, R0, **extra))
+
+    def joint(self, kind: str, name: str, a: Point, b: Point, **options):
+        """A joint of any kind of the catalogue (:data:`vecnet.elements.joints.JOINTS`) by its
+        name: ``mech.joint("revolute", "O", a, b, axis=(0, 0, 1))`` is
+        ``mech.revolute("O", a, b, axis=(0, 0, 1))``; a kind the builder has no method for
+        takes its direction (``axis``, ``normal`` or ``axes``, world axes at the initial
+        pose; the kind's default when not given) and its options by keyword.
+
+        Raises
+        ------
+        ModelError
+            An unknown ``kind``, or options the kind does not take.
+
+        >>> import vecnet as vn
+        >>> mech = vn.spatial.Mechanism("m")
+        >>> arm = mech.body("arm", 1.0, (0.1, 0.1, 0.1), position=(1, 0, 0))
+        >>> mech.joint("revolute", "O", mech.ground.point(0, 0, 0), arm.point(-1, 0, 0)).speeds
+        ("angle'",)
+        """
+        record = JOINTS.get(kind)
+        if record is None:
+            raise ModelError(f"joint {name!r}: no joint kind {kind!r}; the kinds are "
+                             f"{', '.join(JOINTS)}")
+        if getattr(type(self), kind, None) is not None:
+            return getattr(self, kind)(name, a, b, **options)
+        if record.direction is not None:   # written to a file as used
+            options.setdefault(record.direction, record.default)
+        return self._catalogued(kind, name, a, b, **options)
+
+    @recorded("joints")
+    def _catalogued(self, kind: str, name: str, a: Point, b: Point, **options):
+        """:meth:`joint` of a kind the builder has no method of its own for."""
+        record = JOINTS[kind]
+        known = {record.direction, *record.options} - {None}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ModelError(f"joint {name!r}: a {kind} joint takes "
+                             f"{', '.join(sorted(known)) or 'no options'}, not "
+                             f"{', '.join(unknown)}")
+        extra = {key: options[key] for key in record.options if key in options}
+        if record.direction is None:
+            return self._joint(record.element, name, a, b, **extra)
+        return self._joint(record.element, name, a, b, options[record.direction], **extra)
 
     @recorded("joints")
     def revolute(self, name: str, a: Point, b: Point, axis=(0.0, 0.0, 1.0)):

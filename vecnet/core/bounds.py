@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core.later import later
 from ..errors import ModelError, SimulationError
 
 __all__ = ["Limits", "get_limits", "limits", "untrusted", "time_grid", "check_oscillation",
@@ -252,7 +251,7 @@ def check_oscillation(name: str, signal: Any, span: float | Sequence[float]) -> 
     """
     import sympy
 
-    t = later("vecnet.elements.base").t
+    t = sympy.Symbol("t", real=True)   # vn.t: a sympy symbol is its name and assumptions
 
     t0, t1 = (0.0, float(span)) if isinstance(span, (int, float)) else map(float, span)
     bound = get_limits().max_cycles

@@ -17,23 +17,8 @@ from types import ModuleType
 
 #: the later-stage modules that earlier stages' convenience methods use
 LATER = frozenset({
-    "vecnet.graph.topology",          # LinearGraph.topology
-    "vecnet.elements.base",           # the time symbol of check_oscillation
-    "vecnet.formulation.coupled",     # Model of a system
-    "vecnet.formulation.lumped",      # Network.equations, .state_space
-    "vecnet.formulation.numeric",     # Network.sparse_state_space
-    "vecnet.formulation.planar",      # Mechanism.formulate
-    "vecnet.formulation.spatial",
-    "vecnet.numerics.analysis",       # .operating_point, .frequency_response
-    "vecnet.numerics.linearize",      # StateSpace.linearize
-    "vecnet.numerics.mechanism_outputs",
-    "vecnet.numerics.multibody",      # the mechanism equations' numeric methods
-    "vecnet.numerics.planar",         # MechanismEquations.compile_model
-    "vecnet.numerics.result",
-    "vecnet.numerics.simulation",     # every .simulate
-    "vecnet.numerics.spatial",
     "vecnet.output.draw",             # every _repr_svg_
-    "vecnet.output.teaching",         # every _repr_latex_
+    "vecnet.output.teaching",         # every _repr_latex_ and TransferMatrix.__str__
 })
 
 

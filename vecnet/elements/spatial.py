@@ -45,7 +45,7 @@ from .base import Kind, MechanismElement
 from .joint_laws import ContactLaw, FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 
 __all__ = ["SPEED_AXES", "SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute",
-           "SpatialPrismatic", "SpatialCylindrical", "SpatialScrew", "SpatialSpherical", "SpatialUniversal",
+           "SpatialJoint", "SpatialPrismatic", "SpatialCylindrical", "SpatialScrew", "SpatialSpherical", "SpatialUniversal",
            "SpatialPlanarJoint", "SpatialWeld", "SpatialPointOnLine", "SpatialPointOnPlane",
            "SpatialSpringDamper", "SpatialRotarySpringDamper", "SpatialForce", "SpatialTorque",
            "SpatialMotionDriver", "SpatialJointFriction", "SpatialJointStop", "SpatialContact",
@@ -304,7 +304,12 @@ class SpatialArm(SpatialElement):
         return sympy.eye(3), self.rho, z, z, sympy.zeros(0, 0)
 
 
-class _Joint(SpatialElement):
+class SpatialJoint(SpatialElement):
+    """What every spatial joint shares: the joined points' nodes, the relative rotation at
+    the initial pose, an axis in tail body axes; a kind of joint adds its ``motion(q)``,
+    ``coordinates_from`` and ``primitives()`` and is catalogued in
+    :data:`vecnet.elements.joints.JOINTS`."""
+
     kind = Kind.CONSTRAINT
     is_joint = True
 
@@ -334,7 +339,7 @@ class _Joint(SpatialElement):
             if self.initial_angle:
                 self.R0 = _turned(self.axis, -self.initial_angle, self.R0)
 
-    def _lock_rotation(self, names=("a", "b", "c")):
+    def lock_rotation(self, names=("a", "b", "c")):
         """Three perpendicularity conditions that hold the initial relative rotation."""
         a = np.eye(3)
         b = self.R0  # row i: R0^T e_i, the tail's axis i in head axes at the initial pose
@@ -342,21 +347,22 @@ class _Joint(SpatialElement):
                 ("perpendicular", f"{self.name}.{names[1]}", a[0], b[2]),
                 ("perpendicular", f"{self.name}.{names[2]}", a[1], b[2])]
 
-    def _parallel_axis(self):
+    def parallel_axis(self):
         """Two conditions keeping the axis (tail) parallel to its image in the head."""
         p, s = perpendiculars(self.R0.T @ self.axis)
         return [("perpendicular", f"{self.name}.p", self.axis, p),
                 ("perpendicular", f"{self.name}.s", self.axis, s)]
 
-    def _on_axis_line(self):
+    def on_axis_line(self):
         p, s = perpendiculars(self.axis)
         return [("plane", f"{self.name}.p", p), ("plane", f"{self.name}.s", s)]
 
-    def _turn(self, angle):
+    def turned(self, angle):
+        """The relative rotation turned by ``angle`` about the axis from R0 (symbolic)."""
         return axis_rotation(_m(self.axis), angle) * _m(self.R0).reshape(3, 3)
 
 
-class SpatialRevolute(_Joint):
+class SpatialRevolute(SpatialJoint):
     """A revolute joint about ``axis`` (tail body axes) through the joined points; its
     coordinate ``angle`` is the head body's turn relative to the tail body about the axis
     (``initial_angle`` at the initial pose, between -pi and pi)."""
@@ -366,16 +372,16 @@ class SpatialRevolute(_Joint):
     speeds = ("angle'",)
 
     def motion(self, q):
-        return self._turn(q[0]), sympy.zeros(3, 1), _m(self.axis), sympy.zeros(3, 1), sympy.eye(1)
+        return self.turned(q[0]), sympy.zeros(3, 1), _m(self.axis), sympy.zeros(3, 1), sympy.eye(1)
 
     def coordinates_from(self, R_tail, R_head, dr):
         return [revolute_angle(self.axis, R_tail, R_head, self.R0)]
 
     def primitives(self):
-        return [("point", self.name), *self._parallel_axis()]
+        return [("point", self.name), *self.parallel_axis()]
 
 
-class SpatialPrismatic(_Joint):
+class SpatialPrismatic(SpatialJoint):
     """A prismatic joint: the head point slides along ``axis`` (tail axes) through the tail
     point; the relative rotation stays as at the initial pose. Coordinate ``distance``."""
 
@@ -390,10 +396,10 @@ class SpatialPrismatic(_Joint):
         return [float(self.axis @ (R_tail.T @ dr))]
 
     def primitives(self):
-        return [*self._lock_rotation(), *self._on_axis_line()]
+        return [*self.lock_rotation(), *self.on_axis_line()]
 
 
-class SpatialCylindrical(_Joint):
+class SpatialCylindrical(SpatialJoint):
     """A cylindrical joint: turning about and sliding along ``axis`` (tail axes).
     Coordinates ``angle`` and ``distance``."""
 
@@ -403,7 +409,7 @@ class SpatialCylindrical(_Joint):
 
     def motion(self, q):
         e = _m(self.axis)
-        return (self._turn(q[0]), e * q[1], e.row_join(sympy.zeros(3, 1)),
+        return (self.turned(q[0]), e * q[1], e.row_join(sympy.zeros(3, 1)),
                 sympy.zeros(3, 1).row_join(e), sympy.eye(2))
 
     def coordinates_from(self, R_tail, R_head, dr):
@@ -411,10 +417,10 @@ class SpatialCylindrical(_Joint):
                 float(self.axis @ (R_tail.T @ dr))]
 
     def primitives(self):
-        return [*self._parallel_axis(), *self._on_axis_line()]
+        return [*self.parallel_axis(), *self.on_axis_line()]
 
 
-class SpatialScrew(_Joint):
+class SpatialScrew(SpatialJoint):
     """A screw joint: turning about ``axis`` (tail axes) advances the head point by
     ``pitch`` per radian along it. Coordinate ``angle``; a screw must be a tree branch."""
 
@@ -429,13 +435,13 @@ class SpatialScrew(_Joint):
     def motion(self, q):
         e = _m(self.axis)
         advance = e * self.pitch * (q[0] - _number(self.initial_angle))   # none at the start
-        return self._turn(q[0]), advance, e, e * self.pitch, sympy.eye(1)
+        return self.turned(q[0]), advance, e, e * self.pitch, sympy.eye(1)
 
     def coordinates_from(self, R_tail, R_head, dr):
         return [revolute_angle(self.axis, R_tail, R_head, self.R0)]
 
 
-class SpatialSpherical(_Joint):
+class SpatialSpherical(SpatialJoint):
     """A ball joint: the points coincide. Coordinates the relative rotation as a unit
     quaternion (``qw, qx, qy, qz``); speeds the relative angular velocity in tail axes
     (``wx, wy, wz``)."""
@@ -455,7 +461,7 @@ class SpatialSpherical(_Joint):
         return [("point", self.name)]
 
 
-class SpatialUniversal(_Joint):
+class SpatialUniversal(SpatialJoint):
     """A universal (Hooke) joint: the points coincide; the head turns about ``axis`` (fixed
     in the tail) by ``angle1`` and about ``axis2`` (fixed in the head, perpendicular to
     the first) by ``angle2``; both zero at the initial pose."""
@@ -490,7 +496,7 @@ class SpatialUniversal(_Joint):
                 ("perpendicular", f"{self.name}.cross", self.axis, self.axis2)]
 
 
-class SpatialPlanarJoint(_Joint):
+class SpatialPlanarJoint(SpatialJoint):
     """A planar joint: the head slides in the plane through the tail point normal to
     ``normal`` (tail axes) and turns about the normal. Coordinates ``x, y`` (along two
     in-plane directions) and ``angle``."""
@@ -503,7 +509,7 @@ class SpatialPlanarJoint(_Joint):
         p, s = (_m(v) for v in perpendiculars(self.axis))
         e = _m(self.axis)
         W = sympy.zeros(3, 2).row_join(e)
-        return (self._turn(q[2]), p * q[0] + s * q[1], W,
+        return (self.turned(q[2]), p * q[0] + s * q[1], W,
                 p.row_join(s).row_join(sympy.zeros(3, 1)), sympy.eye(3))
 
     def coordinates_from(self, R_tail, R_head, dr):
@@ -513,10 +519,10 @@ class SpatialPlanarJoint(_Joint):
                 revolute_angle(self.axis, R_tail, R_head, self.R0)]
 
     def primitives(self):
-        return [*self._parallel_axis(), ("plane", f"{self.name}.n", self.axis)]
+        return [*self.parallel_axis(), ("plane", f"{self.name}.n", self.axis)]
 
 
-class SpatialWeld(_Joint):
+class SpatialWeld(SpatialJoint):
     """A weld: the points coincide and the relative rotation stays as at the initial pose."""
 
     def motion(self, q):
@@ -524,10 +530,10 @@ class SpatialWeld(_Joint):
         return _m(self.R0).reshape(3, 3), sympy.zeros(3, 1), z, z, sympy.zeros(0, 0)
 
     def primitives(self):
-        return [("point", self.name), *self._lock_rotation()]
+        return [("point", self.name), *self.lock_rotation()]
 
 
-class SpatialPointOnLine(_Joint):
+class SpatialPointOnLine(SpatialJoint):
     """The head point stays on the line through the tail point along ``axis`` (tail axes),
     free to slide and turn. Coordinates ``distance`` and a quaternion."""
 
@@ -546,10 +552,10 @@ class SpatialPointOnLine(_Joint):
         return [float(self.axis @ (R_tail.T @ dr)), *matrix_quaternion(R_tail.T @ R_head)]
 
     def primitives(self):
-        return self._on_axis_line()
+        return self.on_axis_line()
 
 
-class SpatialPointOnPlane(_Joint):
+class SpatialPointOnPlane(SpatialJoint):
     """The head point stays in the plane through the tail point normal to ``axis`` (tail
     axes). Coordinates ``x, y`` in the plane and a quaternion."""
 

@@ -28,7 +28,7 @@ from sympy.utilities.lambdify import implemented_function
 
 from ..builders.mechanism import MechanismBuilder
 from ..builders.network import Network
-from ..core.later import later
+from ..core.forwards import public
 from ..elements.base import t
 from ..elements.coupling import Port, RotaryPort
 from ..elements.signals import Block
@@ -158,9 +158,7 @@ class System:
         """Formulate and simulate from ``t = 0`` to ``t_end``: ``vn.simulate(system,
         (0, t_end), coordinates=coordinates, **options)`` (:func:`vecnet.simulate`; the
         options are those of :meth:`CoupledModel.simulate`)."""
-        simulate = later("vecnet.numerics.simulation").simulate
-
-        return simulate(self, (0.0, t_end), coordinates=coordinates, **options)
+        return public("simulate")(self, (0.0, t_end), coordinates=coordinates, **options)
 
 
 class _Signals:
@@ -310,13 +308,13 @@ class CoupledModel:
             replacement[d] = eom.rate(rate) + sum(
                 (rate.diff(u) * a for u, a in zip(eom.u, self._accelerations)), sympy.S.Zero)
         args = (t, list(eom.q), list(eom.u), states, offsets)
-        self._no_offsets = np.zeros(len(offsets))
+        self.no_offsets = np.zeros(len(offsets))
         self._nrates = len(rates)
         names = list(lumped.variable_names) if lumped else []
         exprs = [lumped.output(n).xreplace(replacement) for n in names]
         names += [b.name for b in self.system.blocks]
         exprs += [signals(b.output, f"block {b.name!r}") for b in self.system.blocks]
-        self._names = names
+        self.output_names = names
         canonical = {s: self._runtime[self.runtime_names.index(str(s))]
                      for e in rates + load_exprs + exprs for s in e.free_symbols
                      if str(s) in self.runtime_names}
@@ -326,7 +324,7 @@ class CoupledModel:
         self.network_parameters = {str(s) for s in canonical.values()}
         # kept as expressions: pickled models compile them again (:meth:`__setstate__`)
         self._specs = {"_ext": (args, rates + load_exprs),
-                       "_outputs": (args + (self._accelerations,), exprs)}
+                       "output_function": (args + (self._accelerations,), exprs)}
         self._lambdify()
         if self.runtime_names:
             self._check_runtime()
@@ -335,8 +333,8 @@ class CoupledModel:
         """The numeric functions of :attr:`_specs`; runtime parameters are appended to their
         arguments, with the values :meth:`bind` set."""
         for name, (args, exprs) in self._specs.items():
-            if not exprs and name == "_outputs":
-                self._outputs = None
+            if not exprs and name == "output_function":
+                self.output_function = None
                 continue
             if not self._runtime:
                 setattr(self, name, sympy.lambdify(args, exprs, modules="numpy", cse=True))
@@ -375,7 +373,7 @@ class CoupledModel:
 
     def __getstate__(self) -> dict:
         # generated code does not pickle: the expressions do, compiled again when unpickled
-        return {k: v for k, v in self.__dict__.items() if k not in ("_ext", "_outputs")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_ext", "output_function")}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
@@ -384,7 +382,7 @@ class CoupledModel:
     def extra(self, time, q, u, s, offsets=None):
         """Rates of the lumped and block states and the loads on the mechanism; ``offsets``
         are added to the inputs (:attr:`inputs`, default zero)."""
-        offsets = self._no_offsets if offsets is None else offsets
+        offsets = self.no_offsets if offsets is None else offsets
         values = np.asarray(self._ext(time, q, u, s, offsets), dtype=float).reshape(-1)
         return values[:self._nrates], values[self._nrates:]
 
@@ -408,135 +406,17 @@ class CoupledModel:
         ``"partition"`` or ``"dae"``. Returns a Result with every coordinate and speed,
         everything the mechanism reports (with the ports' loads on it), every network
         variable and every block output."""
-        simulate = later("vecnet.numerics.simulation").simulate
-
-        return simulate(self, (0.0, t_end), t_eval=t_eval, **options)
-
-    def outputs(self, model, ts: np.ndarray, qs: np.ndarray, us: np.ndarray, ss: np.ndarray,
-                rows: np.ndarray) -> dict[str, np.ndarray]:
-        """Every quantity of the system at the sample times ``ts`` of the coordinates
-        ``qs``, speeds ``us`` and states ``ss`` (a column a sample) of the compiled
-        mechanism ``model``: what the mechanism reports (with the ports' loads on it), the
-        coordinates, speeds and states themselves, every network variable and every block
-        output (with the accelerations found from the independent constraint ``rows``)."""
-        mb = later("vecnet.numerics.multibody")
-
-        eom = self.eom
-        ws = np.array([self.extra(tt, q, u, s)[1] for tt, q, u, s in
-                       zip(ts, qs.T, us.T, ss.T)]).T.reshape(len(self.system.ports), len(ts))
-        series = eom.outputs(model, ts, qs, us, ws)
-        # the integrated coordinates and speeds themselves (a spatial joint's reported angle
-        # is read off its frames, within a turn of it)
-        series.update(zip(eom.coordinates, qs))
-        series.update(zip(eom.speed_names, us))
-        for name, values in zip(self.states, ss):
-            series[name] = values
-        if self._outputs is not None:
-            offsets = np.zeros((len(self.inputs), len(ts)))
-            accelerations = np.array([mb.accelerations(model.evaluate(tt, q, u, w=w), rows)[0]
-                                      for tt, q, u, w in zip(ts, qs.T, us.T, ws.T)]).T
-            for name, values in zip(self._names, self._outputs(ts, qs, us, ss, offsets,
-                                                               accelerations)):
-                series.setdefault(name, np.broadcast_to(np.asarray(values, float), ts.shape).copy())
-        return series
+        return public("simulate")(self, (0.0, t_end), t_eval=t_eval, **options)
 
     def equilibrium(self, time: float = 0.0):
-        """A static equilibrium of the whole system near the assembled pose: the mechanism at
-        rest, the lumped and block states steady. Returns ``(q, s)``.
-
-        The unknowns are a displacement of the assembled pose in the speeds (``q = q0 +
-        N(q0) v``, quaternions normalized), the states and the multipliers of independent
-        constraints: as many as the equations (forces, constraints, state rates).
-
-        Raises
-        ------
-        FormulationError
-            When the search finds no equilibrium.
-        """
-        mb = later("vecnet.numerics.multibody")
-
-        model = self.eom.compile()
-        _holonomic(model, "an equilibrium")
-        q0 = self.eom.assemble(time=time)
-        rows = mb.independent_rows(mb.velocity_constraints(model, time, q0)[0])
-        nu, e, k = mb.speeds(model), len(self.states), len(rows)
-        zero = np.zeros(nu)
-
-        def residual(v):
-            q, s, lam = mb.displace(model, q0, v[:nu]), v[nu:nu + e], v[nu + e:]
-            sdot, w = self.extra(time, q, zero, s)
-            snap = model.evaluate(time, q, zero, w=w)
-            return np.concatenate([snap.Q + snap.phi_q[rows].T @ lam, snap.phi[rows], sdot])
-
-        # start from the multipliers that balance the forces at the assembled pose: with
-        # bodies' coordinates, the stiffness of a pendulum comes only from its reaction
-        # turning with it (Phi_u(q)^T lambda), which zero multipliers would hide
-        s0 = self.initial_states
-        snap = model.evaluate(time, q0, zero, w=self.extra(time, q0, zero, s0)[1])
-        lam0 = np.linalg.lstsq(snap.phi_q[rows].T, -snap.Q, rcond=None)[0] if k else np.zeros(0)
-        from scipy.optimize import root as scipy_root  # slow to import: here
-        sol = scipy_root(residual, np.concatenate([zero, s0, lam0]), tol=1e-13)
-        if not sol.success or np.max(np.abs(residual(sol.x)), initial=0.0) > 1e-8:
-            raise FormulationError(f"no equilibrium of the system found: {sol.message}")
-        return mb.displace(model, q0, sol.x[:nu]), sol.x[nu:nu + e]
+        """A static equilibrium of the whole system, ``(q, s)``: :func:`vecnet.equilibrium`."""
+        return public("equilibrium")(self, time)
 
     def linearize(self, point=None, time: float = 0.0, step: float = 1e-6,
                   outputs: Sequence[str] = ()) -> LinearModel:
-        """The linear model ``x' = A x + B w``, ``y = C x + D w`` about an equilibrium
-        (default: :meth:`equilibrium`). The states are the displacements along the
-        independent speeds of a coordinate partition (named by their coordinates,
-        ``"O.angle"``; by the speed, ``"ball.wx"``, for a small rotation of a quaternion),
-        their rates (``"O.angle'"``), and the lumped and block states; the inputs ``w``
-        are added to the network inputs that no port drives (:attr:`inputs`, e.g.
-        ``"V.across"``); the outputs are any of the mechanism coordinates and speeds
-        (``"O.angle'"``), the network variables and the block outputs. Found from central
-        differences of the combined equations (constraints kept exactly)."""
-        mb = later("vecnet.numerics.multibody")
+        """The linear model about an equilibrium: :func:`vecnet.linearize`."""
+        return public("linearize")(self, point, time, step, outputs)
 
-        eom = self.eom
-        model = eom.compile()
-        _holonomic(model, "a linear model")
-        q_eq, s_eq = self.equilibrium(time) if point is None else point
-        part = mb.Partition(model, time, q_eq)
-        k, n = len(part.ind), model.n
-        # a displacement along the independent speeds moves the dependent ones with them, so
-        # that it stays on the constraints to first order and its rate is those speeds
-        basis = mb.independent_basis(model, time, q_eq, (part.rows, part.dep, part.ind))
-        values = {**{c: i for i, c in enumerate(eom.coordinates)},
-                  **{c: n + i for i, c in enumerate(eom.speed_names)}}
-        unknown = [o for o in outputs if o not in values and o not in self._names]
-        if unknown:
-            raise UnknownNameError(f"no output(s) {', '.join(unknown)}; outputs are the "
-                                   "mechanism coordinates and speeds, the network variables "
-                                   "and the block outputs")
-
-        def evaluate(state, offsets):
-            qf, uf = part.project(time, mb.displace(model, q_eq, basis @ state[:k]),
-                                  state[k:2 * k])
-            sdot, w = self.extra(time, qf, uf, state[2 * k:], offsets)
-            a, _ = mb.accelerations(model.evaluate(time, qf, uf, w=w), part.rows)
-            results = (np.asarray(self._outputs(time, qf, uf, state[2 * k:], offsets, a),
-                                  dtype=float)
-                       if self._outputs is not None and outputs else np.zeros(0))
-            y = [np.concatenate([qf, uf])[values[o]] if o in values
-                 else results[self._names.index(o)] for o in outputs]
-            return np.concatenate([state[k:2 * k], a[part.ind], sdot]), np.array(y, dtype=float)
-
-        x0, w0 = np.concatenate([np.zeros(2 * k), s_eq]), self._no_offsets
-
-        def jacobian(perturbed, size):
-            """d(rates, outputs)/d(state or input) by central differences."""
-            columns = [np.concatenate(evaluate(*perturbed(e))) - np.concatenate(
-                evaluate(*perturbed(-e))) for e in np.eye(size) * step]
-            return np.array(columns).T.reshape(len(x0) + len(outputs), size) / (2 * step)
-
-        by_state = jacobian(lambda e: (x0 + e, w0), len(x0))
-        by_input = jacobian(lambda e: (x0, w0 + e), len(w0))
-        names = [eom.speed_names[i].removesuffix("'") for i in part.ind]
-        return LinearModel(by_state[:len(x0)], by_input[:len(x0)], by_state[len(x0):],
-                           by_input[len(x0):],
-                           tuple(names + [f"{c}'" for c in names] + list(self.states)),
-                           self.inputs, tuple(outputs))
 
 
 class LinearModel:
@@ -614,20 +494,3 @@ def _time_signal(value, name: str) -> sympy.Expr:
         return implemented_function(sympy.Function(label),
                                     np.vectorize(value, otypes=[float]))(t)
     raise ModelError(f"input {name!r}: cannot use {value!r} as a signal")
-
-
-def _holonomic(model, what: str) -> None:
-    """Refuse ``what`` of a system whose mechanism has velocity (nonholonomic) constraints
-    (a rolling wheel), which these second-order forms in the independent speeds do not
-    hold.
-
-    Raises
-    ------
-    FormulationError
-        When the mechanism has them.
-    """
-    if getattr(model, "velocity_rows", 0):
-        raise FormulationError(
-            f"{what} of a system needs a mechanism without velocity constraints; "
-            f"{', '.join(model.eom.velocity_constraint_names)} hold only at the speed level "
-            "(a rolling wheel): simulate the system, or linearize the mechanism alone")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from ..core.bounds import get_limits
+from ..core.forwards import public
 from ..core.later import later
 from ..core.numbers import exact_rational
 from ..elements.base import EdgeVariables, Kind, t
@@ -470,16 +471,12 @@ class StateSpace:
     def linearize(self, point: Mapping[str, float], parameters: Mapping | None = None) -> StateSpace:
         """The linear model of the deviations from an operating point: see
         :func:`vecnet.numerics.linearize.linearize`."""
-        linearize = later("vecnet.numerics.linearize").linearize
-
-        return linearize(self, point, parameters)
+        return public("linearize")(self, point, parameters)
 
     def simulate(self, t_span, **options):
         """Integrate in time: ``vn.simulate(model, t_span, **options)``
         (:func:`vecnet.simulate`)."""
-        simulate = later("vecnet.numerics.simulation").simulate
-
-        return simulate(self, t_span, **options)
+        return public("simulate")(self, t_span, **options)
 
     def __repr__(self) -> str:
         kind = "linear" if self.is_linear else "nonlinear"

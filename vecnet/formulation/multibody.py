@@ -11,8 +11,6 @@ the circuit constraints of the cut joints) and its compiled model.
 from __future__ import annotations
 
 import contextlib
-import math
-import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
@@ -25,11 +23,11 @@ import scipy.linalg
 import sympy
 
 from ..builders.mechanism import DATUM
-from ..core.bounds import check_oscillation, get_limits
+from ..core.bounds import check_oscillation
+from ..core.forwards import public
 from ..core.later import later
-from ..elements.base import Kind, t
-from ..elements.joint_laws import StopLaw
-from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
+from ..elements.base import t
+from ..errors import FormulationError, ModelError, UnknownNameError
 from ..graph.topology import Topology
 
 __all__ = ["MechanismEquations", "OperatingPoint", "Linearization", "StateLinearization",
@@ -190,56 +188,23 @@ def sensor_reading(mechanism, name: str) -> tuple:
                         else f"; {head!r} is a {type(mechanism.network.element(head)).__name__}"))
 
 
-def _lacks_inertia(element) -> bool:
-    """Whether ``element`` is a body without mass or without inertia about some axis (its
-    numbers zero; a symbol is taken to have a value that is not)."""
-    m, J = getattr(element, "m", None), getattr(element, "J", None)
-    if element.kind is not Kind.ACROSS_STORE or m is None or J is None:
-        return False
-    J = J.det() if isinstance(J, sympy.MatrixBase) else sympy.sympify(J)
-    return bool(sympy.sympify(m).is_zero or J.is_zero)
-
-
-def _massless(element) -> bool:
-    """Whether ``element`` is a body whose mass and inertia are both the number zero."""
-    values = [getattr(element, "m", None), getattr(element, "J", None)]
-    if element.kind is not Kind.ACROSS_STORE or any(v is None for v in values):
-        return False
-    return all(sympy.sympify(x).is_zero for v in values
-               for x in (v if isinstance(v, sympy.MatrixBase) else [v]))
-
-
-def _first(f: Callable) -> Callable[[np.ndarray], float]:
-    """``f(q)[0]`` as a float: the value of a compiled one-entry function."""
-    return lambda q: float(f(q)[0])
-
-
-def _finite_real(value) -> bool:
-    """Whether ``value`` is a finite real number (a Python, numpy or sympy one; not a
-    boolean, a string or a complex number)."""
-    if isinstance(value, (bool, np.bool_)):
-        return False
-    if isinstance(value, sympy.Basic):
-        return bool(value.is_number and value.is_real and value.is_finite)
-    return isinstance(value, numbers.Real) and bool(np.isfinite(float(value)))
-
-
 class OperatingPoint:
     """A static equilibrium or a nominal motion: coordinates ``q``, multipliers ``lam`` and,
     for a motion, speeds ``u`` and accelerations ``a``; ``point[name]`` reads any quantity a
     simulation reports (coordinates, body poses, joint angles, reactions)."""
 
-    def __init__(self, eom: MechanismEquations, q, lam, time: float, u=None, a=None) -> None:
+    def __init__(self, eom: MechanismEquations, q, lam, time: float, u=None, a=None, *,
+                 derive: Callable[[OperatingPoint], dict[str, np.ndarray]]) -> None:
         self.eom, self.q, self.lam, self.time = eom, np.asarray(q), np.asarray(lam), time
         self.u = None if u is None else np.asarray(u, dtype=float)
         self.a = None if a is None else np.asarray(a, dtype=float)
+        self._derive = derive
 
     @cached_property
     def values(self) -> dict[str, np.ndarray]:
-        nu = len(self.eom.u)
-        u = (np.zeros(nu) if self.u is None else self.u).reshape(nu, 1)
-        series = self.eom.outputs(self.eom.compile(), [self.time], self.q.reshape(-1, 1), u)
-        return {name: value[0] for name, value in series.items()}
+        """Every quantity a simulation reports, at the point (found when first read, by the
+        ``derive`` of the algorithm that found the point)."""
+        return self._derive(self)
 
     def __getitem__(self, name: str):
         if name in self.eom.coordinates:
@@ -532,19 +497,6 @@ class MechanismEquations(ABC):
     def applied_forces(self) -> sympy.Matrix:
         """The generalized forces of springs, dampers and drivers."""
 
-    def compile_model(self, parameters: dict | None, runtime: Sequence[str] = (),
-                      linear_algebra: str = "auto"):
-        """A new compiled numeric model (:class:`vecnet.numerics.planar.CompiledMechanism`,
-        :class:`vecnet.numerics.spatial.CompiledSpatial`); :meth:`compile` keeps one. The
-        parameters named in ``runtime`` stay arguments of its compiled functions, their
-        values set by its ``bind`` (:meth:`parametric`); ``linear_algebra`` tells how it
-        solves the constrained equations (``"auto"``, ``"dense"``, ``"sparse"``:
-        :attr:`~vecnet.numerics.mechanism.CompiledModel.solver`)."""
-        compiled = (later("vecnet.numerics.planar").CompiledMechanism
-                    if self.mechanism.dimensions == 2
-                    else later("vecnet.numerics.spatial").CompiledSpatial)
-        return compiled(self, parameters, runtime=tuple(runtime), linear_algebra=linear_algebra)
-
     def parametric(self, names: Sequence[str], parameters: dict | None = None,
                    strict: bool = True):
         """The compiled model whose parameters ``names`` are arguments of its compiled
@@ -618,89 +570,14 @@ class MechanismEquations(ABC):
         return {k: v for k, v in self.__dict__.items()
                 if k not in ("_compiled", "_parametric", "_active")}
 
-    def outputs(self, model, times, qs, us, ws=None) -> dict[str, np.ndarray]:
-        """Every named result at the given coordinates and speeds, ``ws`` holding the loads
-        (:attr:`inputs`) at each time, default zero
-        (:func:`vecnet.numerics.mechanism_outputs.outputs`; docs/conventions.md):
-
-        * every coordinate and speed, by name;
-        * every body's ``x, y`` (and ``z``), ``vx, vy`` (and ``vz``), ``position`` and
-          ``velocity`` (n x 2 or n x 3), ``omega`` (world axes; in the plane a number),
-          and its ``angle`` in the plane, its ``orientation`` (unit quaternions ``w, x, y,
-          z``) and ``euler`` (z-y-x angles) in space;
-        * every joint's ``reaction`` (the force on its head body; also ``.x``, ``.y``,
-          ``.z``) and ``reaction_torque`` (on its head body, about the head point), the
-          ``angle`` of joints that turn about an axis and the ``distance`` of those that
-          slide along one;
-        * every force element's ``force`` and ``torque``, what it applies to its head;
-          every driver's ``effort``; every gear's or rack's ``torque_a``, ``torque_b`` or
-          ``force_b``;
-        * ``kinetic``, ``potential``, ``energy`` and ``constraint residual``.
-
-        A planar mechanism's outputs are those of the same mechanism in space restricted to
-        the plane."""
-        outputs = later("vecnet.numerics.mechanism_outputs").outputs
-
-        return outputs(model, times, qs, us, ws, planar=self.mechanism.dimensions == 2)
-
     @abstractmethod
     def initial_guess(self) -> np.ndarray:
         """Branch coordinates read off the bodies' initial poses."""
 
     def initial_speeds(self, q: np.ndarray, velocities: dict | None, time: float = 0.0,
                        parameters: dict | None = None) -> np.ndarray:
-        """Speeds from ``velocities``: rates of scalar coordinates (``"J.angle"`` or
-        ``"J.angle'"``), speeds by name (``"ball.wx"``), a body's ``"b.omega"`` and
-        ``"b.velocity"`` (of its mass centre, world axes; in the plane a number and an
-        x-y pair). The constraints are met exactly, the given values in the least-squares
-        sense; a :class:`~vecnet.errors.ModelError` is raised when they cannot all be met.
-
-        >>> import vecnet as vn
-        >>> mech = vn.planar.Mechanism("m")
-        >>> bob = mech.body("bob", 1.0, 0.1, position=(1, 0))
-        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
-        >>> eom = mech.formulate()
-        >>> eom.initial_speeds(eom.assemble(), {"bob.velocity": (0, 2)}).tolist()
-        [2.0]
-        """
-        mb = later("vecnet.numerics.multibody")
-
-        model = self.compile(parameters)
-        n, d = model.nu, self.mechanism.dimensions
-        rows, values = [], []
-        kin = model.kinematics(q, np.zeros(n))
-        for name, value in (velocities or {}).items():
-            base, _, what = name.rpartition(".")
-            if name in self.speed_names or f"{name}'" in self.speed_names:
-                e = np.zeros((1, n))
-                e[0, self.speed_names.index(name if name in self.speed_names else f"{name}'")] = 1
-                rows.append(e)
-                values.append(np.atleast_1d(float(value)))
-            elif base in self.mechanism.bodies and what in ("omega", "velocity"):
-                k = model.row[model.node[base]]
-                rows.append(kin["Jv"][k][:d] if what == "velocity"
-                            else kin["Jw"][k][2:] if d == 2 else kin["Jw"][k])
-                values.append(np.asarray(value, dtype=float).reshape(len(rows[-1])))
-            else:
-                raise UnknownNameError(f"no speed {name!r}; give coordinate rates "
-                                       f"({', '.join(self.speed_names)}) or '<body>.omega', "
-                                       "'<body>.velocity'")
-        phi_u, phi_t = mb.velocity_constraints(model, time, q)
-        if len(phi_t):
-            u0 = np.linalg.lstsq(phi_u, -phi_t, rcond=None)[0]
-            H = scipy.linalg.null_space(phi_u)
-        else:
-            u0, H = np.zeros(n), np.eye(n)
-        if not rows:
-            return u0
-        G, g = np.vstack(rows), np.concatenate(values)
-        z = np.linalg.lstsq(G @ H, g - G @ u0, rcond=None)[0]
-        u = u0 + H @ z
-        miss = np.max(np.abs(G @ u - g))
-        if miss > 1e-9 * max(1.0, np.max(np.abs(g))):
-            raise ModelError("the given velocities are not allowed by the joints (off by "
-                             f"{miss:.3g}): " + ", ".join(velocities or ()))
-        return u
+        """Speeds from ``velocities`` at ``q``, the constraints met: :func:`vecnet.initial_speeds`."""
+        return public("initial_speeds")(self, q, velocities, time, parameters)
 
     @abstractmethod
     def axial(self, joint: str, coordinate: str) -> tuple:
@@ -879,31 +756,7 @@ class MechanismEquations(ABC):
         return self.axial(where, which)[1 if derivative[0] else 0]
 
     # -- joint limits ----------------------------------------------------------------
-    def stops(self, model) -> list:
-        """A :class:`~vecnet.numerics.multibody.Stop` for every lower and upper limit of
-        the mechanism's joint stops (``Mechanism.joint_limit``,
-        :class:`~vecnet.elements.joint_laws.StopLaw`): its gap the distance of the joint's
-        coordinate from the limit (:meth:`axial`, in ``q``), its gradient the gap's rate
-        per unit speed, along which the impact's impulse acts."""
-        Stop = later("vecnet.numerics.multibody").Stop
-
-        out = []
-        for element in self.mechanism.network.elements:
-            if not isinstance(element, StopLaw):
-                continue
-            self._check_stop(element)
-            value, rate = self.axial(element.joint, element.quantity)
-            per_speed = [rate.diff(ui) for ui in self.u]
-            for limit, sign, end in element.sides():
-                gap = model.lambdify((list(self.q),), [element.gap(value, limit, sign)],
-                                      element.name)
-                grad = model.lambdify((list(self.q),), [sign * g for g in per_speed],
-                                       element.name)
-                out.append(Stop(f"{element.name}.{end}", _first(gap), grad,
-                                model.number(element.restitution, element.name)))
-        return out
-
-    def _check_stop(self, element) -> None:
+    def check_stop(self, element) -> None:
         """Refuse a stop the dimension cannot strike (none in the plane, where ``q' = u``)."""
 
     # -- numerics -----------------------------------------------------------------
@@ -973,7 +826,7 @@ class MechanismEquations(ABC):
                 f"{', '.join(map(repr, unknown))}; its parameters are "
                 f"{', '.join(sorted(known)) or 'none'}")
 
-    def _fixed(self, initial: dict | None) -> dict[int, float]:
+    def fixed_coordinates(self, initial: dict | None) -> dict[int, float]:
         """Coordinate indices and values of the scalar coordinates named in ``initial``."""
         out = {}
         for name, value in (initial or {}).items():
@@ -985,12 +838,6 @@ class MechanismEquations(ABC):
                                  "orientation of the bodies instead")
             out[self.coordinates.index(name)] = float(value)
         return out
-
-    def _mobility(self, model, time: float, q: np.ndarray) -> int:
-        mb = later("vecnet.numerics.multibody")
-
-        phi_u = mb.velocity_constraints(model, time, q)[0]
-        return mb.speeds(model) - len(mb.independent_rows(phi_u))
 
     @property
     def speed_preference(self) -> list[int]:
@@ -1018,93 +865,6 @@ class MechanismEquations(ABC):
             keys.append((first[element], 0 if turn else 1, i))
         return [key[-1] for key in sorted(keys)]
 
-    def assemble(self, initial: dict | None = None, time: float = 0.0,
-                 parameters: dict | None = None) -> np.ndarray:
-        """Assembled coordinates ``q`` (closing every loop) from the bodies' initial poses,
-        with the scalar coordinates named in ``initial`` held at the given values.
-
-        Only dependent coordinates move: the independent ones, those named in ``initial``
-        and then the first of :attr:`speed_preference` the constraints leave free (a
-        four-bar's crank angle), keep the values the bodies were placed with, and the others
-        close the loops (:func:`vecnet.numerics.multibody.assemble`). When the placed
-        values admit no assembly, they move too, as little as they can (least squares).
-
-        Parameters
-        ----------
-        initial : dict, optional
-            Coordinate name -> value, held.
-        time : float
-            The time of the drivers' motions.
-        parameters : dict, optional
-            Values of the mechanism's symbols.
-
-        Returns
-        -------
-        numpy.ndarray
-            The coordinates, in the order of :attr:`coordinates`.
-
-        Raises
-        ------
-        FormulationError
-            When the loops cannot close, or close with no degree of freedom left and no
-            driver to move the mechanism (it is locked).
-
-        Examples
-        --------
-        A crank placed at 90 degrees, its coupler and rocker roughly where they go:
-
-        >>> import math, vecnet as vn
-        >>> mech = vn.planar.Mechanism("four-bar")
-        >>> crank = mech.body("crank", 1.0, 0.1, position=(0, 0.5), angle=math.pi / 2)
-        >>> coupler = mech.body("coupler", 1.0, 0.1, position=(1, 1.2), angle=0.2)
-        >>> rocker = mech.body("rocker", 1.0, 0.1, position=(2, 0.6), angle=-1.4)
-        >>> _ = mech.revolute("A", mech.ground.point(0, 0), crank.point(-0.5, 0))
-        >>> _ = mech.revolute("B", crank.point(0.5, 0), coupler.point(-1, 0))
-        >>> _ = mech.revolute("C", coupler.point(1, 0), rocker.point(-0.6, 0))
-        >>> _ = mech.revolute("D", rocker.point(0.6, 0), mech.ground.point(2, 0))
-        >>> eom = mech.formulate()
-        >>> round(math.degrees(eom.assemble()[0]), 9)
-        90.0
-        """
-        mb = later("vecnet.numerics.multibody")
-
-        model = self.compile(parameters)
-        q = self.initial_guess()
-        fixed = self._fixed(initial)
-        for i, value in fixed.items():
-            q[i] = value
-        held = [self.speed_names.index(f"{self.coordinates[i]}'") for i in fixed]
-        q = mb.assemble(model, q, time, fixed=held, prefer=self.speed_preference)
-        driven = any(isinstance(e, self.driver) for e in self.mechanism.network.elements)
-        if self._mobility(model, time, q) == 0 and not driven:
-            joints = [c for c in self.topology.chords if self.mechanism.network.element(c).is_joint]
-            raise FormulationError("the mechanism is locked: its constraints leave no degree of "
-                                   "freedom (the loops closed by " + ", ".join(joints) + ")")
-        return q
-
-    def degrees_of_freedom(self, q=None, time: float = 0.0, parameters: dict | None = None) -> int:
-        """The number of speeds less ``rank(Phi_u)`` at ``q`` (default: the assembled pose):
-        redundant constraints are found from the rank, not by counting. ``Phi_u`` holds the
-        velocity (nonholonomic) constraints too, so that with rolling wheels this counts the
-        free speeds, fewer than the free coordinates."""
-        model = self.compile(parameters)
-        q = self.assemble(time=time, parameters=parameters) if q is None \
-            else np.asarray(q, dtype=float)
-        return self._mobility(model, time, q)
-
-    def result(self, model, ts, qs, us, outcome=None, ws=None, series=None):
-        """A :class:`~vecnet.numerics.result.Result` of the motion sampled at ``ts``
-        (coordinates ``qs`` and speeds ``us``, a column a sample) by the compiled
-        ``model``: the coordinates and speeds now, everything :meth:`outputs` reports when
-        first read (with the loads ``ws`` across joints, default zero); ``outcome`` (a
-        :class:`~vecnet.numerics.result.Outcome`) tells how they were found; ``series``
-        adds named series of the integrator's (a joint friction's modes)."""
-        Result = later("vecnet.numerics.result").Result
-
-        given = {**dict(zip(self.coordinates, qs)), **dict(zip(self.speed_names, us)),
-                 **(series or {})}
-        return Result(ts, given, outcome, derive=lambda: self.outputs(model, ts, qs, us, ws))
-
     def check_signals(self, t_span, parameters: dict | None = None) -> None:
         """Refuse, before any work, a force, torque or drive that oscillates more than
         ``max_cycles`` times in ``t_span = (t0, t1)`` (a number: ``(0, t_span)``;
@@ -1120,25 +880,31 @@ class MechanismEquations(ABC):
                     for entry in (signal if isinstance(signal, sympy.MatrixBase) else [signal]):
                         check_oscillation(element.name, entry.xreplace(values), span)
 
+    @property
+    def speeds_are_rates(self) -> bool:
+        """Whether ``q' = u`` (no quaternion among the coordinates)."""
+        N = getattr(self, "N", None)
+        return N is None or N == sympy.eye(len(self.q))
+
+    # -- the algorithms over the equations: one-line forwards to vecnet's functions -------
+    def compile_model(self, parameters: dict | None, runtime: Sequence[str] = (),
+                      linear_algebra: str = "auto"):
+        """A new compiled numeric model: :func:`vecnet.compile` (:meth:`compile` keeps one)."""
+        return public("compile")(self, parameters, runtime=runtime, linear_algebra=linear_algebra)
+
+    def assemble(self, initial: dict | None = None, time: float = 0.0,
+                 parameters: dict | None = None) -> np.ndarray:
+        """Assembled coordinates, the loops closed: :func:`vecnet.assemble`."""
+        return public("assemble")(self, initial, time, parameters)
+
+    def degrees_of_freedom(self, q=None, time: float = 0.0, parameters: dict | None = None) -> int:
+        """The free speeds at ``q``: :func:`vecnet.degrees_of_freedom`."""
+        return public("degrees_of_freedom")(self, q, time, parameters)
+
     def simulate(self, t_end: float, t_eval=None, **options):
         """Forward dynamics from ``t = 0`` to ``t_end``: ``vn.simulate(eom, (0, t_end),
         t_eval=t_eval, **options)`` (:func:`vecnet.simulate`, where the options are told;
         it starts at any time).
-
-        ``method="partition"`` (the default) integrates the independent speeds with
-        scipy's ``DOP853``, finding the dependent ones from the constraints at every step
-        (coordinate partitioning, :func:`vecnet.numerics.multibody.integrate_partitioned`);
-        ``method="dae"`` integrates the stabilized index-2 DAE with IDA (scikit-sundae,
-        :func:`vecnet.numerics.multibody.integrate_dae`); ``method="rk4"`` and
-        ``method="euler"`` (semi-implicit) take fixed steps no longer than ``step``
-        seconds, as game and robotics engines do, with the loops closed after every step
-        (:func:`vecnet.numerics.multibody.integrate_fixed`). A mechanism whose drivers fix
-        every degree of freedom is solved by kinematics. Joint limits (stops) reverse a
-        joint's speed times ``-restitution`` when struck, through the partitioned
-        integrator's events.
-
-        Returns a :class:`~vecnet.numerics.result.Result` with every coordinate and speed
-        and the quantities the dimension reports (see the subclass).
 
         >>> import vecnet as vn
         >>> mech = vn.planar.Mechanism("m", gravity=(0, 0))
@@ -1148,269 +914,31 @@ class MechanismEquations(ABC):
         >>> round(float(res["O.angle"][-1]), 9), res.solver    # turning freely: 3 * 2
         (6.0, 'partition')
         """
-        simulate = later("vecnet.numerics.simulation").simulate
-
-        return simulate(self, (0.0, t_end), t_eval=t_eval, **options)
-
-    def check_mass_matrix(self, model, q0: np.ndarray, time: float = 0.0) -> None:
-        """Refuse forward dynamics whose mass matrix, on the motions the constraints allow
-        at ``time`` (``H^T M H``, ``H`` a basis of the null space of ``Phi_u``), is singular
-        at the initial pose: some motion then has no inertia, and forces cannot decide it.
-        The message names the bodies without mass and inertia, the usual cause.
-
-        Raises
-        ------
-        ModelError
-            When it is singular.
-        """
-        mb = later("vecnet.numerics.multibody")
-
-        if not any(_lacks_inertia(e) for e in self.mechanism.network.elements):
-            return   # every body has mass and inertia about every axis: M is regular
-        H = mb.tangent_basis(model, time, q0)
-        if not H.shape[1]:
-            return
-        M = model.mass_matrix(q0)
-        inertia = np.linalg.eigvalsh(H.T @ M @ H)
-        if inertia[0] > 1e-12 * max(inertia[-1], np.abs(M).max()):
-            return
-        massless = [e.name for e in self.mechanism.network.elements if _massless(e)]
-        raise ModelError(
-            "the mass matrix is singular at the initial pose: a motion the joints allow has no "
-            "inertia, so the forces cannot determine it"
-            + (f" (bodies without mass and inertia: {', '.join(massless)})" if massless else "")
-            + "; give those bodies mass or inertia, or drive the motion (inverse_dynamics)")
-
-    def check_time_scale(self, model, q0: np.ndarray, t_span, method: str) -> None:
-        """Refuse a span ``(t0, t1)`` holding more than ``max_cycles`` of the motion's
-        fastest time scale, ``1 / |s|`` for the largest eigenvalue ``s`` of the motion
-        linearized at the initial pose at ``t0``
-        (:func:`vecnet.numerics.multibody.fastest_rate`): an explicit integrator takes
-        several steps for each. The implicit ``"dae"`` method, which is not held to the
-        fastest scale, and a mechanism whose accelerations cannot be had (no inertia in a
-        direction) are left to the :class:`~vecnet.core.bounds.Watch`.
-
-        Raises
-        ------
-        ModelError
-            When the span holds too many.
-        """
-        mb = later("vecnet.numerics.multibody")
-
-        if method == "dae":
-            return
-        t0, t1 = t_span
-        try:
-            with np.errstate(all="ignore"):
-                fastest = mb.fastest_rate(model, t0, q0)
-        except (np.linalg.LinAlgError, VecnetError):
-            return
-        cycles = fastest * (t1 - t0) / (2 * np.pi)
-        bound = get_limits().max_cycles
-        if cycles > bound:
-            raise ModelError(
-                f"the motion's fastest time scale is a period of {2 * np.pi / fastest:.3g} s "
-                f"(an eigenvalue of {fastest:.3g} 1/s of the linearization at the initial "
-                f"pose): the span of {t1 - t0:.6g} s holds {cycles:.3g} of them, more than "
-                f"max_cycles = {bound:.6g}; "
-                "shorten t_span or raise the limit with vn.limits(max_cycles=...)")
+        return public("simulate")(self, (0.0, t_end), t_eval=t_eval, **options)
 
     def inverse_dynamics(self, t_eval, parameters: dict | None = None):
-        """Kinematics and the efforts of drivers that fix every degree of freedom, with every
-        joint reaction from the cutset equations: a :class:`~vecnet.numerics.result.Result`
-        as from :meth:`simulate`, with ``"<driver>.effort"``.
-
-        Raises
-        ------
-        FormulationError
-            When the drivers leave a degree of freedom.
-        """
-        mb = later("vecnet.numerics.multibody")
-
-        model = self.compile(parameters)
-        times = np.asarray(t_eval, dtype=float)
-        q0 = self.assemble(time=float(times[0]), parameters=parameters)
-        if self._mobility(model, float(times[0]), q0) != 0:
-            raise FormulationError("inverse dynamics needs drivers that fix every degree of "
-                                   "freedom; use simulate() for forward dynamics")
-        ts, qs, us = mb.kinematics(model, times, q0)
-        return self.result(model, ts, qs, us)
+        """Kinematics and the drivers' efforts: :func:`vecnet.inverse_dynamics`."""
+        return public("inverse_dynamics")(self, t_eval, parameters)
 
     def forward_dynamics(self, q, u, tau=None, *, time: float = 0.0,
                          parameters: dict | None = None) -> np.ndarray:
-        """The accelerations ``u'`` at coordinates ``q`` and speeds ``u`` (in the order of
-        :attr:`coordinates` and :attr:`speed_names`) under the generalized forces ``tau``
-        (one per speed, added to gravity, springs, dampers, drivers and the velocity
-        terms; default none), at ``time`` — what Pinocchio's ``aba(model, data, q, v,
-        tau)`` gives.
-
-        A mechanism without loops takes the articulated-body recursion, in time linear in
-        its size. A mechanism with loops (cut joints, drivers, velocity constraints) is
-        solved with the loops' multipliers, ``Phi_u u' = c`` holding (see
-        ``docs/multibody-core.md``): give a ``q`` and ``u`` that satisfy its constraints
-        (:meth:`assemble`), as the result is otherwise that of a state the mechanism cannot
-        take. Unit quaternions in ``q`` are normalized. The model compiled for the
-        ``parameters`` (:meth:`compile`) is kept, so repeated calls compile nothing.
-
-        Compared with ``aba``: a body moving freely (absolute coordinates) has as speeds
-        its mass centre's velocity and its angular velocity, both in world axes (with
-        ``formulate(speeds="body")`` the angular velocity in body axes), and its entries of
-        ``tau`` are the force at the mass centre and the torque about it in the same axes;
-        Pinocchio's free flyer takes the velocity of the body frame's origin and the
-        angular velocity, both in body axes, so its ``q``, ``v`` and ``tau`` are those
-        quantities after the change of frame and of reference point.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``u'``, one entry per speed.
-
-        Raises
-        ------
-        ModelError
-            ``q``, ``u`` or ``tau`` of the wrong length, not real numbers (complex, boolean
-            or other objects) or not finite, a quaternion of zero norm, a parameter without
-            a value (pass ``parameters={...}``) or with one that is not a finite real
-            number, a ``time`` that is not.
-        UnknownNameError
-            ``parameters`` names a parameter the mechanism's equations do not hold.
-        SimulationError
-            Where the accelerations are not determined (a motion without inertia) or not
-            finite (speeds so large that the velocity terms overflow).
-
-        Examples
-        --------
-        A pendulum of 1 kg on a massless arm of 1 m, held level: gravity turns it at
-        ``-g / l``, a torque ``m g l`` holds it.
-
-        >>> import vecnet as vn
-        >>> mech = vn.planar.Mechanism("pendulum", gravity=(0, -9.81))
-        >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(1, 0))
-        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
-        >>> eom = mech.formulate()
-        >>> eom.forward_dynamics([0.0], [0.0]).tolist()
-        [-9.81]
-        >>> eom.forward_dynamics([0.0], [0.0], tau=[9.81]).tolist()
-        [0.0]
-        """
-        mb = later("vecnet.numerics.multibody")
-        owner = f"mechanism {self.mechanism.name!r}"
-        if parameters:
-            for key, value in parameters.items():
-                if not _finite_real(value):
-                    raise ModelError(f"{owner}: parameter {str(key)!r} = {value!r}: "
-                                     "forward_dynamics takes a finite real number")
-            self.check_parameters(parameters)
-        if not (type(time) is float and math.isfinite(time)) and not _finite_real(time):
-            raise ModelError(f"{owner}: time = {time!r} must be a finite real number")
-        return mb.forward_dynamics(self.compile(parameters), q, u, tau, float(time),
-                                   (self.coordinates, self.speed_names), owner)
+        """The accelerations ``u'`` at ``q``, ``u`` under ``tau``: :func:`vecnet.forward_dynamics`."""
+        return public("forward_dynamics")(self, q, u, tau, time=time, parameters=parameters)
 
     def equilibrium(self, time: float = 0.0, parameters: dict | None = None,
                     iterations: int = 100) -> OperatingPoint:
-        """Static equilibrium near the initial pose: ``Q(q, 0) + Phi_u^T lambda = 0``,
-        ``Phi(q) = 0``, by Newton steps on the assembled mechanism. At every step the
-        coordinates are partitioned anew, the generalized force is reduced to the
-        independent ones and a limited step is followed by assembly (all constraints, so
-        redundant ones stay satisfied); the multipliers then balance the forces
-        (:func:`vecnet.numerics.multibody.equilibrium`). Returns an :class:`OperatingPoint`.
-
-        Raises
-        ------
-        FormulationError
-            When no equilibrium is found near the initial pose.
-        UnknownNameError
-            ``parameters`` names a parameter the mechanism's equations do not hold.
-        """
-        mb = later("vecnet.numerics.multibody")
-
-        self.check_parameters(parameters)
-        model = self.compile(parameters)
-        q = self.assemble(time=time, parameters=parameters)
-        q, lam = mb.equilibrium(model, q, time, iterations)
-        return OperatingPoint(self, q, lam, time)
+        """A static equilibrium near the initial pose: :func:`vecnet.equilibrium`."""
+        return public("equilibrium")(self, time, parameters, iterations)
 
     def steady_motion(self, velocities: dict, time: float = 0.0,
                       parameters: dict | None = None) -> OperatingPoint:
-        """A nominal motion to linearize about: the assembled initial pose moving with
-        ``velocities`` (as in :meth:`simulate`), with its acceleration and multipliers. For
-        a steadily spinning rotor on a symmetric support the acceleration is zero and
-        :meth:`linearize` gives the whirl (the gyroscopic terms are in ``C``)."""
-        mb = later("vecnet.numerics.multibody")
-
-        model = self.compile(parameters)
-        q = self.assemble(time=time, parameters=parameters)
-        u = self.initial_speeds(q, velocities, time, parameters)
-        snap = model.evaluate(time, q, u)
-        a, lam = mb.accelerations(snap, mb.independent_rows(snap.phi_q))
-        return OperatingPoint(self, q, lam, time, u=u, a=a)
-
-    @property
-    def speeds_are_rates(self) -> bool:
-        """Whether ``q' = u`` (no quaternion among the coordinates)."""
-        N = getattr(self, "N", None)
-        return N is None or N == sympy.eye(len(self.q))
+        """A nominal motion to linearize about: :func:`vecnet.steady_motion`."""
+        return public("steady_motion")(self, velocities, time, parameters)
 
     def linearize(self, point: OperatingPoint, parameters: dict | None = None,
                   step: float = 1e-6) -> Linearization | StateLinearization:
-        """Linear model about an operating point in independent coordinates (Thompson's
-        reduced order): with ``H2`` a basis of the null space of ``Phi_u`` and
-        ``u = u* + H2 z'``, ``M z'' + C z' + K z = B w`` with ``M = H2^T M H2``,
-        ``C = -H2^T Q_u H2``, ``K = -H2^T (Q + Phi_u^T lambda - M a*)_q N H2``
-        (:func:`vecnet.numerics.multibody.linear_model`) and ``B`` the generalized forces
-        of unit inputs ``w``: every applied torque and force, by component (``"T"`` in the
-        plane, ``"T.x"`` ... in space; forces ``"F.x"`` ...), and every load across a
-        joint, each added to its value at the point.
-
-        Examples
-        --------
-        >>> import vecnet as vn
-        >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
-        >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(0, -1))
-        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
-        >>> _ = mech.torque("T", bob, 0.0)
-        >>> eom = mech.formulate()
-        >>> lin = eom.linearize(eom.equilibrium())
-        >>> lin.inputs, lin.B.round(12).tolist(), lin.K.round(9).tolist()
-        (('T',), [[1.0]], [[9.81]])
-
-        A mechanism with velocity (nonholonomic) constraints, a rolling wheel, has fewer
-        independent speeds than coordinates: its linear model is the first-order
-        :class:`StateLinearization` ``x' = A x + B w`` in its independent coordinates and
-        speeds (:func:`vecnet.numerics.multibody.linear_state_model`).
-
-        Raises
-        ------
-        FormulationError
-            For a moving operating point when quaternions are among the coordinates.
-        UnknownNameError
-            ``parameters`` names a parameter the mechanism's equations do not hold.
-        """
-        mb = later("vecnet.numerics.multibody")
-
-        self.check_parameters(parameters)
-        model = self.compile(parameters)
-        if point.u is not None and np.any(point.u) and not self.speeds_are_rates:
-            raise FormulationError("linearizing about a motion needs q' = u: coordinates "
-                                   "without quaternions (revolute, prismatic, universal ... "
-                                   "joints in the tree)")
-        if mb.velocity_rows(model):
-            inputs, columns = model.input_forces(point.time, point.q)
-            A, B, C, iq, iu = mb.linear_state_model(model, point.q, point.u, point.time, step,
-                                                    columns)
-            return StateLinearization(A, B, C, [self.coordinates[i] for i in iq]
-                                      + [self.speed_names[i] for i in iu], inputs,
-                                      self.coordinates)
-        # a basis whose z are coordinates themselves (the first independent ones of the
-        # speed preference), so that the states read as the coordinates: pin.angle, not z1
-        phi_u = mb.velocity_constraints(model, point.time, point.q)[0]
-        basis = mb.independent_basis(model, point.time, point.q,
-                                     mb.preferred_split(phi_u, self.speed_preference))
-        M, C, K, H = mb.linear_model(model, point.q, point.lam, point.time, step,
-                                     u=point.u, a=point.a, basis=basis)
-        inputs, columns = model.input_forces(point.time, point.q)
-        outputs = [name[:-1] if name.endswith("'") else name for name in self.speed_names]
-        return Linearization(M, C, K, H, H.T @ columns, inputs, outputs)
+        """The linear model about an operating point: :func:`vecnet.linearize`."""
+        return public("linearize")(self, point, parameters, step)
 
     def __repr__(self) -> str:
         return (f"<{type(self).__name__}: {len(self.q)} coordinates {list(self.coordinates)}, "

@@ -75,6 +75,7 @@ import sympy
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
+from ..core.forwards import public
 from ..core.later import later
 from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
 from ..elements.coupled_inductors import CoupledInductors
@@ -232,9 +233,7 @@ class SparseStateSpace:
         """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` at each complex frequency, an array
         of shape ``(len(s_values), outputs, inputs)``: see
         :func:`vecnet.numerics.analysis.response_at`."""
-        response_at = later("vecnet.numerics.analysis").response_at
-
-        return response_at(self, np.asarray(list(s_values), dtype=complex), self.outputs)
+        return public("response_at")(self, np.asarray(list(s_values), dtype=complex), self.outputs)
 
     def evaluate(self, x: Sequence[float], u: Sequence[float], du: Sequence[float] | None = None,
                  time: float = 0.0) -> tuple[np.ndarray, dict[str, float]]:
@@ -263,9 +262,7 @@ class SparseStateSpace:
     def simulate(self, t_span, **options):
         """Integrate in time: ``vn.simulate(model, t_span, **options)``
         (:func:`vecnet.simulate`)."""
-        simulate = later("vecnet.numerics.simulation").simulate
-
-        return simulate(self, t_span, **options)
+        return public("simulate")(self, t_span, **options)
 
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too

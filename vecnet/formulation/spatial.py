@@ -159,7 +159,7 @@ class SpatialEquations(MechanismEquations):
         self._couple(joint_loads, rotors)
         for element in net.elements:
             if isinstance(element, se.SpatialJointStop):
-                self._check_stop(element)
+                self.check_stop(element)
 
     def branch_motion(self, branch: str, qb: list) -> tuple:
         """``(R_rel, rho, W, V, N)`` of a tree branch in its coordinates ``qb``, its angular
@@ -322,7 +322,7 @@ class SpatialEquations(MechanismEquations):
             turns.append(mesh.turn(which, info["value"]))
         return {"terms": terms, "symbolic": mesh.mesh(*turns)}
 
-    def _check_stop(self, element) -> None:
+    def check_stop(self, element) -> None:
         """A stop's impact acts along the rate of its joint's coordinate, which must be a
         speed: refuse a stop on a joint outside the tree."""
         if f"{element.joint}.{element.quantity}" not in self.coordinates:

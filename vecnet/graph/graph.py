@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from ..core.forwards import public
 from ..core.later import later
 from ..core.names import MAX_NAME_LENGTH, MAX_NODE_INTEGER, LookAlikes, check_name, check_node
 from ..errors import TopologyError, UnknownNameError
@@ -312,9 +313,7 @@ class LinearGraph:
 
         See :func:`vecnet.graph.topology.Topology` for the meaning of the arguments.
         """
-        Topology = later("vecnet.graph.topology").Topology
-
-        return Topology(self, tree=tree, datum=datum, sparse=sparse)
+        return public("Topology")(self, tree=tree, datum=datum, sparse=sparse)
 
     def __repr__(self) -> str:
         return f"<LinearGraph: {self.number_of_nodes()} nodes, {self.number_of_edges()} edges>"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import json
 import math
 import os
@@ -23,11 +24,12 @@ import jsonschema
 from ..core.bounds import check_count
 from ..core.names import shown
 from ..elements.base import number_problem
+from ..elements.joints import JOINTS
 from ..errors import ModelFileError
 from .source import decode, line_of, pointer, read_bounded
 
 __all__ = ["FORMAT_VERSION", "MAX_FILE_SIZE", "SCHEMA", "read_document", "check_data",
-           "check_counts", "validate"]
+           "check_counts", "validate", "spatial_joint_schema", "spatial_joints"]
 
 #: the version of the model format read and written
 FORMAT_VERSION = "1"
@@ -36,8 +38,51 @@ MAX_FILE_SIZE = 10_000_000
 #: the JSON Schema of the format (draft 2020-12)
 SCHEMA: dict = json.loads(resources.files("vecnet.io").joinpath("schema/model-v1.json")
                           .read_text(encoding="utf-8"))
-_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-_SPATIAL_JOINTS = SCHEMA["$defs"]["spatial_joint"]["properties"]["type"]["enum"]
+#: the spatial joint types a file may name that are no catalogued joint
+_OTHER_SPATIAL = ("rolling_wheel",)
+
+
+def spatial_joint_schema() -> dict:
+    """The schema of a spatial mechanism's joint entry, derived from the joint catalogue
+    (:data:`vecnet.elements.joints.JOINTS`): the types, and for each kind the entry's keys
+    (``between``, its direction, its options), all required; a rolling wheel's keys as the
+    schema file gives them. The schema file holds this for the catalogue vecnet ships
+    (``tests/test_joint_catalogue.py``).
+
+    >>> spatial_joint_schema()["properties"]["type"]["enum"][:2]
+    ['revolute', 'prismatic']
+    """
+    shipped = SCHEMA["$defs"]["spatial_joint"]
+    rules = [rule for rule in shipped["allOf"]
+             if rule["if"]["properties"]["type"].get("const") in _OTHER_SPATIAL]
+    for kind in JOINTS.values():
+        keys: dict[str, Any] = {"type": True, "name": True, "description": True,
+                                "between": {"$ref": "#/$defs/between"}}
+        if kind.direction == "axes":
+            keys["axes"] = {"type": "array", "items": {"$ref": "#/$defs/triple"},
+                            "minItems": 2, "maxItems": 2}
+        elif kind.direction is not None:
+            keys[kind.direction] = {"$ref": "#/$defs/triple"}
+        keys.update((option, {"$ref": "#/$defs/value"}) for option in kind.options)
+        rules.append({"if": {"properties": {"type": {"const": kind.name}}},
+                      "then": {"required": [k for k in keys if k not in
+                                            ("type", "name", "description")],
+                               "properties": keys, "additionalProperties": False}})
+    return {**shipped, "properties": {**shipped["properties"], "type": {
+        "enum": [*JOINTS, *_OTHER_SPATIAL]}}, "allOf": rules}
+
+
+@functools.lru_cache(maxsize=4)
+def _validator(kinds: tuple[str, ...]) -> jsonschema.Draft202012Validator:
+    """The validator of the schema with the joint catalogue's ``kinds`` (a joint kind
+    registered later makes a new one)."""
+    schema = {**SCHEMA, "$defs": {**SCHEMA["$defs"], "spatial_joint": spatial_joint_schema()}}
+    return jsonschema.Draft202012Validator(schema)
+
+
+def spatial_joints() -> list[str]:
+    """Every joint type a spatial mechanism's file may name."""
+    return [*JOINTS, *_OTHER_SPATIAL]
 
 
 def _error(location: str, message: str) -> ModelFileError:
@@ -205,7 +250,7 @@ def validate(doc: Any) -> None:
         # before the schema: its error would be about the branch it then picks
         raise _error("/dimensions", "a mechanism has \"dimensions\": 2 (planar, the default) or 3 "
                                     f"(spatial), not {json.dumps(dimensions)[:20]}")
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(doc))
+    error = jsonschema.exceptions.best_match(_validator(tuple(JOINTS)).iter_errors(doc))
     if error is not None:
         raise _error(pointer(*error.absolute_path), _schema_message(error) + _hint(doc, error))
 
@@ -218,12 +263,12 @@ def _hint(doc: dict, error: jsonschema.ValidationError) -> str:
     if error.validator == "enum" and isinstance(error.instance, str):
         choices = [str(v) for v in error.validator_value]
         close = difflib.get_close_matches(error.instance, choices, n=1)
-        if close and error.instance not in _SPATIAL_JOINTS:
+        if close and error.instance not in spatial_joints():
             hint = f"; did you mean {close[0]!r}?"
     if doc.get("kind") != "mechanism" or doc.get("dimensions", 2) != 2:
         return hint
     spatial_joint = error.validator == "enum" and isinstance(error.instance, str) \
-        and error.instance in _SPATIAL_JOINTS
+        and error.instance in spatial_joints()
     vector = error.validator == "maxItems" and isinstance(error.instance, list) \
         and len(error.instance) == 3
     return hint + ("; a spatial mechanism needs \"dimensions\": 3" if spatial_joint or vector

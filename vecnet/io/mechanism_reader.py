@@ -21,6 +21,7 @@ from ..builders.spatial import Mechanism as SpatialMechanism
 from ..core.names import check_name
 from ..core.rotations import inertia_matrix, orientation_matrix, unit_axis
 from ..elements.base import Symbol
+from ..elements.joints import JOINTS
 from ..elements.spatial import SpatialMotionDriver
 from ..errors import ModelFileError, VecnetError
 from .reading import (
@@ -404,13 +405,6 @@ class PlanarReader(MechanismReader):
         a, b = self.between(entry, loc)
         self.call(loc, self.mech.rotary_spring, entry["name"], a, b, **law)
 
-#: spatial joint kind -> the key of its direction in the file (``None``: it has none)
-_SPATIAL_JOINTS = {"revolute": "axis", "prismatic": "axis", "cylindrical": "axis",
-                   "screw": "axis", "point_on_line": "axis", "planar_joint": "normal",
-                   "point_on_plane": "normal", "universal": "axes", "spherical": None,
-                   "weld": None}
-
-
 class SpatialReader(MechanismReader):
     """A spatial mechanism (:class:`vecnet.spatial.Mechanism`) from a file with
     ``"dimensions": 3``: 3-vectors, orientations, inertia matrices and the spatial joints.
@@ -458,8 +452,10 @@ class SpatialReader(MechanismReader):
         return axis
 
     def add_joint(self, entry: Mapping, loc: str, a, b) -> None:
-        kind, name = entry["type"], entry["name"]
-        key = _SPATIAL_JOINTS[kind]
+        """A joint of the catalogue (:data:`vecnet.elements.joints.JOINTS`): its direction
+        and options as the kind's record names them."""
+        kind, name = JOINTS[entry["type"]], entry["name"]
+        key = kind.direction
         where, options = loc, dict[str, Any]()
         if key == "axes":
             where = f"{loc}/axes"  # the builder's complaint: the axes are not perpendicular
@@ -467,9 +463,9 @@ class SpatialReader(MechanismReader):
                                     for k, v in enumerate(entry["axes"]))
         elif key is not None:
             options[key] = self.axis(entry[key], f"{loc}/{key}", name)
-        if kind == "screw":
-            options["pitch"] = self.scope.expr(entry["pitch"], f"{loc}/pitch")
-        self.call(where, getattr(self.mech, kind), name, a, b, **options)
+        for option in kind.options:
+            options[option] = self.scope.expr(entry[option], f"{loc}/{option}")
+        self.call(where, self.mech.joint, kind.name, name, a, b, **options)
 
     def wheel_directions(self, entry: Mapping, loc: str) -> dict:
         """The directions a rolling wheel's entry gives: the axle's and the plane's normal

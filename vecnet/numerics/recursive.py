@@ -34,36 +34,58 @@ from numba import njit
 from numba.core import event
 
 from ..core.bounds import add_compile_time
+from ..elements.joints import (
+    AFFINE,
+    ARM,
+    AXIAL,
+    AXIS,
+    AXIS2,
+    CYLINDRICAL,
+    FREE,
+    FREE_BODY,
+    LINE,
+    LINE_BODY,
+    PITCH,
+    PLANAR,
+    PLANE,
+    PLANE_BODY,
+    PRISMATIC,
+    R0,
+    REVOLUTE,
+    RHO,
+    ROW_WIDTH,
+    SCREW,
+    SLIDES,
+    SPHERICAL,
+    SPHERICAL_BODY,
+    START,
+    TURN_AT,
+    UNIVERSAL,
+    WELD,
+    P,
+    S,
+)
 
 __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generalized_forces",
            "inverse_mass", "mass", "rates", "kinematic_map", "ARM", "FREE", "REVOLUTE", "PRISMATIC",
            "CYLINDRICAL", "SCREW", "SPHERICAL", "UNIVERSAL", "PLANAR", "WELD", "LINE", "PLANE",
-           "AFFINE", "FREE_BODY", "SPHERICAL_BODY", "LINE_BODY", "PLANE_BODY", "BODY_AXES",
+           "AFFINE", "AXIAL", "FREE_BODY", "SPHERICAL_BODY", "LINE_BODY", "PLANE_BODY", "BODY_AXES",
            "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
            "inverse_mass_times", "node_bias", "wrench_rows", "primitive_rows",
            "row_rates", "inverse_spd", "open_chain_rates", "open_chain_rk_step", "pack",
            "BODY_FORM"]
 
-#: branch kinds (the joint motions this module knows); AFFINE is a planar branch, a turn
-#: about z and an offset in the x-y plane both affine in its coordinates
-ARM, FREE, REVOLUTE, PRISMATIC, CYLINDRICAL, SCREW, SPHERICAL, UNIVERSAL, PLANAR, WELD, \
-    LINE, PLANE, AFFINE = range(13)
-#: the branches with a quaternion whose angular speeds are in the head frame's axes (body
-#: axes: ``W u_b = R_rel omega_b``, ``p' = G(p)^T omega_b / 2``), one kind each
-FREE_BODY, SPHERICAL_BODY, LINE_BODY, PLANE_BODY = range(13, 17)
+#: the branch kinds and the parameter row's layout are the joint catalogue's
+#: (:mod:`vecnet.elements.joints`); numba reads these module globals as constants
 #: the kind in body axes of each kind with a quaternion
 BODY_AXES = {FREE: FREE_BODY, SPHERICAL: SPHERICAL_BODY, LINE: LINE_BODY, PLANE: PLANE_BODY}
-
-#: layout of a branch's parameter row: axis (3), R0 (9, row-major), axis2 (3), rho (3),
-#: pitch (1), in-plane directions p (3) and s (3), the angle where a screw has not advanced.
-#: An AFFINE branch keeps its offset rho0 in rho, its angle theta0 in pitch and, for each of
-#: its (at most three) coordinates m, the offset's and the angle's rates at 3m, 3m+1, 3m+2.
-PARAMETERS = 26
+PARAMETERS = ROW_WIDTH
+_AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S, _START = AXIS, R0, AXIS2, RHO, PITCH, P, S, START
+_TURN_AT, _SLIDES = TURN_AT, SLIDES
 #: the 6 x 6 blocks of scratch space the walk and the recursion's passes take (an array
 #: SCRATCH x 6 x 6: its blocks are views without the cost of a reshape)
 SCRATCH = 6
-_AXIS, _R0, _AXIS2, _RHO, _PITCH, _P, _S, _START = 0, 3, 12, 15, 18, 19, 22, 25
 
 #: the decorator of the kernels that allocate nothing and return no array: compiled
 #: without numba's reference counting, which otherwise spends an atomic increment and
@@ -244,6 +266,24 @@ def _motion(kind, prm, b, q, qo, u, uo, nk, Rrel, rho, W, V, Wd, turn, middle):
             rho[i] = prm[b, _AXIS + i] * q[qo]
             V[i, 0] = prm[b, _AXIS + i]
             W[i, 1 + i] = 1.0
+    elif kind == AXIAL:
+        at = int(prm[b, _TURN_AT])
+        if at >= 0:
+            _axis_rotation(prm[b, _AXIS:_AXIS + 3], q[qo + at], turn)
+            _turned_r0(turn, prm, b, Rrel)
+            for i in range(3):
+                W[i, at] = prm[b, _AXIS + i]
+        else:
+            for i in range(3):
+                for j in range(3):
+                    Rrel[i, j] = prm[b, _R0 + 3 * i + j]
+        translates = False
+        for m in range(nk):
+            for i in range(3):
+                d = prm[b, _SLIDES + 3 * m + i]
+                rho[i] += d * q[qo + m]
+                V[i, m] = d
+                translates = translates or d != 0.0
     elif kind == PLANE:
         _quaternion_matrix(q, qo + 2, Rrel)
         for i in range(3):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from .contact import ContactModes
 from .friction import CoulombModes
 from .integrators import one_blas_thread
 from .result import Outcome, Result
+
+if TYPE_CHECKING:
+    from ..builders.model import Model
 
 __all__ = ["simulate"]
 
@@ -154,7 +157,7 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
     from ..builders.model import Model
 
     if isinstance(model, Model):
-        return model.simulate(t_span, raise_on_failure=False, **options)
+        return _model_file(model, t_span, raise_on_failure=False, **options)
     raise ModelError(f"cannot simulate a {type(model).__name__}: give a Network, a state-space "
                      "model, a mechanism or its equations, a System or a model file")
 
@@ -216,6 +219,7 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     unless ``velocities``); by kinematics when drivers fix every degree of freedom. The
     result's ``linear_algebra`` and ``message`` tell which path solved the constrained
     equations (:meth:`~vecnet.numerics.mechanism.CompiledModel.linear_algebra_report`)."""
+    from . import algorithms
     from . import multibody as mb
 
     integrators: dict[str, Callable[..., mb.Motion]] = {"partition": mb.integrate_partitioned,
@@ -239,24 +243,24 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     q0 = eom.assemble(initial, t0, parameters)
     if eom.degrees_of_freedom(q0, t0, parameters) == 0:
         ts, qs, us = mb.kinematics(model, times, q0)
-        return eom.result(model, ts, qs, us, Outcome(
+        return algorithms.result(eom, model, ts, qs, us, Outcome(
             "kinematics", message="the drivers fix every degree of freedom: solved by kinematics"))
     u0 = eom.initial_speeds(q0, velocities, t0, parameters)
-    stops = eom.stops(model)
+    stops = algorithms.stops(eom, model)
     _refuse_without_events(model, stops, method)
     for stop in stops:
         if stop.gap(q0) < 0:
             raise FormulationError(f"the initial pose is beyond stop {stop.name!r} (by "
                                    f"{-stop.gap(q0):.6g}); start within the joint limits")
-    eom.check_mass_matrix(model, q0, t0)
-    eom.check_time_scale(model, q0, (t0, t1), method)
+    algorithms.check_mass_matrix(eom, model, q0, t0)
+    algorithms.check_time_scale(eom, model, q0, (t0, t1), method)
     model.path_counts = {"sparse": 0, "dense": 0}
     moded = len(model.friction) + len(model.contacts)
     watch.weigh(MODE_WORK * moded + (CONSTRAINED_WORK if model.m else 0))
     # the outputs (reactions, energies, the modes' forces) at every sample, counted first
     watch.spend(len(times) * (OUTPUT_WORK * (model.n + mb.speeds(model) + model.m + 2)
                               + MODE_WORK * moded), f"the outputs at {len(times)} samples")
-    events = {"stops": stops} if stops else {}
+    events: dict[str, Any] = {"stops": stops} if stops else {}
     if model.friction:   # set-valued joint friction: its modes, switched by events
         events["modes"] = CoulombModes(model, t0, q0, tol=atol)
     if model.contacts:   # unilateral contacts: open, closed, sticking, slipping by events
@@ -271,10 +275,10 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
         outcome.message = f"{outcome.message}; {note}" if outcome.message else note
     if "modes" in events:   # the Coulomb forces are loads: the outputs need them
         ws, series = events["modes"].series(motion.t, motion.q, motion.u)
-        result = eom.result(model, motion.t, motion.q, motion.u, outcome, ws=ws, series=series)
+        result = algorithms.result(eom, model, motion.t, motion.q, motion.u, outcome, ws=ws, series=series)
         result.units.update(events["modes"].units())
         return result
-    return eom.result(model, motion.t, motion.q, motion.u, outcome)
+    return algorithms.result(eom, model, motion.t, motion.q, motion.u, outcome)
 
 
 #: the work (in state evaluations: 10^8 of them about half a minute on one core) of an
@@ -313,6 +317,7 @@ def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = N
     """A formulated :class:`~vecnet.System` from the mechanism assembled at ``t0`` (the
     scalar ``coordinates`` held at the values given, at rest unless ``velocities``) and
     its lumped and block states (``initial``, by name)."""
+    from . import algorithms
     from . import multibody as mb
 
     integrators: dict[str, Callable[..., mb.Motion]] = {"partition": mb.integrate_partitioned,
@@ -333,5 +338,80 @@ def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = N
     motion = integrators[method](model, t0, q0, u0, times, rtol, atol, extra=system.extra,
                                  s0=system.state_vector(initial), progress=watch)
     rows = mb.independent_rows(model.evaluate(t0, q0, u0).phi_q)
-    series = system.outputs(model, motion.t, motion.q, motion.u, motion.s, rows)
+    series = algorithms.coupled_outputs(system, model, motion.t, motion.q, motion.u, motion.s, rows)
     return Result(motion.t, series, motion.outcome)
+
+
+def _model_file(model: Model, t_span: Sequence[float] | None = None, points: int | None = None,
+                progress: Callable[[float], None] | None = None, **options: Any) -> Result:
+    """A loaded model with the file's settings (:meth:`vecnet.builders.model.Model.simulate`)."""
+    import sympy
+
+    from ..builders.model import time_function
+    from ..builders.network import Network
+    from ..core.bounds import check_oscillation
+    from ..elements.base import Symbol
+    from ..formulation.lumped import network_inputs
+
+    # only passed on when given, so that the integrators keep their own default
+    extra = {} if progress is None else {"progress": progress}
+    t_span = tuple(t_span or model.t_span or ())
+    if len(t_span) != 2:
+        raise ModelError(f"model {model.name!r} has no simulation t_span; pass t_span=(t0, t1)")
+    t0, t1, times = time_grid(t_span, points=int(points or model.points or 501))
+    given = {str(k): v for k, v in (options.pop("parameters", None) or {}).items()}
+    values = {**model.values, **{Symbol(k): v for k, v in given.items()}}
+    if model.kind == "system":
+        return _system_file(model, (t0, t1), times, given, options)
+    if model.kind == "mechanism":
+        # sympy numbers: the planar compiler substitutes them with xreplace; only the
+        # values the equations hold (others served the file's own expressions)
+        eom = model.formulate()
+        exact = {k: sympy.Float(v) for k, v in values.items()}
+        used = {str(s) for s in eom.compile_model(exact).used} if exact else set()
+        model.check_given(given, used, "its equations hold")
+        exact = {k: v for k, v in exact.items() if str(k) in used}
+        return simulate(eom, (t0, t1), **{"t_eval": times, "initial": model.initial or None,
+                                          "velocities": model.velocities or None,
+                                          "parameters": exact or None, **extra, **options})
+    net = model.system
+    assert isinstance(net, Network)  # a network model holds one (__post_init__)
+    inputs: dict[str, Any] = {}
+    sources = network_inputs(net)
+    for source in sources:
+        name, u = source.name, source.symbol
+        if name in model.inputs:
+            # sympify: a whole input that is one parameter becomes its (float) value
+            signal = sympy.sympify(model.inputs[name].xreplace(values))
+            check_oscillation(name, signal, (t0, t1))
+            inputs[name] = time_function(signal, name)
+        elif u in values:  # a source whose value is a declared parameter
+            inputs[name] = values[u]
+        elif isinstance(source.signal, sympy.Basic):
+            check_oscillation(name, source.signal, (t0, t1))
+            inputs[name] = time_function(source.signal, name)
+    # the declared values the elements use (others served the file's own expressions)
+    used = {str(s) for s in net.parameter_symbols()}
+    model.check_given(given, used | set(model.parameters), "it declares or its elements hold")
+    parameters = {k: v for k, v in values.items()
+                  if k not in {i.symbol for i in sources} and str(k) in used}
+    # the sparse numeric formulation when it applies, else the symbolic one
+    return simulate(net, (t0, t1), **{
+        "tree": model.tree or "normal", "inputs": inputs, "initial": model.initial or None,
+        "t_eval": times, "parameters": parameters or None, **extra, **options})
+
+
+def _system_file(file_model: Model, t_span: tuple[float, float], times: Any,
+                 given: dict[str, float], options: dict[str, Any]):
+    """A system from its assembled initial pose: the file's ``initial`` values of the
+    mechanism's coordinates are held during assembly, the others start the network's
+    and the blocks' states."""
+    if given:
+        raise ModelError(f"system {file_model.name!r} has its parameters' values put in when it "
+                         "is read: set them with load_model(path, parameters={...})")
+    model = file_model.formulate()
+    coordinates = {k: v for k, v in file_model.initial.items() if k in model.eom.coordinates}
+    states = {k: v for k, v in file_model.initial.items() if k not in coordinates}
+    return simulate(model, t_span, **{"t_eval": times, "coordinates": coordinates or None,
+                                      "initial": states or None,
+                                      "velocities": file_model.velocities or None, **options})

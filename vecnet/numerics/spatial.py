@@ -19,6 +19,7 @@ from ..builders.mechanism import DATUM
 from ..core.rotations import cross
 from ..elements import spatial as se
 from ..elements.base import t
+from ..elements.joints import RHO, joint_kind_of
 from ..errors import FormulationError
 from . import recursive as rc
 from .mechanism import CompiledModel, point_wrenches, push_wrench
@@ -28,13 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CompiledSpatial"]
 
-#: the kernel kind of each branch element (first match)
-_KINDS = ((se.SpatialArm, rc.ARM), (se.SpatialMass, rc.FREE), (se.SpatialFree, rc.FREE),
-          (se.SpatialRevolute, rc.REVOLUTE), (se.SpatialPrismatic, rc.PRISMATIC),
-          (se.SpatialCylindrical, rc.CYLINDRICAL), (se.SpatialScrew, rc.SCREW),
-          (se.SpatialSpherical, rc.SPHERICAL), (se.SpatialUniversal, rc.UNIVERSAL),
-          (se.SpatialPlanarJoint, rc.PLANAR), (se.SpatialWeld, rc.WELD),
-          (se.SpatialPointOnLine, rc.LINE), (se.SpatialPointOnPlane, rc.PLANE))
+#: the kernel kind of each branch element that is no catalogued joint (first match)
+_KINDS = ((se.SpatialArm, rc.ARM), (se.SpatialMass, rc.FREE), (se.SpatialFree, rc.FREE))
 
 
 class CompiledSpatial(CompiledModel):
@@ -284,7 +280,9 @@ class CompiledSpatial(CompiledModel):
         kinds, ground, qo, uo, nk = [], [], [], [], []
         for b, (here, there, branch, forward, qidx) in enumerate(walk):
             element = net.element(branch)
-            kind = next(k for cls, k in _KINDS if isinstance(element, cls))
+            joint = joint_kind_of(element)
+            kind = joint.kernel if joint is not None else \
+                next(k for cls, k in _KINDS if isinstance(element, cls))
             if eom.speeds == "body" and element.free_rotation:
                 kind = rc.BODY_AXES[kind]
             kinds.append(kind)
@@ -298,19 +296,9 @@ class CompiledSpatial(CompiledModel):
             uo.append(uidx[0] if uidx else 0)
             nk.append(len(uidx))
             if kind == rc.ARM:
-                prm[b, 15:18] = [self.number(x, branch) for x in element.rho]
-                continue
-            if getattr(element, "axis", None) is not None:
-                prm[b, 0:3] = element.axis
-                p, s = se.perpendiculars(element.axis)
-                prm[b, 19:22], prm[b, 22:25] = p, s
-            if hasattr(element, "R0"):
-                prm[b, 3:12] = np.asarray(element.R0, dtype=float).reshape(9)
-            if kind == rc.UNIVERSAL:
-                prm[b, 12:15] = element.axis2
-            if kind == rc.SCREW:
-                prm[b, 18] = self.number(element.pitch, branch)
-                prm[b, 25] = element.initial_angle
+                prm[b, RHO:RHO + 3] = [self.number(x, branch) for x in element.rho]
+            elif joint is not None:
+                prm[b] = joint.row(element, lambda x, branch=branch: self.number(x, branch))
         parent = np.array([self.node[w[0]] for w in walk], dtype=np.int64)
         child = np.array([self.node[w[1]] for w in walk], dtype=np.int64)
         branch_of = np.full(len(self.nodes), -1, dtype=np.int64)

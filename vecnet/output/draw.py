@@ -45,12 +45,12 @@ from .palette import (
     CHORD_STYLE,
     DATUM_FILL,
     DOMAIN_COLOURS,
-    JOINT_STYLES,
     LEGEND_FRAME,
     LINK_COLOUR,
     LINK_STYLE,
     TREE_STYLE,
     joint_style,
+    joint_styles,
 )
 from .tikz import tikz_document
 
@@ -483,7 +483,7 @@ def _legend_entries(used: list[dict[str, str]], tree: bool, datum: bool
     for family in _PLANAR_ARROWS:
         if family in kinds["family"]:
             entries.append((family, family, {"arrowhead": _PLANAR_ARROWS[family]}))
-    for name, style in JOINT_STYLES.items():   # one entry per joint type drawn
+    for name, style in joint_styles().items():   # one entry per joint type drawn
         if name in kinds["joint"]:
             text = name if name in ("gear", "rack and pinion") else f"{name} joint"
             entries.append((f"joint-{name.replace(' ', '-')}", text,

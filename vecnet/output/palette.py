@@ -13,13 +13,13 @@ joint and a spatial one look the same; a revolute and a spherical joint do not.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..elements import planar as pe
 from ..elements import spatial as se
+from ..elements.joints import JOINTS, JointStyle, joint_kind_of
 
-__all__ = ["JointStyle", "JOINT_STYLES", "BODY_COLOURS", "GROUND_COLOUR", "SPRING_COLOUR",
+__all__ = ["JointStyle", "JOINT_STYLES", "joint_styles", "BODY_COLOURS", "GROUND_COLOUR", "SPRING_COLOUR",
            "DOMAIN_COLOURS", "TREE_STYLE", "CHORD_STYLE", "LINK_COLOUR", "LINK_STYLE",
            "DATUM_FILL", "BODY_FILL", "LEGEND_FRAME", "joint_type", "joint_style", "body_colour"]
 
@@ -55,57 +55,25 @@ GROUND_COLOUR = "#7f7f7f"
 SPRING_COLOUR = "#555555"
 
 
-@dataclass(frozen=True)
-class JointStyle:
-    """How one joint type is drawn.
-
-    Attributes
-    ----------
-    name : str
-        The joint type, e.g. ``"revolute"``.
-    colour : str
-        ``#rrggbb`` colour of the joint's edge (diagram) and marker (picture).
-    arrowhead : str
-        Graphviz arrowhead of the joint's edge.
-    marker : str
-        matplotlib marker of the joint in a picture.
-    filled : bool
-        Whether the marker is filled with the colour (otherwise white inside).
-    """
-
-    name: str
-    colour: str
-    arrowhead: str
-    marker: str
-    filled: bool
+def joint_styles() -> dict[str, JointStyle]:
+    """The style of each joint type, in the order of the legends: the joint catalogue's
+    (:data:`vecnet.elements.joints.JOINTS`, a kind registered later included), then the
+    planar-only ones, gears, racks and rolling wheels."""
+    return {**{kind.look.name: kind.look for kind in JOINTS.values()}, **{s.name: s for s in (
+        JointStyle("gear", "#6a3d9a", "crow", "*", True),
+        JointStyle("rack and pinion", "#c51b7d", "teecrow", "^", True),
+        JointStyle("rolling wheel", "#1b9e77", "dotodot", "8", True),
+    )}}
 
 
-#: The style of each joint type, in the order of the legends.
-JOINT_STYLES: dict[str, JointStyle] = {s.name: s for s in (
-    JointStyle("revolute", "#d62728", "odot", "o", False),
-    JointStyle("spherical", "#111111", "dot", "o", True),
-    JointStyle("prismatic", "#7570b3", "obox", "s", False),
-    JointStyle("cylindrical", "#e7298a", "odotobox", "D", False),
-    JointStyle("screw", "#a6761d", "teeodot", "h", False),
-    JointStyle("universal", "#66a61e", "odotodot", "P", True),
-    JointStyle("planar", "#e6ab02", "oboxobox", "p", False),
-    JointStyle("weld", "#6d4c41", "box", "X", True),
-    JointStyle("point on line", "#1f78b4", "invodot", ">", False),
-    JointStyle("point on plane", "#b15928", "oinv", "v", False),
-    JointStyle("gear", "#6a3d9a", "crow", "*", True),
-    JointStyle("rack and pinion", "#c51b7d", "teecrow", "^", True),
-    JointStyle("rolling wheel", "#1b9e77", "dotodot", "8", True),
-)}
+#: :func:`joint_styles` of the joints vecnet ships
+JOINT_STYLES: dict[str, JointStyle] = joint_styles()
 
-# element class -> joint type; the most specific class of an element decides
+# element class -> joint type; the most specific class of an element decides (the
+# catalogued spatial joints by their records, :func:`joint_type`)
 _TYPES: dict[type, str] = {
     pe.Revolute: "revolute", pe.Prismatic: "prismatic", pe.Weld: "weld",
     pe.PointOnLine: "point on line", pe.GearMesh: "gear", pe.RackAndPinion: "rack and pinion",
-    se.SpatialRevolute: "revolute", se.SpatialPrismatic: "prismatic",
-    se.SpatialCylindrical: "cylindrical", se.SpatialScrew: "screw",
-    se.SpatialSpherical: "spherical", se.SpatialUniversal: "universal",
-    se.SpatialPlanarJoint: "planar", se.SpatialWeld: "weld",
-    se.SpatialPointOnLine: "point on line", se.SpatialPointOnPlane: "point on plane",
     se.SpatialGear: "gear", se.SpatialRackAndPinion: "rack and pinion",
     pe.RollingContact: "rolling wheel", se.SpatialRollingContact: "rolling wheel",
 }
@@ -121,6 +89,9 @@ def joint_type(element: Any) -> str | None:
     >>> joint_type(mech.spherical("S", mech.ground.point(0, 0, 0), b.centre))
     'spherical'
     """
+    kind = joint_kind_of(element)
+    if kind is not None:
+        return kind.look.name
     for cls in type(element).__mro__:
         if cls in _TYPES:
             return _TYPES[cls]
@@ -138,7 +109,7 @@ def joint_style(element: Any) -> JointStyle | None:
     'o'
     """
     kind = joint_type(element)
-    return None if kind is None else JOINT_STYLES[kind]
+    return None if kind is None else joint_styles()[kind]
 
 
 def body_colour(index: int) -> str:

@@ -47,11 +47,11 @@ from .palette import (
     CHORD_STYLE,
     DATUM_FILL,
     DOMAIN_COLOURS,
-    JOINT_STYLES,
     LEGEND_FRAME,
     LINK_COLOUR,
     LINK_STYLE,
     TREE_STYLE,
+    joint_styles,
 )
 from .teaching import text_tex
 
@@ -181,7 +181,7 @@ def _colour_names() -> dict[str, str]:
              DATUM_FILL: "vn-datum", BODY_FILL: "vn-body", LEGEND_FRAME: "vn-legend"}
     for domain, colour in DOMAIN_COLOURS.items():
         names.setdefault(colour.lower(), f"vn-{domain}")
-    for joint, style in JOINT_STYLES.items():
+    for joint, style in joint_styles().items():
         names.setdefault(style.colour.lower(), "vn-" + joint.replace(" ", "-"))
     return names
 
