@@ -151,6 +151,19 @@ def test_later_reaches_only_later_modules_and_each_named_module_is_used():
     assert all(name in MODULES for name in LATER)
 
 
+def test_the_display_hooks_close_no_circle_either():
+    """Counted as imports, the ``later()`` calls of the display hooks form no circle: the
+    printers tell the records apart by the names of their classes
+    (:func:`vecnet.core.dispatch.class_named`), never importing them."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(MODULES)
+    for module, path in MODULES.items():
+        graph.add_edges_from((module, imported) for imported, _, _ in _imports(module, path)
+                             if imported != module)
+        graph.add_edges_from((module, named) for named, _ in _later_calls(path))
+    assert list(nx.simple_cycles(graph)) == []
+
+
 def test_later_serves_display_hooks_alone_and_no_more_of_them():
     calls = [(f"{path.relative_to(PACKAGE.parent)}:{line}", inside)
              for path in MODULES.values() for _, line, inside in _calls(path, "later")]

@@ -107,6 +107,7 @@ def test_the_network_is_formulated_once_per_study(monkeypatch):
         return formulate(*args, **kwargs)
 
     monkeypatch.setattr(lumped, "state_space", counted)
+    monkeypatch.setattr(vn, "state_space", counted)   # net.state_space() forwards to it
     frame = rc_sweep(RESISTANCES)
     assert len(frame) == len(RESISTANCES) and frame["error"].isna().all()
     assert len(calls) == 1

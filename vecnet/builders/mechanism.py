@@ -28,14 +28,12 @@ from sympy.utilities.lambdify import implemented_function
 from ..core.forwards import public
 from ..core.later import later
 from ..core.names import check_name
+from ..core.symbols import DATUM
 from ..elements.base import number_problem, t
 from ..errors import ModelError, UnknownNameError
 from .network import Network
 
 __all__ = ["DATUM", "Body", "Point", "MechanismBuilder", "signal", "recorded", "pinion_on_its_rack"]
-
-#: the node of the ground frame
-DATUM = "ground"
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 #: builder arguments whose key in a model file differs: pairs of points or bodies, and

@@ -1,10 +1,12 @@
-"""How an earlier stage's convenience methods reach a later stage of the pipeline.
+"""How an earlier stage's display hooks reach the printers of the output stage.
 
-``net.state_space()``, ``eom.simulate()``, ``topo._repr_svg_()`` and their like are offered
-where the user holds the object, but the work belongs to a later stage (the formulation,
-the numerics, the output). Such a method names the later module here and has it imported
-when it is first called, so that no module imports a later stage and the imports form no
-circle (``tests/test_layout.py`` checks both, and that every name below is used).
+``topo._repr_svg_()``, ``eom._repr_latex_()`` and ``print(H)`` are offered where the user
+holds the record, but drawing and typesetting belong to :mod:`vecnet.output`. Such a hook
+names the output module here and has it imported when it is first called. The printers
+tell the records apart by the names of their classes (:mod:`vecnet.core.dispatch`), never
+importing them, so the hooks close no circle (``tests/test_layout.py`` checks it, that
+the calls stand in display hooks alone and that every name below is used). Methods that
+run an algorithm forward to a public function instead (:mod:`vecnet.core.forwards`).
 
 >>> later("vecnet.output.teaching").latex is __import__("vecnet").latex
 True

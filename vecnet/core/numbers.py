@@ -10,13 +10,15 @@ significant digits, and whole floats as integers (``2 m`` reads better than
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import sympy
 
-__all__ = ["DIGITS", "format_number", "shown_number", "round_floats", "exact_rational"]
+__all__ = ["DIGITS", "format_number", "shown_number", "round_floats", "exact_rational",
+           "labelled_table"]
 
 #: Significant digits of a float in every listing, LaTeX formula and report.
 DIGITS = 4
@@ -76,3 +78,24 @@ def exact_rational(value: float) -> sympy.Rational:
     """
     return sympy.nsimplify(value, rational=True)
 
+
+def labelled_table(body: Sequence[Sequence[str]], rows: Sequence[str], columns: Sequence[str],
+                   split: int | None = None) -> str:
+    """A table of text entries, right-aligned in columns of one width, the row labels on
+    the left, the column labels above and a ``|`` before column ``split``.
+
+    >>> print(labelled_table([["1", "0"], ["-1", "1"]], ["a", "b"], ["R", "C"], split=1))
+       R |  C
+    a  1 |  0
+    b -1 |  1
+    """
+    width = max([len(c) for c in columns] + [len(x) for line in body for x in line] + [1])
+    head = max([len(r) for r in rows] + [0])
+
+    def line(label: str, items: Sequence[str]) -> str:
+        parts = [x.rjust(width) for x in items]
+        if split is not None and 0 < split < len(parts):
+            parts.insert(split, "|")
+        return (label.ljust(head) + " " + " ".join(parts)).rstrip()
+
+    return "\n".join([line("", columns)] + [line(r, b) for r, b in zip(rows, body)])

@@ -21,13 +21,12 @@ import sympy
 from ..core.domains import Domain
 from ..core.domains import domain as lookup_domain
 from ..core.names import check_name
+from ..core.symbols import t
 from ..errors import ModelError, UnknownNameError
 
 __all__ = ["Kind", "Parameter", "Edge", "EdgeVariables", "Element", "MechanismElement", "Symbol",
            "t", "number_problem"]
 
-#: The time variable of every model.
-t = sympy.Symbol("t", real=True)
 
 
 class Kind(Enum):

@@ -22,13 +22,12 @@ from typing import Any, NamedTuple, Sequence
 import sympy
 
 from ..core.later import later
+from ..core.symbols import s
 from ..elements.base import t
 from ..errors import FormulationError
 
 __all__ = ["TransferMatrix", "ZerosPolesGain", "collected_in_s", "s"]
 
-#: the Laplace variable of every transfer function
-s = sympy.Symbol("s")
 
 
 def collected_in_s(expr: Any) -> Any:

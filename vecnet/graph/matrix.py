@@ -16,6 +16,7 @@ import scipy.sparse as sp
 import sympy
 
 from ..core.later import later
+from ..core.numbers import labelled_table
 from ..errors import UnknownNameError
 
 __all__ = ["LabeledMatrix"]
@@ -131,16 +132,7 @@ class LabeledMatrix:
         rows = [str(r) for r in self.rows]
         cols = [str(c) for c in self.columns]
         body = [[_format_entry(x) for x in line] for line in cells]
-        width = max([len(c) for c in cols] + [len(x) for line in body for x in line] + [1])
-        head_w = max([len(r) for r in rows] + [0])
-
-        def line(label: str, items: list[str]) -> str:
-            parts = [x.rjust(width) for x in items]
-            if self.split is not None and 0 < self.split < len(parts):
-                parts.insert(self.split, "|")
-            return (label.ljust(head_w) + " " + " ".join(parts)).rstrip()
-
-        return "\n".join([line("", cols)] + [line(r, b) for r, b in zip(rows, body)])
+        return labelled_table(body, rows, cols, self.split)
 
     def __repr__(self) -> str:
         kind = "sparse" if self.issparse else "dense"

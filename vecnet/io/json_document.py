@@ -50,7 +50,7 @@ def spatial_joint_schema() -> dict:
     (``tests/test_joint_catalogue.py``).
 
     >>> spatial_joint_schema()["properties"]["type"]["enum"][:2]
-    ['revolute', 'prismatic']
+    ['revolute', 'spherical']
     """
     shipped = SCHEMA["$defs"]["spatial_joint"]
     rules = [rule for rule in shipped["allOf"]

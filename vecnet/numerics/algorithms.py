@@ -84,6 +84,16 @@ def equilibrium(record, *args, **options):
     ------
     ModelError
         For a record of another kind.
+
+    A pendulum hangs straight down:
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+    >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(0, -1))
+    >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+    >>> point = vn.equilibrium(mech.formulate())
+    >>> round(point["pin.angle"], 12)
+    0.0
     """
     raise ModelError(f"vn.equilibrium takes a mechanism's equations or a coupled system's "
                      f"model, not a {type(record).__name__}")
@@ -101,6 +111,17 @@ def linearize(record, *args, **options):
     ------
     ModelError
         For a record of another kind.
+
+    A pendulum of 1 m about its lowest point: ``M = m l^2``, ``K = m g l``.
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+    >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(0, -1))
+    >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+    >>> eom = mech.formulate()
+    >>> lin = vn.linearize(eom, vn.equilibrium(eom))
+    >>> lin.M.round(9).tolist(), lin.K.round(9).tolist()
+    ([[1.0]], [[9.81]])
     """
     raise ModelError(f"vn.linearize takes a network's state space, a mechanism's equations "
                      f"or a coupled system's model, not a {type(record).__name__}")
@@ -210,7 +231,15 @@ def degrees_of_freedom(eom: MechanismEquations, q=None, time: float = 0.0, param
     """The number of speeds less ``rank(Phi_u)`` at ``q`` (default: the assembled pose):
     redundant constraints are found from the rank, not by counting. ``Phi_u`` holds the
     velocity (nonholonomic) constraints too, so that with rolling wheels this counts the
-    free speeds, fewer than the free coordinates."""
+    free speeds, fewer than the free coordinates.
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+    >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(0, -1))
+    >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+    >>> vn.degrees_of_freedom(mech.formulate("absolute"))   # 3 speeds, 2 pin constraints
+    1
+    """
     model = eom.compile(parameters)
     q = assemble(eom, time=time, parameters=parameters) if q is None \
         else np.asarray(q, dtype=float)
@@ -355,6 +384,18 @@ def inverse_dynamics(eom: MechanismEquations, t_eval, parameters: dict | None = 
     ------
     FormulationError
         When the drivers leave a degree of freedom.
+
+    A pendulum of 1 kg on a massless arm of 1 m held level by a drive: the drive's effort
+    carries the weight's moment, ``m g l``.
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+    >>> bob = mech.body("bob", mass=1.0, inertia=0.0, position=(1, 0))
+    >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+    >>> _ = mech.drive("hold", "pin", 0.0)
+    >>> res = vn.inverse_dynamics(mech.formulate(), [0.0, 1.0])
+    >>> [round(abs(float(x)), 9) for x in res["hold.effort"]]
+    [9.81, 9.81]
     """
     model = eom.compile(parameters)
     times = np.asarray(t_eval, dtype=float)
@@ -395,7 +436,16 @@ def steady_motion(eom: MechanismEquations, velocities: dict, time: float = 0.0,
     """A nominal motion to linearize about: the assembled initial pose moving with
     ``velocities`` (as in :meth:`simulate`), with its acceleration and multipliers. For
     a steadily spinning rotor on a symmetric support the acceleration is zero and
-    :meth:`linearize` gives the whirl (the gyroscopic terms are in ``C``)."""
+    :meth:`linearize` gives the whirl (the gyroscopic terms are in ``C``).
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("wheel", gravity=(0, 0))
+    >>> wheel = mech.body("wheel", 1.0, 0.5)
+    >>> _ = mech.revolute("O", mech.ground.centre, wheel.centre)
+    >>> point = vn.steady_motion(mech.formulate(), {"O.angle": 3.0})
+    >>> point.u.tolist(), point.a.tolist()        # turning freely at 3 rad/s
+    ([3.0], [0.0])
+    """
     model = eom.compile(parameters)
     q = assemble(eom, time=time, parameters=parameters)
     u = eom.initial_speeds(q, velocities, time, parameters)

@@ -29,17 +29,16 @@ import os
 import subprocess
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import graphviz
 
-from ..builders.network import Network
+from ..core.dispatch import class_named
 from ..core.files import check_output, write_atomically
 from ..core.names import visible
+from ..core.symbols import DATUM
 from ..elements.base import Element
 from ..errors import GraphvizError, GraphvizTimeoutError, OutputError
-from ..graph.graph import LinearGraph
-from ..graph.topology import Topology
 from .palette import (
     BODY_FILL,
     CHORD_STYLE,
@@ -53,6 +52,11 @@ from .palette import (
     joint_styles,
 )
 from .tikz import tikz_document
+
+if TYPE_CHECKING:
+    from ..builders.network import Network
+    from ..graph.graph import LinearGraph
+    from ..graph.topology import Topology
 
 __all__ = ["draw", "to_dot", "to_tikz", "svg", "run_dot", "DOMAIN_COLOURS", "OutputError",
            "GraphvizError", "GraphvizTimeoutError", "DOT_TIMEOUT"]
@@ -93,14 +97,9 @@ class _Model:
 
 
 def _model(obj: Any) -> _Model:
-    from ..builders.model import Model
-    from ..builders.planar import Mechanism
-    from ..builders.spatial import Mechanism as SpatialMechanism
-    from ..formulation.lumped import NetworkEquations
-    from ..formulation.planar import MultibodyEquations
-    from ..formulation.spatial import SpatialEquations
-
-    if isinstance(obj, Model):   # a model file's: with the tree it chooses
+    kind = class_named(obj, ("Model", "MechanismBuilder", "Network", "LinearGraph", "Topology",
+                             "NetworkEquations", "MechanismEquations"))
+    if kind == "Model":   # a model file's: with the tree it chooses
         if obj.kind == "network":
             net = obj.system
             return _Model(net.graph, net.name, net, topology=net.topology(tree=obj.tree or "normal"))
@@ -109,18 +108,18 @@ def _model(obj: Any) -> _Model:
         raise OutputError(f"model {obj.name!r} is a system, a mechanism joined to networks: "
                           "draw its parts, vn.draw(model.system.mechanism) or "
                           "vn.draw(model.system.network)")
-    if isinstance(obj, (Mechanism, SpatialMechanism)):
+    if kind == "MechanismBuilder":
         return _Model(obj.network.graph, obj.name, obj.network, obj)
-    if isinstance(obj, Network):
+    if kind == "Network":
         return _Model(obj.graph, obj.name, obj)
-    if isinstance(obj, LinearGraph):
+    if kind == "LinearGraph":
         return _Model(obj)
-    if isinstance(obj, Topology):
+    if kind == "Topology":
         return _Model(obj.graph, topology=obj)
-    if isinstance(obj, NetworkEquations):
+    if kind == "NetworkEquations":
         net = obj.network
         return _Model(net.graph, net.name, net, topology=obj.topology)
-    if isinstance(obj, (MultibodyEquations, SpatialEquations)):
+    if kind == "MechanismEquations":
         mech = obj.mechanism
         return _Model(mech.network.graph, mech.name, mech.network, mech, topology=obj.topology)
     raise OutputError(f"cannot draw a {type(obj).__name__}; draw a Model, LinearGraph, "
@@ -156,8 +155,6 @@ def _datum(model: _Model, datum: Any, topology: Topology | None) -> tuple[Hashab
     if topology is not None:
         return topology.datum
     if model.mechanism is not None:
-        from ..builders.planar import DATUM
-
         return (DATUM,)
     return ()  # a lumped graph has no preferred reference node until one is named
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ..graph.matrix import LabeledMatrix
+if TYPE_CHECKING:
+    from ..graph.matrix import LabeledMatrix
 
 __all__ = ["tex_width", "break_rows", "column_blocks", "split_top_level"]
 
@@ -446,6 +448,7 @@ def column_blocks(m: LabeledMatrix, width: float,
     em (default: half an em a character of ``str(entry)``).
 
     >>> import numpy as np
+    >>> from vecnet import LabeledMatrix
     >>> m = LabeledMatrix(np.ones((2, 30), dtype=int), ["a", "b"], [f"e{k}" for k in range(30)],
     ...                   split=12)
     >>> blocks = column_blocks(m, 20)
@@ -477,5 +480,5 @@ def column_blocks(m: LabeledMatrix, width: float,
     for a, b in blocks:
         split = m.split - a if m.split is not None and a < m.split < b else None
         values = m.values[:, a:b] if not m.issparse else m.tosparse()[:, a:b]
-        out.append(LabeledMatrix(values, m.rows, m.columns[a:b], split))
+        out.append(type(m)(values, m.rows, m.columns[a:b], split))
     return out

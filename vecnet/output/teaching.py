@@ -48,19 +48,23 @@ LaTeX), so every name that is not a plain identifier is set with
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
+from ..core.dispatch import class_named
 from ..core.domains import unit_text
 from ..core.names import visible
-from ..core.numbers import DIGITS, round_floats
+from ..core.numbers import DIGITS, labelled_table, round_floats
+from ..core.symbols import DATUM
 from ..elements.base import t
 from ..errors import OutputError
-from ..graph.matrix import LabeledMatrix
+
+if TYPE_CHECKING:
+    from ..graph.matrix import LabeledMatrix
 
 __all__ = ["latex", "text", "display_math", "summary_reason", "unit_latex", "unit_text", "name_tex",
            "text_tex", "transfer_functions", "mechanism_latex", "matrix_tex"]
@@ -185,7 +189,7 @@ def text(obj: Any, digits: int | None = DIGITS, **options: Any) -> str:
 def repr_latex(obj: Any) -> str | None:
     """``$$...$$`` for notebook display, or ``None`` when the result would be too large to
     typeset (the notebook then shows the text form)."""
-    if isinstance(obj, LabeledMatrix) and obj.shape[0] * obj.shape[1] > REPR_CELL_LIMIT:
+    if class_named(obj, ("LabeledMatrix",)) and obj.shape[0] * obj.shape[1] > REPR_CELL_LIMIT:
         return None
     body = latex(obj)
     return None if len(body) > REPR_CHAR_LIMIT else f"$${body}$$"
@@ -234,17 +238,14 @@ def summary_reason(obj: Any) -> str | None:
     >>> summary_reason(net.equations()) is None
     True
     """
-    from ..formulation.lumped import NetworkEquations, StateSpace
-    from ..formulation.numeric import SparseStateSpace
-    from ..formulation.planar import MultibodyEquations
-    from ..formulation.spatial import SpatialEquations
-
-    if isinstance(obj, NetworkEquations):
+    kind = class_named(obj, ("NetworkEquations", "StateSpace", "SparseStateSpace",
+                             "MechanismEquations"))
+    if kind == "NetworkEquations":
         size, limit, what = len(obj.cutset) + len(obj.circuit) + len(obj.terminal), \
             SUMMARY_EQUATIONS, "equations"
-    elif isinstance(obj, (StateSpace, SparseStateSpace)):
+    elif kind in ("StateSpace", "SparseStateSpace"):
         size, limit, what = len(obj.states), SUMMARY_STATES, "states"
-    elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
+    elif kind == "MechanismEquations":
         size, limit, what = len(obj.u), SUMMARY_SPEEDS, "speeds"
     else:
         return None
@@ -260,38 +261,13 @@ def _why(obj: Any, summary: bool | None) -> str | None:
 
 def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any],
               width: float | None = None) -> str:
-    from ..elements.base import Element, MechanismElement
-    from ..formulation.lumped import NetworkEquations, StateSpace
-    from ..formulation.multibody import Linearization
-    from ..formulation.multibody import OperatingPoint as MechanismPoint
-    from ..formulation.numeric import SparseStateSpace
-    from ..formulation.planar import MultibodyEquations
-    from ..formulation.spatial import SpatialEquations
-    from ..formulation.transfer import TransferMatrix
-    from ..numerics.analysis import OperatingPoint as NetworkPoint
-
     if digits is not None and (not isinstance(digits, int) or isinstance(digits, bool)
                                or digits < 1):
         raise OutputError(f"digits must be a positive integer or None; got {digits!r}")
     show = _Printer(style, digits, width)
-    if isinstance(obj, LabeledMatrix):
-        handler, allowed = _matrix, ("labels", "brackets")
-    elif isinstance(obj, NetworkEquations):
-        handler, allowed = _network_equations, ("summary",)
-    elif isinstance(obj, StateSpace):
-        handler, allowed = _state_space, ("summary", "matrices")
-    elif isinstance(obj, SparseStateSpace):
-        handler, allowed = _sparse_state_space, ("summary",)
-    elif isinstance(obj, (MultibodyEquations, SpatialEquations)):
-        handler, allowed = _multibody, ("matrix_form", "simplify", "summary")
-    elif isinstance(obj, (MechanismPoint, NetworkPoint)):
-        handler, allowed = _operating_point, ()
-    elif isinstance(obj, Linearization):
-        handler, allowed = _linearization, ()
-    elif isinstance(obj, TransferMatrix):
-        handler, allowed = _transfer_matrix, ()
-    elif isinstance(obj, Element) and not isinstance(obj, MechanismElement):
-        handler, allowed = _element, ()
+    kind = class_named(obj, _SHOWN)
+    if kind is not None and _SHOWN[kind] is not None:
+        handler, allowed = _SHOWN[kind]   # type: ignore[misc]
     elif isinstance(obj, sympy.Eq) or (
             isinstance(obj, (list, tuple)) and all(isinstance(e, sympy.Eq) for e in obj)):
         handler, allowed = _equation_list, ()
@@ -307,6 +283,12 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any],
         raise OutputError(f"unknown option(s) {', '.join(unknown)} for a {type(obj).__name__}; "
                           f"the options are {', '.join(allowed) or 'none'}")
     return handler(obj, show, **options)
+
+
+#: the records shown, by the name of their class (:func:`vecnet.core.dispatch.class_named`,
+#: the most specific class first): the printer and its options; a mechanism's elements
+#: have no terminal equations of their own to show (``None``)
+_SHOWN: dict[str, tuple[Callable[..., str], tuple[str, ...]] | None] = {}
 
 
 # -- expressions ------------------------------------------------------------------------
@@ -448,7 +430,7 @@ def _powers_of_s(expr: Any) -> tuple[list, list] | None:
     >>> _powers_of_s(R / (R + L * s**2 + s))
     ([R], [L*s**2, s, R])
     """
-    from ..formulation.transfer import s
+    from ..core.symbols import s
 
     if not isinstance(expr, sympy.Expr) or not expr.has(s) or (   # partial fractions stay
             isinstance(expr, sympy.Add) and any(sympy.fraction(a)[1].has(s) for a in expr.args)):
@@ -730,11 +712,8 @@ def _sympy_matrix(matrix: sympy.MatrixBase, rows: Sequence[str], columns: Sequen
         entries = [[_text_size(show(x)) for x in matrix.row(i)] for i in range(matrix.rows)]
         return ("\\begin{bmatrix}" + " \\\\ ".join(" & ".join(r) for r in entries)
                 + "\\end{bmatrix}")
-    cells = np.empty(matrix.shape, dtype=object)
-    for i in range(matrix.rows):
-        for j in range(matrix.cols):
-            cells[i, j] = show(matrix[i, j])
-    return str(LabeledMatrix(cells, rows, columns))
+    cells = [[show(matrix[i, j]) for j in range(matrix.cols)] for i in range(matrix.rows)]
+    return labelled_table(cells, [str(r) for r in rows], [str(c) for c in columns])
 
 
 def _column(symbols: Sequence[Any], show: _Printer) -> str:
@@ -1394,8 +1373,6 @@ def mass_matrix_pattern(eom: Any) -> set[tuple[int, int]]:
     >>> sorted(mass_matrix_pattern(mech.formulate(coordinates="absolute")))
     [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
     """
-    from ..builders.mechanism import DATUM
-
     speeds_of = getattr(eom, "speed_index", None)  # in space; in the plane speeds are rates
     path: dict = {DATUM: frozenset()}
     for here, there, branch, _, positions in eom.walk:
@@ -1662,9 +1639,7 @@ def _values(pairs: Iterable[tuple[str, Any]], show: _Printer) -> list:
 def _operating_point(point: Any, show: _Printer) -> str:
     """A mechanism's operating point (coordinates, speeds, accelerations, multipliers) or a
     network's DC operating point (its variables, states and inputs), one value a row."""
-    from ..numerics.analysis import OperatingPoint as NetworkPoint
-
-    if isinstance(point, NetworkPoint):
+    if not hasattr(point, "eom"):   # a network's DC point: its variables, states, inputs
         rows: list = [_heading(show, f"Operating point ({_count(len(point.variables), 'variable')})")]
         rows += _values(point.variables.items(), show)
         for title, values in (("States", point.states), ("Inputs", point.inputs)):
@@ -1718,3 +1693,17 @@ def _linearization(lin: Any, show: _Printer) -> str:
                          + (r"\ " + unit_latex("rad/s") if show.is_latex
                             else " " + unit_text("rad/s"))))
     return _finish(rows, show)
+
+
+_SHOWN.update({
+    "LabeledMatrix": (_matrix, ("labels", "brackets")),
+    "NetworkEquations": (_network_equations, ("summary",)),
+    "StateSpace": (_state_space, ("summary", "matrices")),
+    "SparseStateSpace": (_sparse_state_space, ("summary",)),
+    "MechanismEquations": (_multibody, ("matrix_form", "simplify", "summary")),
+    "OperatingPoint": (_operating_point, ()),      # a mechanism's or a network's
+    "Linearization": (_linearization, ()),
+    "TransferMatrix": (_transfer_matrix, ()),
+    "MechanismElement": None,
+    "Element": (_element, ()),
+})
