@@ -445,7 +445,7 @@ def measure_rhs(K: int, controls, check: Checks) -> dict[str, Any]:
 def vecnet_angles(eom, model) -> dict[str, float]:
     """Body angles (rad) of vecnet's assembled initial pose."""
     q0 = eom.assemble(INITIAL)
-    st = model.kinematics(q0, np.zeros(model.nu))["state"]
+    st = model.kinematics(q0, np.zeros(model.nu)).state
     return {name: float(st.theta[model.node[name]]) for name in eom.mechanism.bodies}
 
 
@@ -500,7 +500,7 @@ def agreement(K: int, eom, model, ladder: MujocoLadder, reference, check: Checks
     rows = vn_multibody.independent_rows(model.constraints(0.0, q0)[1])
     a, _ = vn_multibody.solve_accelerations(model, 0.0, q0, u0, rows)
     kin = model.kinematics(q0, u0)
-    alpha = {name: float(kin["Jw"][model.row[model.node[name]], 2] @ a)
+    alpha = {name: float(kin.Jw[model.row[model.node[name]], 2] @ a)
              for name in eom.mechanism.bodies}
     vn_rel = relative_accelerations(K, alpha)
     mjm = ladder.model
@@ -531,8 +531,8 @@ def agreement(K: int, eom, model, ladder: MujocoLadder, reference, check: Checks
     # directions (M-orthogonal to the motions the loops allow): split the difference
     tangent = H @ np.linalg.solve(H.T @ M @ H, H.T @ M @ (data.qacc - vn_qacc))
     pose = float(np.abs(ladder.positions(data) - np.column_stack(
-        [kin["r"][[model.node[b] for b in body_names(K)], 0],
-         kin["r"][[model.node[b] for b in body_names(K)], 1]])).max())
+        [kin.r[[model.node[b] for b in body_names(K)], 0],
+         kin.r[[model.node[b] for b in body_names(K)], 1]])).max())
     ok_hard = d_hard <= max(ACCEL_AGREE, 10 * np.finfo(float).eps * cond) \
         * max(1.0, float(np.abs(vn_qacc).max()))
     ok_pose = pose <= POSE_AGREE

@@ -360,11 +360,11 @@ def test_coin_rolls_steadily_in_a_circle(lean, radius):
     # the angular velocity turning with Omega about the vertical
     kin = model.kinematics(point.q, point.u)
     k = model.row[model.node["coin"]]
-    v, omega = kin["v"][k], kin["w"][k]
+    v, omega = kin.v[k], kin.w[k]
     spin = np.array([0, 0, Omega])
-    assert kin["Jv"][k] @ point.a + kin["gv"][k] == pytest.approx(np.cross(spin, v),
+    assert kin.Jv[k] @ point.a + kin.gv[k] == pytest.approx(np.cross(spin, v),
                                                                   abs=1e-10)
-    assert kin["Jw"][k] @ point.a + kin["gw"][k] == pytest.approx(np.cross(spin, omega),
+    assert kin.Jw[k] @ point.a + kin.gw[k] == pytest.approx(np.cross(spin, omega),
                                                                   abs=1e-10)
     # and a simulation started on it stays on it over a turn
     period = 2 * math.pi / Omega

@@ -42,7 +42,7 @@ them like any element's through variable.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -50,6 +50,9 @@ from ..core.rotations import cross
 from ..elements.joint_laws import ContactLaw
 from ..errors import FormulationError, SimulationError
 from .result import Event
+
+if TYPE_CHECKING:
+    from .mechanism import NodeKinematics
 
 __all__ = ["UnilateralContact", "unilateral_contacts", "ContactModes", "OPEN", "STICK", "SLIP"]
 
@@ -202,18 +205,18 @@ def _surface_point(model, kin, node, local, radius, n, n_rate, u):
     velocity Jacobian of the material point there, the bias of its acceleration, and the
     sphere centre's position and velocity."""
     k = model.row[node]
-    d_p = kin["R"][node] @ local                   # mass centre to sphere centre
+    d_p = kin.R[node] @ local                   # mass centre to sphere centre
     d = d_p - radius * n
-    J_p = kin["Jv"][k] - _cross_columns(d_p, kin["Jw"][k])
-    J = kin["Jv"][k] - _cross_columns(d, kin["Jw"][k])
-    w = kin["w"][k]
+    J_p = kin.Jv[k] - _cross_columns(d_p, kin.Jw[k])
+    J = kin.Jv[k] - _cross_columns(d, kin.Jw[k])
+    w = kin.w[k]
     # the point slides over the body as n turns: d' = w x d_p - radius n'
-    b = (kin["gv"][k] + cross(kin["gw"][k], d) + cross(w, cross(w, d_p))
+    b = (kin.gv[k] + cross(kin.gw[k], d) + cross(w, cross(w, d_p))
          - radius * cross(w, n_rate))
-    return d, J, b, kin["r"][node] + d_p, J_p @ u
+    return d, J, b, kin.r[node] + d_p, J_p @ u
 
 
-def geometry(model, contact: UnilateralContact, kin: dict, u: np.ndarray) -> _Geometry:
+def geometry(model, contact: UnilateralContact, kin: NodeKinematics, u: np.ndarray) -> _Geometry:
     """The :class:`_Geometry` of ``contact`` from the model's kinematics ``kin``."""
     if contact.other < 0:
         n, T, none = contact.normal, contact.T, np.zeros(3)
@@ -224,8 +227,8 @@ def geometry(model, contact: UnilateralContact, kin: dict, u: np.ndarray) -> _Ge
     if contact.other_normal is not None:
         return _on_moving_plane(model, contact, kin, u)
     k, j = contact.node, contact.other
-    pa = kin["r"][k] + kin["R"][k] @ contact.local
-    pb = kin["r"][j] + kin["R"][j] @ contact.other_local
+    pa = kin.r[k] + kin.R[k] @ contact.local
+    pb = kin.r[j] + kin.R[j] @ contact.other_local
     distance = float(np.linalg.norm(pa - pb))
     n = (pa - pb) / distance                       # from the other sphere towards this one
     T = _tangents(n, contact.T.shape[1] == 1)
@@ -243,7 +246,7 @@ def geometry(model, contact: UnilateralContact, kin: dict, u: np.ndarray) -> _Ge
     return _Geometry(distance - contact.radius - contact.other_radius, Jc, v, b, d, e, n, T)
 
 
-def _on_moving_plane(model, contact: UnilateralContact, kin: dict, u: np.ndarray) -> _Geometry:
+def _on_moving_plane(model, contact: UnilateralContact, kin: NodeKinematics, u: np.ndarray) -> _Geometry:
     """The :class:`_Geometry` of a sphere against a plane of another body ``j``: the
     normal ``n = R_j n_j`` turns with it, the gap is ``n . (p - P) - r`` (``p`` the sphere's
     centre, ``P`` the plane's point). The gap's rate is ``n . v`` with ``v`` the velocity of
@@ -251,22 +254,22 @@ def _on_moving_plane(model, contact: UnilateralContact, kin: dict, u: np.ndarray
     both material points' accelerations as the contact point slides over each body, with
     ``n' . v`` folded into its normal part, as for two spheres."""
     k, j = contact.node, contact.other
-    n = kin["R"][j] @ contact.other_normal
+    n = kin.R[j] @ contact.other_normal
     n = n / np.linalg.norm(n)
     T = _tangents(n, contact.T.shape[1] == 1)
     row = model.row[j]
-    w_j = kin["w"][row]
+    w_j = kin.w[row]
     n_rate = cross(w_j, n)
     d, Ja, ba, pa, va = _surface_point(model, kin, k, contact.local, contact.radius, n, n_rate,
                                        u)
-    plane = kin["r"][j] + kin["R"][j] @ contact.other_local
+    plane = kin.r[j] + kin.R[j] @ contact.other_local
     g = float(n @ (pa - plane) - contact.radius)
     # the plane's material point under the contact: lever e from j's mass centre; as the
     # contact point slides over j (at v_C = v_p - r n') it meets points of other speeds
-    e = pa - contact.radius * n - kin["r"][j]
-    Jb = kin["Jv"][row] - _cross_columns(e, kin["Jw"][row])
-    v_j = kin["Jv"][row] @ u
-    bb = kin["gv"][row] + cross(kin["gw"][row], e) \
+    e = pa - contact.radius * n - kin.r[j]
+    Jb = kin.Jv[row] - _cross_columns(e, kin.Jw[row])
+    v_j = kin.Jv[row] @ u
+    bb = kin.gv[row] + cross(kin.gw[row], e) \
         + cross(w_j, va - contact.radius * n_rate - v_j)
     Jc = Ja - Jb
     v = Jc @ u
@@ -512,9 +515,9 @@ class ContactModes:
         out = []
         for node, local in ((contact.node, contact.local),
                             (contact.other, contact.other_local)):
-            k, arm = self.model.row[node], kin["R"][node] @ local
-            out.append((kin["r"][node] + arm,
-                        (kin["Jv"][k] - _cross_columns(arm, kin["Jw"][k])) @ u))
+            k, arm = self.model.row[node], kin.R[node] @ local
+            out.append((kin.r[node] + arm,
+                        (kin.Jv[k] - _cross_columns(arm, kin.Jw[k])) @ u))
         relative = out[0][0] - out[1][0], out[0][1] - out[1][1]
         if speed:
             return (*relative, float(np.linalg.norm(out[0][1]) + np.linalg.norm(out[1][1])))

@@ -165,7 +165,7 @@ class CoulombModes:
         from .mechanism_outputs import balance
 
         state = balance(self.cutsets, time, q, u, w, self.rows)
-        R = state.kin["R"]
+        R = state.kin.R
         N = np.zeros((len(self.joints), 3))
         vd = np.zeros(len(self.joints))
         for j, joint in enumerate(self.joints):

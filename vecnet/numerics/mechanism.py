@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 import sympy
@@ -29,7 +30,7 @@ from .contact import unilateral_contacts
 from .friction import coulomb_joints
 from .multibody import solve
 
-__all__ = ["CompiledModel", "Snapshot", "cross", "point_wrenches", "LINEAR_ALGEBRA"]
+__all__ = ["CompiledModel", "Snapshot", "NodeKinematics", "cross", "point_wrenches", "LINEAR_ALGEBRA"]
 
 #: how a compiled model solves its constrained equations: chosen by a cost prediction,
 #: in joint space (``"dense"``) or in body space (``"sparse"``, :mod:`.bodyspace`)
@@ -54,6 +55,25 @@ def point_wrenches(r: np.ndarray, F: np.ndarray) -> np.ndarray:
     return out
 
 
+class NodeKinematics(NamedTuple):
+    """The kinematics of a mechanism's nodes at ``q``, ``u`` (world axes): every node's
+    rotation ``R`` (V x 3 x 3) and position ``r`` (V x 3); for the nodes where something
+    acts (by :attr:`CompiledModel.row`), the Jacobians of the angular and linear velocity
+    ``Jw``, ``Jv`` (k x 3 x nu), the velocity-dependent accelerations ``gw``, ``gv`` (k x
+    3) and the angular and linear velocities ``w``, ``v`` (k x 3); and the walk's
+    ``state`` (:class:`vecnet.numerics.recursive.State`)."""
+
+    R: np.ndarray
+    r: np.ndarray
+    Jw: np.ndarray
+    Jv: np.ndarray
+    gw: np.ndarray
+    gv: np.ndarray
+    w: np.ndarray
+    v: np.ndarray
+    state: Any
+
+
 @dataclass
 class Snapshot:
     """Everything about a mechanism at one instant ``(t, q, u)``: ``M u' = Q + Phi_u^T
@@ -74,7 +94,7 @@ class Snapshot:
     phi_q: np.ndarray
     phi_t: np.ndarray
     c: np.ndarray
-    kin: dict = field(default_factory=dict)
+    kin: NodeKinematics | None = None
     forces: dict = field(default_factory=dict)
     reactions: list = field(default_factory=list)
 
@@ -299,33 +319,30 @@ class CompiledModel(ABC):
         self._no_wrenches = np.zeros((self.kernel_tree.n_nodes, 6))
 
     # -- kinematics ---------------------------------------------------------------------------
-    def kinematics(self, q: np.ndarray, u: np.ndarray) -> dict:
-        """Node rotations ``R`` (V x 3 x 3), positions ``r`` (V x 3) and the walk's
-        ``state``; for the nodes where something acts (by :attr:`row`), ``Jw``, ``Jv``
-        (k x 3 x nu), ``gw``, ``gv`` (k x 3) and the angular and linear velocities ``w``,
-        ``v``."""
+    def kinematics(self, q: np.ndarray, u: np.ndarray) -> NodeKinematics:
+        """The nodes' :class:`NodeKinematics` at ``q``, ``u``."""
         return self._kinematics_of(recursive.state(self.kernel_tree, q, u))
 
-    def _kinematics_of(self, st) -> dict:
+    def _kinematics_of(self, st) -> NodeKinematics:
         Jw, Jv, gw, gv = recursive.jacobians(self.kernel_tree, st, self._needed, self.nu)
         rows = self._needed
-        return {"R": st.R, "r": st.r, "Jw": Jw, "Jv": Jv, "gw": gw, "gv": gv,
-                "w": st.w[rows], "v": st.v[rows], "state": st}
+        return NodeKinematics(st.R, st.r, Jw, Jv, gw, gv, st.w[rows], st.v[rows], st)
 
-    def _light_kinematics(self, st, accelerations: bool = True) -> dict:
+    def _light_kinematics(self, st, accelerations: bool = True,
+                          every_node: bool = False) -> NodeKinematics:
         """The kinematics of :meth:`kinematics` without the Jacobians (zero columns: the
         constraints' rows in the speeds come out empty), in time linear in the size: the
         convective accelerations of the nodes from the walk's bias accelerations (zero
         unless ``accelerations`` and some constraint outside
-        :func:`~vecnet.numerics.recursive.primitive_rows` reads them, ``_bias_needed``)."""
+        :func:`~vecnet.numerics.recursive.primitive_rows` reads them, ``_bias_needed``, or
+        ``every_node`` asks for them)."""
         rows = self._needed
-        if accelerations and self._bias_needed:
+        if accelerations and (self._bias_needed or every_node):
             gw, gv = recursive.node_bias(rows, st.r, st.w, st.v, st.A0)
         else:
             gw = gv = np.zeros((len(rows), 3))
         none = np.zeros((len(rows), 3, 0))
-        return {"R": st.R, "r": st.r, "Jw": none, "Jv": none, "gw": gw, "gv": gv,
-                "w": st.w[rows], "v": st.v[rows], "state": st}
+        return NodeKinematics(st.R, st.r, none, none, gw, gv, st.w[rows], st.v[rows], st)
 
     def body_constraints(self, time: float, q: np.ndarray, u: np.ndarray, st,
                          accelerations: bool = True):
@@ -474,24 +491,24 @@ class CompiledModel(ABC):
         of a driver's constraint. ``gamma`` is ``None`` for a line, or unless
         ``convective``."""
         ka, kb = self.row[a], self.row[b]
-        d = kin["r"][b] - kin["r"][a]
-        Jv = kin["Jv"][kb] - kin["Jv"][ka]
+        d = kin.r[b] - kin.r[a]
+        Jv = kin.Jv[kb] - kin.Jv[ka]
         if coordinate == "line":
             return d @ Jv / np.linalg.norm(d), None
-        e = kin["R"][a] @ axis
-        wa = kin["w"][ka]
+        e = kin.R[a] @ axis
+        wa = kin.w[ka]
         if coordinate == "angle":    # e . (w_b - w_a), e turning with the tail
-            g = e @ (kin["Jw"][kb] - kin["Jw"][ka])
-            gamma = (e @ (kin["gw"][kb] - kin["gw"][ka]) + cross(wa, e) @ (kin["w"][kb] - wa)
+            g = e @ (kin.Jw[kb] - kin.Jw[ka])
+            gamma = (e @ (kin.gw[kb] - kin.gw[ka]) + cross(wa, e) @ (kin.w[kb] - wa)
                      if convective else None)
             return g, gamma
         # e . d: (w_a x e) . d + e . (v_b - v_a), and once more for the convective part
-        g = cross(e, d) @ kin["Jw"][ka] + e @ Jv
+        g = cross(e, d) @ kin.Jw[ka] + e @ Jv
         if not convective:
             return g, None
-        ed = cross(kin["gw"][ka], e) + cross(wa, cross(wa, e))
-        return g, (ed @ d + 2 * cross(wa, e) @ (kin["v"][kb] - kin["v"][ka])
-                   + e @ (kin["gv"][kb] - kin["gv"][ka]))
+        ed = cross(kin.gw[ka], e) + cross(wa, cross(wa, e))
+        return g, (ed @ d + 2 * cross(wa, e) @ (kin.v[kb] - kin.v[ka])
+                   + e @ (kin.gv[kb] - kin.gv[ka]))
 
     # -- what a dimension writes ---------------------------------------------------------
     @abstractmethod
@@ -500,7 +517,7 @@ class CompiledModel(ABC):
         the nodes at the walk's state ``st``, and :attr:`Snapshot.forces`."""
 
     @abstractmethod
-    def _constraints(self, time: float, q: np.ndarray, u: np.ndarray, kin: dict,
+    def _constraints(self, time: float, q: np.ndarray, u: np.ndarray, kin: NodeKinematics,
                      accelerations: bool = True, reactions: bool = False,
                      wrenches: np.ndarray | None = None):
         """``(phi, phi_u, phi_t, c, reactions)`` (:class:`Snapshot`); ``c`` only with
@@ -514,22 +531,22 @@ class CompiledModel(ABC):
         """The energy stored in the springs."""
 
     @abstractmethod
-    def joint_angle(self, element, kin: dict) -> float:
+    def joint_angle(self, element, kin: NodeKinematics) -> float:
         """The angle of a joint that turns about an axis, head frame against tail frame."""
 
     # -- dynamics -----------------------------------------------------------------------
-    def _body_terms(self, kin: dict, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _body_terms(self, kin: NodeKinematics, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``M`` and the bodies' forces (gravity, velocity and gyroscopic terms), from the
         Jacobians of their mass centres."""
         nu = self.nu
         M, Q = np.zeros((nu, nu)), np.zeros(nu)
         for _, node, m, J in self.bodies:
             k = self.row[node]
-            R = kin["R"][node]
-            Jv, Jwb = kin["Jv"][k], R.T @ kin["Jw"][k]
-            wb, gwb = Jwb @ u, R.T @ kin["gw"][k]
+            R = kin.R[node]
+            Jv, Jwb = kin.Jv[k], R.T @ kin.Jw[k]
+            wb, gwb = Jwb @ u, R.T @ kin.gw[k]
             M += m * Jv.T @ Jv + Jwb.T @ J @ Jwb
-            Q += Jv.T @ (m * (self.gravity - kin["gv"][k])) - Jwb.T @ (J @ gwb + cross(wb, J @ wb))
+            Q += Jv.T @ (m * (self.gravity - kin.gv[k])) - Jwb.T @ (J @ gwb + cross(wb, J @ wb))
         return M, Q
 
     def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, w=None,
@@ -547,9 +564,9 @@ class CompiledModel(ABC):
             g, gamma = self.axial_row(kin, "angle", a, b, axis)
             M += J * np.outer(g, g)
             Q -= J * gamma * g
-        wrenches, forces = self._wrenches(time, q, u, kin["state"])
+        wrenches, forces = self._wrenches(time, q, u, kin.state)
         if forces:
-            Q += recursive.generalized_forces(self.kernel_tree, kin["state"], wrenches, self.nu)
+            Q += recursive.generalized_forces(self.kernel_tree, kin.state, wrenches, self.nu)
         if self.m:
             phi, phi_u, phi_t, c, maps = self._constraints(time, q, u, kin, reactions=reactions)
         else:
@@ -570,9 +587,7 @@ class CompiledModel(ABC):
         accelerations in), the constraint residuals, what the force elements carry and
         what each chord's multipliers apply (:class:`Snapshot`)."""
         st = recursive.state(self.kernel_tree, q, u)
-        kin = self._light_kinematics(st)
-        if not self._bias_needed:    # the outputs read every node's convective terms
-            kin["gw"], kin["gv"] = recursive.node_bias(self._needed, st.r, st.w, st.v, st.A0)
+        kin = self._light_kinematics(st, every_node=True)   # the outputs read them all
         forces = self._wrenches(time, q, u, st)[1]
         if not self.m:
             return kin, np.zeros(0), forces, []
@@ -608,10 +623,10 @@ class CompiledModel(ABC):
         kin = self.kinematics(q, self.zero_speeds)
         return [self.axial_row(kin, *target, convective=False)[0] for target in self.loads]
 
-    def potential(self, q: np.ndarray, kin: dict) -> float:
+    def potential(self, q: np.ndarray, kin: NodeKinematics) -> float:
         """Gravity and spring potential energy."""
-        value = -sum(m * self.gravity @ kin["r"][node] for _, node, m, _ in self.bodies)
-        return float(value + self._stored_energy(q, kin["state"]))
+        value = -sum(m * self.gravity @ kin.r[node] for _, node, m, _ in self.bodies)
+        return float(value + self._stored_energy(q, kin.state))
 
     # -- the recursive scheme -------------------------------------------------------------
     def accelerations(self, time: float, q: np.ndarray, u: np.ndarray, rows: np.ndarray,

@@ -9,7 +9,7 @@ z-component of turns (docs/conventions.md).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -19,6 +19,9 @@ from ..elements.planar import RollingContact
 from ..elements.spatial import SpatialRollingContact
 from . import recursive
 from .multibody import accelerations, independent_rows, solve_accelerations, velocity_constraints
+
+if TYPE_CHECKING:
+    from .mechanism import NodeKinematics
 
 __all__ = ["outputs", "balance", "Balance", "Cutsets"]
 
@@ -55,7 +58,7 @@ class Balance(NamedTuple):
 
     a: np.ndarray
     lam: np.ndarray
-    kin: dict
+    kin: NodeKinematics
     M: np.ndarray | None
     phi: np.ndarray
     forces: dict
@@ -94,14 +97,14 @@ def balance(cutsets: Cutsets, time: float, q: np.ndarray, u: np.ndarray, w: np.n
         snap = model.evaluate(time, q, u, w=w, reactions=True)
         a, lam = accelerations(snap, rows)
         kin, phi, forces, reactions, M = snap.kin, snap.phi, snap.forces, snap.reactions, snap.M
-        jw, jv = kin["Jw"] @ a, kin["Jv"] @ a
-    R, r = kin["R"], kin["r"]
+        jw, jv = kin.Jw @ a, kin.Jv @ a
+    R, r = kin.R, kin.r
     through = {}
     for name, node, m, J in model.bodies:
         k = model.row[node]
-        omega = kin["w"][k]
-        acc = jv[k] + kin["gv"][k]
-        alpha = jw[k] + kin["gw"][k]
+        omega = kin.w[k]
+        acc = jv[k] + kin.gv[k]
+        alpha = jw[k] + kin.gw[k]
         Jw = R[node] @ J @ R[node].T
         F = m * (acc - model.gravity)
         through[name] = (F, cross(r[node], F) + Jw @ alpha + cross(omega, Jw @ omega))
@@ -150,7 +153,7 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
             rows = independent_rows(velocity_constraints(model, time, q)[0])
         state = balance(cutsets, time, q, u, w, rows)
         kin, lam, through = state.kin, state.lam, state.through
-        R, r = kin["R"], kin["r"]
+        R, r = kin.R, kin.r
         row = {**dict(zip(eom.coordinates, q)), **dict(zip(eom.speed_names, u))}
         # body by body; with rotors, from the mass matrix that holds their inertia too
         kinetic = 0.0 if state.M is None else 0.5 * u @ state.M @ u
@@ -158,7 +161,7 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
         row["constraint residual"] = float(np.max(np.abs(state.phi))) if len(state.phi) else 0.0
         for name, node, m, J in model.bodies:
             k = model.row[node]
-            v, omega = kin["v"][k], kin["w"][k]
+            v, omega = kin.v[k], kin.w[k]
             if state.M is None:
                 spin = R[node].T @ omega
                 kinetic += 0.5 * (m * v @ v + spin @ J @ spin)
@@ -167,7 +170,7 @@ def outputs(model, times, qs, us, ws=None, planar: bool = False) -> dict[str, np
             row[f"{name}.position"], row[f"{name}.velocity"] = vector(r[node]), vector(v)
             row[f"{name}.omega"] = turn(omega)
             if planar:
-                row[f"{name}.angle"] = kin["state"].theta[node]
+                row[f"{name}.angle"] = kin.state.theta[node]
             else:   # as quaternions below, all times at once
                 row[f"{name}.orientation"] = R[node]
         row.update(kinetic=kinetic, potential=potential, energy=kinetic + potential)
@@ -248,11 +251,11 @@ def _across_columns(model, topo) -> np.ndarray:
         len(targets), len(topo.branches)).T
 
 
-def _across_through(model, kin: dict, w: np.ndarray, acc: np.ndarray):
+def _across_through(model, kin: NodeKinematics, w: np.ndarray, acc: np.ndarray):
     """The through variables ``(F, M)`` (moments about the world origin; minus what acts on
     the head) of the loads ``w`` across joints or between points and of the rotors' inertia
     torques ``-J (g u' + gamma)`` about their joints' axes, at the accelerations ``acc``."""
-    R, r = kin["R"], kin["r"]
+    R, r = kin.R, kin.r
     loads = list(zip(model.loads, w))
     for target, J in model.rotors:
         g, gamma = model.axial_row(kin, *target)

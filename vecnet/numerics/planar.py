@@ -21,7 +21,7 @@ from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import FormulationError
 from . import recursive as rc
-from .mechanism import CompiledModel, point_wrenches, push_wrench
+from .mechanism import CompiledModel, NodeKinematics, point_wrenches, push_wrench
 
 if TYPE_CHECKING:
     from ..formulation.planar import MultibodyEquations
@@ -227,7 +227,7 @@ class CompiledMechanism(CompiledModel):
     def _pose_jacobian(self, ends, kin):
         """The Jacobian of an edge's relative pose in the speeds and its convective terms."""
         ka, kb = self.row[ends[0]], self.row[ends[1]]
-        Jw, Jv, gw, gv = kin["Jw"], kin["Jv"], kin["gw"], kin["gv"]
+        Jw, Jv, gw, gv = kin.Jw, kin.Jv, kin.gw, kin.gv
         Jx = np.vstack([Jv[kb, :2] - Jv[ka, :2], Jw[kb, 2] - Jw[ka, 2], Jw[ka, 2]])
         gx = np.array([*(gv[kb, :2] - gv[ka, :2]), gw[kb, 2] - gw[ka, 2], gw[ka, 2]])
         return Jx, gx
@@ -250,32 +250,32 @@ class CompiledMechanism(CompiledModel):
     def _stored_energy(self, q, st) -> float:
         return sum(float(fn(self._pose(ends, st)[0])[0][0, 0]) for ends, fn in self._energies)
 
-    def joint_angle(self, element, kin: dict) -> float:
+    def joint_angle(self, element, kin: NodeKinematics) -> float:
         """The head frame's angle less the tail frame's, continuous in time."""
         tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
-        return kin["state"].theta[head] - kin["state"].theta[tail]
+        return kin.state.theta[head] - kin.state.theta[tail]
 
-    def contact(self, element, kin: dict) -> tuple[np.ndarray, np.ndarray]:
+    def contact(self, element, kin: NodeKinematics) -> tuple[np.ndarray, np.ndarray]:
         """``(C, n)`` of a rolling wheel (:class:`~vecnet.elements.planar.RollingContact`):
         the contact point and the line's normal towards the wheel (3-vectors in the x-y
         plane)."""
         tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
-        angle = kin["state"].theta[tail]
+        angle = kin.state.theta[tail]
         c, s = np.cos(angle), np.sin(angle)
         nx, ny = (float(v) for v in element.normal)
         n = np.array([c * nx - s * ny, s * nx + c * ny, 0.0])
-        return kin["r"][head] - self.number(element.radius, element.name) * n, n
+        return kin.r[head] - self.number(element.radius, element.name) * n, n
 
-    def effort_axes(self, element, kin: dict) -> list:
+    def effort_axes(self, element, kin: NodeKinematics) -> list:
         """A gear's torques are about z; a rack's force is along the direction it advances."""
         return [None if label.startswith("force") else _Z for label in element.efforts_named]
 
     def _constraints(self, time, q, u, kin, accelerations=True, reactions=False,
                      wrenches=None):
-        m, n = self.m, kin["Jw"].shape[2]
+        m, n = self.m, kin.Jw.shape[2]
         phi, phi_q, phi_t, c = np.zeros(m), np.zeros((m, n)), np.zeros(m), np.zeros(m)
         maps = []
-        r = kin["r"]
+        r = kin.r
 
         def react(chord, rows, grad, ends):
             """Each row's wrenches on the head and the tail per unit multiplier; the one on
@@ -291,17 +291,17 @@ class CompiledMechanism(CompiledModel):
                 maps.append((chord, rows, None if coupling else head.T))
 
         if len(self._pin_rows):
-            st, rows = kin["state"], self._pin_rows
+            st, rows = kin.state, self._pin_rows
             W = wrenches if wrenches is not None else np.zeros((m, 2, 6))
             rc.primitive_rows(*self._pins_formed, st.R, st.r, st.w, st.v, st.A0, accelerations,
                               phi, c, W)
             if n:
                 ra, rb = self._pin_kin_rows
-                phi_q[rows] = kin["Jv"][rb, :2] - kin["Jv"][ra, :2]
+                phi_q[rows] = kin.Jv[rb, :2] - kin.Jv[ra, :2]
             if reactions:    # the points' unit forces along x and y, on the head
                 maps += [(chord, idx, W[idx, 0].T) for chord, idx in zip(self._pin_chords, rows)]
         for chord, ends, rows, fn in self.constraint_laws:
-            x, xd = self._pose(ends, kin["state"])
+            x, xd = self._pose(ends, kin.state)
             Jx, gx = self._pose_jacobian(ends, kin)
             value, grad, rate, second = fn(time, x, xd)
             phi[rows] = value[:, 0]
@@ -310,7 +310,7 @@ class CompiledMechanism(CompiledModel):
             c[rows] = -(grad @ gx + second[:, 0])
             react(chord, rows, grad, ends)
         for chord, ends, rows, fn in self.velocity_laws:   # G x' + b = 0, no position rows
-            x, xd = self._pose(ends, kin["state"])
+            x, xd = self._pose(ends, kin.state)
             Jx, gx = self._pose_jacobian(ends, kin)
             G, b, drift = fn(time, x, xd)
             phi_q[rows] = G @ Jx

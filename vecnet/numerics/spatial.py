@@ -22,7 +22,7 @@ from ..elements.base import t
 from ..elements.joints import RHO, joint_kind_of
 from ..errors import FormulationError
 from . import recursive as rc
-from .mechanism import CompiledModel, point_wrenches, push_wrench
+from .mechanism import CompiledModel, NodeKinematics, point_wrenches, push_wrench
 
 if TYPE_CHECKING:
     from ..formulation.spatial import SpatialEquations
@@ -229,28 +229,28 @@ class CompiledSpatial(CompiledModel):
         return sum(float(energy(self._pose_values(st, ends, joint, q, self.zero_speeds))[0])
                    for ends, joint, energy in self._energies)
 
-    def joint_angle(self, element, kin: dict) -> float:
+    def joint_angle(self, element, kin: NodeKinematics) -> float:
         """Wrapped to (-pi, pi]: a spatial joint's angle is read off the two frames."""
         tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
-        return se.revolute_angle(element.axis, kin["R"][tail], kin["R"][head], element.R0)
+        return se.revolute_angle(element.axis, kin.R[tail], kin.R[head], element.R0)
 
     wrapped_angles = True
 
-    def contact(self, element, kin: dict) -> tuple[np.ndarray, np.ndarray]:
+    def contact(self, element, kin: NodeKinematics) -> tuple[np.ndarray, np.ndarray]:
         """``(C, n)`` of a rolling wheel (:class:`~vecnet.elements.spatial.
         SpatialRollingContact`): the contact point and the plane's normal (world axes)."""
         tail, head = (self.node[v] for v in self.eom.mechanism.network.graph.ends(element.name))
         radius, axle, normal = self._wheels[element.name]
-        n, ax = kin["R"][tail] @ normal, kin["R"][head] @ axle
+        n, ax = kin.R[tail] @ normal, kin.R[head] @ axle
         p = (n @ ax) * ax - n
-        return kin["r"][head] + radius * p / np.linalg.norm(p), n
+        return kin.r[head] + radius * p / np.linalg.norm(p), n
 
-    def effort_axes(self, element, kin: dict) -> list:
+    def effort_axes(self, element, kin: NodeKinematics) -> list:
         """The world axes of a gear's or rack's efforts (``None`` for a rack's force, which
         is along the direction the rack advances): each joint's axis, turned with its tail."""
         net = self.eom.mechanism.network
         return [None if label.startswith("force") else
-                kin["R"][self.node[net.graph.ends(joint)[0]]] @ net.element(joint).axis
+                kin.R[self.node[net.graph.ends(joint)[0]]] @ net.element(joint).axis
                 for label, (joint, *_) in zip(element.efforts_named, element.terms)]
 
     # -- the multibody interface --------------------------------------------------------
@@ -316,19 +316,19 @@ class CompiledSpatial(CompiledModel):
 
     def _constraints(self, time, q, u, kin, accelerations=True, reactions=False,
                      wrenches=None):
-        m, nu = self.m, kin["Jw"].shape[2]
+        m, nu = self.m, kin.Jw.shape[2]
         phi, phi_u, c, phi_t = np.zeros(m), np.zeros((m, nu)), np.zeros(m), np.zeros(m)
         maps = []
-        R, r = kin["R"], kin["r"]
+        R, r = kin.R, kin.r
         if len(self._formed[0]):
-            st = kin["state"]
+            st = kin.state
             W = wrenches if wrenches is not None else np.zeros((m, 2, 6))
             rc.primitive_rows(*self._formed, st.R, st.r, st.w, st.v, st.A0, accelerations, phi, c,
                            W)
             if nu:
                 rows = self._formed_index
                 phi_u[rows] = rc.wrench_rows(W[rows], *self._formed_kin, self._row_nodes[rows],
-                                             r, kin["Jw"], kin["Jv"])
+                                             r, kin.Jw, kin.Jv)
             if reactions:
                 maps += [(chord, rows, W[rows, 0].T) for chord, rows in self._formed_rows]
 
@@ -377,7 +377,7 @@ class CompiledSpatial(CompiledModel):
         ``phi``; a tangent for ``"rolling"``), ``f . (v + omega x radius d) = 0``. The
         plane is the ground's: its normal and tangents do not turn."""
         radius, axle, normal = self._wheels[chord]
-        R, r, kb = kin["R"], kin["r"], self.row[b]
+        R, r, kb = kin.R, kin.r, self.row[b]
         n, f = R[a] @ normal, R[a] @ e
         ax = R[b] @ axle
         s = n @ ax
@@ -386,15 +386,15 @@ class CompiledSpatial(CompiledModel):
         d = p / size
         lever = radius * d
         arm = cross(lever, f)
-        phi_u[row] = f @ kin["Jv"][kb] + arm @ kin["Jw"][kb]
+        phi_u[row] = f @ kin.Jv[kb] + arm @ kin.Jw[kb]
         if kind == "contact":
             phi[row] = n @ (r[b] - r[a]) - radius * size
         if accelerations:   # f . (a + alpha x lever + omega x lever') less the u' terms
-            w = kin["w"][kb]
+            w = kin.w[kb]
             axd = cross(w, ax)
             pd = (n @ axd) * ax + s * axd
             dd = (pd - d * (d @ pd)) / size
-            c[row] = -(f @ kin["gv"][kb] + arm @ kin["gw"][kb] + radius * f @ cross(w, dd))
+            c[row] = -(f @ kin.gv[kb] + arm @ kin.gw[kb] + radius * f @ cross(w, dd))
         react(chord, np.array([row]), force=f.reshape(3, 1), at=r[b] + lever)
 
     def _axial_value(self, kin, q, info, convective=True):
@@ -408,7 +408,7 @@ class CompiledSpatial(CompiledModel):
             g[info["u"]] = 1.0
             return q[info["q"]], g, 0.0
         a, b = (self.node[v] for v in info["ends"])
-        R, r = kin["R"], kin["r"]
+        R, r = kin.R, kin.r
         if info["quantity"] == "angle":
             value = se.revolute_angle(info["axis"], R[a], R[b], info["R0"])
         else:
@@ -437,13 +437,13 @@ class CompiledSpatial(CompiledModel):
         at = self._drive_branch.get(row)
         if at is not None:
             branch, m = at
-            S = kin["state"].S[branch][:, :self.kernel_tree.nk[branch]]
+            S = kin.state.S[branch][:, :self.kernel_tree.nk[branch]]
             w = np.linalg.pinv(S)[m]
         else:
             tail, head = (self.node[v] for v in info["ends"])
-            e = kin["R"][tail] @ info["axis"]
+            e = kin.R[tail] @ info["axis"]
             w = np.concatenate([e, np.zeros(3)]) if info["quantity"] == "angle" \
-                else point_wrenches(kin["r"][head], e)[0]
+                else point_wrenches(kin.r[head], e)[0]
         return np.stack([w, -w])
 
     def _motions_at(self, info, time):
