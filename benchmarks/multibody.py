@@ -435,10 +435,10 @@ def kernel_dispatchers() -> list:
     try:
         from numba.core.dispatcher import Dispatcher
 
-        from vecnet.numerics import recursive
+        from vecnet.numerics import tree_kernels
     except ImportError:
         return []
-    return [f for f in vars(recursive).values() if isinstance(f, Dispatcher)]
+    return [f for f in vars(tree_kernels).values() if isinstance(f, Dispatcher)]
 
 
 def kernel_stats() -> tuple[int, int]:
@@ -608,7 +608,7 @@ def per_call_table(systems: list[str], sizes: list[int], checks: Checks) -> None
     of 5), in this one process; ``agree`` is vecnet's u' against Pinocchio's, relative, and
     ``vn bwd``, ``pin bwd`` each tool's backward error in Pinocchio's own equations
     (:func:`backward_error`), which decides where the two disagree."""
-    from vecnet.numerics import recursive
+    from vecnet.numerics import tree_kernels
 
     print_header("One forward-dynamics call (us): vecnet against Pinocchio's aba and "
                  "MuJoCo's mj_forward", PERCALL_COLUMNS)
@@ -620,10 +620,10 @@ def per_call_table(systems: list[str], sizes: list[int], checks: Checks) -> None
             q, u = random_state(system, model, rng)
             y = np.concatenate([q, u])
             rhs = model.open_chain_rates()
-            packed = recursive.pack(model.kernel_tree, model.n, model.nu)
+            packed = tree_kernels.pack(model.kernel_tree, model.n, model.nu)
             calls: dict[str, Callable[[], Any]] = {
                 "integrator": lambda: rhs(y),
-                "kernel": lambda: recursive.open_chain_rates(*packed, y),
+                "kernel": lambda: tree_kernels.open_chain_rates(*packed, y),
                 "public": lambda: eom.forward_dynamics(q, u)}
             agree = vn_bwd = pin_bwd = failed = ""
             pm = pinocchio_chain(system, n)

@@ -253,7 +253,7 @@ def test_time_spent_compiling_is_not_the_models_work(monkeypatch):
 def test_numba_compiles_are_recorded_as_compile_time():
     import numba
 
-    import vecnet.numerics.recursive  # noqa: F401 - the kernels' module records compiles
+    import vecnet.numerics.tree_kernels  # noqa: F401 - the kernels' module records compiles
 
     @numba.njit
     def square_root_sum(n):

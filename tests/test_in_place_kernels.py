@@ -1,4 +1,4 @@
-"""The kernels compiled without numba's reference counting (``recursive.in_place``) must
+"""The kernels compiled without numba's reference counting (``tree_kernels.in_place``) must
 neither allocate nor return an array: a caller with reference counting takes a returned
 array as a new reference and frees it, so that an array given back by such a kernel is
 freed twice (seen: ``malloc(): unaligned tcache chunk detected`` when a band solve
@@ -10,7 +10,7 @@ import inspect
 
 import pytest
 
-from vecnet.numerics import bodyspace, recursive
+from vecnet.numerics import bodyspace, tree_kernels
 
 ALLOCATING = {"empty", "zeros", "ones", "array", "empty_like", "zeros_like", "ones_like",
               "concatenate", "copy", "stack", "vstack", "hstack", "asarray", "isfinite"}
@@ -27,13 +27,13 @@ def without_reference_counting(module):
                 yield f"{module.__name__}.{node.name}", node
 
 
-KERNELS = dict(kernel for module in (recursive, bodyspace)
+KERNELS = dict(kernel for module in (tree_kernels, bodyspace)
                for kernel in without_reference_counting(module))
 
 
 def test_the_hot_kernels_are_among_them():
-    assert {"vecnet.numerics.recursive.walk_into", "vecnet.numerics.recursive."
-            "open_chain_rates_into", "vecnet.numerics.recursive._articulate_into",
+    assert {"vecnet.numerics.tree_kernels.walk_into", "vecnet.numerics.tree_kernels."
+            "open_chain_rates_into", "vecnet.numerics.tree_kernels._articulate_into",
             "vecnet.numerics.bodyspace.band_lu"} <= set(KERNELS)
 
 

@@ -520,7 +520,7 @@ PULSES = [  # v1 v2 td tr tf pw per: levels that are not exact in binary, fallin
 
 @pytest.mark.parametrize("v1, v2, td, tr, tf, pw, per", PULSES)
 def test_pulse_stays_within_its_levels_and_keeps_its_corners(v1, v2, td, tr, tf, pw, per):
-    from vecnet.numerics.simulate import switching_times
+    from vecnet.numerics.network_integration import switching_times
 
     wave = pulse(v1, v2, td, tr, tf, pw, per)
     f = sympy.lambdify(vn.t, wave, "numpy")

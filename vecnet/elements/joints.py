@@ -4,7 +4,7 @@ A :class:`JointKind` says everything the stages after the elements need about on
 joint: the name a model file and the builder give it, its element class (whose
 ``motion(q)`` is the symbolic motion and whose ``primitives()`` the constraints of the
 joint when it is cut), the direction and further arguments it takes, the branch of the
-compiled kernel that moves it (:mod:`vecnet.numerics.recursive`) and how its parameter row
+compiled kernel that moves it (:mod:`vecnet.numerics.tree_kernels`) and how its parameter row
 is filled, its style in diagrams and its one-line summary. The kernel's table of kinds,
 the file reader, the file schema's joint types, the builder's :meth:`joint`, the palette
 and the documentation's joint table all read :data:`JOINTS`; adding a joint is
@@ -37,7 +37,7 @@ __all__ = ["JointKind", "JointStyle", "JOINTS", "register_joint", "joint_kind_of
            "FREE_BODY", "SPHERICAL_BODY", "LINE_BODY", "PLANE_BODY", "AXIAL",
            "standard_row", "axial_row"]
 
-#: the kernel's branch kinds (:func:`vecnet.numerics.recursive.walk`): ARM an offset,
+#: the kernel's branch kinds (:func:`vecnet.numerics.tree_kernels.walk`): ARM an offset,
 #: FREE a free body, AFFINE a planar branch (a turn about z and an offset in the x-y plane,
 #: both affine in its coordinates), AXIAL a turn about the axis by one coordinate (or
 #: none) and an offset linear in the coordinates along fixed directions, the others the

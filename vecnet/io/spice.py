@@ -289,7 +289,7 @@ def pulse(v1: float, v2: float, td: float, tr: float, tf: float, pw: float,
     period (``Mod(t - td, per)``), so the value at a corner is the next piece's and the
     ramps are fractions of the time within a piece (no large terms that cancel); rounding
     is clamped, so the value never leaves ``[min(v1, v2), max(v1, v2)]``. The steps'
-    arguments are where :func:`vecnet.numerics.simulate.switching_times` finds the corners.
+    arguments are where :func:`vecnet.numerics.network_integration.switching_times` finds the corners.
 
     >>> import vecnet as vn
     >>> p = pulse(0, 1, 1e-3, 1e-4, 1e-4, 5e-4, 2e-3)

@@ -11,7 +11,7 @@ of them share it — taken about the group's mass centre (world axes), and the e
 
 with ``M_g`` the group's spatial inertia, ``f_g`` gravity, the velocity terms and the
 force elements' wrenches. Every tree joint ``j`` (motion subspace ``S_j``, bias ``c_j``
-from :func:`~vecnet.numerics.recursive.walk`) gives the rows ``T_j^T (A_child - A_parent -
+from :func:`~vecnet.numerics.tree_kernels.walk`) gives the rows ``T_j^T (A_child - A_parent -
 c_j) = 0``, ``T_j`` an orthonormal basis of the wrenches that do no work on ``S_j``; every
 loop constraint row ``r`` the row ``Wh_r . A_head + Wt_r . A_tail = gamma_r`` (its two
 wrenches per unit multiplier, :meth:`CompiledModel.body_constraints
@@ -44,8 +44,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import SimulationError
-from . import recursive
-from .recursive import (
+from . import tree_kernels as kernels
+from .tree_kernels import (
     Tree,
     body_inertia_into,
     body_inertias,
@@ -768,7 +768,7 @@ class BodySpace:
     Parameters
     ----------
     tree : Tree
-        The compiled tree (:class:`~vecnet.numerics.recursive.Tree`).
+        The compiled tree (:class:`~vecnet.numerics.tree_kernels.Tree`).
     row_nodes : array (m x 2)
         The head and tail node of every loop constraint row.
     comps : sequence of int
@@ -1081,17 +1081,17 @@ def _square_order(space: BodySpace, row_group: np.ndarray):
 
 def compile_kernels() -> None:
     """Compile every kernel once (numba caches them on disk): those of the walk and the
-    articulated-body recursion (:func:`vecnet.numerics.recursive.compile_kernels`), then
+    articulated-body recursion (:func:`vecnet.numerics.tree_kernels.compile_kernels`), then
     the body-space ones on the same pendulum with a point of its tip held to the ground.
     Installing runs this, so that no model pays the first compilation.
 
     >>> compile_kernels()
     """
-    recursive.compile_kernels()
-    tree, q, u = recursive.sample_tree()
+    kernels.compile_kernels()
+    tree, q, u = kernels.sample_tree()
     st = state(tree, q, u)
     W = np.zeros((3, 2, 6))
-    recursive.primitive_rows(np.zeros(1, dtype=np.int64), np.array([0]), np.array([2]),
+    kernels.primitive_rows(np.zeros(1, dtype=np.int64), np.array([0]), np.array([2]),
                              np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(1, dtype=np.int64),
                              st.R, st.r, st.w, st.v, st.A0, False, np.zeros(3), np.zeros(3), W)
     space = BodySpace(tree, np.array([[2, 0]] * 3), range(6))   # the kernels' types do

@@ -11,7 +11,7 @@ from scipy.linalg import LinAlgError, lu_factor, lu_solve
 
 from ..core.numbers import exact_rational
 from ..errors import FormulationError, ModelError, UnknownNameError
-from .simulate import numeric_model, solve_algebraic
+from .network_integration import numeric_model, solve_algebraic
 
 if TYPE_CHECKING:
     from ..formulation.lumped import StateSpace

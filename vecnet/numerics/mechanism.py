@@ -1,7 +1,7 @@
 """The compiled model of a mechanism, written once for the plane and for space.
 
 A formulation (:mod:`vecnet.formulation.planar`, :mod:`vecnet.formulation.spatial`)
-hands its tree to the compiled kernels (:mod:`vecnet.numerics.recursive`) as numbers.
+hands its tree to the compiled kernels (:mod:`vecnet.numerics.tree_kernels`) as numbers.
 Everything that follows from the tree is dimension-free and lives here: the node
 kinematics (rotations, positions, Jacobians and convective terms, in 3-D; a planar
 mechanism is one that stays in the x-y plane), the mass matrix and the bodies' forces,
@@ -24,7 +24,7 @@ import sympy
 from ..core.rotations import cross
 from ..elements.base import t
 from ..errors import ModelError
-from . import recursive
+from . import tree_kernels as kernels
 from .bodyspace import BodyPartition, BodySpace
 from .contact import unilateral_contacts
 from .friction import coulomb_joints
@@ -61,7 +61,7 @@ class NodeKinematics(NamedTuple):
     acts (by :attr:`CompiledModel.row`), the Jacobians of the angular and linear velocity
     ``Jw``, ``Jv`` (k x 3 x nu), the velocity-dependent accelerations ``gw``, ``gv`` (k x
     3) and the angular and linear velocities ``w``, ``v`` (k x 3); and the walk's
-    ``state`` (:class:`vecnet.numerics.recursive.State`)."""
+    ``state`` (:class:`vecnet.numerics.tree_kernels.State`)."""
 
     R: np.ndarray
     r: np.ndarray
@@ -102,7 +102,7 @@ class Snapshot:
 class CompiledModel(ABC):
     """What the compiled planar and spatial models share: parameter values, numbers from
     parameters, expressions compiled with common subexpressions, the kinematics and
-    dynamics of the compiled tree ``_tree`` (:mod:`vecnet.numerics.recursive`) and the
+    dynamics of the compiled tree ``_tree`` (:mod:`vecnet.numerics.tree_kernels`) and the
     recursive scheme.
 
     A subclass sets up ``n``, ``nu``, ``m``, ``gravity`` (3-vector), ``node`` (node name ->
@@ -129,7 +129,7 @@ class CompiledModel(ABC):
     bodies: list[tuple[str, int, float, np.ndarray]]
     #: the force elements ``(name, (tail, head))`` and the tree as the kernels read it
     force_elements: list[tuple[str, tuple[int, int]]]
-    kernel_tree: recursive.Tree
+    kernel_tree: kernels.Tree
 
     #: ``constraints`` gives the Jacobian in the speeds (used by the multibody numerics)
     jacobian_in_speeds = True
@@ -139,7 +139,7 @@ class CompiledModel(ABC):
     velocity_rows = 0
     #: whether a joint's angle comes wrapped to (-pi, pi] and is unwrapped in time
     wrapped_angles = False
-    #: whether a constraint row outside :func:`~.recursive.primitive_rows` reads the
+    #: whether a constraint row outside :func:`~.kernels.primitive_rows` reads the
     #: nodes' convective accelerations (:meth:`_light_kinematics`)
     _bias_needed = True
     #: the components of spatial vectors (turn above velocity of the origin) the
@@ -321,10 +321,10 @@ class CompiledModel(ABC):
     # -- kinematics ---------------------------------------------------------------------------
     def kinematics(self, q: np.ndarray, u: np.ndarray) -> NodeKinematics:
         """The nodes' :class:`NodeKinematics` at ``q``, ``u``."""
-        return self._kinematics_of(recursive.state(self.kernel_tree, q, u))
+        return self._kinematics_of(kernels.state(self.kernel_tree, q, u))
 
     def _kinematics_of(self, st) -> NodeKinematics:
-        Jw, Jv, gw, gv = recursive.jacobians(self.kernel_tree, st, self._needed, self.nu)
+        Jw, Jv, gw, gv = kernels.jacobians(self.kernel_tree, st, self._needed, self.nu)
         rows = self._needed
         return NodeKinematics(st.R, st.r, Jw, Jv, gw, gv, st.w[rows], st.v[rows], st)
 
@@ -334,11 +334,11 @@ class CompiledModel(ABC):
         constraints' rows in the speeds come out empty), in time linear in the size: the
         convective accelerations of the nodes from the walk's bias accelerations (zero
         unless ``accelerations`` and some constraint outside
-        :func:`~vecnet.numerics.recursive.primitive_rows` reads them, ``_bias_needed``, or
+        :func:`~vecnet.numerics.tree_kernels.primitive_rows` reads them, ``_bias_needed``, or
         ``every_node`` asks for them)."""
         rows = self._needed
         if accelerations and (self._bias_needed or every_node):
-            gw, gv = recursive.node_bias(rows, st.r, st.w, st.v, st.A0)
+            gw, gv = kernels.node_bias(rows, st.r, st.w, st.v, st.A0)
         else:
             gw = gv = np.zeros((len(rows), 3))
         none = np.zeros((len(rows), 3, 0))
@@ -358,7 +358,7 @@ class CompiledModel(ABC):
                                                 accelerations=accelerations, wrenches=W)
         if not accelerations:
             return phi, phi_t, None, W
-        return phi, phi_t, recursive.row_rates(c, W, st.A0, self._row_nodes), W
+        return phi, phi_t, kernels.row_rates(c, W, st.A0, self._row_nodes), W
 
     # -- the choice of linear algebra -----------------------------------------------------
     def use_linear_algebra(self, linear_algebra: str) -> CompiledModel:
@@ -449,7 +449,7 @@ class CompiledModel(ABC):
         space = BodySpace(self.kernel_tree, self._row_nodes, self.body_components)
         q = np.zeros(self.n)
         q[getattr(self, "_quaternion_index", np.zeros((0, 4), dtype=int))[:, 0]] = 1.0
-        space.check_inertias(self.kernel_tree, recursive.state(self.kernel_tree, q, self.zero_speeds))
+        space.check_inertias(self.kernel_tree, kernels.state(self.kernel_tree, q, self.zero_speeds))
         if not space.supported:
             return "dense", space.reason
         self._space = space
@@ -566,7 +566,7 @@ class CompiledModel(ABC):
             Q -= J * gamma * g
         wrenches, forces = self._wrenches(time, q, u, kin.state)
         if forces:
-            Q += recursive.generalized_forces(self.kernel_tree, kin.state, wrenches, self.nu)
+            Q += kernels.generalized_forces(self.kernel_tree, kin.state, wrenches, self.nu)
         if self.m:
             phi, phi_u, phi_t, c, maps = self._constraints(time, q, u, kin, reactions=reactions)
         else:
@@ -586,7 +586,7 @@ class CompiledModel(ABC):
         kinematics without Jacobians (:meth:`_light_kinematics`, every node's convective
         accelerations in), the constraint residuals, what the force elements carry and
         what each chord's multipliers apply (:class:`Snapshot`)."""
-        st = recursive.state(self.kernel_tree, q, u)
+        st = kernels.state(self.kernel_tree, q, u)
         kin = self._light_kinematics(st, every_node=True)   # the outputs read them all
         forces = self._wrenches(time, q, u, st)[1]
         if not self.m:
@@ -647,10 +647,10 @@ class CompiledModel(ABC):
             if fast is not None:
                 out = fast(np.concatenate([q, u]))
                 return None if out is None else (out[self.n:], np.zeros(self.m))
-            a = recursive.free_motion(tree, q, u, self.nu)
+            a = kernels.free_motion(tree, q, u, self.nu)
             return (a, np.zeros(self.m)) if np.isfinite(a.sum()) or np.isfinite(a).all() \
                 else None
-        st = recursive.state(tree, q, u)
+        st = kernels.state(tree, q, u)
         wrenches = self._wrenches(time, q, u, st)[0] if self.force_elements \
             else self._no_wrenches
         nu = self.nu
@@ -661,13 +661,13 @@ class CompiledModel(ABC):
                 return out
         if self.m and len(rows):
             self.path_counts["dense"] += 1
-        a = recursive.forward_dynamics(tree, st, self.zero_speeds if tau is None else tau,
+        a = kernels.forward_dynamics(tree, st, self.zero_speeds if tau is None else tau,
                                        wrenches, nu)
         lam = np.zeros(self.m)
         if self.m and len(rows):
             _, phi_u, _, c, _ = self._constraints(time, q, u, self._kinematics_of(st))
             A = phi_u[rows]
-            Y = recursive.inverse_mass(tree, st, A.T, nu)
+            Y = kernels.inverse_mass(tree, st, A.T, nu)
             try:
                 lam[rows] = solve(A @ Y, c[rows] - A @ a)
             except np.linalg.LinAlgError:
@@ -708,14 +708,14 @@ class CompiledModel(ABC):
         """``y -> y'`` of ``y = (q, u)`` (``None`` where the recursion has no answer: a
         branch without inertia beyond it) for a mechanism that gravity and its velocity
         terms alone move — no loops, force elements, rotors or loads — in one compiled call
-        (:func:`~.recursive.open_chain_rates`) on the tree packed once, with work space kept
+        (:func:`~.kernels.open_chain_rates`) on the tree packed once, with work space kept
         here; ``None`` for any other mechanism. A simulation's right-hand side: nothing in
         Python stands between the integrator and the kernel but this closure."""
         packed = self._open_chain()
         if packed is None:
             return None
         itab, ftab, work = packed
-        kernel = recursive.open_chain_rates
+        kernel = kernels.open_chain_rates
 
         def rates(y: np.ndarray) -> np.ndarray | None:
             out, ok = kernel(itab, ftab, work, y)
@@ -725,7 +725,7 @@ class CompiledModel(ABC):
 
     def open_chain_stages(self):
         """For the mechanisms of :meth:`open_chain_rates`, one attempted step of DOP853 in
-        one compiled call (:func:`~.recursive.open_chain_rk_step`): a function of
+        one compiled call (:func:`~.kernels.open_chain_rk_step`): a function of
         ``(y, f, h, K, A, B, C, E3, E5, rtol, atol)`` giving ``(y_new, f_new, error_norm)``,
         or ``None`` where a stage is not finite (the ``stages`` of
         :func:`~.integrators.solve_ivp` but for the time, as gravity alone moves the tree);
@@ -734,7 +734,7 @@ class CompiledModel(ABC):
         if packed is None:
             return None
         itab, ftab, work = packed
-        kernel = recursive.open_chain_rk_step
+        kernel = kernels.open_chain_rk_step
 
         def stages(y, f, h, K, A, B, C, E3, E5, rtol, atol):
             y_new, f_new, error = kernel(itab, ftab, work, y, f, h, A, B, C, E3, E5, K, rtol,
@@ -744,20 +744,20 @@ class CompiledModel(ABC):
         return stages
 
     def _open_chain(self):
-        """The tree packed for the open-chain kernels (:func:`~.recursive.pack`), once for
+        """The tree packed for the open-chain kernels (:func:`~.kernels.pack`), once for
         each tree (:meth:`bind` makes a new one); ``None`` for a mechanism that loops,
         force elements, rotors or loads take off that path."""
         if self.m or self.force_elements or self.rotors or self.loads:
             return None
         packed = self.__dict__.get("_packed")
         if packed is None or packed[0] is not self.kernel_tree:
-            packed = (self.kernel_tree, *recursive.pack(self.kernel_tree, self.n, self.nu))
+            packed = (self.kernel_tree, *kernels.pack(self.kernel_tree, self.n, self.nu))
             self.__dict__["_packed"] = packed
         return packed[1:]
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
         """``M(q)`` by the composite-rigid-body recursion."""
-        return recursive.mass(self.kernel_tree, recursive.state(self.kernel_tree, q, self.zero_speeds), self.nu)
+        return kernels.mass(self.kernel_tree, kernels.state(self.kernel_tree, q, self.zero_speeds), self.nu)
 
 
 def push_wrench(wrenches: np.ndarray, r: np.ndarray, ends, F: np.ndarray, T: np.ndarray) -> None:

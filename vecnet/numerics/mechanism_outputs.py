@@ -17,7 +17,7 @@ from ..core.rotations import cross, euler_angles, matrix_quaternion
 from ..elements.joint_laws import MeshLaw
 from ..elements.planar import RollingContact
 from ..elements.spatial import SpatialRollingContact
-from . import recursive
+from . import tree_kernels as kernels
 from .multibody import accelerations, independent_rows, solve_accelerations, velocity_constraints
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def balance(cutsets: Cutsets, time: float, q: np.ndarray, u: np.ndarray, w: np.n
     if not across.shape[1]:
         kin, phi, forces, reactions = model.outline(time, q, u)
         a, lam = solve_accelerations(model, time, q, u, rows)
-        moved = recursive.state(model.kernel_tree, q, a)
+        moved = kernels.state(model.kernel_tree, q, a)
         needed = model.needed_nodes
         jw, jv = moved.w[needed], moved.v[needed]
     else:

@@ -2,7 +2,7 @@
 
 Every branch moves its head frame relative to its tail frame by a motion affine in its
 own coordinates (a turn about z and an in-plane offset), handed to the compiled kernels
-(:mod:`vecnet.numerics.recursive`) as numbers. The small laws of cut joints, drivers and
+(:mod:`vecnet.numerics.tree_kernels`) as numbers. The small laws of cut joints, drivers and
 force elements are compiled, with common subexpressions, in an edge's relative pose
 ``x = (dx, dy, dtheta, tail angle)``. Everything else — kinematics, mass matrix,
 recursive scheme, snapshots and outputs — is
@@ -20,7 +20,7 @@ from ..builders.mechanism import DATUM
 from ..elements import planar as pe
 from ..elements.base import t
 from ..errors import FormulationError
-from . import recursive as rc
+from . import tree_kernels as rc
 from .mechanism import CompiledModel, NodeKinematics, point_wrenches, push_wrench
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ class CompiledMechanism(CompiledModel):
         return call
 
     def _tree_arrays(self) -> rc.Tree:
-        """The tree as numbers for the compiled kernels (:mod:`vecnet.numerics.recursive`):
+        """The tree as numbers for the compiled kernels (:mod:`vecnet.numerics.tree_kernels`):
         every branch an affine planar motion, the bodies with their inertia about z."""
         eom, net = self.eom, self.eom.mechanism.network
         walk = eom.walk

@@ -1,5 +1,5 @@
 """One way to simulate every kind of model: :func:`simulate`, which hands each kind to its
-integrator (:mod:`vecnet.numerics.simulate` for networks, :mod:`vecnet.numerics.multibody`
+integrator (:mod:`vecnet.numerics.network_integration` for networks, :mod:`vecnet.numerics.multibody`
 for mechanisms and coupled systems).
 
 A run stops early when a bound of :mod:`vecnet.core.bounds` is reached (its
@@ -55,7 +55,7 @@ def simulate(model: Any, t_span: Sequence[float] | None = None, *,
         ``rtol``, ``atol`` and ``progress`` (a function of the model time, or ``True``
         for a progress bar).
 
-        Networks and state spaces (:func:`vecnet.numerics.simulate.integrate`):
+        Networks and state spaces (:func:`vecnet.numerics.network_integration.integrate`):
         ``inputs`` (name -> number, expression in ``vn.t`` or function of ``t``),
         ``initial`` (state name -> value; algebraic variables as guesses),
         ``parameters``, ``max_steps`` (of IDA); a network also ``tree`` and
@@ -126,7 +126,7 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
         return _network(model, t_span, **options)
     from ..formulation.lumped import StateSpace
     from ..formulation.numeric import SparseStateSpace
-    from . import simulate as lumped
+    from . import network_integration as lumped
 
     if isinstance(model, SparseStateSpace):
         return _call(lumped.integrate_sparse, "a sparse state-space model", model, t_span,
@@ -183,7 +183,7 @@ def _network(net, t_span: Sequence[float] | None, tree: Sequence[str] | str = "n
              formulation: str | None = None, **options: Any) -> Result:
     """A network by its sparse numeric formulation where it applies (``formulation=None``)
     or as asked, ``"numeric"`` or ``"symbolic"``."""
-    from . import simulate as lumped
+    from . import network_integration as lumped
 
     _need_span(t_span)
     if formulation not in (None, "numeric", "symbolic"):

@@ -21,7 +21,7 @@ from ..elements import spatial as se
 from ..elements.base import t
 from ..elements.joints import RHO, joint_kind_of
 from ..errors import FormulationError
-from . import recursive as rc
+from . import tree_kernels as rc
 from .mechanism import CompiledModel, NodeKinematics, point_wrenches, push_wrench
 
 if TYPE_CHECKING:
@@ -273,7 +273,7 @@ class CompiledSpatial(CompiledModel):
         return q
 
     def _tree_arrays(self) -> rc.Tree:
-        """The tree as numbers for the compiled kernels (:mod:`vecnet.numerics.recursive`)."""
+        """The tree as numbers for the compiled kernels (:mod:`vecnet.numerics.tree_kernels`)."""
         eom, net = self.eom, self.eom.mechanism.network
         walk = eom.walk
         prm = np.zeros((len(walk), rc.PARAMETERS))
