@@ -133,6 +133,10 @@ class CompiledModel(ABC):
 
     #: ``constraints`` gives the Jacobian in the speeds (used by the multibody numerics)
     jacobian_in_speeds = True
+    #: whether the position-level equations coordinate partitioning solves
+    #: (:meth:`position_constraints`) are others than the constraints (a spatial model's:
+    #: quaternions normalized, their norms added)
+    own_position_constraints = False
     #: the last ``velocity_rows`` of the ``m`` constraint rows are velocity (nonholonomic)
     #: constraints ``A(q) u + b = 0``, given at the speed level only: they have no position
     #: residual (``phi`` is zero there), and assembly and projection leave them out
@@ -162,6 +166,8 @@ class CompiledModel(ABC):
         self._fallback = ""
         self.use_linear_algebra(linear_algebra)
         self.eom = eom
+        #: the name of each constraint row (a spatial model adds its velocity constraints')
+        self.constraint_names: tuple[str, ...] = tuple(eom.constraint_names)
         self.values = {(k if isinstance(k, sympy.Basic) else sympy.Symbol(str(k), real=True)):
                        sympy.sympify(v) for k, v in (parameters or {}).items()}
         self.operations = 0
@@ -317,6 +323,25 @@ class CompiledModel(ABC):
         self.row = {v: k for k, v in enumerate(needed)}
         self.zero_speeds = np.zeros(self.nu)
         self._no_wrenches = np.zeros((self.kernel_tree.n_nodes, 6))
+
+    # -- the multibody interface: q' = u unless a subclass maps them ----------------------------
+    def kinematic_map(self, q: np.ndarray) -> np.ndarray | None:
+        """``N(q)`` with ``q' = N(q) u``; ``None`` here, where ``q' = u``."""
+        return None
+
+    def rates(self, q: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """``q'`` from the speeds: ``u`` itself here."""
+        return u
+
+    def normalize(self, q: np.ndarray) -> np.ndarray:
+        """``q`` with every unit quaternion normalized: unchanged here, where there is none."""
+        return q
+
+    def position_constraints(self, time: float, q: np.ndarray):
+        """``(residual, Jacobian in q)`` of the position-level equations: the constraints
+        here (:attr:`own_position_constraints`)."""
+        phi, phi_q, _ = self.constraints(time, q)
+        return phi, phi_q
 
     # -- kinematics ---------------------------------------------------------------------------
     def kinematics(self, q: np.ndarray, u: np.ndarray) -> NodeKinematics:

@@ -62,25 +62,23 @@ __all__ = ["independent_rows", "ordered_rows", "velocity_rows", "solve", "accele
 
 def speeds(model) -> int:
     """Number of speeds ``u`` (the coordinates' count when ``q' = u``)."""
-    return getattr(model, "nu", model.n)
+    return model.nu
 
 
 def rates(model, q: np.ndarray, u: np.ndarray) -> np.ndarray:
     """``q'`` from the speeds: ``N(q) u`` (``u`` itself when the model has no map)."""
-    f = getattr(model, "rates", None)
-    return u if f is None else f(q, u)
+    return model.rates(q, u)
 
 
 def normalize(model, q: np.ndarray) -> np.ndarray:
     """The coordinates with every unit quaternion normalized (unchanged for the plane)."""
-    f = getattr(model, "normalize", None)
-    return q if f is None else f(q)
+    return model.normalize(q)
 
 
 def velocity_rows(model) -> int:
     """How many of the model's constraint rows, the last ones, are velocity (nonholonomic)
     constraints given at the speed level only (none unless the model says)."""
-    return int(getattr(model, "velocity_rows", 0))
+    return int(model.velocity_rows)
 
 
 def velocity_constraints(model, time: float, q: np.ndarray, position=None):
@@ -88,12 +86,10 @@ def velocity_constraints(model, time: float, q: np.ndarray, position=None):
     the position constraints' rows, then the velocity (nonholonomic) constraints' rows;
     ``position`` (the result of ``model.constraints``) is reused when it holds them all
     and its Jacobian is in the speeds."""
-    f = getattr(model, "velocity_constraints", None)
-    if f is None or (position is not None and getattr(model, "jacobian_in_speeds", False)
-                     and not velocity_rows(model)):
-        _, phi_q, phi_t = model.constraints(time, q) if position is None else position
+    if position is not None and model.jacobian_in_speeds and not velocity_rows(model):
+        _, phi_q, phi_t = position
         return phi_q, phi_t
-    return f(time, q)
+    return model.velocity_constraints(time, q)
 
 
 def ordered_rows(A: np.ndarray, held: int, tol: float = 1e-9) -> np.ndarray:
@@ -166,9 +162,8 @@ def solve_accelerations(model, time: float, q: np.ndarray, u: np.ndarray, rows: 
     """``(u', lambda)`` at ``(t, q, u)`` with the constraint rows ``rows``: by the model's
     recursive scheme where it has one and nothing is coupled to it (inputs ``w``), else
     from ``M``, ``Q`` and the constraints (:func:`accelerations`)."""
-    recursive = getattr(model, "accelerations", None)
-    if recursive is not None and w is None:
-        out = recursive(time, q, u, rows)
+    if w is None:
+        out = model.accelerations(time, q, u, rows)
         if out is not None:
             return out
     return accelerations(model.evaluate(time, q, u, w=w), rows)
@@ -228,8 +223,7 @@ def forward_dynamics(model, q, u, tau=None, time: float = 0.0,
                 coordinates)
     u = _vector(u, nu, "u", owner, lambda: f"the speeds {listed(speed_names)}", speed_names)
     if tau is None:
-        fast = getattr(model, "open_chain_rates", None)
-        fast = fast() if fast is not None else None
+        fast = model.open_chain_rates()
         if fast is not None:    # it normalizes; a zero quaternion fails it, and is told below
             out = fast(np.concatenate([q, u]))
             if out is not None:
@@ -246,11 +240,8 @@ def forward_dynamics(model, q, u, tau=None, time: float = 0.0,
     if model.m:
         phi_u, _ = velocity_constraints(model, time, q)
         rows = ordered_rows(phi_u, model.m - velocity_rows(model))
-    out = None
-    recursive = getattr(model, "accelerations", None)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        if recursive is not None:
-            out = recursive(time, q, u, rows, tau)
+        out = model.accelerations(time, q, u, rows, tau)
         if out is None:
             snap = model.evaluate(time, q, u)
             if tau is not None:
@@ -273,8 +264,7 @@ def forward_dynamics(model, q, u, tau=None, time: float = 0.0,
 
 def kinematic_map(model, q: np.ndarray) -> np.ndarray | None:
     """``N(q)`` with ``q' = N(q) u``; ``None`` when ``q' = u``."""
-    f = getattr(model, "kinematic_map", None)
-    return None if f is None else f(q)
+    return model.kinematic_map(q)
 
 
 def _move(model, q: np.ndarray, columns: np.ndarray, step: np.ndarray) -> np.ndarray:
@@ -354,7 +344,7 @@ def assemble(model, q: np.ndarray, time: float = 0.0, fixed=(), tol: float = 1e-
 def _position_jacobian(model, time: float, q: np.ndarray, position=None) -> np.ndarray:
     """``Phi_u`` of the position constraints (the velocity constraints' rows left out)."""
     position = model.constraints(time, q) if position is None else position
-    if getattr(model, "jacobian_in_speeds", False):
+    if model.jacobian_in_speeds:
         return position[1]
     return velocity_constraints(model, time, q, position)[0][:len(position[0])]
 
@@ -389,7 +379,7 @@ def _close(model, q: np.ndarray, time: float, fixed: np.ndarray, tol: float,
             break
     phi = model.constraints(time, q)[0]
     phi = np.where(np.isfinite(phi), phi, np.inf)
-    names = getattr(model, "constraint_names", None) or model.eom.constraint_names
+    names = model.constraint_names
     worst = np.argsort(-np.abs(phi))[:4]
     shown = [f"{names[i]} (off by {phi[i]:.3g})" for i in worst]
     raise FormulationError("the mechanism cannot be assembled: the loop closure equations "
@@ -470,11 +460,7 @@ def position_constraints(model, time: float, q: np.ndarray):
     """``(residual, Jacobian in q)`` of the position-level equations that coordinate
     partitioning solves: the constraints, and for a spatial model also the quaternions'
     unit norms."""
-    f = getattr(model, "position_constraints", None)
-    if f is None:
-        phi, phi_q, _ = model.constraints(time, q)
-        return phi, phi_q
-    return f(time, q)
+    return model.position_constraints(time, q)
 
 
 #: the largest loop residual a projection leaves (metres and radians), and with redundant
@@ -501,7 +487,7 @@ class Partition:
         self.model = model
         A = velocity_constraints(model, time, q)[0]
         self.rows, self.dep, self.ind = _split(A)
-        if getattr(model, "position_constraints", None) is None and not velocity_rows(model):
+        if not model.own_position_constraints and not velocity_rows(model):
             self.rows_q, self.dep_q = self.rows, self.dep
             rows_q = len(A)
         else:
@@ -515,10 +501,9 @@ class Partition:
         #: the projections in body space (a model's ``body_partition``), where the model
         #: solves its constraints there and both splits are one
         self.body = None
-        make = getattr(model, "body_partition", None)
-        if make is not None and len(self.dep) and np.array_equal(self.rows, self.rows_q) \
+        if len(self.dep) and np.array_equal(self.rows, self.rows_q) \
                 and np.array_equal(self.dep, self.dep_q):
-            self.body = make(self.rows, self.dep, self.ind)
+            self.body = model.body_partition(self.rows, self.dep, self.ind)
 
     def project(self, time: float, q: np.ndarray, uw: np.ndarray):
         """Consistent ``(q, u)`` from a state near the constraint manifold."""
@@ -528,7 +513,7 @@ class Partition:
         q = np.array(q, dtype=float)
         u = np.zeros(speeds(model))
         u[self.ind] = uw
-        own = getattr(model, "position_constraints", None) is None   # q' = u: one system
+        own = not model.own_position_constraints   # the constraints alone: one system
         position = None
         if not len(self.dep_q):
             q = normalize(model, q)
@@ -804,8 +789,7 @@ def _stretch(model, part: Partition, constrained: bool, extra, coupled: int, eva
                         _projection(model, part, consistent) if constrained else None, None)
 
     # the tree under gravity alone: one compiled call per evaluation
-    compiled = getattr(model, "open_chain_rates", lambda: None)()
-    recursive = getattr(model, "forward_dynamics", None)
+    compiled = model.open_chain_rates()
 
     def open_chain(tt, y):  # M u' = Q alone: nothing to project
         if compiled is not None:
@@ -815,15 +799,14 @@ def _stretch(model, part: Partition, constrained: bool, extra, coupled: int, eva
                 return out
         evaluation(tt, y)
         qf, uf = normalize(model, y[:n]), y[n:]
-        a = recursive(tt, qf, uf) if recursive is not None else None
+        a = model.forward_dynamics(tt, qf, uf)
         if a is None:
             M, Q = model.mass_and_forces(tt, qf, uf)
             a = solve(M, Q, positive_definite=True)
         return np.concatenate([rates(model, qf, uf), a])
 
     # and each attempted step of DOP853 one compiled call, its evaluations counted
-    stages = getattr(model, "open_chain_stages", lambda: None)() if compiled is not None \
-        else None
+    stages = model.open_chain_stages() if compiled is not None else None
     room = getattr(progress, "room", None)
 
     def counted_stages(tt, y, f, h, K, A, B, *tables):
@@ -851,9 +834,7 @@ def _projection(model, part: Partition, consistent) -> Callable[[float, np.ndarr
     def explain(tt, y):
         A = velocity_constraints(model, tt, normalize(model, y[:n]))[0]
         rank = len(independent_rows(A))
-        names = getattr(getattr(model, "eom", None), "q", None)
-        names = [str(c) for c in names] if names is not None and len(names) == n \
-            else [f"q[{i}]" for i in range(n)]
+        names = [str(c) for c in model.eom.q]
         pose = ", ".join(f"{name} = {value:.6g}" for name, value in zip(names, y[:n]))
         return (f"the {len(A)} constraint rows have rank {rank} there, the "
                 f"partition's dependent block a conditioning of "

@@ -54,7 +54,7 @@ class CompiledSpatial(CompiledModel):
         self.n, self.nu = len(eom.q), len(eom.u)
         self.velocity_rows = len(eom.velocity_constraint_names)
         self.m = len(eom.constraint_names) + self.velocity_rows
-        self.constraint_names = eom.constraint_names + eom.velocity_constraint_names
+        self.constraint_names = (*eom.constraint_names, *eom.velocity_constraint_names)
         self.nodes = list(topo.nodes)
         self.node = {v: i for i, v in enumerate(self.nodes)}
         self.quaternions = [np.array([eom.coordinates.index(f"{b}.{c}") for c in
@@ -448,6 +448,8 @@ class CompiledSpatial(CompiledModel):
 
     def _motions_at(self, info, time):
         return self._motions[info["name"]](time)
+
+    own_position_constraints = True
 
     def position_constraints(self, time: float, q: np.ndarray):
         """The constraints (with every quaternion normalized, so they do not depend on its
