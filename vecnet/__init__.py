@@ -44,7 +44,8 @@ _NAMES = {
     "steady_motion": "numerics.algorithms", "initial_speeds": "numerics.algorithms", "linearize": "numerics.algorithms",
     "formulate": "formulation.formulate", "NetworkEquations": "formulation.lumped",
     "state_space": "formulation.lumped", "sparse_state_space": "formulation.numeric",
-    "response_at": "numerics.analysis",
+    "response_at": "numerics.analysis", "step_response": "numerics.analysis",
+    "linear_model": "numerics.analysis", "LinearModel": "formulation.linear_model",
     # parameter studies (pandas when a study runs, Dask when a client is given)
     "sweep": "studies.sweep",
     # output and files

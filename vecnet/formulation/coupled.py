@@ -22,7 +22,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 import sympy
 from sympy.utilities.lambdify import implemented_function
 
@@ -33,8 +32,8 @@ from ..elements.base import t
 from ..elements.coupling import Port, RotaryPort
 from ..elements.signals import Block
 from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
-from .lumped import control_state_space
-from .multibody import check_point_pair, kept_states, sensor_reading
+from .linear_model import LinearModel
+from .multibody import check_point_pair, sensor_reading
 
 __all__ = ["System", "CoupledModel", "LinearModel"]
 
@@ -417,44 +416,6 @@ class CoupledModel:
         """The linear model about an equilibrium: :func:`vecnet.linearize`."""
         return public("linearize")(self, point, time, step, outputs)
 
-
-
-class LinearModel:
-    """``x' = A x + B w``, ``y = C x + D w`` about an equilibrium: deviations of the
-    ``states``, ``inputs`` and ``outputs`` (names) from their values there."""
-
-    def __init__(self, A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray,
-                 states: tuple[str, ...], inputs: tuple[str, ...], outputs: tuple[str, ...]) -> None:
-        self.A, self.B, self.C, self.D = A, B, C, D
-        self.states, self.inputs, self.outputs = states, inputs, outputs
-
-    def eigenvalues(self) -> np.ndarray:
-        """Eigenvalues sorted by real then imaginary part."""
-        ev = scipy.linalg.eigvals(self.A)
-        return ev[np.lexsort((ev.imag, ev.real))]
-
-    def reduce(self, states: Sequence[str], tolerance: float = 1e-9) -> LinearModel:
-        """The model of the ``states`` alone, when nothing dropped acts on them, with the
-        outputs that read only them (as
-        :meth:`vecnet.formulation.multibody.StateLinearization.reduce`).
-
-        >>> lin = LinearModel(np.array([[-1.0, 0.0], [1.0, -2.0]]), np.ones((2, 1)),
-        ...                   np.eye(2), np.zeros((2, 1)), ("a", "b"), ("u",), ("a", "b"))
-        >>> lin.reduce(["a"]).A.tolist(), lin.reduce(["a"]).outputs
-        ([[-1.0]], ('a',))
-        """
-        kept, readable = kept_states(self.A, self.C, self.states, self.outputs, states,
-                                     tolerance)
-        return LinearModel(self.A[np.ix_(kept, kept)], self.B[kept],
-                           self.C[np.ix_(readable, kept)], self.D[readable],
-                           tuple(self.states[k] for k in kept), self.inputs,
-                           tuple(self.outputs[k] for k in readable))
-
-    def to_control(self):
-        """A python-control ``StateSpace`` (``pip install vecnet[control]``), its signals
-        named as here with ``:`` for ``.`` (python-control reserves the dot)."""
-        return control_state_space(self.A, self.B, self.C, self.D, self.states, self.inputs,
-                                   self.outputs)
 
 
 def _rotor_inertias(ports: Sequence[Port], loads: Sequence[sympy.Expr],

@@ -29,6 +29,7 @@ from ..core.later import later
 from ..elements.base import t
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..graph.topology import Topology
+from .linear_model import LinearModel
 
 __all__ = ["MechanismEquations", "OperatingPoint", "Linearization", "StateLinearization",
            "choose_topology",
@@ -287,13 +288,28 @@ class Linearization:
     def state_space(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(A, B, C, D)`` of ``x = (z, z')`` (named by :attr:`states`): ``x' = A x + B w``
         and the outputs ``y = C x``, the displacements ``basis z`` named by :attr:`outputs`
-        (the coordinates, or for quaternion speeds the small rotations about their axes)."""
+        (the coordinates, or for quaternion speeds the small rotations about their axes).
+        The matrices of :meth:`linear_model`, as a tuple (kept for code that unpacks it)."""
         d, k = self.M.shape[0], self.B.shape[1]
         A = np.block([[np.zeros((d, d)), np.eye(d)],
                       [-np.linalg.solve(self.M, self.K), -np.linalg.solve(self.M, self.C)]])
         B = np.vstack([np.zeros((d, k)), np.linalg.solve(self.M, self.B)])
         C = np.hstack([self.basis, np.zeros_like(self.basis)])
         return A, B, C, np.zeros((C.shape[0], k))
+
+    def linear_model(self) -> LinearModel:
+        """The first-order :class:`~vecnet.formulation.linear_model.LinearModel` of
+        ``x = (z, z')``: the matrices of :meth:`state_space`, the states :attr:`states`, the
+        inputs, the displacements as outputs (``"y<i>"`` when they have no names).
+
+        >>> lin = Linearization(np.eye(1), np.zeros((1, 1)), 4 * np.eye(1), np.eye(1),
+        ...                     np.eye(1), ["T"], ["pin.angle"])
+        >>> model = lin.linear_model()
+        >>> model.states, model.inputs, model.outputs, model.A.tolist()
+        (('pin.angle', "pin.angle'"), ('T',), ('pin.angle',), [[0.0, 1.0], [-4.0, -0.0]])
+        """
+        outputs = self.outputs or [f"y{i + 1}" for i in range(self.basis.shape[0])]
+        return LinearModel(*self.state_space(), self.states, self.inputs, outputs)
 
     def to_control(self):
         """The linear model as a python-control ``StateSpace`` (signal names with ``:`` for
@@ -310,16 +326,12 @@ class Linearization:
         >>> free.to_control().input_labels, free.to_control().state_labels
         (['Q_pin:angle'], ['pin:angle', "pin:angle'"])
         """
-        from .lumped import control_state_space
-
-        model = self.with_generalized_forces()
-        outputs = self.outputs or [f"y{i + 1}" for i in range(self.basis.shape[0])]
-        return control_state_space(*model.state_space(), self.states, model.inputs, outputs)
+        return self.with_generalized_forces().linear_model().to_control()
 
     def eigenvalues(self) -> np.ndarray:
-        """Eigenvalues of the first-order system, sorted by imaginary part."""
-        ev = np.linalg.eigvals(self.state_space()[0])
-        return ev[np.lexsort((ev.real, ev.imag))]
+        """Eigenvalues of the first-order system, sorted by imaginary part
+        (:meth:`LinearModel.poles <vecnet.formulation.linear_model.LinearModel.poles>`)."""
+        return self.linear_model().poles()
 
     def natural_frequencies(self) -> np.ndarray:
         """Undamped natural frequencies (rad/s): square roots of the eigenvalues of
@@ -337,9 +349,7 @@ class Linearization:
 
     def damping_ratios(self) -> np.ndarray:
         """``-Re(s)/|s|`` of the oscillatory eigenvalues (upper half plane)."""
-        ev = self.eigenvalues()
-        up = ev[ev.imag > 0]
-        return -up.real / np.abs(up)
+        return self.linear_model().damping_ratios()
 
     def _repr_latex_(self) -> str | None:
         """``$$`` + :func:`vecnet.output.teaching.latex` + ``$$``, for notebooks (``None`` when too
@@ -349,50 +359,14 @@ class Linearization:
         return repr_latex(self)
 
 
-def kept_states(A: np.ndarray, C: np.ndarray, states: Sequence[str], outputs: Sequence[str],
-                keep: Sequence[str], tolerance: float) -> tuple[list[int], list[int]]:
-    """The indices of the states ``keep`` and of the outputs they alone give, for a
-    first-order model ``x' = A x + ...``, ``y = C x + ...`` reduced to them: the states
-    dropped must not act on those kept (their columns of ``A`` in the kept rows zero, to
-    ``tolerance`` relative to the largest entry of the kept block: what a linearization's
-    differences leave of a structural zero), and an output that reads a dropped state goes
-    with it.
-
-    Raises
-    ------
-    UnknownNameError
-        A name that is no state.
-    FormulationError
-        A dropped state that acts on a kept one (naming both and the entry), or no state
-        kept.
-    """
-    unknown = [name for name in keep if name not in states]
-    if unknown:
-        raise UnknownNameError(f"no state {unknown[0]!r}; the states are {', '.join(states)}")
-    if not keep:
-        raise FormulationError("reduce needs at least one state to keep")
-    kept = [states.index(name) for name in dict.fromkeys(keep)]
-    dropped = [k for k in range(len(states)) if k not in kept]
-    A, C = np.asarray(A, dtype=float), np.asarray(C, dtype=float)
-    scale = max(float(np.max(np.abs(A[np.ix_(kept, kept)]), initial=0.0)), 1e-300)
-    coupling = np.abs(A[np.ix_(kept, dropped)])
-    if coupling.size and coupling.max() > tolerance * scale:
-        i, j = np.unravel_index(np.argmax(coupling), coupling.shape)
-        raise FormulationError(
-            f"{states[dropped[j]]} acts on {states[kept[i]]} (A = {A[kept[i], dropped[j]]:.3g}, "
-            f"more than {tolerance:g} of the kept block's largest entry): keep it too")
-    reads = np.abs(C[:, dropped]).max(axis=1, initial=0.0) if C.size else np.zeros(0)
-    readable = [k for k in range(len(outputs))
-                if reads[k] <= tolerance * max(float(np.abs(C[k]).max(initial=0.0)), 1e-300)]
-    return kept, readable
-
-
-class StateLinearization:
+class StateLinearization(LinearModel):
     """``x' = A x + B w``, ``q - q* = C x``: the first-order linear model of a mechanism
     with velocity (nonholonomic) constraints
-    (:func:`vecnet.numerics.multibody.linear_state_model`), whose state ``x`` holds its independent coordinates and, fewer
-    of them, its independent speeds, named by :attr:`states`; the inputs ``w`` are named
-    by :attr:`inputs`, the outputs (every coordinate) by :attr:`outputs`.
+    (:func:`vecnet.numerics.multibody.linear_state_model`), whose state ``x`` holds its
+    independent coordinates and, fewer of them, its independent speeds, named by
+    :attr:`states`; the inputs ``w`` are named by :attr:`inputs`, the outputs (every
+    coordinate) by :attr:`outputs`. A :class:`~vecnet.formulation.linear_model.LinearModel`
+    with ``D`` zero, under the name it has always had.
 
     >>> lin = StateLinearization(np.array([[0.0, 1.0], [-4.0, 0.0]]), np.zeros((2, 0)),
     ...                          np.eye(1, 2), ["a", "a'"], (), ["a"])
@@ -401,50 +375,8 @@ class StateLinearization:
     """
 
     def __init__(self, A, B, C, states, inputs, outputs) -> None:
-        self.A, self.B, self.C = np.asarray(A), np.asarray(B), np.asarray(C)
-        self.states, self.inputs, self.outputs = tuple(states), tuple(inputs), tuple(outputs)
-
-    def state_space(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(A, B, C, D)``: ``x' = A x + B w``, ``y = C x`` (``D`` zero)."""
-        return self.A, self.B, self.C, np.zeros((self.C.shape[0], self.B.shape[1]))
-
-    def reduce(self, states: Sequence[str], tolerance: float = 1e-9) -> StateLinearization:
-        """The model of the ``states`` alone, in their order, when nothing dropped acts on
-        them (:func:`kept_states`: a structural zero that the linearization's differences
-        left at round-off is taken as the zero it is; a real coupling is refused); the
-        outputs that read only them stay. The bicycle's lean and steer:
-        ``lin.reduce(["lean.angle", "steer.angle", "lean.angle'", "steer.angle'"])``.
-
-        >>> lin = StateLinearization(np.array([[0.0, 1.0, 0.0], [-4.0, 0.0, 1e-17],
-        ...                                    [0.0, 0.0, 0.0]]), np.zeros((3, 0)),
-        ...                          np.eye(1, 3), ["a", "a'", "drift"], (), ["a"])
-        >>> small = lin.reduce(["a", "a'"])
-        >>> small.states, small.A.tolist(), small.outputs
-        (('a', "a'"), [[0.0, 1.0], [-4.0, 0.0]], ('a',))
-        """
-        kept, readable = kept_states(self.A, self.C, self.states, self.outputs, states,
-                                     tolerance)
-        return StateLinearization(self.A[np.ix_(kept, kept)], self.B[kept],
-                                  self.C[np.ix_(readable, kept)],
-                                  [self.states[k] for k in kept], self.inputs,
-                                  [self.outputs[k] for k in readable])
-
-    def eigenvalues(self) -> np.ndarray:
-        """Eigenvalues of ``A``, sorted by imaginary part."""
-        ev = np.linalg.eigvals(self.A)
-        return ev[np.lexsort((ev.real, ev.imag))]
-
-    def damping_ratios(self) -> np.ndarray:
-        """``-Re(s)/|s|`` of the oscillatory eigenvalues (upper half plane)."""
-        ev = self.eigenvalues()
-        up = ev[ev.imag > 0]
-        return -up.real / np.abs(up)
-
-    def to_control(self):
-        """The linear model as a python-control ``StateSpace`` (``:`` for ``.`` in names)."""
-        from .lumped import control_state_space
-
-        return control_state_space(*self.state_space(), self.states, self.inputs, self.outputs)
+        A, B, C = np.asarray(A), np.asarray(B), np.asarray(C)
+        super().__init__(A, B, C, np.zeros((C.shape[0], B.shape[1])), states, inputs, outputs)
 
 
 class MechanismEquations(ABC):

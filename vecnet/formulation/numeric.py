@@ -80,8 +80,9 @@ from ..core.later import later
 from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
 from ..elements.coupled_inductors import CoupledInductors
 from ..elements.lumped import NonlinearDissipator
-from ..errors import FormulationError, SimulationError, UnknownNameError, UnsupportedNetwork
-from .lumped import control_state_space, network_inputs, store_name
+from ..errors import SimulationError, UnknownNameError, UnsupportedNetwork
+from .linear_model import LinearModel
+from .lumped import network_inputs, store_name
 
 if TYPE_CHECKING:
     from ..builders.network import Network
@@ -195,16 +196,29 @@ class SparseStateSpace:
             changed._row(name)
         return changed
 
+    def linear_model(self) -> LinearModel:
+        """The model as the one numeric linear model, sparse: ``A, B, C, D`` with the input
+        rates' ``E`` and ``F``, for the current :attr:`outputs`. Raises
+        :class:`UnsupportedNetwork` for a nonlinear model.
+
+        >>> import vecnet as vn
+        >>> net = vn.Network("rc")
+        >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=2.0),
+        ...             vn.Capacitor("C", "g", "b", C=0.25))
+        >>> model = net.sparse_state_space(outputs=["C.across"]).linear_model()
+        >>> model.is_sparse, model.states, model.inputs, model.A.toarray().tolist()
+        (True, ('C.across',), ('V.across',), [[-2.0]])
+        """
+        C, D, F = self.output_matrices(self.outputs)
+        return LinearModel(self.A, self.B, C, D, self.states, self.inputs, self.outputs,
+                           E=self.E, F=F)
+
     def shifted(self) -> tuple[Any, ...]:
         """``(A, B, C, D)`` of the proper model in ``w = x - E u`` (``w' = A w + (A E + B) u``,
-        ``y = C w + (C E + D) u``), dense. Raises :class:`FormulationError` when an output
-        depends on input derivatives."""
-        C, D, F = self.output_matrices(self.outputs)
-        if F.count_nonzero():
-            raise FormulationError("an output depends on input derivatives: no proper state-"
-                                   "space model exists")
-        A, E = self.A, self.E
-        return tuple(m.toarray() for m in (A, A @ E + self.B, C, C @ E + D))
+        ``y = C w + (C E + D) u``), dense (:meth:`LinearModel.proper
+        <vecnet.formulation.linear_model.LinearModel.proper>`). Raises
+        :class:`FormulationError` when an output depends on input derivatives."""
+        return self.linear_model().proper()
 
     def to_scipy(self):
         """A :class:`scipy.signal.StateSpace` (dense; with input derivatives, the states are
@@ -227,7 +241,7 @@ class SparseStateSpace:
         >>> system.ninputs, system.state_labels, system.output_labels
         (0, ['C:across'], ['C:across'])
         """
-        return control_state_space(*self.shifted(), self.states, self.inputs, self.outputs)
+        return self.linear_model().to_control()
 
     def transfer_function_at(self, s_values: Iterable[complex]) -> np.ndarray:
         """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` at each complex frequency, an array

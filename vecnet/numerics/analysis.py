@@ -30,15 +30,22 @@ from ..core.bounds import get_limits
 from ..core.later import later
 from ..elements.base import t
 from ..errors import FormulationError, ModelError, NoOperatingPoint, UnknownNameError
+from ..formulation.linear_model import LinearModel
 
 if TYPE_CHECKING:
     from ..builders.network import Network
     from ..formulation.numeric import SparseStateSpace
 
 __all__ = ["operating_point", "frequency_response", "response_at", "step_response",
-           "phase_ticks", "pole_frequencies", "OperatingPoint", "FrequencyResponse", "NoOperatingPoint"]
+           "step_span", "linear_model", "phase_ticks", "pole_frequencies", "DENSE_POLES",
+           "OperatingPoint", "FrequencyResponse", "NoOperatingPoint"]
 
 ModelLike = Union["Network", "SparseStateSpace"]
+
+#: the most states of a model whose poles (and matrix exponentials) are computed densely:
+#: the grid of a Bode plot spans the poles up to this size (a larger model's spans 1 Hz to
+#: 1 MHz), and step responses are computed up to it
+DENSE_POLES = 2000
 
 #: a pivot of the equilibrated matrix below this is a singular matrix (entries are at most 1)
 _PIVOT = 1e-11
@@ -183,16 +190,19 @@ class FrequencyResponse:
         return top, bottom
 
 
-def pole_frequencies(A: np.ndarray | None, per_decade: int = 50) -> np.ndarray:
-    """Frequencies (Hz) for a Bode plot of a model with state matrix ``A``: from a decade
-    below its slowest nonzero pole to a decade above its fastest, ``per_decade`` points a
-    decade; 1 Hz to 1 MHz when every pole is zero or ``A`` is ``None`` (too large to
-    compute its poles densely).
+def pole_frequencies(A: LinearModel | np.ndarray | None, per_decade: int = 50) -> np.ndarray:
+    """Frequencies (Hz) for a Bode plot of a model (a :class:`LinearModel`, or its state
+    matrix ``A``): from a decade below its slowest nonzero pole to a decade above its
+    fastest, ``per_decade`` points a decade; 1 Hz to 1 MHz when every pole is zero, ``A``
+    is ``None`` or the model has more than :data:`DENSE_POLES` states (too large to compute
+    its poles densely).
 
     >>> f = pole_frequencies(np.array([[-2 * np.pi * 10.0]]), per_decade=2)
     >>> float(f[0]), float(f[-1]), len(f)
     (1.0, 100.0, 5)
     """
+    if isinstance(A, LinearModel):
+        A = A.proper()[0] if len(A.states) <= DENSE_POLES else None
     lo, hi = 1.0, 1e6
     if A is not None and A.size:
         magnitudes = np.abs(np.linalg.eigvals(A)) / (2 * np.pi)
@@ -270,7 +280,7 @@ def frequency_response(model: ModelLike, frequencies: Sequence[float] | np.ndarr
 
     Parameters
     ----------
-    model : Network or SparseStateSpace
+    model : Network, SparseStateSpace or LinearModel
         A network is formulated with :func:`~vecnet.formulation.numeric.sparse_state_space`.
     frequencies : sequence of float
         In hertz, finite and not negative; at most ``vn.get_limits().max_points`` of them.
@@ -279,7 +289,7 @@ def frequency_response(model: ModelLike, frequencies: Sequence[float] | np.ndarr
         complex amplitude (a phasor, as SPICE's ``AC mag phase``): one column, ``"ac"``, the
         response to those sources driven together.
     outputs : sequence of str, optional
-        Output variables (default: every edge variable).
+        Output variables (default: every edge variable; a linear model's outputs).
     parameters : mapping, optional
         Values for parameters that are symbols, when a network is given.
 
@@ -309,12 +319,13 @@ def frequency_response(model: ModelLike, frequencies: Sequence[float] | np.ndarr
     >>> [round(float(x), 6) for x in res.magnitude_db("C.across")]   # 0 dB, then -3 dB
     [0.0, -3.0103]
     """
-    ss = _state_space(model, parameters)
+    ss = model if isinstance(model, LinearModel) else _state_space(model, parameters)
     f = _frequencies(frequencies)
     columns = _column_map(ss, inputs)
     names = (AC,) if isinstance(inputs, Mapping) else tuple(ss.inputs if inputs is None
                                                             else inputs)
-    out = list(ss.variable_names if outputs is None else outputs)
+    every = ss.outputs if isinstance(ss, LinearModel) else ss.variable_names
+    out = list(every if outputs is None else outputs)
     H = response_at(ss, 2j * np.pi * f, out, columns)
     return FrequencyResponse(f, H, tuple(out), names)
 
@@ -324,10 +335,10 @@ def frequency_response(model: ModelLike, frequencies: Sequence[float] | np.ndarr
 DENSE_STATES, DENSE_BLOCK = 32, 1 << 20
 
 
-def response_at(ss: SparseStateSpace, s_values: np.ndarray, outputs: Sequence[str],
-                columns: sp.spmatrix | None = None) -> np.ndarray:
-    """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` of a linear sparse model at each
-    complex ``s``: for a small model LAPACK's inverse of ``sI - A``, many values at once,
+def response_at(ss: SparseStateSpace | LinearModel, s_values: np.ndarray,
+                outputs: Sequence[str], columns: sp.spmatrix | None = None) -> np.ndarray:
+    """``H(s) = C (sI - A)^{-1} (B + s E) + D + s F`` of a linear model (sparse or dense)
+    at each complex ``s``: for a small model LAPACK's inverse of ``sI - A``, many values at once,
     else (and where that is ill-conditioned) one sparse LU per value: an array (values x
     outputs x inputs); ``columns`` combines the inputs (default: each its own column).
 
@@ -339,12 +350,12 @@ def response_at(ss: SparseStateSpace, s_values: np.ndarray, outputs: Sequence[st
         ``sI - A`` singular at another ``s``.
     """
     columns = sp.identity(len(ss.inputs), format="csr") if columns is None else columns
-    B, E = (ss.B @ columns).tocsc(), (ss.E @ columns).tocsc()
-    C, D, F = ss.output_matrices(outputs)
+    B, E = (sp.csr_matrix(ss.B) @ columns).tocsc(), (sp.csr_matrix(ss.E) @ columns).tocsc()
+    C, D, F = (sp.csr_matrix(m) for m in ss.output_matrices(outputs))
     D, F = D @ columns, F @ columns
     n = len(ss.states)
     identity = sp.identity(n, format="csc", dtype=complex)
-    A = ss.A.tocsc().astype(complex)
+    A = sp.csc_matrix(ss.A).astype(complex)
     H = np.empty((len(s_values), len(outputs), B.shape[1]), dtype=complex)
     s_values = np.asarray(s_values, dtype=complex)
     sparse = np.ones(len(s_values), dtype=bool)
@@ -394,13 +405,21 @@ def response_at(ss: SparseStateSpace, s_values: np.ndarray, outputs: Sequence[st
 
 # -- inputs and outputs ---------------------------------------------------------------------
 
-def step_response(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray,
-                  times: np.ndarray) -> np.ndarray:
+def step_response(model: LinearModel | np.ndarray, *matrices: Any) -> np.ndarray:
     """The response of ``x' = A x + B u``, ``y = C x + D u`` from ``x = 0`` to a unit step
     of each input in turn at ``t = 0``, exact at evenly spaced ``times`` (from 0): the
     matrix exponential of one time step, ``[[A, B], [0, 0]]`` at once.
 
+    Called as ``step_response(model, times=None)`` with a :class:`LinearModel` (its
+    proper form, :meth:`LinearModel.proper`; ``times`` by default 501 points over
+    :func:`step_span`), or as ``step_response(A, B, C, D, times)``.
+
     Returns an array of shape ``(len(times), outputs, inputs)``.
+
+    Raises
+    ------
+    ModelError
+        A model of more than :data:`DENSE_POLES` states (dense matrix exponentials).
 
     >>> y = step_response(np.array([[-1.0]]), np.array([[1.0]]), np.array([[1.0]]),
     ...                   np.zeros((1, 1)), np.array([0.0, 1.0, 2.0]))
@@ -409,6 +428,16 @@ def step_response(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray,
     """
     import scipy.linalg
 
+    if isinstance(model, LinearModel):
+        if len(model.states) > DENSE_POLES:
+            raise ModelError(f"step responses work on models of up to {DENSE_POLES:,} states "
+                             "(dense matrix exponentials); simulate a larger one with a step "
+                             "input")
+        A, B, C, D = model.proper()
+        times = matrices[0] if matrices and matrices[0] is not None else \
+            np.linspace(0.0, step_span(model), 501)
+    else:
+        A, (B, C, D, times) = model, matrices
     n, m = B.shape
     dt = times[1] - times[0] if len(times) > 1 else 0.0
     block = np.zeros((n + m, n + m))
@@ -421,6 +450,110 @@ def step_response(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray,
         out[k] = C @ X + D
         X = Phi @ X + Gamma
     return out
+
+
+def step_span(model: LinearModel, fallback: float = 1.0) -> float:
+    """The span (s) a step response is shown over: six time constants of the slowest pole
+    when every pole decays (at least three periods of the slowest oscillation, at most
+    100 time constants), else ``fallback``.
+
+    >>> step_span(LinearModel(-np.eye(1), np.ones((1, 1)), np.ones((1, 1)), np.zeros((1, 1)),
+    ...                       ["x"], ["u"], ["x"]))
+    6.0
+    """
+    ev = model.poles()
+    if ev.size and np.all(ev.real < 0):
+        decay = 6.0 / np.min(-ev.real)
+        oscillating = np.abs(ev.imag) > 0
+        periods = 3 * 2 * np.pi / np.min(np.abs(ev.imag[oscillating])) if oscillating.any() \
+            else 0.0
+        return float(min(max(decay, periods), 100 * decay))
+    return float(fallback)
+
+
+def linear_model(model: Any, outputs: Sequence[str] | None = None) -> LinearModel:
+    """The numeric :class:`LinearModel` of a model: a network's (sparse, the parameters'
+    values of a model file put in; the symbolic formulation with those values where the
+    sparse one does not apply), or a mechanism's or coupled system's linearized about its
+    static equilibrium (its inputs the applied forces and torques, or without them the
+    generalized forces on its independent coordinates, ``"Q_pin.angle"``; its outputs its
+    coordinates). What ``vecnet bode`` and ``vecnet step`` respond.
+
+    Parameters
+    ----------
+    model : Model, Network, SparseStateSpace, Linearization or LinearModel
+        A model file's :class:`~vecnet.Model`, a system, or a linear model already.
+    outputs : sequence of str, optional
+        A network's output variables (default: the model file's outputs, else its states).
+
+    Raises
+    ------
+    ModelError
+        A network without sources, a mechanism with velocity constraints and no applied
+        load (nothing to respond to), or a model of another kind.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=2.0),
+    ...             vn.Capacitor("C", "g", "b", C=0.25))
+    >>> vn.linear_model(net).poles().tolist()
+    [-2.0]
+    """
+    import sympy
+
+    from ..builders.model import Model
+    from ..builders.network import Network
+    from ..errors import UnsupportedNetwork
+    from ..formulation.lumped import network_inputs
+    from ..formulation.multibody import Linearization
+    from ..formulation.numeric import SparseStateSpace
+
+    if isinstance(model, LinearModel):
+        return model
+    if isinstance(model, (SparseStateSpace, Linearization)):
+        return model.linear_model()
+    file = model if isinstance(model, Model) else None
+    system = file.system if file is not None else model
+    if isinstance(system, Network):
+        tree = (file.tree if file is not None else None) or "normal"
+        values = file.element_values if file is not None else {}
+        chosen = list(outputs) if outputs is not None else \
+            list(file.outputs) if file is not None and file.outputs else None
+        try:
+            ss = system.sparse_state_space(tree=tree, parameters=values or None)
+        except UnsupportedNetwork:   # the symbolic formulation, with the declared values
+            exact = system.state_space(tree=tree)
+            sources = {i.symbol for i in network_inputs(system)}
+            given = file.values if file is not None else {}
+            exact = exact.subs({k: v for k, v in given.items() if k not in sources})
+            exact = exact.with_outputs(chosen if chosen is not None else exact.states)
+            _need_sources(exact.inputs, system.name)
+            dense = exact.to_scipy()
+            return LinearModel(dense.A, dense.B, dense.C, dense.D, exact.states, exact.inputs,
+                               exact.outputs)
+        ss = ss.with_outputs(chosen if chosen is not None else ss.states)
+        _need_sources(ss.inputs, system.name)
+        return ss.linear_model()
+    if file is None:
+        raise ModelError(f"expected a model file's Model, a network or a linear model, got "
+                         f"{type(model).__name__}")
+    eom = file.formulate()
+    # sympy numbers: the mechanisms' compilers substitute them
+    parameters = {k: sympy.Float(v) for k, v in file.element_values.items()} or None
+    lin = eom.linearize(eom.equilibrium(parameters=parameters), parameters=parameters)
+    if isinstance(lin, Linearization):
+        # without inputs, the generalized forces on the independent coordinates
+        return lin.with_generalized_forces().linear_model()
+    if not lin.inputs:
+        raise ModelError(f"mechanism {file.name!r} has velocity constraints and no applied "
+                         "force or torque to respond to; apply one (a torque or force "
+                         "element)")
+    return lin
+
+
+def _need_sources(inputs: Sequence[str], name: str) -> None:
+    if not inputs:
+        raise ModelError(f"network {name!r} has no sources, so no input to respond to")
 
 
 def _state_space(model: ModelLike, parameters: Mapping | None) -> SparseStateSpace:
