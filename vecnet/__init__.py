@@ -31,7 +31,7 @@ _NAMES = {
     # domains, elements, networks, mechanisms and coupled systems
     "Domain": "core.domains", "DOMAINS": "core.domains", "domain": "core.domains",
     "EdgeVariables": "elements.base", "Symbol": "elements.base", "t": "elements.base",
-    "Network": "builders.network", "System": "formulation.coupled",
+    "Network": "builders.network", "System": "builders.system",
     "Block": "elements.signals", "Gain": "elements.signals",
     "Integrator": "elements.signals", "PID": "elements.signals", "total": "elements.signals",
     "s": "formulation.lumped",

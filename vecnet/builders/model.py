@@ -20,6 +20,7 @@ from ..errors import ModelError, SimulationError, UnknownNameError
 from .network import Network
 from .planar import Mechanism
 from .spatial import Mechanism as SpatialMechanism
+from .system import System
 
 __all__ = ["Model", "time_function"]
 
@@ -92,7 +93,7 @@ class Model:
             raise ModelError(f"a model's kind is 'network', 'mechanism' or 'system', not "
                              f"{self.kind!r}")
         if self.kind == "system":
-            expected: tuple[Any, ...] = (public("System"),)
+            expected: tuple[type, ...] = (System,)
         else:
             expected = (Network,) if self.kind == "network" else (Mechanism, SpatialMechanism)
         if not isinstance(self.system, expected):

@@ -1,20 +1,25 @@
-"""The equations of motion of a mechanism, planar or spatial: :func:`formulate`."""
+"""The equations of a mechanism, planar or spatial, or of a coupled system: :func:`formulate`."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Any
 
+from ..builders.system import System
 from ..errors import FormulationError
+from .coupled import CoupledModel
 from .multibody import MechanismEquations
 from .planar import MultibodyEquations
 from .spatial import SpatialEquations
 
-__all__ = ["formulate"]
+__all__ = ["formulate", "system_model"]
 
 
+@functools.singledispatch
 def formulate(mechanism: Any, coordinates: str = "joint",
               tree: list[str] | None = None, joint_loads: dict | None = None,
-              rotors: dict | None = None, speeds: str = "tail") -> MechanismEquations:
+              rotors: dict | None = None, speeds: str = "tail") -> MechanismEquations | CoupledModel:
     """The equations of motion of ``mechanism``: a :class:`vecnet.formulation.planar.MultibodyEquations`
     or :class:`vecnet.formulation.spatial.SpatialEquations`. ``coordinates`` picks the
     tree (``"joint"``: joints before bodies, ``"absolute"``: bodies first) unless
@@ -46,3 +51,23 @@ def formulate(mechanism: Any, coordinates: str = "joint",
                                   joint_loads=joint_loads, rotors=rotors)
     return SpatialEquations(mechanism, coordinates=coordinates, tree=tree,
                             joint_loads=joint_loads, rotors=rotors, speeds=speeds)
+
+
+@formulate.register
+def system_model(system: System, coordinates: str = "joint",
+                 runtime: Sequence[str] = ()) -> CoupledModel:
+    """The combined model of a coupled ``system``: the mechanism's equations for
+    ``coordinates`` with the network's and the blocks' state equations
+    (:class:`~vecnet.formulation.coupled.CoupledModel`); ``runtime`` names parameters kept
+    as arguments of the compiled functions, for a parameter study.
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("wheel", gravity=(0, 0))
+    >>> wheel = mech.body("wheel", mass=1.0, inertia=0.5)
+    >>> _ = mech.revolute("O", mech.ground.centre, wheel.centre)
+    >>> net = vn.Network("drive")
+    >>> _ = net.add(vn.TorqueSource("T", "g", "w", T=1.0), vn.RotaryPort("shaft", "g", "w", joint="O"))
+    >>> vn.formulate(vn.System(mech, net)).eom.coordinates
+    ('O.angle',)
+    """
+    return CoupledModel(system, coordinates, runtime)

@@ -22,7 +22,7 @@ import numpy as np
 import scipy.linalg
 import sympy
 
-from ..builders.mechanism import DATUM
+from ..builders.mechanism import DATUM, check_point_pair, point_nodes, sensor_reading
 from ..core.bounds import check_oscillation
 from ..core.forwards import public
 from ..core.later import later
@@ -97,96 +97,6 @@ def tree_walk(eom: MechanismEquations) -> list[tuple]:
         branch = next(iter(tree[here][there]))
         walk.append((here, there, branch, net.graph.ends(branch)[0] == here, where[branch]))
     return walk
-
-
-def point_nodes(mechanism) -> set[str]:
-    """Names of the mechanism's points: the ground, the mass centres and body points."""
-    return {DATUM} | set(mechanism.bodies) | {
-        str(v) for v in mechanism.network.graph.nodes if "." in str(v)}
-
-
-def check_point_pair(mechanism, points: tuple[str, str]) -> None:
-    """Refuse a pair of points that are not two points of different bodies (a load between
-    points of one body does nothing).
-
-    Raises
-    ------
-    ModelError
-        Naming the missing points, or the body both points are on.
-    """
-    missing = [p for p in points if p not in point_nodes(mechanism)]
-    if missing:
-        raise ModelError(f"no point(s) {', '.join(map(repr, missing))} in mechanism "
-                         f"{mechanism.name!r}; points are named '<body>.<point>' (e.g. "
-                         "'ground.p1') or by their body for the mass centre")
-    bodies = {p.split(".")[0] for p in points}
-    if len(bodies) == 1:
-        raise ModelError(f"points {points[0]!r} and {points[1]!r} are both on "
-                         f"{bodies.pop()!r}: their distance never changes")
-
-
-def sensor_reading(mechanism, name: str) -> tuple:
-    """What the sensor ``name`` reads, checked against the mechanism:
-
-    * ``("position", node, i)`` and ``("velocity", node, i)`` for ``"<body>.x"``,
-      ``"<body>.vx"`` ... and ``"<point>.x"`` ... (component ``i``; ``x, y`` in the plane,
-      ``x, y, z`` in space; points are named ``"<body>.<name>"``);
-    * ``("frame", body, quantity)`` for the body frame's quantities the builder lists in
-      ``frame_quantities`` (``angle``, ``omega`` in the plane; ``wx, wy, wz`` in space);
-    * ``("joint", joint, coordinate, derivative)`` for ``"<joint>.angle"`` or
-      ``"<joint>.distance"`` (the joint's coordinates about or along its axis) and their
-      rates ``"<joint>.angle'"`` ...; ``"<joint>.rate"`` is the rate of a joint's only such
-      coordinate, and ``"<joint>.angle"`` also names a prismatic joint's distance.
-
-    Raises
-    ------
-    UnknownNameError
-        When nothing of the mechanism has the name's first part.
-    ModelError
-        When it has no such quantity.
-
-    Examples
-    --------
-    >>> import vecnet as vn
-    >>> mech = vn.spatial.Mechanism("m")
-    >>> bob = mech.body("bob", 1.0, (0.1, 0.1, 0.1))
-    >>> _ = mech.cylindrical("C", mech.ground.centre, bob.centre)
-    >>> sensor_reading(mech, "C.distance'"), sensor_reading(mech, "bob.vz")
-    (('joint', 'C', 'distance', True), ('velocity', 'bob', 2))
-    """
-    head, _, what = name.rpartition(".")
-    axes = "xyz"[:mechanism.dimensions]
-    vectors = "|".join(list(axes) + [f"v{a}" for a in axes])
-    is_body, is_point = head in mechanism.bodies, "." in head and head in point_nodes(mechanism)
-    if is_body or is_point:
-        if what in axes:
-            return ("position", head, axes.index(what))
-        if what[:1] == "v" and what[1:] in axes:
-            return ("velocity", head, axes.index(what[1:]))
-        if is_body and what in mechanism.frame_quantities:
-            return ("frame", head, what)
-        if is_body:
-            raise ModelError(f"sensor {name!r}: bodies measure '<body>."
-                             f"{vectors}|{'|'.join(mechanism.frame_quantities)}'")
-        raise ModelError(f"sensor {name!r}: points measure '<point>.{vectors}'")
-    try:
-        coordinates = mechanism.axial_coordinates(head)
-    except UnknownNameError:
-        raise UnknownNameError(f"sensor {name!r}: the mechanism has no joint or body "
-                               f"{head!r}") from None
-    base, derivative = (what[:-1], True) if what.endswith("'") else (what, False)
-    if len(coordinates) == 1 and what == "rate":
-        return ("joint", head, coordinates[0], True)
-    if len(coordinates) == 1 and base == "angle":   # the older name of a slider's distance
-        return ("joint", head, coordinates[0], derivative)
-    if base in coordinates:
-        return ("joint", head, base, derivative)
-    raise ModelError(f"sensor {name!r}: joints measure <joint>.angle or <joint>.distance, "
-                     "their rates <joint>.angle' and <joint>.distance', or <joint>.rate ("
-                     + mechanism.joints_with("angle") + " joints turn; "
-                     + mechanism.joints_with("distance") + " joints slide)"
-                     + (f"; {head!r} has {' and '.join(coordinates)}" if coordinates
-                        else f"; {head!r} is a {type(mechanism.network.element(head)).__name__}"))
 
 
 class OperatingPoint:

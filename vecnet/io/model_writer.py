@@ -18,13 +18,13 @@ from ..builders.model import Model
 from ..builders.network import Network
 from ..builders.planar import Mechanism
 from ..builders.spatial import Mechanism as SpatialMechanism
+from ..builders.system import System
 from ..core.files import write_atomically
 from ..elements import controlled, lumped
 from ..elements.base import EdgeVariables, Element, Symbol, t
 from ..elements.coupled_inductors import CoupledInductors
 from ..elements.coupling import Port
 from ..errors import ModelError, ModelFileError, OutputError
-from ..formulation.coupled import System
 from .expressions import format_expression
 from .json_document import FORMAT_VERSION, validate
 from .network_reader import ELEMENT_TYPES, GENERIC_TWO_PORTS, OWN_ENTRY_TYPES

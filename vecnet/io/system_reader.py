@@ -61,7 +61,7 @@ def sensor_names(mechanism: Any) -> dict[str, sympy.Symbol]:
     velocities (``"bob.x"``, ``"crank.p1.vy"``) and body frames' quantities. (The rates
     written with a prime, ``"O.angle'"``, have no spelling in an expression: ``"O.rate"``
     is the rate of a joint's only coordinate.)"""
-    from ..formulation.multibody import sensor_reading
+    from ..builders.mechanism import sensor_reading
 
     candidates: list[str] = []
     for element in mechanism.network.elements:
@@ -93,7 +93,7 @@ def read_system(doc: Mapping, scope: Scope) -> Model:
         A reference, name, value or element the file gets wrong, at its JSON pointer; a
         port on a joint the mechanism does not have.
     """
-    from ..formulation.coupled import System
+    from ..builders.system import System
 
     scope = _NumericScope(scope.values)
     part = doc["mechanism"]

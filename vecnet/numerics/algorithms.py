@@ -280,8 +280,8 @@ def initial_speeds(eom: MechanismEquations, q: np.ndarray, velocities: dict | No
             values.append(np.atleast_1d(float(value)))
         elif base in eom.mechanism.bodies and what in ("omega", "velocity"):
             k = model.row[model.node[base]]
-            rows.append(kin["Jv"][k][:d] if what == "velocity"
-                        else kin["Jw"][k][2:] if d == 2 else kin["Jw"][k])
+            rows.append(kin.Jv[k][:d] if what == "velocity"
+                        else kin.Jw[k][2:] if d == 2 else kin.Jw[k])
             values.append(np.asarray(value, dtype=float).reshape(len(rows[-1])))
         else:
             raise UnknownNameError(f"no speed {name!r}; give coordinate rates "

@@ -348,6 +348,16 @@ def response_at(ss: SparseStateSpace | LinearModel, s_values: np.ndarray,
         ``s = 0`` with a singular state matrix.
     FormulationError
         ``sI - A`` singular at another ``s``.
+
+    An RC low-pass of time constant 1 s: ``H(j) = 1 / (1 + j)``.
+
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "a", "g", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
+    ...             vn.Capacitor("C", "b", "g", C=1.0))
+    >>> H = vn.response_at(net.sparse_state_space(), [1j], ["C.across"])
+    >>> complex(H[0, 0, 0]) == 1 / (1 + 1j)
+    True
     """
     columns = sp.identity(len(ss.inputs), format="csr") if columns is None else columns
     B, E = (sp.csr_matrix(ss.B) @ columns).tocsc(), (sp.csr_matrix(ss.E) @ columns).tocsc()
