@@ -340,12 +340,14 @@ def _ac_grid(net, args):
     return AcSweep(sweep.variation, points, start, stop).frequencies()
 
 
-def _ac_outputs(model, net, ss, args) -> list[str]:
+def _ac_outputs(model, net, args) -> list[str]:
+    from .formulation.lumped import network_inputs
+
     if args.outputs:
         return [name.strip() for name in args.outputs.split(",") if name.strip()]
     if model.outputs:
         return list(model.outputs)
-    sources = {name.rpartition(".")[0] for name in ss.inputs}
+    sources = {source.name.rpartition(".")[0] for source in network_inputs(net)}
     # the across variable of every element but the sources: node voltages, velocities...
     return [f"{edge}.across" for el in net.elements for edge in (e.name for e in el.edges)
             if edge not in sources][:6]
@@ -359,7 +361,7 @@ def _frequency_response(model, args) -> str | None:
     frequencies = _ac_grid(net, args)
     phasors = net.analyses.ac_sources if net.analyses is not None else {}
     res = frequency_response(ss, frequencies, inputs=phasors or None,
-                             outputs=_ac_outputs(model, net, ss, args))
+                             outputs=_ac_outputs(model, net, args))
     return _frequency_output(res, model, args, "frequency-response", ("png", "svg"))
 
 
@@ -380,97 +382,37 @@ def _frequency_output(res, model, args, what: str, plots: tuple[str, ...]) -> st
     if fmt in plots:
         if args.output is None:
             raise VecnetError(f"--output FILE is needed for a {fmt} plot")
-        return _emit(_bode(res, keys, model.name, fmt), args.output)
+        from .output.response_plots import bode_file
+
+        return _emit(bode_file(res, keys, model.name, fmt), args.output)
     raise VecnetError(f"unknown {what} format {fmt!r}: use csv, {', '.join(plots[:-1])} or "
                       f"{plots[-1]}")
 
 
-def _bode(res, keys, title: str, fmt: str) -> bytes:
-    """The Bode plot of :meth:`~vecnet.numerics.analysis.FrequencyResponse.plot` as a file
-    of format ``fmt``."""
-    import matplotlib
+def _linear(model, args, command: str):
+    """The model's :class:`~vecnet.formulation.linear_model.LinearModel`
+    (:func:`vecnet.linear_model`): a network's with its declared outputs (``--outputs``,
+    the file's, or the across variables of its elements), a mechanism's linearized about
+    its static equilibrium."""
+    from .numerics.analysis import linear_model
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    top, _ = res.plot(keys, title=title)
-    buffer = io.BytesIO()
-    top.figure.savefig(buffer, format=fmt, bbox_inches="tight")
-    plt.close(top.figure)
-    return buffer.getvalue()
-
-
-#: The most states ``vecnet step`` (dense matrix exponentials) and the pole-based grids
-#: (dense eigenvalues) work with.
-DENSE_STATES = 2000
-
-
-class _Linear:
-    """A linear model for ``bode`` and ``step``: ``x' = A x + B u``, ``y = C x + D u``
-    (dense), the names of its inputs and outputs, and for a network its sparse model."""
-
-    def __init__(self, A, B, C, D, inputs, outputs, sparse=None) -> None:
-        self.A, self.B, self.C, self.D = A, B, C, D
-        self.inputs, self.outputs, self.sparse = list(inputs), list(outputs), sparse
-
-
-def _linear(model, args, command: str) -> _Linear:
-    """A network's linear model with its declared outputs (``--outputs``, the file's, or
-    the across variables of its elements), or a mechanism's linearization about its static
-    equilibrium (inputs: its applied forces and torques, or without them the generalized
-    forces on its independent coordinates, ``"Q_pin.angle"``; outputs: its coordinates)."""
     if model.kind == "network":
-        from .errors import UnsupportedNetwork
-        from .formulation.lumped import network_inputs
-
-        net, tree = model.system, _tree(model, None)
-        try:
-            ss = net.sparse_state_space(tree=tree, parameters=model.element_values or None)
-        except UnsupportedNetwork:   # the symbolic formulation, with the declared values
-            exact = net.state_space(tree=tree)
-            sources = {i.symbol for i in network_inputs(net)}
-            exact = exact.subs({k: v for k, v in model.values.items() if k not in sources})
-            exact = exact.with_outputs(_ac_outputs(model, net, exact, args))
-            _need_inputs(exact.inputs, model, command)
-            scipy_model = exact.to_scipy()
-            return _Linear(scipy_model.A, scipy_model.B, scipy_model.C, scipy_model.D,
-                           exact.inputs, exact.outputs)
-        ss = ss.with_outputs(_ac_outputs(model, net, ss, args))
-        _need_inputs(ss.inputs, model, command)
-        dense = len(ss.states) <= DENSE_STATES
-        A, B, C, D = ss.shifted() if dense else (None,) * 4
-        return _Linear(A, B, C, D, ss.inputs, ss.outputs, ss)
-    if args.outputs:
+        outputs = _ac_outputs(model, model.system, args)
+    elif args.outputs:
         raise ModelError(f"vecnet {command}: --outputs names network variables; a mechanism's "
                          "outputs are its coordinates")
-    import sympy
-
-    eom = model.formulate()
-    # sympy numbers: the mechanisms' compilers substitute them
-    parameters = {k: sympy.Float(v) for k, v in model.element_values.items()} or None
-    lin = eom.linearize(eom.equilibrium(parameters=parameters), parameters=parameters)
-    if not lin.inputs:
-        if not hasattr(lin, "with_generalized_forces"):
-            raise ModelError(f"vecnet {command}: mechanism {model.name!r} has velocity "
-                             "constraints and no applied force or torque to respond to; "
-                             "apply one (a torque or force element)")
-        # the generalized forces on the independent coordinates, named after them
-        lin = lin.with_generalized_forces()
-    A, B, C, D = lin.state_space()
-    outputs = list(lin.outputs) or [f"y{i + 1}" for i in range(C.shape[0])]
-    return _Linear(A, B, C, D, lin.inputs, outputs)
-
-
-def _need_inputs(inputs, model, command: str) -> None:
-    if not inputs:
-        raise ModelError(f"vecnet {command}: network {model.name!r} has no sources, so no "
-                         "input to respond to")
+    else:
+        outputs = None
+    try:
+        return linear_model(model, outputs)
+    except ModelError as exc:
+        raise ModelError(f"vecnet {command}: {exc}") from None
 
 
 def _bode_command(model, args) -> str | None:
     import numpy as np
 
-    from .numerics.analysis import FrequencyResponse, frequency_response, pole_frequencies
+    from .numerics.analysis import frequency_response, pole_frequencies
 
     linear = _linear(model, args, "bode")
     if (args.start is None) != (args.stop is None):
@@ -484,57 +426,30 @@ def _bode_command(model, args) -> str | None:
         count = max(2, int(np.ceil(decades * (args.points or 50))) + 1)
         frequencies = np.logspace(np.log10(args.start), np.log10(args.stop), count)
     else:
-        frequencies = pole_frequencies(linear.A, args.points or 50)
-    if linear.sparse is not None:
-        res = frequency_response(linear.sparse, frequencies, outputs=linear.outputs)
-    else:
-        from .core.bounds import get_limits
-
-        if len(frequencies) > get_limits().max_points:
-            raise ModelError(f"{len(frequencies)} frequencies are more than max_points = "
-                             f"{get_limits().max_points}")
-        eye = np.eye(linear.A.shape[0])
-        H = np.array([linear.C @ np.linalg.solve(2j * np.pi * f * eye - linear.A, linear.B)
-                      + linear.D for f in frequencies])
-        res = FrequencyResponse(frequencies, H, tuple(linear.outputs), tuple(linear.inputs))
+        frequencies = pole_frequencies(linear, args.points or 50)
+    res = frequency_response(linear, frequencies)
     return _frequency_output(res, model, args, "bode", ("png", "svg", "pdf"))
-
-
-def _step_span(linear: _Linear, model, args) -> float:
-    """``--t-end``; else six time constants of the slowest pole when every pole decays (and
-    a few periods of the slowest oscillation), else the model's span, else 1 s."""
-    import numpy as np
-
-    if args.t_end is not None:
-        return float(args.t_end)
-    ev = np.linalg.eigvals(linear.A) if linear.A.size else np.zeros(0)
-    if ev.size and np.all(ev.real < 0):
-        decay = 6.0 / np.min(-ev.real)
-        oscillating = np.abs(ev.imag) > 0
-        periods = 3 * 2 * np.pi / np.min(np.abs(ev.imag[oscillating])) if oscillating.any() \
-            else 0.0
-        return float(min(max(decay, periods), 100 * decay))
-    if model.t_span:
-        return float(model.t_span[1]) - float(model.t_span[0])
-    return 1.0
 
 
 def _step_command(model, args) -> str | None:
     import numpy as np
 
-    from .numerics.analysis import step_response
+    from .numerics.analysis import DENSE_POLES, step_response, step_span
+    from .output.response_plots import step_file
 
     linear = _linear(model, args, "step")
-    if linear.A is None:
-        raise ModelError(f"vecnet step works on models of up to {DENSE_STATES:,} states "
+    if len(linear.states) > DENSE_POLES:
+        raise ModelError(f"vecnet step works on models of up to {DENSE_POLES:,} states "
                          "(dense matrix exponentials); simulate a larger one with a step input")
     points = _points(args.points) or model.points or 501
-    times = np.linspace(0.0, _step_span(linear, model, args), max(int(points), 2))
-    y = step_response(linear.A, linear.B, linear.C, linear.D, times)
-    keys = [(i, j) for i in range(len(linear.outputs)) for j in range(len(linear.inputs))]
-    single = len(linear.inputs) == 1
-    names = [linear.outputs[i] if single else f"{linear.outputs[i]}/{linear.inputs[j]}"
-             for i, j in keys]
+    fallback = float(model.t_span[1]) - float(model.t_span[0]) if model.t_span else 1.0
+    span = float(args.t_end) if args.t_end is not None else step_span(linear, fallback)
+    times = np.linspace(0.0, span, max(int(points), 2))
+    y = step_response(linear, times)
+    outputs, inputs = list(linear.outputs), list(linear.inputs)
+    keys = [(i, j) for i in range(len(outputs)) for j in range(len(inputs))]
+    single = len(inputs) == 1
+    names = [outputs[i] if single else f"{outputs[i]}/{inputs[j]}" for i, j in keys]
     fmt = args.format or (os.path.splitext(args.output)[1].lstrip(".") if args.output else "csv")
     if fmt == "csv":
         buffer = io.StringIO()
@@ -546,22 +461,7 @@ def _step_command(model, args) -> str | None:
     if fmt in ("png", "svg", "pdf"):
         if args.output is None:
             raise VecnetError(f"--output FILE is needed for a {fmt} plot")
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        figure, ax = plt.subplots()
-        for (i, j), name in zip(keys, names):
-            ax.plot(times, y[:, i, j], label=name)
-        ax.set_xlabel("t [s]")
-        ax.set_ylabel("response to a unit step" + (f" of {linear.inputs[0]}" if single else ""))
-        ax.set_title(model.name)
-        ax.legend()
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format=fmt, bbox_inches="tight")
-        plt.close(figure)
-        return _emit(buffer.getvalue(), args.output)
+        return _emit(step_file(times, y, outputs, inputs, model.name, fmt), args.output)
     raise VecnetError(f"unknown step format {fmt!r}: use csv, png, svg or pdf")
 
 

@@ -553,7 +553,7 @@ def linear_model(model: Any, outputs: Sequence[str] | None = None) -> LinearMode
     lin = eom.linearize(eom.equilibrium(parameters=parameters), parameters=parameters)
     if isinstance(lin, Linearization):
         # without inputs, the generalized forces on the independent coordinates
-        return lin.with_generalized_forces().linear_model()
+        return (lin if lin.inputs else lin.with_generalized_forces()).linear_model()
     if not lin.inputs:
         raise ModelError(f"mechanism {file.name!r} has velocity constraints and no applied "
                          "force or torque to respond to; apply one (a torque or force "

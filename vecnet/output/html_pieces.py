@@ -5,9 +5,10 @@ mechanism parts of :mod:`vecnet.output.report`."""
 from __future__ import annotations
 
 import html
-import io
 import xml.etree.ElementTree as ET
 from typing import Any
+
+from .response_plots import figure_file, use_agg
 
 __all__ = ["LATEX_LIMIT", "FORMULA_WIDTH", "math_block", "section", "figure", "plot_svg",
            "safe_svg"]
@@ -116,18 +117,9 @@ def bode_svg(response: Any, title: str = "") -> str:
 
 def _agg() -> None:
     """matplotlib drawing into files, whatever backend a session has chosen."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+    use_agg()
 
 
 def _svg(fig: Any) -> str:
     """A matplotlib figure as SVG text, the figure closed."""
-    import matplotlib.pyplot as plt
-
-    try:
-        buffer = io.StringIO()
-        fig.savefig(buffer, format="svg", bbox_inches="tight")
-    finally:
-        plt.close(fig)
-    return buffer.getvalue()
+    return figure_file(fig, "svg").decode("utf-8")
