@@ -24,7 +24,7 @@ import jsonschema
 from ..core.bounds import check_count
 from ..core.names import shown
 from ..elements.base import number_problem
-from ..elements.joints import JOINTS
+from ..elements.joints import JOINTS, JointKind
 from ..errors import ModelFileError
 from .source import decode, line_of, pointer, read_bounded
 
@@ -73,9 +73,9 @@ def spatial_joint_schema() -> dict:
 
 
 @functools.lru_cache(maxsize=4)
-def _validator(kinds: tuple[str, ...]) -> jsonschema.Draft202012Validator:
+def _validator(kinds: tuple[JointKind, ...]) -> jsonschema.Draft202012Validator:
     """The validator of the schema with the joint catalogue's ``kinds`` (a joint kind
-    registered later makes a new one)."""
+    registered later, or registered again otherwise, makes a new one)."""
     schema = {**SCHEMA, "$defs": {**SCHEMA["$defs"], "spatial_joint": spatial_joint_schema()}}
     return jsonschema.Draft202012Validator(schema)
 
@@ -250,7 +250,7 @@ def validate(doc: Any) -> None:
         # before the schema: its error would be about the branch it then picks
         raise _error("/dimensions", "a mechanism has \"dimensions\": 2 (planar, the default) or 3 "
                                     f"(spatial), not {json.dumps(dimensions)[:20]}")
-    error = jsonschema.exceptions.best_match(_validator(tuple(JOINTS)).iter_errors(doc))
+    error = jsonschema.exceptions.best_match(_validator(tuple(JOINTS.values())).iter_errors(doc))
     if error is not None:
         raise _error(pointer(*error.absolute_path), _schema_message(error) + _hint(doc, error))
 

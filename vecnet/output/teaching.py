@@ -285,12 +285,6 @@ def _dispatch(obj: Any, style: str, digits: int | None, options: dict[str, Any],
     return handler(obj, show, **options)
 
 
-#: the records shown, by the name of their class (:func:`vecnet.core.dispatch.class_named`,
-#: the most specific class first): the printer and its options; a mechanism's elements
-#: have no terminal equations of their own to show (``None``)
-_SHOWN: dict[str, tuple[Callable[..., str], tuple[str, ...]] | None] = {}
-
-
 # -- expressions ------------------------------------------------------------------------
 class _Printer:
     """Prints sympy objects in one style, with functions of t shown as plain symbols."""
@@ -1695,7 +1689,10 @@ def _linearization(lin: Any, show: _Printer) -> str:
     return _finish(rows, show)
 
 
-_SHOWN.update({
+#: the records shown, by the name of their class (:func:`vecnet.core.dispatch.class_named`,
+#: the most specific class first): the printer and its options; a mechanism's elements
+#: have no terminal equations of their own to show (``None``)
+_SHOWN: dict[str, tuple[Callable[..., str], tuple[str, ...]] | None] = {
     "LabeledMatrix": (_matrix, ("labels", "brackets")),
     "NetworkEquations": (_network_equations, ("summary",)),
     "StateSpace": (_state_space, ("summary", "matrices")),
@@ -1706,4 +1703,4 @@ _SHOWN.update({
     "TransferMatrix": (_transfer_matrix, ()),
     "MechanismElement": None,
     "Element": (_element, ()),
-})
+}
