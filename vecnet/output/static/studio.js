@@ -151,8 +151,12 @@
       var key = [e.tail, e.head].sort().join("\u0000");
       var k = counts[key] = (counts[key] || 0) + 1;
       var dx = b[0] - a[0], dy = b[1] - a[1], length = Math.hypot(dx, dy) || 1;
-      var bend = (k % 2 ? 1 : -1) * Math.floor(k / 2) * 14;   // parallel edges apart
-      var ox = -dy / length * bend, oy = dx / length * bend;
+      var bend = (k % 2 ? 1 : -1) * Math.floor(k / 2) * 18;   // parallel edges apart
+      // the normal of the node pair, not of the edge: edges of either direction between the
+      // same nodes bend to opposite sides, and each label sits on its edge's outer side
+      var turn = key.split("\u0000")[0] === e.tail ? 1 : -1;
+      var nx = -dy / length * turn, ny = dx / length * turn, side = bend < 0 ? -1 : 1;
+      var ox = nx * bend, oy = ny * bend;
       var group = element("g", {"class": "edge" + (branches.indexOf(e.name) >= 0 ? " branch" : "")
         + (state.selected === e.name ? " selected" : ""), "data-edge": e.name});
       var ends = {x1: a[0] + ox, y1: a[1] + oy, x2: b[0] + ox, y2: b[1] + oy};
@@ -165,8 +169,10 @@
       group.appendChild(element("path", {d: "M" + (mx + 8 * ux) + "," + (my + 8 * uy) + " L" +
         (mx - 6 * ux - 5 * uy) + "," + (my - 6 * uy + 5 * ux) + " L" + (mx - 6 * ux + 5 * uy) +
         "," + (my - 6 * uy - 5 * ux) + " Z", fill: "#345"}));
-      group.appendChild(element("text", {x: a[0] + ox + dx * 0.4 - 10 * uy,
-                                         y: a[1] + oy + dy * 0.4 + 10 * ux}, e.name));
+      group.appendChild(element("text", {x: a[0] + ox + dx * 0.4 + 10 * side * nx,
+                                         y: a[1] + oy + dy * 0.4 + 10 * side * ny + 4,
+                                         "text-anchor": side * nx < -0.3 ? "end" : "start"},
+                                e.name));
       group.addEventListener("click", function (event) { event.stopPropagation(); clickEdge(e.name); });
       canvas.appendChild(group);
     });
