@@ -91,6 +91,10 @@ SUMMARY_ROWS = 5
 TIDY_TERMS = 400
 
 
+#: the text width of LaTeX's article class at 10 pt, in em: a display's default width
+ARTICLE_WIDTH = 34.5
+
+
 def latex(obj: Any, digits: int | None = DIGITS, width: float | None = None,
           display: bool = False, **options: Any) -> str:
     """LaTeX for a labelled matrix, equations, network equations, a state-space model or
@@ -107,10 +111,10 @@ def latex(obj: Any, digits: int | None = DIGITS, width: float | None = None,
     width : float, optional
         The page's column in em: rows of a listing wider than it are broken (LaTeX does
         not wrap a row; default :data:`vecnet.output.html_pieces.FORMULA_WIDTH`, a
-        report's; a width given is filled to nine tenths, the widths being estimates),
+        report's, and with ``display`` :data:`ARTICLE_WIDTH`, an article's text at
+        10 pt; a width given is filled to nine tenths, the widths being estimates),
         and a labelled matrix wider than it is cut into blocks of whole columns, one
-        below the other (default: never cut). An article's text at 10 pt is 34.5 em
-        wide.
+        below the other (default: never cut, but with ``display``).
     display : bool
         ``True``: for a document, not math mode. A listing becomes an ``align*`` (a
         ``gather*`` for a state space) whose rows break across pages under
@@ -151,6 +155,8 @@ def latex(obj: Any, digits: int | None = DIGITS, width: float | None = None,
     """
     if width is not None and not (isinstance(width, (int, float)) and width > 0):
         raise OutputError(f"width is a positive number of em; got {width!r}")
+    if display and width is None:
+        width = ARTICLE_WIDTH   # a display is for a document: an article's column by default
     body = _dispatch(obj, "latex", digits, options, width)
     return display_math(body) if display else body
 
