@@ -58,6 +58,7 @@ _NAMES = {
     "model_to_dict": "io",
     "load_netlist": "io", "write_netlist": "io", "parse_expression": "io",
     "format_expression": "io",
+    "export_fmu": "output.fmu",
     # the studio: a graph drawn in the browser, every matrix and equation following
     "studio": "web.server",
     # bounds on the work of one request

@@ -1,0 +1,635 @@
+"""A model as C source: the states, parameters, inputs and outputs it has, by name, and
+the C that computes their rates and values, with no Python at run time.
+
+:func:`c_model` takes a loaded :class:`~vecnet.Model`, a network's
+:class:`~vecnet.formulation.lumped.StateSpace` or a mechanism's equations and returns a
+:class:`CModel`. Its ``source`` implements the interface of ``model.h`` (the ``vn_*``
+functions of ``vecnet/output/fmu_runtime/runtime.h``) for the FMI run-time
+(:func:`vecnet.export_fmu`):
+
+- a **network**: ``x' = f(x, u, t)`` and ``y = h(x, u, t)``, each written once from the
+  symbolic state equations with common subexpressions computed once
+  (:func:`vecnet.numerics.c_code.c_function`);
+- a **mechanism**: the states are its coordinates and speeds, ``x = (q, u)``;
+  ``q' = N(q) u``, and ``u'`` with the loops' multipliers from one solve of
+  ``[M  -Phi_u^T; Phi_u  0] [u'; lambda] = [Q; gamma]``, ``gamma = -d/dt(Phi_u u +
+  Phi_t)`` at constant ``u`` (the acceleration rows of the cut joints). After each
+  accepted step the run-time calls the projection, which pulls the coordinates back onto
+  ``Phi = 0`` by Newton's method (least-norm steps ``q -= Phi_q^T (Phi_q Phi_q^T)^-1
+  Phi``), normalizes every quaternion and the speeds onto ``Phi_u u + Phi_t = 0``, so
+  that the drift of an integrator over a long run is removed as vecnet's own
+  coordinate partitioning removes it.
+
+What it cannot write yet is refused in words before anything is written: algebraic loops
+kept as residuals, sources given as Python functions, an input whose derivative drives a
+dependent store, joint friction, joint stops, contacts, rolling, loads on joints, and
+outputs other than sensors (reactions, energy).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..builders.model import Model
+from ..core.symbols import t
+from ..errors import ModelError, UnsupportedNetwork
+from ..formulation.lumped import StateSpace
+from ..formulation.multibody import MechanismEquations
+from .c_code import c_function
+
+__all__ = ["CModel", "Variable", "c_model"]
+
+#: the drift of a constraint row (or of a quaternion's norm) beyond which a step is
+#: followed by a projection, and the residual that projection leaves
+DRIFT = 1e-9
+CLOSED = 1e-13
+
+#: the Co-Simulation integrator's tolerances (the FMU's description states them)
+CS_RTOL = 1e-10
+CS_ATOL = 1e-12
+
+
+@dataclass(frozen=True)
+class Variable:
+    """One Float64 variable of a :class:`CModel`: its name as vecnet gives it, its start
+    value (``None`` for one computed from the others), SI unit and description."""
+
+    name: str
+    start: float | None = None
+    unit: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class CModel:
+    """A model written as C (:func:`c_model`).
+
+    Attributes
+    ----------
+    name : str
+        The model's name; ``identifier`` is a C identifier made of it.
+    states, parameters, inputs, outputs : tuple of Variable
+        In the order of their value references: the states, their derivatives (named
+        ``der(<state>)``), the parameters, the inputs and the outputs; a requested output
+        that is a state is not repeated among the outputs but listed in
+        ``state_outputs`` (its index among the states).
+    source, header : str
+        ``model.c`` and ``model.h``.
+    description : str
+        What the model is and how its C computes, in words.
+    token : str
+        The instantiation token (FMI 2's GUID): a UUID made of the source, so that the
+        same model gives the same token.
+    """
+
+    name: str
+    identifier: str
+    states: tuple[Variable, ...]
+    parameters: tuple[Variable, ...]
+    inputs: tuple[Variable, ...]
+    outputs: tuple[Variable, ...]
+    state_outputs: tuple[int, ...]
+    source: str
+    header: str
+    description: str
+    token: str
+    start_time: float = 0.0
+    stop_time: float | None = None
+
+
+
+def _identifier(name: str) -> str:
+    word = re.sub(r"\W+", "_", name, flags=re.ASCII).strip("_") or "model"
+    return word if not word[0].isdigit() else f"m_{word}"
+
+
+def _number(value: Any, what: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} is {value!r}, not a number: give it a numeric value "
+                         "to export") from None
+    if not np.isfinite(number):
+        raise ModelError(f"{what} is {number}, not a finite number")
+    return number
+
+
+def _header(counts: Mapping[str, int], token: str, extra: Sequence[str] = ()) -> str:
+    lines = ["/* model.h: the sizes of one model, written by vecnet */",
+             "#ifndef VN_MODEL_H", "#define VN_MODEL_H"]
+    for key in ("NX", "NP", "NU", "NY", "NW", "NZ"):
+        lines.append(f"#define VN_{key} {counts.get(key, 0)}")
+    lines += [f'#define VN_TOKEN "{token}"', f"#define VN_CS_RTOL {CS_RTOL!r}",
+              f"#define VN_CS_ATOL {CS_ATOL!r}", *extra, _INTERFACE, "#endif"]
+    return "\n".join(lines) + "\n"
+
+
+#: what model.c gives the run-time, and the run-time's solve that model.c calls
+_INTERFACE = """\
+extern const double vn_x_start[];
+extern const double vn_p_start[];
+extern const double vn_u_start[];
+int vn_initialize(double t, double *x, const double *p, const double *u, double *w);
+int vn_derivatives(double t, const double *x, const double *p, const double *u, double *w,
+                   double *dx);
+int vn_outputs(double t, const double *x, const double *p, const double *u, double *w,
+               double *y);
+int vn_indicators(double t, const double *x, const double *p, const double *u, double *w,
+                  double *z);
+int vn_update(double t, double *x, const double *p, const double *u, double *w, int *changed);
+int vn_project(double t, double *x, const double *p, const double *u, double *w);
+const char *vn_message(int code);
+int vn_solve(int n, double *A, double *b);"""
+
+
+def _array(name: str, values: Sequence[float]) -> str:
+    entries = ", ".join(repr(float(v)) for v in values) or "0.0"
+    return f"const double {name}[] = {{{entries}}};"
+
+
+def _finish(name: str, description: str, states, parameters, inputs, outputs,
+            state_outputs, functions: str, body: str, extra_header: Sequence[str] = (),
+            work: int = 1, stop_time: float | None = None) -> CModel:
+    counts = {"NX": len(states), "NP": len(parameters), "NU": len(inputs),
+              "NY": len(outputs), "NW": max(work, 1)}
+    source = "\n\n".join([
+        "/* model.c: written by vecnet for " + name.replace("*/", "* /") + " */",
+        '#include <math.h>\n#include <stddef.h>\n#include "model.h"', _MATH_CONSTANTS,
+        _array("vn_x_start", [v.start for v in states]),
+        _array("vn_p_start", [v.start for v in parameters]),
+        _array("vn_u_start", [v.start for v in inputs]),
+        functions, body])
+    digest = hashlib.sha256((_header(counts, "", extra_header) + source).encode()).hexdigest()
+    token = "{" + str(uuid.UUID(digest[:32])) + "}"
+    return CModel(name=name, identifier=_identifier(name), states=tuple(states),
+                  parameters=tuple(parameters), inputs=tuple(inputs), outputs=tuple(outputs),
+                  state_outputs=tuple(state_outputs), source=source,
+                  header=_header(counts, token, extra_header), description=description,
+                  token=token, stop_time=stop_time)
+
+
+#: the constants sympy's C printer names, which strict C99 leaves to the platform
+_MATH_CONSTANTS = "\n".join(
+    f"#ifndef {name}\n#define {name} {value}\n#endif" for name, value in (
+        ("M_E", "2.718281828459045235360287"), ("M_LOG2E", "1.442695040888963407359925"),
+        ("M_LOG10E", "0.434294481903251827651129"), ("M_LN2", "0.693147180559945309417232"),
+        ("M_LN10", "2.302585092994045684017991"), ("M_PI", "3.141592653589793238462643"),
+        ("M_PI_2", "1.570796326794896619231322"), ("M_PI_4", "0.785398163397448309615661"),
+        ("M_1_PI", "0.318309886183790671537768"), ("M_2_PI", "0.636619772367581343075535"),
+        ("M_2_SQRTPI", "1.128379167095512573896159"), ("M_SQRT2", "1.414213562373095048801689"),
+        ("M_SQRT1_2", "0.707106781186547524400844")))
+
+
+def _split_outputs(requested: Sequence[str], states: Sequence[str]):
+    """Requested outputs that are states (their indices) and the others (names)."""
+    seen, state_outputs, others = set(), [], []
+    for name in requested:
+        if name in seen:
+            raise ModelError(f"output {name!r} is requested twice")
+        seen.add(name)
+        if name in states:
+            state_outputs.append(list(states).index(name))
+        else:
+            others.append(name)
+    return state_outputs, others
+
+
+@functools.singledispatch
+def c_model(record: Any, outputs: Iterable[str] | None = None,
+            parameters: Mapping | None = None) -> CModel:
+    """The :class:`CModel` of a loaded model, a network's state space or a mechanism's
+    equations, with ``outputs`` (names; by default the model file's) and the
+    ``parameters``' values (by name or symbol; by default the model's own values).
+
+    Raises
+    ------
+    ModelError
+        A parameter without a value, an output the C cannot compute, or a feature it
+        cannot export yet (named in the message).
+
+    Examples
+    --------
+    >>> import vecnet as vn
+    >>> net = vn.Network("rc")
+    >>> _ = net.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=2.0),
+    ...             vn.Capacitor("C", "b", "g", C=0.5))
+    >>> model = c_model(net.state_space(outputs=["C.across"], symbolic=True))
+    >>> [v.name for v in model.states], [v.name for v in model.parameters]
+    (['C.across'], ['R', 'C'])
+    >>> [v.name for v in model.inputs], model.state_outputs
+    (['V.across'], (0,))
+    """
+    raise ModelError(f"cannot write a {type(record).__name__} as C: give a model file's "
+                     "Model, a network's StateSpace or a mechanism's equations")
+
+
+def _model_file(model, outputs: Iterable[str] | None = None,
+                parameters: Mapping | None = None) -> CModel:
+    values = {str(k): v for k, v in model.values.items()}
+    requested = list(model.outputs) if outputs is None else list(outputs)
+    if model.kind == "network":
+        ss = model.system.state_space(outputs=requested, tree=model.tree or "normal",
+                                      symbolic=True)
+        # numbers given to elements are parameters too, after the declared ones
+        values.update({str(k): v for k, v in ss.values.items() if str(k) not in values})
+        values.update({str(k): v for k, v in (parameters or {}).items()})
+        units = {name: unit for name, (_, unit) in model.system.units().items()}
+        return _network(ss, values, model.name, dict(model.inputs), model.t_span, units)
+    values.update({str(k): v for k, v in (parameters or {}).items()})
+    if model.kind == "mechanism":
+        return _mechanism(model.formulate(), requested, values, model.name,
+                          model.initial or None, model.velocities or None, model.t_span)
+    raise ModelError("a System's blocks cannot be exported yet: export its network or "
+                     "mechanism alone")
+
+
+def _state_space(record, outputs: Iterable[str] | None = None,
+                 parameters: Mapping | None = None) -> CModel:
+    ss = record if outputs is None else record.with_outputs(list(outputs))
+    values = {str(k): v for k, v in ss.values.items()}
+    values.update({str(k): v for k, v in (parameters or {}).items()})
+    return _network(ss, values, "network", {}, None, {})
+
+
+def _equations(record, outputs: Iterable[str] | None = None,
+               parameters: Mapping | None = None) -> CModel:
+    values = {str(k): v for k, v in record.parameter_values.items()}
+    values.update({str(k): v for k, v in (parameters or {}).items()})
+    return _mechanism(record, list(outputs or ()), values, record.mechanism.name,
+                      None, None, None)
+
+
+c_model.register(Model, _model_file)
+c_model.register(StateSpace, _state_space)
+c_model.register(MechanismEquations, _equations)
+
+
+# -- networks ------------------------------------------------------------------------------
+def _network(ss, values: Mapping[str, Any], name: str, file_inputs: Mapping[str, Any],
+             t_span, units: Mapping[str, str]) -> CModel:
+    if ss.z:
+        raise UnsupportedNetwork(f"the network keeps {len(ss.z)} algebraic variable(s) in an "
+                                 "algebraic loop: it cannot be exported yet")
+    names: dict[sympy.Symbol, str] = {t: "t"}
+    for k, x in enumerate(ss.x):
+        names[x] = f"x[{k}]"
+    exprs = list(ss.f) + list(ss.h)
+    held = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
+    inputs, built_in = [], {}
+    for k, (input_name, u, du) in enumerate(zip(ss.inputs, ss.u, ss.du)):
+        signal = file_inputs.get(input_name, ss.signals.get(input_name))
+        if isinstance(signal, sympy.Basic) and not signal.is_number:
+            if signal.free_symbols - {t} - set(map(sympy.Symbol, values)):
+                raise ModelError(f"input {input_name!r} is {signal}: only t and declared "
+                                 "parameters may appear in it")
+            built_in[u] = signal
+            built_in[du] = signal.diff(t)
+            continue
+        if u not in held and du not in held:
+            continue   # a source the equations do not hold (its value a parameter)
+        if callable(signal) and not isinstance(signal, sympy.Basic):
+            raise ModelError(f"input {input_name!r} is a Python function: C cannot call it; "
+                             "give it as an expression in t, or a number (an FMU input)")
+        if du in held:
+            raise ModelError(f"a dependent energy store takes the rate of input "
+                             f"{input_name!r}, which an FMU input does not carry: give the "
+                             "input as an expression in t")
+        start = 0.0 if signal is None else _number(signal, f"input {input_name!r}")
+        if str(u) in values:   # a source whose value is a declared parameter
+            continue
+        names[u] = f"u[{len(inputs)}]"
+        inputs.append(Variable(input_name, start, description="a source's value"))
+    exprs = [e.xreplace(built_in) for e in exprs]
+    held = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
+    parameters = []
+    order = {name: k for k, name in enumerate(values)}
+    for symbol in sorted(held - set(names), key=lambda s: (order.get(str(s), len(order)),
+                                                           str(s))):
+        if str(symbol) not in values:
+            raise ModelError(f"parameter {symbol} has no value: give parameters="
+                             f"{{{str(symbol)!r}: ...}}")
+        names[symbol] = f"p[{len(parameters)}]"
+        parameters.append(Variable(str(symbol), _number(values[str(symbol)],
+                                                        f"parameter {symbol}")))
+    states = [Variable(n, 0.0, units.get(n, ""), "a state: an energy store's variable")
+              for n in ss.states]
+    state_outputs, others = _split_outputs(ss.outputs, ss.states)
+    outputs = [Variable(n, None, units.get(n, ""), "an output") for n in others]
+    nf = len(ss.f)
+    h_of = {n: e for n, e in zip(ss.outputs, exprs[nf:])}
+    functions = "\n\n".join([c_function("f", exprs[:nf], names),
+                             c_function("h", [h_of[n] for n in others], names)])
+    description = (f"{name}: the state equations x' = f(x, u, t) of a lumped network, "
+                   "written as C by vecnet")
+    return _finish(name, description, states, parameters, inputs, outputs, state_outputs,
+                   functions, _NETWORK_BODY, stop_time=t_span[1] if t_span else None)
+
+
+_NETWORK_BODY = """\
+int vn_initialize(double t, double *x, const double *p, const double *u, double *w) {
+    (void)t; (void)x; (void)p; (void)u; (void)w;
+    return 0;
+}
+
+int vn_derivatives(double t, const double *x, const double *p, const double *u, double *w,
+                   double *dx) {
+    (void)w;
+    gen_f(t, x, p, u, dx);
+    for (int i = 0; i < VN_NX; i++) if (!isfinite(dx[i])) return 2;
+    return 0;
+}
+
+int vn_outputs(double t, const double *x, const double *p, const double *u, double *w,
+               double *y) {
+    (void)w;
+    gen_h(t, x, p, u, y);
+    return 0;
+}
+
+int vn_indicators(double t, const double *x, const double *p, const double *u, double *w,
+                  double *z) {
+    (void)t; (void)x; (void)p; (void)u; (void)w; (void)z;
+    return 0;
+}
+
+int vn_update(double t, double *x, const double *p, const double *u, double *w, int *changed) {
+    (void)t; (void)x; (void)p; (void)u; (void)w;
+    *changed = 0;
+    return 0;
+}
+
+int vn_project(double t, double *x, const double *p, const double *u, double *w) {
+    (void)t; (void)x; (void)p; (void)u; (void)w;
+    return 0;
+}
+
+const char *vn_message(int code) {
+    switch (code) {
+    case 2: return "a state's rate is not a finite number";
+    default: return "the model failed";
+    }
+}
+"""
+
+
+# -- mechanisms ----------------------------------------------------------------------------
+def _refuse_unexportable(eom) -> None:
+    mech = eom.mechanism
+    what = []
+    if eom.velocity_constraint_names:
+        what.append("rolling (velocity constraints " + ", ".join(eom.velocity_constraint_names)
+                    + ")")
+    if getattr(eom, "joint_loads", None):
+        what.append("loads on joints (" + ", ".join(map(str, eom.joint_loads)) + ")")
+    for element in getattr(mech, "elements", ()):
+        kind = type(element).__name__
+        if kind in ("Contact", "PlanarContact", "SpatialContact") or "Contact" in kind:
+            what.append(f"contact {element.name!r}")
+        law = getattr(element, "law", None)
+        if law is not None and type(law).__name__ in ("StopLaw", "CoulombLaw"):
+            what.append(f"{type(law).__name__.replace('Law', '').lower()} on {element.name!r}")
+    if what:
+        raise ModelError("cannot export yet: " + "; ".join(what) + " (their events and set-"
+                         "valued laws are not written as C)")
+
+
+def _mechanism_unit(name: str) -> str:
+    base, _, what = name.rpartition(".")
+    rate = what.endswith("'")
+    what = what.rstrip("'")
+    unit = {"angle": "rad", "x": "m", "y": "m", "z": "m"}.get(what)
+    if what in ("wx", "wy", "wz", "w1", "w2", "w3", "omega"):
+        return "rad/s"
+    if what in ("vx", "vy", "vz"):
+        return "m/s"
+    if unit is None:
+        return ""
+    return f"{unit}/s" if rate else unit
+
+
+def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: str,
+               initial, velocities, t_span) -> CModel:
+    from .algorithms import assemble, initial_speeds
+
+    _refuse_unexportable(eom)
+    q, v = list(eom.q), list(eom.u)
+    nq, nv = len(q), len(v)
+    names: dict[sympy.Symbol, str] = {t: "t"}
+    for k, s in enumerate(q + v):
+        names[s] = f"x[{k}]"
+    N = getattr(eom, "N", None)
+    rates = list(v) if N is None else list(N * sympy.Matrix(v))
+    Phi = sympy.Matrix(eom.constraints)
+    nc = len(Phi)
+    Phi_q = Phi.jacobian(q) if nc else sympy.zeros(0, nq)
+    Phi_t = Phi.diff(t) if nc else sympy.zeros(0, 1)
+    Phi_u = eom.constraint_jacobian if nc else sympy.zeros(0, nv)
+    gamma = [-eom.rate(e) for e in (Phi_u * sympy.Matrix(v) + Phi_t)] if nc else []
+    sensors = {}
+    for output in requested:
+        if output in eom.coordinates or output in eom.speed_names:
+            continue
+        try:
+            sensors[output] = eom.measure(output)
+        except Exception:
+            raise ModelError(f"output {output!r} cannot be exported yet (only coordinates, "
+                             "speeds and sensors: a point's position or velocity, a joint's "
+                             "angle or rate): leave it out with outputs=[...]") from None
+    M = sympy.Matrix(eom.M)
+    Q = sympy.Matrix(eom.Q)
+    pieces = {"rates": rates, "mass": list(M), "forces": list(Q), "phi": list(Phi),
+              "phi_q": list(Phi_q), "phi_t": list(Phi_t), "phi_u": list(Phi_u),
+              "gamma": gamma}
+    held = set().union(*(sympy.sympify(e).free_symbols for part in pieces.values()
+                         for e in part), *(e.free_symbols for e in sensors.values()))
+    parameters = []
+    for symbol in sorted(held - set(names), key=str):
+        if str(symbol) not in values:
+            raise ModelError(f"parameter {symbol} has no value: give parameters="
+                             f"{{{str(symbol)!r}: ...}}")
+        names[symbol] = f"p[{len(parameters)}]"
+        parameters.append(Variable(str(symbol), _number(values[str(symbol)],
+                                                        f"parameter {symbol}")))
+    given = {str(s): float(values[str(s)]) for s in held - set(names) if str(s) in values}
+    given.update({p.name: p.start for p in parameters})
+    q0 = assemble(eom, initial, parameters=given or None)
+    u0 = initial_speeds(eom, q0, velocities, parameters=given or None)
+    states = [Variable(n, float(x0), _mechanism_unit(n),
+                       "a coordinate" if k < nq else "a speed")
+              for k, (n, x0) in enumerate(zip(eom.coordinates + eom.speed_names,
+                                              [*q0, *u0]))]
+    state_names = list(eom.coordinates + eom.speed_names)
+    state_outputs, others = _split_outputs(requested, state_names)
+    outputs = [Variable(n, None, _mechanism_unit(n), "a sensor") for n in others]
+    functions = "\n\n".join([c_function(key, part, names) for key, part in pieces.items()]
+                            + [c_function("h", [sensors[n] for n in others], names)])
+    quaternions = [k for k, n in enumerate(eom.coordinates) if n.endswith(".qw")]
+    extra = [f"#define VN_NQ {nq}", f"#define VN_NV {nv}", f"#define VN_NC {nc}",
+             f"#define VN_NQUAT {len(quaternions)}", f"#define VN_DRIFT {DRIFT!r}",
+             f"#define VN_CLOSED {CLOSED!r}"]
+    body = ("static const int vn_quaternion_start[] = {"
+            + (", ".join(map(str, quaternions)) or "0") + "};\n\n" + _MECHANISM_BODY)
+    dims = "planar" if eom.mechanism.dimensions == 2 else "spatial"
+    description = (f"{name}: a {dims} mechanism's equations of motion M(q) u' = Q(q, u, t) "
+                   f"+ Phi_u^T lambda, q' = N(q) u, with {nc} constraint row(s) of its cut "
+                   "joints solved with the accelerations and projected after each step, "
+                   "written as C by vecnet")
+    return _finish(name, description, states, parameters, [], outputs, state_outputs,
+                   functions, body, extra, work=nq, stop_time=t_span[1] if t_span else None)
+
+
+_MECHANISM_BODY = r"""
+#define VN_NK (VN_NV + VN_NC)
+#define VN_AT_LEAST_1(n) ((n) > 0 ? (n) : 1)
+
+/* [M -Phi_u^T; Phi_u 0] [u'; lambda] = [Q; gamma]: the accelerations and multipliers */
+static int accelerations(double t, const double *x, const double *p, const double *u,
+                         double *a) {
+    double K[VN_NK * VN_NK], b[VN_NK], M[VN_NV * VN_NV];
+    double J[VN_AT_LEAST_1(VN_NC * VN_NV)];
+    gen_mass(t, x, p, u, M);
+    gen_forces(t, x, p, u, b);
+    for (int i = 0; i < VN_NK * VN_NK; i++) K[i] = 0.0;
+    for (int i = 0; i < VN_NV; i++)
+        for (int j = 0; j < VN_NV; j++) K[i * VN_NK + j] = M[i * VN_NV + j];
+    if (VN_NC > 0) {
+        gen_phi_u(t, x, p, u, J);
+        gen_gamma(t, x, p, u, b + VN_NV);
+        for (int k = 0; k < VN_NC; k++)
+            for (int j = 0; j < VN_NV; j++) {
+                K[(VN_NV + k) * VN_NK + j] = J[k * VN_NV + j];
+                K[j * VN_NK + VN_NV + k] = -J[k * VN_NV + j];
+            }
+    }
+    if (vn_solve(VN_NK, K, b)) return 1;
+    for (int i = 0; i < VN_NV; i++) a[i] = b[i];
+    return 0;
+}
+
+int vn_derivatives(double t, const double *x, const double *p, const double *u, double *w,
+                   double *dx) {
+    (void)w;
+    gen_rates(t, x, p, u, dx);
+    int failed = accelerations(t, x, p, u, dx + VN_NQ);
+    if (failed) return failed;
+    for (int i = 0; i < VN_NX; i++) if (!isfinite(dx[i])) return 2;
+    return 0;
+}
+
+int vn_outputs(double t, const double *x, const double *p, const double *u, double *w,
+               double *y) {
+    (void)w;
+    gen_h(t, x, p, u, y);
+    return 0;
+}
+
+int vn_indicators(double t, const double *x, const double *p, const double *u, double *w,
+                  double *z) {
+    (void)t; (void)x; (void)p; (void)u; (void)w; (void)z;
+    return 0;
+}
+
+int vn_update(double t, double *x, const double *p, const double *u, double *w, int *changed) {
+    (void)t; (void)x; (void)p; (void)u; (void)w;
+    *changed = 0;
+    return 0;
+}
+
+static double largest(const double *r, int n) {
+    double m = 0.0;
+    for (int i = 0; i < n; i++) if (fabs(r[i]) > m) m = fabs(r[i]);
+    return m;
+}
+
+/* r -= J^T (J J^T)^-1 e for m rows J (m x n) of a residual e: the least-norm step */
+#define VN_NR (VN_NC + VN_NQUAT)
+static int least_norm_step(const double *J, const double *e, int m, int n, double *r) {
+    double G[VN_AT_LEAST_1(VN_NR * VN_NR)], y[VN_AT_LEAST_1(VN_NR)];
+    for (int i = 0; i < m; i++) {
+        y[i] = e[i];
+        for (int k = 0; k < m; k++) {
+            double s = 0.0;
+            for (int j = 0; j < n; j++) s += J[i * n + j] * J[k * n + j];
+            G[i * m + k] = s;
+        }
+    }
+    if (vn_solve(m, G, y)) return 1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) r[j] -= J[i * n + j] * y[i];
+    return 0;
+}
+
+/* the loops' rows Phi and each quaternion's (|e|^2 - 1) / 2, and their Jacobian in q:
+   Newton's method on both closes the loops on unit quaternions (normalizing after a
+   step on Phi alone would undo part of each step) */
+static void closure(double t, const double *x, const double *p, const double *u,
+                    double *e, double *J) {
+    if (VN_NC > 0) {
+        gen_phi(t, x, p, u, e);
+        if (J) gen_phi_q(t, x, p, u, J);
+    }
+    for (int k = 0; k < VN_NQUAT; k++) {
+        const int at = vn_quaternion_start[k];
+        const double *q = x + at;
+        e[VN_NC + k] = 0.5 * (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1.0);
+        if (J) {
+            double *row = J + (VN_NC + k) * VN_NQ;
+            for (int j = 0; j < VN_NQ; j++) row[j] = 0.0;
+            for (int i = 0; i < 4; i++) row[at + i] = q[i];
+        }
+    }
+}
+
+int vn_project(double t, double *x, const double *p, const double *u, double *w) {
+    (void)w;
+    if (VN_NR == 0) return 0;
+    int changed = 0;
+    double e[VN_AT_LEAST_1(VN_NR)], J[VN_AT_LEAST_1(VN_NR * VN_NQ)];
+    closure(t, x, p, u, e, NULL);
+    if (largest(e, VN_NR) > VN_DRIFT) {
+        changed = 1;
+        for (int k = 0; k < 30 && largest(e, VN_NR) > VN_CLOSED; k++) {
+            closure(t, x, p, u, e, J);
+            if (least_norm_step(J, e, VN_NR, VN_NQ, x)) return -1;
+            closure(t, x, p, u, e, NULL);
+        }
+        if (largest(e, VN_NR) > 1e3 * VN_CLOSED) return -2;
+    }
+    if (VN_NC == 0) return changed;
+    double Ju[VN_AT_LEAST_1(VN_NC * VN_NV)], r[VN_AT_LEAST_1(VN_NC)];
+    gen_phi_u(t, x, p, u, Ju);
+    gen_phi_t(t, x, p, u, r);
+    for (int i = 0; i < VN_NC; i++)
+        for (int j = 0; j < VN_NV; j++) r[i] += Ju[i * VN_NV + j] * x[VN_NQ + j];
+    if (largest(r, VN_NC) > VN_DRIFT) {
+        changed = 1;
+        if (least_norm_step(Ju, r, VN_NC, VN_NV, x + VN_NQ)) return -1;
+    }
+    return changed;
+}
+
+int vn_initialize(double t, double *x, const double *p, const double *u, double *w) {
+    int done = vn_project(t, x, p, u, w);
+    return done < 0 ? done : 0;
+}
+
+const char *vn_message(int code) {
+    switch (code) {
+    case 1: return "the mass matrix with the constraint rows is singular (a loop at a "
+                   "singular pose, or redundant constraint rows)";
+    case 2: return "a state's rate is not a finite number";
+    case -1: return "the constraint rows are dependent: the loops cannot be closed";
+    case -2: return "the loops could not be closed (Newton's method did not converge)";
+    default: return "the model failed";
+    }
+}
+"""
