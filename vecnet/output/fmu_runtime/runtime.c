@@ -168,10 +168,27 @@ static int vn_eval_outputs(vn_instance *inst, const char *fn)
 /* ------------------------------------------------------------------------ */
 /* getters and setters                                                      */
 
+/* the groups of value references; a table rather than comparisons with the
+   constants, which are always true or false when a group is empty */
+enum { VN_G_X, VN_G_DX, VN_G_P, VN_G_U, VN_G_Y, VN_G_TIME, VN_G_NONE };
+static const unsigned vn_group_start[VN_G_NONE + 1] = {
+    VN_VR_X, VN_VR_DX, VN_VR_P, VN_VR_U, VN_VR_Y, VN_VR_TIME, VN_VR_TIME + 1u};
+
+/* the group of value reference r, and its index within the group */
+static int vn_group(unsigned r, unsigned *index)
+{
+    int g = VN_G_NONE;
+    while (g > 0 && r < vn_group_start[g]) g--;
+    if (r >= vn_group_start[VN_G_NONE]) g = VN_G_NONE;
+    *index = r - vn_group_start[g];
+    return g;
+}
+
 int vn_get_float64(vn_instance *inst, const char *fn, const unsigned *vr,
                    size_t nvr, double *value)
 {
     size_t i;
+    unsigned j;
     int need_dx = 0, need_y = 0;
     if (nvr == 0) return VN_OK;
     if (vr == NULL || value == NULL) {
@@ -179,24 +196,26 @@ int vn_get_float64(vn_instance *inst, const char *fn, const unsigned *vr,
         return VN_ERROR;
     }
     for (i = 0; i < nvr; i++) {
-        if (vr[i] > VN_VR_TIME) {
+        int g = vn_group(vr[i], &j);
+        if (g == VN_G_NONE) {
             vn_log(inst, VN_ERROR, "%s: no Float64 variable has value reference %u",
                    fn, vr[i]);
             return VN_ERROR;
         }
-        if (vr[i] >= VN_VR_DX && vr[i] < VN_VR_P) need_dx = 1;
-        if (vr[i] >= VN_VR_Y && vr[i] < VN_VR_TIME) need_y = 1;
+        if (g == VN_G_DX) need_dx = 1;
+        if (g == VN_G_Y) need_y = 1;
     }
     if (need_dx && vn_eval_derivatives(inst, fn, inst->dx) != VN_OK) return VN_ERROR;
     if (need_y && vn_eval_outputs(inst, fn) != VN_OK) return VN_ERROR;
     for (i = 0; i < nvr; i++) {
-        unsigned r = vr[i];
-        if (r < VN_VR_DX) value[i] = inst->x[r - VN_VR_X];
-        else if (r < VN_VR_P) value[i] = inst->dx[r - VN_VR_DX];
-        else if (r < VN_VR_U) value[i] = inst->p[r - VN_VR_P];
-        else if (r < VN_VR_Y) value[i] = inst->u[r - VN_VR_U];
-        else if (r < VN_VR_TIME) value[i] = inst->y[r - VN_VR_Y];
-        else value[i] = inst->time;
+        switch (vn_group(vr[i], &j)) {
+        case VN_G_X: value[i] = inst->x[j]; break;
+        case VN_G_DX: value[i] = inst->dx[j]; break;
+        case VN_G_P: value[i] = inst->p[j]; break;
+        case VN_G_U: value[i] = inst->u[j]; break;
+        case VN_G_Y: value[i] = inst->y[j]; break;
+        default: value[i] = inst->time; break;
+        }
     }
     return VN_OK;
 }
@@ -204,11 +223,22 @@ int vn_get_float64(vn_instance *inst, const char *fn, const unsigned *vr,
 int vn_set_float64(vn_instance *inst, const char *fn, const unsigned *vr,
                    size_t nvr, const double *value)
 {
+    static const char *const what[VN_G_NONE] = {
+        "a continuous state", "a state derivative", "a parameter", "an input",
+        "an output", "the time"};
+    const unsigned allowed[VN_G_NONE] = {
+        /* states: start values */
+        VN_M(VN_MODE_INSTANTIATED) | VN_M(VN_MODE_INIT),
+        0u,
+        /* parameters: tunable */
+        VN_M(VN_MODE_INSTANTIATED) | VN_M(VN_MODE_INIT) | VN_M(VN_MODE_EVENT)
+            | VN_M(VN_MODE_STEP),
+        /* inputs: any time */
+        VN_M_ANY & ~VN_M(VN_MODE_TERMINATED),
+        0u,
+        0u};
     size_t i;
-    const unsigned state_modes = VN_M(VN_MODE_INSTANTIATED) | VN_M(VN_MODE_INIT);
-    const unsigned param_modes = VN_M(VN_MODE_INSTANTIATED) | VN_M(VN_MODE_INIT)
-                                 | VN_M(VN_MODE_EVENT) | VN_M(VN_MODE_STEP);
-    const unsigned input_modes = VN_M_ANY & ~VN_M(VN_MODE_TERMINATED);
+    unsigned j;
     if (nvr == 0) return VN_OK;
     if (vr == NULL || value == NULL) {
         vn_log(inst, VN_ERROR, "%s: NULL value references or values", fn);
@@ -216,31 +246,25 @@ int vn_set_float64(vn_instance *inst, const char *fn, const unsigned *vr,
     }
     /* check everything first, so that a refused call changes nothing */
     for (i = 0; i < nvr; i++) {
-        unsigned r = vr[i];
-        unsigned allowed;
-        const char *what;
-        if (r < VN_VR_DX) { allowed = state_modes; what = "a continuous state"; }
-        else if (r < VN_VR_P) { allowed = 0; what = "a state derivative"; }
-        else if (r < VN_VR_U) { allowed = param_modes; what = "a parameter"; }
-        else if (r < VN_VR_Y) { allowed = input_modes; what = "an input"; }
-        else if (r < VN_VR_TIME) { allowed = 0; what = "an output"; }
-        else if (r == VN_VR_TIME) { allowed = 0; what = "the time"; }
-        else {
+        int g = vn_group(vr[i], &j);
+        if (g == VN_G_NONE) {
             vn_log(inst, VN_ERROR, "%s: no Float64 variable has value reference %u",
-                   fn, r);
+                   fn, vr[i]);
             return VN_ERROR;
         }
-        if (!(allowed & VN_M(inst->mode))) {
+        if (!(allowed[g] & VN_M(inst->mode))) {
             vn_log(inst, VN_ERROR, "%s: value reference %u is %s, which may not be "
-                   "set in %s", fn, r, what, vn_mode_name(inst->mode));
+                   "set in %s", fn, vr[i], what[g], vn_mode_name(inst->mode));
             return VN_ERROR;
         }
     }
     for (i = 0; i < nvr; i++) {
-        unsigned r = vr[i];
-        if (r < VN_VR_DX) inst->x[r - VN_VR_X] = value[i];
-        else if (r < VN_VR_U) inst->p[r - VN_VR_P] = value[i];
-        else inst->u[r - VN_VR_U] = value[i];
+        switch (vn_group(vr[i], &j)) {
+        case VN_G_X: inst->x[j] = value[i]; break;
+        case VN_G_P: inst->p[j] = value[i]; break;
+        case VN_G_U: inst->u[j] = value[i]; break;
+        default: break;
+        }
     }
     return VN_OK;
 }
