@@ -629,13 +629,26 @@ def _param(text: str) -> tuple[str, list[float]]:
     return name.strip(), values
 
 
+def _export(model, args) -> str:
+    """``vecnet export MODEL --fmu FILE``: the model as an FMU (:func:`vecnet.export_fmu`)."""
+    from .output.fmu import export_fmu
+
+    outputs = [name.strip() for name in args.outputs.split(",")] if args.outputs else None
+    done = export_fmu(model, args.output, kind=args.kind, fmi_version=args.fmi_version,
+                      outputs=outputs)
+    if not done.compiled:
+        sys.stderr.write(f"vecnet: warning: {done.reason}: the FMU holds its C sources "
+                         "only, for the importer to compile\n")
+    return args.output
+
+
 #: the commands that take a system file
 SYSTEM_COMMANDS = ("simulate", "sweep")
 
 COMMANDS = {"matrices": _matrices, "equations": _equations, "draw": _draw,
             "simulate": _simulate, "report": _report, "op": _operating_point,
             "ac": _frequency_response, "bode": _bode_command, "step": _step_command,
-            "sweep": _sweep}
+            "sweep": _sweep, "export": _export}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -727,6 +740,8 @@ _SUMMARY = {
             "about its equilibrium)",
     "sweep": "a parameter study of a network, a mechanism or a system: one row per "
              "parameter set (CSV or Parquet)",
+    "export": "the model as an FMU (FMI 2.0 or 3.0, Model Exchange or Co-Simulation) of C "
+              "that vecnet writes, built by the system's C compiler",
 }
 
 
@@ -766,6 +781,15 @@ def parser() -> argparse.ArgumentParser:
     sub = {name: commands.add_parser(name, parents=[common], help=_SUMMARY[name],
                                      description=_SUMMARY[name])
            for name in COMMANDS}
+    export = sub["export"]
+    export.add_argument("--fmu", dest="output", metavar="FILE", required=True,
+                        help="the FMU file to write, in an existing folder")
+    export.add_argument("--kind", choices=["model-exchange", "co-simulation"],
+                        default="model-exchange", help="default model-exchange")
+    export.add_argument("--fmi-version", choices=["2.0", "3.0"], default="2.0",
+                        help="default 2.0")
+    export.add_argument("--outputs", help="output names separated by commas (default: the "
+                        "model's outputs)")
     for name, default in _OUTPUT_DEFAULT.items():
         sub[name].add_argument("--output", "-o", metavar="FILE",
                                help=f"output file, in an existing folder (default: {default})")

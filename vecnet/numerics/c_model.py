@@ -284,8 +284,9 @@ def _network(ss, values: Mapping[str, Any], name: str, file_inputs: Mapping[str,
         names[x] = f"x[{k}]"
     exprs = list(ss.f) + list(ss.h)
     held = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
-    inputs, built_in = [], {}
-    for k, (input_name, u, du) in enumerate(zip(ss.inputs, ss.u, ss.du)):
+    inputs: list[Variable] = []
+    built_in: dict[sympy.Symbol, sympy.Expr] = {}
+    for input_name, u, du in zip(ss.inputs, ss.u, ss.du):
         signal = file_inputs.get(input_name, ss.signals.get(input_name))
         if isinstance(signal, sympy.Basic) and not signal.is_number:
             if signal.free_symbols - {t} - set(map(sympy.Symbol, values)):
@@ -310,7 +311,7 @@ def _network(ss, values: Mapping[str, Any], name: str, file_inputs: Mapping[str,
         inputs.append(Variable(input_name, start, description="a source's value"))
     exprs = [e.xreplace(built_in) for e in exprs]
     held = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
-    parameters = []
+    parameters: list[Variable] = []
     order = {name: k for k, name in enumerate(values)}
     for symbol in sorted(held - set(names), key=lambda s: (order.get(str(s), len(order)),
                                                            str(s))):
@@ -443,7 +444,8 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
         except Exception:
             raise ModelError(f"output {output!r} cannot be exported yet (only coordinates, "
                              "speeds and sensors: a point's position or velocity, a joint's "
-                             "angle or rate): leave it out with outputs=[...]") from None
+                             "angle or rate): leave it out (outputs=[...], or --outputs "
+                             "on the command line)") from None
     M = sympy.Matrix(eom.M)
     Q = sympy.Matrix(eom.Q)
     pieces = {"rates": rates, "mass": list(M), "forces": list(Q), "phi": list(Phi),
@@ -451,7 +453,7 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
               "gamma": gamma}
     held = set().union(*(sympy.sympify(e).free_symbols for part in pieces.values()
                          for e in part), *(e.free_symbols for e in sensors.values()))
-    parameters = []
+    parameters: list[Variable] = []
     for symbol in sorted(held - set(names), key=str):
         if str(symbol) not in values:
             raise ModelError(f"parameter {symbol} has no value: give parameters="
@@ -459,8 +461,7 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
         names[symbol] = f"p[{len(parameters)}]"
         parameters.append(Variable(str(symbol), _number(values[str(symbol)],
                                                         f"parameter {symbol}")))
-    given = {str(s): float(values[str(s)]) for s in held - set(names) if str(s) in values}
-    given.update({p.name: p.start for p in parameters})
+    given: dict[str, Any] = {p.name: p.start for p in parameters}
     q0 = assemble(eom, initial, parameters=given or None)
     u0 = initial_speeds(eom, q0, velocities, parameters=given or None)
     states = [Variable(n, float(x0), _mechanism_unit(n),

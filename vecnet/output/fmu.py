@@ -258,7 +258,8 @@ def _model_description(cmodel: CModel, kind: str, fmi_version: str,
              ' variableNamingConvention="flat">']
     if kind == "model-exchange":
         lines.append(f"  <ModelExchange{_attributes(modelIdentifier=identifier)}"
-                     ' canGetAndSetFMUState="false"/>')
+                     # the step's end is where a mechanism's loops are closed again
+                     ' needsCompletedIntegratorStep="true" canGetAndSetFMUState="false"/>')
     else:
         lines.append(f"  <CoSimulation{_attributes(modelIdentifier=identifier)}"
                      ' canHandleVariableCommunicationStepSize="true"/>')
