@@ -337,7 +337,9 @@ class _Law:
 
 def _parameter_value(element: Element, name: str, parameters: Mapping) -> float:
     param = element.parameters[name]
-    if param.value is not None:
+    # a value given for the element's own symbol wins over its number, as the symbolic
+    # path's (numeric_model) does
+    if param.value is not None and param.symbol not in parameters:
         return float(param.value)
     expr = sympy.sympify(param.symbol.xreplace(parameters))
     if expr.free_symbols:
