@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from .. import __version__
 from ..core.files import replacing
 from ..errors import ModelError
 from ..numerics.c_code import build_shared_library, find_c_compiler
@@ -159,6 +158,15 @@ def export_fmu(model: Any, path: str | Path, kind: str = "model-exchange",
 
 
 # -- modelDescription.xml ------------------------------------------------------------------
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("vecnet")
+    except PackageNotFoundError:   # a source tree that is not installed
+        return "(source tree)"
+
+
 def _attributes(**values: Any) -> str:
     return "".join(f" {key}={quoteattr(str(value))}" for key, value in values.items()
                    if value is not None and value != "")
@@ -208,7 +216,7 @@ def _model_description(cmodel: CModel, kind: str, fmi_version: str,
         "; Co-Simulation steps with its own adaptive Dormand-Prince 5(4) integrator "
         "(relative tolerance 1e-10, absolute 1e-12)" if kind == "co-simulation" else "")
     head = _attributes(fmiVersion=fmi_version, modelName=cmodel.name, description=text,
-                       generationTool=f"vecnet {__version__}", generationDateAndTime=stamp)
+                       generationTool=f"vecnet {_version()}", generationDateAndTime=stamp)
     experiment = _attributes(startTime=cmodel.start_time, stopTime=cmodel.stop_time,
                              tolerance="1e-08")
     if fmi_version == "2.0":
