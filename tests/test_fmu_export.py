@@ -2,7 +2,8 @@
 FMI schema and simulates it (Model Exchange with FMPy's CVODE, Co-Simulation with the
 FMU's own integrator), and the answer is vecnet's own simulation's to 1e-6 of each
 signal's size, for FMI 2.0 and 3.0: a 20-section RLC ladder, the motor-pump network, the
-four-bar (a loop), the spatial top (quaternions) and the RSSR (a spatial loop)."""
+four-bar (a loop), the spatial top (quaternions), the RSSR (a spatial loop) and a system
+(a motor behind a gear turning a pendulum under a PID)."""
 
 from __future__ import annotations
 
@@ -94,6 +95,40 @@ def test_a_twenty_section_ladder_and_a_tuned_parameter(tmp_path, kind, version):
                         parameters={"R1": 40.0})
     assert relative_error(tuned, again, names) < 1e-6
     assert np.abs(tuned["C20.across"] - fmu["C20.across"]).max() > 0.1
+
+
+def geared_pid_pendulum() -> vn.System:
+    """A DC motor behind a 5:1 gear turns a pendulum to 0.6 rad under a PID's voltage."""
+    mech = vn.planar.Mechanism("pendulum", gravity=(0, -9.81))
+    bob = mech.body("bob", mass=0.5, inertia=0.004, position=(0, -0.3))
+    mech.revolute("O", mech.ground.point(0, 0), bob.point(0, 0.3))
+    net = vn.Network("motor")
+    net.add(vn.VoltageSource("V", "g", "a", V=vn.Symbol("u")),
+            vn.Resistor("Ra", "a", "b", R=1.0), vn.Inductor("La", "b", "c", L=0.01),
+            vn.DCMotor("M", "ref", "w1", "g", "c", K=0.05), vn.Inertia("Jm", "ref", "w1", J=1e-4),
+            vn.GearPair("gear", "ref", "w1", "ref", "w2", N=5.0),
+            vn.RotaryPort("shaft", "ref", "w2", joint="O"))
+    pid = vn.PID("pid", 0.6 - vn.System(mech, net).sensor("O.angle"), kp=40.0, ki=60.0,
+                 kd=3.0, tf=0.01)
+    return vn.System(mech, net, blocks=[pid], connect={"V.across": pid.output})
+
+
+@needs_compiler
+@pytest.mark.parametrize("version", ["2.0", "3.0"])
+@pytest.mark.parametrize("kind", ["model-exchange", "co-simulation"])
+def test_a_system_of_motor_gear_pendulum_and_pid_runs_as_vecnet_runs_it(tmp_path, kind,
+                                                                         version):
+    system = geared_pid_pendulum()
+    path = tmp_path / "system.fmu"
+    done = vn.export_fmu(system.formulate(), path, kind=kind, fmi_version=version,
+                         outputs=["O.angle"])
+    assert [v.name for v in done.model.states] == ["O.angle", "O.angle'", "La.through",
+                                                   "pid.integral", "pid.filter"]
+    assert validate_fmu(str(path)) == []
+    names = ["O.angle", "La.through", "pid.integral"]
+    fmu = run(path, kind, 3.0, outputs=names)
+    ours = system.simulate(3.0, t_eval=np.linspace(0, 3, 301), rtol=1e-11, atol=1e-13)
+    assert relative_error(fmu, ours, names) < 1e-6
 
 
 @needs_compiler

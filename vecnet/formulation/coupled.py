@@ -129,6 +129,10 @@ class CoupledModel:
         no_offsets = {o: 0 for o in offsets}
         self.loads = {loads[load_target(p)]: e.xreplace(no_offsets)
                       for p, e in zip(system.ports, load_exprs)}
+        #: the symbols of the lumped and block states (named by :attr:`states`) and their
+        #: rates in ``t``, ``q``, ``u`` and the states, the inputs at their own signals
+        self.state_symbols = tuple(x + block_states)
+        self.state_rates = tuple(e.xreplace(no_offsets) for e in rates)
         self._compile(lumped, replacement, accelerations, x + block_states, offsets, rates,
                       load_exprs, signals)
 

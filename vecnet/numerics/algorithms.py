@@ -51,7 +51,8 @@ __all__ = ["compile", "assemble", "degrees_of_freedom", "mobility", "initial_spe
 
 
 def compile(eom: MechanismEquations, parameters: dict | None = None, *,
-            runtime: Sequence[str] = (), linear_algebra: str = "auto"):
+            runtime: Sequence[str] = (), linear_algebra: str = "auto",
+            backend: str = "numba"):
     """A new compiled numeric model of ``eom`` (:class:`vecnet.numerics.planar.CompiledMechanism`,
     :class:`vecnet.numerics.spatial.CompiledSpatial`) with the ``parameters`` (by symbol or
     name) put in; ``eom.compile()`` keeps the last few. The parameters named in
@@ -59,6 +60,13 @@ def compile(eom: MechanismEquations, parameters: dict | None = None, *,
     ``bind``; ``linear_algebra`` tells how it solves the constrained equations
     (``"auto"``, ``"dense"``, ``"sparse"``:
     :attr:`~vecnet.numerics.mechanism.CompiledModel.solver`).
+
+    ``backend="c"`` builds instead the C an FMU of ``eom`` runs
+    (:func:`vecnet.export_fmu`: ``M``, ``Q`` and the loops' rows from the symbolic
+    equations with common subexpressions, one saddle-point solve) with the system's C
+    compiler, and returns it loaded (:class:`vecnet.numerics.c_library.CLibrary`: its
+    ``forward_dynamics(q, u)`` and ``derivatives(t, x)``), to measure against the numba
+    kernel; vecnet's own integrators keep the numba model.
 
     >>> import vecnet as vn
     >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
@@ -68,6 +76,13 @@ def compile(eom: MechanismEquations, parameters: dict | None = None, *,
     >>> model.n, model.nu
     (1, 1)
     """
+    if backend == "c":
+        from .c_library import CLibrary
+        from .c_model import c_model
+
+        return CLibrary(c_model(eom, parameters=parameters))
+    if backend != "numba":
+        raise ModelError(f"backend is 'numba' or 'c'; got {backend!r}")
     from .planar import CompiledMechanism
     from .spatial import CompiledSpatial
 

@@ -32,7 +32,7 @@ import functools
 import hashlib
 import re
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,7 @@ import sympy
 from ..builders.model import Model
 from ..core.symbols import t
 from ..errors import ModelError, UnsupportedNetwork
+from ..formulation.coupled import CoupledModel
 from ..formulation.lumped import StateSpace
 from ..formulation.multibody import MechanismEquations
 from .c_code import c_function
@@ -248,8 +249,11 @@ def _model_file(model, outputs: Iterable[str] | None = None,
     if model.kind == "mechanism":
         return _mechanism(model.formulate(), requested, values, model.name,
                           model.initial or None, model.velocities or None, model.t_span)
-    raise ModelError("a System's blocks cannot be exported yet: export its network or "
-                     "mechanism alone")
+    coupled = model.formulate()
+    eom = coupled.eom
+    values.update({str(k): v for k, v in eom.parameter_values.items() if str(k) not in values})
+    return _mechanism(eom, requested, values, model.name, model.initial or None,
+                      model.velocities or None, model.t_span, coupled)
 
 
 def _state_space(record, outputs: Iterable[str] | None = None,
@@ -270,7 +274,16 @@ def _equations(record, outputs: Iterable[str] | None = None,
 
 c_model.register(Model, _model_file)
 c_model.register(StateSpace, _state_space)
+def _coupled(record, outputs: Iterable[str] | None = None,
+             parameters: Mapping | None = None) -> CModel:
+    values = {str(k): v for k, v in record.eom.parameter_values.items()}
+    values.update({str(k): v for k, v in (parameters or {}).items()})
+    return _mechanism(record.eom, list(outputs or ()), values, record.eom.mechanism.name, None,
+                      None, None, record)
+
+
 c_model.register(MechanismEquations, _equations)
+c_model.register(CoupledModel, _coupled)
 
 
 # -- networks ------------------------------------------------------------------------------
@@ -383,14 +396,16 @@ const char *vn_message(int code) {
 
 
 # -- mechanisms ----------------------------------------------------------------------------
-def _refuse_unexportable(eom) -> None:
+def _refuse_unexportable(eom, coupled_loads: Collection = ()) -> None:
     mech = eom.mechanism
     what = []
     if eom.velocity_constraint_names:
         what.append("rolling (velocity constraints " + ", ".join(eom.velocity_constraint_names)
                     + ")")
-    if getattr(eom, "joint_loads", None):
-        what.append("loads on joints (" + ", ".join(map(str, eom.joint_loads)) + ")")
+    loose = {k: v for k, v in getattr(eom, "joint_loads", {}).items()
+             if v not in coupled_loads}
+    if loose:
+        what.append("loads on joints (" + ", ".join(map(str, loose)) + ")")
     for element in getattr(mech, "elements", ()):
         kind = type(element).__name__
         if kind in ("Contact", "PlanarContact", "SpatialContact") or "Contact" in kind:
@@ -418,14 +433,19 @@ def _mechanism_unit(name: str) -> str:
 
 
 def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: str,
-               initial, velocities, t_span) -> CModel:
+               initial, velocities, t_span, coupled=None) -> CModel:
+    """A mechanism's C; with ``coupled`` (a :class:`~vecnet.formulation.coupled.CoupledModel`
+    of ``eom``) also its network's and blocks' states after the speeds, and the ports'
+    loads in ``Q``."""
     from .algorithms import assemble, initial_speeds
 
-    _refuse_unexportable(eom)
+    loads = dict(coupled.loads) if coupled is not None else {}
+    _refuse_unexportable(eom, set(loads))
     q, v = list(eom.q), list(eom.u)
+    others_x = list(coupled.state_symbols) if coupled is not None else []
     nq, nv = len(q), len(v)
     names: dict[sympy.Symbol, str] = {t: "t"}
-    for k, s in enumerate(q + v):
+    for k, s in enumerate(q + v + others_x):
         names[s] = f"x[{k}]"
     N = getattr(eom, "N", None)
     rates = list(v) if N is None else list(N * sympy.Matrix(v))
@@ -437,7 +457,8 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
     gamma = [-eom.rate(e) for e in (Phi_u * sympy.Matrix(v) + Phi_t)] if nc else []
     sensors = {}
     for output in requested:
-        if output in eom.coordinates or output in eom.speed_names:
+        if output in eom.coordinates or output in eom.speed_names or (
+                coupled is not None and output in coupled.states):
             continue
         try:
             sensors[output] = eom.measure(output)
@@ -447,10 +468,11 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
                              "angle or rate): leave it out (outputs=[...], or --outputs "
                              "on the command line)") from None
     M = sympy.Matrix(eom.M)
-    Q = sympy.Matrix(eom.Q)
+    Q = sympy.Matrix(eom.Q).xreplace(loads)
     pieces = {"rates": rates, "mass": list(M), "forces": list(Q), "phi": list(Phi),
               "phi_q": list(Phi_q), "phi_t": list(Phi_t), "phi_u": list(Phi_u),
-              "gamma": gamma}
+              "gamma": gamma,
+              "others": list(coupled.state_rates) if coupled is not None else []}
     held = set().union(*(sympy.sympify(e).free_symbols for part in pieces.values()
                          for e in part), *(e.free_symbols for e in sensors.values()))
     parameters: list[Variable] = []
@@ -468,13 +490,18 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
                        "a coordinate" if k < nq else "a speed")
               for k, (n, x0) in enumerate(zip(eom.coordinates + eom.speed_names,
                                               [*q0, *u0]))]
-    state_names = list(eom.coordinates + eom.speed_names)
+    if coupled is not None:
+        units = {n: unit for n, (_, unit) in coupled.system.network.units().items()}
+        states += [Variable(n, float(x0), units.get(n, ""), "a network's or block's state")
+                   for n, x0 in zip(coupled.states, coupled.initial_states)]
+    state_names = [v.name for v in states]
     state_outputs, others = _split_outputs(requested, state_names)
     outputs = [Variable(n, None, _mechanism_unit(n), "a sensor") for n in others]
     functions = "\n\n".join([c_function(key, part, names) for key, part in pieces.items()]
                             + [c_function("h", [sensors[n] for n in others], names)])
     quaternions = [k for k, n in enumerate(eom.coordinates) if n.endswith(".qw")]
     extra = [f"#define VN_NQ {nq}", f"#define VN_NV {nv}", f"#define VN_NC {nc}",
+             f"#define VN_NE {len(others_x)}",
              f"#define VN_NQUAT {len(quaternions)}", f"#define VN_DRIFT {DRIFT!r}",
              f"#define VN_CLOSED {CLOSED!r}"]
     body = ("static const int vn_quaternion_start[] = {"
@@ -522,6 +549,8 @@ int vn_derivatives(double t, const double *x, const double *p, const double *u, 
     gen_rates(t, x, p, u, dx);
     int failed = accelerations(t, x, p, u, dx + VN_NQ);
     if (failed) return failed;
+    /* a coupled system's network and block states */
+    if (VN_NE > 0) gen_others(t, x, p, u, dx + VN_NQ + VN_NV);
     for (int i = 0; i < VN_NX; i++) if (!isfinite(dx[i])) return 2;
     return 0;
 }
