@@ -51,7 +51,7 @@ __all__ = ["CModel", "Variable", "c_model"]
 
 #: the drift of a constraint row (or of a quaternion's norm) beyond which a step is
 #: followed by a projection, and the residual that projection leaves
-DRIFT = 1e-9
+DRIFT = 1e-7
 CLOSED = 1e-13
 
 #: the Co-Simulation integrator's tolerances (the FMU's description states them)
