@@ -223,3 +223,37 @@ def test_the_rssr_fmu_keeps_its_loop_closed_over_a_long_run(tmp_path, kind):
     assert max(np.abs(np.array(rows(qk), float)).max() for qk in q) < 2 * DRIFT
     quaternion = q[:, 1:5]
     assert np.abs(np.linalg.norm(quaternion, axis=1) - 1).max() < 2 * DRIFT
+
+
+def stopped_pendulum() -> vn.planar.Mechanism:
+    """A pendulum released at rest swings down onto a stop at -0.4 rad (restitution 0.5)."""
+    mech = vn.planar.Mechanism("stopped", gravity=(0, -9.81))
+    c, s = np.cos(0.8), np.sin(0.8)
+    bob = mech.body("bob", mass=1.0, inertia=0.01, position=(s, -c))
+    mech.revolute("pin", mech.ground.point(0, 0), bob.point(-s, c))
+    mech.joint_limit("stop", "pin", lower=-0.4, restitution=0.5)
+    return mech
+
+
+@needs_compiler
+@pytest.mark.parametrize("version", ["2.0", "3.0"])
+def test_a_joint_stop_is_a_state_event_struck_as_vecnet_strikes_it(tmp_path, version):
+    eom = stopped_pendulum().formulate()
+    path = tmp_path / "stopped.fmu"
+    done = vn.export_fmu(eom, path, fmi_version=version, outputs=["pin.angle"])
+    assert done.model.indicators and validate_fmu(str(path)) == []
+    fmu = run(path, "model-exchange", 1.0, outputs=["pin.angle", "pin.angle'"],
+              interval=0.01)
+    times = np.unique(fmu["time"])
+    ours = vn.simulate(eom, (0, 1.0), t_eval=times, rtol=1e-11, atol=1e-13)
+    strikes = [e.t for e in ours.events if e.kind == "impact"]
+    assert len(strikes) == 2
+    # each time's last row (after an event's jump), away from the strikes' instants
+    last = [np.where(fmu["time"] == tk)[0][-1] for tk in times]
+    away = np.array([min(abs(tk - s) for s in strikes) > 1e-6 for tk in times])
+    for name in ("pin.angle", "pin.angle'"):
+        theirs, mine = fmu[name][last][away], np.asarray(ours[name], float)[away]
+        assert np.abs(theirs - mine).max() < 1e-6 * np.abs(mine).max()
+    assert fmu["pin.angle"].min() > -0.4 - 1e-9
+    with pytest.raises(vn.ModelError, match="state events.*Model Exchange"):
+        vn.export_fmu(eom, tmp_path / "cs.fmu", kind="co-simulation")

@@ -41,6 +41,7 @@ import sympy
 
 from ..builders.model import Model
 from ..core.symbols import t
+from ..elements.joint_laws import ContactLaw, StopLaw
 from ..errors import ModelError, UnsupportedNetwork
 from ..formulation.coupled import CoupledModel
 from ..formulation.lumped import StateSpace
@@ -104,6 +105,8 @@ class CModel:
     description: str
     token: str
     start_time: float = 0.0
+    #: the outputs (their indices) that are event indicators: the gaps of joint stops
+    indicators: tuple[int, ...] = ()
     stop_time: float | None = None
 
 
@@ -159,9 +162,10 @@ def _array(name: str, values: Sequence[float]) -> str:
 
 def _finish(name: str, description: str, states, parameters, inputs, outputs,
             state_outputs, functions: str, body: str, extra_header: Sequence[str] = (),
-            work: int = 1, stop_time: float | None = None) -> CModel:
+            work: int = 1, stop_time: float | None = None,
+            indicators: Sequence[int] = ()) -> CModel:
     counts = {"NX": len(states), "NP": len(parameters), "NU": len(inputs),
-              "NY": len(outputs), "NW": max(work, 1)}
+              "NY": len(outputs), "NW": max(work, 1), "NZ": len(indicators)}
     source = "\n\n".join([
         "/* model.c: written by vecnet for " + name.replace("*/", "* /") + " */",
         '#include <math.h>\n#include <stddef.h>\n#include "model.h"', _MATH_CONSTANTS,
@@ -175,7 +179,7 @@ def _finish(name: str, description: str, states, parameters, inputs, outputs,
                   parameters=tuple(parameters), inputs=tuple(inputs), outputs=tuple(outputs),
                   state_outputs=tuple(state_outputs), source=source,
                   header=_header(counts, token, extra_header), description=description,
-                  token=token, stop_time=stop_time)
+                  token=token, indicators=tuple(indicators), stop_time=stop_time)
 
 
 #: the constants sympy's C printer names, which strict C99 leaves to the platform
@@ -397,7 +401,7 @@ const char *vn_message(int code) {
 
 # -- mechanisms ----------------------------------------------------------------------------
 def _refuse_unexportable(eom, coupled_loads: Collection = ()) -> None:
-    mech = eom.mechanism
+    """Refuse, naming them, the parts of a mechanism whose C is not written yet."""
     what = []
     if eom.velocity_constraint_names:
         what.append("rolling (velocity constraints " + ", ".join(eom.velocity_constraint_names)
@@ -406,13 +410,11 @@ def _refuse_unexportable(eom, coupled_loads: Collection = ()) -> None:
              if v not in coupled_loads}
     if loose:
         what.append("loads on joints (" + ", ".join(map(str, loose)) + ")")
-    for element in getattr(mech, "elements", ()):
-        kind = type(element).__name__
-        if kind in ("Contact", "PlanarContact", "SpatialContact") or "Contact" in kind:
+    for element in eom.mechanism.network.elements:
+        if isinstance(element, ContactLaw):
             what.append(f"contact {element.name!r}")
-        law = getattr(element, "law", None)
-        if law is not None and type(law).__name__ in ("StopLaw", "CoulombLaw"):
-            what.append(f"{type(law).__name__.replace('Law', '').lower()} on {element.name!r}")
+        if getattr(element, "set_valued", False):
+            what.append(f"set-valued friction {element.name!r}")
     if what:
         raise ModelError("cannot export yet: " + "; ".join(what) + " (their events and set-"
                          "valued laws are not written as C)")
@@ -467,12 +469,15 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
                              "speeds and sensors: a point's position or velocity, a joint's "
                              "angle or rate): leave it out (outputs=[...], or --outputs "
                              "on the command line)") from None
+    stops = _stops(eom)
     M = sympy.Matrix(eom.M)
     Q = sympy.Matrix(eom.Q).xreplace(loads)
     pieces = {"rates": rates, "mass": list(M), "forces": list(Q), "phi": list(Phi),
               "phi_q": list(Phi_q), "phi_t": list(Phi_t), "phi_u": list(Phi_u),
               "gamma": gamma,
-              "others": list(coupled.state_rates) if coupled is not None else []}
+              "others": list(coupled.state_rates) if coupled is not None else [],
+              "gaps": [gap for _, gap, _, _ in stops],
+              "gap_rows": [g for _, _, row, _ in stops for g in row]}
     held = set().union(*(sympy.sympify(e).free_symbols for part in pieces.values()
                          for e in part), *(e.free_symbols for e in sensors.values()))
     parameters: list[Variable] = []
@@ -497,22 +502,49 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
     state_names = [v.name for v in states]
     state_outputs, others = _split_outputs(requested, state_names)
     outputs = [Variable(n, None, _mechanism_unit(n), "a sensor") for n in others]
+    outputs += [Variable(f"{stop}.gap", None, "", f"the gap of stop {stop}, free while "
+                         "positive: an event indicator") for stop, *_ in stops]
+    indicators = list(range(len(others), len(outputs)))
     functions = "\n\n".join([c_function(key, part, names) for key, part in pieces.items()]
-                            + [c_function("h", [sensors[n] for n in others], names)])
+                            + [c_function("h", [sensors[n] for n in others]
+                                          + [gap for _, gap, _, _ in stops], names)])
     quaternions = [k for k, n in enumerate(eom.coordinates) if n.endswith(".qw")]
     extra = [f"#define VN_NQ {nq}", f"#define VN_NV {nv}", f"#define VN_NC {nc}",
              f"#define VN_NE {len(others_x)}",
              f"#define VN_NQUAT {len(quaternions)}", f"#define VN_DRIFT {DRIFT!r}",
-             f"#define VN_CLOSED {CLOSED!r}"]
+             f"#define VN_CLOSED {CLOSED!r}", f"#define VN_STOPS {len(stops)}"]
     body = ("static const int vn_quaternion_start[] = {"
-            + (", ".join(map(str, quaternions)) or "0") + "};\n\n" + _MECHANISM_BODY)
+            + (", ".join(map(str, quaternions)) or "0") + "};\n"
+            + "static const double vn_restitution[] = {"
+            + (", ".join(repr(e) for *_, e in stops) or "0.0") + "};\n\n" + _MECHANISM_BODY)
     dims = "planar" if eom.mechanism.dimensions == 2 else "spatial"
     description = (f"{name}: a {dims} mechanism's equations of motion M(q) u' = Q(q, u, t) "
                    f"+ Phi_u^T lambda, q' = N(q) u, with {nc} constraint row(s) of its cut "
                    "joints solved with the accelerations and projected after each step, "
                    "written as C by vecnet")
+    if stops:
+        description += (f"; {len(stops)} joint stop(s) struck as state events (Newton's "
+                         "restitution, an impulse along the joint)")
     return _finish(name, description, states, parameters, [], outputs, state_outputs,
-                   functions, body, extra, work=nq, stop_time=t_span[1] if t_span else None)
+                   functions, body, extra, work=2 * len(stops) + 1,
+                   stop_time=t_span[1] if t_span else None, indicators=indicators)
+
+
+def _stops(eom) -> list[tuple[str, sympy.Expr, list, float]]:
+    """``(name, gap, gap's rate per speed, restitution)`` of every side of every joint
+    stop, as :func:`vecnet.numerics.algorithms.stops` makes them for vecnet's own runs."""
+    out = []
+    for element in eom.mechanism.network.elements:
+        if not isinstance(element, StopLaw):
+            continue
+        eom.check_stop(element)
+        value, rate = eom.axial(element.joint, element.quantity)
+        per_speed = [rate.diff(ui) for ui in eom.u]
+        for limit, sign, end in element.sides():
+            out.append((f"{element.name}.{end}", element.gap(value, limit, sign),
+                        [sign * g for g in per_speed],
+                        _number(element.restitution, f"{element.name}'s restitution")))
+    return out
 
 
 _MECHANISM_BODY = r"""
@@ -564,13 +596,60 @@ int vn_outputs(double t, const double *x, const double *p, const double *u, doub
 
 int vn_indicators(double t, const double *x, const double *p, const double *u, double *w,
                   double *z) {
-    (void)t; (void)x; (void)p; (void)u; (void)w; (void)z;
+    (void)w;
+    if (VN_STOPS > 0) gen_gaps(t, x, p, u, z);
     return 0;
 }
 
+/* Newton's impact at a stop: M du = Phi_u^T L + g^T P, Phi_u du = 0,
+   g . du = -(1 + e) g . u, so that the gap's speed turns from g . u to -e g . u */
+static int strike(double t, double *x, const double *p, const double *u, const double *g,
+                  double e) {
+    enum { NS = VN_NV + VN_NC + 1 };
+    double K[NS * NS], b[NS], M[VN_NV * VN_NV], J[VN_AT_LEAST_1(VN_NC * VN_NV)];
+    double *v = x + VN_NQ, speed = 0.0;
+    gen_mass(t, x, p, u, M);
+    for (int i = 0; i < NS * NS; i++) K[i] = 0.0;
+    for (int i = 0; i < NS; i++) b[i] = 0.0;
+    for (int i = 0; i < VN_NV; i++) {
+        for (int j = 0; j < VN_NV; j++) K[i * NS + j] = M[i * VN_NV + j];
+        K[i * NS + NS - 1] = -g[i];
+        K[(NS - 1) * NS + i] = g[i];
+        speed += g[i] * v[i];
+    }
+    if (VN_NC > 0) {
+        gen_phi_u(t, x, p, u, J);
+        for (int k = 0; k < VN_NC; k++)
+            for (int j = 0; j < VN_NV; j++) {
+                K[(VN_NV + k) * NS + j] = J[k * VN_NV + j];
+                K[j * NS + VN_NV + k] = -J[k * VN_NV + j];
+            }
+    }
+    b[NS - 1] = -(1.0 + e) * speed;
+    if (vn_solve(NS, K, b)) return 1;
+    for (int i = 0; i < VN_NV; i++) v[i] += b[i];
+    return 0;
+}
+
+/* w holds each stop's last strike time, whether it was struck, and the strikes in all */
 int vn_update(double t, double *x, const double *p, const double *u, double *w, int *changed) {
-    (void)t; (void)x; (void)p; (void)u; (void)w;
     *changed = 0;
+    if (VN_STOPS == 0) return 0;
+    double z[VN_AT_LEAST_1(VN_STOPS)], G[VN_AT_LEAST_1(VN_STOPS * VN_NV)];
+    gen_gaps(t, x, p, u, z);
+    gen_gap_rows(t, x, p, u, G);
+    for (int k = 0; k < VN_STOPS; k++) {
+        double speed = 0.0;
+        for (int j = 0; j < VN_NV; j++) speed += G[k * VN_NV + j] * x[VN_NQ + j];
+        if (!(z[k] <= 1e-9 && speed < 0.0)) continue;   /* not closing on the stop */
+        /* bounces ever closer together never end (Zeno): as vecnet's own run, refuse */
+        if (w[VN_STOPS + k] != 0.0 && t - w[k] < 1e-9 * fmax(1.0, fabs(t))) return 3;
+        if (++w[2 * VN_STOPS] > 10000) return 3;
+        w[k] = t;
+        w[VN_STOPS + k] = 1.0;
+        if (strike(t, x, p, u, G + k * VN_NV, vn_restitution[k])) return 1;
+        *changed = 1;
+    }
     return 0;
 }
 
@@ -659,6 +738,8 @@ const char *vn_message(int code) {
     case 2: return "a state's rate is not a finite number";
     case -1: return "the constraint rows are dependent: the loops cannot be closed";
     case -2: return "the loops could not be closed (Newton's method did not converge)";
+    case 3: return "a joint is settling on its stop in ever closer strikes, which an "
+                   "impact law cannot follow to rest";
     default: return "the model failed";
     }
 }

@@ -124,6 +124,10 @@ def export_fmu(model: Any, path: str | Path, kind: str = "model-exchange",
                          f"got {fmi_version!r}")
     path = Path(path)
     cmodel = c_model(model, outputs=outputs, parameters=parameters)
+    if cmodel.indicators and kind == "co-simulation":
+        raise ModelError("the model has joint stops, whose strikes are state events; the "
+                         "Co-Simulation integrator does not find events yet: export it for "
+                         'Model Exchange (kind="model-exchange")')
     folder, suffix = _platform(fmi_version)
     runtime = resources.files("vecnet.output") / "fmu_runtime"
     wrapper = "fmi2.c" if fmi_version == "2.0" else "fmi3.c"
@@ -196,9 +200,14 @@ def _rows(cmodel: CModel) -> list[tuple[str, Variable, dict[str, Any]]]:
                                       "initial": "exact"}))
     for v in cmodel.inputs:
         rows.append(("input", v, {"causality": "input", "variability": "continuous"}))
-    for v in cmodel.outputs:
-        rows.append(("output", v, {"causality": "output", "variability": "continuous",
-                                   "initial": "calculated"}))
+    for k, v in enumerate(cmodel.outputs):
+        if k in cmodel.indicators:   # a stop's gap: computed, not an output
+            rows.append(("indicator", v, {"causality": "local",
+                                          "variability": "continuous",
+                                          "initial": "calculated"}))
+        else:
+            rows.append(("output", v, {"causality": "output", "variability": "continuous",
+                                       "initial": "calculated"}))
     return rows
 
 
@@ -222,7 +231,8 @@ def _model_description(cmodel: CModel, kind: str, fmi_version: str,
     if fmi_version == "2.0":
         lines = ['<?xml version="1.0" encoding="UTF-8"?>',
                  f"<fmiModelDescription{head}{_attributes(guid=cmodel.token)}"
-                 ' variableNamingConvention="flat" numberOfEventIndicators="0">']
+                 ' variableNamingConvention="flat"'
+                 f' numberOfEventIndicators="{len(cmodel.indicators)}">']
         files = ["    <SourceFiles>", *(f"      <File{_attributes(name=n)}/>" for n in c_files),
                  "    </SourceFiles>"]
         if kind == "model-exchange":
@@ -293,6 +303,8 @@ def _model_description(cmodel: CModel, kind: str, fmi_version: str,
     lines += [f'    <Output valueReference="{vr}"/>' for vr in outs]
     lines += [f'    <ContinuousStateDerivative valueReference="{vr}"/>' for vr in ders]
     lines += [f'    <InitialUnknown valueReference="{vr}"/>' for vr in initial]
+    lines += [f'    <EventIndicator valueReference="{vr}"/>'
+              for vr, (role, *_) in enumerate(rows) if role == "indicator"]
     lines += ["  </ModelStructure>", "</fmiModelDescription>"]
     return "\n".join(lines) + "\n"
 
