@@ -257,3 +257,61 @@ def test_a_joint_stop_is_a_state_event_struck_as_vecnet_strikes_it(tmp_path, ver
     assert fmu["pin.angle"].min() > -0.4 - 1e-9
     with pytest.raises(vn.ModelError, match="state events.*Model Exchange"):
         vn.export_fmu(eom, tmp_path / "cs.fmu", kind="co-simulation")
+
+
+def slope(alpha: float, mu_k: float = 0.4, mu_s: float = 0.5, mass: float = 2.0):
+    """A block on a slope at ``alpha`` (its distance grows down the slope) with set-valued
+    friction of fixed forces mu N, N = m g cos(alpha)."""
+    mech = vn.planar.Mechanism("slope", gravity=(0, -9.81))
+    block = mech.body("block", mass=mass, inertia=0.1)
+    mech.prismatic("slide", mech.ground.point(0, 0), block.centre,
+                   axis=(np.cos(alpha), -np.sin(alpha)))
+    normal = mass * 9.81 * np.cos(alpha)
+    mech.joint_friction("rub", "slide", coulomb=mu_k * normal, coulomb_static=mu_s * normal)
+    return mech
+
+
+@needs_compiler
+@pytest.mark.parametrize("version", ["2.0", "3.0"])
+def test_set_valued_friction_sticks_and_slips_as_state_events(tmp_path, version):
+    """Pushed up a slope at 3 m/s it slides up decelerating at g (sin a + mu_k cos a),
+    stops at 3 / that, v0^2 / (2 that) up, and sticks (tan a < mu_s); released at rest on a
+    steeper slope (tan a > mu_s) it slips at once, x = g (sin a - mu_k cos a) t^2 / 2."""
+    g, mu_k, v0 = 9.81, 0.4, 3.0
+    eom = slope(0.3).formulate()
+    path = tmp_path / "slope.fmu"
+    done = vn.export_fmu(eom, path, fmi_version=version, outputs=["slide.distance"])
+    assert done.model.indicators and validate_fmu(str(path)) == []
+    fmu = run(path, "model-exchange", 2.0, start_values={"slide.distance'": -v0},
+              outputs=["slide.distance", "slide.distance'"], interval=0.01)
+    deceleration = g * (np.sin(0.3) + mu_k * np.cos(0.3))
+    stop = v0 / deceleration
+    before = fmu["time"] < stop - 1e-6
+    t = fmu["time"][before]
+    up = -v0 * t + deceleration * t ** 2 / 2
+    assert np.abs(fmu["slide.distance"][before] - up).max() < 1e-8
+    after = fmu["time"] > stop + 1e-6
+    assert np.abs(fmu["slide.distance"][after] + v0 ** 2 / (2 * deceleration)).max() < 1e-8
+    assert np.abs(fmu["slide.distance'"][after]).max() < 1e-9
+    ours = vn.simulate(eom, (0, 2.0), t_eval=[2.0], velocities={"slide.distance": -v0},
+                       rtol=1e-11, atol=1e-13)
+    assert [e.after for e in ours.events] == ["stick"]
+    assert fmu["slide.distance"][-1] == pytest.approx(float(ours["slide.distance"][-1]),
+                                                      abs=1e-8)
+
+    steep = tmp_path / "steep.fmu"
+    vn.export_fmu(slope(0.6).formulate(), steep, fmi_version=version,
+                  outputs=["slide.distance"])
+    fmu = run(steep, "model-exchange", 1.0, outputs=["slide.distance"])
+    slip = g * (np.sin(0.6) - mu_k * np.cos(0.6))
+    assert np.abs(fmu["slide.distance"] - slip * fmu["time"] ** 2 / 2).max() < 1e-8
+
+
+def test_friction_that_follows_the_normal_reaction_is_refused_in_words(tmp_path):
+    mech = vn.planar.Mechanism("slope", gravity=(0, -9.81))
+    block = mech.body("block", mass=1.0, inertia=0.1)
+    mech.prismatic("slide", mech.ground.point(0, 0), block.centre, axis=(1.0, -0.3))
+    mech.joint_friction("rub", "slide", mu_kinetic=0.4)
+    with pytest.raises(vn.ModelError, match="normal reaction.*fixed forces"):
+        vn.export_fmu(mech.formulate(), tmp_path / "x.fmu")
+    assert list(tmp_path.iterdir()) == []

@@ -20,10 +20,19 @@ functions of ``vecnet/output/fmu_runtime/runtime.h``) for the FMI run-time
   that the drift of an integrator over a long run is removed as vecnet's own
   coordinate partitioning removes it.
 
+- **events** (for Model Exchange: the importer finds them): each side of a joint stop is
+  an event indicator, its gap, and a strike Newton's impact (``M du = Phi_u^T L + g^T P``,
+  ``g . du = -(1 + e) g . u``); a set-valued joint friction with fixed forces sticks
+  (its joint's acceleration a row of the saddle-point system, the holding force its
+  multiplier) or slips (``-F_k sign(v)`` along the joint), its indicator the speed in its
+  slipping direction or the static limit less the holding force;
+- a **coupled system** (:class:`~vecnet.formulation.coupled.CoupledModel`): the network's
+  and blocks' states after the speeds, the ports' loads put into ``Q``.
+
 What it cannot write yet is refused in words before anything is written: algebraic loops
 kept as residuals, sources given as Python functions, an input whose derivative drives a
-dependent store, joint friction, joint stops, contacts, rolling, loads on joints, and
-outputs other than sensors (reactions, energy).
+dependent store, friction that follows a joint's normal reaction, contacts, rolling,
+loads on joints, and outputs other than sensors (reactions, energy).
 """
 
 from __future__ import annotations
@@ -413,8 +422,6 @@ def _refuse_unexportable(eom, coupled_loads: Collection = ()) -> None:
     for element in eom.mechanism.network.elements:
         if isinstance(element, ContactLaw):
             what.append(f"contact {element.name!r}")
-        if getattr(element, "set_valued", False):
-            what.append(f"set-valued friction {element.name!r}")
     if what:
         raise ModelError("cannot export yet: " + "; ".join(what) + " (their events and set-"
                          "valued laws are not written as C)")
@@ -470,6 +477,7 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
                              "angle or rate): leave it out (outputs=[...], or --outputs "
                              "on the command line)") from None
     stops = _stops(eom)
+    frictions = _frictions(eom)
     M = sympy.Matrix(eom.M)
     Q = sympy.Matrix(eom.Q).xreplace(loads)
     pieces = {"rates": rates, "mass": list(M), "forces": list(Q), "phi": list(Phi),
@@ -477,7 +485,9 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
               "gamma": gamma,
               "others": list(coupled.state_rates) if coupled is not None else [],
               "gaps": [gap for _, gap, _, _ in stops],
-              "gap_rows": [g for _, _, row, _ in stops for g in row]}
+              "gap_rows": [g for _, _, row, _ in stops for g in row],
+              "friction_rows": [g for _, row, _, _, _ in frictions for g in row],
+              "friction_bias": [bias for _, _, bias, _, _ in frictions]}
     held = set().union(*(sympy.sympify(e).free_symbols for part in pieces.values()
                          for e in part), *(e.free_symbols for e in sensors.values()))
     parameters: list[Variable] = []
@@ -504,30 +514,61 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
     outputs = [Variable(n, None, _mechanism_unit(n), "a sensor") for n in others]
     outputs += [Variable(f"{stop}.gap", None, "", f"the gap of stop {stop}, free while "
                          "positive: an event indicator") for stop, *_ in stops]
+    outputs += [Variable(f"{name}.mode_margin", None, "", f"friction {name}'s margin to "
+                         "its next mode change: an event indicator") for name, *_ in frictions]
     indicators = list(range(len(others), len(outputs)))
     functions = "\n\n".join([c_function(key, part, names) for key, part in pieces.items()]
-                            + [c_function("h", [sensors[n] for n in others]
-                                          + [gap for _, gap, _, _ in stops], names)])
+                            + [c_function("h", [sensors[n] for n in others], names)])
     quaternions = [k for k, n in enumerate(eom.coordinates) if n.endswith(".qw")]
     extra = [f"#define VN_NQ {nq}", f"#define VN_NV {nv}", f"#define VN_NC {nc}",
              f"#define VN_NE {len(others_x)}",
              f"#define VN_NQUAT {len(quaternions)}", f"#define VN_DRIFT {DRIFT!r}",
-             f"#define VN_CLOSED {CLOSED!r}", f"#define VN_STOPS {len(stops)}"]
+             f"#define VN_CLOSED {CLOSED!r}", f"#define VN_STOPS {len(stops)}",
+             f"#define VN_NF {len(frictions)}"]
     body = ("static const int vn_quaternion_start[] = {"
             + (", ".join(map(str, quaternions)) or "0") + "};\n"
             + "static const double vn_restitution[] = {"
-            + (", ".join(repr(e) for *_, e in stops) or "0.0") + "};\n\n" + _MECHANISM_BODY)
+            + (", ".join(repr(e) for *_, e in stops) or "0.0") + "};\n"
+            + "static const double vn_kinetic[] = {"
+            + (", ".join(repr(f[3]) for f in frictions) or "0.0") + "};\n"
+            + "static const double vn_static[] = {"
+            + (", ".join(repr(f[4]) for f in frictions) or "0.0") + "};\n\n"
+            + _MECHANISM_BODY)
     dims = "planar" if eom.mechanism.dimensions == 2 else "spatial"
     description = (f"{name}: a {dims} mechanism's equations of motion M(q) u' = Q(q, u, t) "
                    f"+ Phi_u^T lambda, q' = N(q) u, with {nc} constraint row(s) of its cut "
                    "joints solved with the accelerations and projected after each step, "
                    "written as C by vecnet")
+    if frictions:
+        description += (f"; {len(frictions)} set-valued joint friction(s) sticking and "
+                        "slipping, their mode changes state events")
     if stops:
         description += (f"; {len(stops)} joint stop(s) struck as state events (Newton's "
                          "restitution, an impulse along the joint)")
     return _finish(name, description, states, parameters, [], outputs, state_outputs,
-                   functions, body, extra, work=2 * len(stops) + 1,
+                   functions, body, extra, work=2 * len(stops) + 1 + len(frictions),
                    stop_time=t_span[1] if t_span else None, indicators=indicators)
+
+
+def _frictions(eom) -> list[tuple[str, list, sympy.Expr, float, float]]:
+    """``(name, the joint rate per speed, its convective rate, kinetic and static force)``
+    of every set-valued joint friction with fixed forces; friction that follows the joint's
+    normal reaction is refused."""
+    out = []
+    for element in eom.mechanism.network.elements:
+        if not getattr(element, "set_valued", False):
+            continue
+        if element.mu_kinetic is not None:
+            raise ModelError(f"cannot export yet: friction {element.name!r} follows the "
+                             "normal reaction of its joint (mu_kinetic), which the C does "
+                             "not compute; give it fixed forces (coulomb, coulomb_static)")
+        rate = eom.axial(element.joint, element.quantity)[1]
+        kinetic = _number(element.coulomb, f"{element.name}'s coulomb")
+        static = kinetic if element.coulomb_static is None else _number(
+            element.coulomb_static, f"{element.name}'s coulomb_static")
+        out.append((element.name, [rate.diff(ui) for ui in eom.u], eom.rate(rate),
+                    kinetic, static))
+    return out
 
 
 def _stops(eom) -> list[tuple[str, sympy.Expr, list, float]]:
@@ -548,38 +589,65 @@ def _stops(eom) -> list[tuple[str, sympy.Expr, list, float]]:
 
 
 _MECHANISM_BODY = r"""
-#define VN_NK (VN_NV + VN_NC)
 #define VN_AT_LEAST_1(n) ((n) > 0 ? (n) : 1)
+#define VN_NK (VN_NV + VN_NC + VN_NF)
+/* where w holds the frictions' modes: 0 sticking, +1 / -1 slipping with that speed sign */
+#define VN_FMODE (2 * VN_STOPS + 1)
 
-/* [M -Phi_u^T; Phi_u 0] [u'; lambda] = [Q; gamma]: the accelerations and multipliers */
+/* [M -Phi_u^T -G^T; Phi_u 0 0; G 0 0] [u'; lambda; F] = [Q + slipping forces; gamma; -c]:
+   the accelerations, the loops' multipliers and the forces F holding the sticking joints
+   (rows G: their rates per speed, c: their rates' convective part); a slipping joint's
+   Coulomb force -F_k s acts along its row. hold[j] is joint j's holding force. */
 static int accelerations(double t, const double *x, const double *p, const double *u,
-                         double *a) {
+                         const double *w, double *a, double *hold) {
     double K[VN_NK * VN_NK], b[VN_NK], M[VN_NV * VN_NV];
-    double J[VN_AT_LEAST_1(VN_NC * VN_NV)];
+    double J[VN_AT_LEAST_1(VN_NC * VN_NV)], G[VN_AT_LEAST_1(VN_NF * VN_NV)];
+    double c[VN_AT_LEAST_1(VN_NF)];
+    int row[VN_AT_LEAST_1(VN_NF)];
+    int n = VN_NV + VN_NC;
+    if (VN_NF > 0) {
+        gen_friction_rows(t, x, p, u, G);
+        gen_friction_bias(t, x, p, u, c);
+        for (int j = 0; j < VN_NF; j++) row[j] = w[VN_FMODE + j] == 0.0 ? n++ : -1;
+    }
     gen_mass(t, x, p, u, M);
     gen_forces(t, x, p, u, b);
-    for (int i = 0; i < VN_NK * VN_NK; i++) K[i] = 0.0;
+    for (int i = 0; i < n * n; i++) K[i] = 0.0;
+    for (int i = VN_NV; i < n; i++) b[i] = 0.0;
     for (int i = 0; i < VN_NV; i++)
-        for (int j = 0; j < VN_NV; j++) K[i * VN_NK + j] = M[i * VN_NV + j];
+        for (int j = 0; j < VN_NV; j++) K[i * n + j] = M[i * VN_NV + j];
     if (VN_NC > 0) {
         gen_phi_u(t, x, p, u, J);
         gen_gamma(t, x, p, u, b + VN_NV);
         for (int k = 0; k < VN_NC; k++)
             for (int j = 0; j < VN_NV; j++) {
-                K[(VN_NV + k) * VN_NK + j] = J[k * VN_NV + j];
-                K[j * VN_NK + VN_NV + k] = -J[k * VN_NV + j];
+                K[(VN_NV + k) * n + j] = J[k * VN_NV + j];
+                K[j * n + VN_NV + k] = -J[k * VN_NV + j];
             }
     }
-    if (vn_solve(VN_NK, K, b)) return 1;
+    for (int f = 0; f < VN_NF; f++) {
+        const double *g = G + f * VN_NV;
+        if (row[f] < 0) {
+            for (int i = 0; i < VN_NV; i++) b[i] -= vn_kinetic[f] * w[VN_FMODE + f] * g[i];
+            continue;
+        }
+        for (int i = 0; i < VN_NV; i++) {
+            K[row[f] * n + i] = g[i];
+            K[i * n + row[f]] = -g[i];
+        }
+        b[row[f]] = -c[f];
+    }
+    if (vn_solve(n, K, b)) return 1;
     for (int i = 0; i < VN_NV; i++) a[i] = b[i];
+    for (int f = 0; f < VN_NF; f++) hold[f] = row[f] < 0 ? 0.0 : b[row[f]];
     return 0;
 }
 
 int vn_derivatives(double t, const double *x, const double *p, const double *u, double *w,
                    double *dx) {
-    (void)w;
+    double hold[VN_AT_LEAST_1(VN_NF)];
     gen_rates(t, x, p, u, dx);
-    int failed = accelerations(t, x, p, u, dx + VN_NQ);
+    int failed = accelerations(t, x, p, u, w, dx + VN_NQ, hold);
     if (failed) return failed;
     /* a coupled system's network and block states */
     if (VN_NE > 0) gen_others(t, x, p, u, dx + VN_NQ + VN_NV);
@@ -587,20 +655,31 @@ int vn_derivatives(double t, const double *x, const double *p, const double *u, 
     return 0;
 }
 
+/* the sensors, then the event indicators (outputs too, for FMI 3's variables) */
 int vn_outputs(double t, const double *x, const double *p, const double *u, double *w,
                double *y) {
-    (void)w;
     gen_h(t, x, p, u, y);
-    return 0;
+    return VN_NZ > 0 ? vn_indicators(t, x, p, u, w, y + VN_NY - VN_NZ) : 0;
 }
 
+/* each stop's gap; each friction's speed in its slipping direction, or, sticking, how far
+   its holding force is from the static limit: each positive while its mode holds */
 int vn_indicators(double t, const double *x, const double *p, const double *u, double *w,
                   double *z) {
-    (void)w;
     if (VN_STOPS > 0) gen_gaps(t, x, p, u, z);
+    if (VN_NF > 0) {
+        double G[VN_AT_LEAST_1(VN_NF * VN_NV)], a[VN_NV], hold[VN_AT_LEAST_1(VN_NF)];
+        gen_friction_rows(t, x, p, u, G);
+        int failed = accelerations(t, x, p, u, w, a, hold);
+        if (failed) return failed;
+        for (int f = 0; f < VN_NF; f++) {
+            double mode = w[VN_FMODE + f], speed = 0.0;
+            for (int i = 0; i < VN_NV; i++) speed += G[f * VN_NV + i] * x[VN_NQ + i];
+            z[VN_STOPS + f] = mode != 0.0 ? mode * speed : vn_static[f] - fabs(hold[f]);
+        }
+    }
     return 0;
 }
-
 /* Newton's impact at a stop: M du = Phi_u^T L + g^T P, Phi_u du = 0,
    g . du = -(1 + e) g . u, so that the gap's speed turns from g . u to -e g . u */
 static int strike(double t, double *x, const double *p, const double *u, const double *g,
@@ -632,8 +711,48 @@ static int strike(double t, double *x, const double *p, const double *u, const d
 }
 
 /* w holds each stop's last strike time, whether it was struck, and the strikes in all */
+/* a friction's mode decided at rest: sticking if the force holding it fits within the
+   static limit, else slipping against that force */
+static int settle_friction(double t, const double *x, const double *p, const double *u,
+                           double *w, int f) {
+    double a[VN_NV], hold[VN_AT_LEAST_1(VN_NF)];
+    w[VN_FMODE + f] = 0.0;
+    int failed = accelerations(t, x, p, u, w, a, hold);
+    if (failed) return failed;
+    if (fabs(hold[f]) > vn_static[f]) w[VN_FMODE + f] = hold[f] > 0 ? -1.0 : 1.0;
+    return 0;
+}
+
+/* at an event: a slipping joint whose speed reached zero is stopped there (an impulse
+   along its row, the loops kept) and sticks or slips the other way; a sticking joint
+   whose holding force reached the static limit slips against it */
+static int update_frictions(double t, double *x, const double *p, const double *u,
+                            double *w, int *changed) {
+    double G[VN_AT_LEAST_1(VN_NF * VN_NV)], a[VN_NV], hold[VN_AT_LEAST_1(VN_NF)];
+    gen_friction_rows(t, x, p, u, G);
+    int failed = accelerations(t, x, p, u, w, a, hold);
+    if (failed) return failed;
+    for (int f = 0; f < VN_NF; f++) {
+        double mode = w[VN_FMODE + f], speed = 0.0;
+        for (int i = 0; i < VN_NV; i++) speed += G[f * VN_NV + i] * x[VN_NQ + i];
+        if (mode != 0.0 && mode * speed <= 1e-12) {
+            if (strike(t, x, p, u, G + f * VN_NV, 0.0)) return 1;
+            if ((failed = settle_friction(t, x, p, u, w, f))) return failed;
+            *changed = 1;
+        } else if (mode == 0.0 && vn_static[f] - fabs(hold[f]) <= 0.0) {
+            w[VN_FMODE + f] = hold[f] > 0 ? -1.0 : 1.0;
+            *changed = 1;
+        }
+    }
+    return 0;
+}
+
 int vn_update(double t, double *x, const double *p, const double *u, double *w, int *changed) {
     *changed = 0;
+    if (VN_NF > 0) {
+        int failed = update_frictions(t, x, p, u, w, changed);
+        if (failed) return failed;
+    }
     if (VN_STOPS == 0) return 0;
     double z[VN_AT_LEAST_1(VN_STOPS)], G[VN_AT_LEAST_1(VN_STOPS * VN_NV)];
     gen_gaps(t, x, p, u, z);
@@ -728,7 +847,22 @@ int vn_project(double t, double *x, const double *p, const double *u, double *w)
 
 int vn_initialize(double t, double *x, const double *p, const double *u, double *w) {
     int done = vn_project(t, x, p, u, w);
-    return done < 0 ? done : 0;
+    if (done < 0) return done;
+    if (VN_NF > 0) {   /* each friction's first mode, from the state */
+        double G[VN_AT_LEAST_1(VN_NF * VN_NV)];
+        gen_friction_rows(t, x, p, u, G);
+        for (int f = 0; f < VN_NF; f++) {
+            double speed = 0.0;
+            for (int i = 0; i < VN_NV; i++) speed += G[f * VN_NV + i] * x[VN_NQ + i];
+            w[VN_FMODE + f] = speed > 0 ? 1.0 : -1.0;
+        }
+        for (int f = 0; f < VN_NF; f++) {
+            double speed = 0.0;
+            for (int i = 0; i < VN_NV; i++) speed += G[f * VN_NV + i] * x[VN_NQ + i];
+            if (speed == 0.0 && (done = settle_friction(t, x, p, u, w, f))) return done;
+        }
+    }
+    return 0;
 }
 
 const char *vn_message(int code) {
