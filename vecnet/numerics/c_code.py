@@ -76,7 +76,7 @@ def c_function(name: str, entries: Sequence[sympy.Expr],
     >>> print(c_function("f", [sympy.sin(a + b) ** 2, 2 * sympy.sin(a + b)],
     ...                  {a: "x[0]", b: "p[0]"}))
     static void gen_f(double t, const double *x, const double *p, const double *u, double *out) {
-        (void)t; (void)x; (void)p; (void)u;
+        (void)t; (void)x; (void)p; (void)u; (void)out;
         const double s0 = sin(x[0] + p[0]);
         out[0] = pow(s0, 2);
         out[1] = 2*s0;
@@ -88,7 +88,7 @@ def c_function(name: str, entries: Sequence[sympy.Expr],
     local = dict(names)
     lines = [f"static void gen_{name}(double t, const double *x, const double *p, "
              "const double *u, double *out) {",
-             "    (void)t; (void)x; (void)p; (void)u;"]
+             "    (void)t; (void)x; (void)p; (void)u; (void)out;"]
     printer = _Printer(local)
     for symbol, value in temporaries:
         lines.append(f"    const double {symbol} = {printer.doprint(value)};")

@@ -50,7 +50,7 @@ import sympy
 
 from ..builders.model import Model
 from ..core.symbols import t
-from ..elements.joint_laws import ContactLaw, StopLaw
+from ..elements.joint_laws import ContactLaw
 from ..errors import ModelError, UnsupportedNetwork
 from ..formulation.coupled import CoupledModel
 from ..formulation.lumped import StateSpace
@@ -573,24 +573,23 @@ def _frictions(eom) -> list[tuple[str, list, sympy.Expr, float, float]]:
 
 def _stops(eom) -> list[tuple[str, sympy.Expr, list, float]]:
     """``(name, gap, gap's rate per speed, restitution)`` of every side of every joint
-    stop, as :func:`vecnet.numerics.algorithms.stops` makes them for vecnet's own runs."""
-    out = []
-    for element in eom.mechanism.network.elements:
-        if not isinstance(element, StopLaw):
-            continue
-        eom.check_stop(element)
-        value, rate = eom.axial(element.joint, element.quantity)
-        per_speed = [rate.diff(ui) for ui in eom.u]
-        for limit, sign, end in element.sides():
-            out.append((f"{element.name}.{end}", element.gap(value, limit, sign),
-                        [sign * g for g in per_speed],
-                        _number(element.restitution, f"{element.name}'s restitution")))
-    return out
+    stop, as vecnet's own runs strike them (:func:`vecnet.numerics.algorithms.stop_sides`)."""
+    from .algorithms import stop_sides
+
+    return [(name, gap, row, _number(element.restitution, f"{element.name}'s restitution"))
+            for name, gap, row, element in stop_sides(eom)]
 
 
 _MECHANISM_BODY = r"""
 #define VN_AT_LEAST_1(n) ((n) > 0 ? (n) : 1)
 #define VN_NK (VN_NV + VN_NC + VN_NF)
+
+/* a joint's rate g . u from its row g in the speeds */
+static double along(const double *g, const double *x) {
+    double s = 0.0;
+    for (int i = 0; i < VN_NV; i++) s += g[i] * x[VN_NQ + i];
+    return s;
+}
 /* where w holds the frictions' modes: 0 sticking, +1 / -1 slipping with that speed sign */
 #define VN_FMODE (2 * VN_STOPS + 1)
 
@@ -673,8 +672,7 @@ int vn_indicators(double t, const double *x, const double *p, const double *u, d
         int failed = accelerations(t, x, p, u, w, a, hold);
         if (failed) return failed;
         for (int f = 0; f < VN_NF; f++) {
-            double mode = w[VN_FMODE + f], speed = 0.0;
-            for (int i = 0; i < VN_NV; i++) speed += G[f * VN_NV + i] * x[VN_NQ + i];
+            double mode = w[VN_FMODE + f], speed = along(G + f * VN_NV, x);
             z[VN_STOPS + f] = mode != 0.0 ? mode * speed : vn_static[f] - fabs(hold[f]);
         }
     }
@@ -686,7 +684,7 @@ static int strike(double t, double *x, const double *p, const double *u, const d
                   double e) {
     enum { NS = VN_NV + VN_NC + 1 };
     double K[NS * NS], b[NS], M[VN_NV * VN_NV], J[VN_AT_LEAST_1(VN_NC * VN_NV)];
-    double *v = x + VN_NQ, speed = 0.0;
+    double *v = x + VN_NQ, speed = along(g, x);
     gen_mass(t, x, p, u, M);
     for (int i = 0; i < NS * NS; i++) K[i] = 0.0;
     for (int i = 0; i < NS; i++) b[i] = 0.0;
@@ -694,7 +692,6 @@ static int strike(double t, double *x, const double *p, const double *u, const d
         for (int j = 0; j < VN_NV; j++) K[i * NS + j] = M[i * VN_NV + j];
         K[i * NS + NS - 1] = -g[i];
         K[(NS - 1) * NS + i] = g[i];
-        speed += g[i] * v[i];
     }
     if (VN_NC > 0) {
         gen_phi_u(t, x, p, u, J);
@@ -733,8 +730,7 @@ static int update_frictions(double t, double *x, const double *p, const double *
     int failed = accelerations(t, x, p, u, w, a, hold);
     if (failed) return failed;
     for (int f = 0; f < VN_NF; f++) {
-        double mode = w[VN_FMODE + f], speed = 0.0;
-        for (int i = 0; i < VN_NV; i++) speed += G[f * VN_NV + i] * x[VN_NQ + i];
+        double mode = w[VN_FMODE + f], speed = along(G + f * VN_NV, x);
         if (mode != 0.0 && mode * speed <= 1e-12) {
             if (strike(t, x, p, u, G + f * VN_NV, 0.0)) return 1;
             if ((failed = settle_friction(t, x, p, u, w, f))) return failed;
@@ -758,8 +754,7 @@ int vn_update(double t, double *x, const double *p, const double *u, double *w, 
     gen_gaps(t, x, p, u, z);
     gen_gap_rows(t, x, p, u, G);
     for (int k = 0; k < VN_STOPS; k++) {
-        double speed = 0.0;
-        for (int j = 0; j < VN_NV; j++) speed += G[k * VN_NV + j] * x[VN_NQ + j];
+        double speed = along(G + k * VN_NV, x);
         if (!(z[k] <= 1e-9 && speed < 0.0)) continue;   /* not closing on the stop */
         /* bounces ever closer together never end (Zeno): as vecnet's own run, refuse */
         if (w[VN_STOPS + k] != 0.0 && t - w[k] < 1e-9 * fmax(1.0, fabs(t))) return 3;
@@ -852,14 +847,10 @@ int vn_initialize(double t, double *x, const double *p, const double *u, double 
         double G[VN_AT_LEAST_1(VN_NF * VN_NV)];
         gen_friction_rows(t, x, p, u, G);
         for (int f = 0; f < VN_NF; f++) {
-            double speed = 0.0;
-            for (int i = 0; i < VN_NV; i++) speed += G[f * VN_NV + i] * x[VN_NQ + i];
-            w[VN_FMODE + f] = speed > 0 ? 1.0 : -1.0;
+            w[VN_FMODE + f] = along(G + f * VN_NV, x) > 0 ? 1.0 : -1.0;
         }
         for (int f = 0; f < VN_NF; f++) {
-            double speed = 0.0;
-            for (int i = 0; i < VN_NV; i++) speed += G[f * VN_NV + i] * x[VN_NQ + i];
-            if (speed == 0.0 && (done = settle_friction(t, x, p, u, w, f))) return done;
+            if (along(G + f * VN_NV, x) == 0.0 && (done = settle_friction(t, x, p, u, w, f))) return done;
         }
     }
     return 0;
