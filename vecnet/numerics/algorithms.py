@@ -27,7 +27,6 @@ import sympy
 
 from ..core.bounds import get_limits
 from ..elements.base import Kind
-from ..elements.joint_laws import StopLaw
 from ..errors import FormulationError, ModelError, UnknownNameError, VecnetError
 from ..formulation.coupled import CoupledModel, LinearModel
 from ..formulation.lumped import StateSpace
@@ -582,28 +581,11 @@ def stops(eom: MechanismEquations, model) -> list:
     coordinate from the limit (:meth:`axial`, in ``q``), its gradient the gap's rate
     per unit speed, along which the impact's impulse acts."""
     out = []
-    for name, gap, row, element in stop_sides(eom):
+    for name, gap, row, element in mb.stop_sides(eom):
         gap_value = model.lambdify((list(eom.q),), [gap], element.name)
         grad = model.lambdify((list(eom.q),), row, element.name)
         out.append(mb.Stop(name, first_entry(gap_value), grad,
                            model.number(element.restitution, element.name)))
-    return out
-
-
-def stop_sides(eom: MechanismEquations) -> list[tuple[str, sympy.Expr, list, Any]]:
-    """``(name, gap, the gap's rate per speed, stop element)`` of each side of each joint
-    stop, in ``q``: the gap the distance of the joint's coordinate from the limit
-    (:meth:`axial`), positive while free."""
-    out = []
-    for element in eom.mechanism.network.elements:
-        if not isinstance(element, StopLaw):
-            continue
-        eom.check_stop(element)
-        value, rate = eom.axial(element.joint, element.quantity)
-        per_speed = [rate.diff(ui) for ui in eom.u]
-        for limit, sign, end in element.sides():
-            out.append((f"{element.name}.{end}", element.gap(value, limit, sign),
-                        [sign * g for g in per_speed], element))
     return out
 
 

@@ -56,6 +56,7 @@ from ..formulation.coupled import CoupledModel
 from ..formulation.lumped import StateSpace
 from ..formulation.multibody import MechanismEquations
 from .c_code import c_function
+from .multibody import stop_sides
 
 __all__ = ["CModel", "Variable", "c_model"]
 
@@ -446,8 +447,6 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
     """A mechanism's C; with ``coupled`` (a :class:`~vecnet.formulation.coupled.CoupledModel`
     of ``eom``) also its network's and blocks' states after the speeds, and the ports'
     loads in ``Q``."""
-    from .algorithms import assemble, initial_speeds
-
     loads = dict(coupled.loads) if coupled is not None else {}
     _refuse_unexportable(eom, set(loads))
     q, v = list(eom.q), list(eom.u)
@@ -499,8 +498,9 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
         parameters.append(Variable(str(symbol), _number(values[str(symbol)],
                                                         f"parameter {symbol}")))
     given: dict[str, Any] = {p.name: p.start for p in parameters}
-    q0 = assemble(eom, initial, parameters=given or None)
-    u0 = initial_speeds(eom, q0, velocities, parameters=given or None)
+    # the records' forwards to vn.assemble and vn.initial_speeds
+    q0 = eom.assemble(initial, parameters=given or None)
+    u0 = eom.initial_speeds(q0, velocities, parameters=given or None)
     states = [Variable(n, float(x0), _mechanism_unit(n),
                        "a coordinate" if k < nq else "a speed")
               for k, (n, x0) in enumerate(zip(eom.coordinates + eom.speed_names,
@@ -573,9 +573,7 @@ def _frictions(eom) -> list[tuple[str, list, sympy.Expr, float, float]]:
 
 def _stops(eom) -> list[tuple[str, sympy.Expr, list, float]]:
     """``(name, gap, gap's rate per speed, restitution)`` of every side of every joint
-    stop, as vecnet's own runs strike them (:func:`vecnet.numerics.algorithms.stop_sides`)."""
-    from .algorithms import stop_sides
-
+    stop, as vecnet's own runs strike them (:func:`vecnet.numerics.multibody.stop_sides`)."""
     return [(name, gap, row, _number(element.restitution, f"{element.name}'s restitution"))
             for name, gap, row, element in stop_sides(eom)]
 

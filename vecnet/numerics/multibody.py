@@ -30,12 +30,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import scipy.linalg
 from scipy.linalg import lapack
 
+from ..elements.joint_laws import StopLaw
 from ..errors import FormulationError, ModelError, SimulationError
 from .event_sources import (
     Change,
@@ -579,6 +580,23 @@ class Stop:
     gap: Callable[[np.ndarray], float]
     gradient: Callable[[np.ndarray], np.ndarray]
     restitution: float
+
+
+def stop_sides(eom) -> list[tuple[str, Any, list, Any]]:
+    """``(name, gap, the gap's rate per speed, stop element)`` of each side of each joint
+    stop, in ``q``: the gap the distance of the joint's coordinate from the limit
+    (:meth:`axial`), positive while free."""
+    out = []
+    for element in eom.mechanism.network.elements:
+        if not isinstance(element, StopLaw):
+            continue
+        eom.check_stop(element)
+        value, rate = eom.axial(element.joint, element.quantity)
+        per_speed = [rate.diff(ui) for ui in eom.u]
+        for limit, sign, end in element.sides():
+            out.append((f"{element.name}.{end}", element.gap(value, limit, sign),
+                        [sign * g for g in per_speed], element))
+    return out
 
 
 def impact(model, time: float, q: np.ndarray, u: np.ndarray, stop: Stop,

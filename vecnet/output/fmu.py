@@ -111,11 +111,15 @@ def export_fmu(model: Any, path: str | Path, kind: str = "model-exchange",
     --------
     >>> import tempfile, pathlib, zipfile
     >>> import vecnet as vn
-    >>> model = vn.load_model("examples/models/rlc.json")
-    >>> target = pathlib.Path(tempfile.mkdtemp(), "rlc.fmu")
-    >>> done = vn.export_fmu(model, target, compile=False)
-    >>> sorted(zipfile.ZipFile(target).namelist())[:2]
-    ['modelDescription.xml', 'sources/fmi2.c']
+    >>> rc = vn.Network("rc")
+    >>> _ = rc.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=2.0),
+    ...            vn.Capacitor("C", "g", "b", C=0.5))
+    >>> target = pathlib.Path(tempfile.mkdtemp(), "rc.fmu")
+    >>> done = vn.export_fmu(rc.state_space(symbolic=True), target, compile=False)
+    >>> [v.name for v in done.model.states], [v.name for v in done.model.parameters]
+    (['C.across'], ['R', 'C'])
+    >>> "sources/model.c" in zipfile.ZipFile(target).namelist(), done.reason
+    (True, 'compile=False')
     """
     if kind not in KINDS:
         raise ModelError(f"kind is one of {', '.join(map(repr, KINDS))}; got {kind!r}")
