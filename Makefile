@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/loops.py
 	$(PY) benchmarks/animation.py
 	$(PY) benchmarks/contact.py
+	$(PY) benchmarks/codegen.py --systems planar,universal
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
