@@ -704,14 +704,10 @@ def _positive(kind: type, what: str):
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from . import __version__
+    from .core.version import installed_version
 
-    try:
-        return version("vecnet")
-    except PackageNotFoundError:  # run from a source tree that is not installed
-        from . import __version__
-
-        return __version__
+    return installed_version() or __version__   # a source tree that is not installed
 
 
 def _limit(text: str) -> tuple[str, float]:

@@ -44,6 +44,14 @@ VN_EXPORT int vecnet_project(double t, double *x, const double *p, const double 
 
 _DOUBLES = ctypes.POINTER(ctypes.c_double)
 
+#: the FMI run-time's C, which a model's library and its FMUs are built with
+RUNTIME = resources.files("vecnet.output") / "fmu_runtime"
+
+
+def runtime_sources(*names: str) -> dict[str, str]:
+    """The text of the run-time's files ``names`` (``"runtime.c"``, ``"fmi2.c"`` ...)."""
+    return {name: (RUNTIME / name).read_text("utf-8") for name in names}
+
 
 class CLibrary:
     """The C of ``model`` compiled with the system's C compiler and loaded.
@@ -82,12 +90,10 @@ class CLibrary:
         self.model = model
         folder = Path(tempfile.mkdtemp(prefix="vecnet-c-"))
         self._cleanup = weakref.finalize(self, shutil.rmtree, folder, True)
-        runtime = resources.files("vecnet.output") / "fmu_runtime"
-        (folder / "model.c").write_text(model.source, encoding="utf-8")
-        (folder / "model.h").write_text(model.header, encoding="utf-8")
-        for name in ("runtime.c", "runtime.h"):
-            (folder / name).write_text((runtime / name).read_text("utf-8"), encoding="utf-8")
-        (folder / "entries.c").write_text(_ENTRIES, encoding="utf-8")
+        files = {"model.c": model.source, "model.h": model.header, "entries.c": _ENTRIES,
+                 **runtime_sources("runtime.c", "runtime.h")}
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
         library = folder / "model.so"
         build_shared_library([folder / "model.c", folder / "runtime.c", folder / "entries.c"],
                              [folder], library, compiler)

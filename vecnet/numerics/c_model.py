@@ -51,7 +51,7 @@ import sympy
 from ..builders.model import Model
 from ..core.symbols import t
 from ..elements.joint_laws import ContactLaw
-from ..errors import ModelError, UnsupportedNetwork
+from ..errors import ModelError, UnsupportedNetwork, VecnetError
 from ..formulation.coupled import CoupledModel
 from ..formulation.lumped import StateSpace
 from ..formulation.multibody import MechanismEquations
@@ -104,7 +104,6 @@ class CModel:
     """
 
     name: str
-    identifier: str
     states: tuple[Variable, ...]
     parameters: tuple[Variable, ...]
     inputs: tuple[Variable, ...]
@@ -115,15 +114,16 @@ class CModel:
     description: str
     token: str
     start_time: float = 0.0
-    #: the outputs (their indices) that are event indicators: the gaps of joint stops
+    #: the outputs (their indices) that are event indicators: the gaps of joint stops and
+    #: the frictions' margins to their next mode change
     indicators: tuple[int, ...] = ()
     stop_time: float | None = None
 
-
-
-def _identifier(name: str) -> str:
-    word = re.sub(r"\W+", "_", name, flags=re.ASCII).strip("_") or "model"
-    return word if not word[0].isdigit() else f"m_{word}"
+    @property
+    def identifier(self) -> str:
+        """A C identifier made of :attr:`name` (the FMU's model identifier)."""
+        word = re.sub(r"\W+", "_", self.name, flags=re.ASCII).strip("_") or "model"
+        return word if not word[0].isdigit() else f"m_{word}"
 
 
 def _number(value: Any, what: str) -> float:
@@ -165,9 +165,11 @@ const char *vn_message(int code);
 int vn_solve(int n, double *A, double *b);"""
 
 
-def _array(name: str, values: Sequence[float]) -> str:
-    entries = ", ".join(repr(float(v)) for v in values) or "0.0"
-    return f"const double {name}[] = {{{entries}}};"
+def _array(name: str, values: Sequence[float], kind: str = "const double") -> str:
+    """A C array of ``values`` (one zero when there are none: C has no empty arrays)."""
+    entries = ", ".join(repr(float(v)) if "double" in kind else str(int(v))
+                        for v in values) or "0"
+    return f"{kind} {name}[] = {{{entries}}};"
 
 
 def _finish(name: str, description: str, states, parameters, inputs, outputs,
@@ -185,7 +187,7 @@ def _finish(name: str, description: str, states, parameters, inputs, outputs,
         functions, body])
     digest = hashlib.sha256((_header(counts, "", extra_header) + source).encode()).hexdigest()
     token = "{" + str(uuid.UUID(digest[:32])) + "}"
-    return CModel(name=name, identifier=_identifier(name), states=tuple(states),
+    return CModel(name=name, states=tuple(states),
                   parameters=tuple(parameters), inputs=tuple(inputs), outputs=tuple(outputs),
                   state_outputs=tuple(state_outputs), source=source,
                   header=_header(counts, token, extra_header), description=description,
@@ -202,6 +204,28 @@ _MATH_CONSTANTS = "\n".join(
         ("M_1_PI", "0.318309886183790671537768"), ("M_2_PI", "0.636619772367581343075535"),
         ("M_2_SQRTPI", "1.128379167095512573896159"), ("M_SQRT2", "1.414213562373095048801689"),
         ("M_SQRT1_2", "0.707106781186547524400844")))
+
+
+def _parameters(symbols: Collection[sympy.Symbol], values: Mapping[str, Any],
+                names: dict[sympy.Symbol, str]) -> list[Variable]:
+    """The parameters ``symbols`` with their ``values``, in the order of ``values`` (a
+    file's declared ones first), each given its C name ``p[k]`` in ``names``.
+
+    Raises
+    ------
+    ModelError
+        A parameter without a value.
+    """
+    order = {name: k for k, name in enumerate(values)}
+    parameters: list[Variable] = []
+    for symbol in sorted(symbols, key=lambda s: (order.get(str(s), len(order)), str(s))):
+        if str(symbol) not in values:
+            raise ModelError(f"parameter {symbol} has no value: give parameters="
+                             f"{{{str(symbol)!r}: ...}}")
+        names[symbol] = f"p[{len(parameters)}]"
+        parameters.append(Variable(str(symbol), _number(values[str(symbol)],
+                                                        f"parameter {symbol}")))
+    return parameters
 
 
 def _split_outputs(requested: Sequence[str], states: Sequence[str]):
@@ -221,8 +245,8 @@ def _split_outputs(requested: Sequence[str], states: Sequence[str]):
 @functools.singledispatch
 def c_model(record: Any, outputs: Iterable[str] | None = None,
             parameters: Mapping | None = None) -> CModel:
-    """The :class:`CModel` of a loaded model, a network's state space or a mechanism's
-    equations, with ``outputs`` (names; by default the model file's) and the
+    """The :class:`CModel` of a loaded model, a network's state space, a mechanism's
+    equations or a coupled system's model, with ``outputs`` (names; by default the model file's) and the
     ``parameters``' values (by name or symbol; by default the model's own values).
 
     Raises
@@ -244,58 +268,59 @@ def c_model(record: Any, outputs: Iterable[str] | None = None,
     (['V.across'], (0,))
     """
     raise ModelError(f"cannot write a {type(record).__name__} as C: give a model file's "
-                     "Model, a network's StateSpace or a mechanism's equations")
+                     "Model, a network's StateSpace, a mechanism's equations or a coupled "
+                     "system's CoupledModel")
+
+
+def _values(given: Mapping | None, *own: Mapping) -> dict[str, Any]:
+    """Parameter values by name: those ``given``, then each of ``own`` in turn for the
+    names not yet valued (a record's or file's own values)."""
+    values: dict[str, Any] = {}
+    for source in own:
+        values.update({str(k): v for k, v in source.items() if str(k) not in values})
+    values.update({str(k): v for k, v in (given or {}).items()})
+    return values
 
 
 def _model_file(model, outputs: Iterable[str] | None = None,
                 parameters: Mapping | None = None) -> CModel:
-    values = {str(k): v for k, v in model.values.items()}
     requested = list(model.outputs) if outputs is None else list(outputs)
     if model.kind == "network":
         ss = model.system.state_space(outputs=requested, tree=model.tree or "normal",
                                       symbolic=True)
         # numbers given to elements are parameters too, after the declared ones
-        values.update({str(k): v for k, v in ss.values.items() if str(k) not in values})
-        values.update({str(k): v for k, v in (parameters or {}).items()})
         units = {name: unit for name, (_, unit) in model.system.units().items()}
-        return _network(ss, values, model.name, dict(model.inputs), model.t_span, units)
-    values.update({str(k): v for k, v in (parameters or {}).items()})
-    if model.kind == "mechanism":
-        return _mechanism(model.formulate(), requested, values, model.name,
-                          model.initial or None, model.velocities or None, model.t_span)
-    coupled = model.formulate()
-    eom = coupled.eom
-    values.update({str(k): v for k, v in eom.parameter_values.items() if str(k) not in values})
-    return _mechanism(eom, requested, values, model.name, model.initial or None,
-                      model.velocities or None, model.t_span, coupled)
+        return _network(ss, _values(parameters, model.values, ss.values), model.name,
+                        dict(model.inputs), model.t_span, units)
+    formulated = model.formulate()
+    coupled = formulated if model.kind == "system" else None
+    eom = formulated.eom if coupled is not None else formulated
+    return _mechanism(eom, requested, _values(parameters, model.values, eom.parameter_values),
+                      model.name, model.initial or None, model.velocities or None,
+                      model.t_span, coupled)
 
 
 def _state_space(record, outputs: Iterable[str] | None = None,
                  parameters: Mapping | None = None) -> CModel:
     ss = record if outputs is None else record.with_outputs(list(outputs))
-    values = {str(k): v for k, v in ss.values.items()}
-    values.update({str(k): v for k, v in (parameters or {}).items()})
-    return _network(ss, values, "network", {}, None, {})
+    return _network(ss, _values(parameters, ss.values), "network", {}, None, {})
 
 
 def _equations(record, outputs: Iterable[str] | None = None,
                parameters: Mapping | None = None) -> CModel:
-    values = {str(k): v for k, v in record.parameter_values.items()}
-    values.update({str(k): v for k, v in (parameters or {}).items()})
-    return _mechanism(record, list(outputs or ()), values, record.mechanism.name,
-                      None, None, None)
+    return _mechanism(record, list(outputs or ()), _values(parameters, record.parameter_values),
+                      record.mechanism.name, None, None, None)
+
+
+def _coupled(record, outputs: Iterable[str] | None = None,
+             parameters: Mapping | None = None) -> CModel:
+    return _mechanism(record.eom, list(outputs or ()),
+                      _values(parameters, record.eom.parameter_values),
+                      record.eom.mechanism.name, None, None, None, record)
 
 
 c_model.register(Model, _model_file)
 c_model.register(StateSpace, _state_space)
-def _coupled(record, outputs: Iterable[str] | None = None,
-             parameters: Mapping | None = None) -> CModel:
-    values = {str(k): v for k, v in record.eom.parameter_values.items()}
-    values.update({str(k): v for k, v in (parameters or {}).items()})
-    return _mechanism(record.eom, list(outputs or ()), values, record.eom.mechanism.name, None,
-                      None, None, record)
-
-
 c_model.register(MechanismEquations, _equations)
 c_model.register(CoupledModel, _coupled)
 
@@ -316,7 +341,7 @@ def _network(ss, values: Mapping[str, Any], name: str, file_inputs: Mapping[str,
     for input_name, u, du in zip(ss.inputs, ss.u, ss.du):
         signal = file_inputs.get(input_name, ss.signals.get(input_name))
         if isinstance(signal, sympy.Basic) and not signal.is_number:
-            if signal.free_symbols - {t} - set(map(sympy.Symbol, values)):
+            if {str(s) for s in signal.free_symbols} - {str(t)} - set(values):
                 raise ModelError(f"input {input_name!r} is {signal}: only t and declared "
                                  "parameters may appear in it")
             built_in[u] = signal
@@ -338,16 +363,7 @@ def _network(ss, values: Mapping[str, Any], name: str, file_inputs: Mapping[str,
         inputs.append(Variable(input_name, start, description="a source's value"))
     exprs = [e.xreplace(built_in) for e in exprs]
     held = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
-    parameters: list[Variable] = []
-    order = {name: k for k, name in enumerate(values)}
-    for symbol in sorted(held - set(names), key=lambda s: (order.get(str(s), len(order)),
-                                                           str(s))):
-        if str(symbol) not in values:
-            raise ModelError(f"parameter {symbol} has no value: give parameters="
-                             f"{{{str(symbol)!r}: ...}}")
-        names[symbol] = f"p[{len(parameters)}]"
-        parameters.append(Variable(str(symbol), _number(values[str(symbol)],
-                                                        f"parameter {symbol}")))
+    parameters = _parameters(held - set(names), values, names)
     states = [Variable(n, 0.0, units.get(n, ""), "a state: an energy store's variable")
               for n in ss.states]
     state_outputs, others = _split_outputs(ss.outputs, ss.states)
@@ -429,7 +445,7 @@ def _refuse_unexportable(eom, coupled_loads: Collection = ()) -> None:
 
 
 def _mechanism_unit(name: str) -> str:
-    base, _, what = name.rpartition(".")
+    what = name.rpartition(".")[2]
     rate = what.endswith("'")
     what = what.rstrip("'")
     unit = {"angle": "rad", "x": "m", "y": "m", "z": "m"}.get(what)
@@ -470,7 +486,7 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
             continue
         try:
             sensors[output] = eom.measure(output)
-        except Exception:
+        except VecnetError:
             raise ModelError(f"output {output!r} cannot be exported yet (only coordinates, "
                              "speeds and sensors: a point's position or velocity, a joint's "
                              "angle or rate): leave it out (outputs=[...], or --outputs "
@@ -489,14 +505,7 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
               "friction_bias": [bias for _, _, bias, _, _ in frictions]}
     held = set().union(*(sympy.sympify(e).free_symbols for part in pieces.values()
                          for e in part), *(e.free_symbols for e in sensors.values()))
-    parameters: list[Variable] = []
-    for symbol in sorted(held - set(names), key=str):
-        if str(symbol) not in values:
-            raise ModelError(f"parameter {symbol} has no value: give parameters="
-                             f"{{{str(symbol)!r}: ...}}")
-        names[symbol] = f"p[{len(parameters)}]"
-        parameters.append(Variable(str(symbol), _number(values[str(symbol)],
-                                                        f"parameter {symbol}")))
+    parameters = _parameters(held - set(names), values, names)
     given: dict[str, Any] = {p.name: p.start for p in parameters}
     # the records' forwards to vn.assemble and vn.initial_speeds
     q0 = eom.assemble(initial, parameters=given or None)
@@ -525,15 +534,12 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
              f"#define VN_NQUAT {len(quaternions)}", f"#define VN_DRIFT {DRIFT!r}",
              f"#define VN_CLOSED {CLOSED!r}", f"#define VN_STOPS {len(stops)}",
              f"#define VN_NF {len(frictions)}"]
-    body = ("static const int vn_quaternion_start[] = {"
-            + (", ".join(map(str, quaternions)) or "0") + "};\n"
-            + "static const double vn_restitution[] = {"
-            + (", ".join(repr(e) for *_, e in stops) or "0.0") + "};\n"
-            + "static const double vn_kinetic[] = {"
-            + (", ".join(repr(f[3]) for f in frictions) or "0.0") + "};\n"
-            + "static const double vn_static[] = {"
-            + (", ".join(repr(f[4]) for f in frictions) or "0.0") + "};\n\n"
-            + _MECHANISM_BODY)
+    body = "\n".join([
+        _array("vn_quaternion_start", quaternions, "static const int"),
+        _array("vn_restitution", [e for *_, e in stops], "static const double"),
+        _array("vn_kinetic", [f[3] for f in frictions], "static const double"),
+        _array("vn_static", [f[4] for f in frictions], "static const double"),
+        _MECHANISM_BODY])
     dims = "planar" if eom.mechanism.dimensions == 2 else "spatial"
     description = (f"{name}: a {dims} mechanism's equations of motion M(q) u' = Q(q, u, t) "
                    f"+ Phi_u^T lambda, q' = N(q) u, with {nc} constraint row(s) of its cut "

@@ -22,14 +22,15 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Iterable, Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from ..core.files import replacing
+from ..core.files import check_output, replacing
+from ..core.version import installed_version
 from ..errors import ModelError
 from ..numerics.c_code import build_shared_library, find_c_compiler
+from ..numerics.c_library import RUNTIME, runtime_sources
 from ..numerics.c_model import CModel, Variable, c_model
 
 __all__ = ["export_fmu", "FMUExport"]
@@ -76,9 +77,9 @@ def export_fmu(model: Any, path: str | Path, kind: str = "model-exchange",
 
     Parameters
     ----------
-    model : Model, StateSpace or mechanism equations
+    model : Model, StateSpace, mechanism equations or CoupledModel
         A loaded model file (its outputs, start values and simulation span go in), a
-        network's state space or a mechanism's equations.
+        network's state space, a mechanism's equations or a coupled system's model.
     path : str or Path
         The ``.fmu`` file, in an existing folder; written whole or not at all.
     kind : {"model-exchange", "co-simulation"}
@@ -127,18 +128,18 @@ def export_fmu(model: Any, path: str | Path, kind: str = "model-exchange",
         raise ModelError(f"fmi_version is one of {', '.join(map(repr, VERSIONS))}; "
                          f"got {fmi_version!r}")
     path = Path(path)
+    check_output(path)   # before the formulation and the compiler's work
     cmodel = c_model(model, outputs=outputs, parameters=parameters)
     if cmodel.indicators and kind == "co-simulation":
-        raise ModelError("the model has joint stops, whose strikes are state events; the "
-                         "Co-Simulation integrator does not find events yet: export it for "
-                         'Model Exchange (kind="model-exchange")')
+        raise ModelError("the model has joint stops or set-valued friction, whose strikes "
+                         "and mode changes are state events; the Co-Simulation integrator "
+                         'does not find events yet: export it for Model Exchange '
+                         '(kind="model-exchange")')
     folder, suffix = _platform(fmi_version)
-    runtime = resources.files("vecnet.output") / "fmu_runtime"
     wrapper = "fmi2.c" if fmi_version == "2.0" else "fmi3.c"
-    sources = {"model.c": cmodel.source, "model.h": cmodel.header}
-    for name in ("runtime.c", "runtime.h", wrapper):
-        sources[name] = (runtime / name).read_text("utf-8")
-    headers = {entry.name: entry.read_text("utf-8") for entry in (runtime / "headers").iterdir()
+    sources = {"model.c": cmodel.source, "model.h": cmodel.header,
+               **runtime_sources("runtime.c", "runtime.h", wrapper)}
+    headers = {entry.name: entry.read_text("utf-8") for entry in (RUNTIME / "headers").iterdir()
                if entry.name.endswith(".h") or entry.name.endswith(".txt")}
     compiler = find_c_compiler() if compile else None
     reason = "" if compiler else ("compile=False" if not compile else
@@ -166,15 +167,6 @@ def export_fmu(model: Any, path: str | Path, kind: str = "model-exchange",
 
 
 # -- modelDescription.xml ------------------------------------------------------------------
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("vecnet")
-    except PackageNotFoundError:   # a source tree that is not installed
-        return "(source tree)"
-
-
 def _attributes(**values: Any) -> str:
     return "".join(f" {key}={quoteattr(str(value))}" for key, value in values.items()
                    if value is not None and value != "")
@@ -229,9 +221,16 @@ def _model_description(cmodel: CModel, kind: str, fmi_version: str,
         "; Co-Simulation steps with its own adaptive Dormand-Prince 5(4) integrator "
         "(relative tolerance 1e-10, absolute 1e-12)" if kind == "co-simulation" else "")
     head = _attributes(fmiVersion=fmi_version, modelName=cmodel.name, description=text,
-                       generationTool=f"vecnet {_version()}", generationDateAndTime=stamp)
+                       generationTool=f"vecnet {installed_version() or '(source tree)'}", generationDateAndTime=stamp)
     experiment = _attributes(startTime=cmodel.start_time, stopTime=cmodel.stop_time,
                              tolerance="1e-08")
+
+    def roles(*wanted: str) -> list[int]:
+        return [vr for vr, (role, *_) in enumerate(rows) if role in wanted]
+
+    outs = sorted([*cmodel.state_outputs, *roles("output")])
+    ders = roles("derivative")
+    initial = sorted({*ders, *roles("output")})
     if fmi_version == "2.0":
         lines = ['<?xml version="1.0" encoding="UTF-8"?>',
                  f"<fmiModelDescription{head}{_attributes(guid=cmodel.token)}"
@@ -262,17 +261,12 @@ def _model_description(cmodel: CModel, kind: str, fmi_version: str,
                          f"<Real{real}/></ScalarVariable>")
         lines.append("  </ModelVariables>")
         # FMI 2 refers to a variable by its index, from 1, in the listing's order
-        outs = [k + 1 for k in cmodel.state_outputs] + [
-            vr + 1 for vr, (role, *_) in enumerate(rows) if role == "output"]
-        ders = [vr + 1 for vr, (role, *_) in enumerate(rows) if role == "derivative"]
-        initial = sorted(set(ders) | {vr + 1 for vr, (role, *_) in enumerate(rows)
-                                      if role == "output"})
         lines += ["  <ModelStructure>"]
-        for tag, entries in (("Outputs", sorted(outs)), ("Derivatives", ders),
+        for tag, entries in (("Outputs", outs), ("Derivatives", ders),
                              ("InitialUnknowns", initial)):
             if entries:
-                lines += [f"    <{tag}>", *(f'      <Unknown index="{i}"/>' for i in entries),
-                          f"    </{tag}>"]
+                lines += [f"    <{tag}>", *(f'      <Unknown index="{vr + 1}"/>'
+                                            for vr in entries), f"    </{tag}>"]
         lines += ["  </ModelStructure>", "</fmiModelDescription>"]
         return "\n".join(lines) + "\n"
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
@@ -299,16 +293,11 @@ def _model_description(cmodel: CModel, kind: str, fmi_version: str,
         lines.append(f"    <Float64{_attributes(name=v.name, valueReference=vr)}"
                      f"{_attributes(description=v.description, **attrs)}{extra}/>")
     lines.append("  </ModelVariables>")
-    outs = sorted(list(cmodel.state_outputs) + [vr for vr, (role, *_) in enumerate(rows)
-                                                if role == "output"])
-    ders = [vr for vr, (role, *_) in enumerate(rows) if role == "derivative"]
-    initial = sorted(set(ders) | {vr for vr, (role, *_) in enumerate(rows) if role == "output"})
     lines.append("  <ModelStructure>")
     lines += [f'    <Output valueReference="{vr}"/>' for vr in outs]
     lines += [f'    <ContinuousStateDerivative valueReference="{vr}"/>' for vr in ders]
     lines += [f'    <InitialUnknown valueReference="{vr}"/>' for vr in initial]
-    lines += [f'    <EventIndicator valueReference="{vr}"/>'
-              for vr, (role, *_) in enumerate(rows) if role == "indicator"]
+    lines += [f'    <EventIndicator valueReference="{vr}"/>' for vr in roles("indicator")]
     lines += ["  </ModelStructure>", "</fmiModelDescription>"]
     return "\n".join(lines) + "\n"
 
