@@ -202,6 +202,11 @@ class MultibodyEquations(MechanismEquations):
         """``(element, (F, T), dr, dtheta)`` of every element with a force law, in q, u, t."""
         out = []
         for element in self.mechanism.network.elements:
+            kind = type(element)
+            if isinstance(element, pe.MassElement) or (
+                    kind.through is pe.PlanarElement.through
+                    and kind.through_in_frame is pe.PlanarElement.through_in_frame):
+                continue   # bodies, arms and joints have no force law (their rates are dear)
             dr, dtheta, tail_angle = self.relative_pose(element.name)
             law = element.through_in_frame(dr, dtheta, self.rate(dr), self.rate(dtheta),
                                            tail_angle, t)

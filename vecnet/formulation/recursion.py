@@ -118,10 +118,13 @@ class Literal(Term):
 
     def value(self, env: dict) -> Any:
         values = env["symbols"]
+        exact = env.get("exact", False)   # sympy entries (:meth:`NewtonEuler.steps`)
         if isinstance(self.expr, sympy.MatrixBase):
-            out = np.array(self.expr.xreplace(values).evalf(), dtype=float)
+            out = (np.array(self.expr.xreplace(values).tolist(), dtype=object) if exact
+                   else np.array(self.expr.xreplace(values).evalf(), dtype=float))
             return out.ravel() if self.expr.cols == 1 else out
-        return float(sympy.sympify(self.expr).xreplace(values).evalf())
+        value = sympy.sympify(self.expr).xreplace(values)
+        return value if exact else float(value.evalf())
 
     def write(self, out: Writer) -> str:
         if self.shown is not None:
@@ -145,7 +148,9 @@ class Rotation(Term):
     transposed: bool = False
 
     def value(self, env: dict) -> Any:
-        c, s = np.cos(self.angle.value(env)), np.sin(self.angle.value(env))
+        angle = self.angle.value(env)
+        exact = env.get("exact", False)
+        c, s = (sympy.cos(angle), sympy.sin(angle)) if exact else (np.cos(angle), np.sin(angle))
         R = np.array([[c, -s], [s, c]])
         return R.T if self.transposed else R
 
@@ -345,6 +350,52 @@ class NewtonEuler:
             if eq.lhs is not None:
                 out[eq.rows] = np.atleast_1d(eq.lhs.value(env)).ravel()
         return out
+
+    def steps(self) -> tuple[list[tuple[sympy.Symbol, sympy.Expr]], list[sympy.Expr]]:
+        """The listing as assignments in the order of :attr:`definitions`: every entry of
+        every quantity that is not a number or a symbol becomes a new symbol ``name = expr``
+        over the coordinates, speeds, :attr:`rates`, parameters, time and the earlier
+        symbols; and the residuals ``M u' - Q`` over them, in the order of the speeds. Each
+        expression is as short as the step it comes from, so code written from them grows
+        with the number of bodies, where ``M`` and ``Q`` written out grow much faster.
+
+        >>> import vecnet as vn
+        >>> mech = vn.planar.Mechanism("p", gravity=(0, -9.81))
+        >>> bob = mech.body("bob", mass=2.0, inertia=0.0, position=(1, 0))
+        >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+        >>> eom = mech.formulate()
+        >>> steps, residuals = newton_euler(eom).steps()
+        >>> values = {eom.q[0]: 0.0, eom.u[0]: 0.0, newton_euler(eom).rates[0]: 1.0}
+        >>> for symbol, expr in steps:
+        ...     values[symbol] = expr.xreplace(values)
+        >>> float(residuals[0].xreplace(values))     # as residuals() above
+        21.62
+        """
+        env: dict = {"symbols": {}, "exact": True}
+        steps: list[tuple[sympy.Symbol, sympy.Expr]] = []
+        names = sympy.numbered_symbols("ne", real=True)
+
+        def name(value: Any) -> Any:
+            if not isinstance(value, np.ndarray):
+                value = sympy.sympify(value)
+                if value.is_Atom:
+                    return value
+                symbol = next(names)
+                steps.append((symbol, value))
+                return symbol
+            return np.array([name(x) for x in value.ravel()], dtype=object).reshape(
+                value.shape)
+
+        for quantity, value in self.parameters:
+            env[quantity.key] = Literal(value).value(env)
+        for d in self.definitions:
+            env[d.quantity.key] = name(d.term.value(env)) if d.term is not None else 0
+        out: list[sympy.Expr] = [sympy.S.Zero] * len(self.eom.u)
+        for eq in self.equations:
+            if eq.lhs is not None:
+                for row, x in zip(eq.rows, np.atleast_1d(eq.lhs.value(env)).ravel()):
+                    out[row] = sympy.sympify(x)
+        return steps, out
 
 
 def _is_identity(R: sympy.MatrixBase) -> bool:

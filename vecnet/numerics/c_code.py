@@ -57,12 +57,17 @@ class _Printer(C99CodePrinter):
 
 
 def c_function(name: str, entries: Sequence[sympy.Expr],
-               names: Mapping[sympy.Symbol, str]) -> str:
+               names: Mapping[sympy.Symbol, str], *,
+               steps: Sequence[tuple[sympy.Symbol, sympy.Expr]] = (),
+               arguments: Sequence[str] = ()) -> str:
     """The C function ``gen_<name>`` writing ``entries`` to ``out[0..]``, with common
     subexpressions computed once.
 
     ``names`` gives each symbol the entries may hold its C expression (``"x[0]"``,
-    ``"p[2]"``, ``"t"``).
+    ``"p[2]"``, ``"t"``). ``steps`` are named values ``symbol = expr`` computed first, in
+    their order, that the entries and the later steps may hold (a recursive scheme's
+    listing, already short: no subexpressions are sought in them); ``arguments`` are the
+    names of more input arrays, after ``u``.
 
     Raises
     ------
@@ -86,11 +91,13 @@ def c_function(name: str, entries: Sequence[sympy.Expr],
     temporaries, reduced = sympy.cse(entries, symbols=sympy.numbered_symbols("s"),
                                      optimizations="basic") if entries else ([], [])
     local = dict(names)
+    inputs = "".join(f"const double *{a}, " for a in arguments)
     lines = [f"static void gen_{name}(double t, const double *x, const double *p, "
-             "const double *u, double *out) {",
-             "    (void)t; (void)x; (void)p; (void)u; (void)out;"]
+             f"const double *u, {inputs}double *out) {{",
+             "    (void)t; (void)x; (void)p; (void)u; "
+             + "".join(f"(void){a}; " for a in arguments) + "(void)out;"]
     printer = _Printer(local)
-    for symbol, value in temporaries:
+    for symbol, value in [*steps, *temporaries]:
         lines.append(f"    const double {symbol} = {printer.doprint(value)};")
         local[symbol] = str(symbol)
     for k, value in enumerate(reduced):

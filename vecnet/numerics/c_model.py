@@ -51,10 +51,11 @@ import sympy
 from ..builders.model import Model
 from ..core.symbols import t
 from ..elements.joint_laws import ContactLaw
-from ..errors import ModelError, UnsupportedNetwork, VecnetError
+from ..errors import FormulationError, ModelError, UnsupportedNetwork, VecnetError
 from ..formulation.coupled import CoupledModel
 from ..formulation.lumped import StateSpace
 from ..formulation.multibody import MechanismEquations
+from ..formulation.recursion import newton_euler
 from .c_code import c_function
 from .multibody import stop_sides
 
@@ -493,9 +494,12 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
                              "on the command line)") from None
     stops = _stops(eom)
     frictions = _frictions(eom)
-    M = sympy.Matrix(eom.M)
-    Q = sympy.Matrix(eom.Q).xreplace(loads)
-    pieces = {"rates": rates, "mass": list(M), "forces": list(Q), "phi": list(Phi),
+    recursive = _recursive(eom) if not loads else None
+    if recursive is None:
+        pieces = {"mass": list(eom.M), "forces": list(sympy.Matrix(eom.Q).xreplace(loads))}
+    else:
+        pieces = {}
+    pieces |= {"rates": rates, "phi": list(Phi),
               "phi_q": list(Phi_q), "phi_t": list(Phi_t), "phi_u": list(Phi_u),
               "gamma": gamma,
               "others": list(coupled.state_rates) if coupled is not None else [],
@@ -505,6 +509,8 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
               "friction_bias": [bias for _, _, bias, _, _ in frictions]}
     held = set().union(*(sympy.sympify(e).free_symbols for part in pieces.values()
                          for e in part), *(e.free_symbols for e in sensors.values()))
+    if recursive is not None:
+        held |= recursive.symbols
     parameters = _parameters(held - set(names), values, names)
     given: dict[str, Any] = {p.name: p.start for p in parameters}
     # the records' forwards to vn.assemble and vn.initial_speeds
@@ -527,13 +533,16 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
                          "its next mode change: an event indicator") for name, *_ in frictions]
     indicators = list(range(len(others), len(outputs)))
     functions = "\n\n".join([c_function(key, part, names) for key, part in pieces.items()]
-                            + [c_function("h", [sensors[n] for n in others], names)])
+                            + [c_function("h", [sensors[n] for n in others], names)]
+                            + (recursive.functions(names) if recursive is not None else []))
     quaternions = [k for k, n in enumerate(eom.coordinates) if n.endswith(".qw")]
     extra = [f"#define VN_NQ {nq}", f"#define VN_NV {nv}", f"#define VN_NC {nc}",
              f"#define VN_NE {len(others_x)}",
              f"#define VN_NQUAT {len(quaternions)}", f"#define VN_DRIFT {DRIFT!r}",
              f"#define VN_CLOSED {CLOSED!r}", f"#define VN_STOPS {len(stops)}",
-             f"#define VN_NF {len(frictions)}"]
+             f"#define VN_NF {len(frictions)}",
+             f"#define VN_RECURSIVE {int(recursive is not None)}",
+             f"#define VN_NKIN {len(recursive.shared) if recursive is not None else 0}"]
     body = "\n".join([
         _array("vn_quaternion_start", quaternions, "static const int"),
         _array("vn_restitution", [e for *_, e in stops], "static const double"),
@@ -545,6 +554,9 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
                    f"+ Phi_u^T lambda, q' = N(q) u, with {nc} constraint row(s) of its cut "
                    "joints solved with the accelerations and projected after each step, "
                    "written as C by vecnet")
+    if recursive is not None:
+        description += ("; M and Q from the recursive Newton-Euler scheme of its tree "
+                        "(Q at u' = 0, each column of M at a unit u')")
     if frictions:
         description += (f"; {len(frictions)} set-valued joint friction(s) sticking and "
                         "slipping, their mode changes state events")
@@ -554,6 +566,59 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
     return _finish(name, description, states, parameters, [], outputs, state_outputs,
                    functions, body, extra, work=2 * len(stops) + 1 + len(frictions),
                    stop_time=t_span[1] if t_span else None, indicators=indicators)
+
+
+@dataclass
+class _Recursive:
+    """A mechanism's recursive Newton–Euler listing split for C: the ``kinematic`` steps,
+    in ``q``, ``u`` and ``t`` only, computed once per call (those the rest needs, ``shared``,
+    passed on in an array ``k``), and the ``dynamic`` steps and ``residuals`` ``M u' - Q``,
+    linear in the rates ``u'`` (an array ``a``), evaluated once per column of ``M``."""
+
+    kinematic: list
+    dynamic: list
+    residuals: list
+    rates: tuple
+    shared: list
+
+    @property
+    def symbols(self) -> set:
+        """The symbols the steps hold that are not their own (parameters among them)."""
+        own = {s for s, _ in self.kinematic + self.dynamic} | set(self.rates)
+        held = set().union(*(e.free_symbols for _, e in self.kinematic + self.dynamic),
+                           *(sympy.sympify(e).free_symbols for e in self.residuals))
+        return held - own
+
+    def functions(self, names: Mapping[sympy.Symbol, str]) -> list[str]:
+        """``gen_kinematics(t, x, p, u, k)`` and ``gen_residual(t, x, p, u, k, a, r)``."""
+        inner = dict(names) | {s: f"a[{j}]" for j, s in enumerate(self.rates)}
+        inner |= {s: f"k[{i}]" for i, s in enumerate(self.shared)}
+        return [c_function("kinematics", self.shared, names, steps=self.kinematic),
+                c_function("residual", self.residuals, inner, steps=self.dynamic,
+                           arguments=("k", "a"))]
+
+
+def _recursive(eom) -> _Recursive | None:
+    """The listing of ``eom``'s recursive scheme (:func:`~vecnet.formulation.recursion.
+    newton_euler`) for C, or ``None`` where its terms are in ``M`` and ``Q`` only (a
+    mechanism coupled by rotors)."""
+    try:
+        listing = newton_euler(eom)
+    except FormulationError:
+        return None
+    steps, residuals = listing.steps()
+    moving = set(listing.rates)
+    kinematic, dynamic = [], []
+    for symbol, expr in steps:
+        if expr.free_symbols & moving:
+            moving.add(symbol)
+            dynamic.append((symbol, expr))
+        else:
+            kinematic.append((symbol, expr))
+    used = set().union(*(e.free_symbols for _, e in dynamic),
+                       *(sympy.sympify(e).free_symbols for e in residuals))
+    shared = [s for s, _ in kinematic if s in used]
+    return _Recursive(kinematic, dynamic, residuals, listing.rates, shared)
 
 
 def _frictions(eom) -> list[tuple[str, list, sympy.Expr, float, float]]:
@@ -594,6 +659,28 @@ static double along(const double *g, const double *x) {
     for (int i = 0; i < VN_NV; i++) s += g[i] * x[VN_NQ + i];
     return s;
 }
+/* M (row-major) and Q */
+static void mass_and_forces(double t, const double *x, const double *p, const double *u,
+                            double *M, double *Q) {
+#if VN_RECURSIVE
+    /* the residual M u' - Q is Q's negative at u' = 0 and M's column j plus it at u' = e_j */
+    double k[VN_AT_LEAST_1(VN_NKIN)], a[VN_NV], r[VN_NV];
+    gen_kinematics(t, x, p, u, k);
+    for (int i = 0; i < VN_NV; i++) a[i] = 0.0;
+    gen_residual(t, x, p, u, k, a, r);
+    for (int i = 0; i < VN_NV; i++) Q[i] = -r[i];
+    for (int j = 0; j < VN_NV; j++) {
+        a[j] = 1.0;
+        gen_residual(t, x, p, u, k, a, r);
+        a[j] = 0.0;
+        for (int i = 0; i < VN_NV; i++) M[i * VN_NV + j] = r[i] + Q[i];
+    }
+#else
+    gen_mass(t, x, p, u, M);
+    gen_forces(t, x, p, u, Q);
+#endif
+}
+
 /* where w holds the frictions' modes: 0 sticking, +1 / -1 slipping with that speed sign */
 #define VN_FMODE (2 * VN_STOPS + 1)
 
@@ -613,8 +700,7 @@ static int accelerations(double t, const double *x, const double *p, const doubl
         gen_friction_bias(t, x, p, u, c);
         for (int j = 0; j < VN_NF; j++) row[j] = w[VN_FMODE + j] == 0.0 ? n++ : -1;
     }
-    gen_mass(t, x, p, u, M);
-    gen_forces(t, x, p, u, b);
+    mass_and_forces(t, x, p, u, M, b);
     for (int i = 0; i < n * n; i++) K[i] = 0.0;
     for (int i = VN_NV; i < n; i++) b[i] = 0.0;
     for (int i = 0; i < VN_NV; i++)
@@ -688,8 +774,8 @@ static int strike(double t, double *x, const double *p, const double *u, const d
                   double e) {
     enum { NS = VN_NV + VN_NC + 1 };
     double K[NS * NS], b[NS], M[VN_NV * VN_NV], J[VN_AT_LEAST_1(VN_NC * VN_NV)];
-    double *v = x + VN_NQ, speed = along(g, x);
-    gen_mass(t, x, p, u, M);
+    double *v = x + VN_NQ, speed = along(g, x), Q[VN_NV];
+    mass_and_forces(t, x, p, u, M, Q);
     for (int i = 0; i < NS * NS; i++) K[i] = 0.0;
     for (int i = 0; i < NS; i++) b[i] = 0.0;
     for (int i = 0; i < VN_NV; i++) {
