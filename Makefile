@@ -52,7 +52,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/loops.py
 	$(PY) benchmarks/animation.py
 	$(PY) benchmarks/contact.py
-	$(PY) benchmarks/codegen.py --systems planar,universal
+	$(PY) benchmarks/codegen.py
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)

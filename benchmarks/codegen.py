@@ -2,24 +2,24 @@
 to export a model as an FMU against its size.
 
 Run with ``python benchmarks/codegen.py [--systems planar,spherical,universal]
-[--sizes 2,4]``. For each chain of ``benchmarks/multibody.py`` (links hanging from a
+[--sizes 2,8,32,96]``. For each chain of ``benchmarks/multibody.py`` (links hanging from a
 pin, ball joints or universal joints; the same masses and lengths) at a random state near
 hanging:
 
-* **C**: the C an FMU of the chain runs (``vn.compile(eom, backend="c")``: ``M``, ``Q``
-  from the symbolic equations with common subexpressions, one LU solve of ``M u' = Q``),
-  called through ctypes with its arrays made once (the ctypes call is part of the time);
+* **C**: the C an FMU of the chain runs (``vn.compile(eom, backend="c")``: ``M`` and
+  ``Q`` from the recursive Newton–Euler listing of the chain, one pass of its residual
+  per column of ``M``, one LU solve of ``M u' = Q``), called through ctypes with its
+  arrays made once (the ctypes call is part of the time);
 * **kernel**: vecnet's compiled numba kernel alone (``tree_kernels.open_chain_rates``,
-  the recursive scheme of the tree);
+  the articulated-body passes of the tree);
 * **pin**: Pinocchio's ``aba`` (model and data made once), when ``pin`` is installed;
 * **agree**: the C's ``u'`` against the kernel's, relative;
 * **export**: the CPU time of ``vn.export_fmu`` (formulation excluded, compiler included)
   and the size of the generated C.
 
-The generated C writes out the symbolic ``M`` and ``Q`` of the whole chain, whose terms
-grow with the square of its length or faster; the recursive scheme written out as C for
-long chains is not generated yet, so the sizes here stop where the symbolic equations
-stay small.
+The generated C grows linearly with the chain (so does the export time); its call costs
+``N`` passes of the residual and a dense ``N^3`` solve, against the articulated-body
+recursion's ``N``.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def main(argv=None) -> int:
     parser.add_argument("--systems", default="planar,spherical,universal")
     # the symbolic equations of longer chains take minutes to export (a universal chain
     # of 4: 100 s; of 8: more than 15 minutes)
-    parser.add_argument("--sizes", default="2,4")
+    parser.add_argument("--sizes", default="2,8,32,96")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(1)
     print(" | ".join(COLUMNS))

@@ -2,11 +2,12 @@
 FMI schema and simulates it (Model Exchange with FMPy's CVODE, Co-Simulation with the
 FMU's own integrator), and the answer is vecnet's own simulation's to 1e-6 of each
 signal's size, for FMI 2.0 and 3.0: a 20-section RLC ladder, the motor-pump network, the
-four-bar (a loop), the spatial top (quaternions), the RSSR (a spatial loop) and a system
-(a motor behind a gear turning a pendulum under a PID)."""
+four-bar (a loop), the spatial top (quaternions), the RSSR (a spatial loop), the Whipple
+bicycle (rolling) and a system (a motor behind a gear turning a pendulum under a PID)."""
 
 from __future__ import annotations
 
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import sympy
 import vecnet as vn
 from vecnet.cli import main
 from vecnet.numerics.c_code import find_c_compiler
-from vecnet.numerics.c_model import DRIFT
+from vecnet.numerics.c_model import DRIFT, c_model
 
 fmpy = pytest.importorskip("fmpy", reason="FMPy checks the FMUs (pip install fmpy)")
 from fmpy.validation import validate_fmu  # noqa: E402
@@ -187,10 +188,91 @@ def test_the_command_line_writes_the_fmu(tmp_path, capsys):
 
 
 @needs_compiler
+@pytest.mark.parametrize("version", ["2.0", "3.0"])
+def test_the_bicycle_rolls_in_fmpy_as_vecnet_runs_it_its_wheels_never_sliding(tmp_path,
+                                                                               version):
+    """The Whipple bicycle: two rolling contacts (velocity rows without a position row)
+    and two wheel-height rows. Its lean and steer are vecnet's to 1e-6, and the rolling
+    rows ``A(q) u`` of the symbolic formulation, evaluated here with numpy on FMPy's
+    states, stay at zero (the drift at which a step is projected)."""
+    model = vn.load_model(MODELS / "bicycle.json")
+    kind = "model-exchange" if version == "3.0" else "co-simulation"
+    path = tmp_path / "bicycle.fmu"
+    done = vn.export_fmu(model, path, kind=kind, fmi_version=version,
+                         outputs=["lean.angle", "steer.angle"])
+    assert done.compiled and validate_fmu(str(path)) == []
+    eom = model.formulate()
+    states = list(eom.coordinates) + list(eom.speed_names)
+    fmu = run(path, kind, 1.0, outputs=states, interval=0.01)
+    ours = model.simulate(t_span=(0, 1.0), points=501, rtol=1e-11, atol=1e-13)
+    assert relative_error(fmu, ours, ["lean.angle", "steer.angle"]) < 1e-6
+    rows = sympy.lambdify([list(eom.q), list(eom.u)], list(eom.velocity_constraints), "numpy")
+    nq = len(eom.q)
+    slip = [np.abs(np.array(rows(y[:nq], y[nq:]), float)).max()
+            for y in np.column_stack([fmu[n] for n in states])]
+    assert max(slip) < 2 * DRIFT
+
+
+@needs_compiler
+def test_the_generated_c_compiles_without_a_warning(tmp_path):
+    """The sources an FMU holds, built as the strictest C99 compiler flags ask (a macro
+    of the model's header defined twice, or an unused value, is an error here)."""
+    path = tmp_path / "bicycle.fmu"
+    vn.export_fmu(vn.load_model(MODELS / "bicycle.json"), path, compile=False,
+                  outputs=["lean.angle"])
+    zipfile.ZipFile(path).extractall(tmp_path)
+    sources = tmp_path / "sources"
+    done = subprocess.run([*find_c_compiler(), "-c", "-std=c99", "-O1", "-Wall", "-Wextra",
+                           "-pedantic", "-Werror", f"-I{sources}", *map(str, sorted(
+                               sources.glob("*.c")))], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+
+
+def chain(n: int) -> vn.spatial.Mechanism:
+    """n links hanging from universal joints, each link's mass and length its own."""
+    mech = vn.spatial.Mechanism(f"chain{n}", gravity=(0.0, 0.0, -9.81))
+    parent, top = mech.ground, 0.0
+    for k in range(1, n + 1):
+        length, mass = 0.3 + 0.01 * k, 1.0 + 0.1 * k
+        a = mech.ground.point(0, 0, 0) if parent is mech.ground else parent.point(
+            0.0, 0.0, -(0.3 + 0.01 * (k - 1)) / 2)
+        body = mech.body(f"b{k}", mass, (0.01 * k, 0.012 * k, 0.004 * k),
+                         position=(0, 0, top - length / 2))
+        mech.universal(f"J{k}", a, body.point(0.0, 0.0, length / 2),
+                       axes=((1.0, 0.0, 0.0), (0.0, 1.0, 0.0)))
+        parent, top = body, top - length
+    return mech
+
+
+@needs_compiler
+def test_a_long_chains_c_grows_with_its_length_and_gives_the_kernels_accelerations():
+    """The recursive scheme written out: a chain twice as long gives about twice the C
+    (the symbolic M and Q written out would grow with its square or faster), and its
+    accelerations are those of the numba kernel (another formulation: the articulated-body
+    passes) at random states."""
+    sizes = {}
+    for n in (8, 16):
+        eom = chain(n).formulate()
+        sizes[n] = len(c_model(eom).source)
+        library = vn.compile(eom, backend="c")
+        rng = np.random.default_rng(n)
+        for _ in range(3):
+            q = 0.3 * rng.normal(size=len(eom.q))
+            u = rng.normal(size=len(eom.u))
+            ours = library.forward_dynamics(q, u)
+            theirs = vn.forward_dynamics(eom, q, u)
+            # M's conditioning grows with the chain: a few digits are lost in the solve
+            assert np.abs(ours - theirs).max() <= 1e-8 * np.abs(theirs).max()
+    assert sizes[16] < 2.2 * sizes[8]
+
+
+@needs_compiler
 @pytest.mark.parametrize("name", ["fourbar", "top", "rssr"])
 def test_the_c_backend_gives_the_numba_kernels_accelerations(name):
-    """Two formulations: the C of the symbolic M and Q (and the loops' saddle point), the
-    numba kernel of the recursive scheme, at random states near the assembled pose."""
+    """Two formulations: the C of the recursive Newton-Euler listing (and the loops'
+    saddle point), the numba kernel of the articulated-body passes, at random states near
+    the assembled pose."""
     eom = vn.load_model(MODELS / f"{name}.json").formulate()
     library = vn.compile(eom, backend="c")
     rng = np.random.default_rng(3)

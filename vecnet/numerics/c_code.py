@@ -89,7 +89,7 @@ def c_function(name: str, entries: Sequence[sympy.Expr],
     """
     entries = [sympy.sympify(e) for e in entries]
     temporaries, reduced = sympy.cse(entries, symbols=sympy.numbered_symbols("s"),
-                                     optimizations="basic") if entries else ([], [])
+                                     optimizations=None) if entries else ([], [])
     local = dict(names)
     inputs = "".join(f"const double *{a}, " for a in arguments)
     lines = [f"static void gen_{name}(double t, const double *x, const double *p, "

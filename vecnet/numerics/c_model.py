@@ -11,9 +11,14 @@ functions of ``vecnet/output/fmu_runtime/runtime.h``) for the FMI run-time
   symbolic state equations with common subexpressions computed once
   (:func:`vecnet.numerics.c_code.c_function`);
 - a **mechanism**: the states are its coordinates and speeds, ``x = (q, u)``;
-  ``q' = N(q) u``, and ``u'`` with the loops' multipliers from one solve of
+  ``q' = N(q) u``, and ``u'`` with the multipliers from one solve of
   ``[M  -Phi_u^T; Phi_u  0] [u'; lambda] = [Q; gamma]``, ``gamma = -d/dt(Phi_u u +
-  Phi_t)`` at constant ``u`` (the acceleration rows of the cut joints). After each
+  Phi_t)`` at constant ``u`` (the acceleration rows of the cut joints and of the rolling
+  contacts, ``A(q) u + b = 0``). ``M`` and ``Q`` are written from the recursive
+  Newton–Euler listing of the tree (:meth:`~vecnet.formulation.recursion.NewtonEuler.steps`):
+  its kinematics once, its residual ``M u' - Q`` at ``u' = 0`` and at each unit ``u'``,
+  so the C grows with the number of bodies; a mechanism coupled by rotors or port loads,
+  whose terms the listing does not hold, from its explicit ``M`` and ``Q``. After each
   accepted step the run-time calls the projection, which pulls the coordinates back onto
   ``Phi = 0`` by Newton's method (least-norm steps ``q -= Phi_q^T (Phi_q Phi_q^T)^-1
   Phi``), normalizes every quaternion and the speeds onto ``Phi_u u + Phi_t = 0``, so
@@ -31,8 +36,8 @@ functions of ``vecnet/output/fmu_runtime/runtime.h``) for the FMI run-time
 
 What it cannot write yet is refused in words before anything is written: algebraic loops
 kept as residuals, sources given as Python functions, an input whose derivative drives a
-dependent store, friction that follows a joint's normal reaction, contacts, rolling,
-loads on joints, and outputs other than sensors (reactions, energy).
+dependent store, friction that follows a joint's normal reaction, contacts, loads on
+joints, and outputs other than sensors (reactions, energy).
 """
 
 from __future__ import annotations
@@ -430,9 +435,6 @@ const char *vn_message(int code) {
 def _refuse_unexportable(eom, coupled_loads: Collection = ()) -> None:
     """Refuse, naming them, the parts of a mechanism whose C is not written yet."""
     what = []
-    if eom.velocity_constraint_names:
-        what.append("rolling (velocity constraints " + ", ".join(eom.velocity_constraint_names)
-                    + ")")
     loose = {k: v for k, v in getattr(eom, "joint_loads", {}).items()
              if v not in coupled_loads}
     if loose:
@@ -475,10 +477,18 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
     N = getattr(eom, "N", None)
     rates = list(v) if N is None else list(N * sympy.Matrix(v))
     Phi = sympy.Matrix(eom.constraints)
-    nc = len(Phi)
-    Phi_q = Phi.jacobian(q) if nc else sympy.zeros(0, nq)
-    Phi_t = Phi.diff(t) if nc else sympy.zeros(0, 1)
-    Phi_u = eom.constraint_jacobian if nc else sympy.zeros(0, nv)
+    npos = len(Phi)
+    Phi_q = Phi.jacobian(q) if npos else sympy.zeros(0, nq)
+    # the velocity rows: the cut joints' Phi_u u + Phi_t = 0, then the rolling contacts'
+    # A u + b = 0 (nonholonomic: no position row); each row's rate at constant u is -gamma
+    Phi_u = eom.constraint_jacobian if npos else sympy.zeros(0, nv)
+    Phi_t = Phi.diff(t) if npos else sympy.zeros(0, 1)
+    rolling = sympy.Matrix(eom.velocity_constraints)
+    if len(rolling):
+        A = rolling.jacobian(v)
+        Phi_u = Phi_u.col_join(A)
+        Phi_t = Phi_t.col_join(sympy.expand(rolling - A * sympy.Matrix(v)))
+    nc = Phi_u.rows
     gamma = [-eom.rate(e) for e in (Phi_u * sympy.Matrix(v) + Phi_t)] if nc else []
     sensors = {}
     for output in requested:
@@ -537,6 +547,7 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
                             + (recursive.functions(names) if recursive is not None else []))
     quaternions = [k for k, n in enumerate(eom.coordinates) if n.endswith(".qw")]
     extra = [f"#define VN_NQ {nq}", f"#define VN_NV {nv}", f"#define VN_NC {nc}",
+             f"#define VN_NPHI {npos}",
              f"#define VN_NE {len(others_x)}",
              f"#define VN_NQUAT {len(quaternions)}", f"#define VN_DRIFT {DRIFT!r}",
              f"#define VN_CLOSED {CLOSED!r}", f"#define VN_STOPS {len(stops)}",
@@ -551,8 +562,9 @@ def _mechanism(eom, requested: Sequence[str], values: Mapping[str, Any], name: s
         _MECHANISM_BODY])
     dims = "planar" if eom.mechanism.dimensions == 2 else "spatial"
     description = (f"{name}: a {dims} mechanism's equations of motion M(q) u' = Q(q, u, t) "
-                   f"+ Phi_u^T lambda, q' = N(q) u, with {nc} constraint row(s) of its cut "
-                   "joints solved with the accelerations and projected after each step, "
+                   f"+ Phi_u^T lambda, q' = N(q) u, with {npos} constraint row(s) of its cut "
+                   f"joints and {nc - npos} of its rolling contacts solved with the "
+                   "accelerations and projected after each step, "
                    "written as C by vecnet")
     if recursive is not None:
         description += ("; M and Q from the recursive Newton-Euler scheme of its tree "
@@ -607,6 +619,14 @@ def _recursive(eom) -> _Recursive | None:
     except FormulationError:
         return None
     steps, residuals = listing.steps()
+    # only the steps the residuals need (the bodies' momenta, say, are shown, not used)
+    needed = set().union(*(sympy.sympify(e).free_symbols for e in residuals))
+    kept = []
+    for symbol, expr in reversed(steps):
+        if symbol in needed:
+            kept.append((symbol, expr))
+            needed |= expr.free_symbols
+    steps = kept[::-1]
     moving = set(listing.rates)
     kinematic, dynamic = [], []
     for symbol, expr in steps:
@@ -864,9 +884,10 @@ static double largest(const double *r, int n) {
 }
 
 /* r -= J^T (J J^T)^-1 e for m rows J (m x n) of a residual e: the least-norm step */
-#define VN_NR (VN_NC + VN_NQUAT)
+#define VN_NR (VN_NPHI + VN_NQUAT)
 static int least_norm_step(const double *J, const double *e, int m, int n, double *r) {
-    double G[VN_AT_LEAST_1(VN_NR * VN_NR)], y[VN_AT_LEAST_1(VN_NR)];
+    enum { NMAX = VN_NR > VN_NC ? VN_NR : VN_NC };
+    double G[VN_AT_LEAST_1(NMAX * NMAX)], y[VN_AT_LEAST_1(NMAX)];
     for (int i = 0; i < m; i++) {
         y[i] = e[i];
         for (int k = 0; k < m; k++) {
@@ -886,16 +907,16 @@ static int least_norm_step(const double *J, const double *e, int m, int n, doubl
    step on Phi alone would undo part of each step) */
 static void closure(double t, const double *x, const double *p, const double *u,
                     double *e, double *J) {
-    if (VN_NC > 0) {
+    if (VN_NPHI > 0) {
         gen_phi(t, x, p, u, e);
         if (J) gen_phi_q(t, x, p, u, J);
     }
     for (int k = 0; k < VN_NQUAT; k++) {
         const int at = vn_quaternion_start[k];
         const double *q = x + at;
-        e[VN_NC + k] = 0.5 * (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1.0);
+        e[VN_NPHI + k] = 0.5 * (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1.0);
         if (J) {
-            double *row = J + (VN_NC + k) * VN_NQ;
+            double *row = J + (VN_NPHI + k) * VN_NQ;
             for (int j = 0; j < VN_NQ; j++) row[j] = 0.0;
             for (int i = 0; i < 4; i++) row[at + i] = q[i];
         }
@@ -904,11 +925,10 @@ static void closure(double t, const double *x, const double *p, const double *u,
 
 int vn_project(double t, double *x, const double *p, const double *u, double *w) {
     (void)w;
-    if (VN_NR == 0) return 0;
     int changed = 0;
     double e[VN_AT_LEAST_1(VN_NR)], J[VN_AT_LEAST_1(VN_NR * VN_NQ)];
-    closure(t, x, p, u, e, NULL);
-    if (largest(e, VN_NR) > VN_DRIFT) {
+    if (VN_NR > 0) closure(t, x, p, u, e, NULL);
+    if (VN_NR > 0 && largest(e, VN_NR) > VN_DRIFT) {
         changed = 1;
         for (int k = 0; k < 30 && largest(e, VN_NR) > VN_CLOSED; k++) {
             closure(t, x, p, u, e, J);
