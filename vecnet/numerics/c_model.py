@@ -25,7 +25,8 @@ functions of ``vecnet/output/fmu_runtime/runtime.h``) for the FMI run-time
   that the drift of an integrator over a long run is removed as vecnet's own
   coordinate partitioning removes it.
 
-- **events** (for Model Exchange: the importer finds them): each side of a joint stop is
+- **events** (Model Exchange: the importer finds them; Co-Simulation: the FMU's own
+  integrator locates them inside its steps): each side of a joint stop is
   an event indicator, its gap, and a strike Newton's impact (``M du = Phi_u^T L + g^T P``,
   ``g . du = -(1 + e) g . u``); a set-valued joint friction with fixed forces sticks
   (its joint's acceleration a row of the saddle-point system, the holding force its

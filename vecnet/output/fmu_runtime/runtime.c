@@ -413,11 +413,47 @@ static int vn_dp_trial(vn_instance *inst, double t, double h)
     return 0;
 }
 
+/* whether an indicator positive at the step's start (zo) is not positive at the end of
+   the trial step in xnew (its mode ended there); z gets the indicators there */
+static int vn_crossed(vn_instance *inst, double t1, const double *zo, double *z, int *code)
+{
+    int i;
+    *code = vn_indicators(t1, inst->xnew, inst->p, inst->u, inst->w, z);
+    if (*code != 0) return 0;
+    for (i = 0; i < VN_NZ; i++)
+        if (zo[i] > 0.0 && !(z[i] > 0.0)) return 1;
+    return 0;
+}
+
+/* the state event inside an accepted step of size h from (t, x), if any: bisection on
+   the step's length, each trial a fresh Dormand-Prince step from (t, x) (as accurate as
+   the accepted one), down to VN_CS_EVENT_TOL; returns 1 and leaves in xnew the state
+   just past the event, its step in *h_event, or 0 and xnew as it was */
+static int vn_locate(vn_instance *inst, double t, double h, const double *zo, double *z,
+                     double *h_event, int *code)
+{
+    double lo = 0.0, hi = h;
+    const double tol = VN_CS_EVENT_TOL * (fabs(t) > 1.0 ? fabs(t) : 1.0);
+    *code = 0;
+    if (!vn_crossed(inst, t + h, zo, z, code)) return 0;
+    while (hi - lo > tol) {
+        double mid = 0.5 * (lo + hi);
+        if ((*code = vn_dp_trial(inst, t, mid)) != 0) return 0;
+        if (vn_crossed(inst, t + mid, zo, z, code)) hi = mid;
+        else if (*code != 0) return 0;
+        else lo = mid;
+    }
+    if ((*code = vn_dp_trial(inst, t, hi)) != 0) return 0;
+    *h_event = hi;
+    return 1;
+}
+
 int vn_do_step(vn_instance *inst, const char *fn, double t0, double H)
 {
     double t, t_end, h, hmin, err, fac;
+    double zo[VN_LEN(VN_NZ)], z[VN_LEN(VN_NZ)];
     long steps = 0;
-    int code, last_rejected = 0, need_k0 = 1, last_code = 0, r = 0;
+    int code, last_rejected = 0, need_k0 = 1, last_code = 0, r = 0, event = 0;
 
     if (!(H >= 0.0) || !isfinite(t0) || !isfinite(H)) {
         vn_log(inst, VN_ERROR, "%s: communication step size %.17g from t = %.17g "
@@ -454,6 +490,13 @@ int vn_do_step(vn_instance *inst, const char *fn, double t0, double H)
                 return vn_model_error(inst, fn, code);
             }
             need_k0 = 0;
+            /* the indicators where a step starts: an event ends a mode positive here */
+            if (VN_NZ > 0 && (code = vn_indicators(t, inst->x, inst->p, inst->u, inst->w,
+                                                   zo)) != 0) {
+                inst->time = t;
+                inst->last_successful_time = t;
+                return vn_model_error(inst, fn, code);
+            }
         }
         if (!(h > 0.0)) {
             if (!vn_initial_step(inst, t, remaining, &h, &code)) {
@@ -484,6 +527,19 @@ int vn_do_step(vn_instance *inst, const char *fn, double t0, double H)
             last_code = code;
             err = -1.0; /* the model refused a stage: shrink */
         }
+        event = 0;
+        if (VN_NZ > 0 && err >= 0.0 && err <= 1.0) {
+            double h_event = h;
+            event = vn_locate(inst, t, h, zo, z, &h_event, &code);
+            if (code != 0) {
+                last_code = code;
+                err = -1.0; /* the model refused a stage on the way: shrink */
+            } else if (event) {
+                inst->h_next = h;     /* the step the controller chose, after the event */
+                h = h_event;
+                last = 0;
+            }
+        }
         if (err >= 0.0 && err <= 1.0) {
             /* accepted: pull the states back onto their constraints */
             memcpy(inst->xproj, inst->xnew, sizeof inst->xproj);
@@ -500,8 +556,20 @@ int vn_do_step(vn_instance *inst, const char *fn, double t0, double H)
             t = last ? t_end : t + h;
             inst->time = t;
             inst->last_successful_time = t;
+            if (event) {
+                /* the strike or mode change, then a fresh start from the new state */
+                int changed = 0;
+                if (vn_event_update(inst, fn, &changed) != VN_OK) return VN_ERROR;
+                need_k0 = 1;
+                h = inst->h_next;
+                last_rejected = 0;
+                continue;
+            }
             if (r > 0) need_k0 = 1;
             else memcpy(inst->k[0], inst->k[6], sizeof inst->k[0]);
+            if (VN_NZ > 0 && !need_k0 &&
+                (code = vn_indicators(t, inst->x, inst->p, inst->u, inst->w, zo)) != 0)
+                return vn_model_error(inst, fn, code);
             /* PI control */
             fac = fac11 / pow(inst->err_old, DP_BETA) / DP_SAFE;
             if (fac < 1.0 / DP_FAC_MAX) fac = 1.0 / DP_FAC_MAX;

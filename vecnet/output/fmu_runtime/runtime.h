@@ -59,6 +59,8 @@ VN_HIDDEN_BEGIN
 /* Co-Simulation integrator limits */
 #define VN_CS_MAX_STEPS 100000L
 #define VN_CS_MIN_STEP_REL 1e-14
+/* how closely a Co-Simulation step locates a state event, relative to max(1, |t|) */
+#define VN_CS_EVENT_TOL 1e-13
 
 /* statuses, numerically equal to fmi2Status and fmi3Status */
 enum { VN_OK = 0, VN_WARNING = 1, VN_DISCARD = 2, VN_ERROR = 3, VN_FATAL = 4 };
