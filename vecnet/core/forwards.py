@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any, Callable
 
 __all__ = ["public"]
@@ -28,4 +29,5 @@ def public(name: str) -> Callable[..., Any]:
     AttributeError
         vecnet has no public name ``name``.
     """
-    return getattr(importlib.import_module("vecnet"), name)
+    # the package is imported once; import_module's own lookup costs microseconds a call
+    return getattr(sys.modules.get("vecnet") or importlib.import_module("vecnet"), name)

@@ -289,6 +289,10 @@ class StateLinearization(LinearModel):
         super().__init__(A, B, C, np.zeros((C.shape[0], B.shape[1])), states, inputs, outputs)
 
 
+#: the compiled models' key without parameters (:meth:`MechanismEquations.compile`)
+_NO_VALUES: frozenset = frozenset()
+
+
 class MechanismEquations(ABC):
     """The dimension-free part of a mechanism's equations of motion,
     ``M(q) u' = Q(q, u, t) + Phi_u^T lambda`` with ``q' = N(q) u``.
@@ -630,10 +634,14 @@ class MechanismEquations(ABC):
                    for k, v in given.items() if k not in runtime):
                 active.use_linear_algebra(linear_algebra)
                 return active.bind(runtime) if runtime else active
+        cache = self.__dict__.setdefault("_compiled", {})
+        if not parameters and not self.parameter_values:   # the common call, looked up fast
+            plain = cache.get((_NO_VALUES, linear_algebra))
+            if plain is not None:
+                return plain
         parameters = self._with_values(parameters)
         key = (frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items()),
                linear_algebra)
-        cache = self.__dict__.setdefault("_compiled", {})
         if key not in cache:
             if len(cache) >= 4:
                 cache.pop(next(iter(cache)))

@@ -739,6 +739,9 @@ class CompiledModel(ABC):
         packed = self._open_chain()
         if packed is None:
             return None
+        made = self.__dict__.get("_rates")   # one closure for each packed tree
+        if made is not None and made[0] is packed:
+            return made[1]
         itab, ftab, work = packed
         kernel = kernels.open_chain_rates
 
@@ -746,6 +749,7 @@ class CompiledModel(ABC):
             out, ok = kernel(itab, ftab, work, y)
             return out if ok else None
 
+        self.__dict__["_rates"] = (packed, rates)
         return rates
 
     def open_chain_stages(self):
@@ -776,9 +780,10 @@ class CompiledModel(ABC):
             return None
         packed = self.__dict__.get("_packed")
         if packed is None or packed[0] is not self.kernel_tree:
-            packed = (self.kernel_tree, *kernels.pack(self.kernel_tree, self.n, self.nu))
+            tree = self.kernel_tree
+            packed = (tree, kernels.pack(tree, self.n, self.nu))
             self.__dict__["_packed"] = packed
-        return packed[1:]
+        return packed[1]
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
         """``M(q)`` by the composite-rigid-body recursion."""

@@ -215,6 +215,17 @@ def forward_dynamics(model, q, u, tau=None, time: float = 0.0,
         loops that the multipliers cannot resolve).
     """
     n, nu = model.n, speeds(model)
+    if tau is None and type(q) is np.ndarray and type(u) is np.ndarray and \
+            q.dtype == np.float64 and u.dtype == np.float64 and q.shape == (n,) and \
+            u.shape == (nu,):
+        # the common call, float vectors of the right sizes on a tree that gravity alone
+        # moves: one compiled call, which checks that y and y' are finite; anything else
+        # takes the checks below, which say what is wrong
+        fast = model.open_chain_rates()
+        if fast is not None:
+            out = fast(np.concatenate((q, u)))
+            if out is not None:
+                return out[n:]
     coordinates, speed_names = names or ((), ())
 
     def listed(labels):
