@@ -364,8 +364,9 @@ class NewtonEuler:
         >>> bob = mech.body("bob", mass=2.0, inertia=0.0, position=(1, 0))
         >>> _ = mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
         >>> eom = mech.formulate()
-        >>> steps, residuals = newton_euler(eom).steps()
-        >>> values = {eom.q[0]: 0.0, eom.u[0]: 0.0, newton_euler(eom).rates[0]: 1.0}
+        >>> ne = newton_euler(eom)
+        >>> steps, residuals = ne.steps()
+        >>> values = {eom.q[0]: 0.0, eom.u[0]: 0.0, ne.rates[0]: 1.0}
         >>> for symbol, expr in steps:
         ...     values[symbol] = expr.xreplace(values)
         >>> float(residuals[0].xreplace(values))     # as residuals() above
