@@ -30,8 +30,19 @@ compiled once, each case binding its k; the total includes the formulation) agai
 for each case (``eom.linearize(eom.equilibrium(parameters=...))``). Check: the lowest
 natural frequencies agree to 1e-9 (relative).
 
+A pendulum study, ``--pendulum`` cases (1,000 by default): a bob (inertia 0.01 kg m^2
+about its centre, 1 m from the pin) released level, its mass m swept in [0.5, 5] kg
+(the motion depends on it through the bob's own inertia), simulated 2 s, its angle at
+2 s read and compared with a run at rtol 1e-13. Timed, CPU per case: a loop of
+``eom.simulate(2, parameters={"m": m})`` on one formulation at rtol 1e-6; ``vn.sweep``
+(formulated and compiled once, m bound per case) at rtol 1e-6 with the default 501
+outputs (the steps land on each: the runs are the loop's), and with the end alone at
+rtol 1e-6 and 1e-12; MuJoCo (pip ``mujoco``) stepping each case at 1 ms with RK4 in its
+C loop (``mj_step(model, data, 2000)``, the mass set on one model per case). Checks:
+every case of every sweep runs, and the sweep with 501 outputs gives the loop's angles.
+
 Run: ``PYTHONPATH=. python benchmarks/studies.py [--cases 1000] [--loop 100]
-[--mechanism 40]``.
+[--mechanism 40] [--pendulum 1000]``.
 """
 
 from __future__ import annotations
@@ -137,13 +148,102 @@ def mechanism_study(count: int, checks: Checks) -> None:
                           format_ratio(looped / total), checks.note(ok, "ok", "FAIL")], columns))
 
 
+PENDULUM_END = 2.0
+BOB_INERTIA = 0.01
+
+
+def pendulum() -> vn.planar.Mechanism:
+    """A bob of mass m (the symbol) 1 m from its pin, released level."""
+    mech = vn.planar.Mechanism("pendulum", gravity=(0, -9.81))
+    bob = mech.body("bob", mass=vn.Symbol("m"), inertia=BOB_INERTIA, position=(1, 0))
+    mech.revolute("pin", mech.ground.point(0, 0), bob.point(-1, 0))
+    return mech
+
+
+PENDULUM_XML = f"""<mujoco model="pendulum">
+  <option timestep="0.001" integrator="RK4" gravity="0 0 -9.81"/>
+  <worldbody>
+    <body name="bob" pos="0 0 0">
+      <joint name="pin" type="hinge" axis="0 -1 0"/>
+      <inertial pos="1 0 0" mass="1" diaginertia="{BOB_INERTIA} {BOB_INERTIA} {BOB_INERTIA}"/>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def mujoco_pendulum(masses) -> tuple[float, np.ndarray] | None:
+    """CPU per case and the angle at the end of each case, stepped at 1 ms; ``None``
+    without MuJoCo. The hinge turns about -y so that its angle is vecnet's (x up to z)."""
+    try:
+        import mujoco
+    except ImportError:
+        return None
+    model = mujoco.MjModel.from_xml_string(PENDULUM_XML)
+    data = mujoco.MjData(model)
+    body = model.body("bob").id
+    steps = int(round(PENDULUM_END / model.opt.timestep))
+    angles = []
+    start = time.process_time()
+    for m in masses:
+        model.body_mass[body] = m
+        mujoco.mj_setConst(model, data)
+        mujoco.mj_resetData(model, data)
+        mujoco.mj_step(model, data, steps)
+        angles.append(float(data.qpos[0]))
+    return (time.process_time() - start) / len(masses), np.array(angles)
+
+
+def pendulum_study(count: int, checks: Checks) -> None:
+    """A pendulum's mass swept: sweeps at two accuracies and two output grids against a
+    loop of direct runs and MuJoCo, each case's end angle against a tight reference."""
+    masses = np.linspace(0.5, 5.0, count).tolist()
+    eom = pendulum().formulate()
+    ends = [0.0, PENDULUM_END]
+    reference = np.array([float(eom.simulate(PENDULUM_END, t_eval=ends, parameters={"m": m},
+                                             rtol=1e-13, atol=1e-15)["pin.angle"][-1])
+                          for m in masses])
+
+    def swept(rtol: float, t_eval) -> tuple[float, np.ndarray]:
+        grid = {} if t_eval is None else {"t_eval": t_eval}
+        start = time.process_time()
+        frame = vn.sweep(pendulum(), {"m": masses}, "simulate", outputs=["pin.angle"],
+                         t_end=PENDULUM_END, rtol=rtol, atol=rtol * 1e-2, **grid)
+        ok = bool(frame["error"].isna().all())
+        checks.note(ok, "ok", "FAIL")
+        return (time.process_time() - start) / count, frame["pin.angle.final"].to_numpy()
+
+    start = time.process_time()
+    looped = np.array([float(eom.simulate(PENDULUM_END, parameters={"m": m}, rtol=1e-6,
+                                          atol=1e-8)["pin.angle"][-1]) for m in masses])
+    loop_cpu = (time.process_time() - start) / count
+    rows = [("loop of eom.simulate, rtol 1e-6", loop_cpu, looped)]
+    for rtol, t_eval, what in ((1e-6, None, "501 outputs"), (1e-6, ends, "end only"),
+                               (1e-12, ends, "end only")):
+        rows.append((f"vn.sweep, rtol {rtol:.0e}, {what}", *swept(rtol, t_eval)))
+    theirs = mujoco_pendulum(masses)
+    if theirs is not None:
+        rows.append(("MuJoCo, RK4 at 1 ms (mj_step)", *theirs))
+    agree = np.allclose(rows[1][2], looped, rtol=0, atol=1e-12)   # the same runs
+    columns = [("run", 36, "<"), ("CPU per case", 13, ">"), ("vs loop", 8, ">"),
+               ("angle error", 12, ">"), ("check", 6, "<")]
+    print_header(f"{count} cases of a pendulum's mass, {PENDULUM_END:g} s; the angle at the "
+                 "end against rtol 1e-13", columns)
+    for name, cpu, angles in rows:
+        print(format_row([name, format_time(cpu), format_ratio(cpu / loop_cpu),
+                          f"{np.abs(angles - reference).max():.1e}",
+                          checks.note(agree, "ok", "FAIL") if name.startswith("vn.sweep, rtol 1e-06, 501")
+                          else ""], columns))
+
+
 def main() -> int:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--cases", type=int, default=1000)
     args.add_argument("--loop", type=int, default=100)
     args.add_argument("--mechanism", type=int, default=40)
+    args.add_argument("--pendulum", type=int, default=1000)
     options = args.parse_args()
     checks = Checks()
+    pendulum_study(options.pendulum, checks)
     mechanism_study(options.mechanism, checks)
     cases = vn.samples.latin_hypercube({"R1": (0.5, 2.0), "C10": (0.2, 1.0)}, options.cases,
                                        seed=1)
