@@ -640,8 +640,8 @@ class MechanismEquations(ABC):
             if plain is not None:
                 return plain
         parameters = self._with_values(parameters)
-        key = (frozenset((str(k), sympy.sympify(v)) for k, v in (parameters or {}).items()),
-               linear_algebra)
+        key = (frozenset((str(k), v if type(v) is float else sympy.sympify(v))
+                         for k, v in (parameters or {}).items()), linear_algebra)
         if key not in cache:
             if len(cache) >= 4:
                 cache.pop(next(iter(cache)))

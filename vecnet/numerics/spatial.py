@@ -149,8 +149,9 @@ class CompiledSpatial(CompiledModel):
                                            for weight, initial, joint in info["terms"]]
             elif kind in ("contact", "rolling"):
                 wheel = self.eom.mechanism.network.element(chord)
-                self._wheels[chord] = (self.number(wheel.radius, chord), wheel.axle,
-                                       wheel.normal)
+                self._wheels[chord] = (self.number(wheel.radius, chord),
+                                       np.asarray(wheel.axle, dtype=float),
+                                       np.asarray(wheel.normal, dtype=float))
 
     def _refresh(self) -> None:
         self._numbers()
@@ -377,25 +378,16 @@ class CompiledSpatial(CompiledModel):
         ``phi``; a tangent for ``"rolling"``), ``f . (v + omega x radius d) = 0``. The
         plane is the ground's: its normal and tangents do not turn."""
         radius, axle, normal = self._wheels[chord]
-        R, r, kb = kin.R, kin.r, self.row[b]
-        n, f = R[a] @ normal, R[a] @ e
-        ax = R[b] @ axle
-        s = n @ ax
-        p = s * ax - n
-        size = np.sqrt(p @ p)    # sqrt(1 - s^2): zero for a wheel lying flat
-        d = p / size
-        lever = radius * d
-        arm = cross(lever, f)
-        phi_u[row] = f @ kin.Jv[kb] + arm @ kin.Jw[kb]
+        kb, out = self.row[b], np.empty(8)
+        rc.rolling_row_into(kin.R[a], kin.R[b], kin.r[a], kin.r[b], normal,
+                            np.asarray(e, dtype=float), axle, radius,
+                            kin.Jv[kb], kin.Jw[kb], kin.w[kb], kin.gv[kb], kin.gw[kb],
+                            accelerations, phi_u[row], out)
         if kind == "contact":
-            phi[row] = n @ (r[b] - r[a]) - radius * size
-        if accelerations:   # f . (a + alpha x lever + omega x lever') less the u' terms
-            w = kin.w[kb]
-            axd = cross(w, ax)
-            pd = (n @ axd) * ax + s * axd
-            dd = (pd - d * (d @ pd)) / size
-            c[row] = -(f @ kin.gv[kb] + arm @ kin.gw[kb] + radius * f @ cross(w, dd))
-        react(chord, np.array([row]), force=f.reshape(3, 1), at=r[b] + lever)
+            phi[row] = out[0]
+        if accelerations:
+            c[row] = out[1]
+        react(chord, np.array([row]), force=out[2:5].reshape(3, 1), at=kin.r[b] + out[5:8])
 
     def _axial_value(self, kin, q, info, convective=True):
         """``(value, g, gamma)`` of a joint's angle or distance (an

@@ -74,6 +74,7 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
            "inverse_mass_times", "node_bias", "wrench_rows", "primitive_rows",
            "row_rates", "inverse_spd", "open_chain_rates", "open_chain_rk_step", "pack",
+           "rolling_row_into",
            "BODY_FORM"]
 
 #: the branch kinds and the parameter row's layout are the joint catalogue's
@@ -537,6 +538,52 @@ def node_bias(nodes, r, w, v, A0):
         gv[a, 1] = al[4] + al[2] * x[0] - al[0] * x[2] + om[2] * vel[0] - om[0] * vel[2]
         gv[a, 2] = al[5] + al[0] * x[1] - al[1] * x[0] + om[0] * vel[1] - om[1] * vel[0]
     return gw, gv
+
+
+@in_place
+def rolling_row_into(Ra, Rb, ra, rb, normal, e, axle, radius, Jv, Jw, w, gv, gw,
+                     accelerations, row, out):
+    """The row of a wheel (head frame ``b``, its ``axle`` in those axes) rolling on the
+    plane of frame ``a`` (``normal`` and the direction ``e`` in those axes): the rim's
+    material point at the contact, ``C = r_b + radius d`` with ``d`` the unit vector from
+    the centre towards the plane in the wheel's plane, has no velocity along ``f = R_a
+    e``: ``f . (v_b + omega_b x radius d) = 0``. Writes the row per speed into ``row``
+    (from the centre's Jacobians ``Jv``, ``Jw``, 3 x nu) and into ``out``: the contact's
+    height ``n . (r_b - r_a) - radius |p|`` (the row of the normal direction is its rate),
+    ``c`` (the row's rate with ``u' = 0`` negated, from the centre's ``w``, ``gv``, ``gw``;
+    only with ``accelerations``), then ``f`` and the lever ``radius d``."""
+    n0 = Ra[0, 0] * normal[0] + Ra[0, 1] * normal[1] + Ra[0, 2] * normal[2]
+    n1 = Ra[1, 0] * normal[0] + Ra[1, 1] * normal[1] + Ra[1, 2] * normal[2]
+    n2 = Ra[2, 0] * normal[0] + Ra[2, 1] * normal[1] + Ra[2, 2] * normal[2]
+    f0 = Ra[0, 0] * e[0] + Ra[0, 1] * e[1] + Ra[0, 2] * e[2]
+    f1 = Ra[1, 0] * e[0] + Ra[1, 1] * e[1] + Ra[1, 2] * e[2]
+    f2 = Ra[2, 0] * e[0] + Ra[2, 1] * e[1] + Ra[2, 2] * e[2]
+    x0 = Rb[0, 0] * axle[0] + Rb[0, 1] * axle[1] + Rb[0, 2] * axle[2]
+    x1 = Rb[1, 0] * axle[0] + Rb[1, 1] * axle[1] + Rb[1, 2] * axle[2]
+    x2 = Rb[2, 0] * axle[0] + Rb[2, 1] * axle[1] + Rb[2, 2] * axle[2]
+    s = n0 * x0 + n1 * x1 + n2 * x2
+    p0, p1, p2 = s * x0 - n0, s * x1 - n1, s * x2 - n2
+    size = np.sqrt(p0 * p0 + p1 * p1 + p2 * p2)   # sqrt(1 - s^2): zero lying flat
+    d0, d1, d2 = p0 / size, p1 / size, p2 / size
+    l0, l1, l2 = radius * d0, radius * d1, radius * d2
+    a0, a1, a2 = l1 * f2 - l2 * f1, l2 * f0 - l0 * f2, l0 * f1 - l1 * f0   # lever x f
+    for j in range(row.shape[0]):
+        row[j] = (f0 * Jv[0, j] + f1 * Jv[1, j] + f2 * Jv[2, j]
+                  + a0 * Jw[0, j] + a1 * Jw[1, j] + a2 * Jw[2, j])
+    out[0] = n0 * (rb[0] - ra[0]) + n1 * (rb[1] - ra[1]) + n2 * (rb[2] - ra[2]) - radius * size
+    out[1] = 0.0
+    if accelerations:   # f . (a + alpha x lever + omega x lever') less the u' terms
+        w0, w1, w2 = w[0], w[1], w[2]
+        y0, y1, y2 = w1 * x2 - w2 * x1, w2 * x0 - w0 * x2, w0 * x1 - w1 * x0   # axle'
+        ny = n0 * y0 + n1 * y1 + n2 * y2
+        q0, q1, q2 = ny * x0 + s * y0, ny * x1 + s * y1, ny * x2 + s * y2      # p'
+        dq = d0 * q0 + d1 * q1 + d2 * q2
+        e0, e1, e2 = (q0 - d0 * dq) / size, (q1 - d1 * dq) / size, (q2 - d2 * dq) / size
+        z0, z1, z2 = w1 * e2 - w2 * e1, w2 * e0 - w0 * e2, w0 * e1 - w1 * e0   # omega x d'
+        out[1] = -(f0 * gv[0] + f1 * gv[1] + f2 * gv[2] + a0 * gw[0] + a1 * gw[1]
+                   + a2 * gw[2] + radius * (f0 * z0 + f1 * z1 + f2 * z2))
+    out[2], out[3], out[4] = f0, f1, f2
+    out[5], out[6], out[7] = l0, l1, l2
 
 
 #: the codes of the spatial loop constraint primitives that act on their two nodes alone
