@@ -141,6 +141,16 @@ def test_negative_mass_is_refused_and_the_other_cases_finish():
         assert frame["omega0"][k] == pytest.approx(math.sqrt((m * G + 2.0) / m), rel=1e-9)
 
 
+def test_an_unknown_method_or_a_step_without_one_is_refused_before_any_case():
+    mech = vn.planar.Mechanism("p", gravity=(0, -G))
+    bob = mech.body("bob", mass=vn.Symbol("m"), inertia=0.0, position=(0, -1))
+    mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
+    with pytest.raises(vn.FormulationError, match="'partition', 'dae', 'rk4', 'euler'; got 'RK45'"):
+        vn.sweep(mech, {"m": [1.0, 2.0]}, "simulate", t_end=1.0, method="RK45")
+    with pytest.raises(vn.FormulationError, match="step= goes with the fixed-step methods"):
+        vn.sweep(mech, {"m": [1.0, 2.0]}, "simulate", t_end=1.0, step=1e-3)
+
+
 J_BOB = 1e-5       # the bob's moment of inertia about its centre, about every axis
 
 

@@ -884,6 +884,25 @@ def _with_friction(extra, modes):
 
 #: the fixed-step schemes of :func:`integrate_fixed`
 FIXED_STEP = ("rk4", "euler")
+#: a mechanism's integration methods: coordinate partitioning, the DAE (IDA), fixed steps
+METHODS = ("partition", "dae", *FIXED_STEP)
+
+
+def check_method(method: Any, step: float | None) -> None:
+    """Refuse a ``method`` not in :data:`METHODS`, or a ``step`` given without a
+    fixed-step method (or missing with one).
+
+    >>> check_method("rk4", None)
+    Traceback (most recent call last):
+    ...
+    vecnet.errors.FormulationError: step= goes with the fixed-step methods ('rk4', 'euler') (and each of them needs it); method is 'rk4'
+    """
+    if method not in METHODS:
+        raise FormulationError("method must be one of " + ", ".join(map(repr, METHODS))
+                               + f"; got {method!r}")
+    if (step is None) != (method not in FIXED_STEP):
+        raise FormulationError(f"step= goes with the fixed-step methods {FIXED_STEP} "
+                               f"(and each of them needs it); method is {method!r}")
 
 
 def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",

@@ -228,12 +228,7 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
         integrators[scheme] = lambda model, t0, q0, u0, times, rtol, atol, progress, \
             scheme=scheme: mb.integrate_fixed(model, t0, q0, u0, times, float(step or 0), scheme,
                                               progress)
-    if method not in integrators:
-        raise FormulationError("method must be one of " + ", ".join(map(repr, integrators))
-                               + f"; got {method!r}")
-    if (step is None) != (method not in mb.FIXED_STEP):
-        raise FormulationError(f"step= goes with the fixed-step methods {mb.FIXED_STEP} "
-                               f"(and each of them needs it); method is {method!r}")
+    mb.check_method(method, step)
     t0, t1, times = time_grid(t_span, t_eval)
     eom.check_signals((t0, t1), parameters)
     eom.check_parameters(parameters)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError, UnknownNameError
+from ..numerics.multibody import check_method
 from .study import BaseStudy, check_analysis, check_options, eigenvalue_columns
 
 __all__ = ["MechanismStudy", "SystemStudy", "compile_multibody_study", "mode_columns",
@@ -436,6 +437,8 @@ def compile_multibody_study(model: Any, names: Iterable[str], analysis: str | Ca
     check_analysis(analysis, options, MECHANISM_OPTIONS, "mechanism")
     options = {**settings, **options}
     check_options(analysis, options)
+    if analysis == "simulate":   # before any case runs, not in every case's row
+        check_method(options.get("method", "partition"), options.get("step"))
     known = {str(s) for s in eom.parametric(names, {**declared, **fixed} or None,
                                             strict=False).used}
     unknown = [n for n in [*names, *fixed] if n not in known and n not in geometry]
