@@ -15,7 +15,7 @@ the energy its springs store and a joint's angle.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -220,6 +220,7 @@ class CompiledModel(ABC):
         if np.array_equal(p, previous):
             return self
         self._p = p
+        self.__dict__.pop("_evaluated", None)   # evaluate()'s last instant, of other numbers
         if self.varying_numbers:
             try:
                 self._refresh()
@@ -581,10 +582,26 @@ class CompiledModel(ABC):
         with ``reactions``, also what each chord's multipliers apply
         (:attr:`Snapshot.reactions`)."""
         w = self._no_inputs if w is None else w
+        # the loads enter Q linearly: an instant evaluated again with other loads (a
+        # contact's or a friction's forces found, then applied) adds their rows alone
+        key = (time, np.asarray(q).tobytes(), np.asarray(u).tobytes(), reactions)
+        last = self.__dict__.get("_evaluated")
+        if last is None or last[0] != key:
+            last = (key, *self._evaluate(time, q, u, reactions))
+            self.__dict__["_evaluated"] = last
+        _, snap, rows = last
+        if not len(rows) or not np.any(w):
+            return snap
+        return replace(snap, Q=snap.Q + rows.T @ np.asarray(w, dtype=float))
+
+    def _evaluate(self, time: float, q: np.ndarray, u: np.ndarray,
+                  reactions: bool) -> tuple[Snapshot, np.ndarray]:
+        """:meth:`evaluate` without loads, and the generalized force of a unit load on
+        each of :attr:`loads` (loads x nu)."""
         kin = self.kinematics(q, u)
+        rows = np.array([self.axial_row(kin, coordinate, a, b, axis, convective=False)[0]
+                         for coordinate, a, b, axis in self.loads]).reshape(-1, self.nu)
         M, Q = self._body_terms(kin, u)
-        for (coordinate, a, b, axis), load in zip(self.loads, w):
-            Q += load * self.axial_row(kin, coordinate, a, b, axis, convective=False)[0]
         for (_, a, b, axis), J in self.rotors:   # J (g u' + gamma) about the joint's axis
             g, gamma = self.axial_row(kin, "angle", a, b, axis)
             M += J * np.outer(g, g)
@@ -597,7 +614,7 @@ class CompiledModel(ABC):
         else:
             phi, phi_u, phi_t, c, maps = (np.zeros(0), np.zeros((0, self.nu)), np.zeros(0),
                                           np.zeros(0), [])
-        return Snapshot(M, Q, phi, phi_u, phi_t, c, kin, forces, maps)
+        return Snapshot(M, Q, phi, phi_u, phi_t, c, kin, forces, maps), rows
 
     @property
     def needed_nodes(self) -> np.ndarray:
