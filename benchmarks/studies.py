@@ -41,6 +41,11 @@ rtol 1e-6 and 1e-12; MuJoCo (pip ``mujoco``) stepping each case at 1 ms with RK4
 C loop (``mj_step(model, data, 2000)``, the mass set on one model per case). Checks:
 every case of every sweep runs, and the sweep with 501 outputs gives the loop's angles.
 
+The Whipple bicycle (``examples/models/bicycle.json``): the eigenvalues of its lean and
+steer at 21 speeds from 0 to 10 m/s, each from vecnet's steady motion and linearization,
+against numpy's eigenvalues of the published matrices (Meijaard et al. 2007, as
+``tests/test_bicycle.py`` holds them), CPU for the 21; check: they agree to 1e-8.
+
 Run: ``PYTHONPATH=. python benchmarks/studies.py [--cases 1000] [--loop 100]
 [--mechanism 40] [--pendulum 1000]``.
 """
@@ -235,6 +240,42 @@ def pendulum_study(count: int, checks: Checks) -> None:
                           else ""], columns))
 
 
+def bicycle_study(checks: Checks) -> None:
+    """The bicycle's lean-and-steer eigenvalues at 21 speeds against the published model."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from test_bicycle import LEAN_STEER, MODEL, R_REAR, benchmark_eigenvalues
+
+    model = vn.load_model(MODEL)
+    eom, values = model.system.formulate(), model.element_values
+    speeds = np.linspace(0.0, 10.0, 21)
+
+    def ours(v: float) -> np.ndarray:
+        point = eom.steady_motion({"rear_axle.angle'": v / R_REAR}, parameters=values)
+        lin = eom.linearize(point, parameters=values)
+        rows = [lin.states.index(name) for name in LEAN_STEER]
+        return np.linalg.eigvals(np.asarray(lin.A, dtype=float)[np.ix_(rows, rows)])
+
+    ours(1.0)   # the first call compiles
+    start = time.process_time()
+    got = [np.sort_complex(ours(v)) for v in speeds]
+    vecnet_cpu = time.process_time() - start
+    start = time.process_time()
+    published = [np.sort_complex(benchmark_eigenvalues(v)) for v in speeds]
+    numpy_cpu = time.process_time() - start
+    worst = max(float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b))))
+                for a, b in zip(got, published))
+    columns = [("run", 44, "<"), ("CPU, 21 speeds", 15, ">"), ("agree", 9, ">"),
+               ("check", 6, "<")]
+    print_header("The Whipple bicycle's lean and steer eigenvalues, 0 to 10 m/s", columns)
+    print(format_row(["vecnet: steady motion, linearize, eig", format_time(vecnet_cpu),
+                      f"{worst:.0e}", checks.note(worst < 1e-8, "ok", "FAIL")], columns))
+    print(format_row(["numpy on the published matrices", format_time(numpy_cpu), "", ""],
+                     columns))
+
+
 def main() -> int:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--cases", type=int, default=1000)
@@ -244,6 +285,7 @@ def main() -> int:
     options = args.parse_args()
     checks = Checks()
     pendulum_study(options.pendulum, checks)
+    bicycle_study(checks)
     mechanism_study(options.mechanism, checks)
     cases = vn.samples.latin_hypercube({"R1": (0.5, 2.0), "C10": (0.2, 1.0)}, options.cases,
                                        seed=1)
