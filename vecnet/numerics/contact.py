@@ -313,12 +313,18 @@ class ContactModes:
         self.approach = [True] * k
         self.sampled: list[tuple] = []
         self._memo: tuple[Any, Any] = (None, None)
+        self._geometry_memo: tuple[Any, Any] = (None, None)
         self._fired: list[tuple[int, str]] = []
 
     # -- forces -------------------------------------------------------------------------
     def _geometries(self, q, u):
-        kin = self.model.kinematics(q, u)
-        return [geometry(self.model, c, kin, u) for c in self.contacts]
+        # the last state's: the forces, the loads and each event function read it again
+        key = (np.asarray(q).tobytes(), np.asarray(u).tobytes())
+        if self._geometry_memo[0] != key:
+            kin = self.model.kinematics(q, u)
+            self._geometry_memo = (key, [geometry(self.model, c, kin, u)
+                                         for c in self.contacts])
+        return self._geometry_memo[1]
 
     def _slip_direction(self, i: int, geo: _Geometry) -> np.ndarray:
         """Unit slip velocity of contact ``i`` in tangent coordinates (the direction it
