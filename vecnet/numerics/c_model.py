@@ -772,20 +772,31 @@ int vn_outputs(double t, const double *x, const double *p, const double *u, doub
     return VN_NZ > 0 ? vn_indicators(t, x, p, u, w, y + VN_NY - VN_NZ) : 0;
 }
 
-/* each stop's gap; each friction's speed in its slipping direction, or, sticking, how far
-   its holding force is from the static limit: each positive while its mode holds */
+/* the frictions' rows G and the forces holding the sticking ones */
+static int friction_state(double t, const double *x, const double *p, const double *u,
+                          const double *w, double *G, double *hold) {
+    double a[VN_NV];
+    gen_friction_rows(t, x, p, u, G);
+    return accelerations(t, x, p, u, w, a, hold);
+}
+
+/* friction f's speed in its slipping direction, or, sticking, how far its holding force
+   is from the static limit: positive while its mode holds */
+static double friction_margin(int f, const double *x, const double *w, const double *G,
+                              const double *hold) {
+    double mode = w[VN_FMODE + f];
+    return mode != 0.0 ? mode * along(G + f * VN_NV, x) : vn_static[f] - fabs(hold[f]);
+}
+
+/* each stop's gap and each friction's margin */
 int vn_indicators(double t, const double *x, const double *p, const double *u, double *w,
                   double *z) {
     if (VN_STOPS > 0) gen_gaps(t, x, p, u, z);
     if (VN_NF > 0) {
-        double G[VN_AT_LEAST_1(VN_NF * VN_NV)], a[VN_NV], hold[VN_AT_LEAST_1(VN_NF)];
-        gen_friction_rows(t, x, p, u, G);
-        int failed = accelerations(t, x, p, u, w, a, hold);
+        double G[VN_AT_LEAST_1(VN_NF * VN_NV)], hold[VN_AT_LEAST_1(VN_NF)];
+        int failed = friction_state(t, x, p, u, w, G, hold);
         if (failed) return failed;
-        for (int f = 0; f < VN_NF; f++) {
-            double mode = w[VN_FMODE + f], speed = along(G + f * VN_NV, x);
-            z[VN_STOPS + f] = mode != 0.0 ? mode * speed : vn_static[f] - fabs(hold[f]);
-        }
+        for (int f = 0; f < VN_NF; f++) z[VN_STOPS + f] = friction_margin(f, x, w, G, hold);
     }
     return 0;
 }
@@ -836,17 +847,16 @@ static int settle_friction(double t, const double *x, const double *p, const dou
    whose holding force reached the static limit slips against it */
 static int update_frictions(double t, double *x, const double *p, const double *u,
                             double *w, int *changed) {
-    double G[VN_AT_LEAST_1(VN_NF * VN_NV)], a[VN_NV], hold[VN_AT_LEAST_1(VN_NF)];
-    gen_friction_rows(t, x, p, u, G);
-    int failed = accelerations(t, x, p, u, w, a, hold);
+    double G[VN_AT_LEAST_1(VN_NF * VN_NV)], hold[VN_AT_LEAST_1(VN_NF)];
+    int failed = friction_state(t, x, p, u, w, G, hold);
     if (failed) return failed;
     for (int f = 0; f < VN_NF; f++) {
-        double mode = w[VN_FMODE + f], speed = along(G + f * VN_NV, x);
-        if (mode != 0.0 && mode * speed <= 1e-12) {
+        double mode = w[VN_FMODE + f], margin = friction_margin(f, x, w, G, hold);
+        if (mode != 0.0 && margin <= 1e-12) {
             if (strike(t, x, p, u, G + f * VN_NV, 0.0)) return 1;
             if ((failed = settle_friction(t, x, p, u, w, f))) return failed;
             *changed = 1;
-        } else if (mode == 0.0 && vn_static[f] - fabs(hold[f]) <= 0.0) {
+        } else if (mode == 0.0 && margin <= 0.0) {
             w[VN_FMODE + f] = hold[f] > 0 ? -1.0 : 1.0;
             *changed = 1;
         }
