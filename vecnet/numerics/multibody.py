@@ -170,6 +170,11 @@ def solve_accelerations(model, time: float, q: np.ndarray, u: np.ndarray, rows: 
     return accelerations(model.evaluate(time, q, u, w=w), rows)
 
 
+def _listed(labels: tuple[str, ...]) -> str:
+    """Labels for a message: all of a dozen or fewer, else the model's order."""
+    return ", ".join(labels) if 0 < len(labels) <= 12 else "in the model's order"
+
+
 def _vector(value, size: int, name: str, owner: str, what: Callable[[], str],
             labels: tuple[str, ...] = ()) -> np.ndarray:
     """``value`` as a finite float vector of ``size`` entries, or a ModelError saying why
@@ -215,34 +220,32 @@ def forward_dynamics(model, q, u, tau=None, time: float = 0.0,
         loops that the multipliers cannot resolve).
     """
     n, nu = model.n, speeds(model)
-    if tau is None and type(q) is np.ndarray and type(u) is np.ndarray and \
-            q.dtype == np.float64 and u.dtype == np.float64 and q.shape == (n,) and \
-            u.shape == (nu,):
-        # the common call, float vectors of the right sizes on a tree that gravity alone
-        # moves: one compiled call, which checks that y and y' are finite; anything else
-        # takes the checks below, which say what is wrong
-        fast = model.open_chain_rates()
-        if fast is not None:
-            out = fast(np.concatenate((q, u)))
-            if out is not None:
-                return out[n:]
-    coordinates, speed_names = names or ((), ())
 
-    def listed(labels):
-        return ", ".join(labels) if 0 < len(labels) <= 12 else "in the model's order"
+    def checked(q, u):
+        coordinates, speed_names = names or ((), ())
+        return (_vector(q, n, "q", owner, lambda: f"the coordinates {_listed(coordinates)}",
+                        coordinates),
+                _vector(u, nu, "u", owner, lambda: f"the speeds {_listed(speed_names)}",
+                        speed_names))
 
-    q = _vector(q, n, "q", owner, lambda: f"the coordinates {listed(coordinates)}",
-                coordinates)
-    u = _vector(u, nu, "u", owner, lambda: f"the speeds {listed(speed_names)}", speed_names)
+    # float vectors of the right sizes (the common call) go to the kernel unchecked: it
+    # checks that y and y' are finite, and the checks below say what is wrong if not
+    typed = type(q) is np.ndarray and type(u) is np.ndarray and q.dtype == np.float64 \
+        and u.dtype == np.float64 and q.shape == (n,) and u.shape == (nu,)
+    if not typed:
+        q, u = checked(q, u)
     if tau is None:
         fast = model.open_chain_rates()
         if fast is not None:    # it normalizes; a zero quaternion fails it, and is told below
-            out = fast(np.concatenate([q, u]))
+            out = fast(np.concatenate((q, u)))
             if out is not None:
                 return out[n:]
-    else:
+    if typed:
+        q, u = checked(q, u)
+    if tau is not None:
+        speed_names = names[1] if names else ()
         tau = _vector(tau, nu, "tau", owner,
-                      lambda: f"a generalized force per speed {listed(speed_names)}",
+                      lambda: f"a generalized force per speed {_listed(speed_names)}",
                       speed_names)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         q = normalize(model, q)
