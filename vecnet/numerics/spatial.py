@@ -65,8 +65,10 @@ class CompiledSpatial(CompiledModel):
         self._numbers()
         self._compile_laws()
         self._head = {c: self.node[net.graph.ends(c)[1]] for c in topo.chords}
-        self.primitives = [(chord, kind, self.node[a], self.node[b], e, f)
-                           for chord, kind, _, a, b, e, f in eom.primitives]
+        # a wheel's direction as floats, as its compiled row takes it
+        self.primitives = [(chord, kind, self.node[a], self.node[b],
+                            np.asarray(e, dtype=float) if kind in ("contact", "rolling") else e,
+                            f) for chord, kind, _, a, b, e, f in eom.primitives]
         self._couple()
         # the joints whose coordinates drivers, gears and racks constrain
         axial = [info for _, kind, _, _, _, _, f in eom.primitives if kind in ("drive", "mesh")
@@ -379,8 +381,7 @@ class CompiledSpatial(CompiledModel):
         plane is the ground's: its normal and tangents do not turn."""
         radius, axle, normal = self._wheels[chord]
         kb, out = self.row[b], np.empty(8)
-        rc.rolling_row_into(kin.R[a], kin.R[b], kin.r[a], kin.r[b], normal,
-                            np.asarray(e, dtype=float), axle, radius,
+        rc.rolling_row_into(kin.R[a], kin.R[b], kin.r[a], kin.r[b], normal, e, axle, radius,
                             kin.Jv[kb], kin.Jw[kb], kin.w[kb], kin.gv[kb], kin.gw[kb],
                             accelerations, phi_u[row], out)
         if kind == "contact":
