@@ -32,6 +32,7 @@ _NAMES = {
     "Domain": "core.domains", "DOMAINS": "core.domains", "domain": "core.domains",
     "EdgeVariables": "elements.base", "Symbol": "elements.base", "t": "elements.base",
     "Network": "builders.network", "System": "builders.system",
+    "Material": "elements.beam", "Section": "elements.beam",
     "Block": "elements.signals", "Gain": "elements.signals",
     "Integrator": "elements.signals", "PID": "elements.signals", "total": "elements.signals",
     "s": "formulation.lumped",

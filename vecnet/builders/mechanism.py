@@ -25,15 +25,17 @@ import numpy as np
 import sympy
 from sympy.utilities.lambdify import implemented_function
 
+from ..core.bounds import get_limits
 from ..core.forwards import public
 from ..core.later import later
 from ..core.names import check_name
 from ..core.symbols import DATUM
 from ..elements.base import number_problem, t
+from ..elements.beam import Material, Section
 from ..errors import ModelError, UnknownNameError
 from .network import Network
 
-__all__ = ["DATUM", "Body", "Point", "MechanismBuilder", "signal", "recorded", "pinion_on_its_rack",
+__all__ = ["DATUM", "Body", "Point", "Beam", "MechanismBuilder", "signal", "recorded", "pinion_on_its_rack",
            "point_nodes", "check_point_pair", "sensor_reading"]
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -58,7 +60,7 @@ def recorded(section: str) -> Callable[[_Method], _Method]:
             bound = signature.bind(self, *args, **kwargs)
             bound.apply_defaults()  # a file needs some of them (a body's position)
             given = bound.arguments
-            entry: dict[str, Any] = {} if section in ("bodies", "drives") else \
+            entry: dict[str, Any] = {} if section in ("bodies", "beams", "drives") else \
                 {"type": method.__name__}
             if "kind" in given and section == "joints":   # a catalogued kind (joint())
                 entry["type"] = given.pop("kind")
@@ -288,6 +290,44 @@ class Body:
         return tuple(self._points.values())
 
 
+class Beam:
+    """A flexible body of a mechanism (made by :meth:`MechanismBuilder.beam`): a chain of
+    beam elements ``<name>_e1 ... <name>_eN`` between the node frames ``<name>_0 ...
+    <name>_N``, each node a body of no mass of its own (the elements carry the beam's
+    inertia). Join other parts to a node's :attr:`Body.centre` (or a point of it) as to
+    any body's.
+
+    >>> import vecnet as vn
+    >>> mech = vn.planar.Mechanism("arm")
+    >>> rod = mech.beam("rod", (0, 0), (1, 0), vn.Material(E=2e11, density=7800, nu=0.3),
+    ...                 vn.Section.circle(0.01), elements=2)
+    >>> rod
+    <Beam rod: 2 elements, 1.0 m>
+    >>> [node.name for node in rod.nodes], rod.elements
+    (['rod_0', 'rod_1', 'rod_2'], ('rod_e1', 'rod_e2'))
+    >>> rod.end.position
+    (1.0, 0.0)
+    """
+
+    def __init__(self, name: str, nodes: list[Body], elements: tuple[str, ...],
+                 material: Material, section: Section, length: float) -> None:
+        self.name, self.nodes, self.elements = name, tuple(nodes), elements
+        self.material, self.section, self.length = material, section, length
+
+    @property
+    def start(self) -> Point:
+        """The first node's origin, where the beam starts."""
+        return self.nodes[0].centre
+
+    @property
+    def end(self) -> Point:
+        """The last node's origin, where the beam ends."""
+        return self.nodes[-1].centre
+
+    def __repr__(self) -> str:
+        return f"<Beam {self.name}: {len(self.elements)} elements, {self.length:g} m>"
+
+
 class MechanismBuilder:
     """The part of a mechanism builder that does not depend on the dimension.
 
@@ -300,6 +340,8 @@ class MechanismBuilder:
     label: str
     arm: type
     spring_damper: type
+    #: the beam element class (:class:`~vecnet.elements.beam.BeamLaw`)
+    beam_element: type
     #: the joints with a coordinate about or along an axis, which drivers, ports
     #: (:class:`~vecnet.RotaryPort`, :class:`~vecnet.LinearPort`) and sensors work on:
     #: element class -> (kind of joint, its coordinates ``"angle"`` and/or ``"distance"``)
@@ -323,10 +365,12 @@ class MechanismBuilder:
         self.gravity = parts
         self.network = Network(name)
         self.bodies: dict[str, Body] = {}
+        #: the flexible bodies (:meth:`beam`), by name
+        self.beams: dict[str, Beam] = {}
         self._point_nodes: dict[str, Point] = {}   # the node of every point made
         #: what was built, as the sections of a model file (:func:`recorded`)
         self.description: dict[str, list[dict[str, Any]]] = {
-            "bodies": [], "joints": [], "forces": [], "drives": []}
+            "bodies": [], "beams": [], "joints": [], "forces": [], "drives": []}
         self.network.graph.add_node(DATUM)
 
     # -- building --------------------------------------------------------------
@@ -336,7 +380,8 @@ class MechanismBuilder:
 
     def _check_name(self, name: str, what: str = "name") -> None:
         check_name(name, what)  # the policy of vecnet.core.names, before any lookup
-        if name in self.bodies or name in {e.name for e in self.network.elements}:
+        if name in self.bodies or name in self.beams \
+                or name in {e.name for e in self.network.elements}:
             raise ModelError(f"mechanism {self.name!r} already has something named {name!r}")
 
     def _check_body_name(self, name: str, mass) -> None:
@@ -747,6 +792,70 @@ class MechanismBuilder:
         if not value.is_positive:
             shown = f"{float(value):g}" if value.is_number and value.is_real else str(value)
             raise ModelError(f"{what} must be positive, got {shown}")
+
+    # -- flexible bodies --------------------------------------------------------------
+    @recorded("beams")
+    def beam(self, name: str, start, end, material: Material, section: Section,
+             elements: int = 4, y_axis=None) -> Beam:
+        """A straight, undeformed beam from ``start`` to ``end`` (ground coordinates) of
+        ``material`` and cross-``section``, as ``elements`` beam elements of equal length
+        (:mod:`vecnet.elements.beam`: bending in two planes, torsion and elongation with
+        geometric stiffening) between ``elements + 1`` node frames. Each node frame has
+        ``x`` along the beam and ``y``, ``z`` the section's axes: in the plane ``y`` is
+        ``x`` turned a quarter turn (bending in the plane takes ``E Iz``); in space
+        ``y_axis`` (ground axes, made perpendicular to the beam) gives ``y``, by default
+        ``z_ground x x`` (or ground ``y`` for a beam along ground ``z``).
+
+        Raises
+        ------
+        ModelError
+            For a name in use, a beam of no length, an element count that is not a
+            whole number from 1 to ``vn.limits``' ``max_parts``, a ``material`` or
+            ``section`` of the wrong type, or a section as large as an element is long
+            (a beam element is slender).
+        """
+        count = elements
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) \
+                or not 1 <= count <= get_limits().max_parts:
+            raise ModelError(f"beam {name!r}: elements is a whole number from 1 to "
+                             f"{get_limits().max_parts}; got {elements!r}")
+        self._check_name(name, "beam name")
+        nodes = [f"{name}_{i}" for i in range(count + 1)]
+        parts = [f"{name}_e{i + 1}" for i in range(count)]
+        for part in nodes:
+            self._check_body_name(part, 0.0)
+        for part in parts:
+            self._check_name(part)
+        try:
+            a, b = (np.asarray(p, dtype=float).reshape(self.dimensions) for p in (start, end))
+        except (TypeError, ValueError):
+            raise ModelError(f"beam {name!r}: start and end are points of "
+                             f"{self.dimensions} coordinates; got {start!r}, {end!r}") from None
+        length = float(np.linalg.norm(b - a))
+        if not np.all(np.isfinite([*a, *b])) or not length > 0:
+            raise ModelError(f"beam {name!r}: start and end must be finite and apart")
+        # the element's law checks the material and section and its length
+        self.beam_element(parts[0], nodes[0], nodes[1], length / count, material, section,
+                          name)
+        if not section.size < length / count:
+            raise ModelError(f"beam {name!r}: the section ({section.size:g} across) is as "
+                             f"large as an element is long ({length / count:g}); a beam "
+                             "element is slender: use fewer elements or a rigid body")
+        frame = self._beam_frame(name, (b - a) / length, y_axis)
+        make = type(self).body.__wrapped__   # the beam is recorded, not its nodes
+        bodies = [make(self, node, 0.0, self._no_inertia, position=tuple(a + (b - a) * i / count),
+                       **frame) for i, node in enumerate(nodes)]
+        for i, part in enumerate(parts):
+            self._add(self.beam_element(part, nodes[i], nodes[i + 1], length / count, material,
+                                        section, name))
+        made = Beam(name, bodies, tuple(parts), material, section, length)
+        self.beams[name] = made
+        return made
+
+    def _beam_frame(self, name: str, direction: np.ndarray, y_axis) -> dict[str, Any]:
+        """The keyword arguments of :meth:`body` that turn a node frame's ``x`` axis along
+        the beam's ``direction`` (each dimension has its own)."""
+        raise NotImplementedError  # pragma: no cover - each dimension has its frame
 
     # -- springs and dampers along the line between two points ---------------------
     @staticmethod

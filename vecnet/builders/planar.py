@@ -82,7 +82,8 @@ class Mechanism(MechanismBuilder):
     """
 
     dimensions, label = 2, "Mechanism"
-    arm, spring_damper = pe.Arm, pe.TranslationalSpringDamper
+    arm, spring_damper, beam_element = pe.Arm, pe.TranslationalSpringDamper, pe.BeamElement
+    _no_inertia = 0.0
     axial_joints = {pe.Revolute: ("revolute", ("angle",)),
                     pe.Prismatic: ("prismatic", ("distance",))}
     frame_quantities = ("angle", "omega")
@@ -102,6 +103,12 @@ class Mechanism(MechanismBuilder):
         self._add(pe.MassElement(name, DATUM, name, m=mass, J=inertia))
         self.bodies[name] = body
         return body
+
+    def _beam_frame(self, name: str, direction, y_axis) -> dict:
+        if y_axis is not None:
+            raise ModelError(f"beam {name!r}: a planar beam's section y axis is its axis "
+                             "turned a quarter turn in the plane; give no y_axis")
+        return {"angle": math.atan2(direction[1], direction[0])}
 
     def _relative_angle(self, a: Point, b: Point) -> float:
         return b.body.angle - a.body.angle

@@ -85,7 +85,9 @@ class Mechanism(MechanismBuilder):
     """
 
     dimensions, label = 3, "spatial Mechanism"
-    arm, spring_damper = se.SpatialArm, se.SpatialSpringDamper
+    arm, spring_damper, beam_element = se.SpatialArm, se.SpatialSpringDamper, \
+        se.SpatialBeamElement
+    _no_inertia = (0.0, 0.0, 0.0)
     axial_joints = {se.SpatialRevolute: ("revolute", ("angle",)),
                     se.SpatialPrismatic: ("prismatic", ("distance",)),
                     se.SpatialCylindrical: ("cylindrical", ("angle", "distance"))}
@@ -116,6 +118,19 @@ class Mechanism(MechanismBuilder):
         self._add(se.SpatialMass(name, DATUM, name, m=mass, J=J))
         self.bodies[name] = body
         return body
+
+    def _beam_frame(self, name: str, direction: np.ndarray, y_axis) -> dict:
+        if y_axis is None:
+            y = np.cross((0.0, 0.0, 1.0), direction)
+            y = y if np.linalg.norm(y) > 1e-9 else np.array([0.0, 1.0, 0.0])
+        else:
+            y = unit_axis(y_axis, name)
+        y = y - (y @ direction) * direction
+        if not np.linalg.norm(y) > 1e-9:
+            raise ModelError(f"beam {name!r}: y_axis {tuple(y_axis)} lies along the beam; give "
+                             "a direction across it")
+        y /= np.linalg.norm(y)
+        return {"orientation": np.column_stack([direction, y, np.cross(direction, y)])}
 
     def _joint(self, cls, name, a, b, axis=None, **extra):
         self._points(name, a, b)

@@ -26,10 +26,11 @@ import sympy
 
 from ..errors import ModelError
 from .base import Kind, MechanismElement, number_problem
+from .beam import BeamLaw
 from .joint_laws import ContactLaw, FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 
 __all__ = ["rotation", "PlanarElement", "MassElement", "Arm", "Revolute", "Prismatic", "Weld",
-           "PointOnLine", "TranslationalSpringDamper", "RotarySpringDamper", "ForceDriver",
+           "PointOnLine", "TranslationalSpringDamper", "BeamElement", "RotarySpringDamper", "ForceDriver",
            "TorqueDriver", "MotionDriver", "Coupling", "GearMesh", "RackAndPinion",
            "JointFriction", "JointStop", "RollingContact", "Contact"]
 
@@ -264,6 +265,13 @@ class TranslationalSpringDamper(SpringDamperLaw, _Free):
 
     def through(self, dr, dtheta, dr_rate, dtheta_rate, t):
         return self.pull(dr, dr_rate), sympy.Integer(0)
+
+
+class BeamElement(BeamLaw, _Free):
+    """A beam element between two node frames in the plane (:class:`~vecnet.elements.
+    beam.BeamLaw`, the law of both dimensions: bending about z, elongation)."""
+
+    kind = Kind.THROUGH_STORE
 
 
 class RotarySpringDamper(_Free):

@@ -42,12 +42,13 @@ from ..core.rotations import (
 )
 from ..errors import UnknownNameError
 from .base import Kind, MechanismElement
+from .beam import BeamLaw
 from .joint_laws import ContactLaw, FrictionLaw, MeshLaw, SpringDamperLaw, StopLaw
 
 __all__ = ["SPEED_AXES", "SpatialElement", "SpatialMass", "SpatialArm", "SpatialRevolute",
            "SpatialJoint", "SpatialPrismatic", "SpatialCylindrical", "SpatialScrew", "SpatialSpherical", "SpatialUniversal",
            "SpatialPlanarJoint", "SpatialWeld", "SpatialPointOnLine", "SpatialPointOnPlane",
-           "SpatialSpringDamper", "SpatialRotarySpringDamper", "SpatialForce", "SpatialTorque",
+           "SpatialSpringDamper", "SpatialBeamElement", "SpatialRotarySpringDamper", "SpatialForce", "SpatialTorque",
            "SpatialMotionDriver", "SpatialJointFriction", "SpatialJointStop", "SpatialContact",
            "SpatialMesh",
            "SpatialGear", "SpatialRackAndPinion", "SpatialRollingContact",
@@ -610,6 +611,14 @@ class SpatialSpringDamper(SpringDamperLaw, SpatialFree):
 
     def energy(self, pose):
         return self.stored_energy(pose["dr"])
+
+
+class SpatialBeamElement(BeamLaw, SpatialFree):
+    """A beam element between two node frames (:class:`~vecnet.elements.beam.BeamLaw`,
+    the law of both dimensions): its end loads follow from the stored energy of its
+    generalized deformations; the numbers are :mod:`vecnet.numerics.beams`'."""
+
+    kind = Kind.THROUGH_STORE
 
 
 class SpatialRotarySpringDamper(SpatialFree):

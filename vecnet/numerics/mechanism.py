@@ -25,6 +25,7 @@ from ..core.rotations import cross
 from ..elements.base import t
 from ..errors import ModelError
 from . import tree_kernels as kernels
+from .beams import beam_set
 from .bodyspace import BodyPartition, BodySpace
 from .contact import unilateral_contacts
 from .friction import coulomb_joints
@@ -312,6 +313,8 @@ class CompiledModel(ABC):
         self.friction = coulomb_joints(self)
         # unilateral contacts: their forces are loads too, set by their modes
         self.contacts = unilateral_contacts(self)
+        # beam elements: end loads and a consistent inertia that couples their nodes
+        self.beams = beam_set(self)
         self._no_inputs = np.zeros(len(self.loads))
 
     def _act_on(self, nodes) -> None:
@@ -470,6 +473,8 @@ class CompiledModel(ABC):
             return "dense", "a constraint acts on more than two bodies (a gear or rack)"
         if self.rotors:
             return "dense", "rotor inertias geared to joints"
+        if self.beams is not None:
+            return "dense", "beam elements, whose inertia couples their nodes"
         if mode == "auto" and self.m < SPARSE_ROWS:
             return "dense", f"fewer than {SPARSE_ROWS} loop constraint rows"
         space = BodySpace(self.kernel_tree, self._row_nodes, self.body_components)
@@ -542,6 +547,15 @@ class CompiledModel(ABC):
         """The spatial wrenches (V x 6, about the world origin) the force elements apply to
         the nodes at the walk's state ``st``, and :attr:`Snapshot.forces`."""
 
+    def _element_wrenches(self, time: float, q: np.ndarray, u: np.ndarray,
+                          st) -> tuple[np.ndarray, dict]:
+        """:meth:`_wrenches` with the beam elements' end loads added."""
+        wrenches, forces = self._wrenches(time, q, u, st)
+        if self.beams is None:
+            return wrenches, forces
+        wrenches = wrenches.copy()
+        return wrenches, {**forces, **self.beams.wrenches(st.r, st.R, wrenches)}
+
     @abstractmethod
     def _constraints(self, time: float, q: np.ndarray, u: np.ndarray, kin: NodeKinematics,
                      accelerations: bool = True, reactions: bool = False,
@@ -602,11 +616,15 @@ class CompiledModel(ABC):
         rows = np.array([self.axial_row(kin, coordinate, a, b, axis, convective=False)[0]
                          for coordinate, a, b, axis in self.loads]).reshape(-1, self.nu)
         M, Q = self._body_terms(kin, u)
+        if self.beams is not None:
+            Mb, Qb = self.beams.inertia(kin, self.row, self.gravity)
+            M += Mb
+            Q += Qb
         for (_, a, b, axis), J in self.rotors:   # J (g u' + gamma) about the joint's axis
             g, gamma = self.axial_row(kin, "angle", a, b, axis)
             M += J * np.outer(g, g)
             Q -= J * gamma * g
-        wrenches, forces = self._wrenches(time, q, u, kin.state)
+        wrenches, forces = self._element_wrenches(time, q, u, kin.state)
         if forces:
             Q += kernels.generalized_forces(self.kernel_tree, kin.state, wrenches, self.nu)
         if self.m:
@@ -630,7 +648,7 @@ class CompiledModel(ABC):
         what each chord's multipliers apply (:class:`Snapshot`)."""
         st = kernels.state(self.kernel_tree, q, u)
         kin = self._light_kinematics(st, every_node=True)   # the outputs read them all
-        forces = self._wrenches(time, q, u, st)[1]
+        forces = self._element_wrenches(time, q, u, st)[1]
         if not self.m:
             return kin, np.zeros(0), forces, []
         phi, _, _, _, maps = self._constraints(time, q, u, kin, reactions=True)
@@ -668,6 +686,9 @@ class CompiledModel(ABC):
     def potential(self, q: np.ndarray, kin: NodeKinematics) -> float:
         """Gravity and spring potential energy."""
         value = -sum(m * self.gravity @ kin.r[node] for _, node, m, _ in self.bodies)
+        if self.beams is not None:
+            value += self.beams.energy(kin.r, kin.R) \
+                + self.beams.weight_potential(kin.r, kin.R, self.gravity)
         return float(value + self._stored_energy(q, kin.state))
 
     # -- the recursive scheme -------------------------------------------------------------
@@ -680,8 +701,8 @@ class CompiledModel(ABC):
         speeds) adds to the right-hand side. ``None`` where the recursion cannot
         answer (a branch with no inertia beyond it, a rotor's inertia outside the tree's
         bodies), for the caller to solve the saddle-point system of ``M`` instead."""
-        if self.rotors:
-            return None
+        if self.rotors or self.beams is not None:
+            return None   # inertia outside the tree's bodies
         tree = self.kernel_tree
         if tau is None and not self.force_elements and not (self.m and len(rows)):
             # gravity alone
@@ -793,7 +814,7 @@ class CompiledModel(ABC):
         """The tree packed for the open-chain kernels (:func:`~.kernels.pack`), once for
         each tree (:meth:`bind` makes a new one); ``None`` for a mechanism that loops,
         force elements, rotors or loads take off that path."""
-        if self.m or self.force_elements or self.rotors or self.loads:
+        if self.m or self.force_elements or self.rotors or self.loads or self.beams is not None:
             return None
         packed = self.__dict__.get("_packed")
         if packed is None or packed[0] is not self.kernel_tree:
@@ -803,7 +824,9 @@ class CompiledModel(ABC):
         return packed[1]
 
     def mass_matrix(self, q: np.ndarray) -> np.ndarray:
-        """``M(q)`` by the composite-rigid-body recursion."""
+        """``M(q)`` by the composite-rigid-body recursion (with beams, assembled)."""
+        if self.beams is not None:
+            return self.evaluate(0.0, q, self.zero_speeds).M
         return kernels.mass(self.kernel_tree, kernels.state(self.kernel_tree, q, self.zero_speeds), self.nu)
 
 
