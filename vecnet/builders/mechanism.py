@@ -302,7 +302,7 @@ class Beam:
     >>> rod = mech.beam("rod", (0, 0), (1, 0), vn.Material(E=2e11, density=7800, nu=0.3),
     ...                 vn.Section.circle(0.01), elements=2)
     >>> rod
-    <Beam rod: 2 elements, 1.0 m>
+    <Beam rod: 2 elements, 1 m>
     >>> [node.name for node in rod.nodes], rod.elements
     (['rod_0', 'rod_1', 'rod_2'], ('rod_e1', 'rod_e2'))
     >>> rod.end.position
