@@ -623,15 +623,16 @@ def check_time_scale(eom: MechanismEquations, model, q0: np.ndarray, t_span, met
     linearized at the initial pose at ``t0``
     (:func:`vecnet.numerics.multibody.fastest_rate`): an explicit integrator takes
     several steps for each. The implicit ``"dae"`` method, which is not held to the
-    fastest scale, and a mechanism whose accelerations cannot be had (no inertia in a
-    direction) are left to the :class:`~vecnet.core.bounds.Watch`.
+    fastest scale, nor the generalized-alpha method, which damps what it steps over, and a
+    mechanism whose accelerations cannot be had (no inertia in a direction) are left to
+    the :class:`~vecnet.core.bounds.Watch`.
 
     Raises
     ------
     ModelError
         When the span holds too many.
     """
-    if method == "dae":
+    if method in ("dae", "generalized-alpha"):
         return
     t0, t1 = t_span
     try:

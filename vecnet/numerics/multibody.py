@@ -46,6 +46,7 @@ from .event_sources import (
     SingularPartition,
     segment_events,
 )
+from .generalized_alpha import DEFAULT_SPECTRAL_RADIUS, GeneralizedAlpha
 from .integrators import ARITHMETIC, evaluation_failure, solve_ida, solve_ivp
 from .result import Outcome
 
@@ -886,34 +887,40 @@ def _with_friction(extra, modes):
 
 
 #: the fixed-step schemes of :func:`integrate_fixed`
-FIXED_STEP = ("rk4", "euler")
+FIXED_STEP = ("rk4", "euler", "generalized-alpha")
 #: a mechanism's integration methods: coordinate partitioning, the DAE (IDA), fixed steps
 METHODS = ("partition", "dae", *FIXED_STEP)
 
 
 def check_method(method: Any, step: float | None) -> None:
     """Refuse a ``method`` not in :data:`METHODS`, or a ``step`` given without a
-    fixed-step method (or missing with one).
+    fixed-step method (or missing with an explicit one: ``"generalized-alpha"`` has a
+    default).
 
     >>> check_method("rk4", None)
     Traceback (most recent call last):
     ...
-    vecnet.errors.FormulationError: step= goes with the fixed-step methods ('rk4', 'euler') (and each of them needs it); method is 'rk4'
+    vecnet.errors.FormulationError: step= goes with the fixed-step methods ('rk4', 'euler', 'generalized-alpha') (and the explicit ones need it); method is 'rk4'
     """
     if method not in METHODS:
         raise FormulationError("method must be one of " + ", ".join(map(repr, METHODS))
                                + f"; got {method!r}")
-    if (step is None) != (method not in FIXED_STEP):
+    if (step is not None and method not in FIXED_STEP) or \
+            (step is None and method in FIXED_STEP and method != "generalized-alpha"):
         raise FormulationError(f"step= goes with the fixed-step methods {FIXED_STEP} "
-                               f"(and each of them needs it); method is {method!r}")
+                               f"(and the explicit ones need it); method is {method!r}")
 
 
 def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
-                    progress=None):
+                    progress=None, rtol: float = 1e-8, atol: float = 1e-10,
+                    spectral_radius: float = DEFAULT_SPECTRAL_RADIUS):
     """Forward dynamics with a fixed step, as game and robotics engines integrate: the
-    classical Runge-Kutta scheme of order 4 (``"rk4"``) or semi-implicit (symplectic)
+    classical Runge-Kutta scheme of order 4 (``"rk4"``), semi-implicit (symplectic)
     Euler (``"euler"``: ``u <- u + h u'(q, u)``, then ``q <- q + h N(q) u`` with the new
-    speeds). The state is the coordinates and the independent speeds of a coordinate
+    speeds), or the implicit generalized-alpha method (``"generalized-alpha"``,
+    :class:`~.generalized_alpha.GeneralizedAlpha` with ``spectral_radius``; Newton's
+    method to ``rtol`` and ``atol``), whose steps may be far longer than the fastest
+    mode's period: it damps what it cannot follow, as flexible bodies need. The state is the coordinates and the independent speeds of a coordinate
     partition, as in :func:`integrate_partitioned`: after every step the dependent
     coordinates and speeds are found from the constraints (and quaternions normalized),
     so loops stay closed whatever the step. Each interval between output times is split
@@ -948,8 +955,22 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
         a, _ = solve_accelerations(model, tt, qf, uf, part.rows)
         return rates(model, qf, uf), a[part.ind]
 
+    def joined(tt, y):
+        return np.concatenate(derivative(tt, y[:model.n], y[model.n:]))
+
+    # the coordinates' columns of the Jacobian turn with the bodies; the speeds' change
+    # slowly (velocity terms)
+    implicit = GeneralizedAlpha(joined, spectral_radius, rtol, atol,
+                                frequent=np.arange(model.n)) \
+        if scheme == "generalized-alpha" else None
+
     def advance(tt, qq, uw, h):
         """One step from a consistent state: the new coordinates and independent speeds."""
+        if implicit is not None:
+            if len(implicit.rate) != len(qq) + len(uw):   # the first step or a new partition
+                implicit.start(tt, np.concatenate([qq, uw]))
+            y = implicit.step(tt, np.concatenate([qq, uw]), h)
+            return y[:model.n], y[model.n:]
         if scheme == "rk4":
             k1 = derivative(tt, qq, uw)
             k2 = derivative(tt + h / 2, qq + h / 2 * k1[0], uw + h / 2 * k1[1])
@@ -980,6 +1001,8 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
                         # step: partition anew at its start and take it again
                         part = Partition(model, time, q)
                         uw = u[part.ind]
+                        if implicit is not None:
+                            implicit.start(time, np.concatenate([q, uw]))
                 time, q, u, uw = time + h, q_new, u_new, uw_new
                 if constrained:
                     # projections lose accuracy as the dependent block nears singularity:
@@ -989,10 +1012,15 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
                         fresh = Partition(model, time, q)
                         if fresh.conditioning(time, q) > cond:
                             part, uw = fresh, u[fresh.ind]
+                            if implicit is not None:
+                                implicit.start(time, np.concatenate([q, uw]))
             out_t.append(time)
             out_q.append(q)
             out_u.append(u)
         outcome.message = f"reached the end of the span by {scheme} steps of at most {step:g} s"
+        if implicit is not None:
+            outcome.message += (f" (spectral radius {implicit.rho:g}: modes much faster than "
+                                f"{1 / step:.3g} rad/s damped; {implicit.jacobians} Jacobians)")
     except (SimulationError, *ARITHMETIC) as exc:
         outcome.fail(evaluation_failure(exc))
     count = len(out_t)

@@ -212,24 +212,36 @@ def _network(net, t_span: Sequence[float] | None, tree: Sequence[str] | str = "n
 def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = None,
                rtol: float = 1e-8, atol: float = 1e-10, initial: Mapping[str, float] | None = None,
                velocities: Mapping[str, Any] | None = None,
-               parameters: Mapping[Any, float] | None = None, method: str = "partition",
+               parameters: Mapping[Any, float] | None = None, method: str | None = None,
                progress: Callable[[float], None] | bool | None = None,
-               step: float | None = None, linear_algebra: str = "auto") -> Result:
+               step: float | None = None, linear_algebra: str = "auto",
+               spectral_radius: float | None = None) -> Result:
     """Forward dynamics of mechanism equations from the pose assembled at ``t0`` (at rest
     unless ``velocities``); by kinematics when drivers fix every degree of freedom. The
     result's ``linear_algebra`` and ``message`` tell which path solved the constrained
-    equations (:meth:`~vecnet.numerics.mechanism.CompiledModel.linear_algebra_report`)."""
+    equations (:meth:`~vecnet.numerics.mechanism.CompiledModel.linear_algebra_report`).
+    ``method`` is ``"partition"`` unless the mechanism has beams: their elastic modes are
+    stiff, and ``"generalized-alpha"`` steps over the fastest of them (its ``step`` by
+    default :data:`BEAM_STEPS` to the span)."""
     from . import algorithms
     from . import multibody as mb
 
+    if method is None:
+        method = "generalized-alpha" if eom.mechanism.beams else "partition"
+    if spectral_radius is not None and method != "generalized-alpha":
+        raise FormulationError("spectral_radius= goes with method='generalized-alpha'; "
+                               f"method is {method!r}")
+    mb.check_method(method, step)
+    t0, t1, times = time_grid(t_span, t_eval)
+    if method == "generalized-alpha" and step is None:
+        step = (t1 - t0) / BEAM_STEPS
     integrators: dict[str, Callable[..., mb.Motion]] = {"partition": mb.integrate_partitioned,
                                                         "dae": mb.integrate_dae}
     for scheme in mb.FIXED_STEP:
         integrators[scheme] = lambda model, t0, q0, u0, times, rtol, atol, progress, \
-            scheme=scheme: mb.integrate_fixed(model, t0, q0, u0, times, float(step or 0), scheme,
-                                              progress)
-    mb.check_method(method, step)
-    t0, t1, times = time_grid(t_span, t_eval)
+            scheme=scheme: mb.integrate_fixed(
+                model, t0, q0, u0, times, float(step or 0), scheme, progress, rtol, atol,
+                mb.DEFAULT_SPECTRAL_RADIUS if spectral_radius is None else spectral_radius)
     eom.check_signals((t0, t1), parameters)
     eom.check_parameters(parameters)
     with untrusted(eom.mechanism.untrusted):
@@ -274,6 +286,11 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
         result.units.update(events["modes"].units())
         return result
     return algorithms.result(eom, model, motion.t, motion.q, motion.u, outcome)
+
+
+#: the steps of the generalized-alpha method over the span unless ``step`` is given: two an
+#: output time at the default 501, 50 or more a period of the modes it follows closely
+BEAM_STEPS = 1000
 
 
 #: the work (in state evaluations: 10^8 of them about half a minute on one core) of an
