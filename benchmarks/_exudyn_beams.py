@@ -89,6 +89,7 @@ Run ``python benchmarks/_exudyn_beams.py`` for both cases at 2 and 4 elements.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import exudyn as exu
 import exudyn.itemInterface as eii
@@ -166,12 +167,14 @@ def _item(cls, new: dict, old: dict, common: dict):
         return cls(**old, **common)
 
 
-def _beam(nodes: list[int], length: float, rho_a: float, rho_i: float, ei: float, ea: float, ga: float):
+def _beam(nodes: list[int], length: float, rho_a: float, rho_i: float, ei: float, ea: float,
+          ga: float):
     vals = (length, rho_a, rho_i, ei, ea, ga)
     new = dict(zip(("length", "massPerLength", "crossSectionInertia", "bendingStiffness",
                     "axialStiffness", "shearStiffness"), vals))
     old = dict(zip(("physicsLength", "physicsMassPerLength", "physicsCrossSectionInertia",
-                    "physicsBendingStiffness", "physicsAxialStiffness", "physicsShearStiffness"), vals))
+                    "physicsBendingStiffness", "physicsAxialStiffness",
+                    "physicsShearStiffness"), vals))
     return _item(eii.ObjectBeamGeometricallyExact2D, new, old, {"nodeNumbers": nodes})
 
 
@@ -195,12 +198,13 @@ def _settings(t_end: float, steps: int) -> exu.SimulationSettings:
         s.show.computationTime = False
         s.show.statistics = False
         s.linearSolver.solverType = exu.LinearSolverType.EXUdense
-    else:
-        s.solutionSettings.writeSolutionToFile = False
-        s.solutionSettings.sensorsWritePeriod = 0.5 * h
-        s.displayComputationTime = False
-        s.displayStatistics = False
-        s.linearSolverType = exu.LinearSolverType.EXUdense
+    else:  # the names of older exudyn
+        legacy: Any = s
+        legacy.solutionSettings.writeSolutionToFile = False
+        legacy.solutionSettings.sensorsWritePeriod = 0.5 * h
+        legacy.displayComputationTime = False
+        legacy.displayStatistics = False
+        legacy.linearSolverType = exu.LinearSolverType.EXUdense
     return s
 
 
@@ -243,12 +247,19 @@ def _rod_nodes(mbs, elements: int, start: tuple[float, float], length: float,
 
 
 def _position_sensor(mbs, node: int) -> int:
-    return mbs.AddSensor(eii.SensorNode(nodeNumber=node, outputVariableType=exu.OutputVariableType.Position,
+    return mbs.AddSensor(eii.SensorNode(nodeNumber=node,
+                                        outputVariableType=exu.OutputVariableType.Position,
                                         storeInternal=True, writeToFile=False))
 
 
 def _coordinate(mbs, node: int, k: int) -> int:
     return mbs.AddMarker(eii.MarkerNodeCoordinate(nodeNumber=node, coordinate=k))
+
+
+def _hold(mbs, m_ground: int, node: int, k: int, **options) -> int:
+    """CoordinateConstraint: coordinate k of ``node`` = 0 (or what ``options`` prescribe)."""
+    return mbs.AddObject(eii.CoordinateConstraint(
+        markerNumbers=[m_ground, _coordinate(mbs, node, k)], **options))
 
 
 def slider_crank(elements: int, *, step: float | None = None) -> dict:
@@ -278,11 +289,11 @@ def slider_crank(elements: int, *, step: float | None = None) -> dict:
     crank_node = mbs.AddNode(eii.NodeRigidBody2D(referenceCoordinates=[0.0, 0.0, 0.0],
                                                  initialVelocities=[0.0, 0.0, w]))
     crank = mbs.AddObject(_item(eii.ObjectRigidBody2D, {"mass": 1.0, "inertia": 1.0},
-                                {"physicsMass": 1.0, "physicsInertia": 1.0}, {"nodeNumber": crank_node}))
+                                {"physicsMass": 1.0, "physicsInertia": 1.0},
+                                {"nodeNumber": crank_node}))
     for k in (0, 1):
-        mbs.AddObject(eii.CoordinateConstraint(markerNumbers=[m_ground, _coordinate(mbs, crank_node, k)]))
-    mbs.AddObject(eii.CoordinateConstraint(markerNumbers=[m_ground, _coordinate(mbs, crank_node, 2)],
-                                           velocityLevel=True, offset=w))
+        _hold(mbs, m_ground, crank_node, k)
+    _hold(mbs, m_ground, crank_node, 2, velocityLevel=True, offset=w)  # rotation rate = w
     m_tip = mbs.AddMarker(eii.MarkerBodyPosition(bodyNumber=crank, localPosition=[r, 0.0, 0.0]))
 
     # connecting rod, rigid velocity field of the mechanism at t = 0
@@ -290,12 +301,12 @@ def slider_crank(elements: int, *, step: float | None = None) -> dict:
     nodes = _rod_nodes(mbs, elements, (r, 0.0), l,
                        velocity=lambda s: (0.0, r * w * (1.0 - s / l), omega_rod))
     for e in range(elements):
-        mbs.AddObject(_beam(nodes[2 * e:2 * e + 3], l / elements, SC_DENSITY * area, SC_DENSITY * inertia,
-                            SC_E * inertia, SC_E * area, ga))
+        mbs.AddObject(_beam(nodes[2 * e:2 * e + 3], l / elements, SC_DENSITY * area,
+                            SC_DENSITY * inertia, SC_E * inertia, SC_E * area, ga))
     mbs.AddObject(eii.ObjectJointRevolute2D(
         markerNumbers=[m_tip, mbs.AddMarker(eii.MarkerNodePosition(nodeNumber=nodes[0]))]))
     # massless slider: rod end on the x axis
-    mbs.AddObject(eii.CoordinateConstraint(markerNumbers=[m_ground, _coordinate(mbs, nodes[-1], 1)]))
+    _hold(mbs, m_ground, nodes[-1], 1)
 
     sensors = [_position_sensor(mbs, nodes[i]) for i in (0, elements, 2 * elements)]
     mbs.Assemble()
@@ -324,7 +335,7 @@ def _first_maximum(series: np.ndarray) -> float:
 
 
 def spin_up(elements: int, *, step: float | None = None) -> dict:
-    """Spin-up of a cantilever (Kane, Ryan & Banerjee) with ``elements`` quadratic Reissner elements.
+    """Spin-up of a cantilever (Kane, Ryan & Banerjee), ``elements`` quadratic Reissner elements.
 
     Returns value (minimum tip deflection in the rotating frame, m), cpu, steps, step,
     integrator, times (s) and series (that deflection at every step).
@@ -350,13 +361,12 @@ def spin_up(elements: int, *, step: float | None = None) -> dict:
                             SU_DENSITY * inertia, SU_E * inertia, SU_E * area, ga))
     # clamp: root at the origin, its rotation coordinate = theta(t)
     for k in (0, 1):
-        mbs.AddObject(eii.CoordinateConstraint(markerNumbers=[m_ground, _coordinate(mbs, nodes[0], k)]))
+        _hold(mbs, m_ground, nodes[0], k)
 
     def offset(mbs_, t, item_number, l_offset):
         return _theta_scalar(t)
 
-    mbs.AddObject(eii.CoordinateConstraint(markerNumbers=[m_ground, _coordinate(mbs, nodes[0], 2)],
-                                           offsetUserFunction=offset))
+    _hold(mbs, m_ground, nodes[0], 2, offsetUserFunction=offset)
 
     sensor = _position_sensor(mbs, nodes[-1])
     mbs.Assemble()
@@ -377,5 +387,6 @@ if __name__ == "__main__":
                                 ("spin-up", spin_up, {2: -0.5338, 4: -0.5360})):
         for ne in (2, 4):
             res = fn(ne)
-            print(f"{name:12s} {ne} elements: value {res['value']:+.6f} (published {published[ne]:+.5f}), "
-                  f"cpu {res['cpu']:.4f} s, {res['steps']} steps of {res['step']:.4g} s")
+            print(f"{name:12s} {ne} elements: value {res['value']:+.6f} "
+                  f"(published {published[ne]:+.5f}), cpu {res['cpu']:.4f} s, "
+                  f"{res['steps']} steps of {res['step']:.4g} s")

@@ -85,9 +85,10 @@ def balance(cutsets: Cutsets, time: float, q: np.ndarray, u: np.ndarray, w: np.n
     across = cutsets.across
     # without rotors or loads across joints, in time linear in the size: the recursive
     # accelerations, no mass matrix, and the bodies' accelerations J u' from a walk with
-    # the accelerations for speeds; else from the mass matrix and the Jacobians
+    # the accelerations for speeds; else (and with beams, whose inertia is the mass
+    # matrix's alone) from the mass matrix and the Jacobians
     M = None
-    if not across.shape[1]:
+    if not across.shape[1] and model.beams is None:
         kin, phi, forces, reactions = model.outline(time, q, u)
         a, lam = solve_accelerations(model, time, q, u, rows)
         moved = kernels.state(model.kernel_tree, q, a)
