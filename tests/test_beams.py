@@ -164,7 +164,32 @@ def test_non_physical_beams_are_refused_in_words():
     with pytest.raises(ModelError, match="elements"):
         mech.beam("rod", (0, 0), (1, 0), STEEL, ROD, elements=0)
     eom = cantilever(1).formulate()
+    # the symbolic equations would leave the beam's inertia and stiffness out
+    with pytest.raises(FormulationError, match="cannot be written in symbols"):
+        eom.M
+    with pytest.raises(FormulationError, match="cannot be written in symbols"):
+        vn.text(eom)
     with pytest.raises(FormulationError, match="spectral_radius"):
         eom.simulate(0.01, method="partition", spectral_radius=0.5)
     with pytest.raises(FormulationError, match="spectral_radius"):
         eom.simulate(0.01, spectral_radius=1.5)
+
+
+def test_picture_draws_the_bent_axis_of_a_loaded_cantilever():
+    """One element carries the exact cubic of a tip load, w = P x^2 (3 L - x) / (6 E I),
+    and the picture draws the axis along it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    P = 50.0   # a deflection of 1 % of the length: linear to 1e-4
+    mech = cantilever(1, P)
+    eom = mech.formulate()
+    op = eom.equilibrium()
+    res = eom.simulate(1e-9, t_eval=[0.0, 1e-9], initial={c: op[c] for c in ("rod_1.x", "rod_1.y", "rod_1.angle")},
+                       method="partition")
+    ax = vn.picture(mech, res, time=0.0)
+    (line,) = [a for a in ax.lines if a.get_gid() == "beam:rod_e1"]
+    x, y = line.get_data()
+    EI = STEEL.E * ROD.Iz
+    # the points are taken along the element's own length, as the inertia interpolates
+    assert np.allclose(y, -P * x ** 2 * (3 - x) / (6 * EI), rtol=1e-3, atol=1e-9)

@@ -549,7 +549,26 @@ class MechanismEquations(ABC):
     def Q(self) -> sympy.Matrix:
         """Generalized forces: the bodies' (and rotors'), the applied ones and the loads'
         (:attr:`joint_loads`, in their symbols)."""
+        self.refuse_beams("the generalized forces Q")
         return self.body_forces + self.applied_forces + self.load_forces
+
+    def refuse_beams(self, what: str) -> None:
+        """Refuse ``what`` of the symbolic equations where the mechanism has beams, whose
+        terms are numbers only (:mod:`vecnet.numerics.beams`): leaving them out would
+        give a mass matrix and forces without the beams' inertia and stiffness.
+
+        Raises
+        ------
+        FormulationError
+            Naming the beams and what serves instead.
+        """
+        beams = getattr(self.mechanism, "beams", None)
+        if beams:
+            raise FormulationError(
+                f"{what} of a mechanism with beams ({', '.join(map(repr, beams))}) cannot be "
+                "written in symbols: the beam elements' inertia and end loads are evaluated in numbers "
+                "(eom.compile().evaluate(t, q, u) gives M and Q; simulate, equilibrium and "
+                "linearize use them)")
 
     @property
     def constraint_jacobian(self) -> sympy.Matrix:

@@ -276,6 +276,7 @@ class MultibodyEquations(MechanismEquations):
     @cached_property
     def M(self) -> sympy.Matrix:
         """Mass matrix ``sum m J_r^T J_r + J J_theta^T J_theta``, rotors included."""
+        self.refuse_beams("the mass matrix M")
         terms = self._body_terms
         rotors = self._rotor_terms
 

@@ -483,6 +483,7 @@ class SpatialEquations(MechanismEquations):
     @cached_property
     def M(self) -> sympy.Matrix:
         """Mass matrix ``sum m J_v^T J_v + J_wb^T J J_wb`` (``J_wb``: body axes)."""
+        self.refuse_beams("the mass matrix M")
         n = len(self.u)
         M = sympy.zeros(n, n)
         for body in self.bodies:

@@ -67,7 +67,10 @@ def simulate(model: Any, t_span: Sequence[float] | None = None, *,
         ``velocities`` (coordinate rates, speeds, ``"<body>.omega"``, ``"<body>.velocity"``),
         ``parameters``, ``method`` (``"partition"``: DOP853 by coordinate partitioning,
         the default; ``"dae"``: IDA; ``"rk4"``, ``"euler"``: fixed steps of ``step``
-        seconds), ``linear_algebra`` (``"auto"``, the default: the constrained equations
+        seconds; ``"generalized-alpha"``: implicit fixed steps of ``step`` seconds,
+        default the span over 1000, with ``spectral_radius`` from 0 to 1, default 0.8,
+        the numerical damping of modes faster than ``1 / step``; the default for a
+        mechanism with beams, whose elastic modes are stiff), ``linear_algebra`` (``"auto"``, the default: the constrained equations
         in body space, ``"sparse"``, where it is predicted cheaper than in joint space,
         ``"dense"``; the result's ``linear_algebra`` tells which ran); a
         mechanism not yet formulated also ``coordinates`` (``"joint"`` or ``"absolute"``),

@@ -20,6 +20,7 @@ from ..elements import spatial as se
 from ..elements.joints import JOINTS, JointStyle, joint_kind_of
 
 __all__ = ["JointStyle", "JOINT_STYLES", "joint_styles", "BODY_COLOURS", "GROUND_COLOUR", "SPRING_COLOUR",
+           "BEAM_COLOUR",
            "DOMAIN_COLOURS", "TREE_STYLE", "CHORD_STYLE", "LINK_COLOUR", "LINK_STYLE",
            "DATUM_FILL", "BODY_FILL", "LEGEND_FRAME", "joint_type", "joint_style", "body_colour"]
 
@@ -53,6 +54,8 @@ BODY_COLOURS: tuple[str, ...] = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8
 GROUND_COLOUR = "#7f7f7f"
 #: Colour of springs and dampers.
 SPRING_COLOUR = "#555555"
+#: Colour of beams (flexible bodies), drawn along their bent axes.
+BEAM_COLOUR = "#1f4e79"
 
 
 def joint_styles() -> dict[str, JointStyle]:

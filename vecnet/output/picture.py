@@ -41,8 +41,9 @@ from ..builders.mechanism import DATUM, MechanismBuilder
 from ..core.rotations import quaternion_matrix
 from ..elements import planar as pe
 from ..elements import spatial as se
+from ..elements.beam import BeamLaw
 from ..errors import ModelError, OutputError
-from .palette import GROUND_COLOUR, SPRING_COLOUR, JointStyle, body_colour, joint_style
+from .palette import BEAM_COLOUR, GROUND_COLOUR, SPRING_COLOUR, JointStyle, body_colour, joint_style
 
 __all__ = ["picture", "animate", "animation_svg", "node_positions", "mechanism_of",
            "FRAME_LIMIT", "MAX_FRAMES", "SVG_ELEMENTS"]
@@ -231,6 +232,8 @@ class _Scene:
     ground: list[Hashable]
     joints: list[_JointMarks]
     springs: list[tuple[str, Hashable, Hashable]]
+    # beam elements: name and the keys of points along their bent axes, end to end
+    beams: list[tuple[str, list[Hashable]]] = field(default_factory=list)
     column: dict[Hashable, int] = field(init=False)   # key -> its column of positions
 
     def __post_init__(self) -> None:
@@ -300,11 +303,40 @@ def _scene(mech: MechanismBuilder, result: Any, index: np.ndarray | None,
         body_name, local = where[key]
         origin, R = poses[body_name]
         positions[:, k] = origin + R @ local
-    scene = _Scene(mech.name, times, keys, positions, bodies, ground, joints, springs)
+    beams, keys, positions = _beam_axes(mech, poses, where, keys, positions)
+    scene = _Scene(mech.name, times, keys, positions, bodies, ground, joints, springs, beams)
     if scene.planar:
         for marks in bodies:
             marks.hull = _hull(scene, marks.points)
     return scene
+
+
+#: the points drawn along each beam element, ends included
+BEAM_POINTS = 9
+
+
+def _beam_axes(mech: MechanismBuilder, poses: dict, where: dict, keys: list[Hashable],
+               positions: np.ndarray) -> tuple[list, list[Hashable], np.ndarray]:
+    """Each beam element's axis as its inertia sees it, the cubic through its nodes'
+    origins with their x axes for tangents (:mod:`vecnet.numerics.beams`), sampled at
+    :data:`BEAM_POINTS`: ``(beams, keys, positions)`` with the samples' keys and
+    positions appended."""
+    xi = np.linspace(0.0, 1.0, BEAM_POINTS)
+    shape = np.array([1 - 3 * xi**2 + 2 * xi**3, xi - 2 * xi**2 + xi**3,
+                      3 * xi**2 - 2 * xi**3, -xi**2 + xi**3])      # Hermite: 4 x points
+    beams, extra = [], []
+    for element in mech.network.elements:
+        if not isinstance(element, BeamLaw):
+            continue
+        edge = element.edges[0]
+        (r1, R1), (r2, R2) = poses[where[edge.tail][0]], poses[where[edge.head][0]]
+        ends = np.stack([r1, element.length * R1[:, :, 0], r2, element.length * R2[:, :, 0]])
+        extra.append(np.einsum("ip,ifk->fpk", shape, ends))        # frames x points x 3
+        beams.append((element.name, [("beam", element.name, j) for j in range(BEAM_POINTS)]))
+    if not beams:
+        return [], keys, positions
+    new_keys = keys + [key for _, points in beams for key in points]
+    return beams, new_keys, np.concatenate([positions, *extra], axis=1)
 
 
 def _hull(scene: _Scene, keys: list[Hashable]) -> list[Hashable]:
@@ -438,6 +470,9 @@ class _Artists:
         for name, tail, head in scene.springs:
             line([tail, head], f"spring:{name}", color=SPRING_COLOUR, linestyle="--",
                  linewidth=1, zorder=1)
+        for name, points in scene.beams:
+            line(points, f"beam:{name}", color=BEAM_COLOUR, linewidth=3,
+                 solid_capstyle="round", zorder=2)
         for marks in scene.bodies:
             if marks.hull and not three_d:
                 patch = Polygon(np.zeros((len(marks.hull), 2)), closed=True, alpha=0.18,
