@@ -21,6 +21,7 @@ from ..builders.spatial import Mechanism as SpatialMechanism
 from ..core.names import check_name
 from ..core.rotations import inertia_matrix, orientation_matrix, unit_axis
 from ..elements.base import Symbol
+from ..elements.beam import Material, Section
 from ..elements.joints import JOINTS
 from ..elements.spatial import SpatialMotionDriver
 from ..errors import ModelFileError, VecnetError
@@ -139,7 +140,7 @@ class MechanismReader:
     def build(self):
         doc, scope, mech = self.doc, self.scope, self.mech
         self.add_points(mech.ground, doc.get("ground", {}).get("points", {}), "/ground/points")
-        for i, entry in enumerate(doc["bodies"]):
+        for i, entry in enumerate(doc.get("bodies", [])):
             loc = f"/bodies/{i}"
             name = entry["name"]
             unique_name(self.names, name, f"{loc}/name")
@@ -150,6 +151,8 @@ class MechanismReader:
                                             f"got {number:g}")
             body = self.add_body(entry, loc, mass)
             self.add_points(body, entry.get("points", {}), f"{loc}/points")
+        for i, entry in enumerate(doc.get("beams", [])):
+            self.beam(entry, f"/beams/{i}")
         for i, entry in enumerate(doc.get("joints", [])):
             loc = f"/joints/{i}"
             kind, name = entry["type"], entry["name"]
@@ -173,6 +176,18 @@ class MechanismReader:
 
     def add_body(self, entry: Mapping, loc: str, mass: Any):
         raise NotImplementedError
+
+    def beam(self, entry: Mapping, loc: str) -> None:
+        """A flexible body (``Mechanism.beam``): its ends in ground coordinates, the
+        numbers of its ``material`` and ``section``, its element count and, in space,
+        the section's ``y_axis``; its nodes are bodies the joints may name."""
+        unique_name(self.names, entry["name"], f"{loc}/name")
+        start, end = (self.scope.vector(entry[key], f"{loc}/{key}") for key in ("start", "end"))
+        material = self.call(f"{loc}/material", Material, **entry["material"])
+        section = self.call(f"{loc}/section", Section, **entry["section"])
+        extra = {"y_axis": entry["y_axis"]} if "y_axis" in entry else {}
+        self.call(loc, self.mech.beam, entry["name"], start, end, material, section,
+                  elements=entry.get("elements", 4), **extra)
 
     def rolling_wheel(self, entry: Mapping, loc: str) -> None:
         """A wheel rolling without slip (``Mechanism.rolling_wheel``): its centre ``wheel``

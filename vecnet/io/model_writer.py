@@ -22,6 +22,7 @@ from ..builders.system import System
 from ..core.files import write_atomically
 from ..elements import controlled, lumped
 from ..elements.base import EdgeVariables, Element, Symbol, t
+from ..elements.beam import Material, Section
 from ..elements.coupled_inductors import CoupledInductors
 from ..elements.coupling import Port
 from ..errors import ModelError, ModelFileError, OutputError
@@ -185,6 +186,9 @@ def _mechanism_parts(mech: Mechanism | SpatialMechanism, found: dict[str, None]
             if section == "bodies" and "orientation" in given:
                 # a rotation however given (a matrix, a quaternion, scipy's): its matrix
                 given["orientation"] = mech.bodies[entry["name"]].R  # type: ignore[attr-defined]
+            # a beam's material and section: their numbers
+            solid = {key: given.pop(key) for key in ("material", "section")} \
+                if section == "beams" else {}
             # a spring's law of its length, not a signal
             law = given.pop("force") if given.get("type") == "spring" and "force" in given \
                 else None
@@ -192,6 +196,9 @@ def _mechanism_parts(mech: Mechanism | SpatialMechanism, found: dict[str, None]
                 item = _write_entry(given, loc, found)
                 if law is not None:
                     item["force"] = _write_law(law, f"{loc}/force", found)
+                item |= {key: _solid_numbers(value) for key, value in solid.items()}
+                if section == "beams":   # a count, not a number of the model
+                    item["elements"] = int(given["elements"])
             except ModelFileError as exc:
                 what = entry.get("type", section.rstrip("s")).replace("_", " ")
                 raise _error(exc.location or loc,
@@ -204,6 +211,14 @@ def _mechanism_parts(mech: Mechanism | SpatialMechanism, found: dict[str, None]
         if written:
             parts[section] = written
     return parts
+
+
+def _solid_numbers(value: Material | Section) -> dict[str, float]:
+    """A beam's material (``E``, ``density`` and ``nu`` or ``G``, as it was given) or
+    section (``A``, ``Iy``, ``Iz``, ``J``, ``size``) as the numbers its entry holds."""
+    keys = ("E", "density", "G" if value.nu is None else "nu") \
+        if isinstance(value, Material) else ("A", "Iy", "Iz", "J", "size")
+    return {key: float(getattr(value, key)) for key in keys}
 
 
 def _system_parts(system: System, found: dict[str, None]) -> dict[str, Any]:

@@ -324,7 +324,8 @@ def _beam_axes(mech: MechanismBuilder, poses: dict, where: dict, keys: list[Hash
     xi = np.linspace(0.0, 1.0, BEAM_POINTS)
     shape = np.array([1 - 3 * xi**2 + 2 * xi**3, xi - 2 * xi**2 + xi**3,
                       3 * xi**2 - 2 * xi**3, -xi**2 + xi**3])      # Hermite: 4 x points
-    beams, extra = [], []
+    beams: list[tuple[str, list[Hashable]]] = []
+    extra: list[np.ndarray] = []
     for element in mech.network.elements:
         if not isinstance(element, BeamLaw):
             continue

@@ -61,6 +61,7 @@ from ..core.names import visible
 from ..core.numbers import DIGITS, labelled_table, round_floats
 from ..core.symbols import DATUM
 from ..elements.base import t
+from ..elements.beam import BeamLaw
 from ..errors import OutputError
 
 if TYPE_CHECKING:
@@ -1111,9 +1112,22 @@ def _terms(expressions: Iterable[sympy.Basic], cap: int) -> int:
     return count
 
 
+def _beam_words(eom: Any) -> str | None:
+    """Why a mechanism's ``M`` and ``Q`` are not written out when it has beams, whose
+    terms are numbers alone (:meth:`~vecnet.formulation.multibody.MultibodyEquations.refuse_beams`)."""
+    beams = getattr(eom.mechanism, "beams", None)
+    if not beams:
+        return None
+    return (f"the beams {', '.join(map(repr, beams))} add their inertia and end loads in "
+            "numbers, not in symbols")
+
+
 def _long_matrices(eom: Any) -> str | None:
     """Why the full ``M`` and ``Q`` are summarized: more than :data:`SUMMARY_TERMS` terms
-    in them and the constraints (``None`` when fewer)."""
+    in them and the constraints (``None`` when fewer), or beams, whose terms are numbers
+    alone (:meth:`~vecnet.formulation.multibody.MultibodyEquations.refuse_beams`)."""
+    if _beam_words(eom):
+        return _beam_words(eom)
     if _terms(list(eom.M) + list(eom.Q) + list(eom.constraints), SUMMARY_TERMS) > SUMMARY_TERMS:
         return f"M, Q and the constraints hold more than {SUMMARY_TERMS:,} terms"
     return None
@@ -1294,11 +1308,18 @@ def _multibody(eom: Any, show: _Printer, matrix_form: bool | None = None,
         n = len(eom.u)
         hint = ("; ", _code("speeds='body'"), " shortens them for ball joints and free bodies") \
             if getattr(eom, "speeds", "body") == "tail" and not eom.speeds_are_rates else ()
+        beams = _beam_words(eom)
         rows.append(_say(show, "The mass matrix ", _math(r"\mathbf{M}", "M"), " (",
                          _math(rf"{n} \times {n}", f"{n} x {n}"), ") and the generalized "
                          "forces ", _math(r"\mathbf{Q}", "Q"), " are left out (", *why, *hint,
-                         "); the recursive form below is the same equations written out step "
-                         "by step (", _code("matrix_form=True"), " lists them in full)"))
+                         *(("); the recursive form below holds the bodies' terms, and each "
+                            "beam element adds its own, from these terminal equations",)
+                           if beams else
+                           ("); the recursive form below is the same equations written out "
+                            "step by step (", _code("matrix_form=True"), " lists them in full)"))))
+        if beams:
+            element = next(e for e in eom.mechanism.network.elements if isinstance(e, BeamLaw))
+            rows += [_say(show, line) for line in element.terminal_equations()]
     rows += _constraint_rows(eom, constraints, show)
     # velocity constraints are long and not tidied by default (trigsimp on request)
     rows += _velocity_constraint_rows(eom, show, sympy.trigsimp if simplify else lambda e: e)
@@ -1396,6 +1417,8 @@ def _page_matrices(eom: Any, show: _Printer, simplify: bool | None,
     why: tuple | None = None
     if matrix_form is False:
         why = (_code("matrix_form=False"),)
+    elif _beam_words(eom):
+        why = (_beam_words(eom),)
     elif len(mass_matrix_pattern(eom)) > PAGE_MASS_ENTRIES:
         why = (f"{n} speeds whose mass matrix has more than {PAGE_MASS_ENTRIES} entries that "
                "can be nonzero: more than a page",)
