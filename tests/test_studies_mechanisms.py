@@ -145,7 +145,7 @@ def test_an_unknown_method_or_a_step_without_one_is_refused_before_any_case():
     mech = vn.planar.Mechanism("p", gravity=(0, -G))
     bob = mech.body("bob", mass=vn.Symbol("m"), inertia=0.0, position=(0, -1))
     mech.revolute("pin", mech.ground.point(0, 0), bob.point(0, 1))
-    with pytest.raises(vn.FormulationError, match="'partition', 'dae', 'rk4', 'euler'; got 'RK45'"):
+    with pytest.raises(vn.FormulationError, match="'partition', 'dae', 'rk4', 'euler', 'generalized-alpha'; got 'RK45'"):
         vn.sweep(mech, {"m": [1.0, 2.0]}, "simulate", t_end=1.0, method="RK45")
     with pytest.raises(vn.FormulationError, match="step= goes with the fixed-step methods"):
         vn.sweep(mech, {"m": [1.0, 2.0]}, "simulate", t_end=1.0, step=1e-3)
