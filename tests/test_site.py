@@ -32,9 +32,9 @@ def _reference_names() -> set[str]:
     return listed
 
 
-def test_there_are_six_notebooks_in_the_course_index():
+def test_there_are_seven_notebooks_in_the_course_index():
     index = (DOCS / "notebooks" / "index.md").read_text()
-    assert len(NOTEBOOKS) == 6
+    assert len(NOTEBOOKS) == 7
     for notebook in NOTEBOOKS:
         assert notebook.stem in index
 
