@@ -920,8 +920,8 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
     speeds), or the implicit generalized-alpha method (``"generalized-alpha"``,
     :class:`~.generalized_alpha.GeneralizedAlpha` with ``spectral_radius``; Newton's
     method to ``rtol`` and ``atol``), whose steps may be far longer than the fastest
-    mode's period: it damps what it cannot follow, as flexible bodies need. The state is the coordinates and the independent speeds of a coordinate
-    partition, as in :func:`integrate_partitioned`: after every step the dependent
+    mode's period: it damps what it cannot follow, as flexible bodies need. The state
+    is the coordinates and the independent speeds of a coordinate partition, as in :func:`integrate_partitioned`: after every step the dependent
     coordinates and speeds are found from the constraints (and quaternions normalized),
     so loops stay closed whatever the step. Each interval between output times is split
     into equal steps no longer than ``step``. Returns the :class:`Motion` at ``times``
@@ -967,8 +967,6 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
     def advance(tt, qq, uw, h):
         """One step from a consistent state: the new coordinates and independent speeds."""
         if implicit is not None:
-            if len(implicit.rate) != len(qq) + len(uw):   # the first step or a new partition
-                implicit.start(tt, np.concatenate([qq, uw]))
             y = implicit.step(tt, np.concatenate([qq, uw]), h)
             return y[:model.n], y[model.n:]
         if scheme == "rk4":
@@ -985,6 +983,8 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
     out_t, out_q, out_u = [], [], []
     time, uw = float(t0), u[part.ind]
     try:
+        if implicit is not None:
+            implicit.start(time, np.concatenate([q, uw]))
         for target in np.asarray(times, dtype=float):
             steps = int(np.ceil((target - time) / step - 1e-9)) if target > time else 0
             h = (target - time) / steps if steps else 0.0
