@@ -2,8 +2,9 @@
 "Validation of flexible beam elements in dynamics programs", Nonlinear Dynamics 9 (1996):
 the cantilever's natural frequencies (Euler-Bernoulli, beta_n L = 1.8751, 4.6941,
 7.8548), its tip deflection under a small load (P L^3 / 3 E I), the flexible
-slider-crank of Chu and Pan and the spin-up of Kane, Ryan and Banerjee, and the energy
-of an undamped free vibration."""
+slider-crank of Chu and Pan, the spin-up of Kane, Ryan and Banerjee, the lateral
+buckling of a cantilever (Timoshenko and Gere) and the energy of an undamped free
+vibration."""
 
 from __future__ import annotations
 
@@ -43,6 +44,71 @@ def test_small_tip_load_bends_the_cantilever_by_p_l3_over_3_e_i():
     assert op["rod_2.y"] == pytest.approx(-expected, rel=1e-6)
     # the slope at the tip, P L^2 / 2 E I
     assert op["rod_2.angle"] == pytest.approx(-1.5 * expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_end_loads_are_the_slopes_of_the_stored_energy(seed):
+    """A spatial element bent, twisted and stretched at random: its end loads against
+    central differences of its energy (a move of the second end, turns of each frame)."""
+    from scipy.spatial.transform import Rotation
+
+    from vecnet.elements.spatial import SpatialBeamElement
+    from vecnet.numerics.beams import BeamSet
+    rng = np.random.default_rng(seed)
+    element = SpatialBeamElement("e", "a", "b", 0.5, STEEL,
+                                 vn.Section.rectangle(width=0.02, height=0.01), "rod")
+    beams = BeamSet([element], {"a": 0, "b": 1})
+    r = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0]]) + 0.02 * rng.standard_normal((2, 3))
+    R = Rotation.from_rotvec(0.2 * rng.standard_normal((2, 3))).as_matrix()
+    g_d, g_1, g_2 = (g[0] for g in beams.loads(r, R))
+    h, scale = 1e-6, np.abs(np.concatenate([g_d, g_1, g_2])).max()
+    for k in np.eye(3):
+        moved = r + np.outer([0, 1], k) * h, r - np.outer([0, 1], k) * h
+        slope = (beams.energy(moved[0], R) - beams.energy(moved[1], R)) / (2 * h)
+        assert slope == pytest.approx(g_d @ k, abs=1e-6 * scale)
+        for end, g in ((0, g_1), (1, g_2)):
+            turned = [R.copy(), R.copy()]
+            for sign, Rs in zip((1, -1), turned):
+                Rs[end] = Rotation.from_rotvec(sign * h * k).as_matrix() @ R[end]
+            slope = (beams.energy(r, turned[0]) - beams.energy(r, turned[1])) / (2 * h)
+            assert slope == pytest.approx(g @ k, abs=1e-6 * scale)
+
+
+def lateral_buckling_load(elements: int) -> float:
+    """The tip force at which a clamped-free beam loaded in its stiff plane first loses
+    stability: where the lowest eigenvalue of ``K v = lambda M v`` about the loaded
+    equilibrium crosses zero, over Timoshenko and Gere's 4.013 sqrt(E Iy G J) / L^2."""
+    from scipy.linalg import eigvals
+    from scipy.optimize import brentq
+    narrow = vn.Section.rectangle(width=0.05, height=0.005)
+    # the closed form holds for a beam that does not bend in its stiff plane before it
+    # buckles, as Meijaard's element was checked: a stiff plane 10^4 times the weak one
+    section = vn.Section(A=narrow.A, Iy=narrow.Iy, Iz=1e4 * narrow.Iy, J=narrow.J, size=0.05)
+    F = sp.Symbol("F")
+    mech = vn.spatial.Mechanism("lateral", gravity=(0, 0, 0))
+    rod = mech.beam("rod", (0, 0, 0), (1, 0, 0), STEEL, section, elements=elements)
+    mech.weld("clamp", mech.ground.point(0, 0, 0), rod.start)
+    mech.force("F", rod.end, (0, -F, 0))
+    eom = mech.formulate()
+    theory = 4.013 * np.sqrt(STEEL.E * section.Iy * STEEL.G * section.J)
+
+    def lowest(ratio: float) -> float:
+        loads = {F: ratio * theory}
+        linear = eom.linearize(eom.equilibrium(parameters=loads), parameters=loads)
+        return float(np.min(eigvals(linear.K, linear.M).real))
+
+    return brentq(lowest, 0.9, 1.6, xtol=1e-6)
+
+
+def test_lateral_buckling_converges_to_timoshenko_s_load_at_second_order():
+    ratios = np.array([lateral_buckling_load(n) for n in (1, 2, 4, 8)])
+    # Meijaard's element with its second-order terms, 1, 2 and 4 elements
+    assert ratios[:3] == pytest.approx([1.4951, 1.0690, 1.0153], abs=5e-4)
+    errors = ratios - 1
+    assert np.all(errors > 0) and np.all(np.diff(errors) < 0)
+    order = np.log2(errors[2] / errors[3])
+    assert 1.8 < order < 2.2, order
+    assert errors[3] < 5e-3
 
 
 R_CRANK, L_ROD, W_CRANK = 0.1524, 0.3048, 124.8

@@ -18,10 +18,14 @@ principal axes),
   over both planes: the chord's stretch and the bowing of the bent axis, the
   second-order term that carries geometric stiffening (an axial force stiffens bending).
 
-The stored energy is
+The section turns by the twist along the element, so each plane's curvature gains the
+other's times the twist; projected on the element's linear curvatures this shifts both
+ends' bendings alike, ``c_z = b_z - tau (b_y1 - b_y2) / 6`` and ``c_y = b_y + tau (b_z1 -
+b_z2) / 6`` (Meijaard's second-order terms: they couple an in-plane moment to twist and
+lateral bending, which is lateral buckling). The stored energy is
 
     U = E A eps^2 / (2 l0) + G J tau^2 / (2 l0)
-        + 2 E Iz (b_z1^2 + b_z1 b_z2 + b_z2^2) / l0 + 2 E Iy (b_y1^2 + b_y1 b_y2 + b_y2^2) / l0,
+        + 2 E Iz (c_z1^2 + c_z1 c_z2 + c_z2^2) / l0 + 2 E Iy (c_y1^2 + c_y1 c_y2 + c_y2^2) / l0,
 
 exact for any rigid motion of the element (it is a function of invariants), so the same
 element serves large overall motion and small elastic vibration. Its inertia is
@@ -234,8 +238,13 @@ class BeamLaw:
         """
         return ["N = EA/l0 eps,  eps = l - l0 + l0 (2 b_z1^2 - b_z1 b_z2 + 2 b_z2^2"
                 " + 2 b_y1^2 - b_y1 b_y2 + 2 b_y2^2)/30",
-                "T = GJ/l0 tau,  tau = (z_1 . y_2 - y_1 . z_2)/2",
-                "M_z1 = EIz/l0 (4 b_z1 + 2 b_z2) + N l0 (4 b_z1 - b_z2)/30,  "
-                "M_z2 = EIz/l0 (2 b_z1 + 4 b_z2) + N l0 (4 b_z2 - b_z1)/30,  b_z = -e . y",
-                "M_y1 = EIy/l0 (4 b_y1 + 2 b_y2) + N l0 (4 b_y1 - b_y2)/30,  "
-                "M_y2 = EIy/l0 (2 b_y1 + 4 b_y2) + N l0 (4 b_y2 - b_y1)/30,  b_y = e . z"]
+                "c_z = b_z - tau (b_y1 - b_y2)/6,  c_y = b_y + tau (b_z1 - b_z2)/6,  "
+                "b_z = -e . y,  b_y = e . z",
+                "m_z1 = EIz/l0 (4 c_z1 + 2 c_z2),  m_z2 = EIz/l0 (2 c_z1 + 4 c_z2),  "
+                "m_y1 = EIy/l0 (4 c_y1 + 2 c_y2),  m_y2 = EIy/l0 (2 c_y1 + 4 c_y2)",
+                "T = GJ/l0 tau - (b_y1 - b_y2)(m_z1 + m_z2)/6 + (b_z1 - b_z2)(m_y1 + m_y2)/6,"
+                "  tau = (z_1 . y_2 - y_1 . z_2)/2",
+                "M_z1 = m_z1 + tau (m_y1 + m_y2)/6 + N l0 (4 b_z1 - b_z2)/30,  "
+                "M_z2 = m_z2 - tau (m_y1 + m_y2)/6 + N l0 (4 b_z2 - b_z1)/30",
+                "M_y1 = m_y1 - tau (m_z1 + m_z2)/6 + N l0 (4 b_y1 - b_y2)/30,  "
+                "M_y2 = m_y2 + tau (m_z1 + m_z2)/6 + N l0 (4 b_y2 - b_y1)/30"]

@@ -87,16 +87,21 @@ class BeamSet:
         bow = self.l0 / 30 * (2 * bza ** 2 - bza * bzb + 2 * bzb ** 2
                               + 2 * bya ** 2 - bya * byb + 2 * byb ** 2)
         eps = length - self.l0 + bow
+        # the section turns by the twist along the element, so each plane's curvature
+        # gains the other's times the twist; its projection on the element's linear
+        # curvatures shifts both ends' bendings alike (Meijaard's second-order terms)
+        shift_z, shift_y = -tau * (bya - byb) / 6, tau * (bza - bzb) / 6
         return dict(d=d, length=length, e=e, ya=ya, za=za, yb=yb, zb=zb, bza=bza, bzb=bzb,
-                    bya=bya, byb=byb, tau=tau, eps=eps)
+                    bya=bya, byb=byb, tau=tau, eps=eps,
+                    cza=bza + shift_z, czb=bzb + shift_z, cya=bya + shift_y, cyb=byb + shift_y)
 
     def energy(self, r: np.ndarray, R: np.ndarray) -> float:
         """The elastic energy stored in all the elements."""
         f = self.deformations(r, R)
         l0 = self.l0
         U = (self.EA * f["eps"] ** 2 + self.GJ * f["tau"] ** 2) / (2 * l0) \
-            + 2 * self.EIz / l0 * (f["bza"] ** 2 + f["bza"] * f["bzb"] + f["bzb"] ** 2) \
-            + 2 * self.EIy / l0 * (f["bya"] ** 2 + f["bya"] * f["byb"] + f["byb"] ** 2)
+            + 2 * self.EIz / l0 * (f["cza"] ** 2 + f["cza"] * f["czb"] + f["czb"] ** 2) \
+            + 2 * self.EIy / l0 * (f["cya"] ** 2 + f["cya"] * f["cyb"] + f["cyb"] ** 2)
         return float(U.sum())
 
     def loads(self, r: np.ndarray, R: np.ndarray):
@@ -106,15 +111,20 @@ class BeamSet:
         the second; ``g_1 + g_2 + d x g_d = 0``."""
         f = self.deformations(r, R)
         l0, e, length = self.l0, f["e"], f["length"]
-        bza, bzb, bya, byb = f["bza"], f["bzb"], f["bya"], f["byb"]
+        bza, bzb, bya, byb, tau = f["bza"], f["bzb"], f["bya"], f["byb"], f["tau"]
         N = self.EA / l0 * f["eps"]
         share = N * l0 / 30
         kz, ky = 2 * self.EIz / l0, 2 * self.EIy / l0
-        dza, dzb = kz * (2 * bza + bzb) + share * (4 * bza - bzb), \
-            kz * (2 * bzb + bza) + share * (4 * bzb - bza)
-        dya, dyb = ky * (2 * bya + byb) + share * (4 * bya - byb), \
-            ky * (2 * byb + bya) + share * (4 * byb - bya)
-        dtau = self.GJ / l0 * f["tau"]
+        # the energy's slopes along the bendings with the twist's shifts, then by the
+        # chain rule along the measured ones
+        mza, mzb = kz * (2 * f["cza"] + f["czb"]), kz * (2 * f["czb"] + f["cza"])
+        mya, myb = ky * (2 * f["cya"] + f["cyb"]), ky * (2 * f["cyb"] + f["cya"])
+        mz, my = (mza + mzb) / 6, (mya + myb) / 6
+        dza, dzb = mza + tau * my + share * (4 * bza - bzb), \
+            mzb - tau * my + share * (4 * bzb - bza)
+        dya, dyb = mya - tau * mz + share * (4 * bya - byb), \
+            myb + tau * mz + share * (4 * byb - bya)
+        dtau = self.GJ / l0 * tau - (bya - byb) * mz + (bza - bzb) * my
 
         def across(v):   # the part of v across the chord, over its length
             return (v - _dot(e, v)[:, None] * e) / length[:, None]

@@ -1333,7 +1333,13 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
     * otherwise (a constant applied force or torque, a spring that stores no energy) the
       squared norm of the reduced force, with the Gauss-Newton model ``J^T J``
       (Levenberg-Marquardt as a trust region). This leads to an equilibrium, though not
-      necessarily a stable one.
+      necessarily a stable one. Up to eight of Newton's own steps are tried first, and
+      kept if they balance the forces: this merit would cut each of them short where a
+      stiff direction curves (a beam whose nodes move across it stretches).
+
+    The forces count as balanced within ``1e-11`` of their largest, or within their
+    roundoff, the stiffness (the largest entry of ``J``) times the coordinates' last
+    digits, where that is larger (a stiff beam's forces are not known better).
 
     The Jacobian ``J`` of the reduced force is a central difference. The trial step is
     Newton's for the force, ``J dw = -r`` in the least-squares sense (so directions the
@@ -1388,25 +1394,57 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
         Q1, E1 = _statics(model, time, q1)
         return q1, independent_basis(model, time, q1, split).T @ Q1, E1
 
-    Q, energy = _statics(model, time, q)
-    conservative = bool(np.isfinite(energy))
-    radius = 0.5
-    steps = 0
-    while steps < iterations:
+    def jacobian(q, split):
+        ends = [(reduced(q, split, h * e), reduced(q, split, -h * e))
+                for e in np.eye(len(split[2]))]
+        return ends, np.column_stack([(p[1] - m[1]) / (2 * h) for p, m in ends])
+
+    def roundoff(J, q):   # the forces' last digits: stiffness times the coordinates'
+        return 64 * np.finfo(float).eps * np.max(np.abs(J), initial=0.0) \
+            * max(1.0, np.max(np.abs(q), initial=0.0))
+
+    def balance(q, Q):   # (split, reduced force, force scale, whether it is balanced)
         split = _split(velocity_constraints(model, time, q)[0])
-        d = len(split[2])
         r = independent_basis(model, time, q, split).T @ Q
         scale = max(1.0, np.max(np.abs(Q), initial=0.0))
-        if np.max(np.abs(r), initial=0.0) < 1e-11 * scale:
+        return split, r, scale, np.max(np.abs(r), initial=0.0) < max(1e-11 * scale, noise)
+
+    Q, energy = _statics(model, time, q)
+    conservative = bool(np.isfinite(energy))
+    noise = 0.0
+    steps = 0
+    # Newton's own steps first where the forces do not derive from the energy. Where a
+    # stiff direction curves (a beam's nodes moved across it stretch it), the squared
+    # force judges Newton's step by that curvature alone and shrinks it a hundredfold,
+    # though the next step undoes it. Unless a few steps balance, the search goes back
+    plain, start = 8, None
+    radius = 0.5
+    while steps < iterations:
+        split, r, scale, balanced = balance(q, Q)
+        if balanced:
             break
-        ends = [(reduced(q, split, h * e), reduced(q, split, -h * e)) for e in np.eye(d)]
-        J = np.column_stack([(p[1] - m[1]) / (2 * h) for p, m in ends])
+        ends, J = jacobian(q, split)
+        noise = roundoff(J, q)
         if conservative:
             slope = np.array([(p[2] - m[2]) / (2 * h) for p, m in ends])
             # a force that does not derive from the energy is missing from its slope; the
             # allowance covers roundoff of the energy and assembly's tolerance
             conservative = bool(np.max(np.abs(slope + r)) <= 1e-6 * scale
                                 + 1e-13 * abs(energy) / h)
+        if not conservative and plain:
+            plain -= 1
+            start = start or (q, Q, energy, steps)
+            try:
+                q = reduced(q, split, -np.linalg.lstsq(J, r, rcond=1e-9)[0])[0]
+            except (FormulationError, np.linalg.LinAlgError):
+                plain = 0
+            else:
+                Q, energy = _statics(model, time, q)
+                steps += 1
+                continue
+        if start is not None:   # Newton's own steps did not balance: back to their start
+            (q, Q, energy, steps), start, plain = start, None, 0
+            continue
         if conservative:
             g, B = -r, -(J + J.T) / 2
             floor = 1e-10 * (abs(energy) + scale)   # the energy's change is lost below this
@@ -1464,7 +1502,7 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
     if len(rows):
         lam[rows] = np.linalg.lstsq(snap.phi_q[rows].T, -snap.Q, rcond=None)[0]
     imbalance = np.max(np.abs(snap.Q + snap.phi_q.T @ lam), initial=0.0)
-    if imbalance > 1e-8 * max(1.0, np.max(np.abs(snap.Q), initial=0.0)):
+    if imbalance > max(1e-8 * max(1.0, np.max(np.abs(snap.Q), initial=0.0)), noise):
         raise FormulationError("no static equilibrium found near the initial pose: forces "
                                f"unbalanced by {imbalance:.3g} after {steps} steps")
     return q, lam
