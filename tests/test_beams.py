@@ -46,6 +46,34 @@ def test_small_tip_load_bends_the_cantilever_by_p_l3_over_3_e_i():
     assert op["rod_2.angle"] == pytest.approx(-1.5 * expected, rel=1e-6)
 
 
+def test_pin_reaction_of_a_falling_beam_is_its_momentum_s_rate_less_its_weight():
+    """A beam pinned at one end falls from level and flails: the pin's reaction plus the
+    weight is the rate of the linear momentum of the elements' Hermite axes (Newton's
+    second law for the whole flexible body), differentiated here from the nodes' motion."""
+    aluminium, h, end = vn.Material(E=7e10, density=2700.0, nu=0.33), 5e-5, 0.03
+    mech = vn.planar.Mechanism("flail", gravity=(0, -9.81))
+    rod = mech.beam("rod", (0, 0), (1, 0), aluminium, vn.Section.circle(0.02), elements=2)
+    mech.revolute("pin", mech.ground.point(0, 0), rod.start)
+    res = mech.formulate().simulate(end, step=h, t_eval=np.linspace(0, end, round(end / h) + 1))
+    m_e, l_e = aluminium.density * vn.Section.circle(0.02).A * 0.5, 0.5
+
+    def motion(node):   # velocity and the rate of l_e times the unit tangent
+        angle, omega = res[f"{node}.angle"], res[f"{node}.omega"]
+        return (np.stack([res[f"{node}.vx"], res[f"{node}.vy"]]),
+                l_e * omega * np.stack([-np.sin(angle), np.cos(angle)]))
+
+    P = 0.0
+    for a, b in (("rod_0", "rod_1"), ("rod_1", "rod_2")):
+        (va, ta), (vb, tb) = motion(a), motion(b)
+        P = P + m_e * (va / 2 + ta / 12 + vb / 2 - tb / 12)
+    rate = np.gradient(P, res.t, axis=1)
+    weight = 2 * m_e * 9.81
+    reaction = np.stack([res["pin.reaction.x"], res["pin.reaction.y"]])
+    inner = slice(20, -20)   # central differences inside the span
+    assert np.ptp(reaction[1, inner]) > 0.2 * weight   # it flails: not the weight alone
+    assert np.abs(reaction - rate - [[0], [weight]])[:, inner].max() < 1e-3 * weight
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_end_loads_are_the_slopes_of_the_stored_energy(seed):
     """A spatial element bent, twisted and stretched at random: its end loads against

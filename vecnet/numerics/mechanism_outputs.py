@@ -109,6 +109,12 @@ def balance(cutsets: Cutsets, time: float, q: np.ndarray, u: np.ndarray, w: np.n
         Jw = R[node] @ J @ R[node].T
         F = m * (acc - model.gravity)
         through[name] = (F, cross(r[node], F) + Jw @ alpha + cross(omega, Jw @ omega))
+    if model.beams is not None:   # the nodes' shares of their elements' inertia and weight
+        carried = model.beams.node_through(kin, model.row, jv + kin.gv, jw + kin.gw,
+                                           model.gravity)
+        for name, node, _, _ in model.bodies:
+            if node in carried:
+                through[name] = tuple(t + c for t, c in zip(through[name], carried[node]))
     for name, (_, F, T) in forces.items():
         through[name] = (F, cross(r[cutsets.ends[name][1]], F) + T)
     wrench: dict[str, np.ndarray] = {}
