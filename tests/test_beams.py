@@ -74,6 +74,63 @@ def test_pin_reaction_of_a_falling_beam_is_its_momentum_s_rate_less_its_weight()
     assert np.abs(reaction - rate - [[0], [weight]])[:, inner].max() < 1e-3 * weight
 
 
+def test_a_motor_driving_a_flexible_arm_keeps_the_energy_it_is_given():
+    """A DC motor network (vn.System) spins up a hub with a beam welded to it: the
+    electrical work in is what the resistor dissipates plus what the inductor, the
+    motion and the arm's bending store (generalized-alpha without damping)."""
+    from scipy.integrate import cumulative_trapezoid
+    R, L = 2.0, 0.05
+    mech = vn.planar.Mechanism("arm", gravity=(0, 0))
+    hub = mech.body("hub", mass=1.0, inertia=0.01)
+    arm = mech.beam("arm", (0, 0), (0.5, 0), vn.Material(E=7e10, density=2700.0, nu=0.33),
+                    vn.Section.circle(0.01), elements=2)
+    mech.revolute("O", mech.ground.centre, hub.centre)
+    mech.weld("root", hub.centre, arm.start)
+    net = vn.Network("motor")
+    net.add(vn.VoltageSource("V", "g", "a", V=12.0), vn.Resistor("Ra", "a", "b", R=R),
+            vn.Inductor("La", "b", "c", L=L), vn.DCMotor("M", "ref", "w", "g", "c", K=0.4),
+            vn.RotaryPort("shaft", "ref", "w", joint="O"))
+    res = vn.System(mech, net).simulate(0.1, t_eval=np.linspace(0, 0.1, 1001), step=1e-4,
+                                        spectral_radius=1.0)
+    assert res.solver == "generalized-alpha"
+    i = res["La.through"]
+    supplied = cumulative_trapezoid(-res["V.across"] * i, res.t, initial=0)
+    dissipated = cumulative_trapezoid(R * i ** 2, res.t, initial=0)
+    stored = L * i ** 2 / 2 + res["energy"] - res["energy"][0]
+    assert np.abs(supplied - dissipated - stored).max() < 1e-5 * supplied[-1]
+    # the tip lags the hub's line: the arm bends as it is spun up
+    angle = res["O.angle"]
+    lag = res["arm_2.x"] * np.sin(angle) - res["arm_2.y"] * np.cos(angle)
+    assert lag.max() > 1e-4
+
+
+def test_a_study_sweeps_a_beam_s_modulus_and_diameter():
+    """The beam's ``rod.E`` and ``rod.diameter`` as the parameters of a study: the first
+    frequency is Euler-Bernoulli's 1.8751^2 sqrt(E I / rho A) / L^2 at every case."""
+    frame = vn.sweep(cantilever(4), {"rod.E": [1e11, 2e11, 7e10], "rod.diameter": [0.01, 0.02]},
+                     "eigenvalues")
+    exact = 1.8751 ** 2 * np.sqrt(frame["rod.E"] * frame["rod.diameter"] ** 2 / 16
+                                  / STEEL.density)
+    assert len(frame) == 6
+    assert np.allclose(frame["omega0"], exact, rtol=1e-4)
+
+
+def test_a_beam_s_material_and_section_may_be_expressions_in_parameters(tmp_path):
+    E, d = sp.symbols("E d")
+    mech = vn.planar.Mechanism("cantilever", gravity=(0, 0))
+    rod = mech.beam("rod", (0, 0), (1, 0), vn.Material(E=E, density=7800.0, nu=0.3),
+                    vn.Section.circle(d), elements=2)
+    mech.weld("clamp", mech.ground.point(0, 0), rod.start)
+    mech.force("P", rod.end, (0, -1.0))
+    op = mech.formulate().equilibrium(parameters={E: STEEL.E, d: 0.02})
+    assert op["rod_2.y"] == pytest.approx(-1 / (3 * STEEL.E * ROD.Iz), rel=1e-6)
+    with pytest.raises(ModelError, match="E A = -0.785"):
+        mech.formulate().equilibrium(parameters={E: -1e4, d: 0.01})
+    with pytest.raises(ModelError, match="holds the parameter"):   # a file holds numbers
+        vn.save_model(mech, tmp_path / "rod.json")
+    assert not (tmp_path / "rod.json").exists()
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_end_loads_are_the_slopes_of_the_stored_energy(seed):
     """A spatial element bent, twisted and stretched at random: its end loads against

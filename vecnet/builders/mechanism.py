@@ -31,7 +31,7 @@ from ..core.later import later
 from ..core.names import check_name
 from ..core.symbols import DATUM
 from ..elements.base import number_problem, t
-from ..elements.beam import Material, Section
+from ..elements.beam import Material, Section, symbolic
 from ..errors import ModelError, UnknownNameError
 from .network import Network
 
@@ -323,6 +323,23 @@ class Beam:
     def end(self) -> Point:
         """The last node's origin, where the beam ends."""
         return self.nodes[-1].centre
+
+    def study_parameters(self) -> dict[str, Any]:
+        """The values a study may vary by ``"<beam>.<name>"``: the material's (``E``,
+        ``density``, ``nu`` or ``G``) and the section's (its dimensions, as ``diameter``,
+        or ``A``, ``Iy``, ``Iz``, ``J`` where they were given)."""
+        return {**self.material.study_parameters(), **self.section.study_parameters()}
+
+    def set_study_parameter(self, name: str, value: Any, network) -> None:
+        """Give the material's or section's parameter ``name`` the value ``value`` (a number
+        or a sympy symbol), in place, in every element of the beam in ``network``."""
+        if name in self.material.study_parameters():
+            self.material = self.material.with_parameter(name, value)
+        else:
+            self.section = self.section.with_parameter(name, value)
+        for part in self.elements:
+            element = network.element(part)
+            element.material, element.section = self.material, self.section
 
     def __repr__(self) -> str:
         return f"<Beam {self.name}: {len(self.elements)} elements, {self.length:g} m>"
@@ -837,7 +854,7 @@ class MechanismBuilder:
         # the element's law checks the material and section and its length
         self.beam_element(parts[0], nodes[0], nodes[1], length / count, material, section,
                           name)
-        if not section.size < length / count:
+        if not symbolic(section.size) and not section.size < length / count:
             raise ModelError(f"beam {name!r}: the section ({section.size:g} across) is as "
                              f"large as an element is long ({length / count:g}); a beam "
                              "element is slender: use fewer elements or a rigid body")
@@ -920,7 +937,9 @@ class MechanismBuilder:
         spring's ``k``, free ``length`` and ``c``, a damper's ``c``, a rotary spring's
         ``k``, ``c`` and free ``angle``, a contact's ``restitution`` (and its ``mu_kinetic``
         and ``mu_static`` when it has friction)
-        (:meth:`~vecnet.elements.base.MechanismElement.study_parameters`).
+        (:meth:`~vecnet.elements.base.MechanismElement.study_parameters`), and a beam's
+        material and section values (``"rod.E"``, ``"rod.diameter"``,
+        :meth:`Beam.study_parameters`).
 
         >>> import vecnet as vn
         >>> mech = vn.planar.Mechanism("m")
@@ -931,9 +950,9 @@ class MechanismBuilder:
         >>> float(mech.element_parameters()["k.k"])
         50.0
         """
-        return {f"{element.name}.{name}": value
-                for element in self.network.elements
-                for name, value in getattr(element, "study_parameters", dict)().items()}
+        return {f"{owner.name}.{name}": value
+                for owner in (*self.network.elements, *self.beams.values())
+                for name, value in getattr(owner, "study_parameters", dict)().items()}
 
     def with_symbols(self, names) -> MechanismBuilder:
         """A copy of the mechanism whose element parameters ``names`` (of
@@ -963,9 +982,12 @@ class MechanismBuilder:
                 f"{', '.join(known) or 'none'}")
         twin = copy.deepcopy(self)
         for name in names:
-            element, _, parameter = name.partition(".")
-            twin.network.element(element).set_study_parameter(
-                parameter, sympy.Symbol(name, real=True))
+            owner, _, parameter = name.partition(".")
+            symbol = sympy.Symbol(name, real=True)
+            if owner in twin.beams:
+                twin.beams[owner].set_study_parameter(parameter, symbol, twin.network)
+            else:
+                twin.network.element(owner).set_study_parameter(parameter, symbol)
         return twin
 
     def __repr__(self) -> str:

@@ -47,6 +47,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
+
+import sympy
 
 from ..errors import ModelError
 from .base import number_problem
@@ -57,22 +60,37 @@ __all__ = ["Material", "Section", "BeamLaw", "BEAM_SYMBOLS"]
 BEAM_SYMBOLS = {"elongation": "eps", "torsion": "tau", "bending z": "b_z", "bending y": "b_y"}
 
 
-def _positive(owner: str, **values: float) -> None:
+def symbolic(value) -> bool:
+    """Whether ``value`` is an expression in parameters (a sympy expression with symbols)."""
+    return isinstance(value, sympy.Basic) and bool(value.free_symbols)
+
+
+def _positive(owner: str, **values) -> None:
     for key, value in values.items():
+        if symbolic(value):   # a parameter: checked when its value is put in
+            continue
         try:
             number = float(value)
         except (TypeError, ValueError):
-            raise ModelError(f"{owner}: {key} is a number; got {value!r}") from None
+            raise ModelError(f"{owner}: {key} is a number or an expression in parameters; "
+                             f"got {value!r}") from None
         problem = number_problem(number)
         if problem or not number > 0:
             raise ModelError(f"{owner}: {key} = {number:g} "
                              + (problem or "is not physical (it must be more than zero)"))
 
 
+def _kept(value):
+    """A number as a float, an expression in parameters as it is."""
+    return value if symbolic(value) else float(value)
+
+
 @dataclass(frozen=True)
 class Material:
     """An isotropic elastic material: Young's modulus ``E``, shear modulus ``G`` (or
-    Poisson's ratio ``nu``, ``G = E / (2 (1 + nu))``) and ``density``, in SI units.
+    Poisson's ratio ``nu``, ``G = E / (2 (1 + nu))``) and ``density``, in SI units; each
+    a number or an expression in parameters (a study sweeps them; the values are checked
+    when they are put in).
 
     Raises
     ------
@@ -100,15 +118,29 @@ class Material:
             raise ModelError("material: give G (shear modulus) or nu (Poisson's ratio)"
                              if G is None else "material: give G or nu, not both")
         if nu is not None:
-            if not -1.0 < float(nu) < 0.5:
+            if not symbolic(nu) and not -1.0 < float(nu) < 0.5:
                 raise ModelError(f"material: Poisson's ratio nu = {float(nu):g} is not "
                                  "physical (it lies between -1 and 1/2)")
-            G = float(E) / (2.0 * (1.0 + float(nu)))
+            G = _kept(E) / (2 * (1 + _kept(nu)))
         _positive("material", G=G)
-        object.__setattr__(self, "E", float(E))
-        object.__setattr__(self, "density", float(density))
-        object.__setattr__(self, "G", float(G))
-        object.__setattr__(self, "nu", None if nu is None else float(nu))
+        object.__setattr__(self, "E", _kept(E))
+        object.__setattr__(self, "density", _kept(density))
+        object.__setattr__(self, "G", _kept(G))
+        object.__setattr__(self, "nu", None if nu is None else _kept(nu))
+
+    def study_parameters(self) -> dict[str, Any]:
+        """The values a study may vary by name: ``E``, ``density`` and ``nu`` or ``G``,
+        whichever was given.
+
+        >>> Material(E=2e11, density=7800.0, nu=0.3).study_parameters()
+        {'E': 200000000000.0, 'density': 7800.0, 'nu': 0.3}
+        """
+        return {"E": self.E, "density": self.density,
+                **({"G": self.G} if self.nu is None else {"nu": self.nu})}
+
+    def with_parameter(self, name: str, value) -> Material:
+        """The same material with its study parameter ``name`` set to ``value``."""
+        return Material(**{**self.study_parameters(), name: value})
 
 
 @dataclass(frozen=True)
@@ -142,40 +174,84 @@ class Section:
                  size: float | None = None) -> None:
         _positive("section", A=A, Iy=Iy, Iz=Iz, J=J)
         for key, value in (("A", A), ("Iy", Iy), ("Iz", Iz), ("J", J)):
-            object.__setattr__(self, key, float(value))
-        object.__setattr__(self, "size", math.sqrt(self.A) if size is None else float(size))
+            object.__setattr__(self, key, _kept(value))
+        object.__setattr__(self, "size", (sympy.sqrt(self.A) if symbolic(self.A)
+                                          else math.sqrt(self.A)) if size is None
+                           else _kept(size))
+        # how it was made: the shape's maker and its dimensions, what a study may vary
+        object.__setattr__(self, "made", (None, {"A": self.A, "Iy": self.Iy, "Iz": self.Iz,
+                                                 "J": self.J}))
+
+    def _shaped(self, maker: str, **dimensions) -> Section:
+        object.__setattr__(self, "made", (maker, dimensions))
+        return self
+
+    def study_parameters(self) -> dict[str, Any]:
+        """The values a study may vary by name: the shape's dimensions (a circle's
+        ``diameter``, a tube's ``outer`` and ``inner``, a rectangle's ``width`` and
+        ``height``), or ``A``, ``Iy``, ``Iz`` and ``J`` where they were given.
+
+        >>> Section.circle(0.01).study_parameters()
+        {'diameter': 0.01}
+        """
+        return dict(self.made[1])
+
+    def with_parameter(self, name: str, value) -> Section:
+        """The same section with its study parameter ``name`` set to ``value``."""
+        maker, dimensions = self.made
+        dimensions = {**dimensions, name: value}
+        if maker is None:
+            return Section(**dimensions, size=self.size)
+        return getattr(Section, maker)(**dimensions)
 
     @classmethod
-    def circle(cls, diameter: float) -> Section:
-        """A solid circle of ``diameter``: ``A = pi d^2/4``, ``Iy = Iz = pi d^4/64``,
-        ``J = pi d^4/32``."""
+    def circle(cls, diameter) -> Section:
+        """A solid circle of ``diameter`` (a number or an expression in parameters, to
+        study it): ``A = pi d^2/4``, ``Iy = Iz = pi d^4/64``, ``J = pi d^4/32``.
+
+        >>> d = sympy.Symbol("d")
+        >>> Section.circle(d).J
+        pi*d**4/32
+        """
         _positive("circular section", diameter=diameter)
-        d = float(diameter)
-        inertia = math.pi * d ** 4 / 64
-        return cls(math.pi * d * d / 4, inertia, inertia, 2 * inertia, size=d)
+        d = _kept(diameter)
+        pi = sympy.pi if symbolic(d) else math.pi
+        inertia = pi * d ** 4 / 64
+        return cls(pi * d * d / 4, inertia, inertia, 2 * inertia, size=d)._shaped(
+            "circle", diameter=d)
 
     @classmethod
-    def tube(cls, outer: float, inner: float) -> Section:
-        """A circular tube of ``outer`` and ``inner`` diameters."""
+    def tube(cls, outer, inner) -> Section:
+        """A circular tube of ``outer`` and ``inner`` diameters (numbers or expressions in
+        parameters)."""
         _positive("tube section", outer=outer, inner=inner)
-        D, d = float(outer), float(inner)
-        if not d < D:
+        D, d = _kept(outer), _kept(inner)
+        if not (symbolic(D) or symbolic(d)) and not d < D:
             raise ModelError(f"tube section: inner diameter {d:g} must be less than the outer "
                              f"{D:g}")
-        inertia = math.pi * (D ** 4 - d ** 4) / 64
-        return cls(math.pi * (D * D - d * d) / 4, inertia, inertia, 2 * inertia, size=D)
+        pi = sympy.pi if symbolic(D) or symbolic(d) else math.pi
+        inertia = pi * (D ** 4 - d ** 4) / 64
+        return cls(pi * (D * D - d * d) / 4, inertia, inertia, 2 * inertia, size=D)._shaped(
+            "tube", outer=D, inner=d)
 
     @classmethod
-    def rectangle(cls, width: float, height: float) -> Section:
+    def rectangle(cls, width, height) -> Section:
         """A solid rectangle ``width`` along the section's ``y`` axis and ``height`` along
-        ``z``: ``Iy = w h^3/12``, ``Iz = h w^3/12``, and Saint-Venant's torsion constant
-        ``J = a b^3 (1/3 - 0.21 (b/a) (1 - b^4 / (12 a^4)))`` (``a >= b`` the sides),
-        within 0.5 % of the series solution for every aspect ratio."""
+        ``z`` (numbers or expressions in parameters): ``Iy = w h^3/12``, ``Iz = h w^3/12``,
+        and Saint-Venant's torsion constant ``J = a b^3 (1/3 - 0.21 (b/a) (1 - b^4 / (12
+        a^4)))`` (``a >= b`` the sides), within 0.5 % of the series solution for every
+        aspect ratio."""
         _positive("rectangular section", width=width, height=height)
-        w, h = float(width), float(height)
-        a, b = max(w, h), min(w, h)
-        J = a * b ** 3 * (1 / 3 - 0.21 * (b / a) * (1 - b ** 4 / (12 * a ** 4)))
-        return cls(w * h, w * h ** 3 / 12, h * w ** 3 / 12, J, size=a)
+        w, h = _kept(width), _kept(height)
+        if symbolic(w) or symbolic(h):
+            a, b = sympy.Max(w, h), sympy.Min(w, h)
+        else:
+            a, b = max(w, h), min(w, h)
+        J = a * b ** 3 * (sympy.Rational(1, 3) - sympy.Rational(21, 100) * (b / a)
+                          * (1 - b ** 4 / (12 * a ** 4))) if symbolic(a) \
+            else a * b ** 3 * (1 / 3 - 0.21 * (b / a) * (1 - b ** 4 / (12 * a ** 4)))
+        return cls(w * h, w * h ** 3 / 12, h * w ** 3 / 12, J, size=a)._shaped(
+            "rectangle", width=w, height=h)
 
 
 class BeamLaw:

@@ -218,6 +218,12 @@ def _solid_numbers(value: Material | Section) -> dict[str, float]:
     section (``A``, ``Iy``, ``Iz``, ``J``, ``size``) as the numbers its entry holds."""
     keys = ("E", "density", "G" if value.nu is None else "nu") \
         if isinstance(value, Material) else ("A", "Iy", "Iz", "J", "size")
+    held = sorted({str(s) for key in keys for s in getattr(sympy.sympify(getattr(value, key)),
+                                                            "free_symbols", ())})
+    if held:
+        raise ModelFileError(f"its {type(value).__name__.lower()} holds the parameter(s) "
+                             f"{', '.join(held)}; a model file holds a beam's numbers: give "
+                             "them values before saving")
     return {key: float(getattr(value, key)) for key in keys}
 
 

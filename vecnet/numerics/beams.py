@@ -19,9 +19,16 @@ its axis adds ``rho (Iy + Iz) l0 / 6 [[2, 1], [1, 2]]`` on the rates ``x_i . ome
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from ..elements.beam import BeamLaw
+from ..errors import ModelError
+
+
+def _number(value: Any, owner: str) -> float:
+    return float(value)
 
 __all__ = ["BeamSet", "beam_set"]
 
@@ -59,15 +66,22 @@ class BeamSet:
         Tail and head node of each element.
     """
 
-    def __init__(self, elements: list[BeamLaw], node: dict) -> None:
+    def __init__(self, elements: list[BeamLaw], node: dict,
+                 number: Callable[[Any, str], float] = _number) -> None:
         self.names = [e.name for e in elements]
         self.ends = np.array([[node[e.edges[0].tail], node[e.edges[0].head]] for e in elements],
                              dtype=np.int64).reshape(-1, 2)
         self.l0 = np.array([e.length for e in elements])
-        k = np.array([e.stiffnesses for e in elements]).reshape(-1, 4)
-        self.EA, self.GJ, self.EIy, self.EIz = k.T
-        self.mass = np.array([e.mass for e in elements])
-        self.polar = np.array([e.polar_inertia for e in elements])
+        values = np.array([[number(v, e.name) for v in (*e.stiffnesses, e.mass, e.polar_inertia)]
+                           for e in elements]).reshape(-1, 6)
+        for e, row in zip(elements, values):
+            for what, value in zip(("E A", "G J", "E Iy", "E Iz", "mass", "polar inertia"), row):
+                # (not a number: a study's parameter, not yet bound to a case)
+                if not (np.isnan(value) or np.isfinite(value) and value > 0):
+                    raise ModelError(f"beam {e.beam!r}: element {e.name!r} has {what} = "
+                                     f"{value:g}; it must be a positive number (check the "
+                                     "values given to its material and section)")
+        self.EA, self.GJ, self.EIy, self.EIz, self.mass, self.polar = values.T
         self.nodes = np.unique(self.ends)
 
     def __len__(self) -> int:
@@ -226,4 +240,4 @@ class BeamSet:
 def beam_set(model) -> BeamSet | None:
     """The beam elements of a compiled mechanism's network (``None`` when it has none)."""
     elements = [e for e in model.eom.mechanism.network.elements if isinstance(e, BeamLaw)]
-    return BeamSet(elements, model.node) if elements else None
+    return BeamSet(elements, model.node, model.number) if elements else None

@@ -913,7 +913,7 @@ def check_method(method: Any, step: float | None) -> None:
 
 def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
                     progress=None, rtol: float = 1e-8, atol: float = 1e-10,
-                    spectral_radius: float = DEFAULT_SPECTRAL_RADIUS):
+                    spectral_radius: float = DEFAULT_SPECTRAL_RADIUS, extra=_no_extra, s0=()):
     """Forward dynamics with a fixed step, as game and robotics engines integrate: the
     classical Runge-Kutta scheme of order 4 (``"rk4"``), semi-implicit (symplectic)
     Euler (``"euler"``: ``u <- u + h u'(q, u)``, then ``q <- q + h N(q) u`` with the new
@@ -921,11 +921,13 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
     :class:`~.generalized_alpha.GeneralizedAlpha` with ``spectral_radius``; Newton's
     method to ``rtol`` and ``atol``), whose steps may be far longer than the fastest
     mode's period: it damps what it cannot follow, as flexible bodies need. The state
-    is the coordinates and the independent speeds of a coordinate partition, as in :func:`integrate_partitioned`: after every step the dependent
-    coordinates and speeds are found from the constraints (and quaternions normalized),
-    so loops stay closed whatever the step. Each interval between output times is split
-    into equal steps no longer than ``step``. Returns the :class:`Motion` at ``times``
-    (no coupled states).
+    is the coordinates and the independent speeds of a coordinate partition, as in
+    :func:`integrate_partitioned`, and the states ``s`` of anything coupled to the
+    mechanism (``extra(t, q, u, s)`` gives their rates and the mechanism's inputs): after
+    every step the dependent coordinates and speeds are found from the constraints (and
+    quaternions normalized), so loops stay closed whatever the step. Each interval
+    between output times is split into equal steps no longer than ``step``. Returns the
+    :class:`Motion` at ``times``.
 
     Raises
     ------
@@ -941,6 +943,7 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
     part = Partition(model, t0, q0)
     constrained = bool(len(part.dep) or len(part.dep_q))
     q, u = np.array(q0, dtype=float), np.array(u0, dtype=float)
+    n, free = model.n, len(part.ind)   # (every partition leaves as many speeds free)
 
     def consistent(tt, qq, uw):
         if constrained:
@@ -949,50 +952,46 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
         full[part.ind] = uw
         return normalize(model, qq), full
 
-    def derivative(tt, qq, uw):
-        evaluation(tt, np.concatenate([qq, uw]))
-        qf, uf = consistent(tt, qq, uw)
-        a, _ = solve_accelerations(model, tt, qf, uf, part.rows)
-        return rates(model, qf, uf), a[part.ind]
-
-    def joined(tt, y):
-        return np.concatenate(derivative(tt, y[:model.n], y[model.n:]))
+    def joined(tt, y):   # the rates of (q, independent speeds, coupled states)
+        evaluation(tt, y)
+        qf, uf = consistent(tt, y[:n], y[n:n + free])
+        sdot, w = extra(tt, qf, uf, y[n + free:])
+        a, _ = solve_accelerations(model, tt, qf, uf, part.rows, w)
+        return np.concatenate([rates(model, qf, uf), a[part.ind], sdot])
 
     # the coordinates' columns of the Jacobian turn with the bodies; the speeds' change
     # slowly (velocity terms)
     implicit = GeneralizedAlpha(joined, spectral_radius, rtol, atol,
-                                frequent=np.arange(model.n)) \
+                                frequent=np.arange(n)) \
         if scheme == "generalized-alpha" else None
 
-    def advance(tt, qq, uw, h):
-        """One step from a consistent state: the new coordinates and independent speeds."""
+    def advance(tt, y, h):
+        """One step from a consistent state."""
         if implicit is not None:
-            y = implicit.step(tt, np.concatenate([qq, uw]), h)
-            return y[:model.n], y[model.n:]
+            return implicit.step(tt, y, h)
         if scheme == "rk4":
-            k1 = derivative(tt, qq, uw)
-            k2 = derivative(tt + h / 2, qq + h / 2 * k1[0], uw + h / 2 * k1[1])
-            k3 = derivative(tt + h / 2, qq + h / 2 * k2[0], uw + h / 2 * k2[1])
-            k4 = derivative(tt + h, qq + h * k3[0], uw + h * k3[1])
-            return (qq + h / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0]),
-                    uw + h / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1]))
-        uw = uw + h * derivative(tt, qq, uw)[1]
-        qf, uf = consistent(tt, qq, uw)
-        return qf + h * rates(model, qf, uf), uw
+            k1 = joined(tt, y)
+            k2 = joined(tt + h / 2, y + h / 2 * k1)
+            k3 = joined(tt + h / 2, y + h / 2 * k2)
+            k4 = joined(tt + h, y + h * k3)
+            return y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        y = y + np.concatenate([np.zeros(n), h * joined(tt, y)[n:]])
+        qf, uf = consistent(tt, y[:n], y[n:n + free])
+        return np.concatenate([qf + h * rates(model, qf, uf), y[n:]])
 
-    out_t, out_q, out_u = [], [], []
-    time, uw = float(t0), u[part.ind]
+    out_t, out_q, out_u, out_s = [], [], [], []
+    time, y = float(t0), np.concatenate([q, u[part.ind], np.asarray(s0, dtype=float)])
     try:
         if implicit is not None:
-            implicit.start(time, np.concatenate([q, uw]))
+            implicit.start(time, y)
         for target in np.asarray(times, dtype=float):
             steps = int(np.ceil((target - time) / step - 1e-9)) if target > time else 0
             h = (target - time) / steps if steps else 0.0
             for _ in range(steps):
                 for attempt in range(2):
                     try:
-                        q_new, uw_new = advance(time, q, uw, h)
-                        q_new, u_new = consistent(time + h, q_new, uw_new)
+                        y_new = advance(time, y, h)
+                        q_new, u_new = consistent(time + h, y_new[:n], y_new[n:n + free])
                         break
                     except (SimulationError, np.linalg.LinAlgError):
                         if attempt or not constrained:
@@ -1000,10 +999,11 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
                         # the dependent coordinates came near a singular choice within the
                         # step: partition anew at its start and take it again
                         part = Partition(model, time, q)
-                        uw = u[part.ind]
+                        y = np.concatenate([q, u[part.ind], y[n + free:]])
                         if implicit is not None:
-                            implicit.start(time, np.concatenate([q, uw]))
-                time, q, u, uw = time + h, q_new, u_new, uw_new
+                            implicit.start(time, y)
+                time, q, u = time + h, q_new, u_new
+                y = np.concatenate([q, y_new[n:]])
                 if constrained:
                     # projections lose accuracy as the dependent block nears singularity:
                     # take a better partition while the present one is still good enough
@@ -1011,12 +1011,14 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
                     if cond < 0.05:
                         fresh = Partition(model, time, q)
                         if fresh.conditioning(time, q) > cond:
-                            part, uw = fresh, u[fresh.ind]
+                            part = fresh
+                            y = np.concatenate([q, u[part.ind], y[n + free:]])
                             if implicit is not None:
-                                implicit.start(time, np.concatenate([q, uw]))
+                                implicit.start(time, y)
             out_t.append(time)
             out_q.append(q)
             out_u.append(u)
+            out_s.append(y[n + free:])
         outcome.message = f"reached the end of the span by {scheme} steps of at most {step:g} s"
         if implicit is not None:
             outcome.message += (f" (spectral radius {implicit.rho:g}: modes much faster than "
@@ -1025,7 +1027,8 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
         outcome.fail(evaluation_failure(exc))
     count = len(out_t)
     return Motion(np.array(out_t), np.array(out_q).T.reshape(model.n, count),
-                  np.array(out_u).T.reshape(speeds(model), count), np.zeros((0, count)), outcome)
+                  np.array(out_u).T.reshape(speeds(model), count),
+                  np.array(out_s).T.reshape(len(np.asarray(s0)), count), outcome)
 
 
 def integrate_dae(model, t0, q0, u0, times, rtol, atol, extra=_no_extra, s0=(), progress=None):

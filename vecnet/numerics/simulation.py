@@ -77,9 +77,10 @@ def simulate(model: Any, t_span: Sequence[float] | None = None, *,
         ``tree`` and, in space, ``speeds`` (``"tail"`` or ``"body"``: the axes of the
         angular speeds, :meth:`vecnet.spatial.Mechanism.formulate`).
 
-        Systems: ``initial`` (lumped and block states), ``velocities``, ``method``
-        (``"partition"`` or ``"dae"``), ``coordinates`` (a :class:`~vecnet.System`:
-        ``"joint"`` or ``"absolute"``; a mapping: scalar coordinates held at values).
+        Systems: ``initial`` (lumped and block states), ``velocities``, ``method``,
+        ``step`` and ``spectral_radius`` (as for mechanisms), ``coordinates`` (a
+        :class:`~vecnet.System`: ``"joint"`` or ``"absolute"``; a mapping: scalar
+        coordinates held at values).
 
         Model files: ``points`` (output points), and any option above, which wins over
         the file's setting.
@@ -229,22 +230,8 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     from . import algorithms
     from . import multibody as mb
 
-    if method is None:
-        method = "generalized-alpha" if eom.mechanism.beams else "partition"
-    if spectral_radius is not None and method != "generalized-alpha":
-        raise FormulationError("spectral_radius= goes with method='generalized-alpha'; "
-                               f"method is {method!r}")
-    mb.check_method(method, step)
     t0, t1, times = time_grid(t_span, t_eval)
-    if method == "generalized-alpha" and step is None:
-        step = (t1 - t0) / BEAM_STEPS
-    integrators: dict[str, Callable[..., mb.Motion]] = {"partition": mb.integrate_partitioned,
-                                                        "dae": mb.integrate_dae}
-    for scheme in mb.FIXED_STEP:
-        integrators[scheme] = lambda model, t0, q0, u0, times, rtol, atol, progress, \
-            scheme=scheme: mb.integrate_fixed(
-                model, t0, q0, u0, times, float(step or 0), scheme, progress, rtol, atol,
-                mb.DEFAULT_SPECTRAL_RADIUS if spectral_radius is None else spectral_radius)
+    method, integrators = _integrators(eom, method, step, spectral_radius, t1 - t0)
     eom.check_signals((t0, t1), parameters)
     eom.check_parameters(parameters)
     with untrusted(eom.mechanism.untrusted):
@@ -291,6 +278,40 @@ def _mechanism(eom, t_span: Sequence[float], t_eval: Sequence[float] | None = No
     return algorithms.result(eom, model, motion.t, motion.q, motion.u, outcome)
 
 
+def _integrators(eom, method: str | None, step: float | None, spectral_radius: float | None,
+                 span: float) -> tuple[str, dict[str, Callable[..., Any]]]:
+    """The method a mechanism's run takes (``"generalized-alpha"`` by default where it has
+    beams, else ``"partition"``) and the integrators by method, the fixed-step ones with
+    their ``step`` (for generalized-alpha by default :data:`BEAM_STEPS` to the ``span``)
+    and ``spectral_radius`` bound.
+
+    Raises
+    ------
+    FormulationError
+        For an unknown method, a ``step`` or ``spectral_radius`` without a method that
+        takes it.
+    """
+    from . import multibody as mb
+
+    if method is None:
+        method = "generalized-alpha" if eom.mechanism.beams else "partition"
+    if spectral_radius is not None and method != "generalized-alpha":
+        raise FormulationError("spectral_radius= goes with method='generalized-alpha'; "
+                               f"method is {method!r}")
+    mb.check_method(method, step)
+    if method == "generalized-alpha" and step is None:
+        step = span / BEAM_STEPS
+    rho = mb.DEFAULT_SPECTRAL_RADIUS if spectral_radius is None else spectral_radius
+    integrators: dict[str, Callable[..., Any]] = {"partition": mb.integrate_partitioned,
+                                                  "dae": mb.integrate_dae}
+    for scheme in mb.FIXED_STEP:
+        integrators[scheme] = lambda model, t0, q0, u0, times, rtol, atol, progress=None, \
+            scheme=scheme, **coupled: mb.integrate_fixed(
+                model, t0, q0, u0, times, float(step or 0), scheme, progress, rtol, atol,
+                rho, **coupled)
+    return method, integrators
+
+
 #: the steps of the generalized-alpha method over the span unless ``step`` is given: two an
 #: output time at the default 501, 50 or more a period of the modes it follows closely
 BEAM_STEPS = 1000
@@ -325,22 +346,21 @@ def _refuse_without_events(model, stops: list, method: str) -> None:
 
 
 def _coupled(system, t_span: Sequence[float], t_eval: Sequence[float] | None = None,
-             method: str = "partition", rtol: float = 1e-8, atol: float = 1e-10,
+             method: str | None = None, rtol: float = 1e-8, atol: float = 1e-10,
              initial: Mapping[str, float] | None = None,
              coordinates: Mapping[str, float] | None = None,
-             velocities: Mapping[str, Any] | None = None) -> Result:
+             velocities: Mapping[str, Any] | None = None, step: float | None = None,
+             spectral_radius: float | None = None) -> Result:
     """A formulated :class:`~vecnet.System` from the mechanism assembled at ``t0`` (the
     scalar ``coordinates`` held at the values given, at rest unless ``velocities``) and
-    its lumped and block states (``initial``, by name)."""
+    its lumped and block states (``initial``, by name). ``method``, ``step`` and
+    ``spectral_radius`` as for a mechanism alone (:func:`_integrators`)."""
     from . import algorithms
     from . import multibody as mb
 
-    integrators: dict[str, Callable[..., mb.Motion]] = {"partition": mb.integrate_partitioned,
-                                                        "dae": mb.integrate_dae}
-    if method not in integrators:
-        raise FormulationError(f"method must be 'partition' or 'dae'; got {method!r}")
     eom = system.eom
     t0, t1, times = time_grid(t_span, t_eval)
+    method, integrators = _integrators(eom, method, step, spectral_radius, t1 - t0)
     with untrusted(eom.mechanism.untrusted):
         watch = Watch(t0, t1)
     model = eom.compile()

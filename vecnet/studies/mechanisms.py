@@ -34,7 +34,7 @@ _SIMULATE = {"t_span", "t_end", "t_eval", "outputs", "initial", "velocities", "r
 #: options each named analysis of a mechanism takes (besides ``parameters`` and, for a
 #: mechanism not yet formulated, ``coordinates``)
 MECHANISM_OPTIONS = {
-    "simulate": _SIMULATE | {"step", "coordinates"},
+    "simulate": _SIMULATE | {"step", "spectral_radius", "coordinates"},
     "eigenvalues": {"coordinates"},
     "frequency_response": {"frequencies", "outputs", "coordinates"},
     "equilibrium": {"outputs", "coordinates"},
@@ -42,7 +42,7 @@ MECHANISM_OPTIONS = {
 #: options each named analysis of a coupled system takes (``coordinates``: ``"joint"`` or
 #: ``"absolute"`` to formulate; simulating, also a mapping of held scalar coordinates)
 SYSTEM_OPTIONS = {
-    "simulate": _SIMULATE | {"coordinates"},
+    "simulate": _SIMULATE | {"step", "spectral_radius", "coordinates"},
     "eigenvalues": {"coordinates"},
     "frequency_response": {"frequencies", "outputs", "coordinates"},
     "equilibrium": {"outputs", "coordinates"},
