@@ -8,6 +8,8 @@ vibration."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -347,6 +349,14 @@ def test_picture_draws_the_bent_axis_of_a_loaded_cantilever():
     EI = STEEL.E * ROD.Iz
     # the points are taken along the element's own length, as the inertia interpolates
     assert np.allclose(y, -P * x ** 2 * (3 - x) / (6 * EI), rtol=1e-3, atol=1e-9)
+    # and the SVG animation draws the same axis, in pixels (y down, rounded to 0.1)
+    import re
+    svg = vn.animation_svg(mech, res, frames=2)
+    (points,) = re.findall(r'<polyline points="([^"]+)"[^>]*><title>rod_e1 \(beam element\)',
+                           svg)
+    px = np.array([[float(v) for v in p.split(",")] for p in points.split()])
+    scale = np.ptp(px[:, 0]) / np.ptp(x)
+    assert np.allclose((px[0, 1] - px[:, 1]) / scale, y, atol=0.1 / scale)
 
 
 @pytest.mark.parametrize("build", [lambda: slider_crank(2), lambda: cantilever(2, 1.0)],
@@ -359,3 +369,21 @@ def test_a_beam_model_saved_and_loaded_has_the_same_equations(build):
     loaded = saved_and_loaded(mech)
     assert list(loaded.beams) == ["rod"]
     assert loaded.beams["rod"].material == mech.beams["rod"].material
+
+
+def test_a_model_file_keeps_the_step_of_its_run(tmp_path):
+    model = vn.Model("mechanism", cantilever(2, 1.0), t_span=(0.0, 0.01), step=1e-3)
+    vn.save_model(model, tmp_path / "rod.json")
+    loaded = vn.load_model(tmp_path / "rod.json")
+    assert loaded.step == 1e-3
+    res = loaded.simulate(points=3)
+    assert res.solver == "generalized-alpha" and "at most 0.001 s" in res.message
+    network = vn.Network("rc")
+    network.add(vn.VoltageSource("V", "g", "a", V=1.0), vn.Resistor("R", "a", "b", R=1.0),
+                vn.Capacitor("C", "b", "g", C=1.0))
+    vn.save_model(vn.Model("network", network, t_span=(0.0, 1.0)), tmp_path / "rc.json")
+    document = json.loads((tmp_path / "rc.json").read_text())
+    document["simulation"]["step"] = 0.1
+    (tmp_path / "rc.json").write_text(json.dumps(document))
+    with pytest.raises(ModelError, match="a network's integrators choose their own"):
+        vn.load_model(tmp_path / "rc.json")

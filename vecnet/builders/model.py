@@ -56,8 +56,10 @@ class Model:
         Spatial mechanisms: the axes of the angular speeds of free bodies and ball joints,
         ``"tail"`` (world axes on the ground; the default) or ``"body"`` (the body's own
         axes: Euler's equations; :meth:`vecnet.spatial.Mechanism.formulate`).
-    t_span, points
-        Simulation interval and number of output points (``None``: not given).
+    t_span, points, step
+        Simulation interval, number of output points and, for mechanisms and systems,
+        the longest step of a fixed-step method such as generalized-alpha, a beam's
+        (``None``: not given).
 
     Examples
     --------
@@ -82,6 +84,7 @@ class Model:
     speeds: str = "tail"
     t_span: tuple[float, float] | None = None
     points: int | None = None
+    step: float | None = None
     description: str = ""
     #: the model file as it was read (``None``: built in Python), to read it again with other
     #: parameter values: a length places points, and is a number once they are placed

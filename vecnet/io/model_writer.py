@@ -381,6 +381,8 @@ def model_to_dict(model: Model | Network | Mechanism | SpatialMechanism | System
         doc["simulation"] = {"t_span": [float(model.t_span[0]), float(model.t_span[1])]}
         if model.points is not None:
             doc["simulation"]["points"] = int(model.points)
+        if model.step is not None:
+            doc["simulation"]["step"] = float(model.step)
     validate(doc)  # what is written can be read: a name or node the schema refuses stops here
     return doc
 

@@ -86,14 +86,17 @@ class Scope:
 
 
 def read_simulation(doc: Mapping, model: Model) -> None:
-    """The file's ``simulation`` settings (``t_span``, ``points``) onto ``model``."""
+    """The file's ``simulation`` settings (``t_span``, ``points``, ``step``) onto ``model``."""
     sim = doc.get("simulation")
     if sim is None:
         return
     t0, t1 = (float(x) for x in sim["t_span"])
     if not t1 > t0:
         raise _error("/simulation/t_span", f"the end time {t1:g} must come after the start {t0:g}")
-    model.t_span, model.points = (t0, t1), sim.get("points")
+    if "step" in sim and model.kind == "network":
+        raise _error("/simulation/step", "a step goes with a mechanism's or a system's fixed-step "
+                     "methods; a network's integrators choose their own")
+    model.t_span, model.points, model.step = (t0, t1), sim.get("points"), sim.get("step")
 
 
 def unique_outputs(doc: Mapping) -> None:

@@ -406,9 +406,11 @@ def _model_file(model: Model, t_span: Sequence[float] | None = None, points: int
         used = {str(s) for s in eom.compile_model(exact).used} if exact else set()
         model.check_given(given, used, "its equations hold")
         exact = {k: v for k, v in exact.items() if str(k) in used}
+        step = {} if model.step is None else {"step": model.step}
         return simulate(eom, (t0, t1), **{"t_eval": times, "initial": model.initial or None,
                                           "velocities": model.velocities or None,
-                                          "parameters": exact or None, **extra, **options})
+                                          "parameters": exact or None, **step, **extra,
+                                          **options})
     net = model.system
     assert isinstance(net, Network)  # a network model holds one (__post_init__)
     inputs: dict[str, Any] = {}
@@ -447,6 +449,8 @@ def _system_file(file_model: Model, t_span: tuple[float, float], times: Any,
     model = file_model.formulate()
     coordinates = {k: v for k, v in file_model.initial.items() if k in model.eom.coordinates}
     states = {k: v for k, v in file_model.initial.items() if k not in coordinates}
+    step = {} if file_model.step is None else {"step": file_model.step}
     return simulate(model, t_span, **{"t_eval": times, "coordinates": coordinates or None,
                                       "initial": states or None,
-                                      "velocities": file_model.velocities or None, **options})
+                                      "velocities": file_model.velocities or None, **step,
+                                      **options})

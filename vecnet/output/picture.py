@@ -875,6 +875,11 @@ def _svg_document(scene: _Scene, duration: float | None, size: int) -> str:
     out.append('<g fill="none">')
     for name, tail, head in scene.springs:
         out.append(segment(tail, head, SPRING_COLOUR, 1.2, "4 3", f"{name} (spring/damper)"))
+    for name, keys in scene.beams:   # along the bent axis
+        base, moving = points_attribute(keys)
+        out.append(f'<polyline points="{base}" stroke="{BEAM_COLOUR}" stroke-width="3" '
+                   f'stroke-linecap="round" stroke-linejoin="round" fill="none">'
+                   f"<title>{escape(name)} (beam element)</title>{moving}</polyline>")
     for marks in scene.bodies:
         if marks.hull and planar:
             base, moving = points_attribute(marks.hull)
