@@ -22,13 +22,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
+from numba import njit
 
 from ..elements.beam import BeamLaw
 from ..errors import ModelError
-
-
-def _number(value: Any, owner: str) -> float:
-    return float(value)
 
 __all__ = ["BeamSet", "beam_set"]
 
@@ -36,6 +33,105 @@ _M0 = np.array([[156.0, 22.0, 54.0, -13.0], [22.0, 4.0, 13.0, -3.0],
                 [54.0, 13.0, 156.0, -22.0], [-13.0, -3.0, -22.0, 4.0]]) / 420.0
 _WEIGHT = np.array([0.5, 1.0 / 12.0, 0.5, -1.0 / 12.0])
 _MT = np.array([[2.0, 1.0], [1.0, 2.0]]) / 6.0
+
+
+@njit(cache=True, inline="always")
+def _dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True, inline="always")
+def _cross3(a, b):
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
+@njit(cache=True)
+def _elastic(r, R, ends, l0, EA, GJ, EIy, EIz, out):
+    """The elements' end loads into ``out`` (E x 9: ``g_d, g_1, g_2`` of
+    :meth:`BeamSet.loads`) and their stored energy, returned: the law of
+    :mod:`vecnet.elements.beam`, its slopes by the chain rule through the twist's shifts."""
+    total = 0.0
+    for k in range(len(l0)):
+        a, b, l = ends[k, 0], ends[k, 1], l0[k]
+        d = r[b] - r[a]
+        length = np.sqrt(_dot3(d, d))
+        e = d / length
+        ya, za, yb, zb = R[a, :, 1], R[a, :, 2], R[b, :, 1], R[b, :, 2]
+        bza, bzb, bya, byb = -_dot3(e, ya), -_dot3(e, yb), _dot3(e, za), _dot3(e, zb)
+        tau = (_dot3(za, yb) - _dot3(ya, zb)) / 2
+        eps = length - l + l / 30 * (2 * bza ** 2 - bza * bzb + 2 * bzb ** 2
+                                     + 2 * bya ** 2 - bya * byb + 2 * byb ** 2)
+        shift_z, shift_y = -tau * (bya - byb) / 6, tau * (bza - bzb) / 6
+        cza, czb, cya, cyb = bza + shift_z, bzb + shift_z, bya + shift_y, byb + shift_y
+        kz, ky = 2 * EIz[k] / l, 2 * EIy[k] / l
+        total += (EA[k] * eps ** 2 + GJ[k] * tau ** 2) / (2 * l) \
+            + kz * (cza ** 2 + cza * czb + czb ** 2) + ky * (cya ** 2 + cya * cyb + cyb ** 2)
+        N = EA[k] / l * eps
+        share = N * l / 30
+        mza, mzb = kz * (2 * cza + czb), kz * (2 * czb + cza)
+        mya, myb = ky * (2 * cya + cyb), ky * (2 * cyb + cya)
+        mz, my = (mza + mzb) / 6, (mya + myb) / 6
+        dza = mza + tau * my + share * (4 * bza - bzb)
+        dzb = mzb - tau * my + share * (4 * bzb - bza)
+        dya = mya - tau * mz + share * (4 * bya - byb)
+        dyb = myb + tau * mz + share * (4 * byb - bya)
+        dtau = GJ[k] / l * tau - (bya - byb) * mz + (bza - bzb) * my
+        g_d = N * e - (dza * (ya - _dot3(e, ya) * e) + dzb * (yb - _dot3(e, yb) * e)
+                       - dya * (za - _dot3(e, za) * e) - dyb * (zb - _dot3(e, zb) * e)) / length
+        twist = dtau * (_cross3(za, yb) - _cross3(ya, zb)) / 2
+        out[k, 0:3] = g_d
+        out[k, 3:6] = dza * _cross3(e, ya) + dya * _cross3(za, e) + twist
+        out[k, 6:9] = dzb * _cross3(e, yb) + dyb * _cross3(zb, e) - twist
+    return total
+
+
+@njit(cache=True)
+def _inertia(R, Jv, Jw, gv, gw, w, ends, rows, l0, mass, polar, gravity, M, Q):
+    """Add the elements' consistent inertia to ``M`` and their weight less velocity terms
+    to ``Q`` (the module's docstring), ``rows`` the rows of each element's end nodes in
+    the Jacobians."""
+    nu = M.shape[0]
+    D = np.empty((4, 3, nu))
+    c = np.empty((4, 3))
+    T = np.empty((2, nu))
+    tc = np.empty(2)
+    for k in range(len(l0)):
+        l = l0[k]
+        for j in range(2):
+            node, at = ends[k, j], rows[k, j]
+            t = R[node, :, 0]
+            D[2 * j] = Jv[at]
+            for n in range(nu):
+                D[2 * j + 1, :, n] = l * _cross3(Jw[at, :, n], t)
+            c[2 * j] = gv[at]
+            c[2 * j + 1] = l * (_cross3(gw[at], t) + _cross3(w[at], _cross3(w[at], t)))
+            for n in range(nu):
+                T[j, n] = _dot3(t, Jw[at, :, n])
+            tc[j] = _dot3(t, gw[at])
+        for i in range(4):
+            # the slot's momentum rate per unit speed rate and its part without one
+            MD = np.zeros((3, nu))
+            Mc = np.zeros(3)
+            for i2 in range(4):
+                MD += _M0[i, i2] * D[i2]
+                Mc += _M0[i, i2] * c[i2]
+            force = mass[k] * (_WEIGHT[i] * gravity - Mc)
+            for p in range(nu):
+                Q[p] += _dot3(D[i, :, p], force)
+                for q in range(nu):
+                    M[p, q] += mass[k] * _dot3(D[i, :, p], MD[:, q])
+        for i in range(2):
+            for i2 in range(2):
+                scale = polar[k] * _MT[i, i2]
+                for p in range(nu):
+                    Q[p] -= scale * T[i, p] * tc[i2]
+                    for q in range(nu):
+                        M[p, q] += scale * T[i, p] * T[i2, q]
+
+
+def _number(value: Any, owner: str) -> float:
+    return float(value)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -81,75 +177,32 @@ class BeamSet:
                     raise ModelError(f"beam {e.beam!r}: element {e.name!r} has {what} = "
                                      f"{value:g}; it must be a positive number (check the "
                                      "values given to its material and section)")
-        self.EA, self.GJ, self.EIy, self.EIz, self.mass, self.polar = values.T
+        self.EA, self.GJ, self.EIy, self.EIz, self.mass, self.polar = \
+            (np.ascontiguousarray(v) for v in values.T)
         self.nodes = np.unique(self.ends)
+        self._rows: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.names)
 
     # -- elastic ------------------------------------------------------------------
-    def deformations(self, r: np.ndarray, R: np.ndarray) -> dict[str, np.ndarray]:
-        """The generalized deformations and what their gradients need, every element,
-        from the node positions ``r`` (V x 3) and rotations ``R`` (V x 3 x 3)."""
-        a, b = self.ends.T
-        d = r[b] - r[a]
-        length = np.sqrt(_dot(d, d))
-        e = d / length[:, None]
-        ya, za, yb, zb = R[a][:, :, 1], R[a][:, :, 2], R[b][:, :, 1], R[b][:, :, 2]
-        bza, bzb, bya, byb = -_dot(e, ya), -_dot(e, yb), _dot(e, za), _dot(e, zb)
-        tau = (_dot(za, yb) - _dot(ya, zb)) / 2
-        bow = self.l0 / 30 * (2 * bza ** 2 - bza * bzb + 2 * bzb ** 2
-                              + 2 * bya ** 2 - bya * byb + 2 * byb ** 2)
-        eps = length - self.l0 + bow
-        # the section turns by the twist along the element, so each plane's curvature
-        # gains the other's times the twist; its projection on the element's linear
-        # curvatures shifts both ends' bendings alike (Meijaard's second-order terms)
-        shift_z, shift_y = -tau * (bya - byb) / 6, tau * (bza - bzb) / 6
-        return dict(d=d, length=length, e=e, ya=ya, za=za, yb=yb, zb=zb, bza=bza, bzb=bzb,
-                    bya=bya, byb=byb, tau=tau, eps=eps,
-                    cza=bza + shift_z, czb=bzb + shift_z, cya=bya + shift_y, cyb=byb + shift_y)
+    def _elastic(self, r: np.ndarray, R: np.ndarray) -> tuple[np.ndarray, float]:
+        out = np.empty((len(self.l0), 9))
+        energy = _elastic(r, R, self.ends, self.l0, self.EA, self.GJ, self.EIy, self.EIz, out)
+        return out, energy
 
     def energy(self, r: np.ndarray, R: np.ndarray) -> float:
-        """The elastic energy stored in all the elements."""
-        f = self.deformations(r, R)
-        l0 = self.l0
-        U = (self.EA * f["eps"] ** 2 + self.GJ * f["tau"] ** 2) / (2 * l0) \
-            + 2 * self.EIz / l0 * (f["cza"] ** 2 + f["cza"] * f["czb"] + f["czb"] ** 2) \
-            + 2 * self.EIy / l0 * (f["cya"] ** 2 + f["cya"] * f["cyb"] + f["cyb"] ** 2)
-        return float(U.sum())
+        """The elastic energy stored in all the elements, from the node positions ``r``
+        (V x 3) and rotations ``R`` (V x 3 x 3)."""
+        return float(self._elastic(r, R)[1])
 
     def loads(self, r: np.ndarray, R: np.ndarray):
         """``(g_d, g_1, g_2)`` (E x 3 each): the gradient of the stored energy along the
         chord ``d = r_2 - r_1`` and along turns of the two end frames (world axes). The
         element pushes ``g_d`` and turns by ``-g_1`` the first node, ``-g_d`` and ``-g_2``
         the second; ``g_1 + g_2 + d x g_d = 0``."""
-        f = self.deformations(r, R)
-        l0, e, length = self.l0, f["e"], f["length"]
-        bza, bzb, bya, byb, tau = f["bza"], f["bzb"], f["bya"], f["byb"], f["tau"]
-        N = self.EA / l0 * f["eps"]
-        share = N * l0 / 30
-        kz, ky = 2 * self.EIz / l0, 2 * self.EIy / l0
-        # the energy's slopes along the bendings with the twist's shifts, then by the
-        # chain rule along the measured ones
-        mza, mzb = kz * (2 * f["cza"] + f["czb"]), kz * (2 * f["czb"] + f["cza"])
-        mya, myb = ky * (2 * f["cya"] + f["cyb"]), ky * (2 * f["cyb"] + f["cya"])
-        mz, my = (mza + mzb) / 6, (mya + myb) / 6
-        dza, dzb = mza + tau * my + share * (4 * bza - bzb), \
-            mzb - tau * my + share * (4 * bzb - bza)
-        dya, dyb = mya - tau * mz + share * (4 * bya - byb), \
-            myb + tau * mz + share * (4 * byb - bya)
-        dtau = self.GJ / l0 * tau - (bya - byb) * mz + (bza - bzb) * my
-
-        def across(v):   # the part of v across the chord, over its length
-            return (v - _dot(e, v)[:, None] * e) / length[:, None]
-
-        ya, za, yb, zb = f["ya"], f["za"], f["yb"], f["zb"]
-        g_d = N[:, None] * e - dza[:, None] * across(ya) - dzb[:, None] * across(yb) \
-            + dya[:, None] * across(za) + dyb[:, None] * across(zb)
-        twist = dtau[:, None] * (_cross(za, yb) - _cross(ya, zb)) / 2
-        g_1 = dza[:, None] * _cross(e, ya) + dya[:, None] * _cross(za, e) + twist
-        g_2 = dzb[:, None] * _cross(e, yb) + dyb[:, None] * _cross(zb, e) - twist
-        return g_d, g_1, g_2
+        out = self._elastic(r, R)[0]
+        return out[:, 0:3], out[:, 3:6], out[:, 6:9]
 
     def wrenches(self, r: np.ndarray, R: np.ndarray, wrenches: np.ndarray) -> dict:
         """Add the elements' end loads to ``wrenches`` (V x 6, torque then force, about
@@ -165,39 +218,16 @@ class BeamSet:
                 for name, ends, F, T in zip(self.names, self.ends.tolist(), g_d, g_2)}
 
     # -- inertia ------------------------------------------------------------------
-    def _tangent_parts(self, kin, row: dict):
-        """The blocks ``D`` (E x 4 x 3 x nu) and convective parts ``c`` (E x 4 x 3) of
-        ``d' = D u`` and ``d'' = D u' + c``, with the axial rows and their convective part
-        (E x 2 x nu, E x 2)."""
-        a, b = self.ends.T
-        ka, kb = np.array([row[i] for i in a]), np.array([row[i] for i in b])
-        l0 = self.l0[:, None]
-        parts, conv, axial, axial_c = [], [], [], []
-        for node, k in ((a, ka), (b, kb)):
-            t = kin.R[node][:, :, 0]
-            Jv, Jw, gv, gw, w = kin.Jv[k], kin.Jw[k], kin.gv[k], kin.gw[k], kin.w[k]
-            slope = l0[:, :, None] * _cross(Jw, t[:, :, None])
-            parts += [Jv, slope]
-            conv += [gv, l0 * (_cross(gw, t) + _cross(w, _cross(w, t)))]
-            axial.append(np.einsum("ek,ekn->en", t, Jw))
-            axial_c.append(_dot(t, gw))
-        return (np.stack(parts, axis=1), np.stack(conv, axis=1),
-                np.stack(axial, axis=1), np.stack(axial_c, axis=1))
-
     def inertia(self, kin, row: dict, gravity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(M, Q)``: what the elements add to the mass matrix and to the generalized
         forces (weight less the velocity terms), in the speeds."""
-        D, c, T, tc = self._tangent_parts(kin, row)
-        nu = D.shape[-1]
-        MD = np.einsum("ij,ejkn->eikn", _M0, D) * self.mass[:, None, None, None]
-        Mc = np.einsum("ij,ejk->eik", _M0, c) * self.mass[:, None, None]
-        weight = self.mass[:, None, None] * _WEIGHT[None, :, None] * gravity[None, None, :]
-        flat = D.reshape(-1, nu)
-        M = flat.T @ MD.reshape(-1, nu)
-        Q = flat.T @ (weight - Mc).ravel()
-        MT = np.einsum("ij,ejn->ein", _MT, T) * self.polar[:, None, None]
-        M += T.reshape(-1, nu).T @ MT.reshape(-1, nu)
-        Q -= T.reshape(-1, nu).T @ (np.einsum("ij,ej->ei", _MT, tc) * self.polar[:, None]).ravel()
+        if self._rows is None:   # the compiled model's rows do not change
+            self._rows = np.array([[row[i] for i in ends] for ends in self.ends.tolist()],
+                                  dtype=np.int64).reshape(-1, 2)
+        nu = kin.Jv.shape[-1]
+        M, Q = np.zeros((nu, nu)), np.zeros(nu)
+        _inertia(kin.R, kin.Jv, kin.Jw, kin.gv, kin.gw, kin.w, self.ends, self._rows, self.l0,
+                 self.mass, self.polar, np.asarray(gravity, dtype=float), M, Q)
         return M, Q
 
     def weight_potential(self, r: np.ndarray, R: np.ndarray, gravity: np.ndarray) -> float:
