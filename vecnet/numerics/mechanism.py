@@ -581,6 +581,8 @@ class CompiledModel(ABC):
         nu = self.nu
         M, Q = np.zeros((nu, nu)), np.zeros(nu)
         for _, node, m, J in self.bodies:
+            if not m and not J.any():   # a frame of no inertia (a beam's node)
+                continue
             k = self.row[node]
             R = kin.R[node]
             Jv, Jwb = kin.Jv[k], R.T @ kin.Jw[k]
