@@ -1426,6 +1426,9 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
         split, r, scale, balanced = balance(q, Q)
         if balanced:
             break
+        if start is not None and not plain:   # Newton's own steps did not balance
+            (q, Q, energy, steps), start = start, None
+            continue
         ends, J = jacobian(q, split)
         noise = roundoff(J, q)
         if conservative:
@@ -1444,9 +1447,6 @@ def equilibrium(model, q: np.ndarray, time: float = 0.0, iterations: int = 100):
             else:
                 Q, energy = _statics(model, time, q)
                 steps += 1
-                continue
-        if start is not None:   # Newton's own steps did not balance: back to their start
-            (q, Q, energy, steps), start, plain = start, None, 0
             continue
         if conservative:
             g, B = -r, -(J + J.T) / 2
