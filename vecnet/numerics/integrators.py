@@ -7,6 +7,7 @@ The steps themselves, which reach into scipy's private methods, are :mod:`.scipy
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -38,10 +39,18 @@ def one_blas_thread() -> Iterator[None]:
     ...     float(np.ones((200, 200)) @ np.ones(200) @ np.ones(200))
     40000.0
     """
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas_controller().limit(limits=1, user_api="blas"):
         yield
+
+
+@functools.cache
+def _blas_controller():
+    """The BLAS libraries loaded (numpy's and scipy's), found once: finding them takes a
+    millisecond, a limit within them 10 us."""
+    import scipy.linalg  # noqa: F401  (its BLAS is loaded, to be found)
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def evaluation_failure(exc: BaseException) -> SimulationError:

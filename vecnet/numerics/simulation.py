@@ -116,7 +116,9 @@ def simulate(model: Any, t_span: Sequence[float] | None = None, *,
     """
     # a diverging trial state overflows on its way to being refused (by the step control or
     # the Watch): the refusal, not numpy's warning, is what the user is told
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+    # one BLAS thread for every kind (:func:`one_blas_thread`): threads woken for small
+    # products cost more than they save on a busy machine
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"), one_blas_thread():
         result = _run(model, t_span, options)
     return result.check() if raise_on_failure else result
 
@@ -146,8 +148,7 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
                                 tree=options.pop("tree", None),
                                 **({"speeds": speeds} if speeds is not None else {}))
     if isinstance(model, MechanismEquations):
-        with one_blas_thread():
-            return _call(_mechanism, "a mechanism", model, t_span, options)
+        return _call(_mechanism, "a mechanism", model, t_span, options)
     from ..formulation.coupled import CoupledModel, System
 
     if isinstance(model, System):
@@ -156,8 +157,7 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
             options["coordinates"], coordinates = coordinates, "joint"
         model = model.formulate(coordinates)
     if isinstance(model, CoupledModel):
-        with one_blas_thread():
-            return _call(_coupled, "a system", model, t_span, options)
+        return _call(_coupled, "a system", model, t_span, options)
     from ..builders.model import Model
 
     if isinstance(model, Model):
