@@ -188,8 +188,10 @@ class Network:
         UnknownNameError
             Naming the unknown ones and listing the network's parameters.
         """
+        if not parameters:   # nothing to check: the symbols of 10^4 elements cost 0.3 s
+            return
         known = {str(s) for s in self.parameter_symbols()}
-        unknown = sorted({str(k) for k in (parameters or {})} - known)
+        unknown = sorted({str(k) for k in parameters} - known)
         if unknown:
             raise UnknownNameError(
                 f"network {self.name!r} has no parameter(s) {', '.join(map(repr, unknown))}; "
