@@ -287,19 +287,21 @@ class BeamLaw:
                                                                section, beam)
 
     @property
-    def stiffnesses(self) -> tuple[float, float, float, float]:
-        """``(E A, G J, E Iy, E Iz)``."""
+    def stiffnesses(self) -> tuple[Any, Any, Any, Any]:
+        """``(E A, G J, E Iy, E Iz)``: numbers, or expressions in the parameters the
+        material or section holds."""
         m, s = self.material, self.section
         return m.E * s.A, m.G * s.J, m.E * s.Iy, m.E * s.Iz
 
     @property
-    def mass(self) -> float:
-        """``rho A l0``, the element's mass."""
+    def mass(self) -> Any:
+        """``rho A l0``, the element's mass (as :attr:`stiffnesses`)."""
         return self.material.density * self.section.A * self.length
 
     @property
-    def polar_inertia(self) -> float:
-        """``rho (Iy + Iz) l0``: the element's moment of inertia about its axis."""
+    def polar_inertia(self) -> Any:
+        """``rho (Iy + Iz) l0``: the element's moment of inertia about its axis (as
+        :attr:`stiffnesses`)."""
         return self.material.density * (self.section.Iy + self.section.Iz) * self.length
 
     def terminal_equations(self) -> list[str]:
