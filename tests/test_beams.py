@@ -128,6 +128,10 @@ def test_a_beam_s_material_and_section_may_be_expressions_in_parameters(tmp_path
     assert op["rod_2.y"] == pytest.approx(-1 / (3 * STEEL.E * ROD.Iz), rel=1e-6)
     with pytest.raises(ModelError, match="E A = -0.785"):
         mech.formulate().equilibrium(parameters={E: -1e4, d: 0.01})
+    # a rectangle of sides to study: Saint-Venant's series for sides 10:1, J = 0.3123 a b^3
+    w = sp.Symbol("w")
+    J = float(vn.Section.rectangle(width=w, height=0.005).J.subs(w, 0.05))
+    assert J == pytest.approx(0.3123 * 0.05 * 0.005 ** 3, rel=5e-3)
     with pytest.raises(ModelError, match="holds the parameter"):   # a file holds numbers
         vn.save_model(mech, tmp_path / "rod.json")
     assert not (tmp_path / "rod.json").exists()

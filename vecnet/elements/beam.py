@@ -243,13 +243,12 @@ class Section:
         aspect ratio."""
         _positive("rectangular section", width=width, height=height)
         w, h = _kept(width), _kept(height)
-        if symbolic(w) or symbolic(h):
-            a, b = sympy.Max(w, h), sympy.Min(w, h)
+        if symbolic(w) or symbolic(h):   # exact constants, sides ordered when put in
+            a, b, third, k = sympy.Max(w, h), sympy.Min(w, h), sympy.Rational(1, 3), \
+                sympy.Rational(21, 100)
         else:
-            a, b = max(w, h), min(w, h)
-        J = a * b ** 3 * (sympy.Rational(1, 3) - sympy.Rational(21, 100) * (b / a)
-                          * (1 - b ** 4 / (12 * a ** 4))) if symbolic(a) \
-            else a * b ** 3 * (1 / 3 - 0.21 * (b / a) * (1 - b ** 4 / (12 * a ** 4)))
+            a, b, third, k = max(w, h), min(w, h), 1 / 3, 0.21
+        J = a * b ** 3 * (third - k * (b / a) * (1 - b ** 4 / (12 * a ** 4)))
         return cls(w * h, w * h ** 3 / 12, h * w ** 3 / 12, J, size=a)._shaped(
             "rectangle", width=w, height=h)
 
