@@ -468,6 +468,52 @@ def test_newtons_cradle_passes_the_first_sphere_s_speed_to_the_last(dimensions, 
                                                     else res["b0.velocity"][-1][-1])) < 1e-9
 
 
+@pytest.mark.parametrize("dimensions", [2, 3])
+def test_a_row_of_touching_spheres_struck_at_one_end_passes_the_speed_to_the_last(dimensions):
+    """A striker at v on five equal spheres that touch at rest, e = 1: the impacts through
+    the touching row are sequential (each an exchange of equal masses' normal speeds, at
+    once), so the last sphere leaves at v and the others stay; momentum and energy are
+    kept. The touching contacts start closed without load and open, and do not strike on
+    their gaps' roundoff."""
+    v, gap, r, m = 1.0, 1e-3, 0.05, 0.06
+    mech = vn.planar.Mechanism("row", gravity=(0, 0)) if dimensions == 2 else \
+        vn.spatial.Mechanism("row", gravity=(0, 0, 0))
+    xs = [0.0] + [2 * r + gap + 2 * r * k for k in range(5)]
+    balls = [mech.body(f"b{k}", m, 0.4 * m * r * r if dimensions == 2 else (0.4 * m * r * r,) * 3,
+                       position=(x, 0.0) if dimensions == 2 else (x, 0.0, 0.0))
+             for k, x in enumerate(xs)]
+    for k in range(5):
+        mech.contact(f"c{k}", balls[k + 1], radius=r, sphere=balls[k], restitution=1.0)
+    push = (v, 0.0, 0.0)[:dimensions]
+    res = vn.simulate(mech, (0, 0.05), t_eval=[0.0, 0.05], velocities={"b0.velocity": push},
+                      **TIGHT)
+    impacts = [ev for ev in res.events if ev.kind == "impact"]
+    assert [ev.name for ev in impacts] == [f"c{k}" for k in range(5)]
+    assert np.allclose([ev.t for ev in impacts], gap / v, rtol=0, atol=1e-10)
+    speeds = np.array([res[f"b{k}.velocity"][-1][0] for k in range(6)])
+    assert np.allclose(speeds, [0, 0, 0, 0, 0, v], rtol=0, atol=1e-10)
+    assert m * speeds.sum() == pytest.approx(m * v, abs=1e-12)             # momentum
+    assert m * (speeds ** 2).sum() / 2 == pytest.approx(m * v * v / 2, abs=1e-12)  # energy
+
+
+def test_a_resting_stack_of_spheres_stays_and_carries_the_weight_above_each_contact():
+    """Three spheres of 1, 2, 3 kg stacked on the floor at rest: nothing moves and no mode
+    switches; each contact carries the weight of the spheres above it."""
+    r = 0.1
+    mech = vn.spatial.Mechanism("stack", gravity=(0, 0, -G))
+    balls = [mech.body(f"b{k}", 1.0 + k, (0.004,) * 3, position=(0, 0, r + 2 * r * k))
+             for k in range(3)]
+    mech.contact("floor", balls[0], radius=r, restitution=0.5)
+    for k in range(2):
+        mech.contact(f"c{k}", balls[k + 1], radius=r, sphere=balls[k], restitution=0.5)
+    res = vn.simulate(mech, (0, 1.0), t_eval=np.linspace(0, 1, 11), **TIGHT)
+    assert res.events == ()
+    for name, carried in (("floor", 6.0), ("c0", 5.0), ("c1", 3.0)):
+        assert np.allclose(res[f"{name}.normal"], carried * G, rtol=1e-9)
+    for k in range(3):
+        assert np.allclose(res[f"b{k}.z"], r + 2 * r * k, rtol=0, atol=1e-12)
+
+
 def test_an_inelastic_cradle_follows_the_sequential_collisions():
     """With e < 1 each impact of a moving sphere on a resting equal one leaves them
     (1 - e) v / 2 and (1 + e) v / 2: after the first pass the k-th sphere moves at

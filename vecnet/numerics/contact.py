@@ -9,7 +9,8 @@ point ``C = p - r n``. With ``Jc`` the Jacobian of the velocity of the body's ma
 point at ``C`` (``v_C = Jc u``) and ``T`` a basis of the plane's tangents (one in the
 plane of a planar mechanism, two in space), the contact in each mode is:
 
-* **open**: absent, no force; its event is ``g`` falling through zero, an impact:
+* **open**: absent, no force; its event is ``g`` falling through zero (through minus half
+  the tolerance where it rests touching, so that roundoff does not strike), an impact:
   Newton's law turns the normal speed ``n . v_C`` into ``-e`` times itself by an impulse
   along ``Jc^T n`` that keeps the mechanism's constraints and the other closed contacts
   (the impulses of :func:`~vecnet.numerics.multibody.impact`). With friction the impulse
@@ -311,6 +312,10 @@ class ContactModes:
         #: each pair of spheres: whether their centres approach (the sign of ``(pa - pb) .
         #: (va - vb)``), switched by events at their nearest and farthest
         self.approach = [True] * k
+        #: each open contact whose gap is within the tolerance (resting against, or just
+        #: struck): its strike is where the gap falls below minus half the tolerance, not
+        #: zero, which its roundoff crosses at once and again (spheres touching in a row)
+        self.touching = np.zeros(k, dtype=bool)
         self.sampled: list[tuple] = []
         self._memo: tuple[Any, Any] = (None, None)
         self._geometry_memo: tuple[Any, Any] = (None, None)
@@ -459,13 +464,14 @@ class ContactModes:
             if mode[i] == SLIP:
                 kinds.append("slip")
             for kind in kinds:
+                margin = 0.5 * max(self.tol, 1e-12) if self.touching[i] else 0.0
                 if kind == "gap" and contact.pair and self.approach[i]:
-                    def event(tt, y, i=i):
-                        return self._swept_gap(i, *state(y))
+                    def event(tt, y, i=i, margin=margin):
+                        return self._swept_gap(i, *state(y)) + margin
                 elif kind == "gap":
-                    def event(tt, y, i=i):
+                    def event(tt, y, i=i, margin=margin):
                         q, u = state(y)
-                        return self._geometries(q, u)[i].g
+                        return self._geometries(q, u)[i].g + margin
                 elif kind == "normal":
                     def event(tt, y, i=i):
                         return self._at(tt, *state(y), mode).N[i]
@@ -698,10 +704,16 @@ class ContactModes:
             if contact.pair:
                 self.approach[i] = self._closing(i, q, u) < 0
         u = self._settle(time, q, u)
+        self._touch(q, u)
         changed = [Event(time, c.name, "mode", a, self._name(i))
                    for i, (c, a) in enumerate(zip(self.contacts, before))
                    if a != self._name(i) and not first]
         return u, changed
+
+    def _touch(self, q, u) -> None:
+        """Mark the open contacts whose gap is within the tolerance (:attr:`touching`)."""
+        gaps = np.array([geo.g for geo in self._geometries(q, u)])
+        self.touching = (self.mode == OPEN) & (gaps <= max(self.tol, 1e-12))
 
     def switch(self, j: int, time: float, q: np.ndarray, u: np.ndarray):
         """Event ``j`` of :meth:`events` fired at ``(t, q, u)``: the new modes, the speeds
@@ -738,6 +750,7 @@ class ContactModes:
         after = self._name(i)
         if after != before:
             happened.append(Event(time, contact.name, "mode", before, after))
+        self._touch(q, u)
         return u, happened
 
     # -- outputs --------------------------------------------------------------------------
