@@ -595,7 +595,7 @@ def per_call(fn: Callable[[], Any], runs: int = 5) -> float:
 PERCALL_COLUMNS = [("system", 9, "<"), ("N", 3, ">"), ("vn integrator", 13, ">"),
                    ("vn kernel", 9, ">"), ("vn public", 9, ">"), ("pin aba", 8, ">"),
                    ("MJ forward", 10, ">"), ("vn/pin", 6, ">"), ("kernel/pin", 10, ">"),
-                   ("vn/MJ", 6, ">"), ("agree", 7, ">"), ("vn bwd", 7, ">"),
+                   ("public/pin", 10, ">"), ("vn/MJ", 6, ">"), ("agree", 7, ">"), ("vn bwd", 7, ">"),
                    ("pin bwd", 7, ">")]
 
 
@@ -653,14 +653,15 @@ def per_call_table(systems: list[str], sizes: list[int], checks: Checks) -> None
                      us.get("pin", ""), us.get("mj", ""),
                      f"{best['integrator'] / pin_t:.2f}" if pin_t else "",
                      f"{best['kernel'] / pin_t:.2f}" if pin_t else "",
+                     f"{best['public'] / pin_t:.2f}" if pin_t else "",
                      f"{best['integrator'] / mj_t:.2f}" if mj_t else "", agree, vn_bwd,
                      pin_bwd]
             print(format_row(cells, PERCALL_COLUMNS), flush=True)
             if failed:
                 print(failed)
     print("vn integrator = the right-hand side the integrator calls; vn kernel = the compiled "
-          "call alone; vn public = eom.forward_dynamics(q, u) (checks and all); vn/pin and "
-          "kernel/pin against Pinocchio's aba; vn/MJ against mj_forward (which also does "
+          "call alone; vn public = eom.forward_dynamics(q, u) (checks and all); vn/pin, "
+          "kernel/pin and public/pin against Pinocchio's aba; vn/MJ against mj_forward (which also does "
           "MuJoCo's collision and sensor stages, disabled here); agree = |u'_vn - u'_pin| / "
           "|u'_pin|; vn bwd, pin bwd = |M a + b| / (|M| |a| + |b|) in Pinocchio's crba and "
           "rnea"

@@ -387,11 +387,38 @@ def pendulum(mass=1.0):
     (([0.0], np.array([True])), "u must be real numbers (the speeds pin.angle'); got booleans"),
     ((np.array([object()]), [0.0]), "q must be real numbers (the coordinates pin.angle); got "
                                      "objects"),
+    # float arrays go to the compiled recursion first: what it refuses is told the same way
+    ((np.zeros(2), np.zeros(1)), "q must be a vector of 1 entries"),
+    ((np.zeros(1), np.zeros((1, 1))), "u must be a vector of 1 entries"),
+    ((np.array([np.nan]), np.zeros(1)), "q[0] (pin.angle) is nan"),
+    ((np.zeros(1), np.array([np.inf])), "u[0] (pin.angle') is inf"),
 ])
 def test_bad_input_is_refused_in_words(args, words):
     with pytest.raises(ModelError) as info:
         pendulum().formulate().forward_dynamics(*args)
     assert words in str(info.value) and "pin.angle" in str(info.value)
+
+
+def test_strided_and_read_only_vectors_give_the_contiguous_answer():
+    """Views that are not the compiled call's contiguous float vectors take the checked
+    path and agree with it: the accelerations of the spherical pendulum's chain do not
+    depend on how q and u are laid out in memory."""
+    rng = np.random.default_rng(5)
+    bodies = random_tree(rng, 4, ("spherical",), True)
+    eom = vecnet_tree(bodies)
+    state = random_state(rng, bodies)
+    q, u, _ = vecnet_vectors(eom, bodies, state)
+    expected = eom.forward_dynamics(q, u)
+    zero = [np.zeros_like(t) for _, _, t in state]
+    assert relative_error(per_body(eom, bodies, expected), newton_euler(bodies, state, zero)) \
+        < 1e-9
+    wide = np.zeros((2, len(q)))
+    wide[0] = q
+    frozen = u.copy()
+    frozen.flags.writeable = False
+    assert np.array_equal(eom.forward_dynamics(wide[0], u), expected)
+    assert np.array_equal(eom.forward_dynamics(np.asfortranarray(wide)[0], frozen), expected)
+    assert np.array_equal(eom.forward_dynamics(list(q), list(u)), expected)
 
 
 def test_a_parameter_without_value_is_refused_and_can_be_given():

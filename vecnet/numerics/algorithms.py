@@ -376,6 +376,13 @@ def forward_dynamics(eom: MechanismEquations, q, u, tau=None, *, time: float = 0
     >>> eom.forward_dynamics([0.0], [0.0], tau=[9.81]).tolist()
     [0.0]
     """
+    if tau is None and not parameters and type(time) is float and math.isfinite(time):
+        # the common call: float vectors straight to the compiled recursion, which checks
+        # their sizes and that the result is finite (what is wrong is told below if not)
+        fast = eom.compile().open_chain_accelerations()
+        out = fast(q, u) if fast is not None else None
+        if out is not None:
+            return out
     owner = f"mechanism {eom.mechanism.name!r}"
     if parameters:
         for key, value in parameters.items():

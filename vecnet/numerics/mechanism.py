@@ -792,6 +792,36 @@ class CompiledModel(ABC):
         self.__dict__["_rates"] = (packed, rates)
         return rates
 
+    def open_chain_accelerations(self):
+        """``(q, u) -> u'`` by :meth:`open_chain_rates`'s kernel, for float vectors of the
+        model's sizes (``None`` for anything else, or where the recursion has no answer);
+        ``None`` for the mechanisms off that path. What the public
+        :func:`~vecnet.numerics.multibody.forward_dynamics` calls first: one check of the
+        arguments' types and one compiled call."""
+        made = self.__dict__.get("_accelerations")     # one closure for each tree
+        if made is not None and made[0] is self.kernel_tree:
+            return made[1]
+        packed = self._open_chain()
+        if packed is None:
+            return None
+        itab, ftab, work = packed
+        kernel, contiguous = kernels.open_chain_accelerations, (8,)
+        ndarray, f64 = np.ndarray, np.dtype(np.float64)
+
+        def accelerations(q, u) -> np.ndarray | None:
+            # writable contiguous float vectors, the kernel's one compiled signature (a
+            # read-only or strided array would compile another, for seconds); the kernel
+            # checks their sizes and that y and y' are finite
+            if type(q) is not ndarray or type(u) is not ndarray or q.dtype is not f64 \
+                    or u.dtype is not f64 or q.strides != contiguous or u.strides != contiguous \
+                    or not (q.flags.writeable and u.flags.writeable):
+                return None
+            out, ok = kernel(itab, ftab, work, q, u)
+            return out if ok else None
+
+        self.__dict__["_accelerations"] = (self.kernel_tree, accelerations)
+        return accelerations
+
     def open_chain_stages(self):
         """For the mechanisms of :meth:`open_chain_rates`, one attempted step of DOP853 in
         one compiled call (:func:`~.kernels.open_chain_rk_step`): a function of

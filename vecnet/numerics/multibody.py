@@ -229,20 +229,12 @@ def forward_dynamics(model, q, u, tau=None, time: float = 0.0,
                 _vector(u, nu, "u", owner, lambda: f"the speeds {_listed(speed_names)}",
                         speed_names))
 
-    # float vectors of the right sizes (the common call) go to the kernel unchecked: it
-    # checks that y and y' are finite, and the checks below say what is wrong if not
-    typed = type(q) is np.ndarray and type(u) is np.ndarray and q.dtype == np.float64 \
-        and u.dtype == np.float64 and q.shape == (n,) and u.shape == (nu,)
-    if not typed:
-        q, u = checked(q, u)
-    if tau is None:
-        fast = model.open_chain_rates()
-        if fast is not None:    # it normalizes; a zero quaternion fails it, and is told below
-            out = fast(np.concatenate((q, u)))
-            if out is not None:
-                return out[n:]
-    if typed:
-        q, u = checked(q, u)
+    q, u = checked(q, u)
+    fast = model.open_chain_accelerations() if tau is None else None
+    if fast is not None:    # it normalizes; a zero quaternion fails it, and is told below
+        out = fast(q, u)
+        if out is not None:
+            return out
     if tau is not None:
         speed_names = names[1] if names else ()
         tau = _vector(tau, nu, "tau", owner,

@@ -73,7 +73,8 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
            "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
            "inverse_mass_times", "node_bias", "wrench_rows", "primitive_rows",
-           "row_rates", "inverse_spd", "open_chain_rates", "open_chain_rk_step", "pack",
+           "row_rates", "inverse_spd", "open_chain_rates", "open_chain_accelerations", "open_chain_rk_step",
+           "pack",
            "rolling_row_into",
            "BODY_FORM"]
 
@@ -1092,6 +1093,22 @@ def open_chain_rates(itab, ftab, work, y):
     return out, ok
 
 
+@njit(cache=True)
+def open_chain_accelerations(itab, ftab, work, q, u):
+    """``(u', ok)`` of :func:`open_chain_rates` at ``q`` and ``u`` given apart (the public
+    forward dynamics' call, sparing the caller a concatenation and a slice); ``ok`` is also
+    false where ``q`` or ``u`` is not of the packed tree's size."""
+    n, nu = itab[4], itab[5]
+    if len(q) != n or len(u) != nu:
+        return np.empty(0), False
+    y = np.empty(n + nu)
+    y[:n] = q
+    y[n:] = u
+    out = np.empty(n + nu)
+    ok = open_chain_rates_into(itab, ftab, work, y, out)
+    return out[n:], ok
+
+
 @in_place
 def open_chain_rates_into(itab, ftab, work, y, out):
     """:func:`open_chain_rates` into ``out`` (``n + nu``), returning ``ok``."""
@@ -1531,6 +1548,7 @@ def compile_kernels() -> None:
     free_motion(tree, q, u, 7)
     y = np.concatenate([q, u])
     open_chain_rates(*pack(tree, 8, 7), y)
+    open_chain_accelerations(*pack(tree, 8, 7), q, u)
     stages = 12     # DOP853's tables, contiguous as the integrator passes them
     open_chain_rk_step(*pack(tree, 8, 7), y, y, 1e-3, np.zeros((stages, stages)),
                        np.zeros(stages), np.zeros(stages), np.zeros(stages + 1),
