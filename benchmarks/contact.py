@@ -338,5 +338,73 @@ def main() -> None:
           "t_roll. Ladder: MuJoCo's soft wall contact drops out for single steps while still "
           "loaded, so it leaves the wall at the last step with a positive wall force.")
 
+# -- the cost of one right-hand side ---------------------------------------------------
+def resting_balls(count: int, contact: bool, mu=None):
+    """``count`` balls of 2 kg and radius 0.1 m resting on the floor 0.5 m apart (no two
+    touch), each with its floor contact (frictionless, or Coulomb's with ``mu``), or none."""
+    mech = vn.spatial.Mechanism("balls", gravity=(0, 0, -G))
+    for k in range(count):
+        ball = mech.body(f"ball{k}", 2.0, (0.4 * 2.0 * 0.01,) * 3, position=(0.5 * k, 0, 0.1))
+        if contact:
+            friction = {} if mu is None else {"mu_kinetic": mu, "mu_static": mu}
+            mech.contact(f"floor{k}", ball, radius=0.1, restitution=0.5, **friction)
+    return mech
+
+
+def rhs_cost(mech, calls: int = 2000) -> float:
+    """CPU seconds of one right-hand side as the integrator evaluates it, at two nearby
+    states taken in turn (so that no value is reused from the call before): without
+    contacts the compiled open-chain call; with them the contact modes' loads
+    (``ContactModes.loads``, each contact's geometry and the closed ones' multipliers)
+    and then the accelerations under those loads and the coordinates' rates."""
+    from vecnet.numerics import multibody as mb
+    from vecnet.numerics.contact import ContactModes
+
+    eom = mech.formulate()
+    model = eom.compile()
+    q = eom.assemble()
+    u = np.zeros(len(eom.speed_names))
+    nudged = q.copy()
+    nudged[np.flatnonzero(np.abs(q) < 0.5)[:1]] += 1e-12
+    if not model.contacts:
+        rates = model.open_chain_rates()
+        ys = [np.concatenate([q, u]), np.concatenate([nudged, u])]
+
+        def call(k):
+            return rates(ys[k & 1])
+    else:
+        modes = ContactModes(model, 0.0, q, tol=1e-12, span=1.0)
+        u, _ = modes.start(0.0, q, u, first=True)
+        rows, states = np.zeros(0, dtype=int), [(q, u), (nudged, u)]
+
+        def call(k):
+            qk, uk = states[k & 1]
+            w = modes.loads(0.0, qk, uk)
+            return mb.solve_accelerations(model, 0.0, qk, uk, rows, w), mb.rates(model, qk, uk)
+    for k in range(10):
+        call(k)
+    start = time.process_time()
+    for k in range(calls):
+        call(k)
+    return (time.process_time() - start) / calls
+
+
+def per_call_table() -> None:
+    print("\nOne right-hand side (us, CPU): balls resting on the floor, with their floor "
+          "contacts (frictionless, and with Coulomb friction mu = 0.5, sticking) against the "
+          "same balls without contacts (the compiled open-chain call)")
+    head = f"{'balls':>5s} {'no contact':>11s} {'contact':>9s} {'ratio':>7s} " \
+           f"{'with friction':>14s} {'ratio':>7s}"
+    print(head)
+    print("-" * len(head))
+    for count in (1, 10):
+        free = rhs_cost(resting_balls(count, False))
+        plain = rhs_cost(resting_balls(count, True), calls=500)
+        rubbing = rhs_cost(resting_balls(count, True, mu=0.5), calls=500)
+        print(f"{count:5d} {free * 1e6:11.1f} {plain * 1e6:9.1f} {plain / free:7.0f} "
+              f"{rubbing * 1e6:14.1f} {rubbing / free:7.0f}")
+
+
 if __name__ == "__main__":
     main()
+    per_call_table()

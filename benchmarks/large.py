@@ -214,6 +214,114 @@ def run_ngspice(case: str, size: int, limit: float) -> dict:
     return dict(total=done - start, final=value)
 
 
+# -- the frequency response (.ac) -------------------------------------------------------------
+
+#: ``.ac dec 5 1 1meg``: 31 frequencies, the same points in both tools
+AC_CARD = ".ac dec 5 1 1e6"
+
+
+def ac_netlist(case: str, size: int) -> tuple[str, str, str]:
+    """The network as a netlist driven by a unit AC source, with the ``.ac`` card and a
+    print of the probe: ``(text, probe node, vecnet's name of the probe)``. The ladder is
+    probed at its first section's node (the far end's response lies below 1e-25)."""
+    text = spice_netlist(case, size).splitlines()
+    first_command = next(k for k, line in enumerate(text) if line.startswith("."))
+    body = text[1:first_command]
+    body = [line.replace("DC 1", "DC 0 AC 1") for line in body]
+    probe, name = ("n1", "C1.across") if case == "RLC ladder" else \
+        (f"x{size // 2}_{size // 2}", f"C{size // 2}_{size // 2}.across")
+    lines = [text[0], *body, AC_CARD, ".control", "run", f"print vm({probe})", ".endc", ".end"]
+    return "\n".join(lines) + "\n", probe, name
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_ac_vecnet(path: str, probe: str) -> dict:
+    """Read the netlist, formulate and sweep, in this process (CPU time)."""
+    from vecnet.numerics.analysis import frequency_response
+
+    start = time.process_time()
+    with vn.limits(max_parts=10**7):
+        net = vn.load_netlist(path)
+        read = time.process_time()
+        ss = net.sparse_state_space()
+        formulated = time.process_time()
+        res = frequency_response(ss, net.analyses.ac.frequencies(), inputs=net.analyses.ac_sources,
+                                 outputs=[probe])
+    done = time.process_time()
+    return dict(read=read - start, formulate=formulated - read, sweep=done - formulated,
+                total=done - start, magnitude=np.abs(res.H[:, 0, 0]),
+                frequencies=np.asarray(res.frequencies))
+
+
+def run_ac_command(path: str, probe: str) -> dict:
+    """``vecnet ac FILE`` as a user runs it: the CPU time of the whole process."""
+    before = children_cpu()
+    out = subprocess.run([sys.executable, "-m", "vecnet.cli", "ac", path, "--outputs", probe,
+                          "--limit", "max_parts=10000000"], capture_output=True, text=True)
+    if out.returncode:
+        return dict(error=out.stderr.strip()[-300:])
+    return dict(total=children_cpu() - before)
+
+
+def run_ac_ngspice(path: str, probe: str, limit: float) -> dict:
+    """``ngspice -b FILE``: the CPU time of the whole process, and the printed |v(probe)|."""
+    before = children_cpu()
+    try:
+        out = subprocess.run(["ngspice", "-b", path], capture_output=True, text=True,
+                             timeout=limit)
+    except subprocess.TimeoutExpired:
+        return dict(total=None, stopped=limit)
+    total = children_cpu() - before
+    rows = [line.split() for line in out.stdout.splitlines()]
+    values = [float(r[2]) for r in rows if len(r) == 3 and r[0].isdigit()]
+    return dict(total=total, magnitude=np.array(values))
+
+
+AC_COLUMNS = [("elements", 9, ">"), ("read", 8, ">"), ("formulate", 9, ">"),
+              ("sweep", 8, ">"), ("in-process", 10, ">"), ("command", 8, ">"),
+              ("ngspice", 8, ">"), ("in-proc/ng", 10, ">"), ("cmd/ng", 7, ">"),
+              ("check", 14, "<")]
+
+
+def bench_ac(case: str, elements: list[int], checks: Checks, spice: float | None) -> None:
+    """The 31-point frequency response of each network, read from one netlist by vecnet
+    (in this process, and as the ``vecnet ac`` command) and by ngspice; CPU seconds."""
+    spec = CASES[case]
+    print_header(f"{case}: .ac, {AC_CARD.split(' ', 1)[1]} (31 frequencies), CPU time",
+                 AC_COLUMNS)
+    for wanted in elements:
+        size = spec["size"](wanted)
+        text, node, probe = ac_netlist(case, size)
+        with tempfile.TemporaryDirectory() as folder:
+            path = str(Path(folder) / "net.cir")
+            Path(path).write_text(text)
+            mine = isolated(run_ac_vecnet, path, probe)
+            command = run_ac_command(path, probe)
+            ng = run_ac_ngspice(path, node, spice) if spice else {}
+        if "error" in mine or "error" in command:
+            print(f"{spec['elements'](size):>9}  failed: {mine.get('error') or command.get('error')}")
+            checks.failures += 1
+            continue
+        note = "no ngspice"
+        if ng.get("magnitude") is not None:
+            theirs = ng["magnitude"]
+            ok = len(theirs) == len(mine["magnitude"]) and np.allclose(
+                mine["magnitude"], theirs, rtol=1e-5, atol=1e-9 * np.max(theirs))
+            note = checks.note(ok, "same response", "DIFFERENT")
+        ng_t = ng.get("total")
+        print(format_row([str(spec["elements"](size)), format_time(mine["read"]),
+                          format_time(mine["formulate"]), format_time(mine["sweep"]),
+                          format_time(mine["total"]), format_time(command["total"]),
+                          spice_cell(ng),
+                          format_ratio(mine["total"] / ng_t) if ng_t else "",
+                          format_ratio(command["total"] / ng_t) if ng_t else "", note],
+                         AC_COLUMNS), flush=True)
+
+
 def _child(fn, args, conn) -> None:
     try:
         result = fn(*args)
@@ -302,6 +410,8 @@ def main() -> int:
                         help="element counts, comma-separated")
     parser.add_argument("--ngspice-limit", type=float, default=30.0,
                         help="seconds after which an ngspice run is stopped")
+    parser.add_argument("--ac-only", action="store_true",
+                        help="only the frequency responses (.ac), not the transients")
     args = parser.parse_args()
     elements = [int(x) for x in args.sizes.split(",")]
     spice = args.ngspice_limit if shutil.which("ngspice") else None
@@ -310,7 +420,9 @@ def main() -> int:
           f"{'found' if spice else 'not installed (its column is skipped)'}")
     checks = Checks()
     for case in CASES:
-        bench(case, elements, checks, spice)
+        if not args.ac_only:
+            bench(case, elements, checks, spice)
+        bench_ac(case, elements, checks, spice)
     print(f"\n{checks.failures} check(s) failed" if checks.failures else "\nall checks passed")
     return 1 if checks.failures else 0
 

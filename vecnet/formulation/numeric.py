@@ -338,8 +338,8 @@ class _Law:
 def _parameter_value(element: Element, name: str, parameters: Mapping) -> float:
     param = element.parameters[name]
     # a value given for the element's own symbol wins over its number, as the symbolic
-    # path's (numeric_model) does
-    if param.value is not None and param.symbol not in parameters:
+    # path's (numeric_model) does; without values given the symbol is not made at all
+    if param.value is not None and (not parameters or param.symbol not in parameters):
         return float(param.value)
     expr = sympy.sympify(param.symbol.xreplace(parameters))
     if expr.free_symbols:

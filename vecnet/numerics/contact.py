@@ -322,11 +322,12 @@ class ContactModes:
         self._fired: list[tuple[int, str]] = []
 
     # -- forces -------------------------------------------------------------------------
-    def _geometries(self, q, u):
-        # the last state's: the forces, the loads and each event function read it again
+    def _geometries(self, q, u, kin: NodeKinematics | None = None):
+        # the last state's: the forces, the loads and each event function read it again;
+        # ``kin``, the kinematics at (q, u) where the caller has them
         key = (np.asarray(q).tobytes(), np.asarray(u).tobytes())
         if self._geometry_memo[0] != key:
-            kin = self.model.kinematics(q, u)
+            kin = self.model.kinematics(q, u) if kin is None else kin
             self._geometry_memo = (key, [geometry(self.model, c, kin, u)
                                          for c in self.contacts])
         return self._geometry_memo[1]
@@ -353,7 +354,7 @@ class ContactModes:
         nu = len(u)
         A = snap.phi_q[self.rows] if len(self.rows) else np.zeros((0, nu))
         rows, cols, rhs = [A], [A], [snap.c[self.rows] if len(self.rows) else np.zeros(0)]
-        geos = self._geometries(q, u)
+        geos = self._geometries(q, u, snap.kin)
         where = []   # per contact: its first multiplier's index and how many
         count = len(A)
         for i, (contact, geo) in enumerate(zip(self.contacts, geos)):

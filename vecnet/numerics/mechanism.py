@@ -522,21 +522,16 @@ class CompiledModel(ABC):
         of a driver's constraint. ``gamma`` is ``None`` for a line, or unless
         ``convective``."""
         ka, kb = self.row[a], self.row[b]
+        g = axial_rows(kin, coordinate, np.array([a]), np.array([b]), np.array([ka]),
+                       np.array([kb]), None if axis is None else np.asarray(axis)[None])[0]
+        if coordinate == "line" or not convective:
+            return g, None
         d = kin.r[b] - kin.r[a]
-        Jv = kin.Jv[kb] - kin.Jv[ka]
-        if coordinate == "line":
-            return d @ Jv / np.linalg.norm(d), None
         e = kin.R[a] @ axis
         wa = kin.w[ka]
         if coordinate == "angle":    # e . (w_b - w_a), e turning with the tail
-            g = e @ (kin.Jw[kb] - kin.Jw[ka])
-            gamma = (e @ (kin.gw[kb] - kin.gw[ka]) + cross(wa, e) @ (kin.w[kb] - wa)
-                     if convective else None)
-            return g, gamma
-        # e . d: (w_a x e) . d + e . (v_b - v_a), and once more for the convective part
-        g = cross(e, d) @ kin.Jw[ka] + e @ Jv
-        if not convective:
-            return g, None
+            return g, e @ (kin.gw[kb] - kin.gw[ka]) + cross(wa, e) @ (kin.w[kb] - wa)
+        # e . d: (w_a x e) . d + e . (v_b - v_a), once more for the convective part
         ed = cross(kin.gw[ka], e) + cross(wa, cross(wa, e))
         return g, (ed @ d + 2 * cross(wa, e) @ (kin.v[kb] - kin.v[ka])
                    + e @ (kin.gv[kb] - kin.gv[ka]))
@@ -615,8 +610,7 @@ class CompiledModel(ABC):
         """:meth:`evaluate` without loads, and the generalized force of a unit load on
         each of :attr:`loads` (loads x nu)."""
         kin = self.kinematics(q, u)
-        rows = np.array([self.axial_row(kin, coordinate, a, b, axis, convective=False)[0]
-                         for coordinate, a, b, axis in self.loads]).reshape(-1, self.nu)
+        rows = self.load_rows(kin)
         M, Q = self._body_terms(kin, u)
         if self.beams is not None:
             Mb, Qb = self.beams.inertia(kin, self.row, self.gravity)
@@ -682,8 +676,31 @@ class CompiledModel(ABC):
         """The generalized forces of unit loads across joints at ``q``."""
         if not self.loads:
             return []
-        kin = self.kinematics(q, self.zero_speeds)
-        return [self.axial_row(kin, *target, convective=False)[0] for target in self.loads]
+        return list(self.load_rows(self.kinematics(q, self.zero_speeds)))
+
+    def load_rows(self, kin: NodeKinematics) -> np.ndarray:
+        """The generalized force of a unit load on each of :attr:`loads` (loads x nu): the
+        ``g`` of :meth:`axial_row`, the loads of one coordinate at once (a contact's six
+        loads, a network's on many joints)."""
+        groups = self.__dict__.get("_load_groups")
+        if groups is None:      # the loads by coordinate, as index arrays, found once
+            groups = []
+            for coordinate in ("angle", "distance", "line"):
+                which = [k for k, load in enumerate(self.loads) if load[0] == coordinate]
+                if not which:
+                    continue
+                a = np.array([self.loads[k][1] for k in which])
+                b = np.array([self.loads[k][2] for k in which])
+                axes = None if coordinate == "line" else \
+                    np.array([self.loads[k][3] for k in which], dtype=float)
+                groups.append((coordinate, np.array(which), a, b,
+                               np.array([self.row[x] for x in a]),
+                               np.array([self.row[x] for x in b]), axes))
+            self.__dict__["_load_groups"] = groups
+        rows = np.zeros((len(self.loads), self.nu))
+        for coordinate, which, a, b, ka, kb, axes in groups:
+            rows[which] = axial_rows(kin, coordinate, a, b, ka, kb, axes)
+        return rows
 
     def potential(self, q: np.ndarray, kin: NodeKinematics) -> float:
         """Gravity and spring potential energy."""
@@ -860,6 +877,26 @@ class CompiledModel(ABC):
         if self.beams is not None:
             return self.evaluate(0.0, q, self.zero_speeds).M
         return kernels.mass(self.kernel_tree, kernels.state(self.kernel_tree, q, self.zero_speeds), self.nu)
+
+
+def axial_rows(kin: NodeKinematics, coordinate: str, a: np.ndarray, b: np.ndarray,
+               ka: np.ndarray, kb: np.ndarray, axes: np.ndarray | None) -> np.ndarray:
+    """The rows ``g`` (k x nu) of the rates ``g u`` of k joints' ``coordinate`` (all
+    ``"angle"``, ``"distance"`` or ``"line"``) between nodes ``a`` and ``b`` (their
+    Jacobians' rows ``ka``, ``kb``), about or along ``axes`` (k x 3, fixed in the tail
+    body): ``e . (w_b - w_a)``, ``(w_a x e) . d + e . (v_b - v_a)`` with ``d = r_b - r_a``,
+    or ``d . (v_b - v_a) / |d|``."""
+    d = kin.r[b] - kin.r[a]
+    Jv = kin.Jv[kb] - kin.Jv[ka]
+    if coordinate == "line":
+        return ((d / np.linalg.norm(d, axis=1)[:, None])[:, None, :] @ Jv)[:, 0]
+    assert axes is not None    # every coordinate but a line has its axis
+    e = (kin.R[a] @ axes[:, :, None])[:, :, 0]
+    if coordinate == "angle":
+        return (e[:, None, :] @ (kin.Jw[kb] - kin.Jw[ka]))[:, 0]
+    ed = np.stack([e[:, 1] * d[:, 2] - e[:, 2] * d[:, 1], e[:, 2] * d[:, 0] - e[:, 0] * d[:, 2],
+                   e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0]], axis=1)    # e x d
+    return (ed[:, None, :] @ kin.Jw[ka] + e[:, None, :] @ Jv)[:, 0]
 
 
 def push_wrench(wrenches: np.ndarray, r: np.ndarray, ends, F: np.ndarray, T: np.ndarray) -> None:
