@@ -241,3 +241,60 @@ def test_small_models_solve_every_frequency_at_once_as_the_sparse_lu_does(monkey
     assert dense.H.shape == sparse.H.shape == (2000, len(dense.outputs), 1)
     scale = np.abs(sparse.H).max(axis=0)
     assert np.all(np.abs(dense.H - sparse.H) <= 1e-9 * scale)
+
+
+def _ladder(sections, R=0.1, L=1e-3, C=1e-3):
+    net = vn.Network("ladder")
+    net.add(vn.VoltageSource("V", "0", "n0", V=1.0))
+    for k in range(1, sections + 1):
+        net.add(vn.Resistor(f"R{k}", f"n{k - 1}", f"m{k}", R=R),
+                vn.Inductor(f"L{k}", f"m{k}", f"n{k}", L=L),
+                vn.Capacitor(f"C{k}", "0", f"n{k}", C=C))
+    return net
+
+
+def _mesh_response(sections, s, probe, R=0.1, L=1e-3, C=1e-3):
+    """v_probe / V of the ladder from its own mesh and node equations, dense:
+    L i_k' = v_{k-1} - R i_k - v_k, C v_k' = i_k - i_{k+1}, v_0 = V."""
+    n = sections
+    A = np.zeros((2 * n, 2 * n))
+    for k in range(n):
+        A[k, k], A[k, n + k] = -R / L, -1 / L
+        if k:
+            A[k, n + k - 1] = 1 / L
+        A[n + k, k] = 1 / C
+        if k + 1 < n:
+            A[n + k, k + 1] = -1 / C
+    b = np.zeros(2 * n)
+    b[0] = 1 / L
+    return np.array([np.linalg.solve(x * np.eye(2 * n) - A, b)[n + probe - 1] for x in s])
+
+
+@pytest.mark.parametrize("sections", [40, 400])
+def test_a_long_ladder_answers_as_its_mesh_equations(sections):
+    """A chain-like network beyond the dense path's size is factorised as a band: its
+    response equals the one of the ladder's hand-written equations at every frequency,
+    through the resonances of its sections."""
+    f = np.logspace(0, 4, 31)
+    for probe in (1, sections // 2, sections):
+        res = frequency_response(_ladder(sections), f, outputs=[f"C{probe}.across"])
+        expected = _mesh_response(sections, 2j * np.pi * f, probe)
+        assert np.allclose(res.H[:, 0, 0], expected, rtol=1e-9,
+                           atol=1e-12 * np.abs(expected).max())
+
+
+def test_a_lossless_long_ladder_is_refused_at_its_resonance():
+    """40 lossless LC sections (80 states: the band path): at the line's lowest
+    eigenfrequency sI - A is singular and said to be; 1 % away it is not."""
+    net = vn.Network("lc")
+    net.add(vn.VoltageSource("V", "0", "n0", V=1.0))
+    sections = 40
+    for k in range(1, sections + 1):
+        net.add(vn.Inductor(f"L{k}", f"n{k - 1}", f"n{k}", L=1.0),
+                vn.Capacitor(f"C{k}", "0", f"n{k}", C=1.0))
+    # the shorted-open line of N sections (L = C = 1): w_m = 2 sin((2 m - 1) pi / (2 (2 N + 1)))
+    w = 2 * np.sin(np.pi / (2 * (2 * sections + 1)))
+    with pytest.raises(vn.FormulationError, match="resonates without loss"):
+        frequency_response(net, [w / (2 * np.pi)], outputs=[f"C{sections}.across"])
+    near = frequency_response(net, [1.01 * w / (2 * np.pi)], outputs=[f"C{sections}.across"])
+    assert np.isfinite(near.H).all()

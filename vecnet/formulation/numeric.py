@@ -75,6 +75,7 @@ import sympy
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
+from ..core.collection import collector_paused
 from ..core.forwards import public
 from ..core.later import later
 from ..elements.base import EdgeVariables, Element, Kind, Parameter, t
@@ -609,6 +610,7 @@ def _colors(pairs: np.ndarray, columns: int, blocks: int) -> np.ndarray:
 
 # -- the formulation ------------------------------------------------------------------------
 
+@collector_paused()
 def sparse_state_space(net: Network, outputs: Iterable[str] = (),
                        tree: Sequence[str] | str = "normal",
                        parameters: Mapping[Any, float] | None = None) -> SparseStateSpace:
@@ -741,15 +743,17 @@ def sparse_state_space(net: Network, outputs: Iterable[str] = (),
                              solved[:n, n + 2 * m:], given)
     variables.eliminate_zeros()
     edge_order = list(branches) + list(chords)
-    rows = {f"{edge}.across": k for k, edge in enumerate(edge_order)}
-    rows.update({f"{edge}.through": e + k for k, edge in enumerate(edge_order)})
     # names in the network's edge order, as the symbolic model lists them
-    rows = {name: rows[name] for edge in net.graph.edges
-            for name in (f"{edge}.across", f"{edge}.through")}
+    position = {edge: k for k, edge in enumerate(edge_order)}
+    rows = {}
+    for edge in net.graph.edges:
+        rows[f"{edge}.across"] = position[edge]
+        rows[f"{edge}.through"] = e + position[edge]
     states = [f"{edge_order[c]}.{'across' if c < nb else 'through'}" for c in x_cols]
     dependent = [store_name(el, edge.name) for el in net.elements if el.kind in _STORES
                  for edge in el.edges
-                 if group[column[edge.name]] == Primary.DEPENDENT_STORE]
+                 if group[column[edge.name]] == Primary.DEPENDENT_STORE] \
+        if np.any(group == Primary.DEPENDENT_STORE) else []
     return SparseStateSpace(A=A, B=B, E=E, states=states, inputs=[i.name for i in inputs],
                             signals={i.name: i.signal for i in inputs}, variables=variables,
                             rows=rows, outputs=tuple(outputs), dependent_stores=dependent,
@@ -760,27 +764,31 @@ def _primary_groups(net: Network, topo, column: Mapping[str, int]) -> np.ndarray
     """The :class:`Primary` group of every primary, by column."""
     nb = len(topo.branches)
     group = np.full(len(column), -1, dtype=np.int64)
+    # the members looked up once: an enum's attribute costs a microsecond a lookup
+    state, dependent, nonlinear = Primary.STATE, Primary.DEPENDENT_STORE, Primary.NONLINEAR
+    algebraic, source = Primary.ALGEBRAIC, Primary.SOURCE
+    across_store, through_store = Kind.ACROSS_STORE, Kind.THROUGH_STORE
     for element in net.elements:
         _check_coupling(element)
         for edge in element.edges:
             k = column[edge.name]
             in_tree = k < nb
             kind = element.kind
-            if kind is Kind.ACROSS_STORE:
-                group[k] = Primary.STATE if in_tree else Primary.DEPENDENT_STORE
-            elif kind is Kind.THROUGH_STORE:
-                group[k] = Primary.DEPENDENT_STORE if in_tree else Primary.STATE
+            if kind is across_store:
+                group[k] = state if in_tree else dependent
+            elif kind is through_store:
+                group[k] = dependent if in_tree else state
             elif isinstance(element, NonlinearDissipator):
-                group[k] = Primary.NONLINEAR
+                group[k] = nonlinear
             elif kind in _ALGEBRAIC:
-                group[k] = Primary.ALGEBRAIC
+                group[k] = algebraic
             elif kind in _SOURCES:
                 if in_tree != (kind is Kind.ACROSS_SOURCE):
                     raise UnsupportedNetwork(
                         f"source {element.name!r} is {'in' if in_tree else 'out of'} the tree; "
                         "across sources belong in it, through sources out of it (use the "
                         "normal tree)" + _SYMBOLIC)
-                group[k] = Primary.SOURCE
+                group[k] = source
             else:
                 raise UnsupportedNetwork(f"element {element.name!r} ({kind.value}) is not a "
                                          "lumped one-port or two-port" + _SYMBOLIC)

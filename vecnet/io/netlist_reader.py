@@ -13,6 +13,7 @@ import sympy
 
 from ..builders.network import Network, warn_connectivity
 from ..core.bounds import check_count, finite_number
+from ..core.collection import collector_paused
 from ..core.names import check_name, check_node, shown
 from ..elements import controlled, lumped
 from ..elements.base import Element
@@ -85,12 +86,13 @@ def load_netlist(source: str | os.PathLike, encoding: str = "utf-8",
     text = _read(source, _encoding(encoding))
     lines = text.splitlines()
     title = lines[0].strip().lstrip("*").strip() if lines else ""
-    cards = _logical_lines(text)
-    reader = _NetlistReader(_declared(cards, dict(parameters or {})))
-    reader.read(cards)
     # a file's path leads the connectivity warning; netlist text given directly has none
     given_text = isinstance(source, str) and ("\n" in source or "\r" in source)
-    net = reader.network(title[:200] or "netlist", "" if given_text else str(source))
+    with collector_paused():
+        cards = _logical_lines(text)
+        reader = _NetlistReader(_declared(cards, dict(parameters or {})))
+        reader.read(cards)
+        net = reader.network(title[:200] or "netlist", "" if given_text else str(source))
     net.untrusted = True  # simulated under the bounds of files (vecnet.core.bounds)
     return net
 

@@ -399,13 +399,25 @@ def response_at(ss: SparseStateSpace | LinearModel, s_values: np.ndarray,
                 X = inverse @ rhs
                 H[chunk] = np.einsum("ij,kjl->kil", Cd, X) + Dd + s_chunk[:, None, None] * Fd
             sparse[chunk[bad]] = True
+    states, band = ss.states, None
+    if n and np.any(sparse):
+        # a chain-like network (a ladder, a line, a chain of masses) has a narrow band in
+        # its reverse Cuthill-McKee order: the states are renumbered once, and each sI - A
+        # is factorised as a band (LAPACK), without a sparse LU's ordering and symbolic
+        # work at every frequency; H = C X does not depend on the numbering
+        order, band = _band_order(A + identity)
+        if band is not None:
+            A, B, E, C = A[order][:, order].tocsc(), B[order].tocsc(), E[order].tocsc(), \
+                C.tocsc()[:, order]
+            states = [ss.states[k] for k in order]
     for k in np.flatnonzero(sparse):
         s_value = s_values[k]
         rhs = (B + s_value * E).toarray()
         if n:
             where = "the state matrix A" if s_value == 0 else \
                 f"sI - A at s = {complex(s_value):.6g} (f = {abs(s_value) / (2 * np.pi):.6g} Hz)"
-            solve = _factorised(s_value * identity - A, ss.states, where, dc=s_value == 0)
+            solve = _factorised(s_value * identity - A, states, where, dc=s_value == 0,
+                                band=band)
             X = solve(rhs)
         else:
             X = np.zeros((0, rhs.shape[1]), dtype=complex)
@@ -656,10 +668,36 @@ def _frequencies(frequencies) -> np.ndarray:
 
 # -- factorisation and the diagnosis of singular matrices -----------------------------------
 
-def _factorised(M: sp.spmatrix, states: Sequence[str], what: str, dc: bool = True):
-    """A function solving ``M X = R``, ``M`` factorised once after equilibration; a singular
-    ``M`` raises :class:`NoOperatingPoint` (``dc``) or :class:`FormulationError`."""
+def _band_order(M: sp.spmatrix) -> tuple[np.ndarray, tuple[int, int] | None]:
+    """The reverse Cuthill-McKee order of ``M``'s pattern (made symmetric) and the lower and
+    upper bandwidths of ``M`` in it, or ``None`` for the bands where a band LU would cost
+    more than a sparse one: its ``n (l + 1) (l + u + 1)`` operations beyond 20 per nonzero
+    of ``M`` (a 2-D mesh's band grows with its side; a chain's stays a few entries wide)."""
+    from scipy.sparse.csgraph import reverse_cuthill_mckee
+
+    pattern = sp.csr_matrix(M)
+    pattern = (abs(pattern) + abs(pattern).T).tocsr()
+    order = reverse_cuthill_mckee(pattern, symmetric_mode=True)
+    permuted = sp.coo_matrix(pattern[order][:, order])
+    offsets = permuted.row - permuted.col
+    lower, upper = int(max(offsets.max(), 0)), int(max(-offsets.min(), 0))
+    n = M.shape[0]
+    if n * (lower + 1) * (lower + upper + 1) > 20 * max(M.nnz, n):
+        return order, None
+    return order, (lower, upper)
+
+
+def _factorised(M: sp.spmatrix, states: Sequence[str], what: str, dc: bool = True,
+                band: tuple[int, int] | None = None):
+    """A function solving ``M X = R``, ``M`` factorised once after equilibration (as a
+    band of ``band`` = (lower, upper) bandwidths by LAPACK's ``gbtrf``, else by SuperLU); a
+    singular ``M`` raises :class:`NoOperatingPoint` (``dc``) or :class:`FormulationError`."""
     M = sp.csc_matrix(M)
+    if band is not None:
+        band_solve = _band_lu(M, *band)
+        if band_solve is None:
+            _singular(M, states, what, dc)
+        return band_solve
     rows = _largest(abs(M).tocsr())
     if np.any(rows == 0):
         _singular(M, states, what, dc)
@@ -679,6 +717,42 @@ def _factorised(M: sp.spmatrix, states: Sequence[str], what: str, dc: bool = Tru
         R = np.asarray(R)
         Y = lu.solve(np.ascontiguousarray((R.T / rows).T).astype(scaled.dtype, copy=False))
         return (Y.T / cols).T
+
+    return solve
+
+
+def _band_lu(M: sp.spmatrix, lower: int, upper: int):
+    """``R -> M^-1 R`` by LAPACK's band LU with partial pivoting (``gbtrf``, ``gbtrs``) of
+    ``M`` within its ``lower`` and ``upper`` bandwidths, equilibrated as the sparse path is
+    (rows, then columns, by their largest entries; on the entries themselves, in time
+    linear in them); ``None`` where a row or column is zero or a pivot falls below
+    :data:`_PIVOT` (the sparse path's tests)."""
+    from scipy.linalg import get_lapack_funcs
+
+    entries = sp.coo_matrix(M)
+    n = M.shape[0]
+    size = np.abs(entries.data)
+    rows, cols = np.zeros(n), np.zeros(n)
+    np.maximum.at(rows, entries.row, size)
+    if np.any(rows == 0):
+        return None
+    size = size / rows[entries.row]
+    np.maximum.at(cols, entries.col, size)
+    if np.any(cols == 0):
+        return None
+    # gbtrf's storage: row kl + ku + i - j holds M[i, j], the kl rows above for its fill
+    ab = np.zeros((2 * lower + upper + 1, n), dtype=M.dtype)
+    ab[lower + upper + entries.row - entries.col, entries.col] = \
+        entries.data / (rows[entries.row] * cols[entries.col])
+    gbtrf, gbtrs = get_lapack_funcs(("gbtrf", "gbtrs"), (ab,))
+    lu, piv, info = gbtrf(ab, lower, upper, overwrite_ab=True)
+    if info != 0 or np.min(np.abs(lu[lower + upper])) < _PIVOT:
+        return None
+
+    def solve(R: np.ndarray) -> np.ndarray:
+        R = np.asarray(R).astype(ab.dtype)
+        Y, _ = gbtrs(lu, lower, upper, R / rows.reshape((n,) + (1,) * (R.ndim - 1)), piv)
+        return Y / cols.reshape((n,) + (1,) * (R.ndim - 1))
 
     return solve
 
