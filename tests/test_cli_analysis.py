@@ -191,3 +191,19 @@ def test_a_parameter_given_twice_is_refused_in_words(capsys):
                     ["equations", MODELS / "rlc.json", "--param", "R=1"]):
         code, _, err = run(capsys, *command, "--param", "R=2")
         assert code == 2 and "--param R is given 2 times" in err
+
+
+@pytest.mark.parametrize("command", [["ac"], ["simulate", "--format", "csv"], ["op"]])
+def test_a_network_command_imports_no_graph_library(command, tmp_path):
+    """The numeric commands on a network read, formulate and solve it with numpy and
+    scipy alone: networkx (0.1-0.2 s of start-up) is imported by a fresh interpreter only
+    where a symbolic solve or a transducer's tree needs it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from vecnet.cli import main; "
+            f"code = main({[*command[:1], str(MODELS / 'rlc.json'), *command[1:]]!r}); "
+            "print(code, 'networkx' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path, check=True)
+    assert out.stdout.split()[-2:] == ["0", "False"], out.stdout[-500:] + out.stderr[-500:]

@@ -710,6 +710,19 @@ def _version() -> str:
     return installed_version() or __version__   # a source tree that is not installed
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (the package
+    metadata costs every other command its import)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and exit"):
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"vecnet {_version()}")
+        parser.exit()
+
+
 def _limit(text: str) -> tuple[str, float]:
     name, sep, value = text.partition("=")
     try:
@@ -760,7 +773,7 @@ def parser() -> argparse.ArgumentParser:
                 "linear graphs: matrices, equations, transfer functions, diagrams, "
                 "simulations, operating points, frequency and step responses and reports of "
                 "a model file.")
-    p.add_argument("--version", action="version", version=f"vecnet {_version()}")
+    p.add_argument("--version", action=_Version)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("model", help="JSON model file or SPICE netlist")
     common.add_argument("--limit", type=_limit, action="append", default=[],

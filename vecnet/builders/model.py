@@ -18,9 +18,6 @@ from ..core.forwards import public
 from ..elements.base import Symbol, t
 from ..errors import ModelError, SimulationError, UnknownNameError
 from .network import Network
-from .planar import Mechanism
-from .spatial import Mechanism as SpatialMechanism
-from .system import System
 
 __all__ = ["Model", "time_function"]
 
@@ -95,10 +92,13 @@ class Model:
         if self.kind not in holds:
             raise ModelError(f"a model's kind is 'network', 'mechanism' or 'system', not "
                              f"{self.kind!r}")
-        if self.kind == "system":
-            expected: tuple[type, ...] = (System,)
-        else:
-            expected = (Network,) if self.kind == "network" else (Mechanism, SpatialMechanism)
+        expected: tuple[type, ...] = (Network,)
+        if self.kind != "network":   # the mechanism side, imported for mechanisms alone
+            from .planar import Mechanism
+            from .spatial import Mechanism as SpatialMechanism
+            from .system import System
+
+            expected = (System,) if self.kind == "system" else (Mechanism, SpatialMechanism)
         if not isinstance(self.system, expected):
             raise ModelError(f"a {self.kind} model holds a {holds[self.kind]}, "
                              f"got {type(self.system).__name__}")

@@ -18,9 +18,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
-from networkx.utils import UnionFind
 
 from ..elements.base import Kind
 from ..elements.controlled import OpAmp
@@ -29,6 +27,8 @@ from ..graph.graph import component_labels
 from ..graph.topology import greedy_forest
 
 if TYPE_CHECKING:
+    from networkx.utils import UnionFind
+
     from .network import Network
 
 __all__ = ["normal_tree"]
@@ -153,6 +153,8 @@ def _edges_of(edges: dict[Kind, list[str]], kinds: tuple[Kind, ...]) -> list[str
 def _greedy_placing_transducers(net: Network, edges: dict[Kind, list[str]]) -> list[str]:
     """Branches taken in normal-tree order, each transducer placed by
     :func:`_place_transducer`."""
+    from networkx.utils import UnionFind  # networkx for networks with transducers alone
+
     graph = net.graph
     forest = UnionFind(graph.nodes)
     branches: list[str] = []
@@ -177,6 +179,8 @@ def _greedy_placing_transducers(net: Network, edges: dict[Kind, list[str]]) -> l
 def _place_transducer(net: Network, element, branches: list[str], forest: UnionFind) -> UnionFind:
     """Add a transformer's one edge or a gyrator's two edges; when a transformer fits
     nowhere, the A-type store on its circuit that was added last leaves the tree."""
+    import networkx as nx
+    from networkx.utils import UnionFind
     graph = net.graph
     names = [e.name for e in element.edges]
     if element.coupling == "gyrator":
@@ -221,6 +225,7 @@ def _place_transducer(net: Network, element, branches: list[str], forest: UnionF
 
 
 def _across_source_loop(net: Network, branches: list[str], chord: str) -> None:
+    import networkx as nx  # here only: the error's loop, found once
     graph = net.graph
     tree = nx.MultiGraph()
     tree.add_edges_from((*graph.ends(b), b) for b in branches)
@@ -264,6 +269,10 @@ def _check_feedback(net: Network) -> None:
     its norator cannot drive, and the equations are singular. Elements with several edges
     (transducers, controlled sources) join all their nodes, as they couple their ports."""
     amplifiers = [el for el in net.elements if type(el) is OpAmp]
+    if not amplifiers:
+        return
+    import networkx as nx  # for networks with op-amps alone
+
     for amp in amplifiers:
         (minus, plus), (ground, out) = ((e.tail, e.head) for e in amp.edges)
         links = nx.Graph()

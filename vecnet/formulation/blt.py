@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
 import sympy
 
 from ..errors import FormulationError
@@ -54,6 +53,8 @@ def solve_blocks(equations: Sequence[sympy.Expr], unknowns: Sequence[sympy.Symbo
     >>> solve_blocks([x - 2 * y, y - 3], [x, y], ["e1", "e2"]).explicit
     {y: 3, x: 6}
     """
+    import networkx as nx  # here: a network's numeric commands never need it
+
     if len(equations) != len(unknowns):
         raise FormulationError(f"{len(equations)} equations for {len(unknowns)} unknowns")
     wanted = set(unknowns)

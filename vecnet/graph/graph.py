@@ -17,7 +17,6 @@ from itertools import chain
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
@@ -28,6 +27,8 @@ from ..core.names import MAX_NAME_LENGTH, MAX_NODE_INTEGER, LookAlikes, check_na
 from ..errors import TopologyError, UnknownNameError
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from .topology import Topology
 
 __all__ = ["LinearGraph"]
@@ -228,6 +229,7 @@ class LinearGraph:
     @property
     def nx(self) -> nx.MultiDiGraph:
         """A read-only :class:`networkx.MultiDiGraph` view; edge keys are the edge names."""
+        import networkx as nx  # on request: building and formulating a network need none
         if self._nx is None:
             g = nx.MultiDiGraph()
             g.add_nodes_from(self._nodes)

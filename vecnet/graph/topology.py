@@ -26,7 +26,6 @@ from collections.abc import Callable, Hashable, Sequence
 from functools import cached_property
 from typing import Any
 
-import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 import sympy
@@ -253,6 +252,7 @@ def _check_forest(graph: LinearGraph, positions: np.ndarray,
 
 def _a_circuit(graph: LinearGraph, branches: list[str]) -> list[str]:
     """The edges of one circuit among ``branches`` (which contain one), in walking order."""
+    import networkx as nx  # here only: a network's commands need none of networkx
     seen: dict[frozenset, str] = {}
     for b in branches:  # two branches joining the same nodes: the shortest circuit
         pair = frozenset(graph.ends(b))

@@ -32,10 +32,8 @@ from ..builders.model import Model
 from ..core.bounds import finite_number
 from ..errors import ModelFileError
 from .json_document import FORMAT_VERSION, SCHEMA, check_counts, check_data, read_document, validate
-from .mechanism_reader import read_mechanism
 from .network_reader import ELEMENT_TYPES, read_network
 from .reading import Scope
-from .system_reader import read_system
 
 __all__ = ["Model", "load_model", "FORMAT_VERSION", "SCHEMA",
            "ELEMENT_TYPES"]
@@ -81,8 +79,16 @@ def load_model(source: str | os.PathLike | Mapping[str, Any],
                                  location="/parameters")
         declared[name] = finite_number(value, f"parameter {name!r}")
     scope = Scope(declared)
-    read = {"network": read_network, "mechanism": read_mechanism, "system": read_system}
-    model = read[doc["kind"]](doc, scope)
+    if doc["kind"] == "network":
+        model = read_network(doc, scope)
+    elif doc["kind"] == "mechanism":   # the mechanism side, imported for mechanisms alone
+        from .mechanism_reader import read_mechanism
+
+        model = read_mechanism(doc, scope)
+    else:
+        from .system_reader import read_system
+
+        model = read_system(doc, scope)
     model.document = doc
     # simulated under the bounds of files (vecnet.core.bounds)
     for part in (model.system.mechanism, model.system.network) if model.kind == "system" \

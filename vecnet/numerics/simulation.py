@@ -139,6 +139,10 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
                      options)
     if isinstance(model, StateSpace):
         return _call(lumped.integrate, "a state-space model", model, t_span, options)
+    from ..builders.model import Model
+
+    if isinstance(model, Model):   # before the mechanisms: a network's file needs none of them
+        return _model_file(model, t_span, raise_on_failure=False, **options)
     from ..builders.mechanism import MechanismBuilder
     from ..formulation.multibody import MechanismEquations
 
@@ -158,10 +162,6 @@ def _run(model: Any, t_span: Sequence[float] | None, options: dict[str, Any]) ->
         model = model.formulate(coordinates)
     if isinstance(model, CoupledModel):
         return _call(_coupled, "a system", model, t_span, options)
-    from ..builders.model import Model
-
-    if isinstance(model, Model):
-        return _model_file(model, t_span, raise_on_failure=False, **options)
     raise ModelError(f"cannot simulate a {type(model).__name__}: give a Network, a state-space "
                      "model, a mechanism or its equations, a System or a model file")
 
