@@ -689,70 +689,67 @@ def _band_order(M: sp.spmatrix) -> tuple[np.ndarray, tuple[int, int] | None]:
 
 def _factorised(M: sp.spmatrix, states: Sequence[str], what: str, dc: bool = True,
                 band: tuple[int, int] | None = None):
-    """A function solving ``M X = R``, ``M`` factorised once after equilibration (as a
-    band of ``band`` = (lower, upper) bandwidths by LAPACK's ``gbtrf``, else by SuperLU); a
-    singular ``M`` raises :class:`NoOperatingPoint` (``dc``) or :class:`FormulationError`."""
+    """A function solving ``M X = R``, ``M`` equilibrated (rows, then columns, each divided
+    by its largest entry) and factorised once: as a band of ``band`` = (lower, upper)
+    bandwidths by LAPACK's ``gbtrf``, else by SuperLU. A singular ``M`` (a zero row or
+    column, a pivot below :data:`_PIVOT`) raises :class:`NoOperatingPoint` (``dc``) or
+    :class:`FormulationError`."""
     M = sp.csc_matrix(M)
-    if band is not None:
-        band_solve = _band_lu(M, *band)
-        if band_solve is None:
-            _singular(M, states, what, dc)
-        return band_solve
-    rows = _largest(abs(M).tocsr())
-    if np.any(rows == 0):
-        _singular(M, states, what, dc)
-    M = sp.diags(1.0 / rows) @ M
-    cols = _largest(abs(M).T.tocsr())
-    if np.any(cols == 0):
-        _singular(M, states, what, dc)
-    scaled = (M @ sp.diags(1.0 / cols)).tocsc()
-    try:
-        lu = splu(scaled)
-    except RuntimeError:
-        _singular(M, states, what, dc)
-    if np.min(np.abs(lu.U.diagonal())) < _PIVOT:
-        _singular(M, states, what, dc)
-
-    def solve(R: np.ndarray) -> np.ndarray:
-        R = np.asarray(R)
-        Y = lu.solve(np.ascontiguousarray((R.T / rows).T).astype(scaled.dtype, copy=False))
-        return (Y.T / cols).T
-
-    return solve
-
-
-def _band_lu(M: sp.spmatrix, lower: int, upper: int):
-    """``R -> M^-1 R`` by LAPACK's band LU with partial pivoting (``gbtrf``, ``gbtrs``) of
-    ``M`` within its ``lower`` and ``upper`` bandwidths, equilibrated as the sparse path is
-    (rows, then columns, by their largest entries; on the entries themselves, in time
-    linear in them); ``None`` where a row or column is zero or a pivot falls below
-    :data:`_PIVOT` (the sparse path's tests)."""
-    from scipy.linalg import get_lapack_funcs
-
     entries = sp.coo_matrix(M)
     n = M.shape[0]
+    # the scales on the entries themselves, in time linear in them
     size = np.abs(entries.data)
     rows, cols = np.zeros(n), np.zeros(n)
     np.maximum.at(rows, entries.row, size)
     if np.any(rows == 0):
-        return None
-    size = size / rows[entries.row]
-    np.maximum.at(cols, entries.col, size)
+        _singular(M, states, what, dc)
+    np.maximum.at(cols, entries.col, size / rows[entries.row])
     if np.any(cols == 0):
+        _singular(M, states, what, dc)
+    scaled = entries.data / (rows[entries.row] * cols[entries.col])
+    lu_solve = _sparse_lu(entries, scaled, n) if band is None else \
+        _band_lu(entries, scaled, n, *band)
+    if lu_solve is None:
+        _singular(M, states, what, dc)
+
+    def solve(R: np.ndarray) -> np.ndarray:
+        R = np.asarray(R)
+        shape = (n,) + (1,) * (R.ndim - 1)
+        Y = lu_solve(np.ascontiguousarray(R / rows.reshape(shape)).astype(M.dtype, copy=False))
+        return Y / cols.reshape(shape)
+
+    return solve
+
+
+def _sparse_lu(entries: sp.coo_matrix, data: np.ndarray, n: int):
+    """``R -> A^-1 R`` by SuperLU for the matrix of ``entries``' pattern holding ``data``;
+    ``None`` where it is singular or a pivot falls below :data:`_PIVOT`."""
+    try:
+        lu = splu(sp.csc_matrix((data, (entries.row, entries.col)), shape=(n, n)))
+    except RuntimeError:
         return None
-    # gbtrf's storage: row kl + ku + i - j holds M[i, j], the kl rows above for its fill
-    ab = np.zeros((2 * lower + upper + 1, n), dtype=M.dtype)
-    ab[lower + upper + entries.row - entries.col, entries.col] = \
-        entries.data / (rows[entries.row] * cols[entries.col])
+    if np.min(np.abs(lu.U.diagonal())) < _PIVOT:
+        return None
+    return lu.solve
+
+
+def _band_lu(entries: sp.coo_matrix, data: np.ndarray, n: int, lower: int, upper: int):
+    """``R -> A^-1 R`` by LAPACK's band LU with partial pivoting (``gbtrf``, ``gbtrs``) for
+    the matrix of ``entries``' pattern holding ``data``, within its ``lower`` and ``upper``
+    bandwidths; ``None`` where a pivot falls below :data:`_PIVOT` (as for SuperLU)."""
+    from scipy.linalg import get_lapack_funcs
+
+    # gbtrf's storage: row kl + ku + i - j holds A[i, j], the kl rows above for its fill
+    ab = np.zeros((2 * lower + upper + 1, n), dtype=data.dtype)
+    ab[lower + upper + entries.row - entries.col, entries.col] = data
     gbtrf, gbtrs = get_lapack_funcs(("gbtrf", "gbtrs"), (ab,))
     lu, piv, info = gbtrf(ab, lower, upper, overwrite_ab=True)
     if info != 0 or np.min(np.abs(lu[lower + upper])) < _PIVOT:
         return None
 
     def solve(R: np.ndarray) -> np.ndarray:
-        R = np.asarray(R).astype(ab.dtype)
-        Y, _ = gbtrs(lu, lower, upper, R / rows.reshape((n,) + (1,) * (R.ndim - 1)), piv)
-        return Y / cols.reshape((n,) + (1,) * (R.ndim - 1))
+        X, _ = gbtrs(lu, lower, upper, R, piv)
+        return X
 
     return solve
 
