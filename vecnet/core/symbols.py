@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy
 
-__all__ = ["t", "s", "DATUM"]
+__all__ = ["t", "s", "DATUM", "key_name"]
 
 #: The time variable of every model.
 t = sympy.Symbol("t", real=True)
@@ -20,3 +20,14 @@ t = sympy.Symbol("t", real=True)
 s = sympy.Symbol("s")
 #: The node of a mechanism's ground frame (the datum of its vector network).
 DATUM = "ground"
+
+
+def key_name(key: object) -> str:
+    """The name of a parameter given by symbol or by name: a symbol's own name (``str``
+    would run sympy's printer, microseconds a call where values are looked up per
+    evaluation), else ``str(key)``.
+
+    >>> key_name(sympy.Symbol("m_bob")), key_name("m_bob")
+    ('m_bob', 'm_bob')
+    """
+    return key.name if isinstance(key, sympy.Symbol) else str(key)

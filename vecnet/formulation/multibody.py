@@ -26,6 +26,7 @@ from ..builders.mechanism import DATUM, check_point_pair, point_nodes, sensor_re
 from ..core.bounds import check_oscillation
 from ..core.forwards import public
 from ..core.later import later
+from ..core.symbols import key_name
 from ..elements.base import t
 from ..errors import FormulationError, ModelError, UnknownNameError
 from ..graph.topology import Topology
@@ -644,11 +645,11 @@ class MechanismEquations(ABC):
         """
         active = self.__dict__.get("_active")
         if active is not None:
-            given = {str(k): v for k, v in (parameters or {}).items()}
-            given.update({str(k): v for k, v in self.parameter_values.items()
-                          if str(k) not in given and str(k) not in active.runtime_names})
+            given = {key_name(k): v for k, v in (parameters or {}).items()}
+            given.update({key_name(k): v for k, v in self.parameter_values.items()
+                          if key_name(k) not in given and key_name(k) not in active.runtime_names})
             runtime = {k: v for k, v in given.items() if k in active.runtime_names}
-            compiled_in = {str(k): v for k, v in active.values.items()}
+            compiled_in = {key_name(k): v for k, v in active.values.items()}
             if all(k in compiled_in and sympy.sympify(v) == compiled_in[k]
                    for k, v in given.items() if k not in runtime):
                 active.use_linear_algebra(linear_algebra)
@@ -659,7 +660,7 @@ class MechanismEquations(ABC):
             if plain is not None:
                 return plain
         parameters = self._with_values(parameters)
-        key = (frozenset((str(k), v if type(v) is float else sympy.sympify(v))
+        key = (frozenset((key_name(k), v if type(v) is float else sympy.sympify(v))
                          for k, v in (parameters or {}).items()), linear_algebra)
         if key not in cache:
             if len(cache) >= 4:
@@ -672,8 +673,8 @@ class MechanismEquations(ABC):
         ``runtime``, whose values are bound later)."""
         if not self.parameter_values:
             return parameters
-        named = {str(k) for k in (parameters or {})} | set(runtime)
-        merged = {k: v for k, v in self.parameter_values.items() if str(k) not in named}
+        named = {key_name(k) for k in (parameters or {})} | set(runtime)
+        merged = {k: v for k, v in self.parameter_values.items() if key_name(k) not in named}
         merged.update(parameters or {})
         return merged or None
 
