@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import sympy
 
-from ..core.rotations import cross
+from ..core.rotations import cross, cross_rows
 from ..elements.base import t
 from ..errors import ModelError
 from . import tree_kernels as kernels
@@ -572,18 +572,33 @@ class CompiledModel(ABC):
     # -- dynamics -----------------------------------------------------------------------
     def _body_terms(self, kin: NodeKinematics, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``M`` and the bodies' forces (gravity, velocity and gyroscopic terms), from the
-        Jacobians of their mass centres."""
+        Jacobians of their mass centres: ``M = sum m Jv^T Jv + Jwb^T J Jwb`` and ``Q = sum
+        Jv^T m (g - gv) - Jwb^T (J gwb + wb x J wb)`` (body axes ``b``), every body at once."""
+        made = self.__dict__.get("_inertial")
+        if made is None or made[0] is not self.bodies:
+            # the bodies with inertia (not a beam's node) as arrays, for each list of bodies
+            # (bind() makes a new one with its numbers)
+            inertial = [(node, m, J) for _, node, m, J in self.bodies if m or J.any()]
+            m = np.array([m for _, m, _ in inertial], dtype=float)
+            stacked = (np.array([node for node, _, _ in inertial], dtype=np.int64),
+                       np.array([self.row[node] for node, _, _ in inertial], dtype=np.int64),
+                       m, np.repeat(m, 3)[:, None],
+                       np.array([J for _, _, J in inertial], dtype=float).reshape(-1, 3, 3))
+            made = (self.bodies, stacked)
+            self.__dict__["_inertial"] = made
+        nodes, rows, m, m_rows, J = made[1]
         nu = self.nu
-        M, Q = np.zeros((nu, nu)), np.zeros(nu)
-        for _, node, m, J in self.bodies:
-            if not m and not J.any():   # a frame of no inertia (a beam's node)
-                continue
-            k = self.row[node]
-            R = kin.R[node]
-            Jv, Jwb = kin.Jv[k], R.T @ kin.Jw[k]
-            wb, gwb = Jwb @ u, R.T @ kin.gw[k]
-            M += m * Jv.T @ Jv + Jwb.T @ J @ Jwb
-            Q += Jv.T @ (m * (self.gravity - kin.gv[k])) - Jwb.T @ (J @ gwb + cross(wb, J @ wb))
+        if not len(nodes):
+            return np.zeros((nu, nu)), np.zeros(nu)
+        Rt = kin.R[nodes].transpose(0, 2, 1)
+        Jv, Jwb = kin.Jv[rows], Rt @ kin.Jw[rows]           # bodies x 3 x nu
+        wb, gwb = Jwb @ u, (Rt @ kin.gw[rows][:, :, None])[:, :, 0]
+        Jw_wb = (J @ wb[:, :, None])[:, :, 0]
+        flat_v, flat_w = Jv.reshape(-1, nu), Jwb.reshape(-1, nu)
+        M = (flat_v * m_rows).T @ flat_v + flat_w.T @ (J @ Jwb).reshape(-1, nu)
+        force = m[:, None] * (self.gravity - kin.gv[rows])
+        torque = (J @ gwb[:, :, None])[:, :, 0] + cross_rows(wb, Jw_wb)
+        Q = flat_v.T @ force.ravel() - flat_w.T @ torque.ravel()
         return M, Q
 
     def evaluate(self, time: float, q: np.ndarray, u: np.ndarray, w=None,
@@ -682,8 +697,10 @@ class CompiledModel(ABC):
         """The generalized force of a unit load on each of :attr:`loads` (loads x nu): the
         ``g`` of :meth:`axial_row`, the loads of one coordinate at once (a contact's six
         loads, a network's on many joints)."""
-        groups = self.__dict__.get("_load_groups")
-        if groups is None:      # the loads by coordinate, as index arrays, found once
+        made = self.__dict__.get("_load_groups")
+        if made is None or made[0] is not self.loads:
+            # the loads by coordinate as index arrays, for each list of loads (bind() makes
+            # a new one with its numbers)
             groups = []
             for coordinate in ("angle", "distance", "line"):
                 which = [k for k, load in enumerate(self.loads) if load[0] == coordinate]
@@ -696,10 +713,11 @@ class CompiledModel(ABC):
                 groups.append((coordinate, np.array(which), a, b,
                                np.array([self.row[x] for x in a]),
                                np.array([self.row[x] for x in b]), axes))
-            self.__dict__["_load_groups"] = groups
+            made = (self.loads, groups)
+            self.__dict__["_load_groups"] = made
         rows = np.zeros((len(self.loads), self.nu))
-        for coordinate, which, a, b, ka, kb, axes in groups:
-            rows[which] = axial_rows(kin, coordinate, a, b, ka, kb, axes)
+        for coordinate, at, a, b, ka, kb, axes in made[1]:
+            rows[at] = axial_rows(kin, coordinate, a, b, ka, kb, axes)
         return rows
 
     def potential(self, q: np.ndarray, kin: NodeKinematics) -> float:
@@ -894,9 +912,7 @@ def axial_rows(kin: NodeKinematics, coordinate: str, a: np.ndarray, b: np.ndarra
     e = (kin.R[a] @ axes[:, :, None])[:, :, 0]
     if coordinate == "angle":
         return (e[:, None, :] @ (kin.Jw[kb] - kin.Jw[ka]))[:, 0]
-    ed = np.stack([e[:, 1] * d[:, 2] - e[:, 2] * d[:, 1], e[:, 2] * d[:, 0] - e[:, 0] * d[:, 2],
-                   e[:, 0] * d[:, 1] - e[:, 1] * d[:, 0]], axis=1)    # e x d
-    return (ed[:, None, :] @ kin.Jw[ka] + e[:, None, :] @ Jv)[:, 0]
+    return (cross_rows(e, d)[:, None, :] @ kin.Jw[ka] + e[:, None, :] @ Jv)[:, 0]
 
 
 def push_wrench(wrenches: np.ndarray, r: np.ndarray, ends, F: np.ndarray, T: np.ndarray) -> None:
