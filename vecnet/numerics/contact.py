@@ -426,6 +426,11 @@ class ContactModes:
                 w[contact.other_load + 3:contact.other_load + 6] = cross(geo.e, -force)
         return w
 
+    def idle(self) -> bool:
+        """Whether the present modes apply no load: every contact open (a body in flight
+        between impacts), so that the motion is the mechanism's own until an event."""
+        return bool(np.all(self.mode == OPEN))
+
     def loads(self, time: float, q: np.ndarray, u: np.ndarray, w_other=None) -> np.ndarray:
         """Every load of the model at ``(t, q, u)`` in the present modes: ``w_other`` (the
         loads of anything coupled, default none) and then the contact forces."""

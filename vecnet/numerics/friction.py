@@ -242,6 +242,11 @@ class CoulombModes:
         self._memo = (key, out)
         return out
 
+    def idle(self) -> bool:
+        """Whether the present modes apply no load (never: a sticking joint is held, a
+        slipping one rubs)."""
+        return False
+
     def loads(self, time: float, q: np.ndarray, u: np.ndarray, w_other=None) -> np.ndarray:
         """Every load of the model at ``(t, q, u)`` in the present modes: ``w_other`` (the
         loads of a coupled network, default none) and then the Coulomb forces."""

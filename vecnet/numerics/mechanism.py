@@ -807,9 +807,9 @@ class CompiledModel(ABC):
     def open_chain_rates(self):
         """``y -> y'`` of ``y = (q, u)`` (``None`` where the recursion has no answer: a
         branch without inertia beyond it) for a mechanism that gravity and its velocity
-        terms alone move — no loops, force elements, rotors or loads — in one compiled call
-        (:func:`~.kernels.open_chain_rates`) on the tree packed once, with work space kept
-        here; ``None`` for any other mechanism. A simulation's right-hand side: nothing in
+        terms alone move — no loops, force elements or rotors; its loads (inputs) at zero —
+        in one compiled call (:func:`~.kernels.open_chain_rates`) on the tree packed once,
+        with work space kept here; ``None`` for any other mechanism. A simulation's right-hand side: nothing in
         Python stands between the integrator and the kernel but this closure."""
         packed = self._open_chain()
         if packed is None:
@@ -880,8 +880,10 @@ class CompiledModel(ABC):
     def _open_chain(self):
         """The tree packed for the open-chain kernels (:func:`~.kernels.pack`), once for
         each tree (:meth:`bind` makes a new one); ``None`` for a mechanism that loops,
-        force elements, rotors or loads take off that path."""
-        if self.m or self.force_elements or self.rotors or self.loads or self.beams is not None:
+        force elements, rotors or beams take off that path."""
+        # the loads (a network's, the contacts') are inputs: the kernel's motion is the one
+        # at zero loads, what its callers ask for (no inputs given)
+        if self.m or self.force_elements or self.rotors or self.beams is not None:
             return None
         packed = self.__dict__.get("_packed")
         if packed is None or packed[0] is not self.kernel_tree:

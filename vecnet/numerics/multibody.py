@@ -702,9 +702,10 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     pending = np.asarray(times, dtype=float)
     n, nu = model.n, speeds(model)
     sources: list[EventSource] = [JointStops(stops, partial(impact, model), settle)]
+    own, moded = extra, extra
     if modes is not None:
         u, _ = modes.start(time, q, u, first=True)
-        extra = _with_friction(extra, modes)
+        moded = _with_friction(extra, modes)
         sources.append(ModeSwitches(modes, settle))
     last: Change | None = None   # the last strike or mode switch
     while True:
@@ -718,6 +719,9 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             except (SimulationError, np.linalg.LinAlgError) as exc:
                 outcome.fail(exc)
                 break
+        # a stretch whose modes apply no load (contacts all open: a flight) is the
+        # mechanism's own motion, by the compiled recursion where it has no other inputs
+        extra = own if modes is not None and modes.idle() else moded
         stretch = _stretch(model, part, constrained, extra, len(s), evaluation, progress)
         active = ([SingularPartition(part, NEAR_SINGULAR)] if constrained else []) + sources
         events, owners = segment_events(active, n)
