@@ -976,10 +976,18 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
         return np.concatenate([qf + h * rates(model, qf, uf), y[n:]])
 
     out_t, out_q, out_u, out_s = [], [], [], []
-    time, y = float(t0), np.concatenate([q, u[part.ind], np.asarray(s0, dtype=float)])
-    try:
+
+    def state_on(new: Partition, coupled: np.ndarray) -> np.ndarray:
+        """The state ``[q, independent speeds, coupled states]`` on partition ``new`` at
+        the present ``(time, q, u)``, the implicit scheme (if any) started there."""
+        y = np.concatenate([q, u[new.ind], coupled])
         if implicit is not None:
             implicit.start(time, y)
+        return y
+
+    time = float(t0)
+    try:
+        y = state_on(part, np.asarray(s0, dtype=float))
         for target in np.asarray(times, dtype=float):
             steps = int(np.ceil((target - time) / step - 1e-9)) if target > time else 0
             h = (target - time) / steps if steps else 0.0
@@ -995,9 +1003,7 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
                         # the dependent coordinates came near a singular choice within the
                         # step: partition anew at its start and take it again
                         part = Partition(model, time, q)
-                        y = np.concatenate([q, u[part.ind], y[n + free:]])
-                        if implicit is not None:
-                            implicit.start(time, y)
+                        y = state_on(part, y[n + free:])
                 time, q, u = time + h, q_new, u_new
                 y = np.concatenate([q, y_new[n:]])
                 if constrained:
@@ -1008,9 +1014,7 @@ def integrate_fixed(model, t0, q0, u0, times, step: float, scheme: str = "rk4",
                         fresh = Partition(model, time, q)
                         if fresh.conditioning(time, q) > cond:
                             part = fresh
-                            y = np.concatenate([q, u[part.ind], y[n + free:]])
-                            if implicit is not None:
-                                implicit.start(time, y)
+                            y = state_on(part, y[n + free:])
             out_t.append(time)
             out_q.append(q)
             out_u.append(u)
