@@ -39,13 +39,13 @@ def cross(a, b):
 
 
 def cross_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a x b`` row by row for two k x 3 arrays (numpy.cross costs microseconds more for
-    the few rows of a mechanism's bodies or loads).
+    """``a x b`` row by row for two k x 3 arrays of one shape (numpy.cross costs
+    microseconds more for the few rows of a mechanism's bodies or loads).
 
     >>> cross_rows(np.eye(3), np.roll(np.eye(3), 1, axis=1)).tolist()
     [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     """
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out = np.empty(a.shape)
     out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
     out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
     out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
