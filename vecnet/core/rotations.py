@@ -23,8 +23,8 @@ import sympy
 
 from ..errors import ModelError
 
-__all__ = ["cross", "cross_rows", "skew", "quaternion_matrix", "matrix_quaternion", "E_matrix", "G_matrix",
-           "axis_rotation", "orientation_matrix", "inertia_matrix", "unit_axis",
+__all__ = ["cross", "cross_rows", "skew", "quaternion_matrix", "matrix_quaternion", "E_matrix",
+           "G_matrix", "axis_rotation", "orientation_matrix", "inertia_matrix", "unit_axis",
            "euler_angles"]
 
 

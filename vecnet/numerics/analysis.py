@@ -675,10 +675,9 @@ def _band_order(M: sp.spmatrix) -> tuple[np.ndarray, tuple[int, int] | None]:
     of ``M`` (a 2-D mesh's band grows with its side; a chain's stays a few entries wide)."""
     from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-    pattern = sp.csr_matrix(M)
-    pattern = (abs(pattern) + abs(pattern).T).tocsr()
-    order = reverse_cuthill_mckee(pattern, symmetric_mode=True)
-    permuted = sp.coo_matrix(pattern[order][:, order])
+    M = sp.csr_matrix(M)
+    order = reverse_cuthill_mckee((abs(M) + abs(M).T).tocsr(), symmetric_mode=True)
+    permuted = sp.coo_matrix(M[order][:, order])
     offsets = permuted.row - permuted.col
     lower, upper = int(max(offsets.max(), 0)), int(max(-offsets.min(), 0))
     n = M.shape[0]

@@ -809,8 +809,9 @@ class CompiledModel(ABC):
         branch without inertia beyond it) for a mechanism that gravity and its velocity
         terms alone move — no loops, force elements or rotors; its loads (inputs) at zero —
         in one compiled call (:func:`~.kernels.open_chain_rates`) on the tree packed once,
-        with work space kept here; ``None`` for any other mechanism. A simulation's right-hand side: nothing in
-        Python stands between the integrator and the kernel but this closure."""
+        with work space kept here; ``None`` for any other mechanism. A simulation's
+        right-hand side: nothing in Python stands between the integrator and the kernel but
+        this closure."""
         packed = self._open_chain()
         if packed is None:
             return None
@@ -828,11 +829,11 @@ class CompiledModel(ABC):
         return rates
 
     def open_chain_accelerations(self):
-        """``(q, u) -> u'`` by :meth:`open_chain_rates`'s kernel, for float vectors of the
-        model's sizes (``None`` for anything else, or where the recursion has no answer);
-        ``None`` for the mechanisms off that path. What the public
-        :func:`~vecnet.numerics.multibody.forward_dynamics` calls first: one check of the
-        arguments' types and one compiled call."""
+        """``(q, u) -> u'`` by :meth:`open_chain_rates`'s kernel, for writable contiguous
+        float vectors (``None`` for anything else, vectors of other sizes, or where the
+        recursion has no answer); ``None`` for the mechanisms off that path. What the public
+        :func:`vecnet.forward_dynamics` calls first: one check of the arguments' types and
+        one compiled call."""
         made = self.__dict__.get("_accelerations")     # one closure for each tree
         if made is not None and made[0] is self.kernel_tree:
             return made[1]

@@ -73,8 +73,8 @@ __all__ = ["Tree", "State", "state", "jacobians", "forward_dynamics", "generaliz
            "PARAMETERS",
            "walk", "node_jacobians", "articulated_accelerations", "mass_matrix",
            "inverse_mass_times", "node_bias", "wrench_rows", "primitive_rows",
-           "row_rates", "inverse_spd", "open_chain_rates", "open_chain_accelerations", "open_chain_rk_step",
-           "pack",
+           "row_rates", "inverse_spd", "open_chain_rates", "open_chain_accelerations",
+           "open_chain_rk_step", "pack",
            "rolling_row_into",
            "BODY_FORM"]
 
