@@ -47,9 +47,10 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..core.rotations import cross
+from ..core.rotations import cross, cross_rows
 from ..elements.joint_laws import ContactLaw
 from ..errors import FormulationError, SimulationError
+from . import tree_kernels as kernels
 from .result import Event
 
 if TYPE_CHECKING:
@@ -277,6 +278,77 @@ def _on_moving_plane(model, contact: UnilateralContact, kin: NodeKinematics, u: 
     return _Geometry(g, Jc, v, ba - bb + n * float(n_rate @ v), d, e, n, T)
 
 
+def _row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a[k] . b[k]`` for every row of two k x 3 arrays."""
+    return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2]
+
+
+def _points(st, nodes: np.ndarray, local: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The positions and velocities (world) of the points ``local`` (body axes, k x 3) of
+    the bodies whose mass centres are ``nodes``, and their levers from those centres, from
+    the walk's state ``st``."""
+    arm = np.einsum("kij,kj->ki", st.R[nodes], local)
+    return st.r[nodes] + arm, st.v[nodes] + cross_rows(st.w[nodes], arm), arm
+
+
+class _Shapes(NamedTuple):
+    """The contacts as arrays, so that what every open contact needs at each step (its
+    gap, a pair's centres) is worked out for all at once: each contact's sphere (its
+    body's ``node``, centre ``local`` in body axes, ``radius``); the indices ``plane`` of
+    those against a plane of the ground (its ``origin`` and ``normal``, one row each), the
+    indices ``pair`` of those against another body's sphere (that body's node ``other``,
+    the sphere's centre ``other_local`` and ``other_radius``, one row each) and
+    ``slot``, each contact's row among the pairs (-1 for none), and the indices
+    ``moving`` of those against a plane of another body (one at a time: few)."""
+
+    node: np.ndarray
+    local: np.ndarray
+    radius: np.ndarray
+    plane: np.ndarray
+    origin: np.ndarray
+    normal: np.ndarray
+    pair: np.ndarray
+    other: np.ndarray
+    other_local: np.ndarray
+    other_radius: np.ndarray
+    slot: np.ndarray
+    moving: np.ndarray
+
+    @classmethod
+    def of(cls, contacts: list[UnilateralContact]) -> "_Shapes":
+        def pick(test) -> np.ndarray:
+            return np.array([i for i, c in enumerate(contacts) if test(c)], dtype=int)
+
+        def rows(values, width=3) -> np.ndarray:
+            return np.array(values, dtype=float).reshape(-1, width)
+
+        plane = pick(lambda c: c.other < 0)
+        pair = pick(lambda c: c.pair)
+        slot = np.full(len(contacts), -1)
+        slot[pair] = np.arange(len(pair))
+        return cls(np.array([c.node for c in contacts], dtype=int),
+                   rows([c.local for c in contacts]),
+                   np.array([c.radius for c in contacts], dtype=float), plane,
+                   rows([contacts[i].origin for i in plane]),
+                   rows([contacts[i].normal for i in plane]), pair,
+                   np.array([contacts[i].other for i in pair], dtype=int),
+                   rows([contacts[i].other_local for i in pair]),
+                   np.array([contacts[i].other_radius for i in pair], dtype=float), slot,
+                   pick(lambda c: c.other >= 0 and c.other_normal is not None))
+
+
+class _Centres(NamedTuple):
+    """What the open contacts' events read at one state, for all contacts at once: every
+    gap ``g``, and per pair of spheres (rows of :class:`_Shapes`' ``pair``) the position
+    ``p`` and velocity ``v`` of the first centre relative to the other's and the sum of
+    the two centres' own speeds ``speed``."""
+
+    g: np.ndarray
+    p: np.ndarray
+    v: np.ndarray
+    speed: np.ndarray
+
+
 class _Solution(NamedTuple):
     """Accelerations ``a``, and per contact its normal force ``N``, tangential force
     ``lt`` (tangent coordinates) and force ``f`` on the body (world)."""
@@ -311,26 +383,85 @@ class ContactModes:
         self.direction: list[Any] = [None] * k
         #: each pair of spheres: whether their centres approach (the sign of ``(pa - pb) .
         #: (va - vb)``), switched by events at their nearest and farthest
-        self.approach = [True] * k
+        self.approach = np.ones(k, dtype=bool)
         #: each open contact whose gap is within the tolerance (resting against, or just
         #: struck): its strike is where the gap falls below minus half the tolerance, not
         #: zero, which its roundoff crosses at once and again (spheres touching in a row)
         self.touching = np.zeros(k, dtype=bool)
+        #: each open contact whose strike function (its gap plus that margin) is not above
+        #: zero where the stretch starts (just struck, rising again): it has an event of
+        #: its own, as the open contacts' least one would not fall through zero while it
+        #: is the least
+        self.alone = np.zeros(k, dtype=bool)
         self.sampled: list[tuple] = []
         self._memo: tuple[Any, Any] = (None, None)
-        self._geometry_memo: tuple[Any, Any] = (None, None)
-        self._fired: list[tuple[int, str]] = []
+        self._geometry_memo: tuple[Any, Any, dict] = (None, None, {})
+        self._centres_memo: tuple[Any, Any] = (None, None)
+        self._fired: list[tuple[Any, str]] = []
+        self._shapes = _Shapes.of(self.contacts)
 
     # -- forces -------------------------------------------------------------------------
-    def _geometries(self, q, u, kin: NodeKinematics | None = None):
-        # the last state's: the forces, the loads and each event function read it again;
-        # ``kin``, the kinematics at (q, u) where the caller has them
+    def _geometry(self, i: int, q, u, kin: NodeKinematics | None = None) -> _Geometry:
+        """Contact ``i``'s :class:`_Geometry` at ``(q, u)``, kept for the last state (the
+        forces, the loads and the events read it again); ``kin``, the kinematics at
+        ``(q, u)`` where the caller has them."""
         key = (np.asarray(q).tobytes(), np.asarray(u).tobytes())
         if self._geometry_memo[0] != key:
-            kin = self.model.kinematics(q, u) if kin is None else kin
-            self._geometry_memo = (key, [geometry(self.model, c, kin, u)
-                                         for c in self.contacts])
-        return self._geometry_memo[1]
+            self._geometry_memo = (key, kin, {})
+        _, held, geos = self._geometry_memo
+        if i not in geos:
+            if held is None:
+                held = self.model.kinematics(q, u) if kin is None else kin
+                self._geometry_memo = (key, held, geos)
+            geos[i] = geometry(self.model, self.contacts[i], held, u)
+        return geos[i]
+
+    def _centres(self, q, u) -> _Centres:
+        """The :class:`_Centres` at ``(q, u)``, from the walk's positions and velocities
+        alone (no Jacobians), kept for the last state."""
+        key = (np.asarray(q).tobytes(), np.asarray(u).tobytes())
+        if self._centres_memo[0] == key:
+            return self._centres_memo[1]
+        shapes = self._shapes
+        st = kernels.state(self.model.kernel_tree, q, u)
+        centre, velocity, _ = _points(st, shapes.node, shapes.local)
+        g = np.empty(len(self.contacts))
+        plane = shapes.plane
+        g[plane] = _row_dot(shapes.normal, centre[plane] - shapes.origin) \
+            - shapes.radius[plane]
+        pair = shapes.pair
+        pb, vb, _ = _points(st, shapes.other, shapes.other_local)
+        p, v = centre[pair] - pb, velocity[pair] - vb
+        g[pair] = np.sqrt(_row_dot(p, p)) - shapes.radius[pair] - shapes.other_radius
+        for i in shapes.moving:
+            g[i] = self._geometry(i, q, u).g
+        speed = np.sqrt(_row_dot(velocity[pair], velocity[pair])) + np.sqrt(_row_dot(vb, vb))
+        out = _Centres(g, p, v, speed)
+        self._centres_memo = (key, out)
+        return out
+
+    def _slips(self, q, u) -> np.ndarray:
+        """Every contact's slip speed at ``(q, u)``: the tangential speed of the sphere's
+        material point under the contact (relative to the other body's)."""
+        shapes = self._shapes
+        st = kernels.state(self.model.kernel_tree, q, u)
+        _, _, arm = _points(st, shapes.node, shapes.local)
+        n = np.zeros((len(self.contacts), 3))
+        n[shapes.plane] = shapes.normal
+        pair = shapes.pair
+        pb, _, arm_b = _points(st, shapes.other, shapes.other_local)
+        rel = st.r[shapes.node[pair]] + arm[pair] - pb
+        n[pair] = rel / np.sqrt(_row_dot(rel, rel))[:, None]
+        lever = arm - shapes.radius[:, None] * n
+        v = st.v[shapes.node] + cross_rows(st.w[shapes.node], lever)
+        lever_b = arm_b + shapes.other_radius[:, None] * n[pair]
+        v[pair] -= st.v[shapes.other] + cross_rows(st.w[shapes.other], lever_b)
+        tangential = v - n * _row_dot(n, v)[:, None]
+        slip = np.sqrt(_row_dot(tangential, tangential))
+        for i in shapes.moving:
+            geo = self._geometry(i, q, u)
+            slip[i] = np.linalg.norm(geo.T.T @ geo.v)
+        return slip
 
     def _slip_direction(self, i: int, geo: _Geometry) -> np.ndarray:
         """Unit slip velocity of contact ``i`` in tangent coordinates (the direction it
@@ -354,13 +485,10 @@ class ContactModes:
         nu = len(u)
         A = snap.phi_q[self.rows] if len(self.rows) else np.zeros((0, nu))
         rows, cols, rhs = [A], [A], [snap.c[self.rows] if len(self.rows) else np.zeros(0)]
-        geos = self._geometries(q, u, snap.kin)
-        where = []   # per contact: its first multiplier's index and how many
+        where = {}   # per closed contact: its first multiplier's index and how many
         count = len(A)
-        for i, (contact, geo) in enumerate(zip(self.contacts, geos)):
-            if mode[i] == OPEN:
-                where.append(None)
-                continue
+        for i in np.flatnonzero(mode != OPEN):
+            contact, geo = self.contacts[i], self._geometry(i, q, u, snap.kin)
             n, T = geo.n, geo.T
             if mode[i] == STICK and contact.kinetic is not None:
                 D = np.column_stack([n, T])
@@ -374,7 +502,7 @@ class ContactModes:
                 rows.append((n @ geo.Jc)[None])
                 cols.append((force @ geo.Jc)[None])
                 rhs.append(np.array([-(n @ geo.b)]))
-            where.append((count, len(rows[-1])))
+            where[i] = (count, len(rows[-1]))
             count += len(rows[-1])
         G, F = np.vstack(rows), np.vstack(cols)
         K = np.zeros((nu + count, nu + count))
@@ -391,10 +519,8 @@ class ContactModes:
         N = np.zeros(len(self.contacts))
         lt: list = [None] * len(self.contacts)
         f = np.zeros((len(self.contacts), 3))
-        for i, (contact, spot, geo) in enumerate(zip(self.contacts, where, geos)):
-            if spot is None:
-                continue
-            first, size = spot
+        for i, (first, size) in where.items():
+            contact, geo = self.contacts[i], self._geometry(i, q, u)
             N[i] = lam[first]
             if size > 1:
                 lt[i] = lam[first + 1:first + size]
@@ -417,8 +543,8 @@ class ContactModes:
     def _wrenches(self, q, u, f: np.ndarray, w: np.ndarray) -> np.ndarray:
         """``w`` with the contact forces ``f`` as loads: force and torque about the mass
         centre (and against another body's sphere, the opposite force on that body)."""
-        geos = self._geometries(q, u)
-        for contact, geo, force in zip(self.contacts, geos, f):
+        for i in np.flatnonzero(np.any(f != 0, axis=1)):
+            contact, geo, force = self.contacts[i], self._geometry(i, q, u), f[i]
             w[contact.load:contact.load + 3] = force
             w[contact.load + 3:contact.load + 6] = cross(geo.d, force)
             if contact.other >= 0:
@@ -443,9 +569,11 @@ class ContactModes:
     # -- events ---------------------------------------------------------------------------
     def events(self, n: int) -> list[Callable[[float, np.ndarray], float]]:
         """The terminal events that end the present modes, functions of the integrator's
-        state ``y`` (``n`` coordinates first), each falling through zero: an open
-        contact's gap; a closed one's normal force; a sticking one's margin ``mu_s N -
-        |lambda_t|``; a slipping one's slip speed along the direction it started in."""
+        state ``y`` (``n`` coordinates first), each falling through zero: the open
+        contacts' least gap (one function for all: the first strike ends the stretch); a
+        closed contact's normal force; a sticking one's margin ``mu_s N - |lambda_t|``; a
+        slipping one's slip speed along the direction it started in. Pairs of spheres
+        add the first of their centres' nearest and farthest points (below)."""
         from .multibody import normalize
 
         nu = len(self.model.zero_speeds)
@@ -457,113 +585,119 @@ class ContactModes:
         def state(y):
             return normalize(model, y[:n]), y[n:n + nu]
 
-        for i, contact in enumerate(self.contacts):
-            kinds = ["gap"] if mode[i] == OPEN else ["normal"]
-            if mode[i] == OPEN and contact.pair:
-                # the distance of two spheres folds where they would pass through each
-                # other, so a long step could cross the whole overlap unseen: steps end
-                # where the centres are nearest and farthest, and the gap is monotonic
-                # within each
-                kinds.append("nearest" if self.approach[i] else "farthest")
-            if mode[i] == STICK and contact.kinetic is not None:
-                kinds.append("cone")
-            if mode[i] == SLIP:
-                kinds.append("slip")
-            for kind in kinds:
-                margin = 0.5 * max(self.tol, 1e-12) if self.touching[i] else 0.0
-                if kind == "gap" and contact.pair and self.approach[i]:
-                    def event(tt, y, i=i, margin=margin):
-                        return self._swept_gap(i, *state(y)) + margin
-                elif kind == "gap":
-                    def event(tt, y, i=i, margin=margin):
-                        q, u = state(y)
-                        return self._geometries(q, u)[i].g + margin
-                elif kind == "normal":
-                    def event(tt, y, i=i):
-                        return self._at(tt, *state(y), mode).N[i]
-                elif kind == "cone":
-                    def event(tt, y, i=i):
-                        sol = self._at(tt, *state(y), mode)
-                        return contact_static(self.contacts[i]) * sol.N[i] - np.linalg.norm(
-                            sol.lt[i])
-                elif kind == "nearest":   # the approach ends: the gap's rate turns positive
-                    def event(tt, y, i=i):
-                        return self._centres(i, *state(y))
-                elif kind == "farthest":  # an approach begins, the gap's rate negative
-                    def event(tt, y, i=i):
-                        return self._closing(i, *state(y))
-                else:
-                    s0 = self.direction[i]
+        def add(event, direction: int, what, kind: str) -> None:
+            event.terminal, event.direction = True, direction
+            out.append(event)
+            self._fired.append((what, kind))
 
-                    def event(tt, y, i=i, s0=s0):
-                        q, u = state(y)
-                        return float(s0 @ self._geometries(q, u)[i].v)
-                event.terminal = True
-                event.direction = 1 if kind == "nearest" else -1
-                out.append(event)
-                self._fired.append((i, kind))
+        def strikes(which: np.ndarray) -> None:
+            margin = np.where(self.touching[which], 0.5 * max(self.tol, 1e-12), 0.0)
+            approach = self.approach.copy()
+            add(lambda tt, y: float(np.min(self._strikes(*state(y), which, approach)
+                                           + margin)), -1, (which, margin, approach), "gap")
+
+        opened = np.flatnonzero(mode == OPEN)
+        together = opened[~self.alone[opened]]
+        if len(together):
+            strikes(together)
+        for i in opened[self.alone[opened]]:
+            strikes(np.array([i]))
+        # the distance of two spheres folds where they would pass through each other, so
+        # a long step could cross the whole overlap unseen: steps end where the centres
+        # are nearest and farthest, and the gap is monotonic within each
+        pairs = opened[self._shapes.slot[opened] >= 0]
+        nearing = pairs[self.approach[pairs]]
+        if len(nearing):   # the first approach to end: its gap's rate turns positive
+            add(lambda tt, y: float(np.max(self._closing(*state(y), nearing, False))), 1,
+                nearing, "nearest")
+        leaving = pairs[~self.approach[pairs]]
+        if len(leaving):   # the first approach to begin, its gap's rate negative
+            add(lambda tt, y: float(np.min(self._closing(*state(y), leaving))), -1, leaving,
+                "farthest")
+        for i in np.flatnonzero(mode != OPEN):
+            contact = self.contacts[i]
+
+            def normal(tt, y, i=i):
+                return self._at(tt, *state(y), mode).N[i]
+            add(normal, -1, i, "normal")
+            if mode[i] == STICK and contact.kinetic is not None:
+                def cone(tt, y, i=i):
+                    sol = self._at(tt, *state(y), mode)
+                    return contact_static(self.contacts[i]) * sol.N[i] - np.linalg.norm(
+                        sol.lt[i])
+                add(cone, -1, i, "cone")
+            if mode[i] == SLIP:
+                def slip(tt, y, i=i, s0=self.direction[i]):
+                    q, u = state(y)
+                    return float(s0 @ self._geometry(i, q, u).v)
+                add(slip, -1, i, "slip")
         return out
 
-    def _swept_gap(self, i: int, q, u) -> float:
-        """The gap of approaching spheres ``i``, unfolded past their nearest point: there
-        ``2 d - |pa - pb| - ra - rb`` with ``d`` the distance of the relative line of
-        motion from the other centre, which goes on falling, so that a step that carried
-        the spheres through each other ends with it negative and the strike is found
-        before the nearest point (a root beyond it, where they miss, comes after the
-        event of the nearest point, which ends the step first)."""
-        geo = self._geometries(q, u)[i]
-        closing = self._centres(i, q, u)
-        if closing <= 0:
-            return geo.g
-        contact = self.contacts[i]
-        distance = geo.g + contact.radius + contact.other_radius
-        speed = self._relative_speed(i, q, u)
-        along = closing / speed
-        side = np.sqrt(max(distance ** 2 - along ** 2, 0.0))
-        return 2 * side - distance - contact.radius - contact.other_radius
+    def _strikes(self, q, u, which: np.ndarray, approach: np.ndarray) -> np.ndarray:
+        """The gaps of the open contacts ``which``, those of approaching spheres
+        (``approach``) unfolded past their nearest point: there ``2 d - |pa - pb| - ra -
+        rb`` with ``d`` the distance of the relative line of motion from the other centre,
+        which goes on falling, so that a step that carried the spheres through each other
+        ends with it negative and the strike is found before the nearest point (a root
+        beyond it, where they miss, comes after the event of the nearest point, which ends
+        the step first)."""
+        at = self._centres(q, u)
+        gaps = at.g[which]
+        slots = self._shapes.slot[which]
+        swept = np.flatnonzero((slots >= 0) & approach[which])
+        if not len(swept):
+            return gaps
+        rows = slots[swept]
+        p, v = at.p[rows], at.v[rows]
+        closing = _row_dot(p, v)
+        past = closing > 0
+        if not past.any():
+            return gaps
+        rows, closing, at_past = rows[past], closing[past], swept[past]
+        reach = self._shapes.radius[which[at_past]] + self._shapes.other_radius[rows]
+        distance = gaps[at_past] + reach
+        along = closing / np.sqrt(_row_dot(v[past], v[past]))
+        side = np.sqrt(np.maximum(distance ** 2 - along ** 2, 0.0))
+        gaps = gaps.copy()
+        gaps[at_past] = 2 * side - distance - reach
+        return gaps
 
-    def _relative_speed(self, i: int, q, u) -> float:
-        return float(np.linalg.norm(self._pair(i, q, u)[1]))
+    def _closing(self, q, u, which: np.ndarray, margin: bool = True) -> np.ndarray:
+        """``(pa - pb) . (va - vb)`` of the sphere centres of the pairs ``which`` (contact
+        indices): negative while they approach. With ``margin``, plus a margin far above
+        its roundoff (``1e-10`` of its size were the centres moving at their own speeds,
+        or the distance crossed over the whole span): it falls through zero where the
+        spheres begin to approach, and stays positive while they rest, or move together,
+        side by side, whose product is roundoff of either sign."""
+        at = self._centres(q, u)
+        rows = self._shapes.slot[which]
+        p = at.p[rows]
+        product = _row_dot(p, at.v[rows])
+        if not margin:
+            return product
+        distance = np.sqrt(_row_dot(p, p))
+        return product + 1e-10 * distance * (at.speed[rows] + distance / self.span)
 
-    def _pair(self, i: int, q, u, speed: bool = False):
-        """The position and velocity of sphere centre ``a`` relative to ``b``'s (and, with
-        ``speed``, the sum of the centres' own speeds)."""
-        contact = self.contacts[i]
-        kin = self.model.kinematics(q, u)
-        out = []
-        for node, local in ((contact.node, contact.local),
-                            (contact.other, contact.other_local)):
-            k, arm = self.model.row[node], kin.R[node] @ local
-            out.append((kin.r[node] + arm,
-                        (kin.Jv[k] - _cross_columns(arm, kin.Jw[k])) @ u))
-        relative = out[0][0] - out[1][0], out[0][1] - out[1][1]
-        if speed:
-            return (*relative, float(np.linalg.norm(out[0][1]) + np.linalg.norm(out[1][1])))
-        return relative
-
-    def _centres(self, i: int, q, u) -> float:
-        """``(pa - pb) . (va - vb)`` of the sphere centres of pair ``i``: negative while they
-        approach."""
-        position, velocity = self._pair(i, q, u)
-        return float(position @ velocity)
-
-    def _closing(self, i: int, q, u) -> float:
-        """``(pa - pb) . (va - vb)`` of pair ``i`` plus a margin far above its roundoff
-        (``1e-10`` of its size were the centres moving at their own speeds, or the distance
-        crossed over the whole span): it falls through zero where the spheres begin to
-        approach, and stays positive while they rest, or move together, side by side,
-        whose product is roundoff of either sign."""
-        position, velocity, speed = self._pair(i, q, u, speed=True)
-        distance = float(np.linalg.norm(position))
-        margin = 1e-10 * distance * (speed + distance / self.span)
-        return float(position @ velocity) + margin
+    def _fired_contact(self, j: int, q, u) -> tuple[int, str]:
+        """The contact and kind of event ``j`` of :meth:`events`, fired at ``(q, u)``: of
+        the open contacts' events, the one whose function gave the least (greatest)
+        value."""
+        what, kind = self._fired[j]
+        if kind == "gap":
+            which, margin, approach = what
+            return int(which[np.argmin(self._strikes(q, u, which, approach) + margin)]), kind
+        if kind == "nearest":
+            return int(what[np.argmax(self._closing(q, u, what, False))]), kind
+        if kind == "farthest":
+            return int(what[np.argmin(self._closing(q, u, what))]), kind
+        return what, kind
 
     def _held(self, q, u, i: int) -> list:
         """The rows whose speeds an impulse at contact ``i`` keeps: the other closed
         contacts' normal speeds."""
-        geos = self._geometries(q, u)
-        return [geo.n @ geo.Jc for j, geo in enumerate(geos)
-                if j != i and self.mode[j] != OPEN]
+        return [geo.n @ geo.Jc for geo in (self._geometry(j, q, u)
+                                           for j in np.flatnonzero(self.mode != OPEN)
+                                           if j != i)]
 
     def _impulse(self, time, q, u, held: list, R: np.ndarray, F: np.ndarray,
                  change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -592,7 +726,7 @@ class ContactModes:
         ``restitution`` (with Coulomb friction, :meth:`_strike`), or (``None``) one that
         brings its contact point to rest; the mechanism's constraints and the other closed
         contacts' normal speeds kept."""
-        contact, geo = self.contacts[i], self._geometries(q, u)[i]
+        contact, geo = self.contacts[i], self._geometry(i, q, u)
         held = self._held(q, u, i)
         if restitution is None:
             D = np.column_stack([geo.n, geo.T]).T @ geo.Jc
@@ -621,7 +755,7 @@ class ContactModes:
         coupled contact (the end of a rod) it is the algebraic Newton-Coulomb model, which
         keeps the slip direction through the impact rather than following a slip that
         would stop or reverse partway."""
-        contact, geo = self.contacts[i], self._geometries(q, u)[i]
+        contact, geo = self.contacts[i], self._geometry(i, q, u)
         n, T = geo.n, geo.T
         vn, vt = float(n @ geo.v), T.T @ geo.v
         D = np.column_stack([n, T]).T @ geo.Jc
@@ -657,7 +791,7 @@ class ContactModes:
         if contact.kinetic is None:
             self.mode[i] = STICK
             return u
-        geo = self._geometries(q, u)[i]
+        geo = self._geometry(i, q, u)
         vt = geo.T.T @ geo.v
         if np.linalg.norm(vt) > self.tol:
             self.mode[i], self.direction[i] = SLIP, geo.T @ vt / np.linalg.norm(vt)
@@ -667,7 +801,7 @@ class ContactModes:
         sol = self._at(time, q, u, self.mode)
         size = np.linalg.norm(sol.lt[i])
         if size > contact.static * sol.N[i] * (1 + 1e-12) and size > 0:
-            T = self._geometries(q, u)[i].T
+            T = self._geometry(i, q, u).T
             self.mode[i], self.direction[i] = SLIP, -T @ sol.lt[i] / size
         return u
 
@@ -695,20 +829,23 @@ class ContactModes:
             When a sphere starts inside its plane (a negative gap beyond the tolerance).
         """
         before = [self._name(i) for i in range(len(self.contacts))]
-        for i, (contact, geo) in enumerate(zip(self.contacts, self._geometries(q, u))):
-            if geo.g < -max(self.tol, 1e-12):
-                raise SimulationError(f"contact {contact.name!r} starts inside its plane (gap "
-                                      f"{geo.g:.6g}); place the body on or above it")
-            vn = geo.n @ geo.v
-            if geo.g <= max(self.tol, 1e-12) and vn <= self.tol:
+        tol = max(self.tol, 1e-12)
+        gaps = self._centres(q, u).g
+        for i in np.flatnonzero(gaps < -tol)[:1]:
+            raise SimulationError(f"contact {self.contacts[i].name!r} starts inside its plane"
+                                  f" (gap {gaps[i]:.6g}); place the body on or above it")
+        for i in range(len(self.contacts)):
+            # the normal speed as the contacts decided before left it
+            vn = self._normal_speed(i, q, u) if gaps[i] <= tol else np.inf
+            if vn <= self.tol:
                 self.mode[i] = STICK
                 if vn != 0:
                     u = self._jump(time, q, u, i, 0.0)
                 u = self._friction_mode(i, time, q, u)
             else:
                 self.mode[i] = OPEN
-            if contact.pair:
-                self.approach[i] = self._closing(i, q, u) < 0
+        pairs = self._shapes.pair
+        self.approach[pairs] = self._closing(q, u, pairs) < 0
         u = self._settle(time, q, u)
         self._touch(q, u)
         changed = [Event(time, c.name, "mode", a, self._name(i))
@@ -716,15 +853,22 @@ class ContactModes:
                    if a != self._name(i) and not first]
         return u, changed
 
+    def _normal_speed(self, i: int, q, u) -> float:
+        geo = self._geometry(i, q, u)
+        return float(geo.n @ geo.v)
+
     def _touch(self, q, u) -> None:
-        """Mark the open contacts whose gap is within the tolerance (:attr:`touching`)."""
-        gaps = np.array([geo.g for geo in self._geometries(q, u)])
-        self.touching = (self.mode == OPEN) & (gaps <= max(self.tol, 1e-12))
+        """Mark the open contacts whose gap is within the tolerance (:attr:`touching`) and
+        those of them at or below their strike (:attr:`alone`)."""
+        gaps = self._centres(q, u).g
+        tol = max(self.tol, 1e-12)
+        self.touching = (self.mode == OPEN) & (gaps <= tol)
+        self.alone = self.touching & (gaps + 0.5 * tol <= 0)
 
     def switch(self, j: int, time: float, q: np.ndarray, u: np.ndarray):
         """Event ``j`` of :meth:`events` fired at ``(t, q, u)``: the new modes, the speeds
         after (an impact's jump, a contact brought to rest) and the :class:`Event` s."""
-        i, kind = self._fired[j]
+        i, kind = self._fired_contact(j, q, u)
         contact = self.contacts[i]
         before = self._name(i)
         happened = []
@@ -732,7 +876,7 @@ class ContactModes:
             u = self._jump(time, q, u, i, contact.restitution)
             self.approach[i] = False
             happened.append(Event(time, contact.name, "impact"))
-            geo = self._geometries(q, u)[i]
+            geo = self._geometry(i, q, u)
             vn = float(geo.n @ geo.v)
             pull = -float(geo.n @ (geo.Jc @ self._at(time, q, u, self.mode).a
                                             + geo.b))
@@ -748,7 +892,7 @@ class ContactModes:
             self.approach[i] = False
         elif kind == "cone":
             sol = self._at(time, q, u, self.mode)
-            T = self._geometries(q, u)[i].T
+            T = self._geometry(i, q, u).T
             self.mode[i], self.direction[i] = SLIP, -T @ sol.lt[i] / np.linalg.norm(sol.lt[i])
         else:   # the slip speed reached zero
             self.mode[i] = STICK
@@ -784,10 +928,9 @@ class ContactModes:
                     list(self.sampled[s][1])
             sol = self._at(time, q, u, self.mode, ws[:, s] if w_other is not None else None)
             ws[:, s] = self._wrenches(q, u, sol.f, ws[:, s].copy())
-            for i, (contact, geo) in enumerate(zip(self.contacts, self._geometries(q, u))):
-                gap[i, s], normal[i, s], mode[i, s] = geo.g, sol.N[i], self.mode[i]
-                force[i, s] = sol.f[i]
-                slip[i, s] = np.linalg.norm(geo.T.T @ geo.v)
+            gap[:, s], normal[:, s], mode[:, s] = self._centres(q, u).g, sol.N, self.mode
+            force[:, s] = sol.f
+            slip[:, s] = self._slips(q, u)
         self.mode[:], self.direction = keep
         planar = self.contacts and self.contacts[0].T.shape[1] == 1
         out = {}
