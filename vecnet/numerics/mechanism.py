@@ -607,25 +607,25 @@ class CompiledModel(ABC):
         (:attr:`~vecnet.formulation.multibody.MechanismEquations.inputs`, default zero);
         with ``reactions``, also what each chord's multipliers apply
         (:attr:`Snapshot.reactions`)."""
-        w = self._no_inputs if w is None else w
+        w = self._no_inputs if w is None else np.asarray(w, dtype=float)
         # the loads enter Q linearly: an instant evaluated again with other loads (a
-        # contact's or a friction's forces found, then applied) adds their rows alone
+        # contact's or a friction's forces found, then applied) adds the rows of those
+        # not zero (of many contacts, the few closed)
         key = (time, np.asarray(q).tobytes(), np.asarray(u).tobytes(), reactions)
         last = self.__dict__.get("_evaluated")
         if last is None or last[0] != key:
-            last = (key, *self._evaluate(time, q, u, reactions))
+            last = (key, self._evaluate(time, q, u, reactions))
             self.__dict__["_evaluated"] = last
-        _, snap, rows = last
-        if not len(rows) or not np.any(w):
+        snap = last[1]
+        acting = np.flatnonzero(w) if len(w) else w
+        if not len(acting):
             return snap
-        return replace(snap, Q=snap.Q + rows.T @ np.asarray(w, dtype=float))
+        return replace(snap, Q=snap.Q + self.load_rows(snap.kin, acting).T @ w[acting])
 
     def _evaluate(self, time: float, q: np.ndarray, u: np.ndarray,
-                  reactions: bool) -> tuple[Snapshot, np.ndarray]:
-        """:meth:`evaluate` without loads, and the generalized force of a unit load on
-        each of :attr:`loads` (loads x nu)."""
+                  reactions: bool) -> Snapshot:
+        """:meth:`evaluate` without loads."""
         kin = self.kinematics(q, u)
-        rows = self.load_rows(kin)
         M, Q = self._body_terms(kin, u)
         if self.beams is not None:
             Mb, Qb = self.beams.inertia(kin, self.row, self.gravity)
@@ -643,7 +643,7 @@ class CompiledModel(ABC):
         else:
             phi, phi_u, phi_t, c, maps = (np.zeros(0), np.zeros((0, self.nu)), np.zeros(0),
                                           np.zeros(0), [])
-        return Snapshot(M, Q, phi, phi_u, phi_t, c, kin, forces, maps), rows
+        return Snapshot(M, Q, phi, phi_u, phi_t, c, kin, forces, maps)
 
     @property
     def needed_nodes(self) -> np.ndarray:
@@ -693,31 +693,42 @@ class CompiledModel(ABC):
             return []
         return list(self.load_rows(self.kinematics(q, self.zero_speeds)))
 
-    def load_rows(self, kin: NodeKinematics) -> np.ndarray:
-        """The generalized force of a unit load on each of :attr:`loads` (loads x nu): the
-        ``g`` of :meth:`axial_row`, the loads of one coordinate at once (a contact's six
-        loads, a network's on many joints)."""
+    def load_rows(self, kin: NodeKinematics, which: np.ndarray | None = None) -> np.ndarray:
+        """The generalized force of a unit load on each of :attr:`loads` (loads x nu), or
+        on those at the indices ``which`` (in that order): the ``g`` of
+        :meth:`axial_row`, the loads of one coordinate at once (a contact's six loads, a
+        network's on many joints)."""
         made = self.__dict__.get("_load_groups")
         if made is None or made[0] is not self.loads:
             # the loads by coordinate as index arrays, for each list of loads (bind() makes
             # a new one with its numbers)
             groups = []
             for coordinate in ("angle", "distance", "line"):
-                which = [k for k, load in enumerate(self.loads) if load[0] == coordinate]
-                if not which:
+                of = [k for k, load in enumerate(self.loads) if load[0] == coordinate]
+                if not of:
                     continue
-                a = np.array([self.loads[k][1] for k in which])
-                b = np.array([self.loads[k][2] for k in which])
+                a = np.array([self.loads[k][1] for k in of])
+                b = np.array([self.loads[k][2] for k in of])
                 axes = None if coordinate == "line" else \
-                    np.array([self.loads[k][3] for k in which], dtype=float)
-                groups.append((coordinate, np.array(which), a, b,
+                    np.array([self.loads[k][3] for k in of], dtype=float)
+                groups.append((coordinate, np.array(of), a, b,
                                np.array([self.row[x] for x in a]),
                                np.array([self.row[x] for x in b]), axes))
             made = (self.loads, groups)
             self.__dict__["_load_groups"] = made
-        rows = np.zeros((len(self.loads), self.nu))
+        if which is None:
+            which = np.arange(len(self.loads))
+        rows = np.zeros((len(which), self.nu))
+        place = np.full(len(self.loads), -1)
+        place[which] = np.arange(len(which))
         for coordinate, at, a, b, ka, kb, axes in made[1]:
-            rows[at] = axial_rows(kin, coordinate, a, b, ka, kb, axes)
+            slots = place[at]
+            taken = slots >= 0
+            if taken.all():
+                rows[slots] = axial_rows(kin, coordinate, a, b, ka, kb, axes)
+            elif taken.any():
+                rows[slots[taken]] = axial_rows(kin, coordinate, a[taken], b[taken], ka[taken],
+                                                kb[taken], None if axes is None else axes[taken])
         return rows
 
     def potential(self, q: np.ndarray, kin: NodeKinematics) -> float:
