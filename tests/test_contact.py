@@ -468,6 +468,91 @@ def test_newtons_cradle_passes_the_first_sphere_s_speed_to_the_last(dimensions, 
                                                     else res["b0.velocity"][-1][-1])) < 1e-9
 
 
+def swung_sphere(at: float, angle: float = 1.5, r: float = 0.05, arm_length: float = 0.5):
+    """An arm turning about the z axis with a sphere at its tip (radius ``arm_length``),
+    and a free sphere at rest at distance ``at`` from the axis, at ``angle``; no gravity,
+    elastic and frictionless."""
+    mech = vn.spatial.Mechanism("swing", gravity=(0, 0, 0))
+    arm = mech.body("arm", 1.0, (0.01, 0.1, 0.1), position=(arm_length / 2, 0, 0))
+    mech.revolute("axle", mech.ground.point(0, 0, 0), arm.point(-arm_length / 2, 0, 0))
+    ball = mech.body("ball", 0.2, (0.4 * 0.2 * r * r,) * 3,
+                     position=(at * np.cos(angle), at * np.sin(angle), 0))
+    mech.contact("pass", arm.point(arm_length / 2, 0, 0), radius=r, sphere=ball,
+                 restitution=1.0)
+    return mech
+
+
+def test_a_sphere_swung_past_another_misses_it_on_a_curved_path():
+    """The tip's sphere passes 0.1 m clear of the free one, on a circle: the line of its
+    motion runs through the other sphere as it leaves it (a straight path would have gone
+    through), and nothing strikes; the ball stays at rest and the arm turns on."""
+    w = 3.0
+    span = 2 * 2 * np.pi / w
+    res = vn.simulate(swung_sphere(0.8, 0.0), (0, span), t_eval=np.linspace(0, span, 9),
+                      velocities={"axle.angle'": w}, **TIGHT)
+    assert res.events == ()
+    assert np.abs(res["ball.velocity"]).max() == 0
+    assert np.allclose(res["axle.angle"], w * res.t, rtol=0, atol=1e-9)
+    assert res["pass.gap"].min() == pytest.approx(0.2, abs=1e-12)
+
+
+@pytest.mark.parametrize("at", [0.45, 0.55])
+def test_a_sphere_swung_into_another_strikes_it_where_the_circle_meets_it(at):
+    """The tip's sphere (on a circle of 0.5 m) strikes the free one where their centres
+    are 2 r apart, cos(theta - 1.5) = (L^2 + a^2 - 4 r^2) / (2 L a), within one long step
+    of the smooth turning; e = 1 keeps the energy and the angular momentum about the
+    axle."""
+    w, L, r, m = 3.0, 0.5, 0.05, 0.2
+    inertia = 0.1 + 1.0 * (L / 2) ** 2                  # the arm about the axle
+    span = 2 * np.pi / w
+    res = vn.simulate(swung_sphere(at), (0, span), t_eval=[span],
+                      velocities={"axle.angle'": w}, **TIGHT)
+    theta = 1.5 - np.arccos((L ** 2 + at ** 2 - 4 * r * r) / (2 * L * at))
+    assert [(ev.name, ev.kind) for ev in res.events] == [("pass", "impact")]
+    assert res.events[0].t == pytest.approx(theta / w, abs=1e-9)
+    rate = res["axle.angle'"][-1]
+    (x, y, _), (vx, vy, _) = res["ball.position"][-1], res["ball.velocity"][-1]
+    assert inertia * rate + m * (x * vy - y * vx) == pytest.approx(inertia * w, abs=1e-9)
+    assert inertia * rate ** 2 + m * (vx * vx + vy * vy) == pytest.approx(inertia * w * w,
+                                                                          abs=1e-9)
+
+
+def test_spheres_bouncing_in_a_box_keep_their_energy_at_e_one():
+    """Eight spheres dropped into a box with random sideways speeds, every contact elastic
+    (floor, four walls, each pair): between and across some hundred impacts the energy
+    (kinetic and of height) stays what it was, and no sphere leaves the box."""
+    r, side, count = 0.05, 1.0, 8
+    rng = np.random.default_rng(3)
+    mech = vn.spatial.Mechanism("box", gravity=(0, 0, -G))
+    balls = [mech.body(f"b{k}", 1.0, (0.4 * r * r,) * 3,
+                       position=(-0.3 + 0.2 * (k % 4) + rng.uniform(-0.02, 0.02),
+                                 -0.1 + 0.2 * (k // 4), rng.uniform(0.2, 0.5)))
+             for k in range(count)]
+    walls = [((side / 2, 0, 0), (-1, 0, 0)), ((-side / 2, 0, 0), (1, 0, 0)),
+             ((0, side / 2, 0), (0, -1, 0)), ((0, -side / 2, 0), (0, 1, 0))]
+    for k, ball in enumerate(balls):
+        mech.contact(f"floor{k}", ball, radius=r, restitution=1.0)
+        for j, (origin, normal) in enumerate(walls):
+            mech.contact(f"wall{j}_{k}", ball, radius=r, plane=mech.ground.point(*origin),
+                         normal=normal, restitution=1.0)
+        for other in range(k):
+            mech.contact(f"pair{other}_{k}", ball, radius=r, sphere=balls[other],
+                         restitution=1.0)
+    speeds = {f"b{k}.velocity": (*rng.uniform(-2, 2, 2), 0.0) for k in range(count)}
+    res = vn.simulate(mech, (0, 2.0), t_eval=np.linspace(0, 2, 41), velocities=speeds,
+                      rtol=1e-8, atol=1e-10)
+    energy = sum(0.5 * np.sum(res[f"b{k}.velocity"] ** 2, axis=1)
+                 + 0.5 * 0.4 * r * r * np.sum(res[f"b{k}.omega"] ** 2, axis=1)
+                 + G * res[f"b{k}.z"] for k in range(count))
+    kinds = {ev.name.rstrip("0123456789_") for ev in res.events}
+    assert len(res.events) > 50 and {"floor", "pair"} <= kinds
+    assert np.max(np.abs(energy / energy[0] - 1)) < 1e-9
+    for k in range(count):
+        assert np.all(res[f"b{k}.z"] >= r - 1e-9)
+        for axis in ("x", "y"):
+            assert np.all(np.abs(res[f"b{k}.{axis}"]) <= side / 2 - r + 1e-9)
+
+
 @pytest.mark.parametrize("dimensions", [2, 3])
 def test_a_row_of_touching_spheres_struck_at_one_end_passes_the_speed_to_the_last(dimensions):
     """A striker at v on five equal spheres that touch at rest, e = 1: the impacts through

@@ -381,8 +381,9 @@ class ContactModes:
         self.mode = np.zeros(k, dtype=int)
         #: each slipping contact's slip direction (world axes) when it started
         self.direction: list[Any] = [None] * k
-        #: each pair of spheres: whether their centres approach (the sign of ``(pa - pb) .
-        #: (va - vb)``), switched by events at their nearest and farthest
+        #: each pair of spheres: whether its strike is watched on its gap unfolded past the
+        #: centres' nearest point (:meth:`_strikes`); not while they recede from where
+        #: they touched, until an event at their farthest point
         self.approach = np.ones(k, dtype=bool)
         #: each open contact whose gap is within the tolerance (resting against, or just
         #: struck): its strike is where the gap falls below minus half the tolerance, not
@@ -572,8 +573,9 @@ class ContactModes:
         state ``y`` (``n`` coordinates first), each falling through zero: the open
         contacts' least gap (one function for all: the first strike ends the stretch); a
         closed contact's normal force; a sticking one's margin ``mu_s N - |lambda_t|``; a
-        slipping one's slip speed along the direction it started in. Pairs of spheres
-        add the first of their centres' nearest and farthest points (below)."""
+        slipping one's slip speed along the direction it started in; and the first pair
+        of spheres receding from where they touched to turn towards each other again (the
+        product of their centres' relative position and velocity falling through zero)."""
         from .multibody import normalize
 
         nu = len(self.model.zero_speeds)
@@ -602,16 +604,9 @@ class ContactModes:
             strikes(together)
         for i in opened[self.alone[opened]]:
             strikes(np.array([i]))
-        # the distance of two spheres folds where they would pass through each other, so
-        # a long step could cross the whole overlap unseen: steps end where the centres
-        # are nearest and farthest, and the gap is monotonic within each
         pairs = opened[self._shapes.slot[opened] >= 0]
-        nearing = pairs[self.approach[pairs]]
-        if len(nearing):   # the first approach to end: its gap's rate turns positive
-            add(lambda tt, y: float(np.max(self._closing(*state(y), nearing, False))), 1,
-                nearing, "nearest")
         leaving = pairs[~self.approach[pairs]]
-        if len(leaving):   # the first approach to begin, its gap's rate negative
+        if len(leaving):
             add(lambda tt, y: float(np.min(self._closing(*state(y), leaving))), -1, leaving,
                 "farthest")
         for i in np.flatnonzero(mode != OPEN):
@@ -634,49 +629,74 @@ class ContactModes:
         return out
 
     def _strikes(self, q, u, which: np.ndarray, approach: np.ndarray) -> np.ndarray:
-        """The gaps of the open contacts ``which``, those of approaching spheres
-        (``approach``) unfolded past their nearest point: there ``2 d - |pa - pb| - ra -
-        rb`` with ``d`` the distance of the relative line of motion from the other centre,
-        which goes on falling, so that a step that carried the spheres through each other
-        ends with it negative and the strike is found before the nearest point (a root
-        beyond it, where they miss, comes after the event of the nearest point, which ends
-        the step first)."""
-        at = self._centres(q, u)
-        gaps = at.g[which]
-        slots = self._shapes.slot[which]
-        swept = np.flatnonzero((slots >= 0) & approach[which])
-        if not len(swept):
-            return gaps
-        rows = slots[swept]
-        p, v = at.p[rows], at.v[rows]
-        closing = _row_dot(p, v)
-        past = closing > 0
-        if not past.any():
-            return gaps
-        rows, closing, at_past = rows[past], closing[past], swept[past]
-        reach = self._shapes.radius[which[at_past]] + self._shapes.other_radius[rows]
-        distance = gaps[at_past] + reach
-        along = closing / np.sqrt(_row_dot(v[past], v[past]))
-        side = np.sqrt(np.maximum(distance ** 2 - along ** 2, 0.0))
-        gaps = gaps.copy()
-        gaps[at_past] = 2 * side - distance - reach
+        """The gaps of the open contacts ``which``, those of pairs of spheres watched
+        unfolded (``approach``) as :meth:`_unfolded` gives them."""
+        gaps = self._centres(q, u).g[which]
+        swept = np.flatnonzero((self._shapes.slot[which] >= 0) & approach[which])
+        if len(swept):
+            gaps = gaps.copy()
+            gaps[swept] = self._unfolded(q, u, which[swept])[0]
         return gaps
 
-    def _closing(self, q, u, which: np.ndarray, margin: bool = True) -> np.ndarray:
+    def _unfolded(self, q, u, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The gaps of the pairs of spheres ``which`` (contact indices) unfolded past their
+        centres' nearest point, and whether each has passed through its other sphere.
+
+        The distance of two spheres folds where they would pass through each other, so
+        a long step could cross the whole overlap unseen. Past the nearest point (the
+        product ``p . v`` of the relative position and velocity of the centres above its
+        roundoff margin, :meth:`_closing`), with ``d = |p|``, ``b`` the distance of the
+        relative line of motion from the other centre and ``R`` the radii's sum, the
+        unfolded gap is ``(b - R) (2 - b / d)``: below zero all the way where they went
+        through each other (``b < R``), above where they missed. It is the gap itself at
+        the nearest point (``b = d``) and before, so it is continuous, and a step that
+        carried the spheres through each other ends below zero, its strike found on the
+        way in. Spheres receding from where they touched (``b < R`` from the start) are
+        watched on their gap instead, until they turn (:attr:`approach`); so are spheres
+        apart whose unfolded gap falls through zero as their relative motion turns (the
+        event then finds their gap well above zero, :meth:`switch`)."""
+        at = self._centres(q, u)
+        rows = self._shapes.slot[which]
+        p, v = at.p[rows], at.v[rows]
+        distance = np.sqrt(_row_dot(p, p))
+        margin = self._closing(q, u, which) - _row_dot(p, v)
+        speed = np.sqrt(_row_dot(v, v))
+        past = _row_dot(p, v) > margin
+        along = np.zeros(len(which))
+        along[past] = (_row_dot(p[past], v[past]) - margin[past]) / speed[past]
+        side = np.sqrt(np.maximum(distance ** 2 - along ** 2, 0.0))
+        reach = self._shapes.radius[which] + self._shapes.other_radius[rows]
+        return (side - reach) * (2 - side / distance), past & (side < reach)
+
+    def _closing(self, q, u, which: np.ndarray) -> np.ndarray:
         """``(pa - pb) . (va - vb)`` of the sphere centres of the pairs ``which`` (contact
-        indices): negative while they approach. With ``margin``, plus a margin far above
-        its roundoff (``1e-10`` of its size were the centres moving at their own speeds,
-        or the distance crossed over the whole span): it falls through zero where the
-        spheres begin to approach, and stays positive while they rest, or move together,
-        side by side, whose product is roundoff of either sign."""
+        indices), negative while they approach, plus a margin far above its roundoff
+        (``1e-10`` of its size were the centres moving at their own speeds, or the
+        distance crossed over the whole span): it falls through zero where the spheres
+        begin to approach, and stays positive while they rest, or move together, side by
+        side, whose product is roundoff of either sign."""
         at = self._centres(q, u)
         rows = self._shapes.slot[which]
         p = at.p[rows]
-        product = _row_dot(p, at.v[rows])
-        if not margin:
-            return product
         distance = np.sqrt(_row_dot(p, p))
-        return product + 1e-10 * distance * (at.speed[rows] + distance / self.span)
+        return _row_dot(p, at.v[rows]) + 1e-10 * distance * (at.speed[rows]
+                                                             + distance / self.span)
+
+    def longest_step(self, q, u) -> float:
+        """The longest step over the stretch starting at ``(q, u)``: for each open pair of
+        spheres, the time their centres take to close half their radii's sum at their
+        relative speed there. Over a longer step a pair's motion could turn and carry it
+        through the other sphere and out unseen (a straight pass is seen,
+        :meth:`_unfolded`)."""
+        pairs = self._shapes.pair
+        pairs = pairs[self.mode[pairs] == OPEN]
+        if not len(pairs):
+            return np.inf
+        rows = self._shapes.slot[pairs]
+        speed = np.sqrt(_row_dot(*(self._centres(q, u).v[rows],) * 2))
+        reach = self._shapes.radius[pairs] + self._shapes.other_radius[rows]
+        moving = speed > 0
+        return float(np.min(0.5 * reach[moving] / speed[moving])) if moving.any() else np.inf
 
     def _fired_contact(self, j: int, q, u) -> tuple[int, str]:
         """The contact and kind of event ``j`` of :meth:`events`, fired at ``(q, u)``: of
@@ -686,8 +706,6 @@ class ContactModes:
         if kind == "gap":
             which, margin, approach = what
             return int(which[np.argmin(self._strikes(q, u, which, approach) + margin)]), kind
-        if kind == "nearest":
-            return int(what[np.argmax(self._closing(q, u, what, False))]), kind
         if kind == "farthest":
             return int(what[np.argmin(self._closing(q, u, what))]), kind
         return what, kind
@@ -844,8 +862,6 @@ class ContactModes:
                 u = self._friction_mode(i, time, q, u)
             else:
                 self.mode[i] = OPEN
-        pairs = self._shapes.pair
-        self.approach[pairs] = self._closing(q, u, pairs) < 0
         u = self._settle(time, q, u)
         self._touch(q, u)
         changed = [Event(time, c.name, "mode", a, self._name(i))
@@ -857,9 +873,15 @@ class ContactModes:
         geo = self._geometry(i, q, u)
         return float(geo.n @ geo.v)
 
-    def _touch(self, q, u) -> None:
-        """Mark the open contacts whose gap is within the tolerance (:attr:`touching`) and
-        those of them at or below their strike (:attr:`alone`)."""
+    def _touch(self, q, u, fired: int = -1) -> None:
+        """Where a stretch starts: mark the open contacts whose gap is within the
+        tolerance (:attr:`touching`) and those of them at or below their strike
+        (:attr:`alone`), and which pairs of spheres are watched unfolded
+        (:attr:`approach`): all but those that recede from where they touched and the one
+        just struck or turned (``fired``); an impulse anywhere may have turned them."""
+        pairs = self._shapes.pair
+        pairs = pairs[pairs != fired]
+        self.approach[pairs] = ~self._unfolded(q, u, pairs)[1]
         gaps = self._centres(q, u).g
         tol = max(self.tol, 1e-12)
         self.touching = (self.mode == OPEN) & (gaps <= tol)
@@ -872,7 +894,11 @@ class ContactModes:
         contact = self.contacts[i]
         before = self._name(i)
         happened = []
-        if kind == "gap":   # struck: Newton's impact, then closed if it barely rebounds
+        if kind == "gap" and contact.pair and self._centres(q, u).g[i] > max(self.tol, 1e-12):
+            # not a strike: spheres apart whose unfolded gap fell through zero as their
+            # relative motion turned past their nearest point; watched on their gap now
+            self.approach[i] = False
+        elif kind == "gap":   # struck: Newton's impact, then closed if it barely rebounds
             u = self._jump(time, q, u, i, contact.restitution)
             self.approach[i] = False
             happened.append(Event(time, contact.name, "impact"))
@@ -885,8 +911,8 @@ class ContactModes:
                 self.mode[i] = STICK
                 u = self._friction_mode(i, time, q, u)
                 u = self._settle(time, q, u)
-        elif kind in ("nearest", "farthest"):
-            self.approach[i] = kind == "farthest"
+        elif kind == "farthest":
+            self.approach[i] = True
         elif kind == "normal":
             self.mode[i] = OPEN
             self.approach[i] = False
@@ -900,7 +926,7 @@ class ContactModes:
         after = self._name(i)
         if after != before:
             happened.append(Event(time, contact.name, "mode", before, after))
-        self._touch(q, u)
+        self._touch(q, u, i)
         return u, happened
 
     # -- outputs --------------------------------------------------------------------------

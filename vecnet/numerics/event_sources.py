@@ -96,6 +96,11 @@ class EventSource(ABC):
         """The stretch just integrated gave ``count`` output samples in this source's
         present state (by default nothing is kept of it)."""
 
+    def longest_step(self, q: np.ndarray, u: np.ndarray) -> float:
+        """The longest step the integrator may take over the stretch that starts at
+        ``(q, u)`` for this source's events to be seen (by default no bound)."""
+        return np.inf
+
 
 class SingularPartition(EventSource):
     """A stretch's coordinate partition (:class:`~vecnet.numerics.multibody.Partition`),
@@ -218,6 +223,10 @@ class ModeSwitches(EventSource):
 
     def sampled(self, count: int) -> None:
         self.modes.record(count)
+
+    def longest_step(self, q: np.ndarray, u: np.ndarray) -> float:
+        bound = getattr(self.modes, "longest_step", None)
+        return np.inf if bound is None else bound(q, u)
 
 
 def segment_events(sources: Sequence[EventSource], n: int

@@ -733,6 +733,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                         land=not constrained and len(pending) <= LAND_OUTPUTS,
                         stages=stretch.stages, rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
+                        max_step=min(source.longest_step(q, u) for source in active),
                         first_step=min(settle, 0.5 * (pending[-1] - time)) if last is not None
                         and last.time == time and pending[-1] > time else None)
         sampled = len(out_t)
