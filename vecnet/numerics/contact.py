@@ -299,7 +299,10 @@ class _Shapes(NamedTuple):
     indices ``pair`` of those against another body's sphere (that body's node ``other``,
     the sphere's centre ``other_local`` and ``other_radius``, one row each) and
     ``slot``, each contact's row among the pairs (-1 for none), and the indices
-    ``moving`` of those against a plane of another body (one at a time: few)."""
+    ``moving`` of those against a plane of another body (one at a time: few). The
+    spheres themselves, each once (one sphere has contacts with the floor, the walls
+    and every other sphere): ``centres`` as (node, centre) rows, ``sphere`` each
+    contact's and ``other_sphere`` each pair's other."""
 
     node: np.ndarray
     local: np.ndarray
@@ -313,6 +316,10 @@ class _Shapes(NamedTuple):
     other_radius: np.ndarray
     slot: np.ndarray
     moving: np.ndarray
+    centre_node: np.ndarray
+    centre_local: np.ndarray
+    sphere: np.ndarray
+    other_sphere: np.ndarray
 
     @classmethod
     def of(cls, contacts: list[UnilateralContact]) -> "_Shapes":
@@ -326,6 +333,14 @@ class _Shapes(NamedTuple):
         pair = pick(lambda c: c.pair)
         slot = np.full(len(contacts), -1)
         slot[pair] = np.arange(len(pair))
+        spheres: dict[tuple, int] = {}
+
+        def sphere(node: int, local) -> int:
+            return spheres.setdefault((node, *map(float, local)), len(spheres))
+
+        own = np.array([sphere(c.node, c.local) for c in contacts], dtype=int)
+        others = np.array([sphere(contacts[i].other, contacts[i].other_local) for i in pair],
+                          dtype=int)
         return cls(np.array([c.node for c in contacts], dtype=int),
                    rows([c.local for c in contacts]),
                    np.array([c.radius for c in contacts], dtype=float), plane,
@@ -334,19 +349,24 @@ class _Shapes(NamedTuple):
                    np.array([contacts[i].other for i in pair], dtype=int),
                    rows([contacts[i].other_local for i in pair]),
                    np.array([contacts[i].other_radius for i in pair], dtype=float), slot,
-                   pick(lambda c: c.other >= 0 and c.other_normal is not None))
+                   pick(lambda c: c.other >= 0 and c.other_normal is not None),
+                   np.array([key[0] for key in spheres], dtype=int),
+                   rows([key[1:] for key in spheres]), own, others)
 
 
 class _Centres(NamedTuple):
     """What the open contacts' events read at one state, for all contacts at once: every
     gap ``g``, and per pair of spheres (rows of :class:`_Shapes`' ``pair``) the position
-    ``p`` and velocity ``v`` of the first centre relative to the other's and the sum of
-    the two centres' own speeds ``speed``."""
+    ``p`` and velocity ``v`` of the first centre relative to the other's, their product
+    ``dot``, the ``distance`` of the centres and the ``margin`` of ``dot``'s roundoff
+    (:meth:`ContactModes._closing`)."""
 
     g: np.ndarray
     p: np.ndarray
     v: np.ndarray
-    speed: np.ndarray
+    dot: np.ndarray
+    distance: np.ndarray
+    margin: np.ndarray
 
 
 class _Solution(NamedTuple):
@@ -425,19 +445,20 @@ class ContactModes:
             return self._centres_memo[1]
         shapes = self._shapes
         st = kernels.state(self.model.kernel_tree, q, u)
-        centre, velocity, _ = _points(st, shapes.node, shapes.local)
+        centre, velocity, _ = _points(st, shapes.centre_node, shapes.centre_local)
+        speed = np.sqrt(_row_dot(velocity, velocity))
         g = np.empty(len(self.contacts))
         plane = shapes.plane
-        g[plane] = _row_dot(shapes.normal, centre[plane] - shapes.origin) \
+        g[plane] = _row_dot(shapes.normal, centre[shapes.sphere[plane]] - shapes.origin) \
             - shapes.radius[plane]
-        pair = shapes.pair
-        pb, vb, _ = _points(st, shapes.other, shapes.other_local)
-        p, v = centre[pair] - pb, velocity[pair] - vb
-        g[pair] = np.sqrt(_row_dot(p, p)) - shapes.radius[pair] - shapes.other_radius
+        a, b = shapes.sphere[shapes.pair], shapes.other_sphere
+        p, v = centre[a] - centre[b], velocity[a] - velocity[b]
+        distance = np.sqrt(_row_dot(p, p))
+        g[shapes.pair] = distance - shapes.radius[shapes.pair] - shapes.other_radius
         for i in shapes.moving:
             g[i] = self._geometry(i, q, u).g
-        speed = np.sqrt(_row_dot(velocity[pair], velocity[pair])) + np.sqrt(_row_dot(vb, vb))
-        out = _Centres(g, p, v, speed)
+        margin = 1e-10 * distance * (speed[a] + speed[b] + distance / self.span)
+        out = _Centres(g, p, v, _row_dot(p, v), distance, margin)
         self._centres_memo = (key, out)
         return out
 
@@ -531,6 +552,14 @@ class ContactModes:
             else:
                 f[i] = N[i] * geo.n
         return _Solution(a, N, lt, f)
+
+    def _accelerations(self, time, q, u) -> np.ndarray:
+        """The accelerations at ``(t, q, u)`` in the present modes (with no contact closed,
+        the mechanism's own by its recursion)."""
+        if self.idle():
+            from .multibody import solve_accelerations
+            return solve_accelerations(self.model, time, q, u, self.rows)[0]
+        return self._at(time, q, u, self.mode).a
 
     def _at(self, time, q, u, mode, w_other=None) -> _Solution:
         key = (time, q.tobytes(), u.tobytes(), mode.tobytes(),
@@ -657,13 +686,12 @@ class ContactModes:
         event then finds their gap well above zero, :meth:`switch`)."""
         at = self._centres(q, u)
         rows = self._shapes.slot[which]
-        p, v = at.p[rows], at.v[rows]
-        distance = np.sqrt(_row_dot(p, p))
-        margin = self._closing(q, u, which) - _row_dot(p, v)
-        speed = np.sqrt(_row_dot(v, v))
-        past = _row_dot(p, v) > margin
+        dot, distance, margin = at.dot[rows], at.distance[rows], at.margin[rows]
+        past = dot > margin
         along = np.zeros(len(which))
-        along[past] = (_row_dot(p[past], v[past]) - margin[past]) / speed[past]
+        if past.any():
+            v = at.v[rows[past]]
+            along[past] = (dot[past] - margin[past]) / np.sqrt(_row_dot(v, v))
         side = np.sqrt(np.maximum(distance ** 2 - along ** 2, 0.0))
         reach = self._shapes.radius[which] + self._shapes.other_radius[rows]
         return (side - reach) * (2 - side / distance), past & (side < reach)
@@ -677,10 +705,7 @@ class ContactModes:
         side, whose product is roundoff of either sign."""
         at = self._centres(q, u)
         rows = self._shapes.slot[which]
-        p = at.p[rows]
-        distance = np.sqrt(_row_dot(p, p))
-        return _row_dot(p, at.v[rows]) + 1e-10 * distance * (at.speed[rows]
-                                                             + distance / self.span)
+        return at.dot[rows] + at.margin[rows]
 
     def longest_step(self, q, u) -> float:
         """The longest step over the stretch starting at ``(q, u)``: for each open pair of
@@ -724,11 +749,21 @@ class ContactModes:
 
             M du = Phi_u^T L + H^T L_h + F^T P,   Phi_u du = 0,   H du = 0,   R du = change.
 
-        Returns the new speeds and ``P``."""
-        snap = self.model.evaluate(time, q, u)
+        Returns the new speeds and ``P``. Without the mechanism's own constraints, by the
+        tree's recursion: ``du = Y_H L_h + Y_F P`` with ``Y = M^-1 [H^T F^T]``, and the
+        rows' conditions a system the size of the rows."""
         nu = len(u)
+        held = np.array(held).reshape(len(held), nu)
+        Y = self._inverse_mass(q, np.vstack([held, F]).T) if not len(self.rows) else None
+        if Y is not None:
+            k = len(held)
+            S = np.vstack([held, R]) @ Y
+            rhs = np.concatenate([np.zeros(k), change])
+            x = np.linalg.solve(S, rhs)
+            return u + Y @ x, x[k:]
+        snap = self.model.evaluate(time, q, u)
         A = snap.phi_q[self.rows] if len(self.rows) else np.zeros((0, nu))
-        A = np.vstack([A, np.array(held).reshape(len(held), nu)])
+        A = np.vstack([A, held])
         k, r = len(A), len(R)
         K = np.zeros((nu + k + r, nu + k + r))
         K[:nu, :nu] = snap.M
@@ -738,6 +773,17 @@ class ContactModes:
         rhs[nu + k:] = change
         x = np.linalg.solve(K, rhs)
         return u + x[:nu], x[nu + k:]
+
+    def _inverse_mass(self, q, columns: np.ndarray) -> np.ndarray | None:
+        """``M^-1 columns`` at ``q`` by the tree's recursion, without forming ``M``; ``None``
+        where it cannot answer (inertia outside the tree's bodies, a branch without)."""
+        model = self.model
+        if model.rotors or model.beams is not None:
+            return None
+        tree = model.kernel_tree
+        st = kernels.state(tree, q, model.zero_speeds)
+        out = kernels.inverse_mass(tree, st, np.ascontiguousarray(columns), model.nu)
+        return out if np.isfinite(out).all() else None
 
     def _jump(self, time, q, u, i: int, restitution: float | None) -> np.ndarray:
         """The speeds after an impulse at contact ``i``: along its normal with Newton's
@@ -904,8 +950,7 @@ class ContactModes:
             happened.append(Event(time, contact.name, "impact"))
             geo = self._geometry(i, q, u)
             vn = float(geo.n @ geo.v)
-            pull = -float(geo.n @ (geo.Jc @ self._at(time, q, u, self.mode).a
-                                            + geo.b))
+            pull = -float(geo.n @ (geo.Jc @ self._accelerations(time, q, u) + geo.b))
             if vn <= self.tol or (pull > 0 and 2 * vn / pull < SHORTEST_FLIGHT * self.span):
                 u = self._jump(time, q, u, i, 0.0)
                 self.mode[i] = STICK
