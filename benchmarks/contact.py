@@ -381,6 +381,140 @@ def cheapest_table(rows) -> None:
         print("   ".join(cells))
 
 
+# -- spheres dropped in a box --------------------------------------------------------
+BOX_RADIUS = 0.05
+#: MuJoCo's elastic contact: a push-only spring without damping, time constant 5 ms (its
+#: default 20 ms lets a ball at 3 m/s sink 6 cm, more than its radius)
+BOX_SOLREF = f"-{1 / 0.005 ** 2:g} 0"
+
+
+def box_start(count: int, seed: int = 0):
+    """``count`` spheres of 1 kg and radius 0.05 m over a grid of pitch 0.2 m in a square
+    box (side 0.2 m per grid column), at heights 0.3 to 0.6 m with sideways speeds up to
+    1 m/s: the box's side, and each sphere's position and velocity."""
+    rng = np.random.default_rng(seed)
+    n = math.ceil(math.sqrt(count))
+    side = 0.2 * n
+    spots = [((-side / 2 + 0.2 * (k // n + 0.5) + rng.uniform(-0.04, 0.04)),
+              (-side / 2 + 0.2 * (k % n + 0.5) + rng.uniform(-0.04, 0.04)),
+              rng.uniform(0.3, 0.6)) for k in range(count)]
+    speeds = [(*rng.uniform(-1, 1, 2), 0.0) for _ in range(count)]
+    return side, spots, speeds
+
+
+def box_walls(side: float):
+    """The box's four walls: a point and the inward normal of each."""
+    h = side / 2
+    return [((h, 0, 0), (-1, 0, 0)), ((-h, 0, 0), (1, 0, 0)), ((0, h, 0), (0, -1, 0)),
+            ((0, -h, 0), (0, 1, 0))]
+
+
+def box_energy(velocities, omegas, heights, radius=BOX_RADIUS) -> float:
+    """Kinetic energy and that of height of unit-mass spheres of ``radius``."""
+    return float(0.5 * np.sum(np.square(velocities)) + 0.2 * radius ** 2
+                 * np.sum(np.square(omegas)) + G * np.sum(heights))
+
+
+def v_box(count: int):
+    """The box as a vecnet mechanism (every sphere against the floor, the four walls and
+    every other sphere, elastic and frictionless) and its starting velocities."""
+    side, spots, speeds = box_start(count)
+    r = BOX_RADIUS
+    mech = vn.spatial.Mechanism("box", gravity=(0, 0, -G))
+    balls = [mech.body(f"b{k}", 1.0, (0.4 * r * r,) * 3, position=spot)
+             for k, spot in enumerate(spots)]
+    for k, ball in enumerate(balls):
+        mech.contact(f"floor{k}", ball, radius=r, restitution=1.0)
+        for j, (origin, normal) in enumerate(box_walls(side)):
+            mech.contact(f"wall{j}_{k}", ball, radius=r, plane=mech.ground.point(*origin),
+                         normal=normal, restitution=1.0)
+        for other in range(k):
+            mech.contact(f"pair{other}_{k}", ball, radius=r, sphere=balls[other],
+                         restitution=1.0)
+    return mech, {f"b{k}.velocity": v for k, v in enumerate(speeds)}
+
+
+def v_box_error(mech, velocities, count: int, end: float, tol) -> tuple[float, int]:
+    """Relative change of the box's energy over ``end`` seconds, and the impacts."""
+    res = vn.simulate(mech, (0, end), t_eval=[0.0, end], velocities=velocities, **tol)
+    energies = [box_energy([res[f"b{k}.velocity"][s] for k in range(count)],
+                           [res[f"b{k}.omega"][s] for k in range(count)],
+                           [res[f"b{k}.z"][s] for k in range(count)]) for s in (0, -1)]
+    return abs(energies[1] / energies[0] - 1), len(res.events)
+
+
+def m_box(count: int, dt: float):
+    """The box in MuJoCo: planes for the floor and walls, free spheres, condim 1, every
+    geom with :data:`BOX_SOLREF` and a constant impedance; the model and its data at the
+    start."""
+    import mujoco
+
+    side, spots, speeds = box_start(count)
+    soft = f'condim="1" solref="{BOX_SOLREF}" solimp="{SOLIMP_CONSTANT}"'
+    planes = f'<geom type="plane" size="{side} {side} 0.1" {soft}/>' + "".join(
+        f'<geom type="plane" size="{side} {side} 0.1" pos="{o[0]} {o[1]} 0" '
+        f'zaxis="{n[0]} {n[1]} {n[2]}" {soft}/>' for o, n in box_walls(side))
+    bodies = "".join(f'<body pos="{x} {y} {z}"><freejoint/><geom type="sphere" '
+                     f'size="{BOX_RADIUS}" mass="1" {soft}/></body>' for x, y, z in spots)
+    model = mujoco.MjModel.from_xml_string(
+        f'<mujoco><option timestep="{dt}" gravity="0 0 -{G}"/><size njmax="5000" '
+        f'nconmax="2000"/><worldbody>{planes}{bodies}</worldbody></mujoco>')
+    data = mujoco.MjData(model)
+    for k, v in enumerate(speeds):
+        data.qvel[6 * k:6 * k + 3] = v
+    return model, data
+
+
+def m_box_energy(data, count: int) -> float:
+    qvel, qpos = data.qvel.reshape(count, 6), data.qpos.reshape(count, 7)
+    return box_energy(qvel[:, :3], qvel[:, 3:], qpos[:, 2])
+
+
+def box_table(counts=(20, 100), end: float = 1.0) -> None:
+    """For 20 and 100 spheres in the box over ``end`` seconds: the relative change of
+    energy (none at e = 1) and the CPU of MuJoCo at each timestep and of vecnet's
+    cheapest run at least as accurate; vecnet's mechanism and MuJoCo's model are built
+    before the clock starts."""
+    import mujoco
+
+    print(f"\nSpheres dropped in a box, every contact elastic (e = 1) and frictionless, "
+          f"{end:g} s: relative change of energy (kinetic and of height; none is right) "
+          f"and CPU. MuJoCo: solref \"{BOX_SOLREF}\" (push-only spring, no damping), "
+          f"solimp \"{SOLIMP_CONSTANT}\", condim 1, mj_step(m, d, nstep) in one call; "
+          "vecnet: its cheapest run (rtol " + ", ".join(f"{t['rtol']:g}" for t in LADDER)
+          + ") whose error is at most MuJoCo's.")
+    head = f"{'spheres':>7s} {'impacts':>7s} " + "   ".join(
+        f"{'MJ dt=' + format(dt, 'g') + ' err':>15s} {'CPU':>9s} {'vn rtol':>8s} "
+        f"{'vn err':>9s} {'CPU':>9s} {'ratio':>7s}" for dt in STEPS)
+    print(head)
+    print("-" * len(head))
+    for count in counts:
+        mech, velocities = v_box(count)
+        v_box_error(mech, velocities, count, 0.01, LADDER[0])    # formulated and compiled
+        ladder = []
+        for tol in LADDER:
+            (err, impacts), t = cpu(lambda tol=tol: v_box_error(mech, velocities, count,
+                                                                 end, tol))
+            ladder.append((tol, err, t))
+        cells = [f"{count:7d} {impacts:7d}"]
+        for dt in STEPS:
+            model, data = m_box(count, dt)
+            start = time.process_time()
+            mujoco.mj_step(model, data, nstep=int(round(end / dt)))
+            mt = time.process_time() - start
+            m_err = abs(m_box_energy(data, count) / m_box_energy(m_box(count, dt)[1], count)
+                        - 1)
+            good = [(t, tol, err) for tol, err, t in ladder if err <= m_err]
+            if not good:
+                cells.append(f"{m_err:15.2e} {mt * 1e3:7.1f}ms {'none':>8s} {'':>9s} "
+                             f"{'':>9s} {'':>7s}")
+                continue
+            t, tol, err = min(good, key=lambda g: g[0])
+            cells.append(f"{m_err:15.2e} {mt * 1e3:7.1f}ms {tol['rtol']:8.0e} {err:9.2e} "
+                         f"{t * 1e3:7.1f}ms {t / mt:7.2g}")
+        print("   ".join(cells))
+
+
 # -- the cost of one right-hand side ---------------------------------------------------
 def resting_balls(count: int, contact: bool, mu=None):
     """``count`` balls of 2 kg and radius 0.1 m resting on the floor 0.5 m apart (no two
@@ -450,4 +584,5 @@ def per_call_table() -> None:
 
 if __name__ == "__main__":
     main()
+    box_table()
     per_call_table()

@@ -65,6 +65,12 @@ OPEN, STICK, SLIP = 0, 1, 2
 #: none: the contact closes instead of bouncing on in ever shorter hops
 SHORTEST_FLIGHT = 1e-7
 
+#: the first step after a strike, as a fraction of the rebound's flight (that of a body
+#: thrown up at the normal speed against the pull there; with no pull, of the time to
+#: leave by the spheres' radii): a struck contact's event starts at its strike and is
+#: seen again only once it has risen above it, within that step
+RESTART = 1e-3
+
 
 class UnilateralContact(NamedTuple):
     """One contact as numbers: its ``name``, the ``node`` of its body's mass centre, the
@@ -419,6 +425,9 @@ class ContactModes:
         self._geometry_memo: tuple[Any, Any, dict] = (None, None, {})
         self._centres_memo: tuple[Any, Any] = (None, None)
         self._fired: list[tuple[Any, str]] = []
+        #: the first step after the last switch where it may be longer than the run's
+        #: settling time (``None``: not)
+        self.restart: float | None = None
         self._shapes = _Shapes.of(self.contacts)
 
     # -- forces -------------------------------------------------------------------------
@@ -940,6 +949,7 @@ class ContactModes:
         contact = self.contacts[i]
         before = self._name(i)
         happened = []
+        self.restart = None
         if kind == "gap" and contact.pair and self._centres(q, u).g[i] > max(self.tol, 1e-12):
             # not a strike: spheres apart whose unfolded gap fell through zero as their
             # relative motion turned past their nearest point; watched on their gap now
@@ -951,7 +961,15 @@ class ContactModes:
             geo = self._geometry(i, q, u)
             vn = float(geo.n @ geo.v)
             pull = -float(geo.n @ (geo.Jc @ self._accelerations(time, q, u) + geo.b))
+            # the next stretch starts with a step well within the flight, or (nothing
+            # pulling back) the time to leave by a fraction of the spheres' size
+            reach = contact.radius + contact.other_radius
+            if pull > 0:
+                self.restart = RESTART * 2 * vn / pull
+            elif reach > 0 and vn > 0:
+                self.restart = RESTART * reach / vn
             if vn <= self.tol or (pull > 0 and 2 * vn / pull < SHORTEST_FLIGHT * self.span):
+                self.restart = None
                 u = self._jump(time, q, u, i, 0.0)
                 self.mode[i] = STICK
                 u = self._friction_mode(i, time, q, u)

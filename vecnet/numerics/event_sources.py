@@ -58,14 +58,17 @@ class Firing(NamedTuple):
     (:class:`~vecnet.numerics.result.Event`), the ``error`` that ends the run (``None``:
     it goes on), the ``cause`` of a change of state that the next firings are checked
     against and whose next stretch starts with a short step (``None``: nothing changed,
-    as at a new partition), and whether it was an ``impact`` (a jump of the speeds that
-    the other sources answer, :meth:`EventSource.struck`)."""
+    as at a new partition), whether it was an ``impact`` (a jump of the speeds that
+    the other sources answer, :meth:`EventSource.struck`), and the ``first_step`` of
+    that stretch where a longer one than the run's settling time is safe (``None``: that
+    time)."""
 
     u: np.ndarray
     events: Sequence[Event] = ()
     error: SimulationError | None = None
     cause: object = None
     impact: bool = False
+    first_step: float | None = None
 
 
 class EventSource(ABC):
@@ -215,7 +218,7 @@ class ModeSwitches(EventSource):
             u, happened = self.modes.switch(index, time, q, u)
         except SimulationError as exc:
             return Firing(u, error=exc)
-        return Firing(u, happened, cause=self)
+        return Firing(u, happened, cause=self, first_step=getattr(self.modes, "restart", None))
 
     def struck(self, time: float, q: np.ndarray, u: np.ndarray
                ) -> tuple[np.ndarray, list[Event]]:

@@ -708,6 +708,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
         moded = _with_friction(extra, modes)
         sources.append(ModeSwitches(modes, settle))
     last: Change | None = None   # the last strike or mode switch
+    short = settle               # the first step after it
     while True:
         part = Partition(model, time, q)
         constrained = bool(len(part.dep) or len(part.dep_q))
@@ -734,7 +735,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                         stages=stretch.stages, rtol=rtol, atol=atol,
                         t_eval=pending[pending >= time], events=events or None,
                         max_step=min(source.longest_step(q, u) for source in active),
-                        first_step=min(settle, 0.5 * (pending[-1] - time)) if last is not None
+                        first_step=min(short, 0.5 * (pending[-1] - time)) if last is not None
                         and last.time == time and pending[-1] > time else None)
         sampled = len(out_t)
         try:
@@ -764,6 +765,7 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
             break
         outcome.events.extend(firing.events)
         u = firing.u
+        short = settle if firing.first_step is None else firing.first_step
         if firing.cause is not None:
             last = Change(firing.cause, time)
         if firing.impact:   # an impact may set a stuck joint moving, or stop one
