@@ -10,7 +10,9 @@ point at ``C`` (``v_C = Jc u``) and ``T`` a basis of the plane's tangents (one i
 plane of a planar mechanism, two in space), the contact in each mode is:
 
 * **open**: absent, no force; its event is ``g`` falling through zero (through minus half
-  the tolerance where it rests touching, so that roundoff does not strike), an impact:
+  the tolerance where it rests touching, so that roundoff does not strike; for two
+  spheres, the gap unfolded past their nearest point, :meth:`ContactModes._unfolded`;
+  one event for all the open contacts, their least gap), an impact:
   Newton's law turns the normal speed ``n . v_C`` into ``-e`` times itself by an impulse
   along ``Jc^T n`` that keeps the mechanism's constraints and the other closed contacts
   (the impulses of :func:`~vecnet.numerics.multibody.impact`). With friction the impulse
@@ -995,7 +997,7 @@ class ContactModes:
     # -- outputs --------------------------------------------------------------------------
     def record(self, count: int) -> None:
         """The present modes for ``count`` more output samples."""
-        state = (tuple(int(m) for m in self.mode), tuple(self.direction))
+        state = (self.mode.copy(), tuple(self.direction))
         self.sampled.extend([state] * count)
 
     def series(self, times, qs, us, w_other=None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -1013,8 +1015,7 @@ class ContactModes:
         keep = (self.mode.copy(), list(self.direction))
         for s, (time, q, u) in enumerate(zip(times, qs.T, us.T)):
             if s < len(self.sampled):
-                self.mode[:], self.direction = np.array(self.sampled[s][0]), \
-                    list(self.sampled[s][1])
+                self.mode[:], self.direction = self.sampled[s][0], list(self.sampled[s][1])
             sol = self._at(time, q, u, self.mode, ws[:, s] if w_other is not None else None)
             ws[:, s] = self._wrenches(q, u, sol.f, ws[:, s].copy())
             gap[:, s], normal[:, s], mode[:, s] = self._centres(q, u).g, sol.N, self.mode

@@ -238,6 +238,8 @@ class CompiledModel(ABC):
 
     def number(self, value, owner: str) -> float:
         """``value`` with the parameters put in, as a float."""
+        if isinstance(value, (int, float)) or getattr(value, "is_Number", False):
+            return float(value)     # a number already (a model's many contacts' numbers)
         value = sympy.sympify(value)
         self.used |= value.free_symbols
         value = value.xreplace(self.values)
