@@ -310,7 +310,8 @@ class _Shapes(NamedTuple):
     ``moving`` of those against a plane of another body (one at a time: few). The
     spheres themselves, each once (one sphere has contacts with the floor, the walls
     and every other sphere): ``centres`` as (node, centre) rows, ``sphere`` each
-    contact's and ``other_sphere`` each pair's other."""
+    contact's and ``other_sphere`` each pair's other; ``plane_row`` each contact's row
+    among the ground's planes (-1 for none)."""
 
     node: np.ndarray
     local: np.ndarray
@@ -328,6 +329,7 @@ class _Shapes(NamedTuple):
     centre_local: np.ndarray
     sphere: np.ndarray
     other_sphere: np.ndarray
+    plane_row: np.ndarray
 
     @classmethod
     def of(cls, contacts: list[UnilateralContact]) -> "_Shapes":
@@ -341,6 +343,8 @@ class _Shapes(NamedTuple):
         pair = pick(lambda c: c.pair)
         slot = np.full(len(contacts), -1)
         slot[pair] = np.arange(len(pair))
+        plane_row = np.full(len(contacts), -1)
+        plane_row[plane] = np.arange(len(plane))
         spheres: dict[tuple, int] = {}
 
         def sphere(node: int, local) -> int:
@@ -359,12 +363,12 @@ class _Shapes(NamedTuple):
                    np.array([contacts[i].other_radius for i in pair], dtype=float), slot,
                    pick(lambda c: c.other >= 0 and c.other_normal is not None),
                    np.array([key[0] for key in spheres], dtype=int),
-                   rows([key[1:] for key in spheres]), own, others)
+                   rows([key[1:] for key in spheres]), own, others, plane_row)
 
 
 class _Centres(NamedTuple):
-    """What the open contacts' events read at one state, for all contacts at once: every
-    gap ``g``, and per pair of spheres (rows of :class:`_Shapes`' ``pair``) the position
+    """What the open contacts' events read at one state, for a list of contacts at once:
+    each one's gap ``g``, and per pair of spheres among them (in their order) the position
     ``p`` and velocity ``v`` of the first centre relative to the other's, their product
     ``dot``, the ``distance`` of the centres and the ``margin`` of ``dot``'s roundoff
     (:meth:`ContactModes._closing`)."""
@@ -426,6 +430,10 @@ class ContactModes:
         self._memo: tuple[Any, Any] = (None, None)
         self._geometry_memo: tuple[Any, Any, dict] = (None, None, {})
         self._centres_memo: tuple[Any, Any] = (None, None)
+        self._spheres_memo: tuple[Any, Any] = (None, None)
+        self._every = np.arange(k)
+        #: the near contacts' list of the last stretch (:class:`_Nearest`)
+        self._near_list: tuple | None = None
         self._fired: list[tuple[Any, str]] = []
         #: the first step after the last switch where it may be longer than the run's
         #: settling time (``None``: not)
@@ -448,30 +456,46 @@ class ContactModes:
             geos[i] = geometry(self.model, self.contacts[i], held, u)
         return geos[i]
 
-    def _centres(self, q, u) -> _Centres:
-        """The :class:`_Centres` at ``(q, u)``, from the walk's positions and velocities
-        alone (no Jacobians), kept for the last state."""
+    def _spheres(self, q, u) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every sphere's centre, velocity and speed at ``(q, u)`` (:class:`_Shapes`'
+        ``centre_node``), from the walk's positions and velocities alone (no Jacobians),
+        kept for the last state."""
         key = (np.asarray(q).tobytes(), np.asarray(u).tobytes())
-        if self._centres_memo[0] == key:
-            return self._centres_memo[1]
+        if self._spheres_memo[0] != key:
+            shapes = self._shapes
+            st = kernels.state(self.model.kernel_tree, q, u)
+            centre, velocity, _ = _points(st, shapes.centre_node, shapes.centre_local)
+            self._spheres_memo = (key, (centre, velocity, np.sqrt(_row_dot(velocity,
+                                                                           velocity))))
+        return self._spheres_memo[1]
+
+    def _centres(self, q, u) -> _Centres:
+        """The :class:`_Centres` of every contact at ``(q, u)``, kept for the last state."""
+        key = (np.asarray(q).tobytes(), np.asarray(u).tobytes())
+        if self._centres_memo[0] != key:
+            self._centres_memo = (key, self._centres_of(q, u, self._every))
+        return self._centres_memo[1]
+
+    def _centres_of(self, q, u, which: np.ndarray) -> _Centres:
+        """The :class:`_Centres` of the contacts ``which`` at ``(q, u)``."""
         shapes = self._shapes
-        st = kernels.state(self.model.kernel_tree, q, u)
-        centre, velocity, _ = _points(st, shapes.centre_node, shapes.centre_local)
-        speed = np.sqrt(_row_dot(velocity, velocity))
-        g = np.empty(len(self.contacts))
-        plane = shapes.plane
-        g[plane] = _row_dot(shapes.normal, centre[shapes.sphere[plane]] - shapes.origin) \
-            - shapes.radius[plane]
-        a, b = shapes.sphere[shapes.pair], shapes.other_sphere
+        centre, velocity, speed = self._spheres(q, u)
+        g = np.empty(len(which))
+        at = np.flatnonzero(shapes.plane_row[which] >= 0)
+        rows, on = shapes.plane_row[which[at]], which[at]
+        g[at] = _row_dot(shapes.normal[rows], centre[shapes.sphere[on]] - shapes.origin[rows]) \
+            - shapes.radius[on]
+        at = np.flatnonzero(shapes.slot[which] >= 0)
+        rows, on = shapes.slot[which[at]], which[at]
+        a, b = shapes.sphere[on], shapes.other_sphere[rows]
         p, v = centre[a] - centre[b], velocity[a] - velocity[b]
         distance = np.sqrt(_row_dot(p, p))
-        g[shapes.pair] = distance - shapes.radius[shapes.pair] - shapes.other_radius
-        for i in shapes.moving:
-            g[i] = self._geometry(i, q, u).g
+        g[at] = distance - shapes.radius[on] - shapes.other_radius[rows]
+        if len(shapes.moving):
+            for k in np.flatnonzero(np.isin(which, shapes.moving)):
+                g[k] = self._geometry(which[k], q, u).g
         margin = 1e-10 * distance * (speed[a] + speed[b] + distance / self.span)
-        out = _Centres(g, p, v, _row_dot(p, v), distance, margin)
-        self._centres_memo = (key, out)
-        return out
+        return _Centres(g, p, v, _row_dot(p, v), distance, margin)
 
     def _slips(self, q, u) -> np.ndarray:
         """Every contact's slip speed at ``(q, u)``: the tangential speed of the sphere's
@@ -635,8 +659,8 @@ class ContactModes:
         def strikes(which: np.ndarray) -> None:
             margin = np.where(self.touching[which], 0.5 * max(self.tol, 1e-12), 0.0)
             approach = self.approach.copy()
-            add(lambda tt, y: float(np.min(self._strikes(*state(y), which, approach)
-                                           + margin)), -1, (which, margin, approach), "gap")
+            least = _Nearest(self, which, margin, approach)
+            add(lambda tt, y: least(*state(y)), -1, least, "gap")
 
         opened = np.flatnonzero(mode == OPEN)
         together = opened[~self.alone[opened]]
@@ -671,11 +695,12 @@ class ContactModes:
     def _strikes(self, q, u, which: np.ndarray, approach: np.ndarray) -> np.ndarray:
         """The gaps of the open contacts ``which``, those of pairs of spheres watched
         unfolded (``approach``) as :meth:`_unfolded` gives them."""
-        gaps = self._centres(q, u).g[which]
-        swept = np.flatnonzero((self._shapes.slot[which] >= 0) & approach[which])
-        if len(swept):
-            gaps = gaps.copy()
-            gaps[swept] = self._unfolded(q, u, which[swept])[0]
+        at = self._centres_of(q, u, which)
+        gaps = at.g
+        members = np.flatnonzero(self._shapes.slot[which] >= 0)
+        rows = np.flatnonzero(approach[which[members]])
+        if len(rows):
+            gaps[members[rows]] = self._unfolded_of(at, rows, which[members[rows]])[0]
         return gaps
 
     def _unfolded(self, q, u, which: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -695,8 +720,11 @@ class ContactModes:
         watched on their gap instead, until they turn (:attr:`approach`); so are spheres
         apart whose unfolded gap falls through zero as their relative motion turns (the
         event then finds their gap well above zero, :meth:`switch`)."""
-        at = self._centres(q, u)
-        rows = self._shapes.slot[which]
+        return self._unfolded_of(self._centres(q, u), self._shapes.slot[which], which)
+
+    def _unfolded_of(self, at: _Centres, rows: np.ndarray, which: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_unfolded` of the pairs ``which``, the rows ``rows`` of ``at``."""
         dot, distance, margin = at.dot[rows], at.distance[rows], at.margin[rows]
         past = dot > margin
         along = np.zeros(len(which))
@@ -704,7 +732,7 @@ class ContactModes:
             v = at.v[rows[past]]
             along[past] = (dot[past] - margin[past]) / np.sqrt(_row_dot(v, v))
         side = np.sqrt(np.maximum(distance ** 2 - along ** 2, 0.0))
-        reach = self._shapes.radius[which] + self._shapes.other_radius[rows]
+        reach = self._shapes.radius[which] + self._shapes.other_radius[self._shapes.slot[which]]
         return (side - reach) * (2 - side / distance), past & (side < reach)
 
     def _closing(self, q, u, which: np.ndarray) -> np.ndarray:
@@ -714,9 +742,8 @@ class ContactModes:
         distance crossed over the whole span): it falls through zero where the spheres
         begin to approach, and stays positive while they rest, or move together, side by
         side, whose product is roundoff of either sign."""
-        at = self._centres(q, u)
-        rows = self._shapes.slot[which]
-        return at.dot[rows] + at.margin[rows]
+        at = self._centres_of(q, u, which)
+        return at.dot + at.margin
 
     def longest_step(self, q, u) -> float:
         """The longest step over the stretch starting at ``(q, u)``: for each open pair of
@@ -740,8 +767,7 @@ class ContactModes:
         value."""
         what, kind = self._fired[j]
         if kind == "gap":
-            which, margin, approach = what
-            return int(which[np.argmin(self._strikes(q, u, which, approach) + margin)]), kind
+            return what.first(q, u), kind
         if kind == "farthest":
             return int(what[np.argmin(self._closing(q, u, what))]), kind
         return what, kind
@@ -1038,6 +1064,69 @@ class ContactModes:
                 for what, quantity in (("gap", ("gap", "m")), ("normal", ("normal force", "N")),
                                        ("mode", ("mode", "")), ("force", ("contact force", "N")),
                                        ("slip", ("slip speed", "m/s")))}
+
+
+#: the fewest open contacts watched through a list of the near ones (:class:`_Nearest`)
+NEAR_LIST = 64
+
+
+class _Nearest:
+    """The least strike value (:meth:`ContactModes._strikes` plus each one's margin) of the
+    open contacts ``which`` over one stretch. Of many, only those whose value was within
+    the ``skin`` (four times the largest radius) when the list was last made are worked
+    out: the others' gaps have fallen since by at most twice the farthest any sphere's
+    centre has moved, ``s`` (a pair's by both spheres' moves), so ``skin - 2 s`` bounds
+    them from below, and the list is made anew before that bound falls to half the skin.
+    The value's sign is then the least gap's over all the contacts (that of a pair apart
+    unfolded past its nearest point aside, which no step crosses,
+    :meth:`ContactModes.longest_step`), and no strike is missed. The list and where it
+    was made carry over to the next stretch (positions do not jump at an event), with
+    the contacts opened since added to it."""
+
+    def __init__(self, modes: ContactModes, which: np.ndarray, margin: np.ndarray,
+                 approach: np.ndarray) -> None:
+        self.modes, self.which, self.margin, self.approach = modes, which, margin, approach
+        shapes = modes._shapes
+        self.skin = 4 * float(np.max(shapes.radius[which], initial=0.0))
+        if len(shapes.other_radius):
+            self.skin = max(self.skin, 4 * float(np.max(shapes.other_radius)))
+        self.listed = len(which) >= NEAR_LIST and self.skin > 0
+        # on another body's plane, whose turning moves it more than its sphere
+        self.always = np.isin(which, shapes.moving)
+        self.ref: np.ndarray | None = None
+        self.near, self.near_margin = which, margin
+        kept = modes._near_list
+        if self.listed and kept is not None and kept[0] == self.skin:
+            _, self.ref, listed, group = kept
+            near = listed[which] | ~group[which] | self.always
+            self.near, self.near_margin = which[near], margin[near]
+
+    def first(self, q, u) -> int:
+        """The contact whose value is the least at ``(q, u)``, where the event fired."""
+        values = self.modes._strikes(q, u, self.near, self.approach) + self.near_margin
+        return int(self.near[np.argmin(values)])
+
+    def __call__(self, q, u) -> float:
+        modes = self.modes
+        if not self.listed:
+            return float(np.min(modes._strikes(q, u, self.which, self.approach) + self.margin))
+        centre = modes._spheres(q, u)[0]
+        moved = 0.0 if self.ref is None else \
+            float(np.sqrt(np.max(_row_dot(centre - self.ref, centre - self.ref))))
+        bound = self.skin - 2 * moved
+        if self.ref is None or bound < 0.5 * self.skin:
+            values = modes._strikes(q, u, self.which, self.approach) + self.margin
+            near = (values < self.skin) | self.always
+            self.near, self.near_margin = self.which[near], self.margin[near]
+            self.ref = centre.copy()
+            listed, group = (np.zeros(len(modes.contacts), dtype=bool) for _ in range(2))
+            listed[self.near], group[self.which] = True, True
+            modes._near_list = (self.skin, self.ref, listed, group)
+            return float(np.min(values))
+        if not len(self.near):
+            return bound
+        values = modes._strikes(q, u, self.near, self.approach) + self.near_margin
+        return float(min(np.min(values), bound))
 
 
 def contact_static(contact: UnilateralContact) -> float:
