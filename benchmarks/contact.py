@@ -369,16 +369,21 @@ def cheapest_table(rows) -> None:
     for name, _, _, ladder, runs, measure in rows:
         cells = [f"{name:36s}"]
         for value, mt in runs:
-            m_err = measure(value)
-            good = [(t, tol, err) for tol, err, t in ladder if err <= m_err]
-            if not good:
-                cells.append(f"{m_err:15.2e} {mt * 1e3:6.1f}ms {'none':>8s} {'':>9s} {'':>8s} "
-                             f"{'':>7s}")
-                continue
-            t, tol, err = min(good, key=lambda g: g[0])
-            cells.append(f"{m_err:15.2e} {mt * 1e3:6.1f}ms {tol['rtol']:8.0e} {err:9.2e} "
-                         f"{t * 1e3:6.1f}ms {t / mt:7.2g}")
+            cells.append(cheapest_cell(ladder, measure(value), mt))
         print("   ".join(cells))
+
+
+def cheapest_cell(ladder, m_err: float, mt: float, width: int = 6) -> str:
+    """A table cell: MuJoCo's error and CPU ``mt``, and vecnet's cheapest run of ``ladder``
+    (``(tol, err, cpu)`` each) whose error is at most MuJoCo's, with the ratio of the CPU
+    times (``none`` where no run is as accurate)."""
+    good = [(t, tol, err) for tol, err, t in ladder if err <= m_err]
+    if not good:
+        return (f"{m_err:15.2e} {mt * 1e3:{width}.1f}ms {'none':>8s} {'':>9s} "
+                f"{'':>{width + 2}s} {'':>7s}")
+    t, tol, err = min(good, key=lambda g: g[0])
+    return (f"{m_err:15.2e} {mt * 1e3:{width}.1f}ms {tol['rtol']:8.0e} {err:9.2e} "
+            f"{t * 1e3:{width}.1f}ms {t / mt:7.2g}")
 
 
 # -- spheres dropped in a box --------------------------------------------------------
@@ -504,14 +509,7 @@ def box_table(counts=(20, 100), end: float = 1.0) -> None:
             mt = time.process_time() - start
             m_err = abs(m_box_energy(data, count) / m_box_energy(m_box(count, dt)[1], count)
                         - 1)
-            good = [(t, tol, err) for tol, err, t in ladder if err <= m_err]
-            if not good:
-                cells.append(f"{m_err:15.2e} {mt * 1e3:7.1f}ms {'none':>8s} {'':>9s} "
-                             f"{'':>9s} {'':>7s}")
-                continue
-            t, tol, err = min(good, key=lambda g: g[0])
-            cells.append(f"{m_err:15.2e} {mt * 1e3:7.1f}ms {tol['rtol']:8.0e} {err:9.2e} "
-                         f"{t * 1e3:7.1f}ms {t / mt:7.2g}")
+            cells.append(cheapest_cell(ladder, m_err, mt, width=7))
         print("   ".join(cells))
 
 
