@@ -622,6 +622,7 @@ class CompiledModel(ABC):
         acting = np.flatnonzero(w) if len(w) else w
         if not len(acting):
             return snap
+        assert snap.kin is not None     # _evaluate keeps the kinematics it read
         return replace(snap, Q=snap.Q + self.load_rows(snap.kin, acting).T @ w[acting])
 
     def _evaluate(self, time: float, q: np.ndarray, u: np.ndarray,
