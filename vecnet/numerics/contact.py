@@ -291,37 +291,30 @@ def _row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2]
 
 
-def _points(st, nodes: np.ndarray, local: np.ndarray) -> tuple[np.ndarray, ...]:
+def _points(st, nodes: np.ndarray, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The positions and velocities (world) of the points ``local`` (body axes, k x 3) of
-    the bodies whose mass centres are ``nodes``, and their levers from those centres, from
-    the walk's state ``st``."""
+    the bodies whose mass centres are ``nodes``, from the walk's state ``st``."""
     arm = np.einsum("kij,kj->ki", st.R[nodes], local)
-    return st.r[nodes] + arm, st.v[nodes] + cross_rows(st.w[nodes], arm), arm
+    return st.r[nodes] + arm, st.v[nodes] + cross_rows(st.w[nodes], arm)
 
 
 class _Shapes(NamedTuple):
     """The contacts as arrays, so that what every open contact needs at each step (its
-    gap, a pair's centres) is worked out for all at once: each contact's sphere (its
-    body's ``node``, centre ``local`` in body axes, ``radius``); the indices ``plane`` of
-    those against a plane of the ground (its ``origin`` and ``normal``, one row each), the
-    indices ``pair`` of those against another body's sphere (that body's node ``other``,
-    the sphere's centre ``other_local`` and ``other_radius``, one row each) and
-    ``slot``, each contact's row among the pairs (-1 for none), and the indices
-    ``moving`` of those against a plane of another body (one at a time: few). The
-    spheres themselves, each once (one sphere has contacts with the floor, the walls
-    and every other sphere): ``centres`` as (node, centre) rows, ``sphere`` each
-    contact's and ``other_sphere`` each pair's other; ``plane_row`` each contact's row
-    among the ground's planes (-1 for none)."""
+    gap, a pair's centres) is worked out for all at once. The spheres, each once (one
+    sphere has contacts with the floor, the walls and every other sphere): the node of
+    its body's mass centre ``centre_node`` and its centre ``centre_local`` (body axes).
+    Each contact's ``sphere`` and ``radius``; the indices ``plane`` of those against a
+    plane of the ground (its ``origin`` and ``normal``, one row each) and ``plane_row``,
+    each contact's row among them (-1 for none); the indices ``pair`` of those against
+    another body's sphere (that sphere ``other_sphere`` and its ``other_radius``, one row
+    each) and ``slot``, each contact's row among them (-1 for none); and the indices
+    ``moving`` of those against a plane of another body (one at a time: few)."""
 
-    node: np.ndarray
-    local: np.ndarray
     radius: np.ndarray
     plane: np.ndarray
     origin: np.ndarray
     normal: np.ndarray
     pair: np.ndarray
-    other: np.ndarray
-    other_local: np.ndarray
     other_radius: np.ndarray
     slot: np.ndarray
     moving: np.ndarray
@@ -353,13 +346,9 @@ class _Shapes(NamedTuple):
         own = np.array([sphere(c.node, c.local) for c in contacts], dtype=int)
         others = np.array([sphere(contacts[i].other, contacts[i].other_local) for i in pair],
                           dtype=int)
-        return cls(np.array([c.node for c in contacts], dtype=int),
-                   rows([c.local for c in contacts]),
-                   np.array([c.radius for c in contacts], dtype=float), plane,
+        return cls(np.array([c.radius for c in contacts], dtype=float), plane,
                    rows([contacts[i].origin for i in plane]),
                    rows([contacts[i].normal for i in plane]), pair,
-                   np.array([contacts[i].other for i in pair], dtype=int),
-                   rows([contacts[i].other_local for i in pair]),
                    np.array([contacts[i].other_radius for i in pair], dtype=float), slot,
                    pick(lambda c: c.other >= 0 and c.other_normal is not None),
                    np.array([key[0] for key in spheres], dtype=int),
@@ -368,13 +357,12 @@ class _Shapes(NamedTuple):
 
 class _Centres(NamedTuple):
     """What the open contacts' events read at one state, for a list of contacts at once:
-    each one's gap ``g``, and per pair of spheres among them (in their order) the position
-    ``p`` and velocity ``v`` of the first centre relative to the other's, their product
-    ``dot``, the ``distance`` of the centres and the ``margin`` of ``dot``'s roundoff
-    (:meth:`ContactModes._closing`)."""
+    each one's gap ``g``, and per pair of spheres among them (in their order) the velocity
+    ``v`` of the first centre relative to the other's, its product ``dot`` with their
+    relative position, the ``distance`` of the centres and the ``margin`` of ``dot``'s
+    roundoff (:meth:`ContactModes._closing`)."""
 
     g: np.ndarray
-    p: np.ndarray
     v: np.ndarray
     dot: np.ndarray
     distance: np.ndarray
@@ -456,17 +444,18 @@ class ContactModes:
             geos[i] = geometry(self.model, self.contacts[i], held, u)
         return geos[i]
 
-    def _spheres(self, q, u) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every sphere's centre, velocity and speed at ``(q, u)`` (:class:`_Shapes`'
-        ``centre_node``), from the walk's positions and velocities alone (no Jacobians),
-        kept for the last state."""
+    def _spheres(self, q, u) -> tuple[np.ndarray, ...]:
+        """Every sphere's centre, velocity, speed and its body's angular velocity at
+        ``(q, u)`` (:class:`_Shapes`' ``centre_node``), from the walk's positions and
+        velocities alone (no Jacobians), kept for the last state."""
         key = (np.asarray(q).tobytes(), np.asarray(u).tobytes())
         if self._spheres_memo[0] != key:
             shapes = self._shapes
             st = kernels.state(self.model.kernel_tree, q, u)
-            centre, velocity, _ = _points(st, shapes.centre_node, shapes.centre_local)
+            centre, velocity = _points(st, shapes.centre_node, shapes.centre_local)
             self._spheres_memo = (key, (centre, velocity, np.sqrt(_row_dot(velocity,
-                                                                           velocity))))
+                                                                           velocity)),
+                                        st.w[shapes.centre_node]))
         return self._spheres_memo[1]
 
     def _centres(self, q, u) -> _Centres:
@@ -479,7 +468,7 @@ class ContactModes:
     def _centres_of(self, q, u, which: np.ndarray) -> _Centres:
         """The :class:`_Centres` of the contacts ``which`` at ``(q, u)``."""
         shapes = self._shapes
-        centre, velocity, speed = self._spheres(q, u)
+        centre, velocity, speed, _ = self._spheres(q, u)
         g = np.empty(len(which))
         at = np.flatnonzero(shapes.plane_row[which] >= 0)
         rows, on = shapes.plane_row[which[at]], which[at]
@@ -495,24 +484,22 @@ class ContactModes:
             for k in np.flatnonzero(np.isin(which, shapes.moving)):
                 g[k] = self._geometry(which[k], q, u).g
         margin = 1e-10 * distance * (speed[a] + speed[b] + distance / self.span)
-        return _Centres(g, p, v, _row_dot(p, v), distance, margin)
+        return _Centres(g, v, _row_dot(p, v), distance, margin)
 
     def _slips(self, q, u) -> np.ndarray:
         """Every contact's slip speed at ``(q, u)``: the tangential speed of the sphere's
         material point under the contact (relative to the other body's)."""
         shapes = self._shapes
-        st = kernels.state(self.model.kernel_tree, q, u)
-        _, _, arm = _points(st, shapes.node, shapes.local)
+        centre, velocity, _, omega = self._spheres(q, u)
+        a, b, pair = shapes.sphere, shapes.other_sphere, shapes.pair
         n = np.zeros((len(self.contacts), 3))
         n[shapes.plane] = shapes.normal
-        pair = shapes.pair
-        pb, _, arm_b = _points(st, shapes.other, shapes.other_local)
-        rel = st.r[shapes.node[pair]] + arm[pair] - pb
+        rel = centre[a[pair]] - centre[b]
         n[pair] = rel / np.sqrt(_row_dot(rel, rel))[:, None]
-        lever = arm - shapes.radius[:, None] * n
-        v = st.v[shapes.node] + cross_rows(st.w[shapes.node], lever)
-        lever_b = arm_b + shapes.other_radius[:, None] * n[pair]
-        v[pair] -= st.v[shapes.other] + cross_rows(st.w[shapes.other], lever_b)
+        # the material points under the contact: -r n from this sphere's centre, r_b n
+        # from the other's
+        v = velocity[a] - cross_rows(omega[a], shapes.radius[:, None] * n)
+        v[pair] -= velocity[b] + cross_rows(omega[b], shapes.other_radius[:, None] * n[pair])
         tangential = v - n * _row_dot(n, v)[:, None]
         slip = np.sqrt(_row_dot(tangential, tangential))
         for i in shapes.moving:
@@ -763,8 +750,7 @@ class ContactModes:
 
     def _fired_contact(self, j: int, q, u) -> tuple[int, str]:
         """The contact and kind of event ``j`` of :meth:`events`, fired at ``(q, u)``: of
-        the open contacts' events, the one whose function gave the least (greatest)
-        value."""
+        the open contacts' events, the one whose function gave the least value."""
         what, kind = self._fired[j]
         if kind == "gap":
             return what.first(q, u), kind
