@@ -522,7 +522,9 @@ def test_spheres_bouncing_in_a_box_keep_their_energy_at_e_one(monkeypatch):
     (floor, four walls, each pair): between and across some hundred impacts the energy
     (kinetic and of height) stays what it was, and no sphere leaves the box. The 68 open
     contacts are watched through a list of the near ones; watching every one at every
-    step strikes the same contacts at the same times."""
+    step strikes the same contacts at the same times over the first second (the roots'
+    last digits differ, and each impact amplifies that: about 1e-12 s by then, 1e-9 s
+    by the end)."""
     r, side, count = 0.05, 1.0, 8
     rng = np.random.default_rng(3)
     mech = vn.spatial.Mechanism("box", gravity=(0, 0, -G))
@@ -555,10 +557,12 @@ def test_spheres_bouncing_in_a_box_keep_their_energy_at_e_one(monkeypatch):
             assert np.all(np.abs(res[f"b{k}.{axis}"]) <= side / 2 - r + 1e-9)
     from vecnet.numerics import contact
     monkeypatch.setattr(contact, "NEAR_LIST", 10 ** 9)
-    every = vn.simulate(mech, (0, 2.0), t_eval=[2.0], velocities=speeds, rtol=1e-8,
+    every = vn.simulate(mech, (0, 1.0), t_eval=[1.0], velocities=speeds, rtol=1e-8,
                         atol=1e-10)
-    assert [ev.name for ev in every.events] == [ev.name for ev in res.events]
-    assert np.allclose([ev.t for ev in every.events], [ev.t for ev in res.events], rtol=0,
+    early = [ev for ev in res.events if ev.t <= 1.0]
+    assert len(early) > 25
+    assert [ev.name for ev in every.events] == [ev.name for ev in early]
+    assert np.allclose([ev.t for ev in every.events], [ev.t for ev in early], rtol=0,
                        atol=1e-9)
 
 

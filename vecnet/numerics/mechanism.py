@@ -619,7 +619,7 @@ class CompiledModel(ABC):
             last = (key, self._evaluate(time, q, u, reactions))
             self.__dict__["_evaluated"] = last
         snap = last[1]
-        acting = np.flatnonzero(w) if len(w) else w
+        acting = np.flatnonzero(w)
         if not len(acting):
             return snap
         assert snap.kin is not None     # _evaluate keeps the kinematics it read
@@ -727,9 +727,7 @@ class CompiledModel(ABC):
         for coordinate, at, a, b, ka, kb, axes in made[1]:
             slots = place[at]
             taken = slots >= 0
-            if taken.all():
-                rows[slots] = axial_rows(kin, coordinate, a, b, ka, kb, axes)
-            elif taken.any():
+            if taken.any():
                 rows[slots[taken]] = axial_rows(kin, coordinate, a[taken], b[taken], ka[taken],
                                                 kb[taken], None if axes is None else axes[taken])
         return rows
