@@ -193,11 +193,12 @@ def test_a_parameter_given_twice_is_refused_in_words(capsys):
         assert code == 2 and "--param R is given 2 times" in err
 
 
-@pytest.mark.parametrize("command", [["ac"], ["simulate", "--format", "csv"], ["op"]])
+@pytest.mark.parametrize("command", [["ac"], ["simulate", "--format", "csv"], ["op"],
+                                     ["equations"], ["matrices"]])
 def test_a_network_command_imports_no_graph_library(command, tmp_path):
-    """The numeric commands on a network read, formulate and solve it with numpy and
-    scipy alone: networkx (0.1-0.2 s of start-up) is imported by a fresh interpreter only
-    where a symbolic solve or a transducer's tree needs it."""
+    """A network's commands read, formulate and solve it with numpy, scipy and sympy
+    alone: networkx (0.1-0.2 s of start-up) is imported by a fresh interpreter only where
+    a transducer's tree needs it."""
     import subprocess
     import sys
 

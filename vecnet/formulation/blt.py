@@ -13,7 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 import sympy
+from scipy.sparse import csr_array
+from scipy.sparse.csgraph import maximum_bipartite_matching
+from sympy.utilities.iterables import strongly_connected_components
 
 from ..errors import FormulationError
 
@@ -53,38 +57,31 @@ def solve_blocks(equations: Sequence[sympy.Expr], unknowns: Sequence[sympy.Symbo
     >>> solve_blocks([x - 2 * y, y - 3], [x, y], ["e1", "e2"]).explicit
     {y: 3, x: 6}
     """
-    import networkx as nx  # here: a network's numeric commands never need it
-
     if len(equations) != len(unknowns):
         raise FormulationError(f"{len(equations)} equations for {len(unknowns)} unknowns")
-    wanted = set(unknowns)
-    incidence = [eq.free_symbols & wanted for eq in equations]
-    bipartite = nx.Graph()
-    eq_nodes = [("eq", i) for i in range(len(equations))]
-    bipartite.add_nodes_from(eq_nodes)
-    bipartite.add_nodes_from(("var", u) for u in unknowns)
-    bipartite.add_edges_from((("eq", i), ("var", u)) for i, vs in enumerate(incidence) for u in vs)
-    matching = nx.bipartite.hopcroft_karp_matching(bipartite, top_nodes=eq_nodes)
-    unmatched = [i for i in range(len(equations)) if ("eq", i) not in matching]
+    column = {u: j for j, u in enumerate(unknowns)}
+    incidence = [sorted(column[u] for u in eq.free_symbols if u in column) for eq in equations]
+    solves = _matching(incidence, len(unknowns))
+    unmatched = [i for i, j in enumerate(solves) if j < 0]
     if unmatched:
-        free = [u for u in unknowns if ("var", u) not in matching]
+        matched = set(solves)
+        free = [u for j, u in enumerate(unknowns) if j not in matched]
         raise FormulationError(
             "the equations of " + ", ".join(sorted({labels[i] for i in unmatched}))
             + " cannot be solved: they over-determine the variables they contain while "
             + ", ".join(map(str, free)) + " stay undetermined (a structurally singular network)")
-    solves = {i: matching[("eq", i)][1] for i in range(len(equations))}
-    owner = {u: i for i, u in solves.items()}
+    owner = {j: i for i, j in enumerate(solves)}
     derivatives = dict(derivatives or {})
-    depends = nx.DiGraph()
-    depends.add_nodes_from(range(len(equations)))
-    depends.add_edges_from((owner[u], i) for i, vs in enumerate(incidence) for u in vs if owner[u] != i)
-    depends.add_edges_from((owner[derivatives[d]], i) for i, eq in enumerate(equations)
-                           for d in eq.free_symbols & set(derivatives))
-    blocks = nx.condensation(depends)
+    needs = [(owner[j], i) for i, js in enumerate(incidence) for j in js if owner[j] != i]
+    needs += [(owner[column[derivatives[d]]], i) for i, eq in enumerate(equations)
+              for d in eq.free_symbols & set(derivatives)]
+    # Tarjan's components come sinks first; an equation's block is solved after the
+    # blocks that solve the unknowns it reads.
+    blocks = strongly_connected_components((list(range(len(equations))), needs))[::-1]
     result = BlockSolution()
-    for block in nx.topological_sort(blocks):
-        members = sorted(blocks.nodes[block]["members"])
-        block_vars = [solves[i] for i in members]
+    for block in blocks:
+        members = sorted(block)
+        block_vars = [unknowns[solves[i]] for i in members]
         rates = {}
         for d in set().union(*(equations[i].free_symbols for i in members)) & set(derivatives):
             base = derivatives[d]
@@ -101,6 +98,15 @@ def solve_blocks(equations: Sequence[sympy.Expr], unknowns: Sequence[sympy.Symbo
         else:
             result.explicit.update(solution)
     return result
+
+
+def _matching(incidence: list[list[int]], columns: int) -> list[int]:
+    """The unknown each equation solves (Hopcroft and Karp's maximum matching), -1 where
+    none is left for it."""
+    rows = np.repeat(np.arange(len(incidence)), [len(js) for js in incidence])
+    cols = np.fromiter((j for js in incidence for j in js), dtype=np.int64, count=len(rows))
+    graph = csr_array((np.ones(len(rows)), (rows, cols)), shape=(len(incidence), columns))
+    return maximum_bipartite_matching(graph, perm_type="column").tolist()
 
 
 def _solve_block(eqs: list[sympy.Expr], unknowns: list[sympy.Symbol]) -> dict | None:
