@@ -529,9 +529,9 @@ def resting_balls(count: int, contact: bool, mu=None):
 def rhs_cost(mech, calls: int = 2000) -> float:
     """CPU seconds of one right-hand side as the integrator evaluates it, at two nearby
     states taken in turn (so that no value is reused from the call before): without
-    contacts the compiled open-chain call; with them the contact modes' loads
-    (``ContactModes.loads``, each contact's geometry and the closed ones' multipliers)
-    and then the accelerations under those loads and the coordinates' rates."""
+    contacts the compiled open-chain call; with them the contact modes' accelerations
+    (``ContactModes.accelerations``: each closed contact's geometry, its multipliers and
+    the accelerations they were solved with) and the coordinates' rates."""
     from vecnet.numerics import multibody as mb
     from vecnet.numerics.contact import ContactModes
 
@@ -550,12 +550,11 @@ def rhs_cost(mech, calls: int = 2000) -> float:
     else:
         modes = ContactModes(model, 0.0, q, tol=1e-12, span=1.0)
         u, _ = modes.start(0.0, q, u, first=True)
-        rows, states = np.zeros(0, dtype=int), [(q, u), (nudged, u)]
+        states = [(q, u), (nudged, u)]
 
         def call(k):
             qk, uk = states[k & 1]
-            w = modes.loads(0.0, qk, uk)
-            return mb.solve_accelerations(model, 0.0, qk, uk, rows, w), mb.rates(model, qk, uk)
+            return modes.accelerations(0.0, qk, uk), mb.rates(model, qk, uk)
     for k in range(10):
         call(k)
     start = time.process_time()

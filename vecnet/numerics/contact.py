@@ -518,48 +518,28 @@ class ContactModes:
         return s / np.linalg.norm(s)
 
     def _solve(self, time, q, u, mode, w_other=None) -> _Solution:
-        """Accelerations and contact forces at a state in the modes ``mode``."""
-        from .multibody import solve
-
+        """Accelerations and contact forces at a state in the modes ``mode``: the closed
+        contacts' rows ``G u' = g`` and force directions ``F`` (one multiplier each), then
+        ``M u' - F^T lambda = Q`` with ``G u' = g`` (and the mechanism's own constraints).
+        Where the mechanism has no constraints of its own and nothing coupled loads it,
+        by the tree's recursion: ``a`` under its own forces and ``Y = M^-1 F^T``, then
+        ``(G Y) lambda = g - G a`` (the size of the multipliers) and ``u' = a + Y lambda``,
+        no ``M`` formed."""
         model = self.model
-        w = np.zeros(len(model.loads))
-        if w_other is not None:
-            w[:len(w_other)] = w_other
-        snap = model.evaluate(time, q, u, w=w)
-        nu = len(u)
-        A = snap.phi_q[self.rows] if len(self.rows) else np.zeros((0, nu))
-        rows, cols, rhs = [A], [A], [snap.c[self.rows] if len(self.rows) else np.zeros(0)]
-        where = {}   # per closed contact: its first multiplier's index and how many
-        count = len(A)
-        for i in np.flatnonzero(mode != OPEN):
-            contact, geo = self.contacts[i], self._geometry(i, q, u, snap.kin)
-            n, T = geo.n, geo.T
-            if mode[i] == STICK and contact.kinetic is not None:
-                D = np.column_stack([n, T])
-                rows.append(D.T @ geo.Jc)
-                cols.append(D.T @ geo.Jc)
-                rhs.append(-D.T @ geo.b)
-            else:
-                force = n.copy()
-                if mode[i] == SLIP:
-                    force = n - contact.kinetic * T @ self._slip_direction(i, geo)
-                rows.append((n @ geo.Jc)[None])
-                cols.append((force @ geo.Jc)[None])
-                rhs.append(np.array([-(n @ geo.b)]))
-            where[i] = (count, len(rows[-1]))
-            count += len(rows[-1])
-        G, F = np.vstack(rows), np.vstack(cols)
-        K = np.zeros((nu + count, nu + count))
-        K[:nu, :nu], K[:nu, nu:], K[nu:, :nu] = snap.M, -F.T, G
-        try:
-            x = solve(K, np.concatenate([snap.Q, *rhs]))
-        except np.linalg.LinAlgError:
+        kin = None if len(self.rows) else model.kinematics(q, u)
+        G, F, g, where = self._closed_rows(q, u, mode, kin)
+        out = None
+        if kin is not None and (w_other is None or not np.any(w_other)):
+            out = self._recursive(time, q, u, kin, G, F, g)
+        if out is None:
+            out = self._saddle_point(time, q, u, G, F, g, w_other)
+        if out is None:
             names = ", ".join(repr(c.name) for c, m in zip(self.contacts, mode) if m != OPEN)
             raise SimulationError(
                 f"at t = {time:.6g} the forces of contact {names} have no unique value (the "
                 "contacts hold the body more ways than it can move, or friction makes the "
-                "normal force undetermined: Painlevé's paradox)") from None
-        a, lam = x[:nu], x[nu:]
+                "normal force undetermined: Painlevé's paradox)")
+        a, lam = out
         N = np.zeros(len(self.contacts))
         lt: list = [None] * len(self.contacts)
         f = np.zeros((len(self.contacts), 3))
@@ -574,6 +554,82 @@ class ContactModes:
             else:
                 f[i] = N[i] * geo.n
         return _Solution(a, N, lt, f)
+
+    def _closed_rows(self, q, u, mode, kin) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                     dict[int, tuple[int, int]]]:
+        """The closed contacts' rows ``G`` in the speeds, their forces' directions ``F``
+        (a row each, in the speeds), the rows' right-hand sides ``g`` and, per closed
+        contact, its first multiplier's index and how many: a sticking contact with
+        friction holds its point (normal and tangents), any other its normal speed, a
+        slipping one's force leaning against its slip by ``mu_k``."""
+        nu = len(u)
+        rows: list[np.ndarray] = [np.zeros((0, nu))]
+        cols: list[np.ndarray] = [np.zeros((0, nu))]
+        rhs: list[np.ndarray] = [np.zeros(0)]
+        where = {}
+        count = 0
+        for i in np.flatnonzero(mode != OPEN):
+            contact, geo = self.contacts[i], self._geometry(i, q, u, kin)
+            n, T = geo.n, geo.T
+            if mode[i] == STICK and contact.kinetic is not None:
+                axes = np.column_stack([n, T]).T
+                rows.append(axes @ geo.Jc)
+                cols.append(rows[-1])
+                rhs.append(-axes @ geo.b)
+            else:
+                force = n.copy()
+                if mode[i] == SLIP:
+                    force = n - contact.kinetic * T @ self._slip_direction(i, geo)
+                rows.append((n @ geo.Jc)[None])
+                cols.append((force @ geo.Jc)[None])
+                rhs.append(np.array([-(n @ geo.b)]))
+            where[i] = (count, len(rows[-1]))
+            count += len(rows[-1])
+        return np.vstack(rows), np.vstack(cols), np.concatenate(rhs), where
+
+    def _recursive(self, time, q, u, kin, G, F, g) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(u', lambda)`` by the tree's recursion (:meth:`_solve`); ``None`` where it
+        cannot answer (inertia outside the tree's bodies, a branch without)."""
+        from .multibody import solve
+
+        model = self.model
+        free = model.accelerations(time, q, u, self.rows)
+        if free is None:
+            return None
+        a = free[0]
+        if not len(g):
+            return a, np.zeros(0)
+        Y = kernels.inverse_mass(model.kernel_tree, kin.state, np.ascontiguousarray(F.T),
+                                 model.nu)
+        try:
+            lam = solve(G @ Y, g - G @ a)
+        except np.linalg.LinAlgError:
+            return None
+        a = a + Y @ lam
+        return (a, lam) if np.isfinite(a).all() else None
+
+    def _saddle_point(self, time, q, u, G, F, g, w_other) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(u', lambda)`` from ``M``, ``Q`` and the mechanism's constraints with the
+        closed contacts' rows (:meth:`_solve`); ``None`` where the system is singular."""
+        from .multibody import solve
+
+        model = self.model
+        w = np.zeros(len(model.loads))
+        if w_other is not None:
+            w[:len(w_other)] = w_other
+        snap = model.evaluate(time, q, u, w=w)
+        nu = len(u)
+        A = snap.phi_q[self.rows] if len(self.rows) else np.zeros((0, nu))
+        G, F = np.vstack([A, G]), np.vstack([A, F])
+        k = len(G)
+        K = np.zeros((nu + k, nu + k))
+        K[:nu, :nu], K[:nu, nu:], K[nu:, :nu] = snap.M, -F.T, G
+        try:
+            x = solve(K, np.concatenate([snap.Q, snap.c[self.rows] if len(self.rows)
+                                         else np.zeros(0), g]))
+        except np.linalg.LinAlgError:
+            return None
+        return x[:nu], x[nu + len(A):]
 
     def _accelerations(self, time, q, u) -> np.ndarray:
         """The accelerations at ``(t, q, u)`` in the present modes (with no contact closed,
@@ -608,6 +664,13 @@ class ContactModes:
         """Whether the present modes apply no load: every contact open (a body in flight
         between impacts), so that the motion is the mechanism's own until an event."""
         return bool(np.all(self.mode == OPEN))
+
+    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray,
+                      w_other=None) -> np.ndarray:
+        """The accelerations at ``(t, q, u)`` in the present modes under the loads
+        ``w_other`` of anything coupled (default none): those the contact forces were
+        solved with, so that the integrator's right-hand side solves once."""
+        return self._at(time, q, u, self.mode, w_other).a
 
     def loads(self, time: float, q: np.ndarray, u: np.ndarray, w_other=None) -> np.ndarray:
         """Every load of the model at ``(t, q, u)`` in the present modes: ``w_other`` (the

@@ -247,6 +247,12 @@ class CoulombModes:
         slipping one rubs)."""
         return False
 
+    def accelerations(self, time: float, q: np.ndarray, u: np.ndarray,
+                      w_other=None) -> None:
+        """``None``: the Coulomb forces are loads (:meth:`loads`), the accelerations under
+        them the mechanism's own solve."""
+        return None
+
     def loads(self, time: float, q: np.ndarray, u: np.ndarray, w_other=None) -> np.ndarray:
         """Every load of the model at ``(t, q, u)`` in the present modes: ``w_other`` (the
         loads of a coupled network, default none) and then the Coulomb forces."""

@@ -42,6 +42,7 @@ from .event_sources import (
     Change,
     EventSource,
     JointStops,
+    Modes,
     ModeSwitches,
     SingularPartition,
     segment_events,
@@ -702,10 +703,8 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     pending = np.asarray(times, dtype=float)
     n, nu = model.n, speeds(model)
     sources: list[EventSource] = [JointStops(stops, partial(impact, model), settle)]
-    own, moded = extra, extra
     if modes is not None:
         u, _ = modes.start(time, q, u, first=True)
-        moded = _with_friction(extra, modes)
         sources.append(ModeSwitches(modes, settle))
     last: Change | None = None   # the last strike or mode switch
     short = settle               # the first step after it
@@ -722,8 +721,8 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                 break
         # a stretch whose modes apply no load (contacts all open: a flight) is the
         # mechanism's own motion, by the compiled recursion where it has no other inputs
-        extra = own if modes is not None and modes.idle() else moded
-        stretch = _stretch(model, part, constrained, extra, len(s), evaluation, progress)
+        stretch = _stretch(model, part, constrained, extra, len(s), evaluation, progress,
+                           None if modes is None or modes.idle() else modes)
         active = ([SingularPartition(part, NEAR_SINGULAR)] if constrained else []) + sources
         events, owners = segment_events(active, n)
         sol = solve_ivp(stretch.rates, (time, pending[-1]), np.concatenate([q, u, s]), method,
@@ -798,12 +797,13 @@ class _Stretch(NamedTuple):
 
 
 def _stretch(model, part: Partition, constrained: bool, extra, coupled: int, evaluation,
-             progress) -> _Stretch:
+             progress, modes: Modes | None = None) -> _Stretch:
     """The :class:`_Stretch` of partition ``part`` (``constrained``: it has dependent
-    coordinates or speeds) with ``coupled`` states of ``extra``; ``evaluation`` counts
-    the evaluations (:func:`_counted`), ``progress`` bounds them."""
+    coordinates or speeds) with ``coupled`` states of ``extra`` and the set-valued
+    ``modes`` that load it (``None``: none do); ``evaluation`` counts the evaluations
+    (:func:`_counted`), ``progress`` bounds them."""
     n, nu = model.n, speeds(model)
-    plain = not constrained and not coupled and extra is _no_extra
+    plain = not constrained and not coupled and extra is _no_extra and modes is None
 
     def consistent(tt, y):
         """``(q, u)`` on the constraints from the integrator's state ``y``."""
@@ -813,7 +813,12 @@ def _stretch(model, part: Partition, constrained: bool, extra, coupled: int, eva
         evaluation(tt, y)
         qf, uf = normalize(model, y[:n]), y[n:n + nu]
         sdot, w = extra(tt, qf, uf, y[n + nu:])
-        a, _ = solve_accelerations(model, tt, qf, uf, part.rows, w)
+        # modes that solve the accelerations with their forces (contacts) are asked for
+        # them; the others' forces (joint friction) load the mechanism's own solve
+        a = None if modes is None else modes.accelerations(tt, qf, uf, w)
+        if a is None:
+            w = w if modes is None else modes.loads(tt, qf, uf, w)
+            a, _ = solve_accelerations(model, tt, qf, uf, part.rows, w)
         return np.concatenate([rates(model, qf, uf), a, sdot])
 
     if not plain:
@@ -874,15 +879,6 @@ def _projection(model, part: Partition, consistent) -> Callable[[float, np.ndarr
 
     back.explain = explain  # type: ignore[attr-defined]
     return back
-
-
-def _with_friction(extra, modes):
-    """``extra`` with the set-valued joint frictions' forces (``modes``) after its loads."""
-    def with_friction(time, q, u, s):
-        sdot, w = extra(time, q, u, s)
-        return sdot, modes.loads(time, q, u, w)
-
-    return with_friction
 
 
 #: the fixed-step schemes of :func:`integrate_fixed`
