@@ -659,3 +659,52 @@ def test_contact_plots_say_their_quantities_and_units():
                                                  "ball.y"]).figure.axes}
     assert {"normal force [N]", "gap [m]", "position [m]"} <= labels
     plt.close("all")
+
+
+@pytest.mark.parametrize("sticking", [True, False])
+def test_closed_contacts_of_a_chain_solve_the_assembled_equations(sticking):
+    """A double pendulum's tip sphere closed on the floor (sticking with friction, or
+    frictionless) and pressed against a free ball: at random states, the accelerations
+    and multipliers the integrator takes (found by the tree's recursion, no ``M``) satisfy
+    the assembled equations ``M u' - F^T lambda = Q`` (``M`` by the composite bodies, an
+    independent formulation) and hold each closed row, ``G u' = g``."""
+    from vecnet.numerics.contact import STICK, ContactModes
+    from vecnet.numerics.multibody import normalize
+
+    mech = vn.spatial.Mechanism("chain", gravity=(0, 0, -G))
+    upper = mech.body("upper", 1.0, (0.1, 0.1, 0.02), position=(0.25, 0, 0.6))
+    lower = mech.body("lower", 0.7, (0.05, 0.05, 0.01), position=(0.75, 0, 0.6))
+    mech.revolute("shoulder", mech.ground.point(0, 0, 0.6), upper.point(-0.25, 0, 0),
+                  axis=(0, 1, 0))
+    mech.spherical("elbow", upper.point(0.25, 0, 0), lower.point(-0.25, 0, 0))
+    ball = mech.body("ball", 0.3, (0.001,) * 3, position=(1.2, 0, 0.6))
+    friction = {"mu_kinetic": 0.4, "mu_static": 0.4} if sticking else {}
+    mech.contact("floor", lower.point(0.25, 0, 0), radius=0.05, restitution=0.0, **friction)
+    mech.contact("pair", lower.point(0.25, 0, 0), radius=0.05, sphere=ball, restitution=0.0,
+                 **friction)
+    eom = mech.formulate()
+    model = eom.compile()
+    rng = np.random.default_rng(3)
+    q0 = eom.assemble()
+    modes = ContactModes(model, 0.0, q0, tol=1e-12, span=1.0)
+    assert not len(modes.rows)       # a tree: the recursion's path
+    for _ in range(5):
+        q = normalize(model, q0 + 0.2 * rng.standard_normal(len(q0)))
+        u = rng.standard_normal(len(eom.speed_names))
+        modes.mode[:] = STICK
+        a = modes.accelerations(0.0, q, u)
+        sol = modes._at(0.0, q, u, modes.mode)
+        snap = model.evaluate(0.0, q, u)
+        force = sum(geo_force(modes, i, q, u, sol) for i in range(2))
+        assert np.allclose(snap.M @ a - force, snap.Q, rtol=0,
+                           atol=1e-10 * (np.abs(snap.Q).max() + np.abs(force).max()))
+        for i in range(2):
+            geo = modes._geometry(i, q, u)
+            axes = np.column_stack([geo.n, geo.T]).T if sticking else geo.n[None]
+            assert np.allclose(axes @ (geo.Jc @ a + geo.b), 0, atol=1e-9)
+
+
+def geo_force(modes, i, q, u, sol):
+    """Contact ``i``'s force ``sol.f[i]`` in the speeds, ``Jc^T f``: on this sphere's
+    point, and its opposite on the other body's (through ``Jc = Ja - Jb``)."""
+    return modes._geometry(i, q, u).Jc.T @ sol.f[i]
