@@ -45,6 +45,7 @@ them like any element's through variable.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import numpy as np
@@ -509,13 +510,19 @@ class ContactModes:
 
     def _slip_direction(self, i: int, geo: _Geometry) -> np.ndarray:
         """Unit slip velocity of contact ``i`` in tangent coordinates (the direction it
-        started in while slower than the tolerance)."""
+        started in while slower than the tolerance). Past where the slip along the
+        direction it started in falls through zero (the event that ends the slip), the
+        direction is turned back, so that the force the integrator's step reads goes on
+        smoothly: a slip that reverses on a line would otherwise flip the friction there,
+        and each step across the event would be rejected until it ended just short."""
         vt = geo.T.T @ geo.v
         size = np.linalg.norm(vt)
-        if size > self.tol or self.direction[i] is None:
+        if self.direction[i] is None:
             return vt / size if size > 0 else np.eye(len(vt))[0]
-        s = geo.T.T @ self.direction[i]
-        return s / np.linalg.norm(s)
+        start = geo.T.T @ self.direction[i]
+        if size > self.tol:
+            return vt / size if vt @ start >= 0 else -vt / size
+        return start / np.linalg.norm(start)
 
     def _solve(self, time, q, u, mode, w_other=None) -> _Solution:
         """Accelerations and contact forces at a state in the modes ``mode``: the closed
@@ -1053,16 +1060,21 @@ class ContactModes:
                 u = self._settle(time, q, u)
         elif kind == "farthest":
             self.approach[i] = True
-        elif kind == "normal":
-            self.mode[i] = OPEN
-            self.approach[i] = False
-        elif kind == "cone":
-            sol = self._at(time, q, u, self.mode)
-            T = self._geometry(i, q, u).T
-            self.mode[i], self.direction[i] = SLIP, -T @ sol.lt[i] / np.linalg.norm(sol.lt[i])
-        else:   # the slip speed reached zero
-            self.mode[i] = STICK
-            u = self._friction_mode(i, time, q, u)
+        else:
+            # the contact lifts off, or its point starts or stops slipping: no flight to
+            # leap, so that the integrator picks its first step
+            self.restart = math.inf
+            if kind == "normal":
+                self.mode[i] = OPEN
+                self.approach[i] = False
+            elif kind == "cone":
+                sol = self._at(time, q, u, self.mode)
+                T = self._geometry(i, q, u).T
+                self.mode[i], self.direction[i] = SLIP, -T @ sol.lt[i] / np.linalg.norm(
+                    sol.lt[i])
+            else:   # the slip speed reached zero
+                self.mode[i] = STICK
+                u = self._friction_mode(i, time, q, u)
         after = self._name(i)
         if after != before:
             happened.append(Event(time, contact.name, "mode", before, after))

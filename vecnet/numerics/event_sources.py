@@ -61,7 +61,8 @@ class Firing(NamedTuple):
     as at a new partition), whether it was an ``impact`` (a jump of the speeds that
     the other sources answer, :meth:`EventSource.struck`), and the ``first_step`` of
     that stretch where a longer one than the run's settling time is safe (``None``: that
-    time)."""
+    time; ``math.inf``: the integrator's own choice, where nothing can leap past the
+    next event within its first step)."""
 
     u: np.ndarray
     events: Sequence[Event] = ()

@@ -735,7 +735,8 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
                         t_eval=pending[pending >= time], events=events or None,
                         max_step=min(source.longest_step(q, u) for source in active),
                         first_step=min(short, 0.5 * (pending[-1] - time)) if last is not None
-                        and last.time == time and pending[-1] > time else None)
+                        and last.time == time and pending[-1] > time
+                        and math.isfinite(short) else None)
         sampled = len(out_t)
         try:
             for tt, y in zip(sol.t, sol.y.T):
