@@ -383,8 +383,8 @@ class _Solution(NamedTuple):
 class ContactModes:
     """The modes of a mechanism's unilateral contacts over one simulation, and what the
     integrator asks of them (:func:`vecnet.numerics.multibody.integrate_partitioned`, the
-    same calls as :class:`~vecnet.numerics.friction.CoulombModes`): the loads at a state
-    (:meth:`loads`), the events that end the present modes (:meth:`events`), the switch
+    same calls as :class:`~vecnet.numerics.friction.CoulombModes`): the accelerations at a
+    state, the contact forces solved with them (:meth:`accelerations`), the events that end the present modes (:meth:`events`), the switch
     when one fires (:meth:`switch`), the modes at start and after impacts (:meth:`start`)
     and those of each output sample (:meth:`record`, :meth:`series`).
 
@@ -678,15 +678,6 @@ class ContactModes:
         ``w_other`` of anything coupled (default none): those the contact forces were
         solved with, so that the integrator's right-hand side solves once."""
         return self._at(time, q, u, self.mode, w_other).a
-
-    def loads(self, time: float, q: np.ndarray, u: np.ndarray, w_other=None) -> np.ndarray:
-        """Every load of the model at ``(t, q, u)`` in the present modes: ``w_other`` (the
-        loads of anything coupled, default none) and then the contact forces."""
-        sol = self._at(time, q, u, self.mode, w_other)
-        w = np.zeros(len(self.model.loads))
-        if w_other is not None:
-            w[:len(w_other)] = w_other
-        return self._wrenches(q, u, sol.f, w)
 
     # -- events ---------------------------------------------------------------------------
     def events(self, n: int) -> list[Callable[[float, np.ndarray], float]]:

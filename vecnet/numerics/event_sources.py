@@ -191,13 +191,10 @@ class Modes(Protocol):
     def record(self, count: int) -> None:
         """The present modes for ``count`` more output samples."""
 
-    def loads(self, time: float, q: np.ndarray, u: np.ndarray, w_other=None) -> np.ndarray:
-        """Every load at ``(t, q, u)`` in the present modes, ``w_other`` (coupled) first."""
-
     def accelerations(self, time: float, q: np.ndarray, u: np.ndarray,
-                      w_other=None) -> np.ndarray | None:
-        """The accelerations in the present modes where the modes solve them whole
-        (``None``: the mechanism's solve under :meth:`loads`)."""
+                      w_other=None) -> np.ndarray:
+        """The accelerations at ``(t, q, u)`` in the present modes, under the loads
+        ``w_other`` of anything coupled and the modes' own forces."""
 
     def idle(self) -> bool:
         """Whether the present modes apply no load."""

@@ -128,18 +128,22 @@ def coulomb_joints(model) -> list[CoulombJoint]:
 
 class _Linear(NamedTuple):
     """The friction problem at one state, affine in the Coulomb forces ``F``: the normal
-    reactions ``N0 + B F`` (k x 3 and k x 3 x k), the joint accelerations ``vd0 + V F``."""
+    reactions ``N0 + B F`` (k x 3 and k x 3 x k), the joint accelerations ``vd0 + V F``,
+    the accelerations ``a0 + A F`` (nu and nu x k)."""
 
     N0: np.ndarray
     B: np.ndarray
     vd0: np.ndarray
     V: np.ndarray
+    a0: np.ndarray
+    A: np.ndarray
 
 
 class CoulombModes:
     """The modes of a mechanism's set-valued joint frictions over one simulation, and what
     the integrator asks of them (:func:`vecnet.numerics.multibody.integrate_partitioned`):
-    the loads at a state (:meth:`loads`), the events that end the present modes
+    the accelerations at a state under the Coulomb forces (:meth:`accelerations`), the
+    events that end the present modes
     (:meth:`events`), the switch when one fires (:meth:`switch`), the modes at start and
     after impacts (:meth:`start`) and those of each output sample (:meth:`record`).
 
@@ -160,8 +164,8 @@ class CoulombModes:
 
     # -- the friction forces ----------------------------------------------------------------
     def _state(self, time, q, u, w):
-        """The joints' normal reaction vectors (k x 3) and accelerations (k) at the loads
-        ``w``."""
+        """The joints' normal reaction vectors (k x 3), their accelerations (k) and the
+        mechanism's (nu) at the loads ``w``."""
         from .mechanism_outputs import balance
 
         state = balance(self.cutsets, time, q, u, w, self.rows)
@@ -175,21 +179,21 @@ class CoulombModes:
             N[j] = F - (F @ e) * e
             g, gamma = self.model.axial_row(state.kin, *joint.target)
             vd[j] = g @ state.a + gamma
-        return N, vd
+        return N, vd, state.a
 
     def _linear(self, time, q, u, w_other=None) -> _Linear:
         k = len(self.joints)
         w = np.zeros(len(self.model.loads))
         if w_other is not None:
             w[:len(w_other)] = w_other
-        N0, vd0 = self._state(time, q, u, w)
-        B, V = np.zeros((k, 3, k)), np.zeros((k, k))
+        N0, vd0, a0 = self._state(time, q, u, w)
+        B, V, A = np.zeros((k, 3, k)), np.zeros((k, k)), np.zeros((len(a0), k))
         for i, joint in enumerate(self.joints):
             wi = w.copy()
             wi[joint.load] = 1.0
-            Ni, vdi = self._state(time, q, u, wi)
-            B[:, :, i], V[:, i] = Ni - N0, vdi - vd0
-        return _Linear(N0, B, vd0, V)
+            Ni, vdi, ai = self._state(time, q, u, wi)
+            B[:, :, i], V[:, i], A[:, i] = Ni - N0, vdi - vd0, ai - a0
+        return _Linear(N0, B, vd0, V, a0, A)
 
     def _scale(self, N: np.ndarray) -> np.ndarray:
         """``|N|`` of each friction (times its radius; 1 for a fixed force)."""
@@ -230,7 +234,7 @@ class CoulombModes:
             "lower the friction coefficients or give a fixed force")
 
     def _at(self, time, q, u, mode, w_other=None):
-        """``(F, |N|)`` at a state in the modes ``mode``, the last one remembered (the
+        """``(F, |N|, u')`` at a state in the modes ``mode``, the last one remembered (the
         integrator's events ask again at the states its steps evaluated)."""
         key = (time, q.tobytes(), u.tobytes(), mode.tobytes(),
                None if w_other is None else np.asarray(w_other).tobytes())
@@ -238,7 +242,7 @@ class CoulombModes:
             return self._memo[1]
         lin = self._linear(time, q, u, w_other)
         F = self._solve(lin, mode, time)
-        out = (F, self._scale(lin.N0 + lin.B @ F))
+        out = (F, self._scale(lin.N0 + lin.B @ F), lin.a0 + lin.A @ F)
         self._memo = (key, out)
         return out
 
@@ -248,21 +252,12 @@ class CoulombModes:
         return False
 
     def accelerations(self, time: float, q: np.ndarray, u: np.ndarray,
-                      w_other=None) -> None:
-        """``None``: the Coulomb forces are loads (:meth:`loads`), the accelerations under
-        them the mechanism's own solve."""
-        return None
-
-    def loads(self, time: float, q: np.ndarray, u: np.ndarray, w_other=None) -> np.ndarray:
-        """Every load of the model at ``(t, q, u)`` in the present modes: ``w_other`` (the
-        loads of a coupled network, default none) and then the Coulomb forces."""
-        F, _ = self._at(time, q, u, self.mode, w_other)
-        w = np.zeros(len(self.model.loads))
-        if w_other is not None:
-            w[:len(w_other)] = w_other
-        for joint, value in zip(self.joints, F):
-            w[joint.load] = value
-        return w
+                      w_other=None) -> np.ndarray:
+        """The accelerations at ``(t, q, u)`` in the present modes under the loads
+        ``w_other`` of a coupled network (default none) and the Coulomb forces: affine in
+        those forces, from the solves that found them (:class:`_Linear`), so that the
+        integrator's right-hand side solves no more."""
+        return self._at(time, q, u, self.mode, w_other)[2]
 
     # -- modes and events ---------------------------------------------------------------
     def _speed(self, j: int, q: np.ndarray, u: np.ndarray):
@@ -289,7 +284,8 @@ class CoulombModes:
                 mode = self.mode.copy()
 
                 def stick(tt, y, j=j, mode=mode):
-                    F, size = self._at(tt, normalize(self.model, y[:n]), y[n:n + nu], mode)
+                    F, size, _ = self._at(tt, normalize(self.model, y[:n]), y[n:n + nu],
+                                          mode)
                     return self.joints[j].static * size[j] - abs(F[j])
                 out.append(stick)
             out[-1].terminal, out[-1].direction = True, -1
@@ -307,7 +303,7 @@ class CoulombModes:
     def _fits(self, j: int, time, q, u, mode) -> tuple[bool, float]:
         """Whether joint ``j`` sticks in ``mode`` (its holding force within the static
         limit, up to roundoff) and the sign the holding force has."""
-        F, size = self._at(time, q, u, mode)
+        F, size, _ = self._at(time, q, u, mode)
         limit = self.joints[j].static * size[j]
         return abs(F[j]) <= limit * (1 + 1e-12) + 1e-300, float(np.sign(F[j]))
 
@@ -325,7 +321,7 @@ class CoulombModes:
                 u = self._rest(j, time, q, u)
         while True:
             worst, ratio = None, 1.0
-            F, size = self._at(time, q, u, self.mode)
+            F, size, _ = self._at(time, q, u, self.mode)
             for j in np.flatnonzero(self.mode == 0):
                 over = abs(F[j]) / max(self.joints[j].static * size[j], 1e-300)
                 if over > ratio * (1 + 1e-12):
@@ -370,7 +366,7 @@ class CoulombModes:
         normal = np.zeros((k, len(times)))
         for i, (time, q, u) in enumerate(zip(times, qs.T, us.T)):
             modes = np.array(self.sampled[i] if i < len(self.sampled) else self.mode)
-            F, size = self._at(time, q, u, modes)
+            F, size, _ = self._at(time, q, u, modes)
             for j, joint in enumerate(self.joints):
                 ws[joint.load, i] = F[j]
             mode[:, i], normal[:, i] = modes, size

@@ -814,12 +814,9 @@ def _stretch(model, part: Partition, constrained: bool, extra, coupled: int, eva
         evaluation(tt, y)
         qf, uf = normalize(model, y[:n]), y[n:n + nu]
         sdot, w = extra(tt, qf, uf, y[n + nu:])
-        # modes that solve the accelerations with their forces (contacts) are asked for
-        # them; the others' forces (joint friction) load the mechanism's own solve
-        a = None if modes is None else modes.accelerations(tt, qf, uf, w)
-        if a is None:
-            w = w if modes is None else modes.loads(tt, qf, uf, w)
-            a, _ = solve_accelerations(model, tt, qf, uf, part.rows, w)
+        # set-valued forces come with the accelerations they were solved with
+        a = solve_accelerations(model, tt, qf, uf, part.rows, w)[0] if modes is None \
+            else modes.accelerations(tt, qf, uf, w)
         return np.concatenate([rates(model, qf, uf), a, sdot])
 
     if not plain:
