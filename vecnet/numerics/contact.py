@@ -420,6 +420,7 @@ class ContactModes:
         self._geometry_memo: tuple[Any, Any, dict] = (None, None, {})
         self._centres_memo: tuple[Any, Any] = (None, None)
         self._spheres_memo: tuple[Any, Any] = (None, None)
+        self._layout_memo: tuple[Any, Any] = (None, None)
         self._every = np.arange(k)
         #: the near contacts' list of the last stretch (:class:`_Nearest`)
         self._near_list: tuple | None = None
@@ -468,24 +469,40 @@ class ContactModes:
 
     def _centres_of(self, q, u, which: np.ndarray) -> _Centres:
         """The :class:`_Centres` of the contacts ``which`` at ``(q, u)``."""
-        shapes = self._shapes
         centre, velocity, speed, _ = self._spheres(q, u)
+        (plane_at, normal, origin, plane_sphere, plane_radius, pair_at, a, b, radii,
+         moving) = self._layout(which)
         g = np.empty(len(which))
-        at = np.flatnonzero(shapes.plane_row[which] >= 0)
-        rows, on = shapes.plane_row[which[at]], which[at]
-        g[at] = _row_dot(shapes.normal[rows], centre[shapes.sphere[on]] - shapes.origin[rows]) \
-            - shapes.radius[on]
-        at = np.flatnonzero(shapes.slot[which] >= 0)
-        rows, on = shapes.slot[which[at]], which[at]
-        a, b = shapes.sphere[on], shapes.other_sphere[rows]
+        g[plane_at] = _row_dot(normal, centre[plane_sphere] - origin) - plane_radius
         p, v = centre[a] - centre[b], velocity[a] - velocity[b]
         distance = np.sqrt(_row_dot(p, p))
-        g[at] = distance - shapes.radius[on] - shapes.other_radius[rows]
-        if len(shapes.moving):
-            for k in np.flatnonzero(np.isin(which, shapes.moving)):
-                g[k] = self._geometry(which[k], q, u).g
+        g[pair_at] = distance - radii
+        for k in moving:
+            g[k] = self._geometry(which[k], q, u).g
         margin = 1e-10 * distance * (speed[a] + speed[b] + distance / self.span)
         return _Centres(g, v, _row_dot(p, v), distance, margin)
+
+    def _layout(self, which: np.ndarray) -> tuple[np.ndarray, ...]:
+        """What :meth:`_centres_of` reads of the contacts ``which``, kept for the last
+        list asked (an event asks of the same list at every state): the positions in
+        ``which`` of the contacts against a plane of the ground, the planes' normals and
+        origins, their spheres and radii; those of the pairs, their two spheres and
+        radii's sums; those on another body's plane."""
+        kept = self._layout_memo
+        if kept[0] is which:
+            return kept[1]
+        shapes = self._shapes
+        plane_at = np.flatnonzero(shapes.plane_row[which] >= 0)
+        rows, on = shapes.plane_row[which[plane_at]], which[plane_at]
+        pair_at = np.flatnonzero(shapes.slot[which] >= 0)
+        slots, pairs = shapes.slot[which[pair_at]], which[pair_at]
+        layout = (plane_at, shapes.normal[rows], shapes.origin[rows], shapes.sphere[on],
+                  shapes.radius[on], pair_at, shapes.sphere[pairs], shapes.other_sphere[slots],
+                  shapes.radius[pairs] + shapes.other_radius[slots],
+                  np.flatnonzero(np.isin(which, shapes.moving)) if len(shapes.moving)
+                  else np.zeros(0, dtype=int))
+        self._layout_memo = (which, layout)
+        return layout
 
     def _slips(self, q, u) -> np.ndarray:
         """Every contact's slip speed at ``(q, u)``: the tangential speed of the sphere's
