@@ -115,12 +115,17 @@ class UnilateralContact(NamedTuple):
         return self.other >= 0 and self.other_normal is None
 
 
+#: the world's axes, rows (read, never written)
+_AXES = np.eye(3)
+_AXES.setflags(write=False)
+
+
 def _tangents(normal: np.ndarray, planar: bool) -> np.ndarray:
     """An orthonormal basis (columns) of the plane normal to ``normal``; in a planar
     mechanism its one tangent in the x-y plane."""
     if planar:
         return np.array([[-normal[1]], [normal[0]], [0.0]])
-    other = np.eye(3)[int(np.argmin(np.abs(normal)))]
+    other = _AXES[int(np.argmin(np.abs(normal)))]
     t1 = cross(normal, other)
     t1 /= np.linalg.norm(t1)
     return np.column_stack([t1, cross(normal, t1)])
@@ -179,7 +184,7 @@ def unilateral_contacts(model) -> list[UnilateralContact]:
                                     ground, len(model.loads), **other)
         for node in (contact.node, contact.other)[:2 if other else 1]:
             for coordinate in ("distance", "angle"):
-                for axis in np.eye(3):
+                for axis in _AXES:
                     model.loads.append((coordinate, ground, node, axis))
         out.append(contact)
     return out
