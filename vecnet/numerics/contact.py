@@ -389,9 +389,10 @@ class ContactModes:
     """The modes of a mechanism's unilateral contacts over one simulation, and what the
     integrator asks of them (:func:`vecnet.numerics.multibody.integrate_partitioned`, the
     same calls as :class:`~vecnet.numerics.friction.CoulombModes`): the accelerations at a
-    state, the contact forces solved with them (:meth:`accelerations`), the events that end the present modes (:meth:`events`), the switch
-    when one fires (:meth:`switch`), the modes at start and after impacts (:meth:`start`)
-    and those of each output sample (:meth:`record`, :meth:`series`).
+    state, solved with the contact forces (:meth:`accelerations`), the events that end the
+    present modes (:meth:`events`), the switch when one fires (:meth:`switch`), the modes
+    at start and after impacts (:meth:`start`) and those of each output sample
+    (:meth:`record`, :meth:`series`).
 
     ``tol`` is the speed below which a contact counts as at rest (normally) or sticking
     (tangentially) when modes are decided from the state; ``span`` the simulated time.

@@ -143,9 +143,9 @@ class CoulombModes:
     """The modes of a mechanism's set-valued joint frictions over one simulation, and what
     the integrator asks of them (:func:`vecnet.numerics.multibody.integrate_partitioned`):
     the accelerations at a state under the Coulomb forces (:meth:`accelerations`), the
-    events that end the present modes
-    (:meth:`events`), the switch when one fires (:meth:`switch`), the modes at start and
-    after impacts (:meth:`start`) and those of each output sample (:meth:`record`).
+    events that end the present modes (:meth:`events`), the switch when one fires
+    (:meth:`switch`), the modes at start and after impacts (:meth:`start`) and those of
+    each output sample (:meth:`record`).
 
     ``tol`` is the speed (m/s, rad/s) below which a joint counts as at rest when the
     modes are decided from the state.

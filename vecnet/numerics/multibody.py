@@ -685,9 +685,9 @@ def integrate_partitioned(model, t0, q0, u0, times, rtol, atol, method="DOP853",
     bounds the work). Each of the ``stops`` (:class:`Stop`) ends a stretch of integration
     when it is struck; the speeds jump (:func:`impact`) and the integration starts again.
     ``modes`` (a :class:`~vecnet.numerics.friction.CoulombModes` or a
-    :class:`~vecnet.numerics.contact.ContactModes`), if given, sets the set-valued joint
-    frictions' or the contacts' forces among the loads at every evaluation, and its events
-    end a stretch too: the modes switch and the integration starts again.
+    :class:`~vecnet.numerics.contact.ContactModes`), if given, gives the accelerations at
+    every evaluation, solved with the set-valued joint frictions' or the contacts' forces,
+    and its events end a stretch too: the modes switch and the integration starts again.
     Returns the :class:`Motion` at ``times``, each strike and mode switch an event.
 
     The run goes from event to event: each stretch gathers the events of its sources
