@@ -133,6 +133,7 @@ def test_a_ball_launched_sliding_rolls_at_the_closed_form_time_and_speed(dimensi
     # sliding: the friction force mu N against the slip; rolling on a level floor: none
     assert abs(res["floor.force"][0, 0] + mu * 2.0 * G) < 1e-9
     assert np.max(np.abs(res["floor.force"][1:, 0])) < 1e-9
+    assert np.max(np.abs(res["floor.slip"][1:])) < 1e-9
 
 
 @pytest.mark.parametrize("rtol", [1e-3, 1e-6])
