@@ -556,13 +556,15 @@ class ContactModes:
         ``(G Y) lambda = g - G a`` (the size of the multipliers) and ``u' = a + Y lambda``,
         no ``M`` formed."""
         model = self.model
-        kin = None if len(self.rows) else model.kinematics(q, u)
+        recursive = not len(self.rows) and (w_other is None or not np.any(w_other))
+        snap = None if recursive else self._snapshot(time, q, u, w_other)
+        kin = model.kinematics(q, u) if snap is None else snap.kin
         G, F, g, where = self._closed_rows(q, u, mode, kin)
-        out = None
-        if kin is not None and (w_other is None or not np.any(w_other)):
-            out = self._recursive(time, q, u, kin, G, F, g)
-        if out is None:
-            out = self._saddle_point(time, q, u, G, F, g, w_other)
+        out = self._recursive(time, q, u, kin, G, F, g) if recursive else None
+        if out is None:   # loops, coupled loads, or what the recursion cannot answer
+            if snap is None:
+                snap = self._snapshot(time, q, u, w_other)
+            out = self._saddle_point(snap, G, F, g)
         if out is None:
             names = ", ".join(repr(c.name) for c, m in zip(self.contacts, mode) if m != OPEN)
             raise SimulationError(
@@ -629,8 +631,9 @@ class ContactModes:
         a = free[0]
         if not len(g):
             return a, np.zeros(0)
-        Y = kernels.inverse_mass(model.kernel_tree, kin.state, np.ascontiguousarray(F.T),
-                                 model.nu)
+        Y = self._inverse_mass(q, F.T, kin.state)
+        if Y is None:
+            return None
         try:
             lam = solve(G @ Y, g - G @ a)
         except np.linalg.LinAlgError:
@@ -638,17 +641,21 @@ class ContactModes:
         a = a + Y @ lam
         return (a, lam) if np.isfinite(a).all() else None
 
-    def _saddle_point(self, time, q, u, G, F, g, w_other) -> tuple[np.ndarray, np.ndarray] | None:
-        """``(u', lambda)`` from ``M``, ``Q`` and the mechanism's constraints with the
-        closed contacts' rows (:meth:`_solve`); ``None`` where the system is singular."""
-        from .multibody import solve
-
-        model = self.model
-        w = np.zeros(len(model.loads))
+    def _snapshot(self, time, q, u, w_other):
+        """The model's equations at ``(t, q, u)`` under the loads ``w_other`` of anything
+        coupled (the contacts' own loads zero)."""
+        w = np.zeros(len(self.model.loads))
         if w_other is not None:
             w[:len(w_other)] = w_other
-        snap = model.evaluate(time, q, u, w=w)
-        nu = len(u)
+        return self.model.evaluate(time, q, u, w=w)
+
+    def _saddle_point(self, snap, G, F, g) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(u', lambda)`` from the equations ``snap`` (``M``, ``Q`` and the mechanism's
+        constraints) with the closed contacts' rows (:meth:`_solve`); ``None`` where the
+        system is singular."""
+        from .multibody import solve
+
+        nu = len(snap.Q)
         A = snap.phi_q[self.rows] if len(self.rows) else np.zeros((0, nu))
         G, F = np.vstack([A, G]), np.vstack([A, F])
         k = len(G)
@@ -660,14 +667,6 @@ class ContactModes:
         except np.linalg.LinAlgError:
             return None
         return x[:nu], x[nu + len(A):]
-
-    def _accelerations(self, time, q, u) -> np.ndarray:
-        """The accelerations at ``(t, q, u)`` in the present modes (with no contact closed,
-        the mechanism's own by its recursion)."""
-        if self.idle():
-            from .multibody import solve_accelerations
-            return solve_accelerations(self.model, time, q, u, self.rows)[0]
-        return self._at(time, q, u, self.mode).a
 
     def _at(self, time, q, u, mode, w_other=None) -> _Solution:
         key = (time, q.tobytes(), u.tobytes(), mode.tobytes(),
@@ -699,7 +698,11 @@ class ContactModes:
                       w_other=None) -> np.ndarray:
         """The accelerations at ``(t, q, u)`` in the present modes under the loads
         ``w_other`` of anything coupled (default none): those the contact forces were
-        solved with, so that the integrator's right-hand side solves once."""
+        solved with, so that the integrator's right-hand side solves once (with no contact
+        closed and nothing coupled, the mechanism's own by its recursion)."""
+        if w_other is None and self.idle():
+            from .multibody import solve_accelerations
+            return solve_accelerations(self.model, time, q, u, self.rows)[0]
         return self._at(time, q, u, self.mode, w_other).a
 
     # -- events ---------------------------------------------------------------------------
@@ -881,14 +884,15 @@ class ContactModes:
         x = np.linalg.solve(K, rhs)
         return u + x[:nu], x[nu + k:]
 
-    def _inverse_mass(self, q, columns: np.ndarray) -> np.ndarray | None:
+    def _inverse_mass(self, q, columns: np.ndarray, st=None) -> np.ndarray | None:
         """``M^-1 columns`` at ``q`` by the tree's recursion, without forming ``M``; ``None``
-        where it cannot answer (inertia outside the tree's bodies, a branch without)."""
+        where it cannot answer (inertia outside the tree's bodies, a branch without);
+        ``st``, the walk's state at ``q`` where the caller has it."""
         model = self.model
         if model.rotors or model.beams is not None:
             return None
         tree = model.kernel_tree
-        st = kernels.state(tree, q, model.zero_speeds)
+        st = kernels.state(tree, q, model.zero_speeds) if st is None else st
         out = kernels.inverse_mass(tree, st, np.ascontiguousarray(columns), model.nu)
         return out if np.isfinite(out).all() else None
 
@@ -1058,7 +1062,7 @@ class ContactModes:
             happened.append(Event(time, contact.name, "impact"))
             geo = self._geometry(i, q, u)
             vn = float(geo.n @ geo.v)
-            pull = -float(geo.n @ (geo.Jc @ self._accelerations(time, q, u) + geo.b))
+            pull = -float(geo.n @ (geo.Jc @ self.accelerations(time, q, u) + geo.b))
             # the next stretch starts with a step well within the flight, or (nothing
             # pulling back) the time to leave by a fraction of the spheres' size
             reach = contact.radius + contact.other_radius
